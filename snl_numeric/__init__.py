@@ -1,7 +1,44 @@
-"""snl_numeric: exact and fast analysis of Snakes-and-Ladders race games."""
+"""snl_numeric: exact and fast analysis of Snakes-and-Ladders race games.
+
+Examples
+--------
+>>> from snl_numeric import analyze, boards
+>>> a = analyze(boards.get("milton-bradley"))
+>>> a.min_throws, round(a.mean, 2)
+(7, 39.23)
+"""
 
 from __future__ import annotations
 
+from . import boards
+from .analysis import Analysis, analyze
+from .board import Board
+from .chain import (
+    expected_throws,
+    expected_throws_all,
+    finish_probability,
+    length_distribution,
+    throws_variance,
+    throws_variance_all,
+)
+from .dice import Dice
+from .shortest import min_throws, shortest_path, throw_distances
+
 __version__ = "0.1.0"
 
-__all__: list[str] = ["__version__"]
+__all__ = [
+    "Analysis",
+    "Board",
+    "Dice",
+    "analyze",
+    "boards",
+    "expected_throws",
+    "expected_throws_all",
+    "finish_probability",
+    "length_distribution",
+    "min_throws",
+    "shortest_path",
+    "throw_distances",
+    "throws_variance",
+    "throws_variance_all",
+]

@@ -1,0 +1,216 @@
+"""Everything about one board from one start square, in one call."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .board import Board
+from .chain import (
+    DEFAULT_TAIL,
+    _jump_use,
+    _moments,
+    _visits,
+    finish_probability,
+    length_distribution,
+)
+from .shortest import _check_board, _start, min_throws, shortest_path
+
+__all__ = ["Analysis", "analyze", "DEFAULT_PERCENTILES"]
+
+DEFAULT_PERCENTILES = (5, 10, 25, 50, 75, 90, 95, 99)
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """The single-player analysis of a board from one start square.
+
+    Attributes
+    ----------
+    board : Board
+        The board analysed.
+    start : int
+        The start square.
+    min_throws : int
+        Fewest throws to the goal, -1 when unreachable.
+    shortest_path : list of (square, face, landing) or None
+        One fewest-throws play.
+    mean, variance, std : float
+        Moments of the number of throws ``T`` (``inf`` unless the goal is
+        reached with probability 1).
+    finish_probability : float
+        Probability that the goal is ever reached.
+    median, mode : int or None
+        Of ``T``; ``None`` when undefined (the goal may never be reached).
+    percentiles : dict
+        ``{q: smallest k with P(T <= k) >= q / 100}``; a value is ``None``
+        when that probability is never reached.
+    pmf, cdf : ndarray
+        ``pmf[k] = P(T = k)`` up to the tail tolerance; ``cdf`` its running sum.
+    expected_visits : ndarray or None
+        Expected number of throws made from each square (they sum to
+        ``mean``); ``None`` when ``mean`` is infinite.
+    jump_uses : dict or None
+        ``{(from, to): expected number of times the jump fires}``.
+    jump_probability : dict or None
+        ``{(from, to): probability the jump fires at least once}``.
+    tail : float
+        The tail tolerance used for ``pmf``.
+    """
+
+    board: Board
+    start: int
+    min_throws: int
+    shortest_path: list[tuple[int, int, int]] | None
+    mean: float
+    variance: float
+    std: float
+    finish_probability: float
+    median: int | None
+    mode: int | None
+    percentiles: dict[int | float, int | None]
+    pmf: np.ndarray = field(repr=False)
+    cdf: np.ndarray = field(repr=False)
+    expected_visits: np.ndarray | None = field(repr=False)
+    jump_uses: dict[tuple[int, int], float] | None = field(repr=False)
+    jump_probability: dict[tuple[int, int], float] | None = field(repr=False)
+    tail: float = field(repr=False, default=DEFAULT_TAIL)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (``pmf`` included, arrays as lists)."""
+
+        def key(pair: tuple[int, int]) -> str:
+            return f"{pair[0]}->{pair[1]}"
+
+        return {
+            "board": self.board.to_dict(),
+            "start": self.start,
+            "min_throws": self.min_throws,
+            "shortest_path": self.shortest_path,
+            "mean": _json_float(self.mean),
+            "variance": _json_float(self.variance),
+            "std": _json_float(self.std),
+            "finish_probability": self.finish_probability,
+            "median": self.median,
+            "mode": self.mode,
+            "percentiles": {str(q): v for q, v in self.percentiles.items()},
+            "pmf": self.pmf.tolist(),
+            "expected_visits": None if self.expected_visits is None
+            else self.expected_visits.tolist(),
+            "jump_uses": None if self.jump_uses is None
+            else {key(k): v for k, v in self.jump_uses.items()},
+            "jump_probability": None if self.jump_probability is None
+            else {key(k): v for k, v in self.jump_probability.items()},
+        }
+
+    def __str__(self) -> str:
+        b = self.board
+        title = b.name or f"board of size {b.size}"
+        lines = [
+            f"{title}: {len(b.ladders)} ladders, {len(b.snakes)} snakes; start {self.start}, "
+            f"overshoot {b.overshoot!r}, chain={b.chain}, dice {b.dice!r}",
+            f"  fewest throws     {self.min_throws if self.min_throws >= 0 else 'unreachable'}",
+        ]
+        if self.shortest_path:
+            play = " ".join(f"{x}-[{d}]->{y}" for x, d, y in self.shortest_path)
+            lines.append(f"  a shortest play   {play}")
+        lines += [
+            f"  expected throws   {self.mean:.6f}",
+            f"  std deviation     {self.std:.6f}   (variance {self.variance:.6f})",
+        ]
+        if self.finish_probability < 1.0:
+            lines.append(f"  finish chance     {self.finish_probability:.6f}")
+        lines.append(f"  median / mode     {self.median} / {self.mode}")
+        pct = "  ".join(f"p{q}={v}" for q, v in self.percentiles.items())
+        lines.append(f"  percentiles       {pct}")
+        if self.jump_probability:
+            lines.append("  jump       P(used)  E[uses]")
+            for (s, d), p in self.jump_probability.items():
+                kind = "ladder" if d > s else "snake "
+                lines.append(f"  {kind} {s:>3}->{d:<3} {p:7.4f}  {self.jump_uses[(s, d)]:7.4f}")
+        return "\n".join(lines)
+
+
+def _json_float(x: float) -> float | str:
+    return x if math.isfinite(x) else "inf"
+
+
+def analyze(
+    board: Board,
+    *,
+    start: int | None = None,
+    percentiles: tuple[float, ...] = DEFAULT_PERCENTILES,
+    tail: float = DEFAULT_TAIL,
+) -> Analysis:
+    """Analyse a board: fewest throws, moments, distribution, visits, jump use.
+
+    Parameters
+    ----------
+    board : Board
+    start : int, optional
+        Start square; the board's own by default.
+    percentiles : tuple of float
+        Percentiles of the number of throws to report, each in (0, 100].
+    tail : float
+        Tail tolerance of the distribution (see :func:`length_distribution`).
+
+    Returns
+    -------
+    Analysis
+
+    Examples
+    --------
+    >>> from snl_numeric import analyze, boards
+    >>> a = analyze(boards.get("seed-30"))
+    >>> a.min_throws, a.shortest_path[0]
+    (3, (0, 2, 21))
+    >>> round(a.mean, 4) == round(sum(a.expected_visits), 4)
+    True
+    """
+    start = _start(_check_board(board), start)
+    for q in percentiles:
+        if not 0 < q <= 100:
+            raise ValueError(f"percentiles must be in (0, 100], got {q!r}")
+    cb = board.compiled
+    mean_all, var_all = _moments(cb)
+    mean, var = float(mean_all[start]), float(var_all[start])
+    pmf = length_distribution(board, start, tail=tail)
+    cdf = np.cumsum(pmf)
+    visits = uses = probs = None
+    if math.isfinite(mean):
+        visits = _visits(cb, start)
+        u, p = _jump_use(cb, start, visits)
+        pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist()))
+        uses = dict(zip(pairs, u.tolist()))
+        probs = dict(zip(pairs, p.tolist()))
+        for arr in (visits,):
+            arr.flags.writeable = False
+    for arr in (pmf, cdf):
+        arr.flags.writeable = False
+
+    def quantile(q: float) -> int | None:
+        k = int(np.searchsorted(cdf, q / 100.0 - 1e-12))
+        return k if k < len(cdf) else None
+
+    return Analysis(
+        board=board,
+        start=start,
+        min_throws=min_throws(board, start),
+        shortest_path=shortest_path(board, start),
+        mean=mean,
+        variance=var,
+        std=math.sqrt(var),
+        finish_probability=finish_probability(board, start),
+        median=quantile(50),
+        mode=int(np.argmax(pmf)) if pmf.sum() > 0 else None,
+        percentiles={q: quantile(q) for q in percentiles},
+        pmf=pmf,
+        cdf=cdf,
+        expected_visits=visits,
+        jump_uses=uses,
+        jump_probability=probs,
+        tail=tail,
+    )

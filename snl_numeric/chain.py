@@ -1,0 +1,371 @@
+"""Expected throws, variance and the distribution of game length.
+
+The board is an absorbing Markov chain with transition matrix
+``P = [[Q, r], [0, 1]]`` over the squares ``0 .. size`` (the goal last).
+From the states that reach the goal with probability 1 (the *sure* states
+``S``), the fundamental matrix ``N = (I - Q_SS)^-1`` gives
+
+- expected throws ``t = N 1``;
+- variance ``var = (2 N - I) t - t * t``, i.e. ``2 N t - t - t**2``;
+- expected visits from the start ``v = e_start^T N`` (throws made from each
+  square; they sum to ``t[start]``).
+
+A square outside ``S`` (one from which the token may wander where the goal
+cannot be reached) has expectation and variance ``inf``. ``S`` is found by
+two breadth-first passes over the reversed adjacency: squares that can reach
+the goal, then squares that can reach a square that cannot.
+
+``I - Q_SS`` is factorised once per board (LAPACK LU for small boards,
+SciPy's sparse LU above ``DENSE_MAX`` unknowns) and the factorisation is
+cached on the compiled board. The distribution of the
+number of throws ``T`` comes from pushing the probability mass through the
+successor table, one throw at a time, in a Numba kernel, until the mass that
+can still finish is below ``tail``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ._numba_config import njit
+from .board import Board
+from .compile import CompiledBoard
+from .shortest import _bfs, _check_board, _start, throw_distances
+
+__all__ = [
+    "expected_throws",
+    "expected_throws_all",
+    "throws_variance",
+    "throws_variance_all",
+    "length_distribution",
+    "finish_probability",
+]
+
+#: Default tail mass left out of :func:`length_distribution`.
+DEFAULT_TAIL = 1e-12
+#: Default cap on the number of throws :func:`length_distribution` will follow.
+DEFAULT_MAX_THROWS = 10_000_000
+
+
+_getrs = sla.get_lapack_funcs("getrs", (np.empty(1),))
+
+#: Systems up to this many unknowns are factorised densely (LAPACK getrf).
+DENSE_MAX = 400
+
+
+@dataclass(frozen=True, eq=False)
+class _Fundamental:
+    """``I - Q`` restricted to ``states``, factorised.
+
+    ``pos[x]`` is the row of square ``x`` in the restricted system, -1 if ``x``
+    is not in it. ``solve(b)`` solves ``(I - Q_SS) x = b``; ``solve_t(b)`` the
+    transposed system. ``method`` names the factorisation.
+    """
+
+    states: np.ndarray
+    pos: np.ndarray
+    method: str
+    factor: object
+
+    def solve(self, b: np.ndarray, trans: bool = False) -> np.ndarray:
+        if len(self.states) == 0:
+            return np.zeros_like(b)
+        if self.method == "dense":
+            # one right-hand side at a time: multi-RHS getrs on small systems
+            # wakes OpenBLAS threads and is ~100x slower on a busy 2-core box
+            lu, piv = self.factor
+            cols = b.reshape(len(b), -1)
+            out = np.empty(cols.shape)
+            for i in range(cols.shape[1]):
+                out[:, i], info = _getrs(lu, piv, cols[:, i], trans=1 if trans else 0)
+            return out.reshape(b.shape)
+        return self.factor.solve(b, trans="T" if trans else "N")
+
+    def solve_t(self, b: np.ndarray) -> np.ndarray:
+        return self.solve(b, trans=True)
+
+
+@njit()
+def _dense_system_kernel(succ, probs, states, pos, out):  # pragma: no cover - jitted
+    """Write ``I - Q[states][:, states]`` into the zeroed square array ``out``."""
+    for i in range(states.shape[0]):
+        x = states[i]
+        out[i, i] += 1.0
+        for f in range(succ.shape[1]):
+            j = pos[succ[x, f]]
+            if j >= 0:
+                out[i, j] -= probs[f]
+
+
+def _factorize(cb: CompiledBoard, states: np.ndarray) -> _Fundamental:
+    pos = np.full(cb.n_states, -1, dtype=np.intp)
+    pos[states] = np.arange(len(states))
+    m = len(states)
+    if m == 0:
+        return _Fundamental(states, pos, "empty", None)
+    if m <= DENSE_MAX:
+        a = np.zeros((m, m), order="F")
+        _dense_system_kernel(cb.succ, cb.probs, states, pos, a)
+        return _Fundamental(states, pos, "dense",
+                            sla.lu_factor(a, overwrite_a=True, check_finite=False))
+    q = cb.matrix[states][:, states]
+    a = (sp.identity(m, format="csc") - q).tocsc()
+    return _Fundamental(states, pos, "splu", spla.splu(a))
+
+
+def _sure_states(cb: CompiledBoard) -> np.ndarray:
+    """Boolean mask of squares that reach the goal with probability 1."""
+    cached = cb.__dict__.get("_sure")
+    if cached is None:
+        dist = cb.__dict__.get("_distances")
+        if dist is None:
+            dist = _bfs(cb.reverse, [cb.size])
+        stuck = np.flatnonzero(dist < 0)
+        cached = np.ones(cb.n_states, dtype=bool)
+        if len(stuck):
+            cached[_bfs(cb.reverse, stuck) >= 0] = False
+        cb.__dict__["_sure"] = cached
+    return cached
+
+
+def _fundamental(cb: CompiledBoard) -> _Fundamental:
+    cached = cb.__dict__.get("_fundamental")
+    if cached is None:
+        sure = _sure_states(cb)
+        sure_transient = np.flatnonzero(sure[: cb.size])
+        cached = _factorize(cb, sure_transient)
+        cb.__dict__["_fundamental"] = cached
+    return cached
+
+
+def _moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
+    """Expected throws and variance from every square (``inf`` off ``S``)."""
+    cached = cb.__dict__.get("_moments")
+    if cached is None:
+        fund = _fundamental(cb)
+        t_s = fund.solve(np.ones(len(fund.states)))
+        u_s = fund.solve(t_s)
+        mean = np.full(cb.n_states, np.inf)
+        var = np.full(cb.n_states, np.inf)
+        mean[fund.states] = t_s
+        var[fund.states] = np.maximum(2.0 * u_s - t_s - t_s * t_s, 0.0)
+        mean[cb.size] = var[cb.size] = 0.0
+        for arr in (mean, var):
+            arr.flags.writeable = False
+        cached = (mean, var)
+        cb.__dict__["_moments"] = cached
+    return cached
+
+
+def expected_throws_all(board: Board) -> np.ndarray:
+    """Expected number of throws to finish, from every square.
+
+    Returns
+    -------
+    ndarray of float64, shape (size + 1,)
+        ``inf`` where the goal is not reached with probability 1; 0 at the goal.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> expected_throws_all(Board(1, dice={1: 1.0})).tolist()
+    [1.0, 0.0]
+    """
+    return _moments(_check_board(board).compiled)[0].copy()
+
+
+def expected_throws(board: Board, start: int | None = None) -> float:
+    """Expected number of throws from ``start`` (default: the board's start).
+
+    ``math.inf`` when the goal is not reached with probability 1.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> round(expected_throws(Board(3, dice={1: 0.5, 2: 0.5})), 6)
+    2.25
+    """
+    start = _start(_check_board(board), start)
+    return float(_moments(board.compiled)[0][start])
+
+
+def throws_variance_all(board: Board) -> np.ndarray:
+    """Variance of the number of throws, from every square (``inf`` off ``S``)."""
+    return _moments(_check_board(board).compiled)[1].copy()
+
+
+def throws_variance(board: Board, start: int | None = None) -> float:
+    """Variance of the number of throws from ``start``.
+
+    ``math.inf`` when the goal is not reached with probability 1.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> round(throws_variance(Board(3, dice={1: 0.5, 2: 0.5})), 6)
+    0.1875
+    """
+    start = _start(_check_board(board), start)
+    return float(_moments(board.compiled)[1][start])
+
+
+def _visits(cb: CompiledBoard, start: int) -> np.ndarray | None:
+    """Expected throws made from each square, starting on ``start`` (None off S)."""
+    fund = _fundamental(cb)
+    if start == cb.size:
+        return np.zeros(cb.n_states)
+    if fund.pos[start] < 0:
+        return None
+    e = np.zeros(len(fund.states))
+    e[fund.pos[start]] = 1.0
+    out = np.zeros(cb.n_states)
+    out[fund.states] = fund.solve_t(e)
+    return out
+
+
+def _jump_use(cb: CompiledBoard, start: int, visits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Expected uses of each jump and the probability it is used at least once.
+
+    Removing the transitions that fire jump ``j`` changes ``Q`` by a rank-one
+    term (they all end on the same square ``d``), so by Sherman-Morrison
+    ``P(j used) = z[start] / (1 + z[d])`` with ``z = N a`` and ``a[x]`` the
+    chance that a throw from ``x`` fires ``j``.
+    """
+    fund = _fundamental(cb)
+    fire = cb.fire_matrix
+    uses = fire.T @ visits
+    prob = np.zeros(len(uses))
+    rests = np.array([cb.rest_of(j) for j in range(len(uses))], dtype=np.intp)
+    need = np.flatnonzero((uses > 0) & (rests != cb.size))
+    if len(need):
+        # rows of N for every distinct resting square, in one multi-RHS solve
+        targets, inverse = np.unique(rests[need], return_inverse=True)
+        e = np.zeros((len(fund.states), len(targets)))
+        e[fund.pos[targets], np.arange(len(targets))] = 1.0
+        rows_n = np.zeros((cb.n_states, len(targets)))
+        rows_n[fund.states] = fund.solve_t(e)
+        z_rest = np.einsum("xj,xj->j", fire[:, need].toarray(), rows_n[:, inverse])
+        prob[need] = uses[need] / (1.0 + z_rest)
+    done = (uses > 0) & (rests == cb.size)
+    prob[done] = uses[done]
+    return uses, prob
+
+
+@njit()
+def _push_kernel(succ, probs, mass, live, goal, tail, pmf, offset):  # pragma: no cover
+    """Advance ``mass`` one throw at a time, writing ``pmf[offset:]``.
+
+    Returns the next free index of ``pmf``; stops early (returning a
+    negative index ``-(k + 1)``) once the live mass is below ``tail``.
+    """
+    n, n_faces = succ.shape
+    nxt = np.zeros(n)
+    for k in range(offset, pmf.shape[0]):
+        for x in range(n):
+            m = mass[x]
+            if m == 0.0:
+                continue
+            mass[x] = 0.0
+            for f in range(n_faces):
+                nxt[succ[x, f]] += m * probs[f]
+        pmf[k] = nxt[goal]
+        nxt[goal] = 0.0
+        remaining = 0.0
+        for x in range(n):
+            if live[x]:
+                remaining += nxt[x]
+                mass[x] = nxt[x]
+            nxt[x] = 0.0
+        if remaining < tail:
+            return -(k + 1)
+    return pmf.shape[0]
+
+
+def length_distribution(
+    board: Board,
+    start: int | None = None,
+    *,
+    tail: float = DEFAULT_TAIL,
+    max_throws: int = DEFAULT_MAX_THROWS,
+) -> np.ndarray:
+    """Distribution of the number of throws to finish.
+
+    Parameters
+    ----------
+    board : Board
+    start : int, optional
+        Starting square; the board's start by default.
+    tail : float, default 1e-12
+        The probability of the games longer than the returned pmf, among
+        those that can still finish, is below ``tail``.
+    max_throws : int, default 10_000_000
+        Give up (``ValueError``) if ``tail`` is not reached by then.
+
+    Returns
+    -------
+    pmf : ndarray of float64
+        ``pmf[k] = P(T = k)``. When the goal is not reached with probability 1
+        the pmf sums to the probability of finishing.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> length_distribution(Board(3, dice={1: 0.5, 2: 0.5})).tolist()
+    [0.0, 0.0, 0.75, 0.25]
+    """
+    start = _start(_check_board(board), start)
+    if not (isinstance(tail, (float, int)) and 0.0 < tail < 1.0):
+        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
+    if isinstance(max_throws, bool) or not isinstance(max_throws, (int, np.integer)):
+        raise TypeError(f"max_throws must be an integer, got {max_throws!r}")
+    if max_throws < 1:
+        raise ValueError(f"max_throws must be at least 1, got {max_throws}")
+    cb = board.compiled
+    if start == cb.size:
+        return np.array([1.0])
+    live = throw_distances(board) > 0
+    if not live[start]:
+        return np.array([0.0])
+    mass = np.zeros(cb.n_states)
+    mass[start] = 1.0
+    chunk = 64
+    pmf = np.zeros(1 + chunk)
+    k = 1
+    while True:
+        k = _push_kernel(cb.succ, cb.probs, mass, live, cb.size, float(tail), pmf, k)
+        if k < 0:
+            return pmf[: -k].copy()
+        if k > max_throws:
+            raise ValueError(
+                f"the tail did not fall below {tail} within max_throws={max_throws} throws "
+                f"(remaining mass {mass[live].sum():.3g}); raise max_throws or tail"
+            )
+        chunk = min(chunk * 2, 1 << 20)
+        pmf = np.concatenate([pmf, np.zeros(chunk)])
+
+
+def finish_probability(board: Board, start: int | None = None) -> float:
+    """Probability that the goal is ever reached from ``start``.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> finish_probability(Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5}))
+    0.5
+    """
+    start = _start(_check_board(board), start)
+    cb = board.compiled
+    if _sure_states(cb)[start]:
+        return 1.0
+    reach = np.flatnonzero(throw_distances(board)[: cb.size] >= 0)
+    if start not in set(reach.tolist()):
+        return 0.0
+    fund = _factorize(cb, reach)
+    r = cb.matrix[reach][:, [cb.size]].toarray().ravel()
+    h = fund.solve(r)
+    return float(min(max(h[fund.pos[start]], 0.0), 1.0))

@@ -1,0 +1,251 @@
+"""Dice: finite distributions over positive integer faces.
+
+A :class:`Dice` is the probability law of one throw. Faces are positive
+integers, stored sorted and without zero-probability entries; probabilities
+are non-negative and sum to 1 (within ``1e-12``, then renormalised).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Dice", "as_dice", "parse_dice"]
+
+_SUM_TOL = 1e-12
+
+
+@dataclass(frozen=True, eq=False)
+class Dice:
+    """The distribution of one throw.
+
+    Build one with :meth:`fair`, :meth:`spinner`, :meth:`sum_of` or
+    :meth:`from_probs`; ``Dice(faces, probs)`` validates the same way.
+
+    Attributes
+    ----------
+    faces : ndarray of int64
+        Distinct positive faces, increasing.
+    probs : ndarray of float64
+        ``probs[i]`` is the probability of ``faces[i]``; all positive, sum 1.
+
+    Examples
+    --------
+    >>> Dice.fair(6).mean
+    3.5
+    >>> Dice.sum_of(2, 6).faces.tolist()[:3]
+    [2, 3, 4]
+    >>> Dice.from_probs({1: 0.5, 2: 0.5})
+    Dice({1: 0.5, 2: 0.5})
+    """
+
+    faces: np.ndarray
+    probs: np.ndarray
+
+    def __post_init__(self) -> None:
+        faces, probs = _validate(self.faces, self.probs)
+        object.__setattr__(self, "faces", faces)
+        object.__setattr__(self, "probs", probs)
+
+    # -- constructors -------------------------------------------------------
+    @classmethod
+    def fair(cls, sides: int = 6) -> Dice:
+        """A fair die with faces ``1..sides``."""
+        sides = _positive_int(sides, "sides")
+        return cls(np.arange(1, sides + 1), np.full(sides, 1.0 / sides))
+
+    @classmethod
+    def spinner(cls, k: int) -> Dice:
+        """A fair spinner showing ``1..k`` (the same law as ``fair(k)``)."""
+        return cls.fair(k)
+
+    @classmethod
+    def sum_of(cls, n: int, sides: int = 6) -> Dice:
+        """The sum of ``n`` fair dice with ``sides`` faces each."""
+        n = _positive_int(n, "n")
+        sides = _positive_int(sides, "sides")
+        counts = np.ones(1, dtype=np.float64)
+        for _ in range(n):
+            counts = np.convolve(counts, np.ones(sides))
+        faces = np.arange(n, n * sides + 1)
+        return cls(faces, counts / counts.sum())
+
+    @classmethod
+    def from_probs(cls, probs: Mapping[int, float]) -> Dice:
+        """A die from a mapping ``face -> probability`` (a loaded die)."""
+        if isinstance(probs, Dice):
+            return probs
+        if not isinstance(probs, Mapping):
+            raise TypeError(
+                f"dice must be a Dice or a mapping face -> probability, got {type(probs).__name__}"
+            )
+        if len(probs) == 0:
+            raise ValueError("dice must have at least one face, got an empty mapping")
+        faces = [_face(f) for f in probs]
+        values = [_probability(p, f) for f, p in zip(faces, probs.values())]
+        return cls(np.array(faces, dtype=np.int64), np.array(values, dtype=np.float64))
+
+    # -- properties ---------------------------------------------------------
+    @property
+    def max_face(self) -> int:
+        """Largest face."""
+        return int(self.faces[-1])
+
+    @property
+    def mean(self) -> float:
+        """Expected face value."""
+        return float(self.faces @ self.probs)
+
+    def to_dict(self) -> dict[int, float]:
+        """The mapping ``face -> probability``."""
+        return {int(f): float(p) for f, p in zip(self.faces, self.probs)}
+
+    def is_fair(self) -> bool:
+        """True for a fair die ``1..k``."""
+        k = len(self.faces)
+        return bool(
+            self.faces[0] == 1 and self.faces[-1] == k and np.all(self.probs == 1.0 / k)
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Dice):
+            return NotImplemented
+        return np.array_equal(self.faces, other.faces) and np.array_equal(self.probs, other.probs)
+
+    def __hash__(self) -> int:
+        return hash((self.faces.tobytes(), self.probs.tobytes()))
+
+    def __repr__(self) -> str:
+        if self.is_fair():
+            return f"Dice.fair({len(self.faces)})"
+        return f"Dice({self.to_dict()})"
+
+
+def as_dice(dice: Any) -> Dice:
+    """Normalise ``None`` (a fair d6), a :class:`Dice` or a mapping to a Dice.
+
+    Examples
+    --------
+    >>> as_dice(None)
+    Dice.fair(6)
+    >>> as_dice({3: 1.0}).faces.tolist()
+    [3]
+    """
+    if dice is None:
+        return Dice.fair(6)
+    if isinstance(dice, Dice):
+        return dice
+    return Dice.from_probs(dice)
+
+
+# -- validation ---------------------------------------------------------------
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    return int(value)
+
+
+def _face(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"dice faces must be integers, got {value!r}")
+    if value < 1:
+        raise ValueError(f"dice faces must be positive integers, got {value}")
+    return int(value)
+
+
+def _probability(value: Any, face: int) -> float:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Fraction)):
+        raise TypeError(f"probability of face {face} must be a number, got {value!r}")
+    p = float(value)
+    if math.isnan(p) or math.isinf(p):
+        raise ValueError(f"probability of face {face} must be finite, got {p}")
+    if p < 0:
+        raise ValueError(f"probability of face {face} must be non-negative, got {p}")
+    return p
+
+
+def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
+    faces_arr = np.asarray(faces)
+    probs_arr = np.asarray(probs)
+    if faces_arr.ndim != 1 or probs_arr.ndim != 1 or faces_arr.shape != probs_arr.shape:
+        raise ValueError(
+            "dice faces and probabilities must be 1-d arrays of equal length, "
+            f"got shapes {faces_arr.shape} and {probs_arr.shape}"
+        )
+    if faces_arr.size == 0:
+        raise ValueError("dice must have at least one face")
+    if faces_arr.dtype == bool or not np.issubdtype(faces_arr.dtype, np.integer):
+        if not (np.issubdtype(faces_arr.dtype, np.floating) and np.all(faces_arr == np.round(faces_arr))):
+            raise TypeError(f"dice faces must be integers, got {faces_arr.tolist()}")
+    faces_arr = faces_arr.astype(np.int64)
+    if np.any(faces_arr < 1):
+        raise ValueError(f"dice faces must be positive, got {faces_arr.tolist()}")
+    if len(np.unique(faces_arr)) != len(faces_arr):
+        raise ValueError(f"dice faces must be distinct, got {faces_arr.tolist()}")
+    if not np.issubdtype(probs_arr.dtype, np.number) or probs_arr.dtype == bool:
+        raise TypeError(f"dice probabilities must be numbers, got {probs_arr.tolist()}")
+    probs_arr = probs_arr.astype(np.float64)
+    if np.any(np.isnan(probs_arr)):
+        raise ValueError(f"dice probabilities must not be NaN, got {probs_arr.tolist()}")
+    if np.any(probs_arr < 0) or np.any(np.isinf(probs_arr)):
+        raise ValueError(
+            f"dice probabilities must be finite and non-negative, got {probs_arr.tolist()}"
+        )
+    total = probs_arr.sum()
+    if abs(total - 1.0) > _SUM_TOL:
+        raise ValueError(f"dice probabilities must sum to 1 (within 1e-12), got {total!r}")
+    keep = probs_arr > 0
+    faces_arr, probs_arr = faces_arr[keep], probs_arr[keep]
+    order = np.argsort(faces_arr)
+    faces_arr, probs_arr = faces_arr[order], probs_arr[order]
+    faces_arr.flags.writeable = False
+    probs_arr.flags.writeable = False
+    return faces_arr, probs_arr
+
+
+def parse_dice(text: str) -> Dice:
+    """Parse a command-line dice description.
+
+    Accepted forms: ``"d6"`` or ``"6"`` (a fair die), ``"1-3"`` (fair faces
+    ``1..3``; ``"4-6"`` is fair over ``4..6``), ``"2d6"`` (two dice summed) and
+    ``"1:0.5,2:0.5"`` (explicit probabilities).
+
+    Examples
+    --------
+    >>> parse_dice("2d6").faces.tolist()[-1]
+    12
+    >>> parse_dice("4-6").to_dict()
+    {4: 0.3333333333333333, 5: 0.3333333333333333, 6: 0.3333333333333333}
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"dice description must be a string, got {type(text).__name__}")
+    s = text.strip().lower()
+    try:
+        if ":" in s:
+            pairs = (item.split(":") for item in s.split(",") if item.strip())
+            return Dice.from_probs({int(f): float(Fraction(p.strip())) for f, p in pairs})
+        if "d" in s:
+            n, _, sides = s.partition("d")
+            return Dice.sum_of(int(n) if n else 1, int(sides))
+        if "-" in s:
+            lo, _, hi = s.partition("-")
+            lo_i, hi_i = int(lo), int(hi)
+            if not 1 <= lo_i <= hi_i:
+                raise ValueError
+            k = hi_i - lo_i + 1
+            return Dice(np.arange(lo_i, hi_i + 1), np.full(k, 1.0 / k))
+        return Dice.fair(int(s))
+    except (ValueError, TypeError, ZeroDivisionError) as exc:
+        if isinstance(exc, ValueError) and "dice" in str(exc):
+            raise
+        raise ValueError(
+            f"cannot read dice {text!r}: expected 'd6', '6', '1-3', '2d6' or '1:0.5,2:0.5'"
+        ) from None
