@@ -1,0 +1,62 @@
+"""Run every ``benchmarks/bench_*.py`` and print one table.
+
+Usage: ``python -m benchmarks [--quick] [--only NAME ...] [--json FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import pkgutil
+import platform
+
+import numba
+
+
+def _fmt_time(s: float | None) -> str:
+    if s is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
+    parser.add_argument("--only", nargs="*", help="module names, e.g. bench_core")
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args()
+    here = os.path.dirname(__file__)
+    names = sorted(m.name for m in pkgutil.iter_modules([here]) if m.name.startswith("bench_"))
+    if args.only:
+        names = [n for n in names if n in args.only or n.removeprefix("bench_") in args.only]
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS}, Python {platform.python_version()}")
+    rows = []
+    header = f"| {'benchmark':<44} | {'ours':>10} | {'baseline':<34} | {'baseline':>10} | {'ratio':>8} | note"
+    print(header)
+    print("|" + "|".join("-" * (len(c) + 0) for c in header.split("|")[1:]))
+    for name in names:
+        mod = importlib.import_module(f"benchmarks.{name}")
+        kwargs = {"quick": True} if args.quick else {}
+        try:
+            results = mod.run(**kwargs)
+        except TypeError:
+            results = mod.run()
+        for r in results:
+            rows.append(r)
+            ratio = f"{r['ratio']:.1f}x" if r.get("ratio") else "-"
+            print(f"| {r['benchmark']:<44} | {_fmt_time(r['ours_s']):>10} | "
+                  f"{(r.get('baseline') or '-'):<34} | {_fmt_time(r.get('baseline_s')):>10} | "
+                  f"{ratio:>8} | {r.get('note', '')}", flush=True)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()

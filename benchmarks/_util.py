@@ -1,0 +1,46 @@
+"""Timing helpers shared by the benchmark modules.
+
+Every benchmark module ``bench_*.py`` defines ``run(repeats=5) -> list[dict]``
+returning rows with the keys ``benchmark``, ``ours_s``, ``baseline``,
+``baseline_s``, ``ratio`` (``baseline_s / ours_s``) and ``note``. Times are
+medians over ``repeats`` runs, measured in the same process and run as the
+baseline they are compared with.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+
+def median_time(fn: Callable[[], Any], repeats: int = 5, number: int = 1) -> float:
+    """Median wall time of ``number`` calls of ``fn`` over ``repeats`` runs, per call."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return statistics.median(times)
+
+
+def peak_python_memory(fn: Callable[[], Any]) -> tuple[Any, int]:
+    """Result of ``fn()`` and the peak bytes allocated through Python/NumPy meanwhile."""
+    tracemalloc.start()
+    try:
+        out = fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return out, peak
+
+
+def row(benchmark: str, ours_s: float, baseline: str | None = None,
+        baseline_s: float | None = None, note: str = "") -> dict[str, Any]:
+    """One result row."""
+    ratio = baseline_s / ours_s if baseline_s is not None and ours_s > 0 else None
+    return {"benchmark": benchmark, "ours_s": ours_s, "baseline": baseline,
+            "baseline_s": baseline_s, "ratio": ratio, "note": note}
