@@ -10,7 +10,7 @@ Examples
 
 from __future__ import annotations
 
-from . import boards
+from . import boards, plot
 from .analysis import Analysis, analyze
 from .board import Board
 from .chain import (
@@ -37,6 +37,7 @@ __all__ = [
     "finish_probability",
     "length_distribution",
     "min_throws",
+    "plot",
     "shortest_path",
     "throw_distances",
     "throws_variance",

@@ -133,6 +133,11 @@ class Analysis:
                 lines.append(f"  {kind} {s:>3}->{d:<3} {p:7.4f}  {self.jump_uses[(s, d)]:7.4f}")
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        from ._html import analysis_html
+
+        return analysis_html(self)
+
 
 def _json_float(x: float) -> float | str:
     return x if math.isfinite(x) else "inf"

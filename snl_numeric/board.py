@@ -407,6 +407,11 @@ class Board:
                 f"snakes={len(self.snakes)}, start={self.start}, "
                 f"overshoot={self.overshoot!r}, chain={self.chain}, dice={self.dice!r})")
 
+    def _repr_html_(self) -> str:
+        from ._html import board_html
+
+        return board_html(self)
+
     def __reduce__(self):
         return (_from_dict_pickle, (self.to_dict(),))
 

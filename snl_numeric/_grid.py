@@ -1,0 +1,47 @@
+"""Where each square sits when a board is drawn (shared by plots and HTML reprs).
+
+Squares ``1 .. size`` are laid out boustrophedon on a grid of
+``n = ceil(sqrt(size))`` columns and ``ceil(size / n)`` rows: square 1 in the
+bottom-left cell, the bottom row running left to right, the next right to
+left, and so on (the printed 10 x 10 board). Square 0, off the board, sits
+just left of square 1. Cell ``(column x, row y)`` is centred on ``(x, y)``,
+row 0 at the bottom.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["grid_shape", "square_xy"]
+
+
+def grid_shape(size: int) -> tuple[int, int]:
+    """``(rows, columns)`` of the grid drawing a board of ``size`` squares.
+
+    Examples
+    --------
+    >>> grid_shape(100), grid_shape(29), grid_shape(1)
+    ((10, 10), (5, 6), (1, 1))
+    """
+    n = math.isqrt(size - 1) + 1 if size > 1 else 1
+    return -(-size // n), n
+
+
+def square_xy(squares: np.ndarray | list[int] | int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column and row of each square (square 0 at column -1, row 0).
+
+    Examples
+    --------
+    >>> x, y = square_xy([0, 1, 10, 11, 20, 100], 100)
+    >>> x.tolist(), y.tolist()
+    ([-1, 0, 9, 9, 0, 0], [0, 0, 0, 1, 1, 9])
+    """
+    k = np.asarray(squares, dtype=np.int64)
+    _, n = grid_shape(size)
+    r, c = np.divmod(np.maximum(k, 1) - 1, n)
+    x = np.where(r % 2 == 0, c, n - 1 - c)
+    x = np.where(k == 0, -1, x)
+    y = np.where(k == 0, 0, r)
+    return x, y

@@ -1,0 +1,347 @@
+"""Plots (snl_numeric.plot) and the notebook HTML reprs."""
+
+from __future__ import annotations
+
+import io
+import math
+import sys
+from html.parser import HTMLParser
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from matplotlib.colors import to_rgba  # noqa: E402
+
+from snl_numeric import Board, analyze, boards  # noqa: E402
+from snl_numeric._grid import grid_shape, square_xy  # noqa: E402
+from snl_numeric._html import LADDER_COLOR, SNAKE_COLOR  # noqa: E402
+from snl_numeric.boards import random_board  # noqa: E402
+from snl_numeric.plot import (  # noqa: E402
+    plot_board,
+    plot_compare,
+    plot_distribution,
+    plot_visits,
+)
+from tests.naive import plot_square_cells_naive  # noqa: E402
+
+MB = boards.get("milton-bradley")
+#: From 9 a token needs a 1 that never comes: it finishes with probability < 1.
+LEAKY = Board(10, dice={2: 0.5, 3: 0.5}, overshoot="exact", name="leaky")
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def png_bytes(ax) -> bytes:
+    buf = io.BytesIO()
+    ax.figure.savefig(buf, format="png", dpi=40)
+    data = buf.getvalue()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return data
+
+
+def arrows(ax):
+    return [t for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+
+
+def arrow_jumps(ax, size):
+    """The jumps drawn on ``ax``, read back from the arrows' end points."""
+    where = {xy: k for k, xy in plot_square_cells_naive(size).items()}
+    out = {}
+    for ann in arrows(ax):
+        tail = tuple(round(v) for v in ann.xyann)
+        head = tuple(round(v) for v in ann.xy)
+        assert np.allclose(ann.xyann, tail) and np.allclose(ann.xy, head)
+        assert where[tail] not in out
+        out[where[tail]] = where[head]
+    return out
+
+
+# -- geometry ----------------------------------------------------------------
+@given(st.integers(1, 3000))
+@settings(deadline=None, max_examples=60)
+def test_square_xy_matches_naive_walk(size):
+    cells = plot_square_cells_naive(size)
+    x, y = square_xy(np.arange(size + 1), size)
+    assert list(zip(x.tolist(), y.tolist(), strict=True)) == [cells[k] for k in range(size + 1)]
+    rows, n = grid_shape(size)
+    assert n * n >= size > (n - 1) * (n - 1)
+    assert rows == max(r for _, r in cells.values()) + 1
+    # consecutive squares are neighbours on the grid: the printed board's path
+    assert np.all(np.abs(np.diff(x[1:])) + np.abs(np.diff(y[1:])) == 1)
+
+
+def test_square_xy_hand_made():
+    x, y = square_xy([1, 10, 11, 20, 21, 91, 100], 100)
+    assert x.tolist() == [0, 9, 9, 0, 0, 9, 0]
+    assert y.tolist() == [0, 0, 1, 1, 2, 9, 9]
+    assert grid_shape(30) == (5, 6) and grid_shape(36) == (6, 6) and grid_shape(37) == (6, 7)
+
+
+# -- plot_distribution ---------------------------------------------------------
+def test_distribution_bars_lines_and_labels():
+    a = analyze(MB)
+    ax = plot_distribution(a)
+    assert len(png_bytes(ax)) > 1000
+    assert ax.get_xlabel() == "throws to finish, k"
+    assert ax.get_ylabel() == "probability P(T = k)"
+    assert "milton-bradley" in ax.get_title()
+    heights = np.array([p.get_height() for p in ax.patches])
+    assert len(heights) > a.percentiles[99]
+    np.testing.assert_allclose(heights, a.pmf[: len(heights)])
+    # cdf on the twin axis
+    twin = [other for other in ax.figure.axes if other is not ax]
+    assert len(twin) == 1
+    assert twin[0].get_ylabel() == "cumulative P(T ≤ k)"
+    np.testing.assert_allclose(twin[0].lines[0].get_ydata(), a.cdf[: len(heights)])
+    # mean and median marked, percentiles labelled
+    xs = {line.get_label(): line.get_xdata()[0] for line in ax.lines}
+    assert xs[f"mean {a.mean:.2f}"] == pytest.approx(a.mean)
+    assert xs[f"median {a.median}"] == a.median
+    labels = [t.get_text() for t in twin[0].get_legend().get_texts()]
+    assert "percentiles p5, p25, p75, p95" in labels
+    assert {t.get_text().strip() for t in ax.texts} == {"p5", "p25", "p75", "p95"}
+    marked = sorted(line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == ":")
+    assert marked == [a.percentiles[5], a.percentiles[25], a.percentiles[75], a.percentiles[95]]
+
+
+def test_distribution_respects_ax_and_accepts_board():
+    fig, (left, right) = plt.subplots(1, 2)
+    out = plot_distribution(boards.get("seed-30"), ax=right, cdf=False, title="mine")
+    assert out is right
+    assert right.get_title() == "mine"
+    assert not left.patches and right.patches
+    assert len(fig.axes) == 2  # no twin axis without cdf
+    assert len(png_bytes(right)) > 1000
+
+
+def test_distribution_when_goal_may_be_missed():
+    a = analyze(LEAKY)
+    assert 0 < a.finish_probability < 1 and math.isinf(a.mean)
+    ax = plot_distribution(a)
+    assert not any(line.get_label().startswith("mean") for line in ax.lines)
+    assert len(png_bytes(ax)) > 1000
+
+
+def test_distribution_errors():
+    with pytest.raises(TypeError, match="Analysis or a Board, got int"):
+        plot_distribution(42)
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes, got str"):
+        plot_distribution(MB, ax="left")
+    with pytest.raises(ValueError, match="percentiles must be in"):
+        plot_distribution(MB, percentiles=(0,))
+    with pytest.raises(ValueError, match="coverage must be in"):
+        plot_distribution(MB, coverage=1.5)
+
+
+# -- plot_board ------------------------------------------------------------------
+def test_board_milton_bradley():
+    ax = plot_board(MB)
+    assert len(png_bytes(ax)) > 1000
+    assert ax.get_title() == "milton-bradley: 9 ladders, 10 snakes"
+    assert arrow_jumps(ax, 100) == dict(MB.jumps)
+    numbers = sorted(int(t.get_text()) for t in ax.texts if t.get_text().isdigit())
+    assert numbers == [0] + list(range(1, 101))  # square 0 drawn off the board
+    colours = {ann.get_gid(): ann.arrow_patch.get_edgecolor() for ann in arrows(ax)}
+    assert colours["ladder 80->100"] == pytest.approx(to_rgba(LADDER_COLOR))
+    assert colours["snake 87->24"] == pytest.approx(to_rgba(SNAKE_COLOR))
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["ladders (9)", "snakes (10)", "start 0", "goal 100"]
+
+
+@given(st.integers(2, 150), st.floats(0.0, 0.5), st.integers(0, 2**32 - 1))
+@settings(deadline=None, max_examples=12)
+def test_board_arrows_are_the_jumps(size, fraction, seed):
+    board = random_board(size, fraction, rng=seed, start=1 if seed % 2 else 0)
+    ax = plot_board(board, numbers=False)
+    assert arrow_jumps(ax, size) == dict(board.jumps)
+    for ann in arrows(ax):
+        s, d = map(int, ann.get_gid().split()[1].split("->"))
+        want = LADDER_COLOR if d > s else SNAKE_COLOR
+        assert ann.arrow_patch.get_edgecolor() == pytest.approx(to_rgba(want))
+    assert not [t for t in ax.texts if t.get_text().isdigit() and t.get_text() != "0"]
+
+
+def test_board_respects_ax_and_checks_type():
+    fig, ax = plt.subplots()
+    assert plot_board(boards.get("seed004"), ax=ax, legend=False) is ax
+    assert ax.get_legend() is None
+    assert len(fig.axes) == 1
+    with pytest.raises(TypeError, match="board must be a Board, got Analysis"):
+        plot_board(analyze(MB))
+
+
+def test_board_large_has_no_numbers_but_all_arrows():
+    board = random_board(2500, 0.02, rng=3)
+    ax = plot_board(board)
+    assert [t.get_text() for t in ax.texts if t.get_text().isdigit()] == ["0"]
+    assert len(arrows(ax)) == len(board.jumps) == 50
+
+
+# -- plot_visits -------------------------------------------------------------------
+def test_visits_image_holds_expected_visits():
+    a = analyze(MB)
+    ax = plot_visits(a)
+    assert len(png_bytes(ax)) > 1000
+    img = ax.images[0].get_array()
+    for k, (x, y) in plot_square_cells_naive(100).items():
+        if k:
+            assert img[y, x] == pytest.approx(a.expected_visits[k])
+    assert ax.images[0].colorbar.ax.get_ylabel() == "expected throws made from the square"
+    assert "Expected visits" in ax.get_title()
+    assert arrow_jumps(ax, 100) == dict(MB.jumps)
+
+
+def test_visits_non_square_board_and_ax():
+    board = boards.get("seed-30")
+    a = analyze(board)
+    fig, ax = plt.subplots()
+    assert plot_visits(board, ax=ax, jumps=False) is ax
+    assert not arrows(ax)
+    img = ax.images[0].get_array()
+    assert img.shape == (5, 6)
+    assert int(np.ma.count_masked(img)) + int(np.isnan(img.filled(np.nan)).sum()) >= 1
+    assert np.nansum(img.filled(np.nan)) + a.expected_visits[0] == pytest.approx(a.mean)
+
+
+def test_visits_infinite_is_an_error():
+    with pytest.raises(ValueError, match="expected visits are infinite"):
+        plot_visits(LEAKY)
+
+
+# -- plot_compare -------------------------------------------------------------------
+def test_compare_rule_variants():
+    variants = [MB, MB.replace(overshoot="win"), MB.replace(overshoot="bounce")]
+    ax = plot_compare(variants, kind="cdf")
+    assert len(png_bytes(ax)) > 1000
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    means = [analyze(b).mean for b in variants]
+    assert labels == [f"milton-bradley [{o}] (mean {m:.2f})"
+                      for o, m in zip(("exact", "win", "bounce"), means, strict=True)]
+    assert ax.get_ylabel() == "cumulative P(T ≤ k)"
+    assert ax.get_xlabel() == "throws to finish, k"
+    dashed = [line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == "--"]
+    assert dashed == pytest.approx(means)
+    curves = [line for line in ax.lines if line.get_linestyle() == "-"]
+    assert np.all(np.diff(curves[0].get_ydata()) >= 0)
+
+
+def test_compare_labels_mapping_and_ax():
+    fig, ax = plt.subplots()
+    a = analyze(boards.get("seed-30"))
+    out = plot_compare([a, boards.get("seed004")], labels=["small", "big"], ax=ax)
+    assert out is ax
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[0].startswith("small (mean") and texts[1].startswith("big (mean")
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), a.pmf[: len(ax.lines[0].get_ydata())])
+    ax2 = plot_compare({"leaky": LEAKY})
+    assert ax2.get_legend().get_texts()[0].get_text() == "leaky (mean ∞)"
+
+
+def test_compare_errors():
+    with pytest.raises(ValueError, match="empty"):
+        plot_compare([])
+    with pytest.raises(ValueError, match="got 1 labels for 2 boards"):
+        plot_compare([MB, MB], labels=["one"])
+    with pytest.raises(ValueError, match="kind must be"):
+        plot_compare([MB], kind="hist")
+    with pytest.raises(TypeError, match="iterable of boards"):
+        plot_compare(MB)
+    with pytest.raises(ValueError, match="not both"):
+        plot_compare({"a": MB}, labels=["b"])
+
+
+def test_missing_matplotlib_is_a_clear_import_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match=r"pip install snl_numeric\[plot\]"):
+        plot_board(MB)
+
+
+# -- HTML reprs ---------------------------------------------------------------------
+VOID = {"br", "hr", "img", "input", "meta", "link", "col", "area", "base", "wbr"}
+
+
+class Checker(HTMLParser):
+    """Checks that tags nest and close; collects the text."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.text, self.tags = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack)
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(html: str) -> Checker:
+    checker = Checker()
+    checker.feed(html)
+    checker.close()
+    assert checker.stack == []
+    assert "<script" not in html.lower()
+    return checker
+
+
+def test_board_html():
+    html = MB._repr_html_()
+    page = parse(html)
+    text = " ".join(page.text)
+    for piece in ("Board: milton-bradley", "0..100 (goal 100)", "overshoot 'exact'",
+                  "one jump per throw", "Dice.fair(6)", "ladders (9)", "snakes (10)",
+                  "80→100", "98→78"):
+        assert piece in text
+    assert page.tags.count("svg") == 1
+    assert page.tags.count("line") == len(MB.jumps)
+    assert page.tags.count("rect") == 101
+
+
+def test_board_html_escapes_and_truncates():
+    board = random_board(1000, 0.1, rng=5, name="<b>Tom & 'Jerry'</b>", chain=True,
+                         dice={1: 0.25, 3: 0.75})
+    html = board._repr_html_()
+    page = parse(html)
+    assert "<b>" not in html and "&lt;b&gt;Tom &amp; &#x27;Jerry&#x27;&lt;/b&gt;" in html
+    text = " ".join(page.text)
+    assert "<b>Tom & 'Jerry'</b>" in text and "jumps chain" in text
+    assert "Dice({1: 0.25, 3: 0.75})" in text
+    assert "svg" not in page.tags  # too big for a thumbnail
+    n_ladders = len(board.ladders)
+    assert f"… and {n_ladders - 24} more" in text
+
+
+def test_analysis_html():
+    a = analyze(MB)
+    page = parse(a._repr_html_())
+    text = " ".join(page.text)
+    for piece in ("Analysis of milton-bradley", "fewest throws", "39.2251", "25.225",
+                  "32 / 22", "p99", "128", "Most used jumps (top 5 of 19)", "80→100",
+                  "0.4828", "exact landing on the goal"):
+        assert piece in text, piece
+    assert "finish probability" not in text
+
+
+def test_analysis_html_when_goal_may_be_missed():
+    page = parse(analyze(LEAKY)._repr_html_())
+    text = " ".join(page.text)
+    assert "finish probability" in text and "∞" in text
+    assert "Most used jumps" not in text  # no jumps on this board
