@@ -8,7 +8,9 @@ down. One throw draws a face ``d`` from ``dice`` and aims at
 
 - ``"win"``: the token reaches the goal;
 - ``"exact"``: the token stays where it is (the throw still counts);
-- ``"bounce"``: the token counts back, ``2 * size - target``.
+- ``"bounce"``: the token counts back, ``2 * size - target`` (dice whose
+  largest face exceeds ``size + 1`` are rejected: they could bounce a token
+  below square 0).
 
 Then, if the square it lands on starts a jump, the token follows it: once
 (``chain=False``) or until it rests (``chain=True``; a jump cycle is an
@@ -145,10 +147,11 @@ class Board:
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a string, got {name!r}")
         dice = as_dice(dice)
-        if overshoot == "bounce" and dice.max_face > 2 * size:
+        if overshoot == "bounce" and dice.max_face > size + 1:
+            # from square size - 1, face d bounces to size + 1 - d
             raise ValueError(
                 f"face {dice.max_face} is too large for a bounce on a board of size {size}: "
-                f"a bounce could carry the token below square 0 (faces must be <= {2 * size})"
+                f"it could carry the token below square 0 (faces must be <= {size + 1})"
             )
         src, dst = _pairs(jumps, "jumps")
         for mask, why in (
@@ -433,6 +436,8 @@ def _int_array(values: Any, what: str) -> np.ndarray:
         raise ValueError(f"{what} must be a rectangular array of integers (ragged rows?)") from None
     if arr.dtype == object:
         raise ValueError(f"{what} must be a rectangular array of integers (ragged rows?)")
+    if arr.size == 0:
+        return arr.astype(np.int64)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         if arr.size and np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)):
             return arr.astype(np.int64)

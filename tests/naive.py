@@ -6,6 +6,242 @@ Nothing here is optimised; clarity is the point.
 
 from __future__ import annotations
 
+from collections import deque
+from fractions import Fraction
+
+import numpy as np
+
+# --- core: moves, BFS, exact and dense solves, step-by-step distribution ---
+
+
+def naive_move(board, pos, face):
+    """Where a token on ``pos`` rests after throwing ``face``, straight from the rules."""
+    if pos == board.size:
+        return pos
+    target = pos + face
+    if target > board.size:
+        if board.overshoot == "win":
+            target = board.size
+        elif board.overshoot == "exact":
+            return pos
+        else:
+            target = 2 * board.size - target
+    if target in board.jumps:
+        target = board.jumps[target]
+        while board.chain and target in board.jumps:
+            target = board.jumps[target]
+    return target
+
+
+def naive_outcomes(board, pos):
+    """List of (face, probability, landing) for one throw from ``pos``."""
+    return [(int(f), float(p), naive_move(board, pos, int(f)))
+            for f, p in zip(board.dice.faces, board.dice.probs)]
+
+
+def naive_min_throws(board, start=None):
+    """Plain queue BFS forwards from the start; -1 when the goal is unreachable."""
+    start = board.start if start is None else start
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        v = queue.popleft()
+        if v == board.size:
+            return seen[v]
+        for _, _, w in naive_outcomes(board, v):
+            if w not in seen:
+                seen[w] = seen[v] + 1
+                queue.append(w)
+    return -1
+
+
+def naive_reachable(board, start):
+    """Squares reachable from ``start`` (depth-first, iterative)."""
+    seen = {start}
+    stack = [start]
+    while stack:
+        v = stack.pop()
+        for _, _, w in naive_outcomes(board, v):
+            if w not in seen:
+                seen.add(w)
+                stack.append(w)
+    return seen
+
+
+def naive_sure(board):
+    """Squares from which the goal is reached with probability 1."""
+    can_finish = {x for x in range(board.size + 1) if board.size in naive_reachable(board, x)}
+    return {x for x in range(board.size + 1)
+            if naive_reachable(board, x) <= can_finish}
+
+
+def naive_expected_dense(board):
+    """Expected throws from every square by dense ``numpy.linalg.solve``; inf off the sure set."""
+    n = board.size
+    sure = sorted(naive_sure(board) - {n})
+    index = {x: i for i, x in enumerate(sure)}
+    a = np.eye(len(sure))
+    for x in sure:
+        for _, p, w in naive_outcomes(board, x):
+            if w != n:
+                a[index[x], index[w]] -= p
+    out = np.full(n + 1, np.inf)
+    out[n] = 0.0
+    if sure:
+        t = np.linalg.solve(a, np.ones(len(sure)))
+        u = np.linalg.solve(a, t)
+        out[sure] = t
+        var = np.full(n + 1, np.inf)
+        var[n] = 0.0
+        var[sure] = 2 * u - t - t * t
+    else:
+        var = np.where(np.isfinite(out), 0.0, np.inf)
+    return out, var
+
+
+def _fraction(p):
+    return Fraction(p).limit_denominator(10**9)
+
+
+def naive_expected_fraction(board, start=None):
+    """Exact expected throws and variance from ``start`` by Fraction Gauss-Jordan elimination.
+
+    Only for small boards whose goal is reached with probability 1 from ``start``.
+    """
+    start = board.start if start is None else start
+    n = board.size
+    if start == n:
+        return Fraction(0), Fraction(0)
+    states = sorted(naive_reachable(board, start) - {n})
+    index = {x: i for i, x in enumerate(states)}
+    m = len(states)
+    rows = [[Fraction(int(i == j)) for j in range(m)] for i in range(m)]
+    for x in states:
+        for _, p, w in naive_outcomes(board, x):
+            if w != n:
+                rows[index[x]][index[w]] -= _fraction(p)
+    # solve A [t u] with u depending on t: first t, then u = A^-1 t
+    def solve(b):
+        a = [r[:] + [b[i]] for i, r in enumerate(rows)]
+        for c in range(m):
+            piv = next(r for r in range(c, m) if a[r][c] != 0)
+            a[c], a[piv] = a[piv], a[c]
+            inv = 1 / a[c][c]
+            a[c] = [v * inv for v in a[c]]
+            for r in range(m):
+                if r != c and a[r][c] != 0:
+                    f = a[r][c]
+                    a[r] = [v - f * w for v, w in zip(a[r], a[c])]
+        return [a[i][m] for i in range(m)]
+
+    t = solve([Fraction(1)] * m)
+    u = solve(t)
+    i = index[start]
+    return t[i], 2 * u[i] - t[i] - t[i] * t[i]
+
+
+def naive_distribution(board, start=None, throws=200):
+    """``pmf[k] = P(T = k)`` for ``k <= throws`` by moving a dict of masses one throw at a time."""
+    start = board.start if start is None else start
+    pmf = [0.0] * (throws + 1)
+    if start == board.size:
+        pmf[0] = 1.0
+        return pmf
+    mass = {start: 1.0}
+    for k in range(1, throws + 1):
+        nxt = {}
+        for x, m in mass.items():
+            for _, p, w in naive_outcomes(board, x):
+                nxt[w] = nxt.get(w, 0.0) + m * p
+        pmf[k] = nxt.pop(board.size, 0.0)
+        mass = nxt
+    return pmf
+
+
+def naive_gauss_seidel(board, eps=1e-9, max_iter=100_000):
+    """Seed 004's Gauss-Seidel iteration for expected throws (sweeps from the goal down)."""
+    n = board.size
+    e = [0.0] * (n + 1)
+    outcomes = [naive_outcomes(board, x) for x in range(n + 1)]
+    for _ in range(max_iter):
+        diff = 0.0
+        for x in range(n - 1, -1, -1):
+            new = 1.0 + sum(p * e[w] for _, p, w in outcomes[x])
+            diff = max(diff, abs(new - e[x]))
+            e[x] = new
+        if diff < eps:
+            break
+    return e
+
+
+def seed_min_dice_throw(move):
+    """The C++ seeds' ``minDiceThrow`` written plainly in Python (for reference)."""
+    cell = len(move)
+    visited = [False] * cell
+    visited[0] = True
+    queue = deque([(0, 0)])
+    while queue:
+        v, dist = queue[0]
+        if v == cell - 1:
+            return dist
+        queue.popleft()
+        for j in range(v + 1, min(v + 6, cell - 1) + 1):
+            if not visited[j]:
+                visited[j] = True
+                queue.append((move[j] if move[j] != -1 else j, dist + 1))
+    return -1
+
+
+def naive_jump_use(board, start=None):
+    """Expected uses and probability of at least one use of every jump, by dense solves.
+
+    Follows the definitions directly: ``a[x]`` is the chance that one throw from
+    ``x`` fires the jump (first or later in a chain); expected uses are
+    ``e_start^T N a``; the probability of a first use solves
+    ``h = a + Q_without_j h`` where ``Q_without_j`` drops the firing throws.
+    """
+    start = board.start if start is None else start
+    n = board.size
+    sure = sorted(naive_sure(board) - {n})
+    index = {x: i for i, x in enumerate(sure)}
+    m = len(sure)
+
+    def fired(x, face):
+        if x == n:
+            return []
+        t = x + face
+        if t > n:
+            if board.overshoot == "exact":
+                return []
+            t = n if board.overshoot == "win" else 2 * n - t
+        out = []
+        while t in board.jumps:
+            out.append(t)
+            t = board.jumps[t]
+            if not board.chain:
+                break
+        return out
+
+    q = np.zeros((m, m))
+    for x in sure:
+        for _, p, w in naive_outcomes(board, x):
+            if w != n:
+                q[index[x], index[w]] += p
+    nmat = np.linalg.inv(np.eye(m) - q)
+    uses, prob = {}, {}
+    for src, dst in board.jumps.items():
+        a = np.zeros(m)
+        q_without = q.copy()
+        for x in sure:
+            for f, p, w in naive_outcomes(board, x):
+                if src in fired(x, f):
+                    a[index[x]] += p
+                    if w != n:
+                        q_without[index[x], index[w]] -= p
+        h = np.linalg.solve(np.eye(m) - q_without, a)
+        uses[(src, dst)] = float((nmat @ a)[index[start]]) if start != n else 0.0
+        prob[(src, dst)] = float(h[index[start]]) if start != n else 0.0
+    return uses, prob
 
 # --- plot ---
 def plot_square_cells_naive(size):

@@ -1,0 +1,55 @@
+"""Shared fixtures and Hypothesis strategies.
+
+Under ``CI=true`` Hypothesis runs derandomised (the ``ci`` profile), so a
+CI failure is reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+settings.register_profile("ci", derandomize=True, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+DICE = [None, {1: 0.5, 2: 0.5}, {1: 0.5, 3: 0.5}, {2: 0.25, 3: 0.25, 5: 0.5},
+        {1: 0.2, 4: 0.8}, {3: 0.5, 4: 0.5}]
+
+
+@st.composite
+def boards(draw, min_size=1, max_size=30, rules=True):
+    """Random small boards across every rule variant (jumps may chain or strand)."""
+    from snl_numeric import Board
+
+    size = draw(st.integers(min_size, max_size))
+    dice = draw(st.sampled_from(DICE)) if rules else None
+    overshoot = draw(st.sampled_from(["win", "exact", "bounce"])) if rules else "win"
+    chain = draw(st.booleans()) if rules else False
+    max_face = 6 if dice is None else max(dice)
+    if overshoot == "bounce" and max_face > size + 1:
+        overshoot = "exact"
+    sources = draw(st.lists(st.integers(0, size - 1), unique=True, max_size=max(size // 3, 1)))
+    jumps = {}
+    for s in sources:
+        d = draw(st.integers(0, size).filter(lambda d, s=s: d != s))
+        jumps[s] = d
+    if chain:  # drop jumps that would close a cycle
+        kept = {}
+        for s, d in jumps.items():
+            trial = {**kept, s: d}
+            node, seen = s, set()
+            while node in trial and node not in seen:
+                seen.add(node)
+                node = trial[node]
+            if node not in seen:
+                kept[s] = d
+        jumps = kept
+    start = draw(st.integers(0, size)) if rules else 0
+    return Board(size, jumps, start=start, overshoot=overshoot, chain=chain, dice=dice)

@@ -1,0 +1,200 @@
+import json
+
+import numpy as np
+import pytest
+from conftest import boards as board_strategy
+from hypothesis import given, settings
+
+from snl_numeric import Board, Dice, boards
+
+
+def test_defaults_and_views():
+    b = Board(10, {3: 8, 9: 2})
+    assert (b.start, b.overshoot, b.chain, b.dice) == (0, "win", False, Dice.fair(6))
+    assert b.ladders == {3: 8} and b.snakes == {9: 2}
+    assert list(b.jumps) == [3, 9]
+    with pytest.raises(AttributeError, match="immutable"):
+        b.size = 5
+    with pytest.raises(TypeError):
+        b.jumps[4] = 1  # read-only mapping
+
+
+def test_jumps_as_pairs_and_array_are_the_same_board():
+    a = Board(20, {5: 15, 12: 2})
+    assert Board(20, [(12, 2), (5, 15)]) == a
+    assert Board(20, np.array([[5, 15], [12, 2]])) == a
+    assert hash(Board(20, [(12, 2), (5, 15)])) == hash(a)
+
+
+def test_from_pairs():
+    b = Board.from_pairs(30, snakes={26: 0, 20: 8}, ladders=[(2, 21)], overshoot="exact")
+    assert b.jumps == {2: 21, 20: 8, 26: 0}
+    assert b.overshoot == "exact"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"snakes": {16: 26}}, "snake 16->26 goes up; snakes must go down"),
+        ({"ladders": {47: 26}}, "ladder 47->26 goes down; ladders must go up"),
+        ({"ladders": {4: 4}}, "ladder 4->4 goes nowhere"),
+        ({"snakes": {9: 2}, "ladders": {9: 20}}, "two jumps start on square 9"),
+    ],
+)
+def test_from_pairs_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Board.from_pairs(30, **kwargs)
+
+
+def test_from_moves_seed_example():
+    move = [-1] * 30
+    for s, d in {2: 21, 4: 7, 10: 25, 19: 28, 26: 0, 20: 8, 16: 3, 18: 6}.items():
+        move[s] = d
+    b = Board.from_moves(move)
+    assert (b.size, b.start, b.overshoot, b.chain) == (29, 0, "exact", False)
+    assert b == boards.get("seed-30").replace(name=None)
+    with pytest.raises(ValueError, match="at least 2"):
+        Board.from_moves([-1])
+    with pytest.raises(ValueError, match="move\\[3\\] = -4"):
+        Board.from_moves([-1, -1, -1, -4, -1])
+
+
+def test_from_grid_boustrophedon():
+    # 4x4: bottom row squares 1..4 left to right, next row 8..5, ...
+    grid = [[-1, -1, -1, -1],   # squares 16 15 14 13
+            [-1, 15, -1, -1],   # squares  9 10 11 12  -> square 10 ladder to 15
+            [-1, -1, -1, 2],    # squares  8  7  6  5  -> square 5 snake to 2
+            [-1, -1, 3, -1]]    # squares  1  2  3  4  -> square 3 names itself: no jump
+    b = Board.from_grid(grid)
+    assert (b.size, b.start, b.overshoot, b.chain) == (16, 1, "win", False)
+    assert b.jumps == {5: 2, 10: 15}
+
+
+@pytest.mark.parametrize(
+    ("grid", "error", "match"),
+    [
+        ([[-1, -1], [-1]], ValueError, "ragged"),
+        ([[-1, -1, -1], [-1, -1, -1]], ValueError, "square"),
+        ([[-1, 9], [-1, -1]], ValueError, "holds 9"),
+        ([[-1.5, -1], [-1, -1]], TypeError, "integers"),
+        ([], ValueError, "square"),
+    ],
+)
+def test_from_grid_errors(grid, error, match):
+    with pytest.raises(error, match=match):
+        Board.from_grid(grid)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "match"),
+    [
+        ((0,), {}, ValueError, "size must be at least 1"),
+        ((10.0,), {}, TypeError, "size must be an integer"),
+        ((10, {10: 3}), {}, ValueError, "jump 10->3 leaves the goal"),
+        ((10, {12: 3}), {}, ValueError, "jump 12->3 starts outside"),
+        ((10, {-1: 3}), {}, ValueError, "jump -1->3 starts outside"),
+        ((10, {3: 11}), {}, ValueError, "jump 3->11 ends outside"),
+        ((10, {3: 3}), {}, ValueError, "goes nowhere"),
+        ((10, [(3, 5), (3, 7)]), {}, ValueError, "two jumps start on square 3"),
+        ((10, {3.0: 5}), {}, TypeError, "integer square"),
+        ((10, {3: "5"}), {}, TypeError, "integer square"),
+        ((10, "3:5"), {}, TypeError, "mapping"),
+        ((10, [(3,)]), {}, TypeError, "pair"),
+        ((10, {3: 5, 5: 3}), {"chain": True}, ValueError, "cycle under chain=True: 3->5->3"),
+        ((10,), {"start": 11}, ValueError, "start must be a square"),
+        ((10,), {"overshoot": "wrap"}, ValueError, "overshoot must be one of"),
+        ((10,), {"chain": 1}, TypeError, "chain must be True or False"),
+        ((2,), {"overshoot": "bounce"}, ValueError, "too large for a bounce"),
+        ((3,), {"overshoot": "bounce", "dice": {1: 0.5, 5: 0.5}}, ValueError, "faces must be <= 4"),
+        ((10,), {"dice": {1: float("nan")}}, ValueError, "finite"),
+        ((10,), {"dice": [1, 2]}, TypeError, "mapping"),
+    ],
+)
+def test_bad_boards(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        Board(*args, **kwargs)
+
+
+def test_cycle_is_fine_without_chain():
+    b = Board(10, {3: 5, 5: 3})
+    assert b.jumps == {3: 5, 5: 3}
+
+
+@settings(max_examples=60)
+@given(board_strategy())
+def test_json_round_trip(board):
+    text = board.to_json()
+    again = Board.from_json(text)
+    assert again == board
+    assert Board.from_dict(json.loads(text)) == board
+    assert again.dice.probs.tolist() == board.dice.probs.tolist()
+
+
+def test_json_file_and_alternative_keys(tmp_path):
+    path = tmp_path / "b.json"
+    b = boards.get("milton-bradley")
+    b.to_json(path, indent=2)
+    assert Board.from_json(path) == b
+    assert Board.from_json(str(path)).name == "milton-bradley"
+    data = {"size": 30, "snakes": [[26, 0]], "ladders": [[2, 21]], "dice": {"1": 0.5, "2": 0.5}}
+    c = Board.from_dict(data)
+    assert c.jumps == {2: 21, 26: 0} and c.dice == Dice.fair(2)
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        ({"size": 10, "jumps": [], "colour": "red"}, "unknown board keys"),
+        ({"size": 10, "version": 2}, "unsupported board format version"),
+        ({"size": 10, "format": "other"}, "format must be"),
+        ({"jumps": []}, "needs a 'size'"),
+        ({"size": 10, "jumps": [[1, 2]], "snakes": []}, "either 'jumps'"),
+    ],
+)
+def test_bad_json(data, match):
+    with pytest.raises(ValueError, match=match):
+        Board.from_dict(data)
+    with pytest.raises(ValueError, match="invalid board JSON"):
+        Board.from_json("{not json")
+
+
+def test_replace_and_pickle():
+    import pickle
+
+    b = boards.get("milton-bradley")
+    c = b.replace(overshoot="bounce", chain=True)
+    assert (c.overshoot, c.chain, c.jumps) == ("bounce", True, b.jumps)
+    assert pickle.loads(pickle.dumps(b)) == b
+    with pytest.raises(TypeError, match="unknown Board fields"):
+        b.replace(colour="red")
+
+
+def test_registry():
+    assert set(boards.names()) >= {"milton-bradley", "milton-bradley-48", "seed004", "seed-30"}
+    mb = boards.get("milton-bradley")
+    assert mb.ladders == {1: 38, 4: 14, 9: 31, 21: 42, 28: 84, 36: 44, 51: 67, 71: 91, 80: 100}
+    assert mb.snakes == {16: 6, 47: 26, 49: 11, 56: 53, 62: 19, 64: 60, 87: 24, 93: 73,
+                         95: 75, 98: 78}
+    assert (mb.start, mb.overshoot, mb.chain) == (0, "exact", False)
+    mb48 = boards.get("milton-bradley-48")
+    assert 48 in mb48.snakes and 47 not in mb48.snakes
+    s4 = boards.get("seed004")
+    assert (s4.start, s4.overshoot) == (1, "win")
+    assert 2 in s4.ladders and 1 not in s4.ladders and s4.snakes[48] == 26
+    for name in boards.names():
+        assert boards.describe(name)
+    with pytest.raises(ValueError, match="unknown board 'nope'"):
+        boards.get("nope")
+
+
+def test_random_board():
+    b = boards.random_board(1000, 0.1, rng=7)
+    assert len(b.jumps) == 100
+    assert b == boards.random_board(1000, 0.1, rng=7)
+    dests = set(b.jumps.values())
+    assert not dests & set(b.jumps)  # destinations never start a jump
+    assert 30 < len(b.snakes) < 70
+    chained = boards.random_board(500, 0.3, rng=1, chain=True, overshoot="bounce")
+    assert chained.chain
+    with pytest.raises(ValueError, match="jump_fraction"):
+        boards.random_board(100, 1.5)

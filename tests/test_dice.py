@@ -1,0 +1,85 @@
+import numpy as np
+import pytest
+
+from snl_numeric import Dice
+from snl_numeric.dice import as_dice, parse_dice
+
+
+def test_fair_and_spinner():
+    d = Dice.fair(6)
+    assert d.faces.tolist() == [1, 2, 3, 4, 5, 6]
+    assert np.allclose(d.probs, 1 / 6)
+    assert d.mean == pytest.approx(3.5)
+    assert Dice.spinner(4) == Dice.fair(4)
+    assert repr(Dice.fair(6)) == "Dice.fair(6)"
+
+
+def test_sum_of_two_dice():
+    d = Dice.sum_of(2, 6)
+    assert d.faces.tolist() == list(range(2, 13))
+    assert d.to_dict()[7] == pytest.approx(6 / 36)
+    assert d.probs.sum() == pytest.approx(1.0)
+    assert d.mean == pytest.approx(7.0)
+
+
+def test_from_probs_drops_zero_and_sorts():
+    d = Dice.from_probs({3: 0.25, 1: 0.75, 9: 0.0})
+    assert d.faces.tolist() == [1, 3]
+    assert d.probs.tolist() == [0.75, 0.25]
+    assert as_dice({3: 0.25, 1: 0.75}) == d
+    assert as_dice(None) == Dice.fair(6)
+    assert hash(d) == hash(Dice.from_probs({1: 0.75, 3: 0.25}))
+
+
+@pytest.mark.parametrize(
+    ("probs", "error", "match"),
+    [
+        ({}, ValueError, "at least one face"),
+        ({1: float("nan")}, ValueError, "finite"),
+        ({1: -0.5, 2: 1.5}, ValueError, "non-negative"),
+        ({1: 0.5, 2: 0.4}, ValueError, "sum to 1"),
+        ({0: 1.0}, ValueError, "positive"),
+        ({-2: 1.0}, ValueError, "positive"),
+        ({1.5: 1.0}, TypeError, "integers"),
+        ({True: 1.0}, TypeError, "integers"),
+        ({1: "half", 2: 0.5}, TypeError, "number"),
+        ([0.5, 0.5], TypeError, "mapping"),
+    ],
+)
+def test_bad_dice(probs, error, match):
+    with pytest.raises(error, match=match):
+        Dice.from_probs(probs)
+
+
+def test_bad_constructor_arguments():
+    with pytest.raises(ValueError, match="at least 1"):
+        Dice.fair(0)
+    with pytest.raises(TypeError, match="integer"):
+        Dice.fair(2.5)
+    with pytest.raises(ValueError, match="distinct"):
+        Dice(np.array([1, 1]), np.array([0.5, 0.5]))
+    with pytest.raises(ValueError, match="equal length"):
+        Dice(np.array([1, 2]), np.array([1.0]))
+
+
+def test_sum_tolerance_is_1e12():
+    Dice.from_probs({1: 0.5, 2: 0.5 + 5e-13})
+    with pytest.raises(ValueError, match="sum to 1"):
+        Dice.from_probs({1: 0.5, 2: 0.5 + 1e-11})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("d6", Dice.fair(6)), ("6", Dice.fair(6)), ("2d6", Dice.sum_of(2, 6)),
+     ("1:0.5,2:0.5", Dice.fair(2)), ("1:1/4,3:3/4", Dice.from_probs({1: 0.25, 3: 0.75}))],
+)
+def test_parse_dice(text, expected):
+    assert parse_dice(text) == expected
+
+
+def test_parse_range_and_errors():
+    d = parse_dice("4-6")
+    assert d.faces.tolist() == [4, 5, 6]
+    for bad in ["", "x", "3-1", "0-2", "1:0.2"]:
+        with pytest.raises(ValueError, match="dice"):
+            parse_dice(bad)
