@@ -243,6 +243,7 @@ def naive_jump_use(board, start=None):
         prob[(src, dst)] = float(h[index[start]]) if start != n else 0.0
     return uses, prob
 
+
 # --- plot ---
 def plot_square_cells_naive(size):
     """Walk the printed board square by square: ``{square: (column, row)}``.
