@@ -215,7 +215,7 @@ def _length_pmfs(boards_: list[Board], starts: list[int], tail: float) -> np.nda
     """``(k, N)`` array of the players' length distributions, zero-padded."""
     memo: dict[tuple[int, int], np.ndarray] = {}
     pmfs = []
-    for b, s in zip(boards_, starts):
+    for b, s in zip(boards_, starts, strict=True):
         key = (id(b), s)
         if key not in memo:
             memo[key] = length_distribution(b, s, tail=tail)
@@ -299,7 +299,7 @@ def win_probabilities(
     [0.75, 0.25]
     >>> w = win_probabilities(boards.get("milton-bradley"), 2)
     >>> w.round(4).tolist(), bool(w[0] > w[1])
-    ([0.5078, 0.4922], True)
+    ([0.5079, 0.4921], True)
     """
     w, _, _ = _game(board, players, starts, dice, tail)
     return w.sum(axis=1)
@@ -329,7 +329,7 @@ def expected_game_length(
     >>> from snl_numeric import Board, expected_game_length
     >>> g = expected_game_length(Board(2, dice={1: 0.5, 2: 0.5}), 2)
     >>> g.mean_rounds, g.mean_throws, g.rounds_pmf.tolist()
-    (1.25, 1.5, [0.0, 0.75, 0.25])
+    (1.25, 1.75, [0.0, 0.75, 0.25])
 
     Nobody may ever win: one throw of 4 wins, a 3 strands the token.
 
@@ -339,10 +339,11 @@ def expected_game_length(
     """
     w, boards_, starts_ = _game(board, players, starts, dice, tail)
     k, n = w.shape
-    if any(_sure_states(b.compiled)[s] for b, s in zip(boards_, starts_)):
+    pairs = list(zip(boards_, starts_, strict=True))
+    if any(_sure_states(b.compiled)[s] for b, s in pairs):
         no_winner = 0.0
     else:
-        no_winner = math.prod(1.0 - finish_probability(b, s) for b, s in zip(boards_, starts_))
+        no_winner = math.prod(1.0 - finish_probability(b, s) for b, s in pairs)
     rounds = w.sum(axis=0)
     throws = np.empty((n - 1) * k + 1)
     throws[0] = rounds[0]

@@ -25,7 +25,8 @@ def players_joint_solve(boards, starts=None):
     import scipy.sparse.linalg as spla
 
     k = len(boards)
-    starts = [b.start if s is None else s for b, s in zip(boards, starts or [None] * k)]
+    starts = starts or [None] * k
+    starts = [b.start if s is None else s for b, s in zip(boards, starts, strict=True)]
     cbs = [b.compiled for b in boards]
     for i, s in enumerate(starts):
         if s == cbs[i].size:  # first player (in turn order) already home wins at once
@@ -86,7 +87,8 @@ def players_simulate(boards, starts=None, *, games, rng, max_rounds=100_000):
     import numpy as np
 
     k = len(boards)
-    starts = [b.start if s is None else s for b, s in zip(boards, starts or [None] * k)]
+    starts = starts or [None] * k
+    starts = [b.start if s is None else s for b, s in zip(boards, starts, strict=True)]
     cbs = [b.compiled for b in boards]
     pos = np.array([[s] * games for s in starts], dtype=np.int64)  # (k, games)
     winner = np.full(games, -1, dtype=np.int64)
