@@ -229,9 +229,11 @@ def _check_against_simulation(boards_, starts, g, games, seed, max_rounds=100_00
                                       rng=np.random.default_rng(seed), max_rounds=max_rounds)
     k = len(boards_)
     horizon = min(max_rounds + 1, g.win_pmf.shape[1])
-    exact = g.win_pmf[:, :horizon].sum(axis=1)
+    exact = np.clip(g.win_pmf[:, :horizon].sum(axis=1), 0.0, 1.0)
     freq = np.bincount(winner[winner >= 0], minlength=k) / games
-    se = np.sqrt(exact * (1 - exact) / games)
+    # binomial standard error; for tiny p the normal approximation fails, so the
+    # variance is floored at that of one game in `games` (a Poisson count of 1)
+    se = np.sqrt(np.maximum(exact * (1 - exact), 1.0 / games) / games)
     assert np.all(np.abs(freq - exact) <= 5 * se + 1e-12), (freq, exact, se)
     return winner, rounds
 
@@ -248,7 +250,7 @@ def test_simulation_milton_bradley_three_players():
     assert abs(throws.mean() - g.mean_throws) <= 5 * se
 
 
-@settings(deadline=None, max_examples=10)
+@settings(deadline=None, max_examples=20)
 @given(board=board_strategy(max_size=30), data=st.data())
 def test_simulation_random_boards(board, data):
     k = data.draw(st.integers(2, 4))
