@@ -22,6 +22,7 @@ from .chain import (
     throws_variance_all,
 )
 from .dice import Dice
+from .players import GameLength, expected_game_length, win_probabilities
 from .shortest import min_throws, shortest_path, throw_distances
 
 __version__ = "0.1.0"
@@ -30,8 +31,10 @@ __all__ = [
     "Analysis",
     "Board",
     "Dice",
+    "GameLength",
     "analyze",
     "boards",
+    "expected_game_length",
     "expected_throws",
     "expected_throws_all",
     "finish_probability",
@@ -42,4 +45,5 @@ __all__ = [
     "throw_distances",
     "throws_variance",
     "throws_variance_all",
+    "win_probabilities",
 ]

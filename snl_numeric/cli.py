@@ -19,6 +19,7 @@ from . import boards
 from .analysis import analyze
 from .board import OVERSHOOT_RULES, Board
 from .dice import parse_dice
+from .players import expected_game_length
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments"]
 
@@ -67,10 +68,16 @@ def board_from_args(args: argparse.Namespace) -> Board:
 def _run_analyze(args: argparse.Namespace) -> int:
     board = board_from_args(args)
     result = analyze(board)
+    game = None if args.players is None else expected_game_length(board, args.players)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        out = result.to_dict()
+        if game is not None:
+            out["players"] = game.to_dict()
+        print(json.dumps(out, indent=2))
     else:
         print(result)
+        if game is not None:
+            print(game)
     return 0
 
 
@@ -92,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("analyze", help="exact single-board analysis")
     add_board_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--players", type=int, metavar="K",
+                   help="also give win chances and game length for K players")
     p.set_defaults(func=_run_analyze)
 
     p = sub.add_parser("boards", help="list the built-in boards")

@@ -41,8 +41,8 @@ class Dice:
     3.5
     >>> Dice.sum_of(2, 6).faces.tolist()[:3]
     [2, 3, 4]
-    >>> Dice.from_probs({1: 0.5, 2: 0.5})
-    Dice({1: 0.5, 2: 0.5})
+    >>> Dice.from_probs({1: 0.25, 2: 0.75})
+    Dice({1: 0.25, 2: 0.75})
     """
 
     faces: np.ndarray

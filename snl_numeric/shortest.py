@@ -79,7 +79,7 @@ def throw_distances(board: Board) -> np.ndarray:
     --------
     >>> from snl_numeric import Board
     >>> throw_distances(Board(8)).tolist()
-    [2, 2, 2, 1, 1, 1, 1, 1, 0]
+    [2, 2, 1, 1, 1, 1, 1, 1, 0]
     """
     cb = _check_board(board).compiled
     cached = cb.__dict__.get("_distances")
@@ -117,7 +117,7 @@ def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int
     --------
     >>> from snl_numeric import boards
     >>> shortest_path(boards.get("seed-30"))
-    [(0, 2, 21), (21, 6, 27), (27, 2, 29)]
+    [(0, 2, 21), (21, 2, 23), (23, 6, 29)]
     """
     start = _start(_check_board(board), start)
     throw_distances(board)

@@ -1,0 +1,153 @@
+"""Single-board speed (issue 2): analyze, expected throws, fewest throws, import.
+
+Baselines, written plainly in Python and timed in the same run:
+- seed 004's Gauss-Seidel iteration for expected throws (tolerance 1e-9);
+- the seeds' queue BFS for the fewest throws;
+- plain SciPy: build ``I - Q`` with ``scipy.sparse`` and ``spsolve``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from collections import deque
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from benchmarks._util import median_time, row
+from snl_numeric import analyze, boards, expected_throws, min_throws
+
+
+def _move(board, pos, face):
+    t = pos + face
+    if t > board.size:
+        if board.overshoot == "exact":
+            return pos
+        t = board.size if board.overshoot == "win" else 2 * board.size - t
+    return board.jumps.get(t, t)
+
+
+def gauss_seidel(board, eps=1e-9):
+    """Seed 004, section 3.2: sweep from the goal down until the change is below eps."""
+    n = board.size
+    e = [0.0] * (n + 1)
+    faces = [(int(f), float(p)) for f, p in zip(board.dice.faces, board.dice.probs)]
+    while True:
+        diff = 0.0
+        for i in range(n - 1, -1, -1):
+            new = 1.0 + sum(p * e[_move(board, i, f)] for f, p in faces)
+            diff = max(diff, abs(new - e[i]))
+            e[i] = new
+        if diff < eps:
+            return e[board.start]
+
+
+def queue_bfs(board):
+    """The seeds' BFS with a queue and a visited array."""
+    seen = [False] * (board.size + 1)
+    seen[board.start] = True
+    q = deque([(board.start, 0)])
+    while q:
+        v, d = q.popleft()
+        if v == board.size:
+            return d
+        for f in board.dice.faces:
+            w = _move(board, v, int(f))
+            if not seen[w]:
+                seen[w] = True
+                q.append((w, d + 1))
+    return -1
+
+
+def scipy_expected(board):
+    """Plain SciPy: COO -> CSR of I - Q, then spsolve."""
+    n = board.size
+    rows, cols, vals = [], [], []
+    for i in range(n):
+        for f, p in zip(board.dice.faces, board.dice.probs):
+            w = _move(board, i, int(f))
+            if w != n:
+                rows.append(i)
+                cols.append(w)
+                vals.append(p)
+    q = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+    t = spla.spsolve((sp.identity(n, format="csr") - q).tocsc(), np.ones(n))
+    return t[board.start]
+
+
+def exact_expected(board):
+    """Exact rational answer by Gauss-Jordan elimination over Fractions."""
+    n = board.size
+    p = Fraction(1, len(board.dice.faces))
+    a = [[Fraction(int(i == j)) for j in range(n)] + [Fraction(1)] for i in range(n)]
+    for i in range(n):
+        for f in board.dice.faces:
+            w = _move(board, i, int(f))
+            if w != n:
+                a[i][w] -= p
+    for c in range(n):
+        piv = next(r for r in range(c, n) if a[r][c] != 0)
+        a[c], a[piv] = a[piv], a[c]
+        inv = 1 / a[c][c]
+        a[c] = [v * inv for v in a[c]]
+        for r in range(n):
+            if r != c and a[r][c] != 0:
+                fac = a[r][c]
+                a[r] = [v - fac * w for v, w in zip(a[r], a[c])]
+    return a[board.start][n]
+
+
+def import_time(repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import snl_numeric"], check=True)
+        t1 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append((t1 - t0) - (time.perf_counter() - t1))
+    return statistics.median(times)
+
+
+def run(repeats: int = 5, quick: bool = False) -> list[dict]:
+    mb = boards.get("milton-bradley")
+    fresh = [mb.replace() for _ in range(2000)]
+    it = iter(fresh)
+    analyze(mb)  # compile the kernels
+    n_calls = 50 if quick else 200
+    rows = []
+
+    t_an = median_time(lambda: analyze(next(it)), repeats, n_calls // 4)
+    t_an_cached = median_time(lambda: analyze(mb), repeats, n_calls)
+    rows.append(row("analyze(), Milton Bradley, new Board each call", t_an,
+                    note=f"same Board again (cached compile): {t_an_cached * 1e3:.2f} ms"))
+
+    t_exp = median_time(lambda: expected_throws(next(it)), repeats, n_calls)
+    t_gs = median_time(lambda: gauss_seidel(mb), repeats, 1 if quick else 3)
+    ours, exact = expected_throws(mb), exact_expected(mb)
+    rel = abs(ours - float(exact)) / float(exact)
+    rows.append(row("expected_throws, MB, new Board each call", t_exp,
+                    "seed 004 Gauss-Seidel (1e-9), Python", t_gs,
+                    note=f"rel. error vs exact rational {rel:.1e}; "
+                         f"Gauss-Seidel's {abs(gauss_seidel(mb) - float(exact)) / float(exact):.1e}"))
+    t_sc = median_time(lambda: scipy_expected(mb), repeats, 5 if quick else 20)
+    rows.append(row("expected_throws, MB, new Board each call", t_exp,
+                    "plain SciPy build + spsolve", t_sc))
+
+    t_min = median_time(lambda: min_throws(next(it)), repeats, n_calls)
+    t_bfs = median_time(lambda: queue_bfs(mb), repeats, n_calls)
+    rows.append(row("min_throws, MB, new Board each call", t_min, "seeds' queue BFS, Python",
+                    t_bfs))
+
+    rows.append(row("import snl_numeric (subprocess)", import_time(3 if quick else repeats),
+                    note="no Numba compilation at import"))
+    return rows
+
+
+if __name__ == "__main__":
+    for r in run():
+        print(r)

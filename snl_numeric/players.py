@@ -1,0 +1,362 @@
+"""Several players racing on boards: win chances and game length, exactly.
+
+In the standard game players never interact: each token moves on its own
+board with its own dice, so the players' game lengths ``T_0 .. T_{k-1}``
+(throws each needs to finish, ``inf`` if never) are independent, and every
+multi-player question follows from the single-player distributions
+``pmf_j[n] = P(T_j = n)`` (:func:`~snl_numeric.length_distribution`).
+
+Players throw in turn, player 0 first; a round is one throw by each player
+still racing, and the game ends as soon as someone reaches the goal. Player
+``i`` wins in round ``n`` when ``T_i = n``, every earlier player has not
+finished by their own ``n``-th throw (``T_j > n`` for ``j < i``) and every
+later player has not finished in the ``n - 1`` rounds before
+(``T_j > n - 1`` for ``j > i``). With survival functions
+``S_j(n) = P(T_j > n)``
+
+.. math::
+
+    w_i(n) = \\mathrm{pmf}_i(n) \\prod_{j < i} S_j(n) \\prod_{j > i} S_j(n - 1),
+
+vectorised over rounds with exclusive cumulative products over the players
+(no division, so survival values of 0 are harmless). The game lasts
+``R = min_j T_j`` rounds with ``P(R > n) = prod_j S_j(n)``; if player ``i``
+wins in round ``n`` the players threw ``(n - 1) k + i + 1`` times. A player
+who starts on the goal has ``T = 0`` and wins "in round 0" with no throw.
+
+This costs ``O(k N)`` for ``N`` rounds, against the ``n^k`` states of the
+joint chain over everyone's position (seed 004's pair recursion for two
+players), which the tests keep as an independent check.
+
+Accuracy: each ``pmf_j`` is cut where the mass that can still finish is
+below ``tail``, so every number is exact up to about ``tail`` per player.
+When nobody is sure to finish the win probabilities sum to the chance that
+someone ever wins; ``no_winner`` (exact, from
+:func:`~snl_numeric.finish_probability`) is the rest, and the expected
+length is ``inf``. Nothing is renormalised.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .board import Board
+from .chain import DEFAULT_TAIL, _sure_states, finish_probability, length_distribution
+from .dice import Dice, as_dice
+from .shortest import _start
+
+__all__ = ["GameLength", "win_probabilities", "expected_game_length"]
+
+#: Players assumed when neither ``players`` nor a per-player list says otherwise.
+DEFAULT_PLAYERS = 2
+
+DiceLike = Dice | Mapping[int, float] | None
+
+
+@dataclass(frozen=True, eq=False)
+class GameLength:
+    """Outcome and length of a ``k``-player race.
+
+    Attributes
+    ----------
+    players : int
+        Number of players ``k``; player 0 throws first in every round.
+    win_probabilities : ndarray of float64, shape (k,)
+        ``P(player i wins)``. They sum to ``1 - no_winner`` (up to ``tail``).
+    no_winner : float
+        Probability that nobody ever reaches the goal (0 when some player
+        finishes with probability 1).
+    mean_rounds : float
+        Expected number of rounds ``E[R]``; ``inf`` when ``no_winner > 0``.
+    mean_throws : float
+        Expected total throws by all players until someone wins; ``inf``
+        when ``no_winner > 0``.
+    rounds_pmf : ndarray of float64
+        ``rounds_pmf[n] = P(someone wins in round n)``.
+    throws_pmf : ndarray of float64
+        ``throws_pmf[m] = P(the game ends after m throws in total)``.
+    win_pmf : ndarray of float64, shape (k, len(rounds_pmf))
+        ``win_pmf[i, n] = P(player i wins in round n)``.
+    starts : tuple of int
+        Each player's start square.
+    tail : float
+        Tail tolerance of the single-player distributions.
+    """
+
+    players: int
+    win_probabilities: np.ndarray
+    no_winner: float
+    mean_rounds: float
+    mean_throws: float
+    rounds_pmf: np.ndarray = field(repr=False)
+    throws_pmf: np.ndarray = field(repr=False)
+    win_pmf: np.ndarray = field(repr=False)
+    starts: tuple[int, ...] = field(repr=False, default=())
+    tail: float = field(repr=False, default=DEFAULT_TAIL)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (``inf`` written as the string ``"inf"``)."""
+
+        def num(x: float) -> float | str:
+            return x if math.isfinite(x) else "inf"
+
+        return {
+            "players": self.players,
+            "starts": list(self.starts),
+            "win_probabilities": self.win_probabilities.tolist(),
+            "no_winner": self.no_winner,
+            "mean_rounds": num(self.mean_rounds),
+            "mean_throws": num(self.mean_throws),
+            "rounds_pmf": self.rounds_pmf.tolist(),
+        }
+
+    def __str__(self) -> str:
+        lines = [f"  {self.players} players (player 1 throws first)"]
+        for i, p in enumerate(self.win_probabilities):
+            lines.append(f"  player {i + 1:<3} start {self.starts[i]:<4} wins {p:.6f}")
+        if self.no_winner > 0:
+            lines.append(f"  nobody wins        {self.no_winner:.6f}")
+        lines += [
+            f"  expected rounds    {self.mean_rounds:.6f}",
+            f"  expected throws    {self.mean_throws:.6f}   (all players together)",
+        ]
+        return "\n".join(lines)
+
+
+# -- validation ----------------------------------------------------------------
+def _is_list(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+
+
+def _count(players: Any, **lists: Any) -> int:
+    """Number of players: ``players`` if given, checked against every list given."""
+    if players is not None:
+        if isinstance(players, bool) or not isinstance(players, numbers.Integral):
+            raise TypeError(f"players must be an integer, got {players!r}")
+        if players < 1:
+            raise ValueError(f"players must be at least 1, got {players}")
+    lengths = {name: len(v) for name, v in lists.items() if _is_list(v)}
+    if players is not None:
+        k, source = int(players), f"players={int(players)}"
+    elif lengths:
+        source, k = next(iter(lengths.items()))
+        source = f"{source} has {k}"
+    else:
+        return DEFAULT_PLAYERS
+    for name, n in lengths.items():
+        if n != k:
+            raise ValueError(f"{name} has {n} entries but {source}; give one entry per player")
+    return k
+
+
+def _setup(board: Any, players: Any, starts: Any, dice: Any
+           ) -> tuple[list[Board], list[int]]:
+    """One (board, start) per player, per-player dice applied."""
+    if isinstance(board, Board):
+        pass
+    elif _is_list(board):
+        if len(board) == 0:
+            raise ValueError("board list is empty; give a Board or one Board per player")
+        for i, b in enumerate(board):
+            if not isinstance(b, Board):
+                raise TypeError(f"board[{i}] must be a Board, got {type(b).__name__}")
+    else:
+        raise TypeError(f"board must be a Board or a list of Boards, got {type(board).__name__}")
+    if starts is not None and not _is_list(starts):
+        raise TypeError(f"starts must be a list of squares (one per player), got {starts!r}")
+    if dice is not None and not (_is_list(dice) or isinstance(dice, (Dice, Mapping))):
+        raise TypeError("dice must be a Dice, a mapping face -> probability or a list of them "
+                        f"(one per player), got {type(dice).__name__}")
+    names = {"board": board, "starts": starts, "dice": dice}
+    k = _count(players, **{n: v for n, v in names.items() if _is_list(v)})
+    per_board = list(board) if _is_list(board) else [board] * k
+    per_dice: list[DiceLike] = list(dice) if _is_list(dice) else [dice] * k
+    per_start = list(starts) if starts is not None else [None] * k
+
+    cache: dict[tuple[int, Dice], Board] = {}
+    out_boards, out_starts = [], []
+    for i in range(k):
+        b, d = per_board[i], per_dice[i]
+        if d is not None:
+            try:
+                d = as_dice(d)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"dice for player {i}: {exc}") from None
+            if d != b.dice:
+                key = (id(b), d)
+                if key not in cache:
+                    cache[key] = b.replace(dice=d)
+                b = cache[key]
+        try:
+            s = _start(b, per_start[i])
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"start of player {i}: {exc}") from None
+        out_boards.append(b)
+        out_starts.append(s)
+    return out_boards, out_starts
+
+
+def _check_tail(tail: Any) -> float:
+    if isinstance(tail, bool) or not isinstance(tail, numbers.Real):
+        raise TypeError(f"tail must be a number, got {tail!r}")
+    if not 0.0 < tail < 1.0:
+        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
+    return float(tail)
+
+
+# -- the computation -------------------------------------------------------------
+def _length_pmfs(boards_: list[Board], starts: list[int], tail: float) -> np.ndarray:
+    """``(k, N)`` array of the players' length distributions, zero-padded."""
+    memo: dict[tuple[int, int], np.ndarray] = {}
+    pmfs = []
+    for b, s in zip(boards_, starts, strict=True):
+        key = (id(b), s)
+        if key not in memo:
+            memo[key] = length_distribution(b, s, tail=tail)
+        pmfs.append(memo[key])
+    out = np.zeros((len(pmfs), max(len(p) for p in pmfs)))
+    for i, p in enumerate(pmfs):
+        out[i, : len(p)] = p
+    return out
+
+
+def _win_pmf(pmf: np.ndarray) -> np.ndarray:
+    """``w[i, n] = P(player i wins in round n)`` from the ``(k, N)`` length pmfs."""
+    k, n = pmf.shape
+    # survival S[j, n] = P(T_j > n): never-finishing + cut-off mass, plus the later pmf
+    rest = np.clip(1.0 - pmf.sum(axis=1, keepdims=True), 0.0, 1.0)
+    later = np.zeros_like(pmf)
+    later[:, :-1] = np.cumsum(pmf[:, :0:-1], axis=1)[:, ::-1]
+    surv = rest + later
+    surv_prev = np.empty_like(surv)  # S[j, n - 1], with S[j, -1] = 1
+    surv_prev[:, 0] = 1.0
+    surv_prev[:, 1:] = surv[:, :-1]
+    before = np.ones_like(surv)  # prod_{j < i} S[j, n]
+    np.cumprod(surv[:-1], axis=0, out=before[1:])
+    after = np.ones_like(surv)  # prod_{j > i} S[j, n - 1]
+    np.cumprod(surv_prev[:0:-1], axis=0, out=after[-2::-1])
+    return pmf * before * after
+
+
+def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any
+          ) -> tuple[np.ndarray, list[Board], list[int]]:
+    tail = _check_tail(tail)
+    boards_, starts_ = _setup(board, players, starts, dice)
+    return _win_pmf(_length_pmfs(boards_, starts_, tail)), boards_, starts_
+
+
+def win_probabilities(
+    board: Board | Sequence[Board],
+    players: int | None = None,
+    *,
+    starts: Sequence[int | None] | None = None,
+    dice: DiceLike | Sequence[DiceLike] = None,
+    tail: float = DEFAULT_TAIL,
+) -> np.ndarray:
+    """Chance that each player wins a race of ``players`` non-interacting players.
+
+    Parameters
+    ----------
+    board : Board or list of Board
+        The board all players race on, or one board per player.
+    players : int, optional
+        Number of players ``k >= 1``; by default the length of whichever of
+        ``board``, ``starts``, ``dice`` is a list, else 2.
+    starts : list of int or None, optional
+        Each player's start square (``None`` entries: the board's start).
+    dice : Dice, mapping or list of them, optional
+        The same dice for everybody, or one per player (``None`` entries:
+        the board's dice), e.g. a handicap.
+    tail : float, default 1e-12
+        Tail tolerance of the single-player distributions; results are
+        exact up to about ``tail`` per player.
+
+    Returns
+    -------
+    ndarray of float64, shape (k,)
+        ``out[i]``: probability that the ``i``-th player to throw (0-based)
+        wins. The sum is the probability that somebody ever wins: 1 when
+        some player is sure to finish, less on boards where the goal may
+        never be reached (never renormalised; see
+        :func:`expected_game_length` for ``no_winner``).
+
+    Notes
+    -----
+    Exact because the players do not interact (no capture or bumping;
+    such rules would couple the players and are not offered). See the
+    module docstring for the formula.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board, boards, win_probabilities
+    >>> win_probabilities(Board(2, dice={1: 0.5, 2: 0.5})).tolist()
+    [0.75, 0.25]
+    >>> w = win_probabilities(boards.get("milton-bradley"), 2)
+    >>> w.round(4).tolist(), bool(w[0] > w[1])
+    ([0.5079, 0.4921], True)
+    """
+    w, _, _ = _game(board, players, starts, dice, tail)
+    return w.sum(axis=1)
+
+
+def expected_game_length(
+    board: Board | Sequence[Board],
+    players: int | None = None,
+    *,
+    starts: Sequence[int | None] | None = None,
+    dice: DiceLike | Sequence[DiceLike] = None,
+    tail: float = DEFAULT_TAIL,
+) -> GameLength:
+    """Expected rounds and throws until somebody wins, with their distributions.
+
+    Parameters are those of :func:`win_probabilities`.
+
+    Returns
+    -------
+    GameLength
+        Win probabilities, the chance that nobody ever wins, expected
+        rounds and total throws (``inf`` if nobody may ever win), and the
+        distributions of rounds, throws and (winner, round).
+
+    Examples
+    --------
+    >>> from snl_numeric import Board, expected_game_length
+    >>> g = expected_game_length(Board(2, dice={1: 0.5, 2: 0.5}), 2)
+    >>> g.mean_rounds, g.mean_throws, g.rounds_pmf.tolist()
+    (1.25, 1.75, [0.0, 0.75, 0.25])
+
+    Nobody may ever win: one throw of 4 wins, a 3 strands the token.
+
+    >>> g = expected_game_length(Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5}))
+    >>> g.win_probabilities.tolist(), g.no_winner, g.mean_rounds
+    ([0.5, 0.25], 0.25, inf)
+    """
+    w, boards_, starts_ = _game(board, players, starts, dice, tail)
+    k, n = w.shape
+    pairs = list(zip(boards_, starts_, strict=True))
+    if any(_sure_states(b.compiled)[s] for b, s in pairs):
+        no_winner = 0.0
+    else:
+        no_winner = math.prod(1.0 - finish_probability(b, s) for b, s in pairs)
+    rounds = w.sum(axis=0)
+    throws = np.empty((n - 1) * k + 1)
+    throws[0] = rounds[0]
+    throws[1:] = w[:, 1:].T.ravel()  # round r, player i -> (r - 1) k + i + 1 throws
+    if no_winner > 0.0:
+        mean_rounds = mean_throws = math.inf
+    else:
+        mean_rounds = float(np.arange(n) @ rounds)
+        mean_throws = float(np.arange(len(throws)) @ throws)
+    for arr in (w, rounds, throws):
+        arr.flags.writeable = False
+    wins = w.sum(axis=1)
+    wins.flags.writeable = False
+    return GameLength(players=k, win_probabilities=wins, no_winner=float(no_winner),
+                      mean_rounds=mean_rounds, mean_throws=mean_throws, rounds_pmf=rounds,
+                      throws_pmf=throws, win_pmf=w, starts=tuple(starts_), tail=tail)
