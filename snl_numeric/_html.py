@@ -18,8 +18,9 @@ from ._grid import grid_shape, square_xy
 if TYPE_CHECKING:
     from .analysis import Analysis
     from .board import Board
+    from .players import GameLength
 
-__all__ = ["board_html", "analysis_html", "kv_table", "row_table", "fmt"]
+__all__ = ["board_html", "analysis_html", "game_length_html", "kv_table", "row_table", "fmt"]
 
 #: Boards larger than this get no SVG thumbnail.
 SVG_MAX_SIZE = 400
@@ -207,3 +208,19 @@ def analysis_html(a: Analysis, *, top: int = 5) -> str:
             caption=f"Most used jumps (top {len(ranked)} of {len(a.jump_probability)})")
         blocks.append(jumps)
     return side_by_side(blocks[0], "".join(blocks[1:]))
+
+
+# -- players -------------------------------------------------------------------
+def game_length_html(g: GameLength) -> str:
+    """The HTML display of a :class:`~snl_numeric.GameLength`."""
+    rows = [("players", f"{g.players} (player 1 throws first)"),
+            ("expected rounds", fmt(g.mean_rounds)),
+            ("expected throws", f"{fmt(g.mean_throws)} (all players together)")]
+    if g.no_winner > 0:
+        rows.insert(1, ("nobody ever wins", fmt(g.no_winner)))
+    starts = list(g.starts) if len(g.starts) == g.players else [None] * g.players
+    wins = row_table(["player", "start", "P(wins)"],
+                     [[i + 1, fmt(s), f"{p:.6f}"] for i, (s, p)
+                      in enumerate(zip(starts, g.win_probabilities.tolist(), strict=True))],
+                     caption="Win probabilities")
+    return side_by_side(kv_table(rows, caption=f"A race of {g.players} players"), wins)

@@ -128,6 +128,11 @@ class GameLength:
         ]
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        from ._html import game_length_html
+
+        return game_length_html(self)
+
 
 # -- validation ----------------------------------------------------------------
 def _is_list(value: Any) -> bool:

@@ -20,7 +20,7 @@ from matplotlib.colors import to_rgba  # noqa: E402
 
 from snl_numeric import Board, analyze, boards  # noqa: E402
 from snl_numeric._grid import grid_shape, square_xy  # noqa: E402
-from snl_numeric._html import LADDER_COLOR, SNAKE_COLOR  # noqa: E402
+from snl_numeric._html import LADDER_COLOR, SNAKE_COLOR, fmt  # noqa: E402
 from snl_numeric.boards import random_board  # noqa: E402
 from snl_numeric.plot import (  # noqa: E402
     plot_board,
@@ -345,3 +345,18 @@ def test_analysis_html_when_goal_may_be_missed():
     text = " ".join(page.text)
     assert "finish probability" in text and "∞" in text
     assert "Most used jumps" not in text  # no jumps on this board
+
+
+def test_game_length_html():
+    from snl_numeric import expected_game_length
+
+    g = expected_game_length(MB, 3)
+    page = parse(g._repr_html_())
+    text = " ".join(page.text)
+    assert "A race of 3 players" in text and "Win probabilities" in text
+    for p in g.win_probabilities:
+        assert f"{p:.6f}" in text
+    assert fmt(g.mean_rounds) in text and "nobody ever wins" not in text
+    leaky = parse(expected_game_length(LEAKY, 2)._repr_html_())
+    text = " ".join(leaky.text)
+    assert "nobody ever wins" in text and "0.140625" in text and "∞" in text
