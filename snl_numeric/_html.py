@@ -224,3 +224,30 @@ def game_length_html(g: GameLength) -> str:
                       in enumerate(zip(starts, g.win_probabilities.tolist(), strict=True))],
                      caption="Win probabilities")
     return side_by_side(kv_table(rows, caption=f"A race of {g.players} players"), wins)
+
+
+# -- simulation ----------------------------------------------------------------
+def simulation_html(r: Any) -> str:
+    """The HTML display of a :class:`~snl_numeric.simulate.SimulationResult`."""
+    b = r.board
+    games = f"{r.games:,} ({r.finished:,} finished"
+    if r.censored:
+        games += f", {r.censored:,} censored at {r.max_throws:,} throws"
+        if r.stranded:
+            games += f" or stranded ({r.stranded:,})"
+    games += ")"
+    rows = [
+        ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
+        ("rules", f"{rules_text(b)}; dice {b.dice!r}; start {r.start}"),
+        ("games", games),
+        ("mean throws", f"{fmt(r.mean)} ± {fmt(r.stderr, 3)} (standard error)"),
+        (f"{100 * r.confidence:g}% interval", f"[{fmt(r.ci[0])}, {fmt(r.ci[1])}]"),
+        ("std deviation", fmt(r.std)),
+        ("fewest / most", f"{fmt(r.min)} / {fmt(r.max)}"),
+    ]
+    elapsed = getattr(r, "elapsed", 0.0)
+    if elapsed and elapsed > 0:
+        rows.append(("speed", f"{r.total_throws:,} throws in {elapsed:.3g} s "
+                              f"({r.total_throws / elapsed:.3g} throws/s, {r.threads} threads)"))
+    rows.append(("seed", f"entropy {r.entropy}, spawn key {tuple(r.spawn_key)}"))
+    return kv_table(rows, caption=f"Simulation of {board_title(b)}")
