@@ -1,0 +1,584 @@
+"""Monte Carlo simulation of single-player games.
+
+Games are played on the compiled successor table (``board.compiled.succ``):
+one throw is one table look-up, so every rule variant (overshoot, chained
+jumps, any dice) costs the same. The kernel is a parallel Numba loop.
+
+Reproducibility
+    The games are split into a fixed number of blocks (:data:`BLOCKS`,
+    independent of the thread count). Block ``b`` draws from its own
+    xoshiro256** stream, seeded with four 64-bit words from the
+    ``numpy.random.SeedSequence`` child with spawn key ``spawn_key + (b,)``
+    (the child ``SeedSequence.spawn`` would create, built without mutating
+    the parent). Each thread counts into its own row of the histogram and
+    the rows are summed afterwards, so the result is bit-identical for a
+    given seed whatever ``NUMBA_NUM_THREADS`` or ``numba.set_num_threads``.
+
+Sampling a face
+    A face is drawn with Walker's alias table: a column ``i`` uniform over
+    the ``k`` faces (Lemire's multiply-shift on 32 random bits, with the
+    rejection step that makes it exactly uniform), then, unless every
+    column is full (a fair die), a 64-bit uniform compared with the
+    column's threshold ``floor(q_i * 2**64)``. Probabilities are thus
+    reproduced to within ``2**-64`` of the alias table's ``q_i``.
+
+Statistics
+    ``T`` is the number of throws of a game. Games that do not finish are
+    *censored*: either they used ``max_throws`` throws, or they landed on a
+    square from which the goal cannot be reached at all (*stranded*: they
+    would certainly hit the cap, so they stop at once). Censored games are
+    counted, never dropped silently, and excluded from the mean, variance,
+    histogram, min and max, which then describe ``T`` given that the game
+    finished within the cap; a ``RuntimeWarning`` says so. The standard
+    error is ``s / sqrt(n)`` with ``s`` the sample standard deviation
+    (``ddof=1``) of the ``n`` finished games, and the confidence interval
+    is the normal (Wald) interval ``mean +/- z * se`` with
+    ``z = Phi^-1((1 + confidence) / 2)``, valid by the central limit theorem
+    since ``T`` has finite variance on a board that finishes surely.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba
+import numpy as np
+from scipy.stats import norm
+
+from ._numba_config import njit, pjit
+from ._progress import Progress
+from .board import Board
+from .shortest import _check_board, _start, throw_distances
+
+__all__ = ["SimulationResult", "simulate", "BLOCKS", "DEFAULT_MAX_THROWS"]
+
+#: Number of blocks the games are split into (fixed: results never depend on threads).
+BLOCKS = 256
+#: Default cap on the throws of one game.
+DEFAULT_MAX_THROWS = 1_000_000
+#: Histogram bins kept per thread in the first pass; longer games are re-run.
+_HIST_BINS = 1 << 16
+
+_U32 = np.uint64(32)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+_R17 = np.uint64(17)
+_R7 = np.uint64(7)
+_R57 = np.uint64(57)
+_R45 = np.uint64(45)
+_R19 = np.uint64(19)
+_FIVE = np.uint64(5)
+_NINE = np.uint64(9)
+
+
+# -- random numbers ------------------------------------------------------------
+@njit(inline="always")
+def _xoshiro(s0, s1, s2, s3):  # pragma: no cover - jitted
+    """One xoshiro256** step: ``(value, s0, s1, s2, s3)``."""
+    x = s1 * _FIVE
+    r = ((x << _R7) | (x >> _R57)) * _NINE
+    t = s1 << _R17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << _R45) | (s3 >> _R19)
+    return r, s0, s1, s2, s3
+
+
+@njit(inline="always")
+def _draw(s0, s1, s2, s3, k, alias, thresh, fair):  # pragma: no cover - jitted
+    """A face index from the alias table: ``(index, s0, s1, s2, s3)``."""
+    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+    m = (r >> _U32) * k
+    low = m & _MASK32
+    if low < k:  # Lemire's rejection: exact uniformity over 0..k-1
+        bound = (_TWO32 - k) % k
+        while low < bound:
+            r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+            m = (r >> _U32) * k
+            low = m & _MASK32
+    f = np.intp(m >> _U32)
+    if not fair:
+        r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+        if r >= thresh[f]:
+            f = alias[f]
+    return f, s0, s1, s2, s3
+
+
+# -- kernels ------------------------------------------------------------------
+@pjit()
+def _simulate_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds,
+                     blocks, lo, hist, censored, stranded, throws_made, block_max):  # pragma: no cover
+    """Play the games of ``blocks``; thread ``i`` counts into row ``i``.
+
+    ``succ`` maps a move into a square that cannot reach the goal to
+    ``square + goal + 1`` (stranded). A finished game of ``t`` throws with
+    ``lo <= t < lo + hist.shape[1]`` adds one to ``hist[thread, t - lo]``;
+    ``block_max[b]`` receives the longest finished game of block ``b``.
+    Censored games and throws are counted only when ``lo == 0``.
+    """
+    k = np.uint64(alias.shape[0])
+    nbins = hist.shape[1]
+    for i in numba.prange(blocks.shape[0]):
+        b = blocks[i]
+        tid = numba.get_thread_id()
+        s0, s1, s2, s3 = seeds[b, 0], seeds[b, 1], seeds[b, 2], seeds[b, 3]
+        longest = 0
+        n_cens = 0
+        n_strand = 0
+        total = 0
+        for _ in range(bounds[b], bounds[b + 1]):
+            pos = start
+            t = 0
+            while pos < goal and t < max_throws:
+                f, s0, s1, s2, s3 = _draw(s0, s1, s2, s3, k, alias, thresh, fair)
+                pos = succ[pos, f]
+                t += 1
+            total += t
+            if pos == goal:
+                if t > longest:
+                    longest = t
+                j = t - lo
+                if 0 <= j < nbins:
+                    hist[tid, j] += 1
+            else:
+                n_cens += 1
+                if pos > goal:
+                    n_strand += 1
+        block_max[b] = longest
+        if lo == 0:
+            censored[tid] += n_cens
+            stranded[tid] += n_strand
+            throws_made[tid] += total
+
+
+@pjit()
+def _simulate_games_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds,
+                           blocks, fired, jump_next, throws, final, used):  # pragma: no cover
+    """Like :func:`_simulate_kernel` (same streams), recording every game.
+
+    ``throws[g]`` and ``final[g]`` (``square + goal + 1`` when stranded);
+    ``used[g, j]`` is set when game ``g`` fires jump ``j``: the first jump
+    of a throw is ``fired[square, face]``, the next one of a chain
+    ``jump_next[j]`` (-1 when jumps do not chain).
+    """
+    k = np.uint64(alias.shape[0])
+    for i in numba.prange(blocks.shape[0]):
+        b = blocks[i]
+        s0, s1, s2, s3 = seeds[b, 0], seeds[b, 1], seeds[b, 2], seeds[b, 3]
+        for g in range(bounds[b], bounds[b + 1]):
+            pos = start
+            t = 0
+            while pos < goal and t < max_throws:
+                f, s0, s1, s2, s3 = _draw(s0, s1, s2, s3, k, alias, thresh, fair)
+                j = fired[pos, f]
+                while j >= 0:
+                    used[g, j] = True
+                    j = jump_next[j]
+                pos = succ[pos, f]
+                t += 1
+            throws[g] = t
+            final[g] = pos
+
+
+# -- result -------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    """Summary of a Monte Carlo run (see the module docstring for the statistics).
+
+    Attributes
+    ----------
+    board : Board
+        The board simulated.
+    start : int
+        The start square.
+    games : int
+        Games played.
+    finished : int
+        Games that reached the goal; the statistics below describe them.
+    censored : int
+        Games that did not finish: ``games - finished``. They either used
+        ``max_throws`` throws or were stranded.
+    stranded : int
+        Censored games stopped early because they landed on a square from
+        which the goal cannot be reached (they could never finish).
+    max_throws : int
+        The cap on the throws of one game.
+    mean, variance, std : float
+        Sample mean, variance (``ddof=1``) and standard deviation of the
+        number of throws of the finished games (``nan`` when undefined).
+    stderr : float
+        Standard error of ``mean``: ``std / sqrt(finished)``.
+    ci : tuple of float
+        Normal confidence interval ``mean +/- z * stderr`` at level ``confidence``.
+    confidence : float
+        Level of ``ci``.
+    min, max : int or None
+        Fewest and most throws of a finished game (``None`` if none finished).
+    histogram : ndarray of int64
+        ``histogram[k]``: finished games that took exactly ``k`` throws.
+    total_throws : int
+        Every throw made, censored games included.
+    entropy : int
+        ``SeedSequence`` entropy of the run.
+    spawn_key : tuple of int
+        ``SeedSequence`` spawn key of the run; block ``b`` uses the child
+        with spawn key ``spawn_key + (b,)``. :meth:`seed_sequence` rebuilds it.
+    blocks : int
+        Number of blocks (streams) the games were split into.
+    threads : int
+        Threads used (does not affect the numbers).
+    elapsed : float
+        Wall time of the simulation, seconds.
+    throws : ndarray of int64 or None
+        Per game (``per_game=True``): throws made.
+    final_square : ndarray of intp or None
+        Per game: the goal, or where a censored game stopped.
+    jump_used : ndarray of bool or None
+        Per game, shape ``(games, n_jumps)``: whether each jump fired at
+        least once; columns follow ``board.compiled.jump_src``.
+    """
+
+    board: Board
+    start: int
+    games: int
+    finished: int
+    censored: int
+    stranded: int
+    max_throws: int
+    mean: float
+    variance: float
+    std: float
+    stderr: float
+    ci: tuple[float, float]
+    confidence: float
+    min: int | None
+    max: int | None
+    histogram: np.ndarray = field(repr=False)
+    total_throws: int = 0
+    entropy: int = 0
+    spawn_key: tuple[int, ...] = ()
+    blocks: int = BLOCKS
+    threads: int = 1
+    elapsed: float = field(default=0.0, repr=False)
+    throws: np.ndarray | None = field(default=None, repr=False)
+    final_square: np.ndarray | None = field(default=None, repr=False)
+    jump_used: np.ndarray | None = field(default=None, repr=False)
+
+    def seed_sequence(self) -> np.random.SeedSequence:
+        """The ``SeedSequence`` that reproduces this run when passed as ``rng``."""
+        return np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key)
+
+    @property
+    def pmf(self) -> np.ndarray:
+        """Empirical ``P(T = k)`` over all games (censored ones count in the total)."""
+        return self.histogram / self.games if self.games else self.histogram.astype(float)
+
+    @property
+    def throws_per_second(self) -> float:
+        """Simulated throws per second of wall time."""
+        return self.total_throws / self.elapsed if self.elapsed > 0 else math.inf
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (per-game arrays left out)."""
+
+        def num(x: float) -> float | None:
+            return x if math.isfinite(x) else None
+
+        return {
+            "board": self.board.to_dict(), "start": self.start, "games": self.games,
+            "finished": self.finished, "censored": self.censored, "stranded": self.stranded,
+            "max_throws": self.max_throws, "mean": num(self.mean),
+            "variance": num(self.variance), "std": num(self.std), "stderr": num(self.stderr),
+            "ci": [num(self.ci[0]), num(self.ci[1])], "confidence": self.confidence,
+            "min": self.min, "max": self.max, "histogram": self.histogram.tolist(),
+            "total_throws": self.total_throws, "entropy": str(self.entropy),
+            "spawn_key": list(self.spawn_key), "blocks": self.blocks, "threads": self.threads,
+            "elapsed": self.elapsed,
+        }
+
+    def __str__(self) -> str:
+        b = self.board
+        title = b.name or f"board of size {b.size}"
+        pct = f"{100 * self.confidence:g}%"
+        lines = [
+            f"{title}: {self.games} simulated games from square {self.start} "
+            f"(overshoot {b.overshoot!r}, chain={b.chain}, dice {b.dice!r})",
+            f"  mean throws       {self.mean:.4f} +/- {self.stderr:.4f} (standard error)",
+            f"  {pct} interval     [{self.ci[0]:.4f}, {self.ci[1]:.4f}]",
+            f"  std deviation     {self.std:.4f}   (variance {self.variance:.4f})",
+            f"  min / max         {self.min} / {self.max}",
+        ]
+        if self.censored:
+            lines.append(
+                f"  CENSORED          {self.censored} games did not finish "
+                f"({self.stranded} stranded, {self.censored - self.stranded} at "
+                f"max_throws={self.max_throws}); statistics describe the "
+                f"{self.finished} finished games only")
+        lines.append(f"  seed              entropy={self.entropy} spawn_key={self.spawn_key}")
+        rate = self.throws_per_second
+        lines.append(f"  {self.total_throws} throws in {self.elapsed:.3f} s "
+                     f"({rate / 1e6:.1f} M/s, {self.threads} threads)")
+        return "\n".join(lines)
+
+
+# -- public function ----------------------------------------------------------
+def _alias_table(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Walker/Vose alias table: ``(alias, thresh, fair)`` with 64-bit thresholds."""
+    k = len(probs)
+    scaled = probs * k
+    if np.all(scaled == 1.0) or k == 1:
+        return np.arange(k, dtype=np.intp), np.full(k, np.iinfo(np.uint64).max, np.uint64), True
+    q = scaled.astype(np.float64).copy()
+    alias = np.arange(k, dtype=np.intp)
+    small = [i for i in range(k) if q[i] < 1.0]
+    large = [i for i in range(k) if q[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        alias[s] = g
+        q[g] = (q[g] + q[s]) - 1.0
+        (small if q[g] < 1.0 else large).append(g)
+    for i in small + large:  # rounding leftovers: full columns
+        q[i] = 1.0
+    top = 2**64 - 1
+    thresh = np.array([min(int(math.ldexp(float(x), 64)), top) for x in q], dtype=np.uint64)
+    return alias, thresh, False
+
+
+def _seed_sequence(rng: Any) -> np.random.SeedSequence:
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, (np.random.Generator, np.random.BitGenerator)):
+        gen = np.random.default_rng(rng)
+        return np.random.SeedSequence(int.from_bytes(gen.bytes(16), "little"))
+    if isinstance(rng, bool):
+        raise TypeError(f"rng must be None, an integer seed, a SeedSequence or a Generator, "
+                        f"got {rng!r}")
+    if rng is None or isinstance(rng, numbers.Integral):
+        return np.random.SeedSequence(None if rng is None else int(rng))
+    raise TypeError(f"rng must be None, an integer seed, a SeedSequence or a Generator, "
+                    f"got {type(rng).__name__}")
+
+
+def _block_seeds(ss: np.random.SeedSequence, n: int) -> np.ndarray:
+    seeds = np.empty((BLOCKS, 4), dtype=np.uint64)
+    for b in range(BLOCKS):
+        if b < n:
+            child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, b),
+                                           pool_size=ss.pool_size)
+            words = child.generate_state(4, np.uint64)
+            if not words.any():  # xoshiro's one forbidden state
+                words[0] = 1
+            seeds[b] = words
+        else:
+            seeds[b] = 0
+    return seeds
+
+
+def _positive(value: Any, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value}")
+    return int(value)
+
+
+def simulate(
+    board: Board,
+    games: int,
+    *,
+    rng: np.random.SeedSequence | np.random.Generator | int | None = None,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    start: int | None = None,
+    threads: int | None = None,
+    per_game: bool = False,
+    progress: bool = False,
+    confidence: float = 0.95,
+) -> SimulationResult:
+    """Play ``games`` independent games and summarise the number of throws.
+
+    Parameters
+    ----------
+    board : Board
+    games : int
+        Number of games (``>= 1``).
+    rng : SeedSequence, Generator, int or None
+        Seed material. An integer ``s`` means ``SeedSequence(s)``; a
+        ``Generator`` contributes 128 bits of fresh entropy (so two calls
+        with one generator differ); ``None`` draws entropy from the OS.
+        The result records what reproduces it (:meth:`SimulationResult.seed_sequence`).
+    max_throws : int, default 1_000_000
+        A game still running after this many throws is stopped and counted
+        as censored.
+    start : int, optional
+        Start square (default: the board's).
+    threads : int, optional
+        Numba threads to use (default ``numba.get_num_threads()``); never
+        changes the result.
+    per_game : bool, default False
+        Also return the throws, final square and jumps used of every game
+        (O(games * jumps) memory; otherwise memory does not grow with ``games``).
+    progress : bool, default False
+        Show a progress bar on standard error.
+    confidence : float, default 0.95
+        Level of the confidence interval.
+
+    Returns
+    -------
+    SimulationResult
+
+    Warns
+    -----
+    RuntimeWarning
+        When some games were censored: the statistics then describe the
+        finished games only.
+
+    Examples
+    --------
+    >>> from snl_numeric import boards, expected_throws
+    >>> board = boards.get("milton-bradley")
+    >>> r = simulate(board, 100_000, rng=42)
+    >>> abs(r.mean - expected_throws(board)) < 5 * r.stderr
+    True
+    >>> r.censored, r.histogram[:7].tolist()
+    (0, [0, 0, 0, 0, 0, 0, 0])
+    >>> simulate(board, 100_000, rng=r.seed_sequence()).mean == r.mean
+    True
+    """
+    board = _check_board(board)
+    games = _positive(games, "games", 1)
+    max_throws = _positive(max_throws, "max_throws", 1)
+    start = _start(board, start)
+    if not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    n_max = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        threads = numba.get_num_threads()
+    threads = _positive(threads, "threads", 1)
+    if threads > n_max:
+        raise ValueError(f"threads must be at most NUMBA_NUM_THREADS={n_max}, got {threads}")
+    ss = _seed_sequence(rng)
+
+    cb = board.compiled
+    goal = cb.size
+    # moves into squares that cannot reach the goal are marked stranded
+    dead = throw_distances(board) < 0
+    succ = np.where(dead[cb.succ], cb.succ + goal + 1, cb.succ)
+    if dead[start]:
+        start_sq = start + goal + 1
+    else:
+        start_sq = start
+    alias, thresh, fair = _alias_table(cb.probs)
+    bounds = (np.arange(BLOCKS + 1, dtype=np.int64) * games) // BLOCKS
+    seeds = _block_seeds(ss, BLOCKS)
+
+    per_call = BLOCKS if not progress else max(4 * threads, 16)
+    chunks = [np.arange(i, min(i + per_call, BLOCKS), dtype=np.int64)
+              for i in range(0, BLOCKS, per_call)]
+    old_threads = numba.get_num_threads()
+    t0 = time.perf_counter()
+    try:
+        numba.set_num_threads(threads)
+        if per_game:
+            hist, counts, extra = _run_per_game(cb, succ, alias, thresh, fair, start_sq, goal,
+                                                max_throws, seeds, bounds, chunks, games,
+                                                progress)
+        else:
+            hist, counts = _run_summary(succ, alias, thresh, fair, start_sq, goal, max_throws,
+                                        seeds, bounds, chunks, games, n_max, progress)
+            extra = (None, None, None)
+    finally:
+        numba.set_num_threads(old_threads)
+    elapsed = time.perf_counter() - t0
+    censored, stranded, total = counts
+
+    finished = games - censored
+    if censored:
+        warnings.warn(
+            f"{censored} of {games} games did not finish ({stranded} stranded on squares that "
+            f"cannot reach the goal, {censored - stranded} stopped at max_throws={max_throws}); "
+            "the statistics describe the finished games only", RuntimeWarning, stacklevel=2)
+    mean, var, lo_hi = _moments(hist)
+    std = math.sqrt(var)
+    stderr = std / math.sqrt(finished) if finished else math.nan
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    throws, final, used = extra
+    if final is not None:
+        final[final > goal] -= goal + 1
+    return SimulationResult(
+        board=board, start=start, games=games, finished=finished, censored=censored,
+        stranded=stranded, max_throws=max_throws, mean=mean, variance=var, std=std,
+        stderr=stderr, ci=(mean - z * stderr, mean + z * stderr), confidence=float(confidence),
+        min=lo_hi[0], max=lo_hi[1], histogram=hist, total_throws=total,
+        entropy=int(ss.entropy), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
+        threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used)
+
+
+def _run_summary(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds, chunks,
+                 games, rows, progress):
+    """Histogram (exact, any length) and ``(censored, stranded, throws)``."""
+    nbins = min(max_throws, _HIST_BINS) + 1
+    hist = np.zeros((rows, nbins), dtype=np.int64)
+    counts = np.zeros((3, rows), dtype=np.int64)
+    block_max = np.zeros(BLOCKS, dtype=np.int64)
+    with Progress(games, "simulate", enabled=progress) as bar:
+        for blocks in chunks:
+            _simulate_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds,
+                             blocks, 0, hist, counts[0], counts[1], counts[2], block_max)
+            bar.update(int(bounds[blocks[-1] + 1] - bounds[blocks[0]]))
+    merged = hist.sum(axis=0)
+    over = np.flatnonzero(block_max >= nbins)
+    if len(over):  # rare very long games: replay those blocks (same streams) for the tail
+        tail = np.zeros((rows, int(block_max.max()) - nbins + 1), dtype=np.int64)
+        scratch = np.zeros((3, rows), dtype=np.int64)
+        _simulate_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds,
+                         over.astype(np.int64), nbins, tail, scratch[0], scratch[1], scratch[2],
+                         block_max.copy())
+        merged = np.concatenate([merged, tail.sum(axis=0)])
+    last = np.flatnonzero(merged)
+    merged = merged[: last[-1] + 1] if len(last) else merged[:0]
+    c = counts.sum(axis=1)
+    return merged, (int(c[0]), int(c[1]), int(c[2]))
+
+
+def _run_per_game(cb, succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds, chunks,
+                  games, progress):
+    n_jumps = len(cb.jump_src)
+    if cb.chained:
+        jump_next = cb.jump_index[cb.jump_dst].astype(np.int64)
+    else:
+        jump_next = np.full(n_jumps, -1, dtype=np.int64)
+    fired = np.ascontiguousarray(cb.fired, dtype=np.int64)
+    throws = np.zeros(games, dtype=np.int64)
+    final = np.zeros(games, dtype=np.intp)
+    used = np.zeros((games, n_jumps), dtype=np.bool_)
+    with Progress(games, "simulate", enabled=progress) as bar:
+        for blocks in chunks:
+            _simulate_games_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds,
+                                   bounds, blocks, fired, jump_next, throws, final, used)
+            bar.update(int(bounds[blocks[-1] + 1] - bounds[blocks[0]]))
+    done = final == goal
+    hist = np.bincount(throws[done]) if done.any() else np.zeros(0, dtype=np.int64)
+    hist = hist.astype(np.int64)
+    censored = int(games - done.sum())
+    stranded = int((final > goal).sum())
+    return hist, (censored, stranded, int(throws.sum())), (throws, final, used)
+
+
+def _moments(hist: np.ndarray) -> tuple[float, float, tuple[int | None, int | None]]:
+    """Mean, sample variance (ddof=1) and (min, max) from an exact histogram."""
+    n = int(hist.sum())
+    if n == 0:
+        return math.nan, math.nan, (None, None)
+    k = np.arange(len(hist), dtype=np.float64)
+    mean = float(k @ hist) / n
+    var = float(((k - mean) ** 2) @ hist) / (n - 1) if n > 1 else math.nan
+    nz = np.flatnonzero(hist)
+    return mean, var, (int(nz[0]), int(nz[-1]))
