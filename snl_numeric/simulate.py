@@ -93,99 +93,152 @@ def _xoshiro(s0, s1, s2, s3):  # pragma: no cover - jitted
 
 
 @njit(inline="always")
-def _draw(s0, s1, s2, s3, k, alias, thresh, fair):  # pragma: no cover - jitted
-    """A face index from the alias table: ``(index, s0, s1, s2, s3)``."""
-    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-    m = (r >> _U32) * k
-    low = m & _MASK32
-    if low < k:  # Lemire's rejection: exact uniformity over 0..k-1
+def _column(x, k, s0, s1, s2, s3):  # pragma: no cover - jitted
+    """Exactly uniform ``0 .. k-1`` from 32 random bits ``x`` (Lemire), redrawing rarely."""
+    m = x * k
+    if (m & _MASK32) < k:
         bound = (_TWO32 - k) % k
-        while low < bound:
+        while (m & _MASK32) < bound:
             r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
             m = (r >> _U32) * k
-            low = m & _MASK32
-    f = np.intp(m >> _U32)
-    if not fair:
+    return np.intp(m >> _U32), s0, s1, s2, s3
+
+
+@njit(inline="always")
+def _face(r, k, alias, thresh, s0, s1, s2, s3):  # pragma: no cover - jitted
+    """A face index from the alias table and one 64-bit word ``r``.
+
+    The column comes from the high 32 bits; the low 32 bits are the top of a
+    64-bit uniform compared with the column's threshold, extended by a fresh
+    word only on a tie (probability 2**-32), so the comparison is exact.
+    """
+    f, s0, s1, s2, s3 = _column(r >> _U32, k, s0, s1, s2, s3)
+    low = r & _MASK32
+    th = thresh[f]
+    top = th >> _U32
+    if low > top:
+        f = alias[f]
+    elif low == top:
         r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-        if r >= thresh[f]:
+        if (r >> _U32) >= (th & _MASK32):
             f = alias[f]
     return f, s0, s1, s2, s3
 
 
 # -- kernels ------------------------------------------------------------------
-@pjit()
-def _simulate_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds,
-                     blocks, lo, hist, censored, stranded, throws_made, block_max):  # pragma: no cover
-    """Play the games of ``blocks``; thread ``i`` counts into row ``i``.
+@njit(inline="always")
+def _settle(p, t, a, gid, g, end, start, goal, k, max_throws, lo, hist, tid, tally,
+            throws, final):  # pragma: no cover - jitted
+    """Record lane's game if over, then start the block's next game or park the lane.
 
-    ``succ`` maps a move into a square that cannot reach the goal to
-    ``square + goal + 1`` (stranded). A finished game of ``t`` throws with
+    ``p`` is an offset ``square * k`` into the flat successor table; ``tally``
+    holds the block's (longest, censored, stranded, throws).
+    """
+    if a and (p >= goal or t >= max_throws):
+        if p == goal:
+            if t > tally[0]:
+                tally[0] = t
+            j = t - lo
+            if 0 <= j < hist.shape[1]:
+                hist[tid, j] += 1
+        else:
+            tally[1] += 1
+            if p > goal:
+                tally[2] += 1
+        tally[3] += t
+        if throws is not None:
+            throws[gid] = t
+            final[gid] = p // k
+        if g < end:
+            p, t, gid, g = start, 0, g, g + 1
+        else:
+            p, a = goal, False
+    return p, t, a, gid, g
+
+
+@njit(inline="always")
+def _fire(p, f, fired, jump_next, used, gid):  # pragma: no cover - jitted
+    j = fired[p + f]
+    while j >= 0:
+        used[gid, j] = True
+        j = jump_next[j]
+
+
+@pjit()
+def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, bounds, blocks,
+                     lo, hist, tallies, fired, jump_next, throws, final, used):  # pragma: no cover
+    """Play the games of ``blocks``, four interleaved games (lanes) per block.
+
+    ``off[p + f]`` is the offset ``square * k`` of the square reached from the
+    square at offset ``p`` with face index ``f``; offsets beyond ``goal``
+    (``size * k``) mark stranded squares. A finished game of ``t`` throws with
     ``lo <= t < lo + hist.shape[1]`` adds one to ``hist[thread, t - lo]``;
-    ``block_max[b]`` receives the longest finished game of block ``b``.
-    Censored games and throws are counted only when ``lo == 0``.
+    ``tallies[b]`` receives block ``b``'s (longest finished game, censored,
+    stranded, throws). With ``throws`` not None (a compile-time switch) every
+    game is recorded in ``throws``, ``final`` (square) and ``used`` (jumps
+    fired, first ``fired[p + f]`` then ``jump_next`` along a chain).
+    The lanes consume one stream in a fixed order, so block ``b``'s games
+    depend only on ``seeds[b]``.
     """
     k = np.uint64(alias.shape[0])
-    nbins = hist.shape[1]
+    ki = alias.shape[0]
     for i in numba.prange(blocks.shape[0]):
         b = blocks[i]
         tid = numba.get_thread_id()
+        tally = tallies[b]
         s0, s1, s2, s3 = seeds[b, 0], seeds[b, 1], seeds[b, 2], seeds[b, 3]
-        longest = 0
-        n_cens = 0
-        n_strand = 0
-        total = 0
-        for _ in range(bounds[b], bounds[b + 1]):
-            pos = start
-            t = 0
-            while pos < goal and t < max_throws:
-                f, s0, s1, s2, s3 = _draw(s0, s1, s2, s3, k, alias, thresh, fair)
-                pos = succ[pos, f]
-                t += 1
-            total += t
-            if pos == goal:
-                if t > longest:
-                    longest = t
-                j = t - lo
-                if 0 <= j < nbins:
-                    hist[tid, j] += 1
+        g, end = bounds[b], bounds[b + 1]
+        # a parked lane (a* False) sits on the absorbing goal row
+        p0 = p1 = p2 = p3 = goal
+        t0 = t1 = t2 = t3 = 0
+        a0 = a1 = a2 = a3 = False
+        g0 = g1 = g2 = g3 = g
+        if g < end:
+            p0, a0, g0, g = start, True, g, g + 1
+        if g < end:
+            p1, a1, g1, g = start, True, g, g + 1
+        if g < end:
+            p2, a2, g2, g = start, True, g, g + 1
+        if g < end:
+            p3, a3, g3, g = start, True, g, g + 1
+        while a0 or a1 or a2 or a3:
+            if fair:  # two faces per 64-bit word
+                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                f0, s0, s1, s2, s3 = _column(r >> _U32, k, s0, s1, s2, s3)
+                f1, s0, s1, s2, s3 = _column(r & _MASK32, k, s0, s1, s2, s3)
+                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                f2, s0, s1, s2, s3 = _column(r >> _U32, k, s0, s1, s2, s3)
+                f3, s0, s1, s2, s3 = _column(r & _MASK32, k, s0, s1, s2, s3)
             else:
-                n_cens += 1
-                if pos > goal:
-                    n_strand += 1
-        block_max[b] = longest
-        if lo == 0:
-            censored[tid] += n_cens
-            stranded[tid] += n_strand
-            throws_made[tid] += total
-
-
-@pjit()
-def _simulate_games_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds,
-                           blocks, fired, jump_next, throws, final, used):  # pragma: no cover
-    """Like :func:`_simulate_kernel` (same streams), recording every game.
-
-    ``throws[g]`` and ``final[g]`` (``square + goal + 1`` when stranded);
-    ``used[g, j]`` is set when game ``g`` fires jump ``j``: the first jump
-    of a throw is ``fired[square, face]``, the next one of a chain
-    ``jump_next[j]`` (-1 when jumps do not chain).
-    """
-    k = np.uint64(alias.shape[0])
-    for i in numba.prange(blocks.shape[0]):
-        b = blocks[i]
-        s0, s1, s2, s3 = seeds[b, 0], seeds[b, 1], seeds[b, 2], seeds[b, 3]
-        for g in range(bounds[b], bounds[b + 1]):
-            pos = start
-            t = 0
-            while pos < goal and t < max_throws:
-                f, s0, s1, s2, s3 = _draw(s0, s1, s2, s3, k, alias, thresh, fair)
-                j = fired[pos, f]
-                while j >= 0:
-                    used[g, j] = True
-                    j = jump_next[j]
-                pos = succ[pos, f]
-                t += 1
-            throws[g] = t
-            final[g] = pos
+                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                f0, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
+                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                f1, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
+                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                f2, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
+                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                f3, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
+            if throws is not None:
+                _fire(p0, f0, fired, jump_next, used, g0)
+                _fire(p1, f1, fired, jump_next, used, g1)
+                _fire(p2, f2, fired, jump_next, used, g2)
+                _fire(p3, f3, fired, jump_next, used, g3)
+            p0 = off[p0 + f0]
+            p1 = off[p1 + f1]
+            p2 = off[p2 + f2]
+            p3 = off[p3 + f3]
+            t0 += 1
+            t1 += 1
+            t2 += 1
+            t3 += 1
+            p0, t0, a0, g0, g = _settle(p0, t0, a0, g0, g, end, start, goal, ki, max_throws,
+                                        lo, hist, tid, tally, throws, final)
+            p1, t1, a1, g1, g = _settle(p1, t1, a1, g1, g, end, start, goal, ki, max_throws,
+                                        lo, hist, tid, tally, throws, final)
+            p2, t2, a2, g2, g = _settle(p2, t2, a2, g2, g, end, start, goal, ki, max_throws,
+                                        lo, hist, tid, tally, throws, final)
+            p3, t3, a3, g3, g = _settle(p3, t3, a3, g3, g, end, start, goal, ki, max_throws,
+                                        lo, hist, tid, tally, throws, final)
 
 
 # -- result -------------------------------------------------------------------
@@ -367,18 +420,16 @@ def _seed_sequence(rng: Any) -> np.random.SeedSequence:
                     f"got {type(rng).__name__}")
 
 
-def _block_seeds(ss: np.random.SeedSequence, n: int) -> np.ndarray:
-    seeds = np.empty((BLOCKS, 4), dtype=np.uint64)
-    for b in range(BLOCKS):
-        if b < n:
-            child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, b),
-                                           pool_size=ss.pool_size)
-            words = child.generate_state(4, np.uint64)
-            if not words.any():  # xoshiro's one forbidden state
-                words[0] = 1
-            seeds[b] = words
-        else:
-            seeds[b] = 0
+def _block_seeds(ss: np.random.SeedSequence, bounds: np.ndarray) -> np.ndarray:
+    """Four xoshiro256** words per non-empty block, from child ``spawn_key + (b,)``."""
+    seeds = np.zeros((BLOCKS, 4), dtype=np.uint64)
+    for b in np.flatnonzero(np.diff(bounds)).tolist():
+        child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, b),
+                                       pool_size=ss.pool_size)
+        words = child.generate_state(4, np.uint64)
+        if not words.any():  # xoshiro's one forbidden state
+            words[0] = 1
+        seeds[b] = words
     return seeds
 
 
@@ -467,33 +518,21 @@ def simulate(
     ss = _seed_sequence(rng)
 
     cb = board.compiled
-    goal = cb.size
-    # moves into squares that cannot reach the goal are marked stranded
-    dead = throw_distances(board) < 0
-    succ = np.where(dead[cb.succ], cb.succ + goal + 1, cb.succ)
-    if dead[start]:
-        start_sq = start + goal + 1
-    else:
-        start_sq = start
     alias, thresh, fair = _alias_table(cb.probs)
     bounds = (np.arange(BLOCKS + 1, dtype=np.int64) * games) // BLOCKS
-    seeds = _block_seeds(ss, BLOCKS)
-
+    seeds = _block_seeds(ss, bounds)
     per_call = BLOCKS if not progress else max(4 * threads, 16)
     chunks = [np.arange(i, min(i + per_call, BLOCKS), dtype=np.int64)
               for i in range(0, BLOCKS, per_call)]
+    run = _Run(cb, throw_distances(board) < 0, alias, thresh, fair, start, max_throws, seeds,
+               bounds, n_max)
+
     old_threads = numba.get_num_threads()
     t0 = time.perf_counter()
     try:
         numba.set_num_threads(threads)
-        if per_game:
-            hist, counts, extra = _run_per_game(cb, succ, alias, thresh, fair, start_sq, goal,
-                                                max_throws, seeds, bounds, chunks, games,
-                                                progress)
-        else:
-            hist, counts = _run_summary(succ, alias, thresh, fair, start_sq, goal, max_throws,
-                                        seeds, bounds, chunks, games, n_max, progress)
-            extra = (None, None, None)
+        with Progress(games, "simulate", enabled=progress) as bar:
+            hist, counts, extra = run.play(chunks, per_game, bar)
     finally:
         numba.set_num_threads(old_threads)
     elapsed = time.perf_counter() - t0
@@ -510,8 +549,6 @@ def simulate(
     stderr = std / math.sqrt(finished) if finished else math.nan
     z = float(norm.ppf(0.5 + confidence / 2.0))
     throws, final, used = extra
-    if final is not None:
-        final[final > goal] -= goal + 1
     return SimulationResult(
         board=board, start=start, games=games, finished=finished, censored=censored,
         stranded=stranded, max_throws=max_throws, mean=mean, variance=var, std=std,
@@ -521,55 +558,72 @@ def simulate(
         threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used)
 
 
-def _run_summary(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds, chunks,
-                 games, rows, progress):
-    """Histogram (exact, any length) and ``(censored, stranded, throws)``."""
-    nbins = min(max_throws, _HIST_BINS) + 1
-    hist = np.zeros((rows, nbins), dtype=np.int64)
-    counts = np.zeros((3, rows), dtype=np.int64)
-    block_max = np.zeros(BLOCKS, dtype=np.int64)
-    with Progress(games, "simulate", enabled=progress) as bar:
-        for blocks in chunks:
-            _simulate_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds,
-                             blocks, 0, hist, counts[0], counts[1], counts[2], block_max)
-            bar.update(int(bounds[blocks[-1] + 1] - bounds[blocks[0]]))
-    merged = hist.sum(axis=0)
-    over = np.flatnonzero(block_max >= nbins)
-    if len(over):  # rare very long games: replay those blocks (same streams) for the tail
-        tail = np.zeros((rows, int(block_max.max()) - nbins + 1), dtype=np.int64)
-        scratch = np.zeros((3, rows), dtype=np.int64)
-        _simulate_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds,
-                         over.astype(np.int64), nbins, tail, scratch[0], scratch[1], scratch[2],
-                         block_max.copy())
-        merged = np.concatenate([merged, tail.sum(axis=0)])
-    last = np.flatnonzero(merged)
-    merged = merged[: last[-1] + 1] if len(last) else merged[:0]
-    c = counts.sum(axis=1)
-    return merged, (int(c[0]), int(c[1]), int(c[2]))
+class _Run:
+    """The kernel's inputs for one simulation, and the passes over the blocks."""
 
+    def __init__(self, cb, dead, alias, thresh, fair, start, max_throws, seeds, bounds, rows):
+        k = cb.succ.shape[1]
+        size = cb.size
+        # flat table of offsets square * k; a move onto a dead square (one that
+        # cannot reach the goal) lands beyond the goal row: stranded
+        dest = np.where(dead[cb.succ], cb.succ + size + 1, cb.succ)
+        self.off = np.ascontiguousarray((dest * k).ravel(), dtype=np.intp)
+        self.k, self.size, self.goal = k, size, size * k
+        self.start_sq = start
+        self.start = (start + (size + 1 if dead[start] else 0)) * k
+        self.alias, self.thresh, self.fair = alias, thresh, fair
+        self.max_throws, self.seeds, self.bounds, self.rows = max_throws, seeds, bounds, rows
+        self.games = int(bounds[-1])
+        self.cb = cb
 
-def _run_per_game(cb, succ, alias, thresh, fair, start, goal, max_throws, seeds, bounds, chunks,
-                  games, progress):
-    n_jumps = len(cb.jump_src)
-    if cb.chained:
-        jump_next = cb.jump_index[cb.jump_dst].astype(np.int64)
-    else:
-        jump_next = np.full(n_jumps, -1, dtype=np.int64)
-    fired = np.ascontiguousarray(cb.fired, dtype=np.int64)
-    throws = np.zeros(games, dtype=np.int64)
-    final = np.zeros(games, dtype=np.intp)
-    used = np.zeros((games, n_jumps), dtype=np.bool_)
-    with Progress(games, "simulate", enabled=progress) as bar:
+    def _kernel(self, blocks, lo, hist, tallies, fired=None, jump_next=None, throws=None,
+                final=None, used=None):
+        _simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start, self.goal,
+                         self.max_throws, self.seeds, self.bounds, blocks, lo, hist, tallies,
+                         fired, jump_next, throws, final, used)
+
+    def play(self, chunks, per_game, bar):
+        """``(histogram, (censored, stranded, throws), (throws, final, used))``."""
+        games, size = self.games, self.size
+        if self.start >= self.goal:  # starts on the goal (0 throws) or stranded
+            done = self.start == self.goal
+            hist = np.array([games] if done else [], dtype=np.int64)
+            extra = (np.zeros(games, dtype=np.int64), np.full(games, self.start_sq, np.intp),
+                     np.zeros((games, len(self.cb.jump_src)), dtype=np.bool_))
+            bar.update(games)
+            return (hist, (0 if done else games, 0 if done else games, 0),
+                    extra if per_game else (None, None, None))
+        nbins = min(self.max_throws, _HIST_BINS) + 1
+        hist = np.zeros((self.rows, nbins), dtype=np.int64)
+        tallies = np.zeros((BLOCKS, 4), dtype=np.int64)
+        extra = (None, None, None)
+        if per_game:
+            cb = self.cb
+            n_jumps = len(cb.jump_src)
+            jump_next = (cb.jump_index[cb.jump_dst].astype(np.int64) if cb.chained
+                         else np.full(n_jumps, -1, dtype=np.int64))
+            fired = np.ascontiguousarray(cb.fired, dtype=np.int64).ravel()
+            extra = (np.zeros(games, dtype=np.int64), np.zeros(games, dtype=np.intp),
+                     np.zeros((games, n_jumps), dtype=np.bool_))
         for blocks in chunks:
-            _simulate_games_kernel(succ, alias, thresh, fair, start, goal, max_throws, seeds,
-                                   bounds, blocks, fired, jump_next, throws, final, used)
-            bar.update(int(bounds[blocks[-1] + 1] - bounds[blocks[0]]))
-    done = final == goal
-    hist = np.bincount(throws[done]) if done.any() else np.zeros(0, dtype=np.int64)
-    hist = hist.astype(np.int64)
-    censored = int(games - done.sum())
-    stranded = int((final > goal).sum())
-    return hist, (censored, stranded, int(throws.sum())), (throws, final, used)
+            if per_game:
+                self._kernel(blocks, 0, hist, tallies, fired, jump_next, *extra)
+            else:
+                self._kernel(blocks, 0, hist, tallies)
+            bar.update(int(self.bounds[blocks[-1] + 1] - self.bounds[blocks[0]]))
+        merged = hist.sum(axis=0)
+        over = np.flatnonzero(tallies[:, 0] >= nbins)
+        if len(over):  # rare very long games: replay those blocks (same streams) for the tail
+            tail = np.zeros((self.rows, int(tallies[:, 0].max()) - nbins + 1), dtype=np.int64)
+            self._kernel(over.astype(np.int64), nbins, tail, np.zeros_like(tallies))
+            merged = np.concatenate([merged, tail.sum(axis=0)])
+        last = np.flatnonzero(merged)
+        merged = merged[: last[-1] + 1] if len(last) else merged[:0]
+        if per_game:
+            final = extra[1]
+            final[final > size] -= size + 1
+        _, censored, stranded, total = (int(x) for x in tallies.sum(axis=0))
+        return merged, (censored, stranded, total), extra
 
 
 def _moments(hist: np.ndarray) -> tuple[float, float, tuple[int | None, int | None]]:
