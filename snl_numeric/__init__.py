@@ -23,6 +23,7 @@ from .chain import (
 )
 from .dice import Dice
 from .shortest import min_throws, shortest_path, throw_distances
+from .simulate import SimulationResult, simulate
 
 __version__ = "0.1.0"
 
@@ -30,6 +31,7 @@ __all__ = [
     "Analysis",
     "Board",
     "Dice",
+    "SimulationResult",
     "analyze",
     "boards",
     "expected_throws",
@@ -38,6 +40,7 @@ __all__ = [
     "length_distribution",
     "min_throws",
     "shortest_path",
+    "simulate",
     "throw_distances",
     "throws_variance",
     "throws_variance_all",

@@ -92,15 +92,22 @@ def _xoshiro(s0, s1, s2, s3):  # pragma: no cover - jitted
     return r, s0, s1, s2, s3
 
 
+@njit()
+def _reject(m, k, s0, s1, s2, s3):  # pragma: no cover - jitted
+    """Lemire's rejection step (rare, not inlined): redraw until unbiased."""
+    bound = (_TWO32 - k) % k
+    while (m & _MASK32) < bound:
+        r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+        m = (r >> _U32) * k
+    return m, s0, s1, s2, s3
+
+
 @njit(inline="always")
 def _column(x, k, s0, s1, s2, s3):  # pragma: no cover - jitted
-    """Exactly uniform ``0 .. k-1`` from 32 random bits ``x`` (Lemire), redrawing rarely."""
+    """Exactly uniform ``0 .. k-1`` from 32 random bits ``x`` (Lemire's method)."""
     m = x * k
     if (m & _MASK32) < k:
-        bound = (_TWO32 - k) % k
-        while (m & _MASK32) < bound:
-            r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-            m = (r >> _U32) * k
+        m, s0, s1, s2, s3 = _reject(m, k, s0, s1, s2, s3)
     return np.intp(m >> _U32), s0, s1, s2, s3
 
 
@@ -114,27 +121,33 @@ def _face(r, k, alias, thresh, s0, s1, s2, s3):  # pragma: no cover - jitted
     """
     f, s0, s1, s2, s3 = _column(r >> _U32, k, s0, s1, s2, s3)
     low = r & _MASK32
-    th = thresh[f]
-    top = th >> _U32
+    top = thresh[f] >> _U32
     if low > top:
         f = alias[f]
     elif low == top:
-        r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-        if (r >> _U32) >= (th & _MASK32):
-            f = alias[f]
+        f, s0, s1, s2, s3 = _tie(f, alias, thresh, s0, s1, s2, s3)
+    return f, s0, s1, s2, s3
+
+
+@njit()
+def _tie(f, alias, thresh, s0, s1, s2, s3):  # pragma: no cover - jitted
+    """The low 32 bits of the threshold decide (probability 2**-32, not inlined)."""
+    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+    if (r >> _U32) >= (thresh[f] & _MASK32):
+        f = alias[f]
     return f, s0, s1, s2, s3
 
 
 # -- kernels ------------------------------------------------------------------
-@njit(inline="always")
+@njit()
 def _settle(p, t, a, gid, g, end, start, goal, k, max_throws, lo, hist, tid, tally,
             throws, final):  # pragma: no cover - jitted
-    """Record lane's game if over, then start the block's next game or park the lane.
+    """Record a lane's finished game, then start the block's next game or park the lane.
 
     ``p`` is an offset ``square * k`` into the flat successor table; ``tally``
     holds the block's (longest, censored, stranded, throws).
     """
-    if a and (p >= goal or t >= max_throws):
+    if a:
         if p == goal:
             if t > tally[0]:
                 tally[0] = t
@@ -231,14 +244,18 @@ def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, b
             t1 += 1
             t2 += 1
             t3 += 1
-            p0, t0, a0, g0, g = _settle(p0, t0, a0, g0, g, end, start, goal, ki, max_throws,
-                                        lo, hist, tid, tally, throws, final)
-            p1, t1, a1, g1, g = _settle(p1, t1, a1, g1, g, end, start, goal, ki, max_throws,
-                                        lo, hist, tid, tally, throws, final)
-            p2, t2, a2, g2, g = _settle(p2, t2, a2, g2, g, end, start, goal, ki, max_throws,
-                                        lo, hist, tid, tally, throws, final)
-            p3, t3, a3, g3, g = _settle(p3, t3, a3, g3, g, end, start, goal, ki, max_throws,
-                                        lo, hist, tid, tally, throws, final)
+            if p0 >= goal or t0 >= max_throws:
+                p0, t0, a0, g0, g = _settle(p0, t0, a0, g0, g, end, start, goal, ki,
+                                            max_throws, lo, hist, tid, tally, throws, final)
+            if p1 >= goal or t1 >= max_throws:
+                p1, t1, a1, g1, g = _settle(p1, t1, a1, g1, g, end, start, goal, ki,
+                                            max_throws, lo, hist, tid, tally, throws, final)
+            if p2 >= goal or t2 >= max_throws:
+                p2, t2, a2, g2, g = _settle(p2, t2, a2, g2, g, end, start, goal, ki,
+                                            max_throws, lo, hist, tid, tally, throws, final)
+            if p3 >= goal or t3 >= max_throws:
+                p3, t3, a3, g3, g = _settle(p3, t3, a3, g3, g, end, start, goal, ki,
+                                            max_throws, lo, hist, tid, tally, throws, final)
 
 
 # -- result -------------------------------------------------------------------
@@ -636,3 +653,41 @@ def _moments(hist: np.ndarray) -> tuple[float, float, tuple[int | None, int | No
     var = float(((k - mean) ** 2) @ hist) / (n - 1) if n > 1 else math.nan
     nz = np.flatnonzero(hist)
     return mean, var, (int(nz[0]), int(nz[-1]))
+
+
+# -- command line -------------------------------------------------------------
+def add_simulate_parser(sub: Any) -> None:
+    """Register ``snl simulate BOARD --games N ...`` on the ``snl`` subparsers."""
+    from .cli import add_board_arguments
+
+    p = sub.add_parser("simulate", help="Monte Carlo simulation of the number of throws")
+    add_board_arguments(p)
+    p.add_argument("--games", type=int, required=True, metavar="N", help="games to play")
+    p.add_argument("--seed", type=int, metavar="S",
+                   help="integer seed (default: fresh entropy, printed for reproduction)")
+    p.add_argument("--max-throws", type=int, default=DEFAULT_MAX_THROWS, metavar="M",
+                   help=f"stop a game after M throws (default {DEFAULT_MAX_THROWS})")
+    p.add_argument("--threads", type=int, metavar="T", help="Numba threads (default: all)")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress bar")
+    p.set_defaults(func=_run_simulate)
+
+
+def _run_simulate(args: Any) -> int:
+    import json
+
+    from .cli import board_from_args
+
+    board = board_from_args(args)
+    with warnings.catch_warnings():  # censoring is reported in the output itself
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = simulate(board, args.games, rng=args.seed, max_throws=args.max_throws,
+                          threads=args.threads, progress=args.progress,
+                          confidence=args.confidence)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result)
+    return 0
