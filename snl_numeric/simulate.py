@@ -63,6 +63,8 @@ BLOCKS = 256
 DEFAULT_MAX_THROWS = 1_000_000
 #: Histogram bins kept per thread in the first pass; longer games are re-run.
 _HIST_BINS = 1 << 16
+#: Larger ``max_throws`` act as this (no game gets near it; keeps step counters in int64).
+_MAX_CAP = 1 << 53
 
 _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
@@ -139,34 +141,39 @@ def _tie(f, alias, thresh, s0, s1, s2, s3):  # pragma: no cover - jitted
 
 
 # -- kernels ------------------------------------------------------------------
-@njit()
-def _settle(p, t, a, gid, g, end, start, goal, k, max_throws, lo, hist, tid, tally,
-            throws, final):  # pragma: no cover - jitted
-    """Record a lane's finished game, then start the block's next game or park the lane.
+#: ``n0`` of a parked lane: never limits the steps before the cap.
+_PARKED = np.int64(1) << np.int64(62)
 
-    ``p`` is an offset ``square * k`` into the flat successor table; ``tally``
-    holds the block's (longest, censored, stranded, throws).
+
+@njit()
+def _settle(p, t, n, a, gid, g, end, start, goal, k, lo, hist, tid, tally, throws,
+            final):  # pragma: no cover - jitted
+    """Record a lane's game of ``t`` throws, then start the block's next game or park.
+
+    ``p`` is an offset ``square * k`` into the flat successor table (``goal``
+    for the goal, above it when stranded, below it when stopped by the cap);
+    ``tally`` holds the block's (longest, censored, stranded, throws).
+    Returns the lane's new ``(p, n0, active, game)`` and the next game ``g``.
     """
-    if a:
-        if p == goal:
-            if t > tally[0]:
-                tally[0] = t
-            j = t - lo
-            if 0 <= j < hist.shape[1]:
-                hist[tid, j] += 1
-        else:
-            tally[1] += 1
-            if p > goal:
-                tally[2] += 1
-        tally[3] += t
-        if throws is not None:
-            throws[gid] = t
-            final[gid] = p // k
-        if g < end:
-            p, t, gid, g = start, 0, g, g + 1
-        else:
-            p, a = goal, False
-    return p, t, a, gid, g
+    if not a:
+        return p, _PARKED, a, gid, g
+    if p == goal:
+        if t > tally[0]:
+            tally[0] = t
+        j = t - lo
+        if 0 <= j < hist.shape[1]:
+            hist[tid, j] += 1
+    else:
+        tally[1] += 1
+        if p > goal:
+            tally[2] += 1
+    tally[3] += t
+    if throws is not None:
+        throws[gid] = t
+        final[gid] = p // k
+    if g < end:
+        return start, n, True, g, g + 1
+    return goal, _PARKED, False, gid, g
 
 
 @njit(inline="always")
@@ -190,8 +197,12 @@ def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, b
     stranded, throws). With ``throws`` not None (a compile-time switch) every
     game is recorded in ``throws``, ``final`` (square) and ``used`` (jumps
     fired, first ``fired[p + f]`` then ``jump_next`` along a chain).
-    The lanes consume one stream in a fixed order, so block ``b``'s games
-    depend only on ``seeds[b]``.
+
+    The lanes step together; lane ``l``'s game started at step ``n_l``, so it
+    has made ``n - n_l`` throws, and no lane can reach ``max_throws`` before
+    step ``min(n_l) + max_throws``: the hot loop runs to there without a cap
+    test. The lanes consume one stream in a fixed order, so block ``b``'s
+    games depend only on ``seeds[b]``.
     """
     k = np.uint64(alias.shape[0])
     ki = alias.shape[0]
@@ -201,61 +212,85 @@ def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, b
         tally = tallies[b]
         s0, s1, s2, s3 = seeds[b, 0], seeds[b, 1], seeds[b, 2], seeds[b, 3]
         g, end = bounds[b], bounds[b + 1]
-        # a parked lane (a* False) sits on the absorbing goal row
+        n = 0
+        # a parked lane sits on the absorbing goal row
         p0 = p1 = p2 = p3 = goal
-        t0 = t1 = t2 = t3 = 0
+        n0 = n1 = n2 = n3 = _PARKED
         a0 = a1 = a2 = a3 = False
         g0 = g1 = g2 = g3 = g
         if g < end:
-            p0, a0, g0, g = start, True, g, g + 1
+            p0, n0, a0, g0, g = start, 0, True, g, g + 1
         if g < end:
-            p1, a1, g1, g = start, True, g, g + 1
+            p1, n1, a1, g1, g = start, 0, True, g, g + 1
         if g < end:
-            p2, a2, g2, g = start, True, g, g + 1
+            p2, n2, a2, g2, g = start, 0, True, g, g + 1
         if g < end:
-            p3, a3, g3, g = start, True, g, g + 1
+            p3, n3, a3, g3, g = start, 0, True, g, g + 1
         while a0 or a1 or a2 or a3:
-            if fair:  # two faces per 64-bit word
-                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-                f0, s0, s1, s2, s3 = _column(r >> _U32, k, s0, s1, s2, s3)
-                f1, s0, s1, s2, s3 = _column(r & _MASK32, k, s0, s1, s2, s3)
-                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-                f2, s0, s1, s2, s3 = _column(r >> _U32, k, s0, s1, s2, s3)
-                f3, s0, s1, s2, s3 = _column(r & _MASK32, k, s0, s1, s2, s3)
-            else:
-                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-                f0, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
-                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-                f1, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
-                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-                f2, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
-                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-                f3, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
-            if throws is not None:
-                _fire(p0, f0, fired, jump_next, used, g0)
-                _fire(p1, f1, fired, jump_next, used, g1)
-                _fire(p2, f2, fired, jump_next, used, g2)
-                _fire(p3, f3, fired, jump_next, used, g3)
-            p0 = off[p0 + f0]
-            p1 = off[p1 + f1]
-            p2 = off[p2 + f2]
-            p3 = off[p3 + f3]
-            t0 += 1
-            t1 += 1
-            t2 += 1
-            t3 += 1
-            if p0 >= goal or t0 >= max_throws:
-                p0, t0, a0, g0, g = _settle(p0, t0, a0, g0, g, end, start, goal, ki,
-                                            max_throws, lo, hist, tid, tally, throws, final)
-            if p1 >= goal or t1 >= max_throws:
-                p1, t1, a1, g1, g = _settle(p1, t1, a1, g1, g, end, start, goal, ki,
-                                            max_throws, lo, hist, tid, tally, throws, final)
-            if p2 >= goal or t2 >= max_throws:
-                p2, t2, a2, g2, g = _settle(p2, t2, a2, g2, g, end, start, goal, ki,
-                                            max_throws, lo, hist, tid, tally, throws, final)
-            if p3 >= goal or t3 >= max_throws:
-                p3, t3, a3, g3, g = _settle(p3, t3, a3, g3, g, end, start, goal, ki,
-                                            max_throws, lo, hist, tid, tally, throws, final)
+            stop = min(min(n0, n1), min(n2, n3)) + max_throws
+            while n < stop:
+                if fair:  # two faces per 64-bit word
+                    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                    f0, s0, s1, s2, s3 = _column(r >> _U32, k, s0, s1, s2, s3)
+                    f1, s0, s1, s2, s3 = _column(r & _MASK32, k, s0, s1, s2, s3)
+                    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                    f2, s0, s1, s2, s3 = _column(r >> _U32, k, s0, s1, s2, s3)
+                    f3, s0, s1, s2, s3 = _column(r & _MASK32, k, s0, s1, s2, s3)
+                else:
+                    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                    f0, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
+                    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                    f1, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
+                    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                    f2, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
+                    r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+                    f3, s0, s1, s2, s3 = _face(r, k, alias, thresh, s0, s1, s2, s3)
+                if throws is not None:
+                    _fire(p0, f0, fired, jump_next, used, g0)
+                    _fire(p1, f1, fired, jump_next, used, g1)
+                    _fire(p2, f2, fired, jump_next, used, g2)
+                    _fire(p3, f3, fired, jump_next, used, g3)
+                p0 = off[p0 + f0]
+                p1 = off[p1 + f1]
+                p2 = off[p2 + f2]
+                p3 = off[p3 + f3]
+                n += 1
+                if p0 >= goal or p1 >= goal or p2 >= goal or p3 >= goal:
+                    if p0 >= goal:
+                        p0, n0, a0, g0, g = _settle(
+                            p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid, tally,
+                            throws, final)
+                    if p1 >= goal:
+                        p1, n1, a1, g1, g = _settle(
+                            p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid, tally,
+                            throws, final)
+                    if p2 >= goal:
+                        p2, n2, a2, g2, g = _settle(
+                            p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid, tally,
+                            throws, final)
+                    if p3 >= goal:
+                        p3, n3, a3, g3, g = _settle(
+                            p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid, tally,
+                            throws, final)
+                    if not (a0 or a1 or a2 or a3):
+                        break
+            # lanes that used all max_throws throws are stopped (censored)
+            if a0 and n - n0 >= max_throws:
+                p0, n0, a0, g0, g = _settle(
+                    p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid, tally,
+                    throws, final)
+            if a1 and n - n1 >= max_throws:
+                p1, n1, a1, g1, g = _settle(
+                    p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid, tally,
+                    throws, final)
+            if a2 and n - n2 >= max_throws:
+                p2, n2, a2, g2, g = _settle(
+                    p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid, tally,
+                    throws, final)
+            if a3 and n - n3 >= max_throws:
+                p3, n3, a3, g3, g = _settle(
+                    p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid, tally,
+                    throws, final)
 
 
 # -- result -------------------------------------------------------------------
@@ -484,7 +519,7 @@ def simulate(
         The result records what reproduces it (:meth:`SimulationResult.seed_sequence`).
     max_throws : int, default 1_000_000
         A game still running after this many throws is stopped and counted
-        as censored.
+        as censored (values above ``2**53`` act as ``2**53``).
     start : int, optional
         Start square (default: the board's).
     threads : int, optional
@@ -541,8 +576,8 @@ def simulate(
     per_call = BLOCKS if not progress else max(4 * threads, 16)
     chunks = [np.arange(i, min(i + per_call, BLOCKS), dtype=np.int64)
               for i in range(0, BLOCKS, per_call)]
-    run = _Run(cb, throw_distances(board) < 0, alias, thresh, fair, start, max_throws, seeds,
-               bounds, n_max)
+    run = _Run(cb, throw_distances(board) < 0, alias, thresh, fair, start,
+               min(max_throws, _MAX_CAP), seeds, bounds, n_max)
 
     old_threads = numba.get_num_threads()
     t0 = time.perf_counter()

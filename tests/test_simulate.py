@@ -8,6 +8,7 @@ import math
 import time
 import warnings
 
+import naive
 import numba
 import numpy as np
 import pytest
@@ -30,8 +31,6 @@ from snl_numeric import (
 )
 from snl_numeric.boards import random_board
 from snl_numeric.cli import main
-
-import naive
 
 simulate_module = importlib.import_module("snl_numeric.simulate")
 
@@ -134,7 +133,7 @@ def test_histogram_chi_square_against_exact_pmf():
     observed = np.pad(r.histogram, (0, n - len(r.histogram))).astype(float)
     # pool bins with fewer than 5 expected games into their neighbours
     obs_pooled, exp_pooled, o, e = [], [], 0.0, 0.0
-    for ob, ex in zip(observed, expected):
+    for ob, ex in zip(observed, expected, strict=True):
         o, e = o + ob, e + ex
         if e >= 5:
             obs_pooled.append(o)
@@ -172,7 +171,8 @@ def test_alias_table_reproduces_probabilities():
 
 
 # -- the naive twin -------------------------------------------------------------
-@pytest.mark.parametrize(("overshoot", "chain"), [("win", False), ("exact", True), ("bounce", False)])
+@pytest.mark.parametrize(("overshoot", "chain"),
+                         [("win", False), ("exact", True), ("bounce", False)])
 def test_naive_simulator_agrees(overshoot, chain):
     board = random_board(40, 0.3, rng=11, overshoot=overshoot, chain=chain,
                          dice=DICE["loaded"])
@@ -308,7 +308,7 @@ def test_per_game_consistent_with_summary(chain):
     exact = analyze(board).jump_probability
     cb = board.compiled
     freq = per.jump_used.mean(axis=0)
-    for j, (s, d) in enumerate(zip(cb.jump_src.tolist(), cb.jump_dst.tolist())):
+    for j, (s, d) in enumerate(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=True)):
         p = exact[(s, d)]
         assert abs(freq[j] - p) <= 5 * math.sqrt(p * (1 - p) / per.games) + 1e-12, (s, d)
     if chain:  # a game that takes 1->38 goes on to 20: both used together
