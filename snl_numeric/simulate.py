@@ -206,6 +206,7 @@ def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, b
     """
     k = np.uint64(alias.shape[0])
     ki = alias.shape[0]
+    nbins = hist.shape[1]
     for i in numba.prange(blocks.shape[0]):
         b = blocks[i]
         tid = numba.get_thread_id()
@@ -213,6 +214,8 @@ def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, b
         s0, s1, s2, s3 = seeds[b, 0], seeds[b, 1], seeds[b, 2], seeds[b, 3]
         g, end = bounds[b], bounds[b + 1]
         n = 0
+        longest = 0  # of the finished games counted in the loop (the rest: _settle)
+        done = 0  # their throws
         # a parked lane sits on the absorbing goal row
         p0 = p1 = p2 = p3 = goal
         n0 = n1 = n2 = n3 = _PARKED
@@ -257,21 +260,53 @@ def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, b
                 n += 1
                 if p0 >= goal or p1 >= goal or p2 >= goal or p3 >= goal:
                     if p0 >= goal:
-                        p0, n0, a0, g0, g = _settle(
-                            p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid, tally,
-                            throws, final)
+                        if p0 == goal and a0 and g < end and throws is None:  # common case
+                            t = n - n0
+                            longest = max(longest, t)
+                            done += t
+                            if 0 <= t - lo < nbins:
+                                hist[tid, t - lo] += 1
+                            p0, n0, g0, g = start, n, g, g + 1
+                        else:
+                            p0, n0, a0, g0, g = _settle(
+                                p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid,
+                                tally, throws, final)
                     if p1 >= goal:
-                        p1, n1, a1, g1, g = _settle(
-                            p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid, tally,
-                            throws, final)
+                        if p1 == goal and a1 and g < end and throws is None:  # common case
+                            t = n - n1
+                            longest = max(longest, t)
+                            done += t
+                            if 0 <= t - lo < nbins:
+                                hist[tid, t - lo] += 1
+                            p1, n1, g1, g = start, n, g, g + 1
+                        else:
+                            p1, n1, a1, g1, g = _settle(
+                                p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid,
+                                tally, throws, final)
                     if p2 >= goal:
-                        p2, n2, a2, g2, g = _settle(
-                            p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid, tally,
-                            throws, final)
+                        if p2 == goal and a2 and g < end and throws is None:  # common case
+                            t = n - n2
+                            longest = max(longest, t)
+                            done += t
+                            if 0 <= t - lo < nbins:
+                                hist[tid, t - lo] += 1
+                            p2, n2, g2, g = start, n, g, g + 1
+                        else:
+                            p2, n2, a2, g2, g = _settle(
+                                p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid,
+                                tally, throws, final)
                     if p3 >= goal:
-                        p3, n3, a3, g3, g = _settle(
-                            p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid, tally,
-                            throws, final)
+                        if p3 == goal and a3 and g < end and throws is None:  # common case
+                            t = n - n3
+                            longest = max(longest, t)
+                            done += t
+                            if 0 <= t - lo < nbins:
+                                hist[tid, t - lo] += 1
+                            p3, n3, g3, g = start, n, g, g + 1
+                        else:
+                            p3, n3, a3, g3, g = _settle(
+                                p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid,
+                                tally, throws, final)
                     if not (a0 or a1 or a2 or a3):
                         break
             # lanes that used all max_throws throws are stopped (censored)
@@ -291,6 +326,8 @@ def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, b
                 p3, n3, a3, g3, g = _settle(
                     p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid, tally,
                     throws, final)
+        tally[0] = max(tally[0], longest)
+        tally[3] += done
 
 
 # -- result -------------------------------------------------------------------
