@@ -15,6 +15,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 
 import numba
 
@@ -74,13 +75,20 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                          repeats=max(1, repeats // 2))
     per_m_base = t_base / base_throws * 1e6
     rows = []
+    c0 = time.process_time()
+    python_simulate(board.size, board.jumps, base_games)
+    cpu_base = base_throws / (time.process_time() - c0)
     for th in sorted({1, threads}):
         t = median_time(lambda th=th: simulate(board, games, rng=1, threads=th), repeats=repeats)
+        c0 = time.process_time()  # CPU seconds of all threads: robust on a shared machine
+        simulate(board, games, rng=1, threads=th)
+        cpu = throws / (time.process_time() - c0)
         rows.append(row(
             f"simulate {BOARD}, {games:.0e} games, {th} thr (per 1e6 throws)",
             t / throws * 1e6, "plain Python loop (randrange)", per_m_base,
-            note=f"{throws / t / 1e6:.0f} M throws/s ours, {base_throws / t_base / 1e6:.2f} "
-                 f"M/s Python; {throws} throws in {t:.2f} s"))
+            note=f"wall: {throws / t / 1e6:.0f} M throws/s ours vs "
+                 f"{base_throws / t_base / 1e6:.2f} M/s Python; per CPU-second: "
+                 f"{cpu / 1e6:.0f} M vs {cpu_base / 1e6:.2f} M"))
     t = median_time(lambda: simulate(board, games // 10, rng=1, per_game=True),
                     repeats=repeats)
     pg_throws = simulate(board, games // 10, rng=1).total_throws
