@@ -2,7 +2,10 @@
 
 Games are played on the compiled successor table (``board.compiled.succ``):
 one throw is one table look-up, so every rule variant (overshoot, chained
-jumps, any dice) costs the same. The kernel is a parallel Numba loop.
+jumps, any dice) costs the same. The kernel is a parallel Numba loop over
+blocks of games; inside a block four games run interleaved (independent
+dependency chains keep the CPU busy), two fair throws per 64-bit word.
+Memory does not grow with the number of games unless ``per_game=True``.
 
 Reproducibility
     The games are split into a fixed number of blocks (:data:`BLOCKS`,
@@ -19,8 +22,9 @@ Sampling a face
     the ``k`` faces (Lemire's multiply-shift on 32 random bits, with the
     rejection step that makes it exactly uniform), then, unless every
     column is full (a fair die), a 64-bit uniform compared with the
-    column's threshold ``floor(q_i * 2**64)``. Probabilities are thus
-    reproduced to within ``2**-64`` of the alias table's ``q_i``.
+    column's threshold ``floor(q_i * 2**64)`` (its top 32 bits come from
+    the same word; a fresh word breaks the rare tie). Probabilities are
+    thus reproduced to within ``2**-64`` of the alias table's ``q_i``.
 
 Statistics
     ``T`` is the number of throws of a game. Games that do not finish are
