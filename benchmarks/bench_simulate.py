@@ -44,11 +44,13 @@ import json, resource, sys, tracemalloc
 from snl_numeric import boards, simulate
 board = boards.get("milton-bradley")
 simulate(board, 1000, rng=0)  # compile / load the cache first
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 tracemalloc.start()
 r = simulate(board, int(sys.argv[1]), rng=0, per_game=sys.argv[2] == "1")
 peak = tracemalloc.get_traced_memory()[1]
 tracemalloc.stop()
-print(json.dumps({"traced": peak, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"traced": peak, "maxrss_kb": after, "growth_kb": after - before,
                   "throws": r.total_throws}))
 """
 
@@ -97,13 +99,15 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                     note=f"{pg_throws / t / 1e6:.0f} M throws/s with per-game outputs"))
     if not quick:
         mems = {g: peak_memory(g) for g in (10**5, 10**7)}
-        note = "; ".join(f"{g:.0e} games: traced peak {m['traced'] / 1024:.0f} KiB, "
-                         f"max RSS {m['maxrss_kb'] / 1024:.0f} MiB" for g, m in mems.items())
+        note = "; ".join(f"{g:.0e} games: traced peak {m['traced'] / 1024:.0f} KiB, max RSS "
+                         f"{m['maxrss_kb'] / 1024:.0f} MiB (+{m['growth_kb'] / 1024:.1f} in call)"
+                         for g, m in mems.items())
         rows.append(row("simulate peak memory (per_game=False)", 0.0, note=note))
         m = peak_memory(10**6, per_game=True)
         rows.append(row("simulate peak memory (per_game=True)", 0.0,
-                        note=f"1e+06 games: traced peak {m['traced'] / 2**20:.0f} MiB, "
-                             f"max RSS {m['maxrss_kb'] / 1024:.0f} MiB"))
+                        note=f"1e+06 games: traced peak {m['traced'] / 2**20:.0f} MiB, max RSS "
+                             f"{m['maxrss_kb'] / 1024:.0f} MiB (+{m['growth_kb'] / 1024:.1f} "
+                             "in call)"))
     return rows
 
 
