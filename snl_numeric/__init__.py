@@ -24,6 +24,7 @@ from .chain import (
 from .dice import Dice
 from .players import GameLength, expected_game_length, win_probabilities
 from .shortest import min_throws, shortest_path, throw_distances
+from .simulate import SimulationResult, simulate
 
 __version__ = "0.1.0"
 
@@ -32,6 +33,7 @@ __all__ = [
     "Board",
     "Dice",
     "GameLength",
+    "SimulationResult",
     "analyze",
     "boards",
     "expected_game_length",
@@ -41,6 +43,7 @@ __all__ = [
     "length_distribution",
     "min_throws",
     "shortest_path",
+    "simulate",
     "throw_distances",
     "throws_variance",
     "throws_variance_all",
