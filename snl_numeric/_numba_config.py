@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 
 #: Options for serial kernels.
-JIT = {"nopython": True, "nogil": True, "cache": True, "fastmath": False}
+JIT = {"nogil": True, "cache": True, "fastmath": False}
 #: Options for kernels that use ``numba.prange``.
 PARALLEL_JIT = {**JIT, "parallel": True}
 
