@@ -101,9 +101,14 @@ class PathCount:
 # --------------------------------------------------------------------------
 
 
+def _show(value: object) -> str:
+    """``repr`` with NumPy scalars shown as plain Python numbers."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _bad_type(value: object, where: str) -> TypeError:
     return TypeError(
-        f"maze cells must be non-negative integers; got {value!r} "
+        f"maze cells must be non-negative integers; got {_show(value)} "
         f"({type(value).__name__}) at {where}"
     )
 
@@ -161,7 +166,7 @@ def _as_maze(maze: object) -> np.ndarray:
                 raise _bad_type(value, f"row {i}, column {j}")
             if value < 0:
                 raise ValueError(
-                    f"maze cells must be non-negative; got {value!r} at row {i}, column {j}"
+                    f"maze cells must be non-negative; got {_show(value)} at row {i}, column {j}"
                 )
         out = np.array([[min(int(v), big) for v in row] for row in arr])
     else:
@@ -170,7 +175,7 @@ def _as_maze(maze: object) -> np.ndarray:
     if neg.size:
         i, j = neg[0]
         raise ValueError(
-            f"maze cells must be non-negative; got {arr[i, j]!r} at row {i}, column {j}"
+            f"maze cells must be non-negative; got {_show(arr[i, j])} at row {i}, column {j}"
         )
     return np.ascontiguousarray(out, dtype=np.int64)
 

@@ -6,7 +6,6 @@ Nothing here is optimised; clarity is the point.
 
 from __future__ import annotations
 
-
 # --- number mazes ---
 # Seed 003's recursive backtracker, for any R x C maze, start and goal.
 # Cells are (row, col) tuples; directions are tried up, down, left, right.
