@@ -47,6 +47,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 from scipy.sparse import csgraph
 
@@ -67,6 +68,9 @@ __all__ = [
 #: Most paths :func:`paths` and :func:`corner_paths` return when ``limit`` is
 #: None. Pass an explicit ``limit`` (or use :func:`iter_paths`) for more.
 MAX_PATHS = 1_000_000
+
+#: A ``(row, col)`` cell: a tuple, list or length-2 array of integers.
+Cell = tuple[int, int] | Sequence[int] | np.ndarray
 
 _NO_BOUND = np.iinfo(np.int64).max
 # Directions in seed 003's order: up, down, left, right.
@@ -113,74 +117,72 @@ def _bad_type(value: object, where: str) -> TypeError:
     )
 
 
-def _as_maze(maze: object) -> np.ndarray:
-    """Validate ``maze`` and return it as a C-contiguous 2-D int64 array."""
+def _is_whole(value: object) -> bool:
+    """True for an integer or an integral finite float; False for bools."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, numbers.Integral):
+        return True
+    return (
+        isinstance(value, numbers.Real) and math.isfinite(value) and value == math.floor(value)
+    )
+
+
+def _rows_to_array(rows: list) -> np.ndarray:
+    """A list of equal-length rows as a 2-D object array (no type coercion)."""
+    if not rows:
+        raise ValueError("maze is empty; expected at least one row and one column")
+    for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
+            raise ValueError(f"maze must be 2-D (a list of rows); row {i} is {row!r}, not a row")
+        if len(row) != len(rows[0]):
+            raise ValueError(
+                f"maze rows must all have the same length; row 0 has {len(rows[0])} "
+                f"cells but row {i} has {len(row)}"
+            )
+    arr = np.empty((len(rows), len(rows[0])), dtype=object)
+    for i, row in enumerate(rows):
+        for j, value in enumerate(row):
+            arr[i, j] = value
+    return arr
+
+
+def _as_maze(maze: ArrayLike) -> np.ndarray:
+    """Validate ``maze`` and return it as a C-contiguous 2-D int64 array.
+
+    Values too large to move anywhere are clipped to ``max(R, C)``.
+    """
     if isinstance(maze, np.ndarray):
         arr = maze
     elif isinstance(maze, Sequence) and not isinstance(maze, (str, bytes)):
-        rows = list(maze)
-        if not rows:
-            raise ValueError("maze is empty; expected at least one row and one column")
-        width = None
-        for i, row in enumerate(rows):
-            if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
-                raise ValueError(
-                    f"maze must be 2-D (a list of rows); row {i} is {row!r}, not a row"
-                )
-            if width is None:
-                width = len(row)
-            elif len(row) != width:
-                raise ValueError(
-                    f"maze rows must all have the same length; row 0 has {width} "
-                    f"cells but row {i} has {len(row)}"
-                )
-            for j, value in enumerate(row):
-                if isinstance(value, (bool, np.bool_)) or not isinstance(
-                    value, (numbers.Integral, numbers.Real)
-                ):
-                    raise _bad_type(value, f"row {i}, column {j}")
-        arr = np.asarray(rows, dtype=object)
-        if arr.ndim != 2:  # rows holding rows
-            raise ValueError(f"maze must be 2-D; got shape {arr.shape}")
+        arr = _rows_to_array(list(maze))
     else:
-        raise TypeError(
-            f"maze must be a 2-D array or a list of rows; got {type(maze).__name__}"
-        )
+        raise TypeError(f"maze must be a 2-D array or a list of rows; got {type(maze).__name__}")
     if arr.ndim != 2:
         raise ValueError(f"maze must be 2-D; got {arr.ndim}-D array of shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"maze is empty (shape {arr.shape}); expected at least 1 x 1")
     if arr.dtype == np.bool_:
         raise TypeError("maze cells must be non-negative integers; got a boolean array")
-    rows_, cols_ = arr.shape
-    big = max(rows_, cols_)  # any value >= big moves nowhere; clip to it
-    if arr.dtype.kind in "iu":
-        out = np.minimum(arr, big)
-    elif arr.dtype.kind in "fO":
-        for (i, j), value in np.ndenumerate(arr):
-            try:
-                ok = math.isfinite(value) and float(value) == math.floor(value)
-            except (TypeError, ValueError, OverflowError):
-                ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-            if not ok or isinstance(value, (bool, np.bool_)):
-                raise _bad_type(value, f"row {i}, column {j}")
-            if value < 0:
-                raise ValueError(
-                    f"maze cells must be non-negative; got {_show(value)} at row {i}, column {j}"
-                )
-        out = np.array([[min(int(v), big) for v in row] for row in arr])
-    else:
+    if arr.dtype.kind not in "iufO":
         raise TypeError(f"maze cells must be non-negative integers; got dtype {arr.dtype}")
-    neg = np.argwhere(out < 0)
-    if neg.size:
-        i, j = neg[0]
+    if arr.dtype.kind in "fO":
+        for (i, j), value in np.ndenumerate(arr):
+            if not _is_whole(value):
+                raise _bad_type(value, f"row {i}, column {j}")
+    negative = np.argwhere(arr < 0)
+    if len(negative):
+        i, j = negative[0]
         raise ValueError(
             f"maze cells must be non-negative; got {_show(arr[i, j])} at row {i}, column {j}"
         )
-    return np.ascontiguousarray(out, dtype=np.int64)
+    big = max(arr.shape)  # a value >= big moves nowhere
+    if arr.dtype.kind in "iu":
+        return np.ascontiguousarray(np.minimum(arr, big), dtype=np.int64)
+    return np.array([[min(int(v), big) for v in row] for row in arr], dtype=np.int64)
 
 
-def _as_cell(cell: object, shape: tuple[int, int], name: str) -> int:
+def _as_cell(cell: Cell, shape: tuple[int, int], name: str) -> int:
     """Validate a ``(row, col)`` pair; return its flat index ``row * C + col``."""
     try:
         parts = list(cell)  # type: ignore[call-overload]
@@ -334,7 +336,7 @@ class _Search:
             size = min(2 * size, 1 << 16)
 
 
-def _prepare(maze: object, start: object, goal: object) -> tuple[np.ndarray, int, int]:
+def _prepare(maze: ArrayLike, start: Cell, goal: Cell) -> tuple[np.ndarray, int, int]:
     m = _as_maze(maze)
     return m, _as_cell(start, m.shape, "start"), _as_cell(goal, m.shape, "goal")
 
@@ -360,7 +362,7 @@ def _collect(searches: list[_Search], limit: int | None) -> list[np.ndarray]:
 # --------------------------------------------------------------------------
 
 
-def middle(maze: object) -> tuple[int, int]:
+def middle(maze: ArrayLike) -> tuple[int, int]:
     """The middle cell ``(R // 2, C // 2)`` of an ``R x C`` maze.
 
     For an odd side this is the centre; for an even side it is the lower
@@ -387,7 +389,7 @@ def middle(maze: object) -> tuple[int, int]:
     return rows // 2, cols // 2
 
 
-def iter_paths(maze: object, start: object, goal: object) -> Iterator[np.ndarray]:
+def iter_paths(maze: ArrayLike, start: Cell, goal: Cell) -> Iterator[np.ndarray]:
     """Lazily yield every simple path from ``start`` to ``goal``.
 
     The search runs in chunks (16 paths, then 32, ... up to 65536) and keeps
@@ -442,7 +444,7 @@ def _iter(search: _Search) -> Iterator[np.ndarray]:
 
 
 def paths(
-    maze: object, start: object, goal: object, *, limit: int | None = None
+    maze: ArrayLike, start: Cell, goal: Cell, *, limit: int | None = None
 ) -> list[np.ndarray]:
     """Every simple path from ``start`` to ``goal``, or the first ``limit``.
 
@@ -493,7 +495,7 @@ def paths(
     return _collect([_Search(m, s, g)], _as_count(limit, "limit"))
 
 
-def corner_paths(maze: object, *, limit: int | None = None) -> list[np.ndarray]:
+def corner_paths(maze: ArrayLike, *, limit: int | None = None) -> list[np.ndarray]:
     """Every simple path from the four corners to the middle (seed 003).
 
     Corners are searched in the order top-left, top-right, bottom-left,
@@ -550,7 +552,7 @@ def corner_paths(maze: object, *, limit: int | None = None) -> list[np.ndarray]:
 
 
 def count_paths(
-    maze: object, start: object, goal: object, *, bound: int | None = None
+    maze: ArrayLike, start: Cell, goal: Cell, *, bound: int | None = None
 ) -> PathCount:
     """Count the simple paths from ``start`` to ``goal`` without building them.
 
@@ -596,7 +598,7 @@ def count_paths(
     return PathCount(count, bound is not None and count > bound, steps)
 
 
-def shortest_path(maze: object, start: object, goal: object) -> np.ndarray | None:
+def shortest_path(maze: ArrayLike, start: Cell, goal: Cell) -> np.ndarray | None:
     """One path from ``start`` to ``goal`` with the fewest moves (BFS).
 
     Parameters
@@ -647,7 +649,7 @@ def shortest_path(maze: object, start: object, goal: object) -> np.ndarray | Non
     return _to_pairs(np.array(cells[::-1]), cols)
 
 
-def format_path(path: object, goal_label: str | None = "MIDDLE") -> str:
+def format_path(path: ArrayLike, goal_label: str | None = "MIDDLE") -> str:
     """Format a path in seed 003's style: ``(0, 0)->(0, 3)->...->MIDDLE``.
 
     Parameters

@@ -83,6 +83,8 @@ def test_hand_checked_cases():
     assert mz.middle(np.ones((4, 6), dtype=int)) == (2, 3)
     # Huge values move nowhere (and do not overflow).
     assert mz.paths(np.array([[2**62, 1]]), (0, 0), (0, 1)) == []
+    assert mz.paths([[2**70, 1]], (0, 0), (0, 1)) == []
+    assert mz.count_paths(np.array([[1, 1]], dtype=np.uint64), (0, 0), (0, 1)).count == 1
     # Integral floats are accepted.
     assert mz.count_paths(np.ones((2, 2)), (0, 0), (1, 1)).count == 2
 
