@@ -24,6 +24,16 @@ from . import maze as _maze
 
 __all__ = ["add_maze_parser", "load_maze"]
 
+_DESCRIPTION = """\
+List the paths through a number maze (from a cell holding n, move exactly n
+cells up, down, left or right), count them, or find the shortest.
+
+FILE holds one maze row per line, integers separated by whitespace and/or
+commas (blank lines and # comments skipped), or a JSON list of lists.
+Without --start the walker starts from each corner in turn (seed 003);
+without --goal it heads for the middle cell (R//2, C//2), printed as MIDDLE.
+Exit codes: 0 success, 1 no path (--shortest), 2 bad input."""
+
 
 def load_maze(path: str | Path) -> list[list[int]]:
     """Read a maze file: integer rows (whitespace/comma separated) or JSON.
@@ -100,10 +110,10 @@ def add_maze_parser(subparsers: argparse._SubParsersAction) -> argparse.Argument
     p = subparsers.add_parser(
         "maze",
         help="paths through a number maze",
-        description=__doc__.split("\n\n", 1)[1],
+        description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="maze file: integer rows, or a JSON list of lists")
+    p.add_argument("file", metavar="FILE", help="maze file: integer rows, or a JSON list of lists")
     p.add_argument("--start", nargs=2, type=int, metavar=("R", "C"),
                    help="start cell (default: each corner in turn)")
     p.add_argument("--goal", nargs=2, type=int, metavar=("R", "C"),
