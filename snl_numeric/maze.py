@@ -324,7 +324,7 @@ class _Search:
             if max_count > 0:
                 yield [_to_pairs(np.array([self.goal]), self.cols)]
             return
-        size = 16
+        size = 1
         ncells = self.stack.shape[0]
         while not self.done and self.state[1] < max_count:
             out_ends = np.zeros(size, dtype=np.int64)
@@ -392,9 +392,11 @@ def middle(maze: ArrayLike) -> tuple[int, int]:
 def iter_paths(maze: ArrayLike, start: Cell, goal: Cell) -> Iterator[np.ndarray]:
     """Lazily yield every simple path from ``start`` to ``goal``.
 
-    The search runs in chunks (16 paths, then 32, ... up to 65536) and keeps
+    The search runs in chunks (1 path, then 2, 4, ... up to 65536) and keeps
     its stack between chunks, so taking the first few paths of a maze with
-    astronomically many costs little, and nothing is searched twice.
+    astronomically many costs little, and nothing is searched twice. (Finding
+    the next path can still take long: a huge dead subtree may lie between
+    two paths.)
 
     Parameters
     ----------

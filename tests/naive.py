@@ -71,3 +71,31 @@ def maze_shortest_moves(maze, start, goal):
                 dist[nxt] = dist[cur] + 1
                 queue.append(nxt)
     return -1
+
+
+def maze_count(maze, start, goal, bound=None):
+    """(count, steps) of seed 003's search, stopping once count > bound.
+
+    A step is one call of the recursive ``solve`` (one cell entered).
+    """
+    start, goal = tuple(start), tuple(goal)
+    visited = {start}
+    count = steps = 0
+
+    def solve(cur):
+        nonlocal count, steps
+        steps += 1
+        if cur == goal:
+            count += 1
+            return bound is not None and count > bound
+        for nxt in maze_moves(maze, cur):
+            if nxt not in visited:
+                visited.add(nxt)
+                stop = solve(nxt)
+                visited.remove(nxt)
+                if stop:
+                    return True
+        return False
+
+    solve(start)
+    return count, steps
