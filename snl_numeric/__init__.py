@@ -10,7 +10,7 @@ Examples
 
 from __future__ import annotations
 
-from . import boards
+from . import boards, maze
 from .analysis import Analysis, analyze
 from .board import Board
 from .chain import (
@@ -36,6 +36,7 @@ __all__ = [
     "SimulationResult",
     "analyze",
     "boards",
+    "maze",
     "expected_game_length",
     "expected_throws",
     "expected_throws_all",

@@ -20,6 +20,7 @@ from .analysis import analyze
 from .board import OVERSHOOT_RULES, Board
 from .dice import parse_dice
 from .players import expected_game_length
+from ._maze_cli import add_maze_parser
 from .simulate import add_simulate_parser
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments"]
@@ -109,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_run_boards)
 
     add_simulate_parser(sub)
+    add_maze_parser(sub)
     return parser
 
 
