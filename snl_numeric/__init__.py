@@ -10,7 +10,7 @@ Examples
 
 from __future__ import annotations
 
-from . import boards, plot
+from . import boards, maze, plot
 from .analysis import Analysis, analyze
 from .board import Board
 from .chain import (
@@ -24,6 +24,7 @@ from .chain import (
 from .dice import Dice
 from .players import GameLength, expected_game_length, win_probabilities
 from .shortest import min_throws, shortest_path, throw_distances
+from .simulate import SimulationResult, simulate
 
 __version__ = "0.1.0"
 
@@ -32,8 +33,10 @@ __all__ = [
     "Board",
     "Dice",
     "GameLength",
+    "SimulationResult",
     "analyze",
     "boards",
+    "maze",
     "expected_game_length",
     "expected_throws",
     "expected_throws_all",
@@ -42,6 +45,7 @@ __all__ = [
     "min_throws",
     "plot",
     "shortest_path",
+    "simulate",
     "throw_distances",
     "throws_variance",
     "throws_variance_all",

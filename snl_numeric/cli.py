@@ -20,6 +20,8 @@ from .analysis import analyze
 from .board import OVERSHOOT_RULES, Board
 from .dice import parse_dice
 from .players import expected_game_length
+from ._maze_cli import add_maze_parser
+from .simulate import add_simulate_parser
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments"]
 
@@ -106,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("boards", help="list the built-in boards")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run_boards)
+
+    add_simulate_parser(sub)
+    add_maze_parser(sub)
     return parser
 
 

@@ -1,0 +1,201 @@
+"""The ``snl maze`` sub-command (wired into :mod:`snl_numeric.cli`).
+
+``snl maze FILE [--start R C] [--goal R C] [--count | --shortest]
+[--limit N] [--json]``
+
+FILE holds one maze row per line, integers separated by whitespace and/or
+commas (blank lines and ``#`` comments skipped), or a JSON list of lists.
+Without ``--start`` the walker starts from each corner (seed 003); without
+``--goal`` it heads for the middle cell ``(R // 2, C // 2)``, printed as
+``MIDDLE``. Exit codes: 0 success, 1 no path (``--shortest``), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import maze as _maze
+
+__all__ = ["add_maze_parser", "load_maze"]
+
+_DESCRIPTION = """\
+List the paths through a number maze (from a cell holding n, move exactly n
+cells up, down, left or right), count them, or find the shortest.
+
+FILE holds one maze row per line, integers separated by whitespace and/or
+commas (blank lines and # comments skipped), or a JSON list of lists.
+Without --start the walker starts from each corner in turn (seed 003);
+without --goal it heads for the middle cell (R//2, C//2), printed as MIDDLE.
+Exit codes: 0 success, 1 no path (--shortest), 2 bad input."""
+
+
+def load_maze(path: str | Path) -> list[list[int]]:
+    """Read a maze file: integer rows (whitespace/comma separated) or JSON.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    list of list of int
+        The rows, not yet validated (see :mod:`snl_numeric.maze`).
+
+    Raises
+    ------
+    ValueError
+        If a token is not an integer or the JSON is malformed.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    ...     _ = f.write("1, 2\\n# comment\\n3 0\\n")
+    >>> load_maze(f.name)
+    [[1, 2], [3, 0]]
+    >>> os.remove(f.name)
+    """
+    text = Path(path).read_text()
+    if text.lstrip().startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: invalid JSON maze: {exc}") from None
+    rows = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        tokens = [t for t in re.split(r"[\s,]+", line.split("#", 1)[0]) if t]
+        if not tokens:
+            continue
+        row = []
+        for token in tokens:
+            try:
+                row.append(int(token))
+            except ValueError:
+                raise ValueError(
+                    f"{path}, line {lineno}: {token!r} is not an integer"
+                ) from None
+        rows.append(row)
+    return rows
+
+
+def add_maze_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``maze`` sub-command to ``subparsers``; dispatch via ``args.func``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``parser.add_subparsers(dest="command")``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``maze`` parser; ``args.func(args)`` returns the exit code.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="snl")
+    >>> _ = add_maze_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["maze", "m.txt", "--start", "0", "0", "--count"])
+    >>> args.start, args.count, args.func.__name__
+    ([0, 0], True, '_run_maze')
+    """
+    p = subparsers.add_parser(
+        "maze",
+        help="paths through a number maze",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", help="maze file: integer rows, or a JSON list of lists")
+    p.add_argument("--start", nargs=2, type=int, metavar=("R", "C"),
+                   help="start cell (default: each corner in turn)")
+    p.add_argument("--goal", nargs=2, type=int, metavar=("R", "C"),
+                   help="goal cell (default: the middle, R//2 C//2)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--count", action="store_true",
+                      help="count the paths instead of listing them")
+    mode.add_argument("--shortest", action="store_true",
+                      help="print one path with the fewest moves")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="list at most N paths (with --count: stop counting above N)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_run_maze)
+    return p
+
+
+def _run_maze(args: argparse.Namespace) -> int:
+    try:
+        m = _maze._as_maze(load_maze(args.file))
+        rows, cols = m.shape
+        mid = (rows // 2, cols // 2)
+        goal = tuple(args.goal) if args.goal else mid
+        if args.start:
+            starts = [tuple(args.start)]
+        else:
+            starts = list(dict.fromkeys(
+                [(0, 0), (0, cols - 1), (rows - 1, 0), (rows - 1, cols - 1)]
+            ))
+        if args.count:
+            return _print_count(m, starts, goal, args)
+        if args.shortest:
+            return _print_shortest(m, starts, goal, mid, args)
+        return _print_paths(m, starts, goal, mid, args)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"snl maze: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _print_count(m: np.ndarray, starts: list, goal: tuple, args: argparse.Namespace) -> int:
+    total, steps, exceeded = 0, 0, False
+    for start in starts:
+        bound = None if args.limit is None else max(args.limit - total, 0)
+        res = _maze.count_paths(m, start, goal, bound=bound)
+        total, steps = total + res.count, steps + res.steps
+        if res.exceeded:
+            exceeded = True
+            break
+    if args.json:
+        print(json.dumps({"count": total, "exceeded": exceeded, "steps": steps}))
+    else:
+        print(f"more than {args.limit}" if exceeded else total)
+    return 0
+
+
+def _print_shortest(
+    m: np.ndarray, starts: list, goal: tuple, mid: tuple, args: argparse.Namespace
+) -> int:
+    best = None
+    for start in starts:
+        path = _maze.shortest_path(m, start, goal)
+        if path is not None and (best is None or len(path) < len(best)):
+            best = path
+    if args.json:
+        print(json.dumps({"path": None if best is None else best.tolist()}))
+    elif best is None:
+        print("no path")
+    else:
+        print(_maze.format_path(best, goal_label="MIDDLE" if goal == mid else None))
+    return 1 if best is None else 0
+
+
+def _print_paths(
+    m: np.ndarray, starts: list, goal: tuple, mid: tuple, args: argparse.Namespace
+) -> int:
+    found: list[np.ndarray] = []
+    for start in starts:
+        remaining = None if args.limit is None else args.limit - len(found)
+        found.extend(_maze.paths(m, start, goal, limit=remaining))
+    if args.json:
+        print(json.dumps({"goal": list(goal), "paths": [p.tolist() for p in found]}))
+    else:
+        label = "MIDDLE" if goal == mid else None
+        for path in found:
+            print(_maze.format_path(path, goal_label=label))
+    return 0
