@@ -231,11 +231,11 @@ def simulation_html(r: Any) -> str:
     """The HTML display of a :class:`~snl_numeric.simulate.SimulationResult`."""
     b = r.board
     games = f"{r.games:,} ({r.finished:,} finished"
-    if r.censored:
-        games += f", {r.censored:,} censored at {r.max_throws:,} throws"
-        if r.stranded:
-            games += f" or stranded ({r.stranded:,})"
     games += ")"
+    if r.censored:
+        games += (f"; {r.censored:,} did not finish: {r.stranded:,} stranded where the goal "
+                  f"is out of reach, {r.censored - r.stranded:,} stopped at {r.max_throws:,} "
+                  "throws")
     rows = [
         ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
         ("rules", f"{rules_text(b)}; dice {b.dice!r}; start {r.start}"),

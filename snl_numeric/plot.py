@@ -28,6 +28,7 @@ from ._grid import grid_shape, square_xy
 from ._html import GOAL_COLOR, LADDER_COLOR, SNAKE_COLOR, board_title
 from .analysis import Analysis, analyze
 from .board import Board
+from .simulate import SimulationResult
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -102,6 +103,7 @@ def plot_distribution(
     coverage: float = DEFAULT_COVERAGE,
     color: str = "C0",
     title: str | None = None,
+    simulation: SimulationResult | None = None,
 ) -> Axes:
     """The distribution of the number of throws to finish.
 
@@ -125,6 +127,9 @@ def plot_distribution(
         Colour of the bars.
     title : str, optional
         Defaults to the board's name.
+    simulation : SimulationResult, optional
+        A Monte Carlo run of the same board (:func:`~snl_numeric.simulate`)
+        whose empirical frequencies are drawn over the bars as dots.
 
     Returns
     -------
@@ -147,10 +152,23 @@ def plot_distribution(
     for q in percentiles:
         if not 0 < q <= 100:
             raise ValueError(f"percentiles must be in (0, 100], got {q!r}")
+    if simulation is not None:
+        if not isinstance(simulation, SimulationResult):
+            raise TypeError("simulation must be a SimulationResult, "
+                            f"got {type(simulation).__name__}")
+        if simulation.board != a.board or simulation.start != a.start:
+            raise ValueError("simulation must be of the same board and start square as the "
+                             f"analysis, got {simulation.board!r} from {simulation.start}")
     ax = _axes(ax, (8, 4.5))
     kmax = _xmax(a, coverage)
     k = np.arange(kmax + 1)
     ax.bar(k, a.pmf[: kmax + 1], width=1.0, color=color, alpha=0.6, label="P(T = k)")
+    if simulation is not None:
+        freq = np.zeros(kmax + 1)
+        emp = simulation.pmf[: kmax + 1]
+        freq[: len(emp)] = emp
+        ax.plot(k, freq, linestyle="none", marker=".", markersize=4, color="black",
+                label=f"simulated ({simulation.games:,} games)")
     ax.set_xlabel("throws to finish, k")
     ax.set_ylabel("probability P(T = k)")
     ax.set_xlim(-0.5, kmax + 0.5)

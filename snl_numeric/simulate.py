@@ -450,6 +450,11 @@ class SimulationResult:
             "elapsed": self.elapsed,
         }
 
+    def _repr_html_(self) -> str:
+        from ._html import simulation_html
+
+        return simulation_html(self)
+
     def __str__(self) -> str:
         b = self.board
         title = b.name or f"board of size {b.size}"

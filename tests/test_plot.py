@@ -360,3 +360,43 @@ def test_game_length_html():
     leaky = parse(expected_game_length(LEAKY, 2)._repr_html_())
     text = " ".join(leaky.text)
     assert "nobody ever wins" in text and "0.140625" in text and "∞" in text
+
+
+# -- simulation results ------------------------------------------------------------------
+def test_distribution_with_simulation_overlay():
+    from snl_numeric import simulate
+
+    board = boards.get("seed-30")
+    a = analyze(board)
+    sim = simulate(board, 4000, rng=7)
+    ax = plot_distribution(a, simulation=sim)
+    dots = [line for line in ax.lines if line.get_label() == "simulated (4,000 games)"]
+    assert len(dots) == 1
+    y = dots[0].get_ydata()
+    np.testing.assert_allclose(y[: len(sim.histogram)], (sim.histogram / 4000)[: len(y)])
+    # each frequency within 5 standard errors of the exact probability
+    p = a.pmf[: len(y)]
+    assert np.all(np.abs(y - p) <= 5 * np.sqrt(p * (1 - p) / 4000) + 1e-12)
+    assert len(png_bytes(ax)) > 1000
+    with pytest.raises(ValueError, match="same board"):
+        plot_distribution(MB, simulation=sim)
+    with pytest.raises(TypeError, match="simulation must be a SimulationResult, got Analysis"):
+        plot_distribution(a, simulation=a)
+
+
+def test_simulation_html():
+    from snl_numeric import simulate
+
+    sim = simulate(MB, 2000, rng=11)
+    page = parse(sim._repr_html_())
+    text = " ".join(page.text)
+    for piece in ("Simulation of milton-bradley", "2,000 (2,000 finished)", fmt(sim.mean),
+                  "standard error", "95% interval", f"{sim.min} / {sim.max}",
+                  "entropy 11", "exact landing on the goal"):
+        assert piece in text, piece
+    with pytest.warns(RuntimeWarning, match="did not finish"):
+        censored = simulate(LEAKY, 500, rng=3, max_throws=50)
+    text = " ".join(parse(censored._repr_html_()).text)
+    assert censored.censored == censored.stranded > 0
+    assert (f"{censored.censored} did not finish: {censored.stranded} stranded where the goal "
+            "is out of reach, 0 stopped at 50 throws") in text
