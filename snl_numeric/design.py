@@ -119,16 +119,20 @@ def _mark(size, src, dst, occ):  # pragma: no cover - jitted
 
 @njit()
 def _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len,
-                max_len, pick, new_src, new_dst):  # pragma: no cover - jitted
+                max_len, pick, new_src, new_dst, rec, rec_n):  # pragma: no cover - jitted
     """Count the feasible moves of ``kind`` for jump ``j``; apply the ``pick``-th.
 
     Kinds: 0 relocate the start, 1 relocate the end, 2 shift the jump, 3 swap
-    ends with another jump. With ``pick >= 0`` the chosen move is written into
-    ``new_src``/``new_dst`` (copies of ``src``/``dst`` on entry).
+    ends with another jump of the same kind. With ``pick >= 0`` the chosen
+    move is written into ``new_src``/``new_dst`` (copies of ``src``/``dst``
+    on entry). When ``rec`` has rows, every move is also recorded in
+    ``rec[rec_n + i] = (j, kind, a, b)``: the new start and end (kinds 0-2)
+    or the other jump (kind 3, ``b = -1``).
     """
     s0 = src[j]
     d0 = dst[j]
     snake = j < n_snakes
+    record = rec.shape[0] > 0
     count = 0
     if kind == 3:
         for j2 in range(src.shape[0]):
@@ -139,39 +143,42 @@ def _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst
                 if count == pick:
                     new_dst[j] = dst[j2]
                     new_dst[j2] = d0
+                if record:
+                    _record(rec, rec_n + count, j, kind, j2, -1)
                 count += 1
         return count
     occ[s0] = False
     occ[d0] = False
-    if kind == 0:
-        for s in range(1, size):
-            if s != s0 and s != d0 and not occ[s] and \
-                    _ok(s, d0, snake, size, allowed_src, allowed_dst, min_len, max_len):
-                if count == pick:
-                    new_src[j] = s
-                count += 1
-    elif kind == 1:
-        for d in range(0, size + 1):
-            if d != d0 and d != s0 and not occ[d] and \
-                    _ok(s0, d, snake, size, allowed_src, allowed_dst, min_len, max_len):
-                if count == pick:
-                    new_dst[j] = d
-                count += 1
-    else:
-        for delta in range(-size, size + 1):
-            s = s0 + delta
-            d = d0 + delta
-            if delta == 0 or s < 1 or s >= size or d < 0 or d > size:
-                continue
-            if not occ[s] and not occ[d] and \
-                    _ok(s, d, snake, size, allowed_src, allowed_dst, min_len, max_len):
-                if count == pick:
-                    new_src[j] = s
-                    new_dst[j] = d
-                count += 1
+    lo = 1 if kind == 0 else (0 if kind == 1 else -size)
+    hi = size - 1 if kind == 0 else size
+    for x in range(lo, hi + 1):
+        if kind == 0:
+            s, d = x, d0
+        elif kind == 1:
+            s, d = s0, x
+        else:
+            s, d = s0 + x, d0 + x
+        if (s == s0 and d == d0) or s == d or s < 1 or s >= size or d < 0 or d > size:
+            continue
+        if not occ[s] and not occ[d] and \
+                _ok(s, d, snake, size, allowed_src, allowed_dst, min_len, max_len):
+            if count == pick:
+                new_src[j] = s
+                new_dst[j] = d
+            if record:
+                _record(rec, rec_n + count, j, kind, s, d)
+            count += 1
     occ[s0] = True
     occ[d0] = True
     return count
+
+
+@njit()
+def _record(rec, i, j, kind, a, b):  # pragma: no cover - jitted
+    rec[i, 0] = j
+    rec[i, 1] = kind
+    rec[i, 2] = a
+    rec[i, 3] = b
 
 
 @njit()
@@ -183,12 +190,13 @@ def _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, m
     new_dst[:] = dst
     j = _randint(state, c, k)
     kind = _randint(state, c, 4)
+    no_rec = np.empty((0, 4), dtype=np.int64)
     n = _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
-                    min_len, max_len, -1, new_src, new_dst)
+                    min_len, max_len, -1, new_src, new_dst, no_rec, 0)
     if n == 0:
         return False
     _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len,
-                max_len, _randint(state, c, n), new_src, new_dst)
+                max_len, _randint(state, c, n), new_src, new_dst, no_rec, 0)
     return True
 
 
@@ -216,23 +224,78 @@ def _cost(mode, mean, target):  # pragma: no cover - jitted
     return abs(mean - target)
 
 
+@njit()
+def _batch_chunk(size, cand_src, cand_dst, first, n, step, start, overshoot, chain, faces,
+                 probs, out_mean, out_var):  # pragma: no cover - jitted
+    """Evaluate candidates ``first, first + step, ...`` below ``n`` (one task's share)."""
+    jump_to = np.empty(size + 1, dtype=np.int64)
+    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
+    dist = np.empty(size + 1, dtype=np.int64)
+    sure = np.empty(size + 1, dtype=np.bool_)
+    mean = np.empty(size + 1)
+    var = np.empty(size + 1)
+    for i in range(first, n, step):
+        m, v = _evaluate(size, cand_src[i], cand_dst[i], start, overshoot, chain, faces, probs,
+                         jump_to, succ, dist, sure, mean, var)
+        out_mean[i] = m
+        out_var[i] = v
+
+
 @pjit()
 def _batch_kernel(size, cand_src, cand_dst, n, start, overshoot, chain, faces, probs,
                   out_mean, out_var):  # pragma: no cover - jitted
-    """Evaluate the first ``n`` candidate layouts, in parallel over chunks."""
-    n_chunks = min(n, 64)
-    for ch in prange(n_chunks):
-        jump_to = np.empty(size + 1, dtype=np.int64)
-        succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
-        dist = np.empty(size + 1, dtype=np.int64)
-        sure = np.empty(size + 1, dtype=np.bool_)
-        mean = np.empty(size + 1)
-        var = np.empty(size + 1)
-        for i in range(ch, n, n_chunks):
-            m, v = _evaluate(size, cand_src[i], cand_dst[i], start, overshoot, chain, faces,
-                             probs, jump_to, succ, dist, sure, mean, var)
-            out_mean[i] = m
-            out_var[i] = v
+    """Evaluate the first ``n`` candidate layouts, in parallel over 64 interleaved shares."""
+    n_tasks = min(n, 64)
+    for task in prange(n_tasks):
+        _batch_chunk(size, cand_src, cand_dst, task, n, n_tasks, start, overshoot, chain, faces,
+                     probs, out_mean, out_var)
+
+
+@njit()
+def _anneal_chain(c, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
+                  overshoot, chain, faces, probs, mode, target, temps, state, src, dst, cost,
+                  best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
+                  trace_evals):  # pragma: no cover - jitted
+    """Advance annealing chain ``c`` by ``len(temps)`` steps (touches only row ``c``)."""
+    k = src.shape[1]
+    occ = np.zeros(size + 1, dtype=np.bool_)
+    cur_src = src[c].copy()
+    cur_dst = dst[c].copy()
+    new_src = np.empty(k, dtype=np.int64)
+    new_dst = np.empty(k, dtype=np.int64)
+    jump_to = np.empty(size + 1, dtype=np.int64)
+    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
+    dist = np.empty(size + 1, dtype=np.int64)
+    sure = np.empty(size + 1, dtype=np.bool_)
+    mean = np.empty(size + 1)
+    var = np.empty(size + 1)
+    _mark(size, cur_src, cur_dst, occ)
+    cc = cost[c]
+    for it in range(temps.shape[0]):
+        if _propose(size, n_snakes, cur_src, cur_dst, occ, allowed_src, allowed_dst,
+                    min_len, max_len, state, c, new_src, new_dst):
+            m, v = _evaluate(size, new_src, new_dst, start, overshoot, chain, faces, probs,
+                             jump_to, succ, dist, sure, mean, var)
+            evals[c] += 1
+            if m < np.inf:
+                cn = _cost(mode, m, target)
+                delta = cn - cc
+                if delta <= 0.0 or _uniform(state, c) < math.exp(-delta / temps[it]):
+                    cur_src[:] = new_src
+                    cur_dst[:] = new_dst
+                    cc = cn
+                    _mark(size, cur_src, cur_dst, occ)
+                    if cn < best_cost[c]:
+                        best_cost[c] = cn
+                        best_src[c] = cur_src
+                        best_dst[c] = cur_dst
+                        best_mean[c] = m
+                        best_var[c] = v
+        trace[c, it] = best_cost[c]
+        trace_evals[c, it] = evals[c]
+    src[c] = cur_src
+    dst[c] = cur_dst
+    cost[c] = cc
 
 
 @pjit()
@@ -240,73 +303,41 @@ def _anneal_kernel(size, n_snakes, allowed_src, allowed_dst, min_len, max_len, s
                    overshoot, chain, faces, probs, mode, target, temps, state, src, dst, cost,
                    best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
                    trace_evals):  # pragma: no cover - jitted
-    """Advance every annealing chain by ``len(temps)`` steps (one chain per task)."""
-    n_chains, k = src.shape
-    n_iter = temps.shape[0]
-    for c in prange(n_chains):
-        occ = np.zeros(size + 1, dtype=np.bool_)
-        cur_src = src[c].copy()
-        cur_dst = dst[c].copy()
-        new_src = np.empty(k, dtype=np.int64)
-        new_dst = np.empty(k, dtype=np.int64)
-        jump_to = np.empty(size + 1, dtype=np.int64)
-        succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
-        dist = np.empty(size + 1, dtype=np.int64)
-        sure = np.empty(size + 1, dtype=np.bool_)
-        mean = np.empty(size + 1)
-        var = np.empty(size + 1)
-        _mark(size, cur_src, cur_dst, occ)
-        cc = cost[c]
-        for it in range(n_iter):
-            if _propose(size, n_snakes, cur_src, cur_dst, occ, allowed_src, allowed_dst,
-                        min_len, max_len, state, c, new_src, new_dst):
-                m, v = _evaluate(size, new_src, new_dst, start, overshoot, chain, faces, probs,
-                                 jump_to, succ, dist, sure, mean, var)
-                evals[c] += 1
-                if m < np.inf:
-                    cn = _cost(mode, m, target)
-                    delta = cn - cc
-                    if delta <= 0.0 or _uniform(state, c) < math.exp(-delta / temps[it]):
-                        cur_src[:] = new_src
-                        cur_dst[:] = new_dst
-                        cc = cn
-                        _mark(size, cur_src, cur_dst, occ)
-                        if cn < best_cost[c]:
-                            best_cost[c] = cn
-                            best_src[c] = cur_src
-                            best_dst[c] = cur_dst
-                            best_mean[c] = m
-                            best_var[c] = v
-            trace[c, it] = best_cost[c]
-            trace_evals[c, it] = evals[c]
-        src[c] = cur_src
-        dst[c] = cur_dst
-        cost[c] = cc
+    """Advance every annealing chain by ``len(temps)`` steps, one chain per task."""
+    for c in prange(src.shape[0]):
+        _anneal_chain(c, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
+                      overshoot, chain, faces, probs, mode, target, temps, state, src, dst,
+                      cost, best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
+                      trace_evals)
 
 
 @njit()
 def _neighbours_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len,
-                       out_src, out_dst):  # pragma: no cover - jitted
-    """Write every single-move neighbour of a layout; return how many."""
-    k = src.shape[0]
+                       rec):  # pragma: no cover - jitted
+    """Record every feasible single move of a layout in ``rec``; return how many."""
     occ = np.zeros(size + 1, dtype=np.bool_)
     _mark(size, src, dst, occ)
-    row_src = np.empty(k, dtype=np.int64)
-    row_dst = np.empty(k, dtype=np.int64)
     n = 0
-    for j in range(k):
+    for j in range(src.shape[0]):
         for kind in range(4):
-            m = _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
-                            min_len, max_len, -1, row_src, row_dst)
-            for p in range(m):
-                row_src[:] = src
-                row_dst[:] = dst
-                _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
-                            min_len, max_len, p, row_src, row_dst)
-                out_src[n] = row_src
-                out_dst[n] = row_dst
-                n += 1
+            n += _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
+                             min_len, max_len, -1, src, dst, rec, n)
     return n
+
+
+@njit()
+def _apply_moves(src, dst, rec, take, out_src, out_dst):  # pragma: no cover - jitted
+    """Row ``i`` of ``out_*``: the layout after move ``rec[take[i]]``."""
+    for i in range(take.shape[0]):
+        j, kind, a, b = rec[take[i]]
+        out_src[i] = src
+        out_dst[i] = dst
+        if kind == 3:
+            out_dst[i, j] = dst[a]
+            out_dst[i, a] = dst[j]
+        else:
+            out_src[i, j] = a
+            out_dst[i, j] = b
 
 
 @njit()
@@ -621,20 +652,21 @@ def _local(p, mode, target, iterations, chains, children, batch, bar):
     cur_src, cur_dst, cur_cost = src0[c].copy(), dst0[c].copy(), float(cost0[c])
     best = (cur_src.copy(), cur_dst.copy(), float(mean0[c]), float(var0[c]), cur_cost)
     bar.update(evals)
-    cap = p.k * (4 * p.size + p.k + 4)
-    out_src = np.empty((cap, p.k), dtype=np.int64)
-    out_dst = np.empty((cap, p.k), dtype=np.int64)
+    rec = np.empty((p.k * (4 * p.size + p.k + 4), 4), dtype=np.int64)
+    out_src = np.empty((batch, p.k), dtype=np.int64)
+    out_dst = np.empty((batch, p.k), dtype=np.int64)
     trace, trace_evals = [], []
     while evals < budget:
         n = _neighbours_kernel(p.size, p.n_snakes, cur_src, cur_dst, p.allowed_src,
-                               p.allowed_dst, p.min_len, p.max_len, out_src, out_dst)
+                               p.allowed_dst, p.min_len, p.max_len, rec)
         order = shuffle.permutation(n)
         moved = False
         for lo in range(0, n, batch):
             take = order[lo:min(lo + batch, n, lo + budget - evals)]
             if not len(take):
                 break
-            cs, cd = out_src[take], out_dst[take]
+            cs, cd = out_src[:len(take)], out_dst[:len(take)]
+            _apply_moves(cur_src, cur_dst, rec, take, cs, cd)
             m, v = _batch(p, cs, cd)
             evals += len(take)
             bar.update(len(take))
