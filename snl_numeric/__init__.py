@@ -21,6 +21,7 @@ from .chain import (
     throws_variance,
     throws_variance_all,
 )
+from .design import DesignResult, design_board
 from .dice import Dice
 from .shortest import min_throws, shortest_path, throw_distances
 
@@ -30,8 +31,10 @@ __all__ = [
     "Analysis",
     "Board",
     "Dice",
+    "DesignResult",
     "analyze",
     "boards",
+    "design_board",
     "expected_throws",
     "expected_throws_all",
     "finish_probability",

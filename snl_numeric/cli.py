@@ -18,6 +18,7 @@ from typing import Any
 from . import boards
 from .analysis import analyze
 from .board import OVERSHOOT_RULES, Board
+from .design import add_design_parser
 from .dice import parse_dice
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments"]
@@ -97,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("boards", help="list the built-in boards")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run_boards)
+    add_design_parser(sub)
     return parser
 
 

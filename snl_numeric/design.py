@@ -31,8 +31,9 @@ Two searches, both spending at most ``iterations * chains`` exact evaluations:
   in parallel (``prange``), each for ``iterations`` steps with a geometric
   temperature schedule. A step proposes one move (relocate a jump's start,
   relocate its end, shift the whole jump keeping its length, or swap the
-  ends of two jumps of the same kind), drawn uniformly among the feasible
-  ones, and accepts it by the Metropolis rule.
+  starts of two jumps, each keeping its kind: this links a snake and a
+  ladder), drawn among the feasible ones, and accepts it by the Metropolis
+  rule.
 - ``method="local"``: iterated exact local search. The whole neighbourhood
   of the current layout (every feasible single move above) is enumerated,
   shuffled and evaluated in parallel batches; the best layout of the first
@@ -72,6 +73,7 @@ METHODS = ("anneal", "local")
 _MODES = {"max": 0, "min": 1, "target": 2}
 _KICK = 3  # random moves applied at a local optimum
 _INIT_ATTEMPTS = 200
+_PILOT = 64  # random moves evaluated to set the initial temperature
 
 
 # ---------------------------------------------------------------------------
@@ -123,7 +125,7 @@ def _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst
     """Count the feasible moves of ``kind`` for jump ``j``; apply the ``pick``-th.
 
     Kinds: 0 relocate the start, 1 relocate the end, 2 shift the jump, 3 swap
-    ends with another jump of the same kind. With ``pick >= 0`` the chosen
+    starts with another jump (of either kind; each keeps its kind). With ``pick >= 0`` the chosen
     move is written into ``new_src``/``new_dst`` (copies of ``src``/``dst``
     on entry). When ``rec`` has rows, every move is also recorded in
     ``rec[rec_n + i] = (j, kind, a, b)``: the new start and end (kinds 0-2)
@@ -136,13 +138,14 @@ def _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst
     count = 0
     if kind == 3:
         for j2 in range(src.shape[0]):
-            if j2 == j or (j2 < n_snakes) != snake:
+            if j2 == j:
                 continue
-            if _ok(s0, dst[j2], snake, size, allowed_src, allowed_dst, min_len, max_len) and \
-                    _ok(src[j2], d0, snake, size, allowed_src, allowed_dst, min_len, max_len):
+            if _ok(src[j2], d0, snake, size, allowed_src, allowed_dst, min_len, max_len) and \
+                    _ok(s0, dst[j2], j2 < n_snakes, size, allowed_src, allowed_dst, min_len,
+                        max_len):
                 if count == pick:
-                    new_dst[j] = dst[j2]
-                    new_dst[j2] = d0
+                    new_src[j] = src[j2]
+                    new_src[j2] = s0
                 if record:
                     _record(rec, rec_n + count, j, kind, j2, -1)
                 count += 1
@@ -333,8 +336,8 @@ def _apply_moves(src, dst, rec, take, out_src, out_dst):  # pragma: no cover - j
         out_src[i] = src
         out_dst[i] = dst
         if kind == 3:
-            out_dst[i, j] = dst[a]
-            out_dst[i, a] = dst[j]
+            out_src[i, j] = src[a]
+            out_src[i, a] = src[j]
         else:
             out_src[i, j] = a
             out_dst[i, j] = b
@@ -602,15 +605,26 @@ def _finite_starts(p: _Problem, gens: list[np.random.Generator]
 # ---------------------------------------------------------------------------
 # searches
 # ---------------------------------------------------------------------------
-def _anneal(p, mode, target, iterations, chains, children, temperature, bar):
+def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, bar):
     pairs = [ch.spawn(2) for ch in children]  # (initial layout, kernel stream) per chain
     gens = [np.random.default_rng(init) for init, _ in pairs]
     state = np.array([ks.generate_state(1, np.uint64)[0] for _, ks in pairs], dtype=np.uint64)
     src, dst, mean, var, evals0 = _finite_starts(p, gens)
     cost = _costs(mode, mean, target)
-    if temperature is None:
-        scale = float(np.median(mean))
-        t0, t1 = 0.02 * scale, 1e-4 * scale
+    if temperature is None:  # pilot: typical cost change of one random move
+        ks = np.array([pilot.generate_state(1, np.uint64)[0]], dtype=np.uint64)
+        n_pilot = max(_PILOT, chains)
+        cs = src[np.arange(n_pilot) % chains]
+        cd = dst[np.arange(n_pilot) % chains]
+        for i in range(n_pilot):
+            _kick_kernel(p.size, p.n_snakes, cs[i], cd[i], p.allowed_src, p.allowed_dst,
+                         p.min_len, p.max_len, ks, 1)
+        m, _ = _batch(p, cs, cd)
+        evals0 += n_pilot
+        delta = np.abs(_costs(mode, m, target) - cost[np.arange(n_pilot) % chains])
+        delta = delta[np.isfinite(delta) & (delta > 0)]
+        t0 = float(np.median(delta)) if len(delta) else 1e-3 * max(1.0, float(mean.min()))
+        t1 = 1e-3 * t0
     else:
         t0, t1 = (float(t) for t in temperature)
         if not (t0 > 0 and t1 > 0):
@@ -752,9 +766,11 @@ def design_board(
         The rules of the designed board (see :class:`~snl_numeric.Board`).
         Jumps never start on ``start``, square 0 or the goal.
     temperature : (float, float), optional
-        Initial and final annealing temperatures (in throws); by default
-        ``0.02`` and ``1e-4`` times the median expected length of the chains'
-        initial layouts, decreasing geometrically.
+        Initial and final annealing temperatures (in units of the objective),
+        decreasing geometrically. By default the initial one is the median
+        change of the objective over 64 random single moves from the
+        initial layouts (a pilot, counted in ``evaluations``), the final one
+        a thousandth of it.
     batch : int, default 256
         Candidates per parallel batch in the local search.
     rng : Generator, SeedSequence, int or None
@@ -817,12 +833,13 @@ def design_board(
     else:
         gen = np.random.default_rng(rng)
         seq = np.random.SeedSequence([int(x) for x in gen.integers(0, 2**63, size=2)])
-    children = seq.spawn(chains)
+    children = seq.spawn(chains + 1)  # one per chain, one for the temperature pilot
     with Progress(iterations * chains, f"design ({method})", enabled=progress) as bar:
         if method == "anneal":
-            out = _anneal(p, mode, tgt, iterations, chains, children, temperature, bar)
+            out = _anneal(p, mode, tgt, iterations, chains, children[:-1], children[-1],
+                         temperature, bar)
         else:
-            out = _local(p, mode, tgt, iterations, chains, children, batch, bar)
+            out = _local(p, mode, tgt, iterations, chains, children[:-1], batch, bar)
     src, dst, mean, var, trace, trace_evals, evals = out
     trace = -trace if mode == 0 else trace
     value = float(mean) if mode < 2 else abs(float(mean) - tgt)
