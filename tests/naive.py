@@ -39,14 +39,19 @@ def design_layouts(size, snakes, ladders, *, min_length=1, max_length=None, forb
                             dice=dice)
 
 
-def design_brute_force(size, snakes, ladders, objective, target=None, **kw):
-    """Best objective value over every feasible finite layout (core expected_throws)."""
+def design_values(size, snakes, ladders, **kw):
+    """Expected lengths (core expected_throws) of every feasible layout with a finite one."""
     import math
 
     from snl_numeric import expected_throws
 
     values = [expected_throws(b) for b in design_layouts(size, snakes, ladders, **kw)]
-    values = [v for v in values if math.isfinite(v)]
+    return [v for v in values if math.isfinite(v)]
+
+
+def design_brute_force(size, snakes, ladders, objective, target=None, **kw):
+    """Best objective value over every feasible finite layout."""
+    values = design_values(size, snakes, ladders, **kw)
     if objective == "max":
         return max(values)
     if objective == "min":
