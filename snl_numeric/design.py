@@ -845,7 +845,8 @@ def design_board(
     value = float(mean) if mode < 2 else abs(float(mean) - tgt)
     entropy = seq.entropy
     entropy = tuple(int(e) for e in (entropy if isinstance(entropy, Iterable) else [entropy]))
-    board = Board(p.size, zip(src.tolist(), dst.tolist(), strict=True), name=f"design-{name}", **p.rules)
+    board = Board(p.size, zip(src.tolist(), dst.tolist(), strict=True), name=f"design-{name}",
+                  **p.rules)
     return DesignResult(board=board, expected=float(mean), variance=float(var), objective=name,
                         target=float(target) if target is not None else None, value=value,
                         method=method, trace=trace, trace_evaluations=trace_evals,
