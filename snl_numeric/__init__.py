@@ -21,6 +21,7 @@ from .chain import (
     throws_variance,
     throws_variance_all,
 )
+from .design import DesignResult, design_board
 from .dice import Dice
 from .players import GameLength, expected_game_length, win_probabilities
 from .shortest import min_throws, shortest_path, throw_distances
@@ -31,17 +32,19 @@ __version__ = "0.1.0"
 __all__ = [
     "Analysis",
     "Board",
+    "DesignResult",
     "Dice",
     "GameLength",
     "SimulationResult",
     "analyze",
     "boards",
-    "maze",
+    "design_board",
     "expected_game_length",
     "expected_throws",
     "expected_throws_all",
     "finish_probability",
     "length_distribution",
+    "maze",
     "min_throws",
     "shortest_path",
     "simulate",
