@@ -14,10 +14,12 @@ from . import boards
 from .analysis import Analysis, analyze
 from .board import Board
 from .chain import (
+    SolveReport,
     expected_throws,
     expected_throws_all,
     finish_probability,
     length_distribution,
+    solver_report,
     throws_variance,
     throws_variance_all,
 )
@@ -30,6 +32,7 @@ __all__ = [
     "Analysis",
     "Board",
     "Dice",
+    "SolveReport",
     "analyze",
     "boards",
     "expected_throws",
@@ -38,6 +41,7 @@ __all__ = [
     "length_distribution",
     "min_throws",
     "shortest_path",
+    "solver_report",
     "throw_distances",
     "throws_variance",
     "throws_variance_all",

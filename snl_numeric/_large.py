@@ -22,6 +22,9 @@ where ``(I - U)^-1`` is one back substitution over the successor table
   GMRES needs at most ``k + 1`` steps and usually far fewer), each step one
   sweep, followed by iterative refinement on the true residual. The
   transposed system is preconditioned on the right, ``(I - Q)^T (I - U)^-T``.
+  Boards whose capacitance system converges slowly (many short snakes in a
+  long row: GMRES needs steps in proportion to the board) fall back to
+  SciPy's sparse LU, ``"splu"``, whose fill stays small on such local boards.
 
 Every solve reports the normwise relative backward error it reached,
 ``||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf)`` with ``A = I - Q``.
@@ -34,6 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from ._numba_config import njit
 
@@ -45,10 +50,16 @@ WOODBURY_BYTES = 1 << 28
 TARGET_ERROR = 1e-15
 #: GMRES relative tolerance on the preconditioned residual, per refinement round.
 GMRES_RTOL = 1e-13
+#: Below ``FLOOR`` (relative), GMRES gives up (and refinement takes over) after
+#: ``STALL`` steps without halving the residual: the rounding floor of the sweeps.
+STALL = 8
+FLOOR = 1e-10
+#: If the backward error is still above this, fall back to SciPy's sparse LU.
+FALLBACK_ERROR = 1e-12
 #: At most this many refinement rounds.
 MAX_ROUNDS = 4
 #: GMRES steps per solve (each one sweep over the board).
-MAX_ITERATIONS = 1000
+MAX_ITERATIONS = 300
 #: GMRES keeps ``restart + 1`` vectors; at most this many bytes of them.
 KRYLOV_BYTES = 1 << 30
 
@@ -170,7 +181,8 @@ def _orthogonalize_kernel(basis, j, w, h):  # pragma: no cover - jitted
 
 def _gmres(matvec, rhs: np.ndarray, *, rtol: float, restart: int, maxiter: int
            ) -> np.ndarray:
-    """Restarted GMRES from 0 with Givens rotations; stops when ``||r|| <= rtol ||rhs||``.
+    """Restarted GMRES from 0 with Givens rotations; stops when ``||r|| <= rtol ||rhs||``,
+    after ``maxiter`` steps, or once ``STALL`` steps pass without halving ``||r||``.
 
     Like ``scipy.sparse.linalg.gmres`` but with the Arnoldi step in a serial Numba
     kernel: SciPy's pure-Python loop and threaded BLAS level-1 calls cost several
@@ -180,6 +192,7 @@ def _gmres(matvec, rhs: np.ndarray, *, rtol: float, restart: int, maxiter: int
     x = np.zeros(k)
     bnorm = float(np.sqrt(rhs @ rhs))
     its = 0
+    best, best_its = bnorm, 0
     r = rhs.copy()
     while True:
         beta = float(np.sqrt(r @ r))
@@ -207,13 +220,23 @@ def _gmres(matvec, rhs: np.ndarray, *, rtol: float, restart: int, maxiter: int
             hess[: j + 2, j] = col
             g[j], g[j + 1] = cs[j] * g[j], -sn[j] * g[j]
             j += 1
-            if hn == 0.0 or abs(g[j]) <= rtol * bnorm or its >= maxiter:
+            res = abs(g[j])
+            if _DEBUG:
+                print(its, res / bnorm)
+            if res < 0.5 * best:
+                best, best_its = res, its
+            elif its - best_its >= STALL and best < FLOOR * bnorm:  # rounding floor: refine
+                maxiter = its
+            if hn == 0.0 or res <= rtol * bnorm or its >= maxiter:
                 break
             basis[j] = w / hn
         y = sla.solve_triangular(hess[:j, :j], g[:j], check_finite=False)
         for i in range(j):
             x += y[i] * basis[i]
         r = rhs - matvec(x)
+
+
+_DEBUG = False
 
 
 class StructuredSolver:
@@ -267,7 +290,11 @@ class StructuredSolver:
 
     # -- solves -----------------------------------------------------------------
     def _apply_inverse(self, b: np.ndarray, trans: bool) -> tuple[np.ndarray, int]:
-        """One pass of the chosen method (exact for triangular/woodbury)."""
+        """One pass of the chosen method (exact for triangular/woodbury/splu)."""
+        if self.method == "splu":
+            x = np.zeros(self.n)
+            x[self.states] = self.lu.solve(b[self.states], trans="T" if trans else "N")
+            return x, 0
         if self.method == "triangular":
             if trans:
                 return self._lower(b)[0], 0
@@ -324,13 +351,41 @@ class StructuredSolver:
         denom = 2.0 * xn + bn  # ||I - Q||_inf <= 2
         return r, (rn / denom if denom > 0 else 0.0)
 
+    def _splu(self) -> None:
+        """Switch to SciPy's sparse LU of the active system (GMRES did not converge)."""
+        states = np.flatnonzero(self.active)
+        pos = np.full(self.n, -1, dtype=np.int64)
+        pos[states] = np.arange(len(states))
+        nf = self.succ.shape[1]
+        rows = np.repeat(pos[states], nf)
+        cols = pos[self.succ[states].ravel()]
+        vals = np.tile(self.probs, len(states))
+        keep = cols >= 0
+        m = len(states)
+        q = sp.csc_matrix((vals[keep], (rows[keep], cols[keep])), shape=(m, m))
+        self.lu = spla.splu((sp.identity(m, format="csc") - q).tocsc())
+        self.states = states
+        self.method = "splu"
+
     def solve(self, b: np.ndarray, trans: bool = False) -> tuple[np.ndarray, int, float]:
-        """Solve, refine on the true residual while it helps; see the class doc."""
+        """Solve, refine on the true residual while it helps; see the class doc.
+
+        Falls back to a sparse LU (for good) if GMRES leaves the backward error
+        above ``FALLBACK_ERROR``.
+        """
         b = np.where(self.active, b, 0.0)
+        x, iters, err = self._solve(b, trans)
+        if err > FALLBACK_ERROR and self.method == "gmres":
+            self._splu()
+            x, more, err = self._solve(b, trans)
+            iters += more
+        return x, iters, err
+
+    def _solve(self, b: np.ndarray, trans: bool) -> tuple[np.ndarray, int, float]:
         x, iters = self._apply_inverse(b, trans)
         r, err = self.residual(b, x, trans)
         for _ in range(MAX_ROUNDS):
-            if err <= TARGET_ERROR:
+            if err <= TARGET_ERROR or err > 1e4 * FALLBACK_ERROR:  # done, or GMRES stalled
                 break
             dx, more = self._apply_inverse(r, trans)
             iters += more

@@ -148,7 +148,8 @@ class SolveReport:
         ``DENSE_MAX`` unknowns), ``"triangular"`` (no backward throw: one back
         substitution), ``"woodbury"`` (few backward targets: back substitution
         plus a low-rank correction) or ``"gmres"`` (GMRES on the capacitance
-        system, preconditioned by the triangular part, with refinement).
+        system, preconditioned by the triangular part, with refinement) or
+        ``"splu"`` (SciPy's sparse LU, when GMRES converged too slowly).
     unknowns : int
         Squares in the system (those reaching the goal with probability 1).
     backward_targets : int
