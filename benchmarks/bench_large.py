@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import resource
 import subprocess
 import sys
 
@@ -46,6 +45,8 @@ for r in range(repeats):
 rep = solver_report(b)
 out["report"] = [rep.method, rep.backward_targets, rep.iterations, rep.residual]
 out["e0"] = float(e[0])
+import resource
+out["peak_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 print(json.dumps(out))
 """
 
@@ -69,15 +70,13 @@ print(json.dumps({"time": time.perf_counter() - t, "e0": float(x[0])}))
 """
 
 
-def _child(code: str, *args: object) -> tuple[dict, float]:
-    """Run ``code`` in a fresh interpreter; its JSON output and peak RSS in GiB."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def _child(code: str, *args: object) -> dict:
+    """Run ``code`` in a fresh interpreter; its JSON output (peak RSS: the child's own
+    ``getrusage(RUSAGE_SELF).ru_maxrss``, so one size's memory is never mixed with
+    another child's)."""
     proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
                           text=True, check=True)
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the max over all children so far: sizes increase,
-    # so a larger value belongs to this child; otherwise report "<=" the running max
-    return json.loads(proc.stdout), max(peak, before) / 2**20
+    return json.loads(proc.stdout)
 
 
 def run(repeats: int = 5, quick: bool = False) -> list[dict]:
@@ -86,15 +85,16 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     rows, times = [], []
     for n in sizes:
         reps = 1 if n >= 10**6 or quick else max(1, min(repeats, 3))
-        ours, peak = _child(_OURS, n, reps)
+        ours = _child(_OURS, n, reps)
+        peak = ours["peak_gib"]
         t_mean = float(np.median(ours["mean"]))
         times.append((n, t_mean))
         method, k, its, res = ours["report"]
         note = (f"peak RSS {peak:.2f} GiB; {method}, k={k}, {its} sweeps, "
                 f"backward error {res:.1e}; build+compile {np.median(ours['build']):.2f} s")
         if n <= base_max:
-            splu, _ = _child(_BASE, n, "splu")
-            bicg, _ = _child(_BASE, n, "bicgstab")
+            splu = _child(_BASE, n, "splu")
+            bicg = _child(_BASE, n, "bicgstab")
             agree = abs(splu["e0"] - ours["e0"]) / abs(splu["e0"])
             rows.append(row(f"expected_throws_all n={n:.0e}", t_mean, "splu on I-Q",
                             splu["time"], note + f"; rel. diff vs splu {agree:.1e}"))

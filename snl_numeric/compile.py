@@ -171,7 +171,7 @@ def _succ_kernel(faces, rule, rest, jump_index, succ, fired):  # pragma: no cove
 
 
 def compile_board(board: Board) -> CompiledBoard:
-    """Build the successor table of ``board`` (vectorised, O(size * faces))."""
+    """Build the successor table of ``board`` (one Numba pass, O(size * faces))."""
     size = board.size
     faces = board.dice.faces
     idx = np.intp
