@@ -39,7 +39,8 @@ out = {"build": [], "mean": [], "dist": []}
 for r in range(repeats):
     t = time.perf_counter(); b = random_board(n, 0.1, rng=1); b.compiled
     out["build"].append(time.perf_counter() - t)
-    t = time.perf_counter(); throw_distances(b); out["dist"].append(time.perf_counter() - t)
+    t = time.perf_counter(); throw_distances(b)
+    out["dist"].append(time.perf_counter() - t)
     b = random_board(n, 0.1, rng=1); b.compiled
     t = time.perf_counter(); e = expected_throws_all(b); out["mean"].append(time.perf_counter() - t)
 rep = solver_report(b)
@@ -84,7 +85,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     base_max = QUICK_BASELINE_MAX if quick else BASELINE_MAX
     rows, times = [], []
     for n in sizes:
-        reps = 1 if n >= 10**6 or quick else max(1, min(repeats, 3))
+        reps = 1 if n >= 10**7 or quick else max(1, min(repeats, 3))
         ours = _child(_OURS, n, reps)
         peak = ours["peak_gib"]
         t_mean = float(np.median(ours["mean"]))
