@@ -42,7 +42,8 @@ for r in range(repeats):
     t = time.perf_counter(); throw_distances(b)
     out["dist"].append(time.perf_counter() - t)
     b = random_board(n, 0.1, rng=1); b.compiled
-    t = time.perf_counter(); e = expected_throws_all(b); out["mean"].append(time.perf_counter() - t)
+    t = time.perf_counter(); e = expected_throws_all(b)
+    out["mean"].append(time.perf_counter() - t)
 rep = solver_report(b)
 out["report"] = [rep.method, rep.backward_targets, rep.iterations, rep.residual]
 out["e0"] = float(e[0])
