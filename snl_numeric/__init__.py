@@ -14,10 +14,12 @@ from . import boards, maze
 from .analysis import Analysis, analyze
 from .board import Board
 from .chain import (
+    SolveReport,
     expected_throws,
     expected_throws_all,
     finish_probability,
     length_distribution,
+    solver_report,
     throws_variance,
     throws_variance_all,
 )
@@ -36,6 +38,7 @@ __all__ = [
     "Dice",
     "GameLength",
     "SimulationResult",
+    "SolveReport",
     "analyze",
     "boards",
     "design_board",
@@ -48,6 +51,7 @@ __all__ = [
     "min_throws",
     "shortest_path",
     "simulate",
+    "solver_report",
     "throw_distances",
     "throws_variance",
     "throws_variance_all",
