@@ -145,10 +145,11 @@ class Board:
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a string, got {name!r}")
         dice = as_dice(dice)
-        if overshoot == "bounce" and dice.max_face > 2 * size:
+        if overshoot == "bounce" and dice.max_face > size + 1:
+            # from square size - 1 a face f bounces to size + 1 - f
             raise ValueError(
                 f"face {dice.max_face} is too large for a bounce on a board of size {size}: "
-                f"a bounce could carry the token below square 0 (faces must be <= {2 * size})"
+                f"a bounce could carry the token below square 0 (faces must be <= {size + 1})"
             )
         src, dst = _pairs(jumps, "jumps")
         for mask, why in (
