@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from . import boards
 from .analysis import Analysis, analyze
+from .batch import BoardBatch, analyze_many
 from .board import Board
 from .chain import (
     expected_throws,
@@ -29,8 +30,10 @@ __version__ = "0.1.0"
 __all__ = [
     "Analysis",
     "Board",
+    "BoardBatch",
     "Dice",
     "analyze",
+    "analyze_many",
     "boards",
     "expected_throws",
     "expected_throws_all",

@@ -17,6 +17,7 @@ from typing import Any
 
 from . import boards
 from .analysis import analyze
+from .batch import add_batch_parser
 from .board import OVERSHOOT_RULES, Board
 from .dice import parse_dice
 
@@ -97,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("boards", help="list the built-in boards")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run_boards)
+
+    add_batch_parser(sub)
     return parser
 
 
