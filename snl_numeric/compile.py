@@ -114,7 +114,7 @@ class CompiledBoard:
         data = self.probs[faces]
         if self.chained:
             chains = [self.chain(int(j)) for j in range(len(self.jump_src))]
-            lengths = np.array([len(c) for c in chains])[first]
+            lengths = np.array([len(c) for c in chains], dtype=np.intp)[first]
             rows, data = np.repeat(rows, lengths), np.repeat(data, lengths)
             first = np.concatenate([chains[j] for j in first]) if len(first) else first
         shape = (self.n_states, len(self.jump_src))
