@@ -1013,12 +1013,10 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[_Chunk
         else:
             if isinstance(item, Board):
                 coll.add_board(item)
-            elif isinstance(item, dict):
-                coll.add_dict(item)
             elif isinstance(item, _ReadError):
                 coll.add_error(item.message)
-            else:
-                coll.add_error(f"expected a Board or a board dict, got {type(item).__name__}")
+            else:  # a dict, or anything else for Board.from_dict to refuse
+                coll.add_dict(item)
             if pending_n + len(coll) < chunk_size:
                 continue
             flush()
@@ -1405,7 +1403,7 @@ def analyze_many(
     errors : {"raise", "coerce"}
         ``"raise"``: a bad board raises ``ValueError("board <row>: <why>")``
         with the :class:`~snl_numeric.Board` message. ``"coerce"``: an
-        ``error`` column holds the message (None for good rows) and the
+        ``error`` column holds the message (missing for good rows) and the
         bad rows' values are missing.
     chunk_size : int
         Boards per chunk (the unit of streaming, of Dask tasks and of
