@@ -470,19 +470,14 @@ def random_batch(
     source_mask = np.zeros((n, size + 1), bool)
     np.put_along_axis(source_mask, src, True, axis=1)
     dst = np.empty((n, k), np.int64)
-    todo = np.ones((n, k), bool)
     lo = np.where(is_snake, 0, src + 1)
-    hi = np.where(is_snake, src, size + 1)
-    for _ in range(1000):
-        rows, cols = np.nonzero(todo)
-        if len(rows) == 0:
-            break
-        cand = lo[rows, cols] + np.floor(gen.random(len(rows)) * (hi[rows, cols] - lo[rows, cols])
-                                         ).astype(np.int64)
+    span = np.where(is_snake, src, size + 1) - lo
+    rows, cols = np.repeat(np.arange(n), k), np.tile(np.arange(k), n)
+    while len(rows):  # redraw the destinations that landed on a jump source
+        cand = lo[rows, cols] + (gen.random(len(rows)) * span[rows, cols]).astype(np.int64)
         dst[rows, cols] = cand
-        todo[rows, cols] = source_mask[rows, cand]
-    else:  # pragma: no cover - astronomically unlikely
-        raise RuntimeError("could not place jump destinations")
+        bad = source_mask[rows, cand]
+        rows, cols = rows[bad], cols[bad]
     codes = np.full(n, OVERSHOOT_CODES[overshoot], np.int8)
     return BoardBatch.from_arrays(
         np.full(n, size), overshoot=codes, chain=np.full(n, bool(chain)),
@@ -1340,7 +1335,7 @@ def _execute(chunks: Iterable[_Chunk], settings: _Settings, client: Any
     for chunk in chunks:
         # the key names the chunk: a chunk is one task, whatever retries happen
         fut = client.submit(_analyze_chunk, chunk, settings,
-                            key=f"snl-batch-{token}-{chunk.index:09d}", retries=2)
+                            key=f"snl-batch-{token}-{chunk.index:09d}")
         inflight.append((chunk, fut))
         if len(inflight) >= window:
             c, f = inflight.popleft()
