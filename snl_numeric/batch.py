@@ -4,7 +4,7 @@ A :class:`BoardBatch` stores many boards (of any sizes and rules) as flat
 arrays, CSR-style: the jumps of board ``b`` are
 ``jump_src[jump_ptr[b]:jump_ptr[b + 1]]`` -> ``jump_dst[...]`` and its dice
 ``faces[dice_ptr[b]:dice_ptr[b + 1]]`` with ``probs[...]`` (faces
-increasing, zero-probability faces dropped, as in :class:`~snl_numeric.Dice`).
+increasing, as in :class:`~snl_numeric.Dice`).
 
 :func:`analyze_many` answers the core questions for every board in one pass
 of a parallel Numba kernel (``prange`` over boards, each thread writing its
@@ -195,7 +195,8 @@ class BoardBatch:
         ``jump_src`` / ``jump_dst`` (int64).
     dice_ptr : ndarray of int64, shape (n + 1,)
         Board ``b``'s dice are entries ``dice_ptr[b]:dice_ptr[b + 1]`` of
-        ``faces`` (int64, increasing) and ``probs`` (float64, positive).
+        ``faces`` (int64, increasing) and ``probs`` (float64; faces of
+        probability zero are ignored, as :class:`~snl_numeric.Dice` does).
 
     Examples
     --------
@@ -289,15 +290,12 @@ class BoardBatch:
         for name, arr in (("starts", starts), ("overshoot", codes), ("chain", chain_arr)):
             if len(arr) != n:
                 raise ValueError(f"{name} must have one entry per board ({n}), got {len(arr)}")
-        # canonical dice: faces increasing within each board, zero probabilities dropped
+        # faces increasing within each board (as Dice stores them); faces of
+        # probability zero are kept so that validation sees the dice as given
         owner = _segment_ids(dice_ptr)
         order = np.lexsort((faces, owner))
-        keep = probs[order] != 0.0
-        order = order[keep]
-        if len(order) != len(faces) or np.any(order[1:] < order[:-1]):
+        if np.any(order[1:] < order[:-1]):
             faces, probs = faces[order], probs[order]
-            dice_ptr = np.zeros(n + 1, np.int64)
-            np.cumsum(np.bincount(owner[order], minlength=n), out=dice_ptr[1:])
         return cls(sizes, starts, codes, np.ascontiguousarray(chain_arr), jump_ptr, jump_src,
                    jump_dst, dice_ptr, np.ascontiguousarray(faces), probs)
 
@@ -490,40 +488,46 @@ def random_batch(
 # =============================================================================
 @njit()
 def _board_succ(size, start, code, chain, src, dst, faces, probs, sum_tol):  # pragma: no cover
-    """Validate one board and compile it: ``(problem, succ)``.
+    """Validate one board and compile it: ``(problem, succ, probs)``.
 
     ``problem`` is 0 for a valid board, else 1 (size/start), 2 (overshoot
     code), 3 (dice, including a bounce face above ``size + 1`` and a sum
     farther than ``sum_tol`` from 1) or 4 (jumps: range, duplicate source,
-    cycle under chain). The checks cover every rule of ``Board``, so no
-    invalid board reaches the other kernels.
+    cycle under chain). The checks cover every rule of ``Board`` (on the
+    faces as given, zero probabilities included, as ``Dice`` does), so no
+    invalid board reaches the other kernels. ``succ`` and the returned
+    ``probs`` cover the faces of positive probability only.
     """
     empty = np.empty((0, 0), dtype=np.int64)
+    none = probs[:0]
     if size < 1 or start < 0 or start > size:
-        return 1, empty
+        return 1, empty, none
     if code < 0 or code > 2:
-        return 2, empty
+        return 2, empty, none
     nf = faces.shape[0]
-    if nf == 0:
-        return 3, empty
     total = 0.0
+    used = 0
+    top = 0
     for f in range(nf):
         p = probs[f]
         if faces[f] < 1 or p != p or p < 0.0 or p == np.inf:
-            return 3, empty
+            return 3, empty, none
         if f > 0 and faces[f] <= faces[f - 1]:
-            return 3, empty
+            return 3, empty, none
         total += p
-    if abs(total - 1.0) > sum_tol:
-        return 3, empty
-    if code == 2 and faces[nf - 1] > size + 1:
-        return 3, empty
+        if p > 0.0:
+            used += 1
+            top = faces[f]
+    if used == 0 or abs(total - 1.0) > sum_tol:
+        return 3, empty, none
+    if code == 2 and top > size + 1:
+        return 3, empty, none
     k = src.shape[0]
     jump_to = np.full(size + 1, -1, dtype=np.int64)
     for j in range(k):
         s, d = src[j], dst[j]
         if s < 0 or s >= size or d < 0 or d > size or s == d or jump_to[s] >= 0:
-            return 4, empty
+            return 4, empty, none
         jump_to[s] = d
     if chain:
         for j in range(k):  # a walk of more than k jumps must revisit a square
@@ -533,10 +537,22 @@ def _board_succ(size, start, code, chain, src, dst, faces, probs, sum_tol):  # p
                 x = jump_to[x]
                 steps += 1
                 if steps > k:
-                    return 4, empty
-    succ = np.empty((size + 1, nf), dtype=np.int64)
-    _fill_succ(size, jump_to, code, chain, faces, succ)
-    return 0, succ
+                    return 4, empty, none
+    if used < nf:  # drop the faces of probability zero
+        fc = np.empty(used, dtype=np.int64)
+        pc = np.empty(used)
+        i = 0
+        for f in range(nf):
+            if probs[f] > 0.0:
+                fc[i] = faces[f]
+                pc[i] = probs[f]
+                i += 1
+    else:
+        fc = faces.copy()
+        pc = probs.copy()
+    succ = np.empty((size + 1, used), dtype=np.int64)
+    _fill_succ(size, jump_to, code, chain, fc, succ)
+    return 0, succ, pc
 
 
 @njit()
@@ -617,9 +633,9 @@ def _batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
     for b in numba.prange(sizes.shape[0]):
         j0, j1 = jump_ptr[b], jump_ptr[b + 1]
         d0, d1 = dice_ptr[b], dice_ptr[b + 1]
-        code, succ = _board_succ(sizes[b], starts[b], overshoot[b], chain[b],
-                                 jump_src[j0:j1], jump_dst[j0:j1], faces[d0:d1],
-                                 probs[d0:d1], sum_tol)
+        code, succ, pr = _board_succ(sizes[b], starts[b], overshoot[b], chain[b],
+                                     jump_src[j0:j1], jump_dst[j0:j1], faces[d0:d1],
+                                     probs[d0:d1], sum_tol)
         problem[b] = code
         if code != 0:
             continue
@@ -632,11 +648,11 @@ def _batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
         if moments:
             mean = np.empty(n)
             var = np.empty(n)
-            _moments_kernel(succ, probs[d0:d1], sure, mean, var)
+            _moments_kernel(succ, pr, sure, mean, var)
             mean_out[b] = mean[start]
             var_out[b] = var[start]
         if quantiles:
-            mode_out[b], status[b] = _quantiles_one(succ, probs[d0:d1], dist, start, levels,
+            mode_out[b], status[b] = _quantiles_one(succ, pr, dist, start, levels,
                                                     want_mode, tail, max_throws, q_out[b])
 
 
@@ -822,7 +838,8 @@ def _analyze_chunk(chunk: _Chunk, settings: _Settings) -> pd.DataFrame:
             up = batch.jump_dst > batch.jump_src
             data[c] = int_col(np.bincount(owner[up], minlength=n) if n else jl)
         elif c == "n_faces":
-            data[c] = int_col(np.diff(batch.dice_ptr))
+            used = batch.probs > 0
+            data[c] = int_col(np.bincount(_segment_ids(batch.dice_ptr)[used], minlength=n))
     if settings.errors == "coerce":
         err = np.full(n, None, dtype=object)
         for i, msg in messages.items():

@@ -184,8 +184,13 @@ def test_from_arrays_canonical_dice_and_layout_errors():
     b = BoardBatch.from_arrays([10, 5], overshoot=["exact", "win"],
                                jump_ptr=[0, 1, 1], jump_src=[3], jump_dst=[8],
                                dice_ptr=[0, 3, 4], faces=[2, 1, 3, 4], probs=[0.5, 0.5, 0.0, 1.0])
-    assert b.dice_ptr.tolist() == [0, 2, 3] and b.faces.tolist() == [1, 2, 4]
+    assert b.dice_ptr.tolist() == [0, 3, 4] and b.faces.tolist() == [1, 2, 3, 4]
     assert b[0] == Board(10, {3: 8}, overshoot="exact", dice={1: 0.5, 2: 0.5})
+    # a face of probability zero is never thrown
+    df = analyze_many(b, columns=("min_throws", "expected_throws", "n_faces"))
+    assert df["n_faces"].tolist() == [2, 1]
+    assert df["min_throws"].tolist() == [min_throws(b[0]), min_throws(b[1])] == [3, 2]
+    assert df["expected_throws"].iloc[0] == pytest.approx(expected_throws(b[0]), rel=1e-12)
     with pytest.raises(ValueError, match="jump_ptr must have 3 entries"):
         BoardBatch.from_arrays([10, 5], jump_ptr=[0, 1], jump_src=[3], jump_dst=[8])
     with pytest.raises(ValueError, match="jump_ptr must rise from 0 to 1"):
@@ -218,6 +223,9 @@ BAD = [
     {"size": 10, "dice": {"faces": [1, 2], "probs": [1.5, -0.5]}},
     {"size": 10, "dice": {"faces": [1, 2], "probs": [0.5, 0.4]}},
     {"size": 10, "dice": {"faces": [0, 2], "probs": [0.5, 0.5]}},
+    {"size": 10, "dice": {"faces": [1, 2, 2], "probs": [1.0, 0.0, 0.0]}},
+    {"size": 10, "dice": {"faces": [1, 2], "probs": [0.0, 0.0]}},
+    {"size": 10, "dice": {"faces": [], "probs": []}},
     {"size": 0},
     {"size": 10, "start": 11},
     {"size": 10, "overshoot": "sometimes"},
@@ -271,6 +279,9 @@ def test_dice_sum_at_the_tolerance_is_judged_like_dice():
     df = analyze_many([ok, bad], errors="coerce")
     assert pd.isna(df["error"].iloc[0]) and df["min_throws"].iloc[0] == 5
     assert df["error"].iloc[1] == _board_error(bad)
+    # a face of probability zero does not count against the bounce limit, as in Dice
+    zero = {"size": 4, "overshoot": "bounce", "dice": {"faces": [1, 9], "probs": [1.0, 0.0]}}
+    assert analyze_many([zero])["min_throws"].tolist() == [4]
 
 
 def test_raise_names_the_row():
