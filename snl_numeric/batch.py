@@ -106,6 +106,7 @@ __all__ = [
     "random_batch",
     "DEFAULT_COLUMNS",
     "COLUMNS",
+    "MAX_SIZE",
 ]
 
 #: Columns computed when ``columns`` is not given.
@@ -115,6 +116,9 @@ COLUMNS = ("min_throws", "expected_throws", "variance", "std", "median", "mode",
            "size", "start", "n_snakes", "n_ladders", "n_faces")
 #: Default number of boards per chunk.
 DEFAULT_CHUNK_SIZE = 20_000
+#: Largest board the batch kernels take (a larger ``size`` is reported as an
+#: error row: it is most likely a typo, and would allocate gigabytes per thread).
+MAX_SIZE = 10_000_000
 
 _INT_COLUMNS = {"min_throws", "median", "mode", "size", "start", "n_snakes", "n_ladders",
                 "n_faces"}
@@ -492,9 +496,10 @@ def _board_succ(size, start, code, chain, src, dst, faces, probs, sum_tol):  # p
 
     ``problem`` is 0 for a valid board, else 1 (size/start), 2 (overshoot
     code), 3 (dice, including a bounce face above ``size + 1`` and a sum
-    farther than ``sum_tol`` from 1) or 4 (jumps: range, duplicate source,
-    cycle under chain). The checks cover every rule of ``Board`` (on the
-    faces as given, zero probabilities included, as ``Dice`` does), so no
+    farther than ``sum_tol`` from 1), 4 (jumps: range, duplicate source,
+    cycle under chain) or 5 (``size`` above :data:`MAX_SIZE`). The checks
+    cover every rule of ``Board`` (on the faces as given, zero
+    probabilities included, as ``Dice`` does), so no
     invalid board reaches the other kernels. ``succ`` and the returned
     ``probs`` cover the faces of positive probability only.
     """
@@ -502,6 +507,8 @@ def _board_succ(size, start, code, chain, src, dst, faces, probs, sum_tol):  # p
     none = probs[:0]
     if size < 1 or start < 0 or start > size:
         return 1, empty, none
+    if size > MAX_SIZE:
+        return 5, empty, none
     if code < 0 or code > 2:
         return 2, empty, none
     nf = faces.shape[0]
@@ -725,6 +732,8 @@ def _problem_message(batch: BoardBatch, i: int, code: int) -> str | None:
     if code == 2:
         return (f"overshoot must be one of {OVERSHOOT_RULES}, "
                 f"got code {int(batch.overshoot[i])}")
+    if code == 5:
+        return f"size {int(batch.sizes[i])} is too large for batch analysis (at most {MAX_SIZE})"
     try:
         batch._board(i)
     except (ValueError, TypeError) as exc:

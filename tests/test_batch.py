@@ -280,6 +280,8 @@ def test_dice_sum_at_the_tolerance_is_judged_like_dice():
     assert pd.isna(df["error"].iloc[0]) and df["min_throws"].iloc[0] == 5
     assert df["error"].iloc[1] == _board_error(bad)
     # a face of probability zero does not count against the bounce limit, as in Dice
+    huge = analyze_many([{"size": 10**12}], errors="coerce")["error"].iloc[0]
+    assert huge == "size 1000000000000 is too large for batch analysis (at most 10000000)"
     zero = {"size": 4, "overshoot": "bounce", "dice": {"faces": [1, 9], "probs": [1.0, 0.0]}}
     assert analyze_many([zero])["min_throws"].tolist() == [4]
 
