@@ -555,8 +555,8 @@ def _board_succ(size, start, code, chain, src, dst, faces, probs, sum_tol):  # p
                 pc[i] = probs[f]
                 i += 1
     else:
-        fc = faces.copy()
-        pc = probs.copy()
+        fc = faces
+        pc = probs
     succ = np.empty((size + 1, used), dtype=np.int64)
     _fill_succ(size, jump_to, code, chain, fc, succ)
     return 0, succ, pc

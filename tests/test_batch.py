@@ -439,7 +439,7 @@ def test_resume_after_interruption(tmp_path, monkeypatch):
 # -- Dask -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def dask_client():
-    distributed = pytest.importorskip("distributed")
+    import distributed
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = root + (os.pathsep + old if old else "")
