@@ -800,6 +800,9 @@ def _analyze_chunk(chunk: _Chunk, settings: _Settings) -> pd.DataFrame:
     if recheck:  # valid after all (a dice sum right at the tolerance): compute them
         rows = np.array(recheck, np.int64)
         out.put(rows, _run_kernel(batch.take(rows), settings, np.inf))
+        for i in rows[out.problem[rows] != 0].tolist():  # never a silently wrong row
+            error[i] = True
+            messages[i] = "internal error: the batch kernel refused a valid board"
     for i in np.flatnonzero(out.status & ~error).tolist():
         error[i] = True
         messages[i] = (f"the tail did not fall below {settings.tail} within max_throws="
