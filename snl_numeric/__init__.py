@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from . import boards, maze
 from .analysis import Analysis, analyze
+from .batch import BoardBatch, analyze_many
 from .board import Board
 from .chain import (
     SolveReport,
@@ -34,12 +35,14 @@ __version__ = "0.1.0"
 __all__ = [
     "Analysis",
     "Board",
+    "BoardBatch",
     "DesignResult",
     "Dice",
     "GameLength",
     "SimulationResult",
     "SolveReport",
     "analyze",
+    "analyze_many",
     "boards",
     "design_board",
     "expected_game_length",

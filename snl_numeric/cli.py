@@ -17,6 +17,7 @@ from typing import Any
 
 from . import boards
 from .analysis import analyze
+from .batch import add_batch_parser
 from .board import OVERSHOOT_RULES, Board
 from .design import add_design_parser
 from .dice import parse_dice
@@ -113,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_simulate_parser(sub)
     add_maze_parser(sub)
     add_design_parser(sub)
+    add_batch_parser(sub)
     return parser
 
 
