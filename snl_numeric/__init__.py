@@ -12,15 +12,19 @@ from __future__ import annotations
 
 from . import boards, maze, plot
 from .analysis import Analysis, analyze
+from .batch import BoardBatch, analyze_many
 from .board import Board
 from .chain import (
+    SolveReport,
     expected_throws,
     expected_throws_all,
     finish_probability,
     length_distribution,
+    solver_report,
     throws_variance,
     throws_variance_all,
 )
+from .design import DesignResult, design_board
 from .dice import Dice
 from .players import GameLength, expected_game_length, win_probabilities
 from .shortest import min_throws, shortest_path, throw_distances
@@ -31,21 +35,27 @@ __version__ = "0.1.0"
 __all__ = [
     "Analysis",
     "Board",
+    "BoardBatch",
+    "DesignResult",
     "Dice",
     "GameLength",
     "SimulationResult",
+    "SolveReport",
     "analyze",
+    "analyze_many",
     "boards",
-    "maze",
+    "design_board",
     "expected_game_length",
     "expected_throws",
     "expected_throws_all",
     "finish_probability",
     "length_distribution",
+    "maze",
     "min_throws",
     "plot",
     "shortest_path",
     "simulate",
+    "solver_report",
     "throw_distances",
     "throws_variance",
     "throws_variance_all",

@@ -108,19 +108,54 @@ def _reach(succ, dist, sure):  # pragma: no cover - jitted
 
 @njit()
 def _back_substitute(succ, probs, sure, rhs, z):  # pragma: no cover - jitted
-    """Solve ``U z = rhs`` (columns at once), ``U = I - Q_forward`` on sure squares."""
+    """Solve ``U z = rhs`` (columns at once), ``U = I - Q_forward`` on sure squares.
+
+    Above the highest nonzero entry of a column of ``rhs`` that column of
+    ``z`` is zero, so row ``x`` only updates the columns up to the last one
+    already nonzero at or above ``x``: put the columns that start highest
+    first and the sweep skips the zeros.
+    """
     n, n_faces = succ.shape
     m = rhs.shape[1]
     goal = n - 1
+    if m == 1:  # one right-hand side: keep the running sum in a register
+        z[goal, 0] = 0.0
+        for x in range(goal - 1, -1, -1):
+            if not sure[x]:
+                z[x, 0] = 0.0
+                continue
+            diag = 1.0
+            v = rhs[x, 0]
+            for f in range(n_faces):
+                y = succ[x, f]
+                if y == x:
+                    diag -= probs[f]
+                elif y > x and y != goal:
+                    v += probs[f] * z[y, 0]
+            z[x, 0] = v / diag
+        return
+    # last[x]: the highest column whose first nonzero (from the goal down) is row x
+    last = np.full(n, -1, dtype=np.int64)
+    for j in range(m):
+        for x in range(goal - 1, -1, -1):
+            if sure[x] and rhs[x, j] != 0.0:
+                if j > last[x]:
+                    last[x] = j
+                break
+    active = 0  # columns 0 .. active - 1 may be nonzero from here down
     for j in range(m):
         z[goal, j] = 0.0
     for x in range(goal - 1, -1, -1):
+        if last[x] + 1 > active:
+            active = last[x] + 1
+        for j in range(active, m):
+            z[x, j] = 0.0
         if not sure[x]:
-            for j in range(m):
+            for j in range(active):
                 z[x, j] = 0.0
             continue
         diag = 1.0
-        for j in range(m):
+        for j in range(active):
             z[x, j] = rhs[x, j]
         for f in range(n_faces):
             y = succ[x, f]
@@ -128,9 +163,9 @@ def _back_substitute(succ, probs, sure, rhs, z):  # pragma: no cover - jitted
                 diag -= probs[f]
             elif y > x and y != goal:
                 p = probs[f]
-                for j in range(m):
+                for j in range(active):
                     z[x, j] += p * z[y, j]
-        for j in range(m):
+        for j in range(active):
             z[x, j] /= diag
 
 
@@ -176,9 +211,11 @@ def _moments_kernel(succ, probs, sure, mean, var):  # pragma: no cover - jitted
     """Expected throws and variance from every square (``inf`` where not sure)."""
     n, n_faces = succ.shape
     goal = n - 1
+    # backward targets numbered from the highest square that jumps back to them
+    # down, so the columns of C that start highest come first
     bidx = np.full(n, -1, dtype=np.int64)
     k = 0
-    for x in range(goal):
+    for x in range(goal - 1, -1, -1):
         if sure[x]:
             for f in range(n_faces):
                 y = succ[x, f]
@@ -189,32 +226,32 @@ def _moments_kernel(succ, probs, sure, mean, var):  # pragma: no cover - jitted
     for y in range(n):
         if bidx[y] >= 0:
             targets[bidx[y]] = y
-    # columns 0..k-1: C (backward probabilities), column k: ones
+    # column 0: ones, columns 1..k: C (backward probabilities)
     rhs = np.zeros((n, k + 1))
     for x in range(goal):
         if sure[x]:
-            rhs[x, k] = 1.0
+            rhs[x, 0] = 1.0
             for f in range(n_faces):
                 y = succ[x, f]
                 if y < x:
-                    rhs[x, bidx[y]] += probs[f]
+                    rhs[x, 1 + bidx[y]] += probs[f]
     z = np.empty((n, k + 1))
     _back_substitute(succ, probs, sure, rhs, z)
     s = np.empty((k, k))
     for a in range(k):
         for b in range(k):
-            s[a, b] = (1.0 if a == b else 0.0) - z[targets[a], b]
+            s[a, b] = (1.0 if a == b else 0.0) - z[targets[a], 1 + b]
     piv = np.empty(k, dtype=np.int64)
     _lu_inplace(s, piv)
     coef = np.empty(k)
     for a in range(k):
-        coef[a] = z[targets[a], k]
+        coef[a] = z[targets[a], 0]
     _lu_solve_inplace(s, piv, coef)
     t = np.empty((n, 1))
     for x in range(n):
-        acc = z[x, k]
+        acc = z[x, 0]
         for a in range(k):
-            acc += z[x, a] * coef[a]
+            acc += z[x, 1 + a] * coef[a]
         t[x, 0] = acc if sure[x] else 0.0
     t[goal, 0] = 0.0
     u = np.empty((n, 1))
@@ -229,7 +266,7 @@ def _moments_kernel(succ, probs, sure, mean, var):  # pragma: no cover - jitted
             continue
         second = u[x, 0]
         for a in range(k):
-            second += z[x, a] * coef[a]
+            second += z[x, 1 + a] * coef[a]
         tx = t[x, 0]
         mean[x] = tx
         v = 2.0 * second - tx - tx * tx

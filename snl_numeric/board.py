@@ -119,7 +119,8 @@ class Board:
     True
     """
 
-    __slots__ = ("size", "jumps", "start", "overshoot", "chain", "dice", "name", "_compiled")
+    __slots__ = ("size", "jumps", "start", "overshoot", "chain", "dice", "name", "_compiled",
+                 "_arrays")
 
     def __init__(
         self,
@@ -171,8 +172,8 @@ class Board:
             raise ValueError(f"two jumps start on square {src[i]} "
                              f"({src[i]}->{dst[i]} and {src[i]}->{dst[i + 1]})")
         table = dict(zip(src.tolist(), dst.tolist()))
-        if chain:
-            _check_no_cycle(table)
+        if chain and _may_cycle(src, dst, size):
+            _check_no_cycle(table)  # finds the cycle and raises
         set_ = object.__setattr__
         set_(self, "size", size)
         set_(self, "jumps", MappingProxyType(table))
@@ -182,6 +183,9 @@ class Board:
         set_(self, "dice", dice)
         set_(self, "name", name)
         set_(self, "_compiled", None)
+        for arr in (src, dst):
+            arr.flags.writeable = False
+        set_(self, "_arrays", (src, dst))  # jump sources (increasing) and destinations
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"Board is immutable; use board.replace({key}=...)")
@@ -443,6 +447,19 @@ def _int_array(values: Any, what: str) -> np.ndarray:
             return arr.astype(np.int64)
         raise TypeError(f"{what} must hold integers, got dtype {arr.dtype}")
     return arr.astype(np.int64)
+
+
+def _may_cycle(src: np.ndarray, dst: np.ndarray, size: int) -> bool:
+    """Whether following jumps can loop, by pointer doubling (vectorised)."""
+    if len(src) == 0:
+        return False
+    is_src = np.zeros(size + 1, dtype=bool)
+    is_src[src] = True
+    hop = np.arange(size + 1)
+    hop[src] = dst
+    for _ in range(int(np.ceil(np.log2(len(src) + 1))) + 1):  # 2**rounds > longest chain
+        hop[src] = hop[hop[src]]
+    return bool(is_src[hop[src]].any())
 
 
 def _check_no_cycle(table: Mapping[int, int]) -> None:

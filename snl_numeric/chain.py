@@ -15,12 +15,19 @@ cannot be reached) has expectation and variance ``inf``. ``S`` is found by
 two breadth-first passes over the reversed adjacency: squares that can reach
 the goal, then squares that can reach a square that cannot.
 
-``I - Q_SS`` is factorised once per board (LAPACK LU for small boards,
-SciPy's sparse LU above ``DENSE_MAX`` unknowns) and the factorisation is
-cached on the compiled board. The distribution of the
-number of throws ``T`` comes from pushing the probability mass through the
-successor table, one throw at a time, in a Numba kernel, until the mass that
-can still finish is below ``tail``.
+``I - Q_SS`` is factorised once per board and cached on the compiled board:
+LAPACK LU up to ``DENSE_MAX`` unknowns; above, a structured solver that
+scales linearly with the board (:mod:`snl_numeric._large`): throws mostly move
+forward, so ``I - Q = (I - U) - L`` with ``U`` upper triangular (one back
+substitution over the successor table) and ``L`` of rank at most the number
+``k`` of distinct backward targets (snakes, bounces). ``k = 0``: the
+triangular solve is exact; small ``k``: a Woodbury correction, exact; else
+GMRES on the ``k x k`` capacitance system, preconditioned by the triangular
+part, refined on the true residual. :func:`solver_report` tells which ran
+and the residual it reached. The distribution of the number of throws ``T``
+comes from pushing the probability mass through the successor table, one
+throw at a time, in a Numba kernel that only visits the band of squares
+holding mass, until the mass that can still finish is below ``tail``.
 """
 
 from __future__ import annotations
@@ -29,15 +36,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
+from ._large import StructuredSolver, _residual_kernel
 from ._numba_config import njit
 from .board import Board
 from .compile import CompiledBoard
 from .shortest import _bfs, _check_board, _start, throw_distances
 
 __all__ = [
+    "SolveReport",
+    "solver_report",
     "expected_throws",
     "expected_throws_all",
     "throws_variance",
@@ -64,7 +72,9 @@ class _Fundamental:
 
     ``pos[x]`` is the row of square ``x`` in the restricted system, -1 if ``x``
     is not in it. ``solve(b)`` solves ``(I - Q_SS) x = b``; ``solve_t(b)`` the
-    transposed system. ``method`` names the factorisation.
+    transposed system (``b`` 1-D or 2-D, one column per right-hand side).
+    ``method`` names the factorisation: ``"dense"`` (LAPACK LU) or
+    ``"structured"`` (``factor`` a :class:`~snl_numeric._large.StructuredSolver`).
     """
 
     states: np.ndarray
@@ -83,6 +93,15 @@ class _Fundamental:
             out = np.empty(cols.shape)
             for i in range(cols.shape[1]):
                 out[:, i], info = _getrs(lu, piv, cols[:, i], trans=1 if trans else 0)
+            return out.reshape(b.shape)
+        if self.method == "structured":
+            cols = b.reshape(len(b), -1)
+            out = np.empty(cols.shape)
+            full = np.zeros(len(self.pos))
+            for i in range(cols.shape[1]):
+                full[self.states] = cols[:, i]
+                x, _, _ = self.factor.solve(full, trans)
+                out[:, i] = x[self.states]
             return out.reshape(b.shape)
         return self.factor.solve(b, trans="T" if trans else "N")
 
@@ -113,9 +132,41 @@ def _factorize(cb: CompiledBoard, states: np.ndarray) -> _Fundamental:
         _dense_system_kernel(cb.succ, cb.probs, states, pos, a)
         return _Fundamental(states, pos, "dense",
                             sla.lu_factor(a, overwrite_a=True, check_finite=False))
-    q = cb.matrix[states][:, states]
-    a = (sp.identity(m, format="csc") - q).tocsc()
-    return _Fundamental(states, pos, "splu", spla.splu(a))
+    active = np.zeros(cb.n_states, dtype=bool)
+    active[states] = True
+    return _Fundamental(states, pos, "structured", StructuredSolver(cb.succ, cb.probs, active))
+
+
+@dataclass(frozen=True)
+class SolveReport:
+    """How the expected-throws system ``(I - Q_SS) t = 1`` of a board was solved.
+
+    Attributes
+    ----------
+    method : str
+        ``"empty"`` (nothing to solve), ``"dense"`` (LAPACK LU, at most
+        ``DENSE_MAX`` unknowns), ``"triangular"`` (no backward throw: one back
+        substitution), ``"woodbury"`` (few backward targets: back substitution
+        plus a low-rank correction) or ``"gmres"`` (GMRES on the capacitance
+        system, preconditioned by the triangular part, with refinement) or
+        ``"splu"`` (SciPy's sparse LU, when GMRES converged too slowly).
+    unknowns : int
+        Squares in the system (those reaching the goal with probability 1).
+    backward_targets : int
+        Distinct squares that some throw moves back to (the rank of ``L``);
+        0 for the dense path, which does not look at the structure.
+    iterations : int
+        GMRES steps (one sweep over the board each); 0 for direct methods.
+    residual : float
+        Normwise relative backward error of ``t``:
+        ``||1 - (I - Q) t||_inf / (||I - Q||_inf ||t||_inf + 1)``.
+    """
+
+    method: str
+    unknowns: int
+    backward_targets: int
+    iterations: int
+    residual: float
 
 
 def _sure_states(cb: CompiledBoard) -> np.ndarray:
@@ -143,23 +194,73 @@ def _fundamental(cb: CompiledBoard) -> _Fundamental:
     return cached
 
 
+def _mean(cb: CompiledBoard) -> np.ndarray:
+    """Expected throws from every square (``inf`` off ``S``); records the solve report."""
+    cached = cb.__dict__.get("_mean")
+    if cached is None:
+        fund = _fundamental(cb)
+        m = len(fund.states)
+        mean = np.full(cb.n_states, np.inf)
+        mean[cb.size] = 0.0
+        if fund.method == "structured":
+            solver = fund.factor
+            rhs = np.zeros(cb.n_states)
+            rhs[fund.states] = 1.0
+            x, iterations, residual = solver.solve(rhs)
+            mean[fund.states] = x[fund.states]
+            report = SolveReport(solver.method, m, solver.k, iterations, residual)
+        else:
+            mean[fund.states] = fund.solve(np.ones(m))
+            residual = 0.0
+            if m:
+                active = np.zeros(cb.n_states, dtype=bool)
+                active[fund.states] = True
+                full = np.where(active, mean, 0.0)
+                rn, xn, bn = _residual_kernel(cb.succ, cb.probs, active, active * 1.0, full,
+                                              False, np.empty(cb.n_states))
+                residual = rn / (2.0 * xn + bn)
+            report = SolveReport(fund.method, m, 0, 0, residual)
+        mean.flags.writeable = False
+        cb.__dict__["_report"] = report
+        cb.__dict__["_mean"] = cached = mean
+    return cached
+
+
 def _moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
     """Expected throws and variance from every square (``inf`` off ``S``)."""
     cached = cb.__dict__.get("_moments")
     if cached is None:
         fund = _fundamental(cb)
-        t_s = fund.solve(np.ones(len(fund.states)))
+        mean = _mean(cb)
+        t_s = mean[fund.states]
         u_s = fund.solve(t_s)
-        mean = np.full(cb.n_states, np.inf)
         var = np.full(cb.n_states, np.inf)
-        mean[fund.states] = t_s
         var[fund.states] = np.maximum(2.0 * u_s - t_s - t_s * t_s, 0.0)
-        mean[cb.size] = var[cb.size] = 0.0
-        for arr in (mean, var):
-            arr.flags.writeable = False
+        var[cb.size] = 0.0
+        var.flags.writeable = False
         cached = (mean, var)
         cb.__dict__["_moments"] = cached
     return cached
+
+
+def solver_report(board: Board) -> SolveReport:
+    """How :func:`expected_throws_all` solved ``(I - Q) t = 1`` for ``board``.
+
+    Solves the system if that has not happened yet (the result is cached).
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> solver_report(Board(10)).method
+    'dense'
+    >>> from snl_numeric.boards import random_board
+    >>> rep = solver_report(random_board(5000, 0.1, rng=1))
+    >>> rep.method, rep.residual < 1e-13
+    ('gmres', True)
+    """
+    cb = _check_board(board).compiled
+    _mean(cb)
+    return cb.__dict__["_report"]
 
 
 def expected_throws_all(board: Board) -> np.ndarray:
@@ -176,7 +277,7 @@ def expected_throws_all(board: Board) -> np.ndarray:
     >>> expected_throws_all(Board(1, dice={1: 1.0})).tolist()
     [1.0, 0.0]
     """
-    return _moments(_check_board(board).compiled)[0].copy()
+    return _mean(_check_board(board).compiled).copy()
 
 
 def expected_throws(board: Board, start: int | None = None) -> float:
@@ -191,7 +292,7 @@ def expected_throws(board: Board, start: int | None = None) -> float:
     2.25
     """
     start = _start(_check_board(board), start)
-    return float(_moments(board.compiled)[0][start])
+    return float(_mean(board.compiled)[start])
 
 
 def throws_variance_all(board: Board) -> np.ndarray:
@@ -257,31 +358,43 @@ def _jump_use(cb: CompiledBoard, start: int, visits: np.ndarray) -> tuple[np.nda
 
 
 @njit()
-def _push_kernel(succ, probs, mass, live, goal, tail, pmf, offset):  # pragma: no cover
+def _push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # pragma: no cover
     """Advance ``mass`` one throw at a time, writing ``pmf[offset:]``.
 
-    Returns the next free index of ``pmf``; stops early (returning a
-    negative index ``-(k + 1)``) once the live mass is below ``tail``.
+    Only the band ``band[0] .. band[1]`` of squares that may hold mass is
+    visited (updated in place), so early throws on a long board and boards
+    whose mass stays local cost little. Returns the next free index of
+    ``pmf``; stops early (returning a negative index ``-(k + 1)``) once the
+    live mass is below ``tail``.
     """
-    n, n_faces = succ.shape
-    nxt = np.zeros(n)
+    n_faces = succ.shape[1]
+    nxt = np.zeros(mass.shape[0])
+    lo, hi = band[0], band[1]
     for k in range(offset, pmf.shape[0]):
-        for x in range(n):
+        nlo, nhi = goal, 0
+        for x in range(lo, hi + 1):
             m = mass[x]
             if m == 0.0:
                 continue
             mass[x] = 0.0
             for f in range(n_faces):
-                nxt[succ[x, f]] += m * probs[f]
+                z = succ[x, f]
+                nxt[z] += m * probs[f]
+                if z < nlo:
+                    nlo = z
+                if z > nhi:
+                    nhi = z
         pmf[k] = nxt[goal]
         nxt[goal] = 0.0
         remaining = 0.0
-        for x in range(n):
+        for x in range(nlo, nhi + 1):
             if live[x]:
                 remaining += nxt[x]
                 mass[x] = nxt[x]
             nxt[x] = 0.0
-        if remaining < tail:
+        lo, hi = nlo, nhi
+        band[0], band[1] = lo, hi
+        if remaining < tail or lo > hi:
             return -(k + 1)
     return pmf.shape[0]
 
@@ -336,8 +449,9 @@ def length_distribution(
     chunk = 64
     pmf = np.zeros(1 + chunk)
     k = 1
+    band = np.array([start, start], dtype=np.int64)
     while True:
-        k = _push_kernel(cb.succ, cb.probs, mass, live, cb.size, float(tail), pmf, k)
+        k = _push_kernel(cb.succ, cb.probs, mass, live, cb.size, float(tail), pmf, k, band)
         if k < 0:
             return pmf[: -k].copy()
         if k > max_throws:

@@ -17,7 +17,9 @@ from typing import Any
 
 from . import boards
 from .analysis import analyze
+from .batch import add_batch_parser
 from .board import OVERSHOOT_RULES, Board
+from .design import add_design_parser
 from .dice import parse_dice
 from .players import expected_game_length
 from ._maze_cli import add_maze_parser
@@ -111,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_simulate_parser(sub)
     add_maze_parser(sub)
+    add_design_parser(sub)
+    add_batch_parser(sub)
     return parser
 
 

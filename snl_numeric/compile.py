@@ -23,10 +23,33 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from ._numba_config import njit
+
 if TYPE_CHECKING:
     from .board import Board
 
 __all__ = ["CompiledBoard", "compile_board"]
+
+
+@njit()
+def _reverse_kernel(succ, indptr, indices):  # pragma: no cover - jitted
+    """Counting sort of the throws by landing square: CSR of the predecessors.
+
+    ``indptr`` (zeroed, length n + 1) and ``indices`` (length n * faces) are
+    filled; within a row, predecessors are increasing (one entry per face).
+    """
+    n, k = succ.shape
+    for x in range(n):
+        for f in range(k):
+            indptr[succ[x, f] + 1] += 1
+    for y in range(n):
+        indptr[y + 1] += indptr[y]
+    fill = indptr[:n].copy()
+    for x in range(n):
+        for f in range(k):
+            y = succ[x, f]
+            indices[fill[y]] = x
+            fill[y] += 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,11 +111,9 @@ class CompiledBoard:
         probabilities; a square appears once per face that leads to ``y``.
         """
         n, k = self.succ.shape
-        flat = self.succ.ravel()
-        order = np.argsort(flat, kind="stable")
         indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(flat, minlength=n), out=indptr[1:])
-        indices = (order // k).astype(self.succ.dtype, copy=False)
+        indices = np.empty(n * k, dtype=self.succ.dtype)
+        _reverse_kernel(self.succ, indptr, indices)
         data = np.ones(len(indices), dtype=np.int8)
         return sp.csr_matrix((data, indices, indptr), shape=(n, n))
 
@@ -125,42 +146,51 @@ class CompiledBoard:
         return int(self.jump_dst[self.chain(j)[-1]])
 
 
+_RULES = ("win", "exact", "bounce")
+
+
+@njit()
+def _succ_kernel(faces, rule, rest, jump_index, succ, fired):  # pragma: no cover - jitted
+    """Fill ``succ`` and ``fired``; ``rule`` indexes ``_RULES``, ``rest`` ends chains."""
+    n = succ.shape[0]
+    size = n - 1
+    for x in range(n):
+        for f in range(faces.shape[0]):
+            t = x + faces[f]
+            if x == size:
+                succ[x, f] = size
+                fired[x, f] = -1
+            elif t > size and rule == 1:  # exact: the token stays, nothing fires
+                succ[x, f] = x
+                fired[x, f] = -1
+            else:
+                if t > size:
+                    t = size if rule == 0 else 2 * size - t
+                succ[x, f] = rest[t]
+                fired[x, f] = jump_index[t]
+
+
 def compile_board(board: Board) -> CompiledBoard:
-    """Build the successor table of ``board`` (vectorised, O(size * faces))."""
+    """Build the successor table of ``board`` (one Numba pass, O(size * faces))."""
     size = board.size
     faces = board.dice.faces
     idx = np.intp
-    src = np.fromiter(board.jumps.keys(), dtype=idx, count=len(board.jumps))
-    dst = np.fromiter(board.jumps.values(), dtype=idx, count=len(board.jumps))
+    src, dst = (a.astype(idx) for a in board._arrays)
 
-    pos = np.arange(size + 1, dtype=idx)[:, None]
-    target = pos + faces[None, :].astype(idx)
-    over = target > size
-    if board.overshoot == "win":
-        target[over] = size
-    elif board.overshoot == "exact":
-        target = np.where(over, pos, target)
-    else:  # bounce
-        target[over] = 2 * size - target[over]
-    landed = ~over if board.overshoot == "exact" else np.ones_like(over)
-
-    one_jump = np.arange(size + 1, dtype=idx)
-    one_jump[src] = dst
-    rest = one_jump.copy()
-    if board.chain:  # pointer jumping to the end of every chain (no cycles: checked)
+    rest = np.arange(size + 1, dtype=idx)
+    rest[src] = dst
+    if board.chain and len(src):  # pointer jumping over the sources (no cycles: checked)
         while True:
-            nxt = rest[rest]
-            if np.array_equal(nxt, rest):
+            nxt = rest[rest[src]]
+            if np.array_equal(nxt, rest[src]):
                 break
-            rest = nxt
+            rest[src] = nxt
     jump_index = np.full(size + 1, -1, dtype=np.int32)
     jump_index[src] = np.arange(len(src), dtype=np.int32)
 
-    succ = np.where(landed, rest[target], target)
-    fired = np.where(landed, jump_index[target], -1).astype(np.int32)
-    succ[size, :] = size
-    fired[size, :] = -1
-
+    succ = np.empty((size + 1, len(faces)), dtype=idx)
+    fired = np.empty((size + 1, len(faces)), dtype=np.int32)
+    _succ_kernel(faces.astype(idx), _RULES.index(board.overshoot), rest, jump_index, succ, fired)
     for arr in (succ, fired):
         arr.flags.writeable = False
     return CompiledBoard(size=size, start=board.start, faces=faces, probs=board.dice.probs,

@@ -52,7 +52,7 @@ from typing import Any
 
 import numba
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from ._numba_config import njit, pjit
 from ._progress import Progress
@@ -645,7 +645,7 @@ def simulate(
     mean, var, lo_hi = _moments(hist)
     std = math.sqrt(var)
     stderr = std / math.sqrt(finished) if finished else math.nan
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    z = float(ndtri(0.5 + confidence / 2.0))
     throws, final, used = extra
     return SimulationResult(
         board=board, start=start, games=games, finished=finished, censored=censored,

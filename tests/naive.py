@@ -485,6 +485,262 @@ def maze_count(maze, start, goal, bound=None):
     return count, steps
 
 
+# --- design ---
+def design_layouts(size, snakes, ladders, *, min_length=1, max_length=None, forbidden=(),
+                   start=0, overshoot="win", chain=False, dice=None):
+    """Every feasible layout (as a Board) in :func:`snl_numeric.design_board`'s sense.
+
+    Sources in ``1 .. size - 1`` except ``start`` and ``forbidden``; ends in
+    ``0 .. size`` except ``forbidden``; all endpoints distinct; snakes down,
+    ladders up, lengths in ``min_length .. max_length``.
+    """
+    from itertools import combinations
+
+    from snl_numeric import Board
+
+    max_length = size if max_length is None else max_length
+    bad = set(forbidden)
+    jumps = {True: [], False: []}
+    for s in range(1, size):
+        if s == start or s in bad:
+            continue
+        for d in range(0, size + 1):
+            if d in bad or d == s or not min_length <= abs(d - s) <= max_length:
+                continue
+            jumps[d < s].append((s, d))
+    for snake_set in combinations(jumps[True], snakes):
+        for ladder_set in combinations(jumps[False], ladders):
+            pairs = snake_set + ladder_set
+            ends = [x for pair in pairs for x in pair]
+            if len(set(ends)) == len(ends):
+                yield Board(size, pairs, start=start, overshoot=overshoot, chain=chain,
+                            dice=dice)
+
+
+def design_values(size, snakes, ladders, **kw):
+    """Expected lengths (core expected_throws) of every feasible layout with a finite one."""
+    import math
+
+    from snl_numeric import expected_throws
+
+    values = [expected_throws(b) for b in design_layouts(size, snakes, ladders, **kw)]
+    return [v for v in values if math.isfinite(v)]
+
+
+def design_brute_force(size, snakes, ladders, objective, target=None, **kw):
+    """Best objective value over every feasible finite layout."""
+    values = design_values(size, snakes, ladders, **kw)
+    if objective == "max":
+        return max(values)
+    if objective == "min":
+        return min(values)
+    return min(abs(v - target) for v in values)
+
+
+# --- large ---
+import numpy as _np  # noqa: E402
+import scipy.sparse as _sp  # noqa: E402
+import scipy.sparse.linalg as _spla  # noqa: E402
+
+
+def large_successor(board, x, face):
+    """Where a token on ``x`` rests after throwing ``face``, from the rules."""
+    size = board.size
+    if x == size:
+        return size
+    t = x + face
+    if t > size:
+        if board.overshoot == "win":
+            t = size
+        elif board.overshoot == "exact":
+            return x
+        else:
+            t = 2 * size - t
+    if t in board.jumps:
+        t = board.jumps[t]
+        while board.chain and t in board.jumps:
+            t = board.jumps[t]
+    return t
+
+
+def large_transitions(board):
+    """The transition matrix P (CSR) built square by square."""
+    rows, cols, vals = [], [], []
+    for x in range(board.size + 1):
+        for face, p in board.dice.to_dict().items():
+            rows.append(x)
+            cols.append(large_successor(board, x, face))
+            vals.append(p)
+    n = board.size + 1
+    return _sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+
+
+def large_reach(p, targets):
+    """Squares with a path (of positive-probability throws) into ``targets``."""
+    pred = {}
+    coo = p.tocoo()
+    for i, j in zip(coo.row.tolist(), coo.col.tolist()):
+        pred.setdefault(j, []).append(i)
+    seen = set(targets)
+    todo = list(targets)
+    while todo:
+        y = todo.pop()
+        for x in pred.get(y, []):
+            if x not in seen:
+                seen.add(x)
+                todo.append(x)
+    return seen
+
+
+def large_moments(board):
+    """Expected throws and variance from every square by ``spsolve`` on ``I - Q``.
+
+    Squares that can reach a square from which the goal is unreachable get ``inf``.
+    """
+    size = board.size
+    p = large_transitions(board)
+    can_finish = large_reach(p, [size])
+    stuck = [x for x in range(size + 1) if x not in can_finish]
+    unsure = large_reach(p, stuck) if stuck else set()
+    sure = _np.array([x for x in range(size) if x not in unsure], dtype=int)
+    mean = _np.full(size + 1, _np.inf)
+    var = _np.full(size + 1, _np.inf)
+    mean[size] = var[size] = 0.0
+    if len(sure):
+        a = (_sp.identity(len(sure)) - p[sure][:, sure]).tocsc()
+        t = _spla.spsolve(a, _np.ones(len(sure)))
+        u = _spla.spsolve(a, t)
+        mean[sure] = t
+        var[sure] = 2 * u - t - t * t
+    return mean, var, sure, p
+
+
+def large_pmf(board, start, n_throws):
+    """``P(T = k)`` for ``k < n_throws`` by repeated sparse products."""
+    p = large_transitions(board).T.tocsr()
+    mass = _np.zeros(board.size + 1)
+    mass[start] = 1.0
+    pmf = _np.zeros(n_throws)
+    if start == board.size:
+        pmf[0] = 1.0
+        return pmf
+    for k in range(1, n_throws):
+        mass = p @ mass
+        pmf[k] = mass[board.size]
+        mass[board.size] = 0.0
+    return pmf
+
+
+def large_distances(board):
+    """Fewest throws to the goal from every square by plain BFS over the rules."""
+    p = large_transitions(board)
+    coo = p.tocoo()
+    pred = {}
+    for i, j in zip(coo.row.tolist(), coo.col.tolist()):
+        pred.setdefault(j, []).append(i)
+    dist = [-1] * (board.size + 1)
+    dist[board.size] = 0
+    frontier = [board.size]
+    while frontier:
+        nxt = []
+        for y in frontier:
+            for x in pred.get(y, []):
+                if dist[x] == -1:
+                    dist[x] = dist[y] + 1
+                    nxt.append(x)
+        frontier = nxt
+    return _np.array(dist)
+
+
+# --- batch ---
+def batch_row(size, jumps, start=0, overshoot="win", chain=False, dice=None):
+    """Fewest throws, mean, variance and median of one board, the obvious way.
+
+    Plain Python BFS over the moves, dense ``numpy.linalg.solve`` for
+    ``(I - Q) t = 1`` and ``(I - Q) u = t`` on the squares that surely
+    finish, and the median by pushing the probability mass throw by throw.
+    ``dice`` is a mapping face -> probability (fair d6 by default).
+    """
+    import numpy as np
+
+    dice = dice or {f: 1 / 6 for f in range(1, 7)}
+    jumps = dict(jumps)
+
+    def move(x, f):
+        if x == size:
+            return size
+        t = x + f
+        if t > size:
+            if overshoot == "win":
+                t = size
+            elif overshoot == "exact":
+                return x
+            else:
+                t = 2 * size - t
+        if t in jumps:
+            t = jumps[t]
+            while chain and t in jumps:
+                t = jumps[t]
+        return t
+
+    n = size + 1
+    moves = {x: [(move(x, f), p) for f, p in dice.items() if p > 0] for x in range(n)}
+    # BFS backwards from the goal
+    dist = {size: 0}
+    frontier = [size]
+    while frontier:
+        nxt = []
+        for x in range(n):
+            if x not in dist and any(y in frontier for y, _ in moves[x]):
+                dist[x] = dist[frontier[0]] + 1
+                nxt.append(x)
+        frontier = nxt
+    # squares from which some path leads to a dead square are not sure
+    dead = {x for x in range(n) if x not in dist}
+    changed = True
+    while changed:
+        changed = False
+        for x in range(n):
+            if x not in dead and any(y in dead for y, _ in moves[x]):
+                dead.add(x)
+                changed = True
+    sure = [x for x in range(size) if x not in dead]
+    pos = {x: i for i, x in enumerate(sure)}
+    a = np.eye(len(sure))
+    for x in sure:
+        for y, p in moves[x]:
+            if y in pos:
+                a[pos[x], pos[y]] -= p
+    mean = var = float("inf")
+    if start == size:
+        mean = var = 0.0
+    elif start in pos:
+        t = np.linalg.solve(a, np.ones(len(sure))) if sure else np.zeros(0)
+        u = np.linalg.solve(a, t) if sure else np.zeros(0)
+        i = pos[start]
+        mean = float(t[i])
+        var = max(float(2 * u[i] - t[i] - t[i] ** 2), 0.0)
+    # median: first k with P(T <= k) >= 1/2
+    median = None
+    if start == size:
+        median = 0
+    elif start in dist:
+        mass = {start: 1.0}
+        cum, k = 0.0, 0
+        while median is None and sum(mass.values()) > 1e-13 and k < 100_000:
+            k += 1
+            new = {}
+            for x, m in mass.items():
+                for y, p in moves[x]:
+                    new[y] = new.get(y, 0.0) + m * p
+            cum += new.pop(size, 0.0)
+            mass = {x: m for x, m in new.items() if x in dist}
+            if cum >= 0.5 - 1e-12:
+                median = k
+    return {"min_throws": dist.get(start, -1), "expected_throws": mean, "variance": var,
+            "median": median}
+
+
 # --- plot ---
 def plot_square_cells_naive(size):
     """Walk the printed board square by square: ``{square: (column, row)}``.

@@ -1,0 +1,121 @@
+"""Huge boards: expected throws and fewest throws from 10^3 to 10^7 squares.
+
+Random boards (``random_board(size, 0.1)``: 10% of squares start a jump, half
+of them snakes, fair d6, overshoot wins). Each size runs in its own
+subprocess, so the peak resident memory (``ru_maxrss`` of the child) is that
+size's alone; Numba kernels are warmed up on a small board first. Baselines,
+in their own subprocesses: SciPy's ``splu`` on ``I - Q`` and unpreconditioned
+``bicgstab`` (rtol 1e-12), up to the sizes where they finish within a minute.
+
+Usage: ``PYTHONPATH=. python -m benchmarks.bench_large [--quick]``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+
+from benchmarks._util import row
+
+SIZES = (10**3, 10**4, 10**5, 10**6, 10**7)
+QUICK_SIZES = (10**3, 10**4, 10**5)
+#: splu and bicgstab are run up to this size (splu took ~50 s at 10^5).
+BASELINE_MAX = 10**5
+QUICK_BASELINE_MAX = 10**4
+
+_OURS = """
+import json, sys, time
+import numpy as np
+from snl_numeric import expected_throws_all, throw_distances, solver_report
+from snl_numeric.boards import random_board
+w = random_board(3000, 0.1, rng=2)
+expected_throws_all(w); throw_distances(w); random_board(3000, 0.1, rng=2).compiled
+n, repeats = int(sys.argv[1]), int(sys.argv[2])
+out = {"build": [], "mean": [], "dist": []}
+for r in range(repeats):
+    t = time.perf_counter(); b = random_board(n, 0.1, rng=1); b.compiled
+    out["build"].append(time.perf_counter() - t)
+    t = time.perf_counter(); throw_distances(b)
+    out["dist"].append(time.perf_counter() - t)
+    b = random_board(n, 0.1, rng=1); b.compiled
+    t = time.perf_counter(); e = expected_throws_all(b)
+    out["mean"].append(time.perf_counter() - t)
+rep = solver_report(b)
+out["report"] = [rep.method, rep.backward_targets, rep.iterations, rep.residual]
+out["e0"] = float(e[0])
+import resource
+out["peak_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+print(json.dumps(out))
+"""
+
+_BASE = """
+import json, sys, time
+import numpy as np, scipy.sparse as sp, scipy.sparse.linalg as spla
+from snl_numeric.boards import random_board
+from snl_numeric.chain import _sure_states
+n, which = int(sys.argv[1]), sys.argv[2]
+b = random_board(n, 0.1, rng=1)
+cb = b.compiled
+st = np.flatnonzero(_sure_states(cb)[: cb.size])
+a = (sp.identity(len(st), format="csc") - cb.matrix[st][:, st]).tocsc()
+ones = np.ones(len(st))
+t = time.perf_counter()
+if which == "splu":
+    x = spla.splu(a).solve(ones)
+else:
+    x, info = spla.bicgstab(a, ones, rtol=1e-12, maxiter=100000)
+print(json.dumps({"time": time.perf_counter() - t, "e0": float(x[0])}))
+"""
+
+
+def _child(code: str, *args: object) -> dict:
+    """Run ``code`` in a fresh interpreter; its JSON output (peak RSS: the child's own
+    ``getrusage(RUSAGE_SELF).ru_maxrss``, so one size's memory is never mixed with
+    another child's)."""
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
+                          text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def run(repeats: int = 5, quick: bool = False) -> list[dict]:
+    sizes = QUICK_SIZES if quick else SIZES
+    base_max = QUICK_BASELINE_MAX if quick else BASELINE_MAX
+    rows, times = [], []
+    for n in sizes:
+        reps = 1 if n >= 10**7 or quick else max(1, min(repeats, 3))
+        ours = _child(_OURS, n, reps)
+        peak = ours["peak_gib"]
+        t_mean = float(np.median(ours["mean"]))
+        times.append((n, t_mean))
+        method, k, its, res = ours["report"]
+        note = (f"peak RSS {peak:.2f} GiB; {method}, k={k}, {its} sweeps, "
+                f"backward error {res:.1e}; build+compile {np.median(ours['build']):.2f} s")
+        if n <= base_max:
+            splu = _child(_BASE, n, "splu")
+            bicg = _child(_BASE, n, "bicgstab")
+            agree = abs(splu["e0"] - ours["e0"]) / abs(splu["e0"])
+            rows.append(row(f"expected_throws_all n={n:.0e}", t_mean, "splu on I-Q",
+                            splu["time"], note + f"; rel. diff vs splu {agree:.1e}"))
+            rows.append(row(f"expected_throws_all n={n:.0e}", t_mean, "bicgstab (no precond.)",
+                            bicg["time"], ""))
+        else:
+            rows.append(row(f"expected_throws_all n={n:.0e}", t_mean, None, None,
+                            note + "; baselines skipped (splu ~50 s at 1e5, >10 min at 1e6)"))
+        rows.append(row(f"throw_distances n={n:.0e}", float(np.median(ours["dist"])), None,
+                        None, "includes the reverse adjacency"))
+    if len(times) >= 2:
+        x = np.log([n for n, _ in times[1:]])
+        y = np.log([t for _, t in times[1:]])
+        slope = float(np.polyfit(x, y, 1)[0])
+        rows.append(row("scaling exponent (log t vs log n, n>=1e4)", math.nan, None, None,
+                        f"time ~ n^{slope:.2f}"))
+    return rows
+
+
+if __name__ == "__main__":
+    for r in run(quick="--quick" in sys.argv):
+        print(r)

@@ -1,0 +1,500 @@
+"""Batch analysis: agreement with the single-board API, I/O, errors, resume, Dask."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snl_numeric import (
+    Board,
+    Dice,
+    analyze,
+    boards,
+    expected_throws,
+    min_throws,
+    throws_variance,
+)
+from snl_numeric import batch as batch_mod
+from snl_numeric.batch import (
+    BoardBatch,
+    analyze_many,
+    analyze_to_parquet,
+    random_batch,
+    read_boards,
+    read_results,
+    write_jsonl,
+    write_parquet,
+)
+from snl_numeric.cli import main
+from tests import naive
+
+ALL = ("min_throws", "expected_throws", "variance", "std", "median", "mode", "p10", "p90",
+       "p99.5", "size", "start", "n_snakes", "n_ladders", "n_faces")
+
+
+def _expected_row(board: Board) -> dict:
+    a = analyze(board, percentiles=(10, 50, 90, 99.5))
+    return {
+        "min_throws": min_throws(board),
+        "expected_throws": expected_throws(board),
+        "variance": throws_variance(board),
+        "std": math.sqrt(throws_variance(board)),
+        "median": a.median,
+        "mode": a.mode,
+        "p10": a.percentiles[10],
+        "p90": a.percentiles[90],
+        "p99.5": a.percentiles[99.5],
+        "size": board.size,
+        "start": board.start,
+        "n_snakes": len(board.snakes),
+        "n_ladders": len(board.ladders),
+        "n_faces": len(board.dice.faces),
+    }
+
+
+def _value(v):
+    return None if v is pd.NA or v is None else v
+
+
+def _assert_matches(df: pd.DataFrame, boards_list: list[Board]) -> None:
+    assert list(df.index) == list(range(len(boards_list)))
+    for i, board in enumerate(boards_list):
+        want = _expected_row(board)
+        for col, w in want.items():
+            got = _value(df[col].iloc[i])
+            if isinstance(w, float):
+                if math.isinf(w):
+                    assert got == w, (i, col, got, w)
+                else:
+                    assert got == pytest.approx(w, rel=1e-9, abs=1e-9), (i, col, got, w)
+            else:
+                assert got == w, (i, col, got, w, board)
+
+
+def _fixed_boards() -> list[Board]:
+    return [
+        boards.get("milton-bradley"),
+        boards.get("milton-bradley-48"),
+        boards.get("seed004"),
+        boards.get("seed-30"),
+        boards.get("milton-bradley", overshoot="bounce", chain=True),
+        boards.get("milton-bradley", overshoot="win", dice=Dice.sum_of(2, 6)),
+        Board(1),
+        Board(1, dice={1: 1.0}),
+        Board(10, start=10),                          # start on the goal
+        Board(10, {3: 8}, start=3),                   # a token on start ignores the jump
+        Board(10, {9: 0}, overshoot="exact"),
+        Board(10, {4: 9, 9: 2}, chain=True),          # chained jumps
+        Board(4, overshoot="exact", dice={3: 1.0}),   # unreachable goal: min -1, mean inf
+        Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5}),  # may get stuck: inf, finite min
+        Board(8, {5: 7}, overshoot="exact", dice={2: 1.0}, start=1),  # stuck on odd squares
+        Board(12, {11: 1}, overshoot="bounce", dice={1: 0.2, 5: 0.8}),
+        Board(6, overshoot="bounce", dice={7: 1.0}),  # face size + 1 bounces to 0
+        Board(30, overshoot="exact", dice={1: 1e-3, 2: 1 - 1e-3}),
+    ]
+
+
+# -- agreement with the single-board functions ---------------------------------
+def test_fixed_boards_match_single_board_api():
+    bl = _fixed_boards()
+    df = analyze_many(bl, columns=ALL, chunk_size=5)
+    _assert_matches(df, bl)
+    assert df.loc[12, "min_throws"] == -1 and df.loc[12, "expected_throws"] == math.inf
+    assert df.loc[12, "median"] is pd.NA and df.loc[12, "mode"] is pd.NA
+    assert df.loc[13, "min_throws"] == 1 and df.loc[13, "variance"] == math.inf
+    assert df["min_throws"].dtype == "Int64" and df["expected_throws"].dtype == np.float64
+
+
+def test_matches_naive_twin():
+    bl = _fixed_boards()[3:]
+    df = analyze_many(bl, columns=("min_throws", "expected_throws", "variance", "median"))
+    for i, b in enumerate(bl):
+        want = naive.batch_row(b.size, b.jumps, b.start, b.overshoot, b.chain, b.dice.to_dict())
+        assert df["min_throws"].iloc[i] == want["min_throws"]
+        assert _value(df["median"].iloc[i]) == want["median"]
+        for col in ("expected_throws", "variance"):
+            assert df[col].iloc[i] == pytest.approx(want[col], rel=1e-8), (i, col)
+
+
+@st.composite
+def _boards(draw):
+    overshoot = draw(st.sampled_from(["win", "exact", "bounce"]))
+    size = draw(st.integers(2, 60))
+    dice = draw(st.sampled_from([None, {1: 0.5, 2: 0.5}, {2: 0.25, 3: 0.75},
+                                 {1: 0.1, 4: 0.6, 6: 0.3}, {2: 0.5, 4: 0.5}]))
+    if overshoot == "bounce" and max((dice or {6: 1}).keys()) > size + 1:
+        dice = {1: 0.5, 2: 0.5}
+    b = boards.random_board(size, draw(st.floats(0, 0.45)), rng=draw(st.integers(0, 2**32)),
+                            overshoot=overshoot, chain=draw(st.booleans()), dice=dice)
+    start = draw(st.integers(0, size))
+    return b.replace(start=start)
+
+
+@settings(deadline=None, max_examples=15)
+@given(st.lists(_boards(), min_size=1, max_size=12), st.integers(1, 7))
+def test_random_boards_match_single_board_api(bl, chunk_size):
+    df = analyze_many(bl, columns=ALL, chunk_size=chunk_size)
+    _assert_matches(df, bl)
+
+
+def test_mixed_sizes_batch_agrees_with_random_batch_boards():
+    big = BoardBatch.concat([random_batch(40, 100, rng=1),
+                             random_batch(30, 30, snakes=3, ladders=4, rng=2, overshoot="exact"),
+                             random_batch(30, 50, snakes=5, ladders=5, rng=3, chain=True,
+                                          overshoot="bounce")])
+    df = analyze_many(big, columns=("min_throws", "expected_throws", "variance", "median"))
+    rng = np.random.default_rng(0)
+    for i in rng.choice(len(big), 12, replace=False).tolist():
+        b = big[i]
+        assert df["min_throws"].iloc[i] == min_throws(b)
+        assert df["expected_throws"].iloc[i] == pytest.approx(expected_throws(b), rel=1e-9)
+        assert df["variance"].iloc[i] == pytest.approx(throws_variance(b), rel=1e-9)
+        assert df["median"].iloc[i] == analyze(b).median
+
+
+# -- the batch representation -----------------------------------------------------
+def test_board_batch_round_trip_and_concat():
+    bl = _fixed_boards()
+    batch = BoardBatch.from_boards(bl)
+    assert len(batch) == len(bl)
+    assert list(batch) == bl
+    assert [batch[i] for i in range(-len(bl), 0)] == bl
+    both = BoardBatch.concat([batch, batch[3:5]])
+    assert len(both) == len(bl) + 2 and both[len(bl) + 1] == bl[4]
+    assert list(batch.take(np.array([4, 0]))) == [bl[4], bl[0]]
+    assert batch.fingerprint() == BoardBatch.from_boards(bl).fingerprint()
+    assert batch.fingerprint() != batch[1:].fingerprint()
+    with pytest.raises(IndexError, match="out of range"):
+        batch[len(bl)]
+
+
+def test_from_arrays_canonical_dice_and_layout_errors():
+    b = BoardBatch.from_arrays([10, 5], overshoot=["exact", "win"],
+                               jump_ptr=[0, 1, 1], jump_src=[3], jump_dst=[8],
+                               dice_ptr=[0, 3, 4], faces=[2, 1, 3, 4], probs=[0.5, 0.5, 0.0, 1.0])
+    assert b.dice_ptr.tolist() == [0, 3, 4] and b.faces.tolist() == [1, 2, 3, 4]
+    assert b[0] == Board(10, {3: 8}, overshoot="exact", dice={1: 0.5, 2: 0.5})
+    # a face of probability zero is never thrown
+    df = analyze_many(b, columns=("min_throws", "expected_throws", "n_faces"))
+    assert df["n_faces"].tolist() == [2, 1]
+    assert df["min_throws"].tolist() == [min_throws(b[0]), min_throws(b[1])] == [3, 2]
+    assert df["expected_throws"].iloc[0] == pytest.approx(expected_throws(b[0]), rel=1e-12)
+    with pytest.raises(ValueError, match="jump_ptr must have 3 entries"):
+        BoardBatch.from_arrays([10, 5], jump_ptr=[0, 1], jump_src=[3], jump_dst=[8])
+    with pytest.raises(ValueError, match="jump_ptr must rise from 0 to 1"):
+        BoardBatch.from_arrays([10, 5], jump_ptr=[0, 2, 1], jump_src=[3], jump_dst=[8])
+    with pytest.raises(TypeError, match="sizes must hold integers"):
+        BoardBatch.from_arrays([10.5])
+    with pytest.raises(ValueError, match="overshoot must be one of"):
+        BoardBatch.from_arrays([10], overshoot=["wins"])
+
+
+def test_random_batch_boards_are_valid():
+    b = random_batch(200, 100, snakes=10, ladders=10, rng=5, chain=True)
+    assert len(b) == 200 and len(b.jump_src) == 4000
+    boards_list = list(b)  # each builds a Board: valid
+    assert all(len(x.snakes) == 10 and len(x.ladders) == 10 for x in boards_list)
+    assert random_batch(3, 20, snakes=2, ladders=2, rng=1).fingerprint() == \
+        random_batch(3, 20, snakes=2, ladders=2, rng=1).fingerprint()
+
+
+# -- bad boards ---------------------------------------------------------------------
+BAD = [
+    {"size": 10, "jumps": [[10, 2]]},
+    {"size": 10, "jumps": [[3, 11]]},
+    {"size": 10, "jumps": [[-1, 5]]},
+    {"size": 10, "jumps": [[3, 3]]},
+    {"size": 10, "jumps": [[3, 7], [5, 1], [3, 9]]},
+    {"size": 10, "jumps": [[2, 6], [6, 4], [4, 2]], "chain": True},
+    {"size": 4, "overshoot": "bounce"},
+    {"size": 10, "dice": {"faces": [1, 2], "probs": [0.5, float("nan")]}},
+    {"size": 10, "dice": {"faces": [1, 2], "probs": [1.5, -0.5]}},
+    {"size": 10, "dice": {"faces": [1, 2], "probs": [0.5, 0.4]}},
+    {"size": 10, "dice": {"faces": [0, 2], "probs": [0.5, 0.5]}},
+    {"size": 10, "dice": {"faces": [1, 2, 2], "probs": [1.0, 0.0, 0.0]}},
+    {"size": 10, "dice": {"faces": [1, 2], "probs": [0.0, 0.0]}},
+    {"size": 10, "dice": {"faces": [], "probs": []}},
+    {"size": 0},
+    {"size": 10, "start": 11},
+    {"size": 10, "overshoot": "sometimes"},
+    {"size": 10, "jumps": [[1, 2, 3]]},
+    {"size": 10, "colour": "red"},
+]
+
+
+def _board_error(data: dict) -> str:
+    with pytest.raises((ValueError, TypeError)) as info:
+        Board.from_dict(data)
+    return str(info.value)
+
+
+def test_coerce_gives_the_board_message_per_row():
+    good = {"size": 10, "jumps": [[3, 8]]}
+    items = [good] + BAD + [good]
+    df = analyze_many(items, errors="coerce", columns=("min_throws", "expected_throws",
+                                                       "median", "n_snakes"), chunk_size=4)
+    assert pd.isna(df["error"].iloc[0]) and pd.isna(df["error"].iloc[-1])
+    assert df["min_throws"].iloc[-1] == min_throws(Board.from_dict(good))
+    for i, data in enumerate(BAD, start=1):
+        assert df["error"].iloc[i] == _board_error(data), data
+        assert df["min_throws"].iloc[i] is pd.NA and df["median"].iloc[i] is pd.NA
+        assert df["n_snakes"].iloc[i] is pd.NA and math.isnan(df["expected_throws"].iloc[i])
+
+
+def test_vectorised_validation_matches_board_messages():
+    # the same bad boards as arrays (the fast path: no Board per row unless flagged)
+    rows = [d for d in BAD if "colour" not in d and d.get("overshoot") != "sometimes"
+            and d.get("jumps") != [[1, 2, 3]]]
+    sizes = [d["size"] for d in rows]
+    jumps = [d.get("jumps", []) for d in rows]
+    dice = [d.get("dice", {"faces": [1, 2, 3, 4, 5, 6], "probs": [1 / 6] * 6}) for d in rows]
+    batch = BoardBatch.from_arrays(
+        sizes, starts=[d.get("start", 0) for d in rows],
+        overshoot=[d.get("overshoot", "win") for d in rows],
+        chain=np.array([d.get("chain", False) for d in rows]),
+        jump_ptr=np.cumsum([0] + [len(j) for j in jumps]),
+        jump_src=[p[0] for j in jumps for p in j], jump_dst=[p[1] for j in jumps for p in j],
+        dice_ptr=np.cumsum([0] + [len(d["faces"]) for d in dice]),
+        faces=[f for d in dice for f in d["faces"]], probs=[p for d in dice for p in d["probs"]])
+    df = analyze_many(batch, errors="coerce")
+    assert df["error"].tolist() == [_board_error(d) for d in rows]
+
+
+def test_dice_sum_at_the_tolerance_is_judged_like_dice():
+    # within 1e-12 of 1 is accepted; farther is refused, as Dice does
+    ok = {"size": 10, "dice": {"faces": [1, 2], "probs": [0.5, 0.5 + 0.9e-12]}}
+    bad = {"size": 10, "dice": {"faces": [1, 2], "probs": [0.5, 0.5 + 1.1e-12]}}
+    df = analyze_many([ok, bad], errors="coerce")
+    assert pd.isna(df["error"].iloc[0]) and df["min_throws"].iloc[0] == 5
+    assert df["error"].iloc[1] == _board_error(bad)
+    # a face of probability zero does not count against the bounce limit, as in Dice
+    huge = analyze_many([{"size": 10**12}], errors="coerce")["error"].iloc[0]
+    assert huge == "size 1000000000000 is too large for batch analysis (at most 10000000)"
+    zero = {"size": 4, "overshoot": "bounce", "dice": {"faces": [1, 9], "probs": [1.0, 0.0]}}
+    assert analyze_many([zero])["min_throws"].tolist() == [4]
+
+
+def test_raise_names_the_row():
+    items = [{"size": 10}] * 17 + [{"size": 100, "jumps": [[100, 5]]}]
+    with pytest.raises(ValueError, match=r"^board 17: jump 100->5 leaves the goal 100"):
+        analyze_many(items, chunk_size=5)
+    with pytest.raises(ValueError, match=r"^board 1: jump cycle under chain=True: 2->6->2"):
+        analyze_many([Board(10), {"size": 10, "jumps": [[2, 6], [6, 2]], "chain": True}])
+
+
+def test_argument_errors():
+    with pytest.raises(ValueError, match="unknown column 'bogus'"):
+        analyze_many([Board(5)], columns=["bogus"])
+    with pytest.raises(ValueError, match="must name q in"):
+        analyze_many([Board(5)], columns=["p120"])
+    with pytest.raises(ValueError, match="errors must be 'raise' or 'coerce'"):
+        analyze_many([Board(5)], errors="ignore")
+    with pytest.raises(ValueError, match="chunk_size must be at least 1"):
+        analyze_many([Board(5)], chunk_size=0)
+    with pytest.raises(TypeError, match="wrap a single Board"):
+        analyze_many(Board(5))
+    empty = analyze_many([], columns=("min_throws", "median"))
+    assert len(empty) == 0 and list(empty.columns) == ["min_throws", "median"]
+
+
+def test_streamed_iterable_equals_list():
+    bl = [boards.random_board(30, 0.2, rng=i, overshoot="exact") for i in range(23)]
+    gen = (b.to_dict() if i % 2 else b for i, b in enumerate(bl))
+    df = analyze_many(gen, columns=("min_throws", "expected_throws", "median"), chunk_size=4)
+    assert df.equals(analyze_many(bl, columns=("min_throws", "expected_throws", "median")))
+    mixed = [BoardBatch.from_boards(bl[:5]), bl[5], BoardBatch.from_boards(bl[6:])]
+    df2 = analyze_many(iter(mixed), columns=("min_throws", "expected_throws", "median"),
+                       chunk_size=7)
+    assert df2.equals(df)
+
+
+# -- files and the command line -------------------------------------------------------
+def test_jsonl_and_parquet_round_trips(tmp_path):
+    bl = _fixed_boards()
+    jl, pqf = tmp_path / "b.jsonl", tmp_path / "b.parquet"
+    write_jsonl(bl, jl)
+    write_parquet(iter([BoardBatch.from_boards(bl[:4]), BoardBatch.from_boards(bl[4:])]), pqf)
+    assert list(read_boards(jl)) == bl
+    assert list(read_boards(pqf)) == bl
+    ref = analyze_many(bl, columns=ALL)
+    assert analyze_many(str(jl), columns=ALL, chunk_size=4).equals(ref)
+    assert analyze_many(pqf, columns=ALL, chunk_size=4).equals(ref)
+
+
+def test_parquet_alternative_schema_and_defaults(tmp_path):
+    path = tmp_path / "alt.parquet"
+    table = pa.table({
+        "size": pa.array([10, 20, 30], pa.int64()),
+        "overshoot": pa.array(["exact", None, "bogus"]),
+        "jumps": pa.array([[[3, 8], [9, 1]], None, []], pa.list_(pa.list_(pa.int64()))),
+        "dice_faces": pa.array([[1, 2], None, [1]], pa.list_(pa.int64())),
+        "dice_probs": pa.array([[0.5, 0.5], None, [1.0]], pa.list_(pa.float64())),
+    })
+    pq.write_table(table, path)
+    df = analyze_many(path, errors="coerce", columns=("min_throws",))
+    b0 = Board(10, {3: 8, 9: 1}, overshoot="exact", dice={1: 0.5, 2: 0.5})
+    assert df["min_throws"].iloc[0] == min_throws(b0)
+    assert df["min_throws"].iloc[1] == min_throws(Board(20))
+    assert df["error"].iloc[2] == _board_error({"size": 30, "overshoot": "bogus"})
+    with pytest.raises(ValueError, match="board 2: overshoot must be one of"):
+        read_boards(path)
+
+
+def test_jsonl_bad_lines(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"size": 5}\n\nnot json\n[1, 2]\n{"size": 6, "ladders": [[2, 5]]}\n')
+    df = analyze_many(path, errors="coerce", columns=("min_throws",))
+    assert df["error"].iloc[1].startswith("invalid board JSON")
+    assert df["error"].iloc[2] == "board data must be a mapping, got list"
+    assert df["min_throws"].tolist()[3] == min_throws(Board.from_pairs(6, ladders=[(2, 5)]))
+    assert df["min_throws"].iloc[0] == 1
+
+
+def test_cli_batch(tmp_path, capsys):
+    bl = _fixed_boards()
+    src, out = tmp_path / "in.jsonl", tmp_path / "out"
+    write_jsonl(bl, src)
+    cols = "min_throws,expected_throws,median,p90"
+    code = main(["batch", str(src), "-o", str(out), "--columns", cols, "--chunk-size", "5",
+                 "--no-progress"])
+    assert code == 0
+    assert f"{len(bl)} boards -> {out} (4 parts: 4 computed, 0 reused; 0 errors)" in \
+        capsys.readouterr().out
+    got = read_results(out)
+    assert got.equals(analyze_many(bl, columns=cols.split(",")))
+    assert sorted(os.listdir(out)) == ["_manifest.json"] + [f"part-00000{i}.parquet"
+                                                            for i in range(4)]
+    # a rerun reuses every part
+    assert main(["batch", str(src), "-o", str(out), "--columns", cols, "--chunk-size", "5",
+                 "--no-progress", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["reused"] == 4
+    # a bad board: exit code 2 and the row named; --errors coerce records it
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"size": 10}\n{"size": 10, "jumps": [[10, 1]]}\n')
+    assert main(["batch", str(bad), "-o", str(tmp_path / "o2"), "--no-progress"]) == 2
+    assert "board 1: jump 10->1 leaves the goal 10" in capsys.readouterr().err
+    assert main(["batch", str(bad), "-o", str(tmp_path / "o3"), "--errors", "coerce"]) == 0
+    captured = capsys.readouterr()
+    assert "1 errors" in captured.out and "batch [" in captured.err  # progress bar
+    assert read_results(tmp_path / "o3")["error"].iloc[1].startswith("jump 10->1")
+
+
+# -- resume ---------------------------------------------------------------------------
+def test_resume_after_interruption(tmp_path, monkeypatch):
+    batch = random_batch(230, 40, snakes=4, ladders=4, rng=11, overshoot="exact")
+    cols = ("min_throws", "expected_throws", "median")
+    clean = analyze_to_parquet(batch, tmp_path / "clean", columns=cols, chunk_size=25)
+    assert (clean.chunks, clean.computed, clean.reused) == (10, 10, 0)
+
+    class Stop(Exception):
+        pass
+
+    written = []
+
+    def hook(index):
+        written.append(index)
+        if len(written) == 4:
+            raise Stop
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(batch_mod, "_after_part_written", hook)
+    with pytest.raises(Stop):
+        analyze_to_parquet(batch, out, columns=cols, chunk_size=25)
+    monkeypatch.setattr(batch_mod, "_after_part_written", None)
+    assert len([n for n in os.listdir(out) if n.startswith("part-")]) == 4
+    computed = []
+    monkeypatch.setattr(batch_mod, "_after_part_written", computed.append)
+    run = analyze_to_parquet(batch, out, columns=cols, chunk_size=25)
+    assert (run.rows, run.chunks, run.reused, run.computed) == (230, 10, 4, 6)
+    assert computed == list(range(4, 10))
+    assert read_results(out).equals(read_results(tmp_path / "clean"))
+    assert read_results(out).equals(analyze_many(batch, columns=cols))
+    # a damaged part is recomputed
+    (out / "part-000002.parquet").write_bytes(b"garbage")
+    computed.clear()
+    assert analyze_to_parquet(batch, out, columns=cols, chunk_size=25).computed == 1
+    assert computed == [2]
+    # other settings or another input: refused, unless overwrite
+    with pytest.raises(ValueError, match="another input or other settings"):
+        analyze_to_parquet(batch, out, columns=cols, chunk_size=50)
+    with pytest.raises(ValueError, match="another input or other settings"):
+        analyze_to_parquet(batch[1:], out, columns=cols, chunk_size=25)
+    run = analyze_to_parquet(batch[:60], out, columns=cols, chunk_size=50, overwrite=True)
+    assert (run.chunks, run.computed) == (2, 2)
+    assert read_results(out).equals(analyze_many(batch[:60], columns=cols))
+
+
+# -- Dask -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def dask_client():
+    import distributed
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = root + (os.pathsep + old if old else "")
+    # compile (or load) the kernels here first: workers then load them from the cache
+    analyze_many(random_batch(4, 20, snakes=2, ladders=2, rng=0), columns=("median", "mode"))
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                       dashboard_address=None, silence_logs=50)
+    client = distributed.Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
+def test_dask_equals_local(dask_client, tmp_path):
+    batch = BoardBatch.concat([random_batch(300, 60, snakes=6, ladders=6, rng=21),
+                               BoardBatch.from_boards(_fixed_boards())])
+    cols = ("min_throws", "expected_throws", "variance", "median", "p90", "mode")
+    local = analyze_many(batch, columns=cols, chunk_size=40)
+    remote = analyze_many(batch, columns=cols, chunk_size=40, client=dask_client)
+    assert remote.equals(local)
+    run = analyze_to_parquet(batch, tmp_path / "o", columns=cols, chunk_size=40,
+                             client=dask_client)
+    assert run.computed == 8 and read_results(tmp_path / "o").equals(local)
+    with pytest.raises(ValueError, match="^board 1: jump 10->1 leaves the goal"):
+        analyze_many([{"size": 10}, {"size": 10, "jumps": [[10, 1]]}], client=dask_client)
+
+
+def test_dask_worker_killed_mid_run_loses_no_rows(dask_client):
+    batch = random_batch(3000, 100, rng=31)
+    cols = ("min_throws", "expected_throws", "median", "mode")
+    local = analyze_many(batch, columns=cols, chunk_size=100)
+    pids = dask_client.run(os.getpid)
+    killed = {}
+
+    def killer():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for addr, keys in dask_client.processing().items():
+                if any(str(k).startswith("snl-batch-") for k in keys) and addr in pids:
+                    killed["worker"], killed["tasks"] = addr, list(keys)
+                    os.kill(pids[addr], signal.SIGKILL)
+                    return
+            time.sleep(0.005)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    remote = analyze_many(batch, columns=cols, chunk_size=100, client=dask_client)
+    thread.join()
+    assert killed and killed["tasks"], "no worker was killed while it held chunks"
+    assert remote.index.tolist() == list(range(len(batch)))  # every row exactly once
+    assert remote.equals(local)
+    dask_client.wait_for_workers(2, timeout=30)  # the nanny restarts the killed worker

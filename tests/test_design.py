@@ -1,0 +1,244 @@
+"""Tests for snl_numeric.design (board layout search)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import naive
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snl_numeric import Board, expected_throws, throws_variance
+from snl_numeric.cli import main
+from snl_numeric.design import DesignResult, design_board
+
+DICE = [None, {1: 0.5, 2: 0.5}, {1: 0.25, 2: 0.25, 3: 0.25, 4: 0.25}, {1: 0.2, 3: 0.3, 6: 0.5}]
+
+
+def assert_feasible(res: DesignResult, size, snakes, ladders, *, min_length=1, max_length=None,
+                    forbidden=(), start=0, **rules):
+    b = res.board
+    assert b.size == size and b.start == start
+    for key, value in rules.items():
+        if key == "dice":
+            assert b.dice.to_dict() == Board(2, dice=value).dice.to_dict()
+        else:
+            assert getattr(b, key) == value
+    assert len(b.snakes) == snakes and len(b.ladders) == ladders
+    max_length = size if max_length is None else max_length
+    ends = []
+    for s, d in b.jumps.items():
+        assert 1 <= s < size and s != start and s not in forbidden
+        assert 0 <= d <= size and d not in forbidden
+        assert min_length <= abs(d - s) <= max_length
+        ends += [s, d]
+    assert len(set(ends)) == len(ends)  # no shared squares, hence no chained jumps
+    assert not set(b.jumps.values()) & set(b.jumps)
+    # the reported numbers are the core's exact numbers for the returned board
+    assert math.isfinite(res.expected)
+    assert res.expected == pytest.approx(expected_throws(b), rel=1e-10)
+    assert res.variance == pytest.approx(throws_variance(b), rel=1e-8, abs=1e-9)
+
+
+BRUTE_CASES = [
+    (10, 1, 1, {}),
+    (12, 1, 1, {"overshoot": "exact"}),
+    # most layouts have E = inf (square 9 traps the token): max must not pick them
+    (10, 1, 1, {"overshoot": "exact", "dice": {2: 0.5, 3: 0.5}}),
+    (11, 1, 1, {"overshoot": "bounce", "start": 1, "chain": True}),
+    (9, 2, 0, {"dice": {1: 0.5, 2: 0.5}}),
+    (12, 1, 1, {"min_length": 3, "max_length": 6, "forbidden": (5, 11)}),
+]
+
+
+@pytest.mark.parametrize("size,snakes,ladders,kw", BRUTE_CASES)
+def test_finds_brute_force_optimum(size, snakes, ladders, kw):
+    values = naive.design_values(size, snakes, ladders, **kw)
+    for objective, best in (("max", max(values)), ("min", min(values))):
+        for method in ("anneal", "local"):
+            res = design_board(size, snakes=snakes, ladders=ladders, objective=objective,
+                               method=method, iterations=600, chains=4, rng=3, **kw)
+            assert_feasible(res, size, snakes, ladders, **kw)
+            assert res.value == pytest.approx(best, rel=1e-10), (objective, method)
+
+
+def test_target_matches_brute_force():
+    values = sorted(naive.design_values(10, 1, 1))
+    target = 0.5 * (values[100] + values[101]) + 0.01
+    best = min(abs(v - target) for v in values)
+    assert best == naive.design_brute_force(10, 1, 1, "target", target=target)
+    for method in ("anneal", "local"):
+        res = design_board(10, snakes=1, ladders=1, target=target, method=method,
+                           iterations=800, chains=4, rng=5)
+        assert res.objective == "target" and res.target == target
+        assert res.value == pytest.approx(best, rel=1e-9, abs=1e-12)
+        assert res.value == pytest.approx(abs(expected_throws(res.board) - target), abs=1e-9)
+
+
+def test_target_gets_close_on_100_squares():
+    for target in (20.0, 45.0):
+        res = design_board(100, snakes=10, ladders=10, target=target, iterations=1500,
+                           chains=2, rng=0)
+        assert_feasible(res, 100, 10, 10)
+        assert abs(res.expected - target) < 0.05
+        assert res.value == pytest.approx(abs(res.expected - target))
+
+
+def test_max_beats_min_and_trace_is_monotone():
+    hi = design_board(100, snakes=10, ladders=10, objective="max", iterations=1000,
+                      chains=2, rng=1)
+    lo = design_board(100, snakes=10, ladders=10, objective="min", iterations=1000,
+                      chains=2, rng=1)
+    for res in (hi, lo):
+        assert_feasible(res, 100, 10, 10)
+        assert res.trace.shape == (1000,)
+        assert res.trace_evaluations.shape == (1000,)
+        assert np.all(np.diff(res.trace_evaluations) >= 0)
+        assert res.evaluations <= 1000 * 2 + 2 * 200  # budget plus initial layouts
+        assert res.trace[-1] == res.value
+    assert np.all(np.diff(hi.trace) >= 0) and np.all(np.diff(lo.trace) <= 0)
+    # an empty 100-square board needs ~ 29.4 throws; designs move far off it both ways
+    assert lo.expected < 10 < 60 < hi.expected
+
+
+def test_reproducible_for_seed_and_threads():
+    kw = dict(snakes=3, ladders=3, objective="max", iterations=400, chains=4)
+    a = design_board(40, rng=11, **kw)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        b = design_board(40, rng=11, **kw)
+        c = design_board(40, rng=11, method="local", **kw)
+    finally:
+        numba.set_num_threads(old)
+    d = design_board(40, rng=11, method="local", **kw)
+    assert a.board == b.board and np.array_equal(a.trace, b.trace)
+    assert a.evaluations == b.evaluations
+    assert c.board == d.board and np.array_equal(c.trace, d.trace)
+    e = design_board(40, rng=np.random.SeedSequence(a.seed_entropy), **kw)
+    assert e.board == a.board
+    f = design_board(40, rng=np.random.default_rng(11), **kw)
+    assert f.board == a.board  # an int seed and default_rng(seed) agree
+    g = design_board(40, rng=12, **kw)
+    assert g.seed_entropy != a.seed_entropy
+
+
+@settings(deadline=None, max_examples=25)
+@given(
+    size=st.integers(12, 40),
+    snakes=st.integers(0, 3),
+    ladders=st.integers(0, 3),
+    min_length=st.integers(1, 3),
+    extra=st.one_of(st.none(), st.integers(5, 20)),
+    forbidden=st.lists(st.integers(0, 40), max_size=4, unique=True),
+    overshoot=st.sampled_from(["win", "exact", "bounce"]),
+    chain=st.booleans(),
+    dice=st.sampled_from(DICE),
+    start=st.sampled_from([0, 1]),
+    objective=st.sampled_from(["max", "min", "target"]),
+    method=st.sampled_from(["anneal", "local"]),
+    seed=st.integers(0, 2**32),
+)
+def test_constraints_hold(size, snakes, ladders, min_length, extra, forbidden, overshoot, chain,
+                          dice, start, objective, method, seed):
+    if snakes + ladders == 0:
+        snakes = 1
+    forbidden = tuple(f for f in forbidden if f <= size)
+    max_length = None if extra is None else min_length + extra
+    kw = dict(min_length=min_length, max_length=max_length, forbidden=forbidden,
+              overshoot=overshoot, chain=chain, dice=dice, start=start)
+    goal = {"target": 2.0 * size / 7} if objective == "target" else {"objective": objective}
+    res = design_board(size, snakes=snakes, ladders=ladders, method=method, iterations=60,
+                       chains=2, rng=seed, **goal, **kw)
+    assert_feasible(res, size, snakes, ladders, **kw)
+    if objective == "target":
+        assert res.value == pytest.approx(abs(res.expected - goal["target"]), abs=1e-9)
+    else:
+        assert res.value == res.expected
+
+
+def test_result_str_and_dict():
+    res = design_board(20, snakes=1, ladders=2, objective="min", iterations=50, chains=2, rng=0)
+    text = str(res)
+    assert "expected throws" in text and "ladders:" in text
+    d = res.to_dict()
+    assert Board.from_dict(d["board"]) == res.board
+    assert d["expected"] == res.expected and d["evaluations"] == res.evaluations
+
+
+def test_cli(tmp_path, capsys):
+    out = tmp_path / "board.json"
+    code = main(["design", "--size", "30", "--snakes", "2", "--ladders", "2", "--min",
+                 "--iterations", "200", "--chains", "2", "--seed", "4", "--json",
+                 "-o", str(out), "--no-progress"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    board = Board.from_json(str(out))
+    assert data["expected"] == pytest.approx(expected_throws(board), rel=1e-10)
+    assert len(board.snakes) == 2 and len(board.ladders) == 2
+    same = design_board(30, snakes=2, ladders=2, objective="min", iterations=200, chains=2,
+                        rng=4)
+    assert same.board.jumps == board.jumps
+    code = main(["design", "--size", "30", "--snakes", "1", "--ladders", "1", "--target",
+                 "8", "--iterations", "200", "--seed", "4"])
+    captured = capsys.readouterr()
+    assert code == 0 and "target 8" in captured.out and "design (anneal)" in captured.err
+    assert main(["design", "--size", "5", "--snakes", "4", "--ladders", "4", "--max"]) == 2
+    assert "cannot place 8 jumps" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kw,exc,match", [
+    (dict(snakes=10, ladders=10, size=20), ValueError, "cannot place 20 jumps"),
+    (dict(snakes=6, ladders=5, size=20), ValueError, "22 distinct squares"),
+    (dict(snakes=1, ladders=1, size=20, forbidden=range(2, 20)), ValueError, "only 1 squares"),
+    (dict(snakes=0, ladders=0, size=20), ValueError, "nothing to design"),
+    (dict(snakes=1, ladders=1, size=20, min_length=5, max_length=4), ValueError,
+     "min_length 5 is larger than max_length 4"),
+    (dict(snakes=1, ladders=0, size=20, min_length=20), ValueError, "cannot place 1 snakes"),
+    (dict(snakes=1, ladders=1, size=20, forbidden=[21]), ValueError, "forbidden square 21"),
+    (dict(snakes=1, ladders=1, size=20, forbidden=[1.5]), TypeError, "forbidden squares"),
+    (dict(snakes=1.0, ladders=1, size=20), TypeError, "snakes must be an integer"),
+    (dict(snakes=-1, ladders=1, size=20), ValueError, "snakes must be at least 0"),
+    (dict(snakes=1, ladders=1, size=20, start=20), ValueError, "below the goal"),
+    (dict(snakes=1, ladders=1, size=20, overshoot="wrap"), ValueError, "overshoot"),
+    (dict(snakes=1, ladders=1, size=20, method="ga"), ValueError, "method must be"),
+    (dict(snakes=1, ladders=1, size=20, iterations=0), ValueError, "iterations"),
+    # every throw overshoots and exact landing keeps the token: E = inf for every layout
+    (dict(snakes=0, ladders=1, size=6, overshoot="exact", dice={7: 1.0}, chains=1), ValueError,
+     "infinite expected length"),
+    # 3 snakes need sources with a destination 4..5 below: only 4 squares, but 6 endpoints
+    (dict(snakes=3, ladders=0, size=6, min_length=4), ValueError, "cannot place 3 snakes"),
+])
+def test_errors(kw, exc, match):
+    kw.setdefault("objective", "max")
+    size = kw.pop("size")
+    with pytest.raises(exc, match=match):
+        design_board(size, **kw)
+
+
+def test_objective_errors():
+    with pytest.raises(ValueError, match="exactly one of objective"):
+        design_board(20, snakes=1, ladders=1)
+    with pytest.raises(ValueError, match="exactly one of objective"):
+        design_board(20, snakes=1, ladders=1, objective="max", target=5.0)
+    with pytest.raises(ValueError, match="objective must be 'max' or 'min'"):
+        design_board(20, snakes=1, ladders=1, objective="longest")
+    with pytest.raises(ValueError, match="target must be a finite"):
+        design_board(20, snakes=1, ladders=1, target=math.inf)
+    with pytest.raises(TypeError, match="target must be a number"):
+        design_board(20, snakes=1, ladders=1, target="5")
+
+
+def test_greedy_failure_is_reported():
+    # 2 snakes of length exactly 2 on squares 1..4 with ends 0..4: s->s-2 pairs (2,0),(3,1),
+    # (4,2) share squares except (2,0)+(3,1): feasible; 3 such snakes are not.
+    res = design_board(5, snakes=2, ladders=0, objective="max", min_length=2, max_length=2,
+                       iterations=50, chains=2, rng=0)
+    assert sorted(res.board.jumps.items()) == [(2, 0), (3, 1)]
+    with pytest.raises(ValueError, match="constraints look infeasible"):
+        design_board(6, snakes=3, ladders=0, objective="max", min_length=2, max_length=2,
+                     iterations=50, chains=2, rng=0)
