@@ -251,3 +251,18 @@ def simulation_html(r: Any) -> str:
                               f"({r.total_throws / elapsed:.3g} throws/s, {r.threads} threads)"))
     rows.append(("seed", f"entropy {r.entropy}, spawn key {tuple(r.spawn_key)}"))
     return kv_table(rows, caption=f"Simulation of {board_title(b)}")
+
+
+# -- design --------------------------------------------------------------------
+def design_html(r: Any) -> str:
+    """The HTML display of a :class:`~snl_numeric.DesignResult`."""
+    goal = {"max": "longest expected game", "min": "shortest expected game"}.get(
+        r.objective, f"expected game closest to {fmt(r.target)} (off by {fmt(r.value, 3)})")
+    rows = [("objective", goal),
+            ("expected throws", f"{fmt(r.expected)} (std deviation {fmt(math.sqrt(r.variance))})"),
+            ("search", f"{r.method}: {r.evaluations:,} exact evaluations, {r.chains} chains × "
+                       f"{r.iterations:,} iterations"),
+            ("seed entropy", str(tuple(r.seed_entropy)))]
+    rows += board_rows(r.board)
+    return side_by_side(kv_table(rows, caption=f"Designed board of size {r.board.size}"),
+                        board_svg(r.board))

@@ -424,6 +424,11 @@ class DesignResult:
                 "iterations": self.iterations, "chains": self.chains,
                 "seed_entropy": list(self.seed_entropy)}
 
+    def _repr_html_(self) -> str:
+        from ._html import design_html
+
+        return design_html(self)
+
     def __str__(self) -> str:
         b = self.board
         goal = (f"target {self.target:g} (off by {self.value:.6g})"

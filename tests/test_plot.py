@@ -400,3 +400,18 @@ def test_simulation_html():
     assert censored.censored == censored.stranded > 0
     assert (f"{censored.censored} did not finish: {censored.stranded} stranded where the goal "
             "is out of reach, 0 stopped at 50 throws") in text
+
+
+def test_design_html():
+    from snl_numeric import design_board
+
+    res = design_board(30, snakes=2, ladders=2, objective="max", iterations=200, chains=2, rng=1)
+    page = parse(res._repr_html_())
+    text = " ".join(page.text)
+    for piece in ("Designed board of size 30", "longest expected game", fmt(res.expected),
+                  f"{res.evaluations:,} exact evaluations", "ladders (2)", "snakes (2)"):
+        assert piece in text, piece
+    assert page.tags.count("line") == 4
+    near = design_board(30, snakes=1, ladders=1, target=8.0, iterations=100, chains=1, rng=2)
+    text = " ".join(parse(near._repr_html_()).text)
+    assert "expected game closest to 8 (off by" in text
