@@ -241,23 +241,28 @@ def _number_squares(ax: Axes, size: int, numbers: bool | None, color: str = "bla
                 color=color, alpha=0.8)
 
 
-def _draw_jumps(ax: Axes, board: Board, *, alpha: float = 1.0) -> None:
+def _draw_jumps(ax: Axes, board: Board, *, alpha: float = 1.0,
+                declined: np.ndarray | None = None) -> None:
+    """One arrow per jump: ladders green, snakes red and curved, ``declined`` ones grey, dashed."""
     if not board.jumps:
         return
     src = np.fromiter(board.jumps.keys(), dtype=np.int64)
     dst = np.fromiter(board.jumps.values(), dtype=np.int64)
+    off = np.zeros(len(src), dtype=bool) if declined is None else np.asarray(declined, bool)
     xs, ys = square_xy(src, board.size)
     xd, yd = square_xy(dst, board.size)
     _, n = grid_shape(board.size)
     width = max(0.6, min(2.5, 25.0 / n))
     for i in range(len(src)):
         ladder = dst[i] > src[i]
+        kind = "declined" if off[i] else "ladder" if ladder else "snake"
         ann = ax.annotate(
             "", xy=(float(xd[i]), float(yd[i])), xytext=(float(xs[i]), float(ys[i])),
             arrowprops={
                 "arrowstyle": "-|>",
-                "color": LADDER_COLOR if ladder else SNAKE_COLOR,
+                "color": "gray" if off[i] else LADDER_COLOR if ladder else SNAKE_COLOR,
                 "linewidth": width,
+                "linestyle": "--" if off[i] else "-",
                 "alpha": alpha,
                 "shrinkA": 0,
                 "shrinkB": 2,
@@ -266,7 +271,7 @@ def _draw_jumps(ax: Axes, board: Board, *, alpha: float = 1.0) -> None:
             },
             annotation_clip=False,
         )
-        ann.set_gid(f"{'ladder' if ladder else 'snake'} {src[i]}->{dst[i]}")
+        ann.set_gid(f"{kind} {src[i]}->{dst[i]}")
 
 
 def _show_zero(board: Board) -> bool:
@@ -533,3 +538,4 @@ def plot_compare(
     ax.set_title(title if title is not None else "Game length compared (dashed: means)")
     ax.legend(fontsize=8)
     return ax
+
