@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import boards
+from ._maze_cli import add_maze_parser
 from .analysis import analyze
 from .batch import add_batch_parser
 from .board import OVERSHOOT_RULES, Board
 from .design import add_design_parser
 from .dice import parse_dice
 from .players import expected_game_length
-from ._maze_cli import add_maze_parser
 from .simulate import add_simulate_parser
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments"]

@@ -36,7 +36,7 @@ def naive_move(board, pos, face):
 def naive_outcomes(board, pos):
     """List of (face, probability, landing) for one throw from ``pos``."""
     return [(int(f), float(p), naive_move(board, pos, int(f)))
-            for f, p in zip(board.dice.faces, board.dice.probs)]
+            for f, p in zip(board.dice.faces, board.dice.probs, strict=False)]
 
 
 def naive_min_throws(board, start=None):
@@ -131,7 +131,7 @@ def naive_expected_fraction(board, start=None):
             for r in range(m):
                 if r != c and a[r][c] != 0:
                     f = a[r][c]
-                    a[r] = [v - f * w for v, w in zip(a[r], a[c])]
+                    a[r] = [v - f * w for v, w in zip(a[r], a[c], strict=False)]
         return [a[i][m] for i in range(m)]
 
     t = solve([Fraction(1)] * m)
@@ -579,7 +579,7 @@ def large_reach(p, targets):
     """Squares with a path (of positive-probability throws) into ``targets``."""
     pred = {}
     coo = p.tocoo()
-    for i, j in zip(coo.row.tolist(), coo.col.tolist()):
+    for i, j in zip(coo.row.tolist(), coo.col.tolist(), strict=False):
         pred.setdefault(j, []).append(i)
     seen = set(targets)
     todo = list(targets)
@@ -636,7 +636,7 @@ def large_distances(board):
     p = large_transitions(board)
     coo = p.tocoo()
     pred = {}
-    for i, j in zip(coo.row.tolist(), coo.col.tolist()):
+    for i, j in zip(coo.row.tolist(), coo.col.tolist(), strict=False):
         pred.setdefault(j, []).append(i)
     dist = [-1] * (board.size + 1)
     dist[board.size] = 0
