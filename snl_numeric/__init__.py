@@ -22,6 +22,7 @@ from .chain import (
     throws_variance_all,
 )
 from .dice import Dice
+from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .shortest import min_throws, shortest_path, throw_distances
 
 __version__ = "0.1.0"
@@ -30,13 +31,17 @@ __all__ = [
     "Analysis",
     "Board",
     "Dice",
+    "FinishWithinResult",
+    "PolicyResult",
     "analyze",
     "boards",
     "expected_throws",
     "expected_throws_all",
     "finish_probability",
+    "finish_within",
     "length_distribution",
     "min_throws",
+    "optimal_policy",
     "shortest_path",
     "throw_distances",
     "throws_variance",

@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order
 
 from ._numba_config import njit
 from .board import Board
@@ -911,7 +912,7 @@ class PolicyResult:
         c = self.convergence
         lines = [
             f"{'optimal' if self.objective == 'min' else 'worst'} play ({what} expected "
-            f"throws) on {b.name or f'a board of size {b.size}'}: {len(self.actions)} dice"
+            f"throws) on {b.name or f'a board of size {b.size}'}: {_n_dice(self.actions)}"
             + (", optional jumps" if self.optional_jumps else ""),
             "  dice              " + "  ".join(
                 f"{_label(i)} = {_dice_text(d)}" for i, d in enumerate(self.actions)),
@@ -984,7 +985,7 @@ class FinishWithinResult:
         b = self.board
         lines = [
             f"best chance to finish within {self.horizon} throws on "
-            f"{b.name or f'a board of size {b.size}'}: {len(self.actions)} dice"
+            f"{b.name or f'a board of size {b.size}'}: {_n_dice(self.actions)}"
             + (", optional jumps" if self.optional_jumps else ""),
             "  dice              " + "  ".join(
                 f"{_label(i)} = {_dice_text(d)}" for i, d in enumerate(self.actions)),
@@ -1184,30 +1185,46 @@ def _worst_case_region(board: Board, dice: tuple[Dice, ...], p: _Problem, indptr
         else:
             take[v - n] = (c - n * n_act) % 2 == 1
     if doomed[board.start]:
-        # follow the witness choices from the start into the trap
-        v = board.start
-        seen = set()
-        while not trap[v] and v not in seen:
-            seen.add(v)
-            c = int(via[v])
-            v = next(int(y) for y in _choice_targets(p, c) if doomed[y])
-        sq = v if v < n else int(p.src[v - n])
-        if v < n:
-            a = int(die[v])
-            keep = sorted({int(y) if y < n else int(p.src[y - n])
-                           for y in _choice_targets(p, v * n_act + a)})
-            how = (f"on square {sq}, die {_label(a)} ({_dice_text(dice[a])}) "
-                   f"only leads to squares {_few(keep)}, from which a player can go on "
-                   "avoiding the goal")
-        else:
-            how = (f"landing on square {sq}, {'following' if take[v - n] else 'declining'} "
-                   f"the jump {sq}->{board.jumps[sq]} keeps the token where the goal can be "
-                   "avoided")
         raise ValueError(
             f"objective='max': the worst expected number of throws from square {board.start} "
-            f"is infinite: a player can keep the token away from the goal forever with "
-            f"positive probability ({how})")
+            "is infinite: a player can keep the token away from the goal forever with "
+            f"positive probability ({_trap_witness(board, dice, p, trap, bad, via)})")
     return ~doomed
+
+
+def _trap_witness(board: Board, dice: tuple[Dice, ...], p: _Problem, trap: np.ndarray,
+                  bad: np.ndarray, via: np.ndarray) -> str:
+    """Why the worst play never finishes: preferably a square where a die never moves."""
+    n, n_act = p.n, p.n_actions
+    # every node the token can reach from the start, under any play
+    rows = [np.repeat(np.arange(n), p.nxt.shape[2])] * n_act
+    cols = [p.nxt[a].ravel() for a in range(n_act)]
+    keep = [np.tile(p.probs[a] > 0, n) for a in range(n_act)]
+    rows = [r[k] for r, k in zip(rows, keep)] + [n + np.arange(len(p.src))]
+    cols = [c[k] for c, k in zip(cols, keep)] + [p.tgt]
+    if p.optional:
+        rows.append(n + np.arange(len(p.src)))
+        cols.append(p.src)
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    graph = sp.csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=(n + len(p.src),) * 2)
+    reach = np.zeros(graph.shape[0], dtype=bool)
+    reach[breadth_first_order(graph, board.start, return_predecessors=False)] = True
+    for x in np.flatnonzero(trap[:n] & reach[:n]).tolist():
+        for a in range(n_act):
+            if bad[x * n_act + a] == 0 and all(y == x for y in _choice_targets(p, x * n_act + a)):
+                return (f"the token can reach square {x}, where die {_label(a)} "
+                        f"({_dice_text(dice[a])}) never moves it under overshoot "
+                        f"{board.overshoot!r}")
+    v = board.start  # follow the witness choices from the start into the trap
+    while not trap[v]:
+        v = next(y for y in _choice_targets(p, int(via[v])) if trap[y] or via[y] >= 0)
+    if v >= n:
+        s = int(p.src[v - n])
+        return f"after landing on square {s}, the jump {s}->{board.jumps[s]} leads into a loop"
+    a = next(a for a in range(n_act) if bad[v * n_act + a] == 0)
+    keep_sq = sorted({y if y < n else int(p.src[y - n]) for y in _choice_targets(p, v * n_act + a)})
+    return (f"on square {v}, die {_label(a)} ({_dice_text(dice[a])}) only leads to squares "
+            f"{_few(keep_sq)}, from which this can go on forever")
 
 
 def _choice_targets(p: _Problem, c: int) -> list[int]:
@@ -1332,6 +1349,10 @@ def _dice_text(d: Dice) -> str:
     return ",".join(f"{int(a)}:{float(q):.4g}" for a, q in zip(f, d.probs))
 
 
+def _n_dice(actions: Sequence[Dice]) -> str:
+    return "1 die" if len(actions) == 1 else f"{len(actions)} dice"
+
+
 def _few(items: list[int], k: int = 8) -> str:
     head = ", ".join(map(str, items[:k]))
     return head + (f", ... ({len(items)} squares)" if len(items) > k else "")
@@ -1348,7 +1369,7 @@ def _board_map(board: Board, policy: np.ndarray, jumps: Sequence[tuple[int, int]
     for (s, d), t in zip(jumps, take):
         mark[s] = ("^" if d > s else "v") if t else "x"
     w = len(str(board.size))
-    labw = max(len(_label(int(a))) for a in policy) if len(policy) else 1
+    labw = max([len(_label(int(a))) for a in policy if a >= 0] or [1])
 
     def cell(x: int) -> str:
         lab = "" if policy[x] < 0 else _label(int(policy[x]))
