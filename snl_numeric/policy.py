@@ -144,6 +144,13 @@ def _build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> _Pro
     probs = np.zeros((len(dice), width))
     cb = None
     for a, d in enumerate(dice):
+        if board.overshoot == "bounce" and d.max_face > board.size + 1:
+            # the core accepts faces up to 2 * size, but from square size - 1 a face
+            # above size + 1 bounces below square 0
+            raise ValueError(
+                f"face {d.max_face} of actions[{a}] is too large for a bounce on a board of "
+                f"size {board.size}: from square {board.size - 1} it would bounce below "
+                f"square 0 (faces must be <= {board.size + 1})")
         cb = board.replace(dice=d).compiled  # validates the die against the rules
         k = len(d.faces)
         nxt[a, :, :k] = np.where(cb.fired >= 0, n + cb.fired, cb.succ)
@@ -631,10 +638,13 @@ def _greedy_kernel(nxt, probs, src, tgt, optional, order, values, active, jactiv
                    tol, strict, die, take):  # pragma: no cover - jitted
     """One improvement step from the values of the current policy.
 
-    Strict mode switches a choice only for a gain above ``tol`` (relative);
-    otherwise the smallest die index within ``tol`` of the best is chosen,
-    and jumps are taken unless declining is better by more than ``tol``.
-    Returns ``(number of changes, Bellman residual max |T V - V|)``.
+    Strict mode (policy iteration) switches a choice only for a gain above
+    ``tol`` (relative), judging dice by the jump values of the current
+    decisions. Otherwise (greedy read-out) jumps are taken unless declining is
+    better by more than ``tol``, and each square gets the smallest die index
+    within ``tol`` of the best under those decisions. Returns ``(number of
+    changes, max over squares of |T V - V|)``; with ``strict=False`` and
+    ``tol=0`` that is the Bellman residual of ``V``.
     """
     n_act, n, width = nxt.shape
     m = src.shape[0]
@@ -644,32 +654,29 @@ def _greedy_kernel(nxt, probs, src, tgt, optional, order, values, active, jactiv
         t = tgt[j]
         wt = values[t] if t < n else wj[t - n]
         wj[j] = wt if take[j] else values[src[j]]
+    wn = np.empty(m)  # ... and under the decisions of this step
     changes = 0
-    residual = 0.0
     for k in range(m):
         j = order[k]
-        if not jactive[j]:
-            continue
         t = tgt[j]
-        w_take = values[t] if t < n else wj[t - n]
+        w_take = values[t] if t < n else (wj[t - n] if strict else wn[t - n])
         w_decl = values[src[j]]
-        best = w_take
-        if optional and sense * (w_decl - w_take) < 0:
-            best = w_decl
-        residual = max(residual, abs(best - wj[j]))
-        if not optional:
-            continue
-        margin = tol * (1.0 + abs(best))
-        if strict:
-            cur = w_take if take[j] else w_decl
-            new_take = take[j]
-            if sense * (best - cur) < -margin:
-                new_take = best == w_take
-        else:
-            new_take = not sense * (w_decl - w_take) < -margin
-        if new_take != take[j]:
-            take[j] = new_take
-            changes += 1
+        if optional and jactive[j]:
+            if strict:
+                cur = w_take if take[j] else w_decl
+                alt = w_decl if take[j] else w_take
+                if sense * (alt - cur) < -tol * (1.0 + abs(cur)):
+                    take[j] = not take[j]
+                    changes += 1
+            else:
+                new_take = not sense * (w_decl - w_take) < -tol * (1.0 + abs(w_take))
+                if new_take != take[j]:
+                    take[j] = new_take
+                    changes += 1
+        wn[j] = w_take if take[j] else w_decl
+    if not strict:
+        wj = wn
+    residual = 0.0
     qs = np.empty(n_act)
     for x in range(n):
         if not active[x]:
@@ -1061,9 +1068,9 @@ def optimal_policy(
     >>> from snl_numeric import boards
     >>> r = optimal_policy(boards.get("milton-bradley"), ["1-3", "4-6"])
     >>> round(r.expected_start, 4)
-    21.1755
+    17.0874
     >>> r.policy[:10].tolist()
-    [0, 0, 0, 1, 0, 1, 1, 1, 0, 1]
+    [0, 0, 0, 1, 1, 1, 0, 1, 1, 1]
     """
     board, dice = _check_common(board, actions, optional_jumps)
     if not isinstance(objective, str) or objective not in OBJECTIVES:
@@ -1128,11 +1135,11 @@ def optimal_policy(
                                 active, jactive, sense, 1e-9, False, canon_die, canon_take)
     if changes:
         canon = _evaluate(p, canon_die, canon_take, active, values)
-        if np.all(np.isfinite(canon[active])) and np.all(sense * (canon - values)[active]
-                                                         <= 1e-7 * (1 + np.abs(values[active]))):
+        c, v = canon[active], values[active]
+        if np.all(np.isfinite(c)) and np.all(sense * (c - v) <= 1e-7 * (1 + np.abs(v))):
             die, take, values = canon_die, canon_take, canon
     _, residual = _greedy_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order, values,
-                                 active, jactive, sense, 0.0, True, die.copy(), take.copy())
+                                 active, jactive, sense, 0.0, False, die.copy(), take.copy())
     die[p.goal] = -1
     for arr in (die, take, values):
         arr.flags.writeable = False
@@ -1266,7 +1273,7 @@ def finish_within(
     --------
     >>> from snl_numeric import Board
     >>> r = finish_within(Board(4, overshoot="exact"), ["1-3", "4-6"], 1)
-    >>> r.probability_start, r.policy[0, 0]
+    >>> r.probability_start, int(r.policy[0, 0])
     (0.3333333333333333, 1)
     """
     board, dice = _check_common(board, actions, optional_jumps)
