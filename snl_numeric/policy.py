@@ -840,7 +840,7 @@ class PolicyResult:
     @property
     def declined(self) -> list[tuple[int, int]]:
         """The jumps ``(from, to)`` the player declines."""
-        return [j for j, t in zip(self.jumps, self.take) if not t]
+        return [j for j, t in zip(self.jumps, self.take, strict=True) if not t]
 
     def transition_matrix(self) -> sp.csr_matrix:
         """The chain the policy induces: ``P[x, y]`` (CSR, goal absorbing).
@@ -890,7 +890,7 @@ class PolicyResult:
             raise ValueError(
                 f"the policy throws several dice ({labels}); a Board has one die: "
                 "use transition_matrix() for the induced chain")
-        jumps = [j for j, t in zip(self.jumps, self.take) if t]
+        jumps = [j for j, t in zip(self.jumps, self.take, strict=True) if t]
         return self.board.replace(jumps=jumps, dice=self.actions[int(used[0])])
 
     def to_dict(self) -> dict[str, Any]:
@@ -905,7 +905,7 @@ class PolicyResult:
             "expected_start": _json_float(self.expected_start),
             "policy": self.policy.tolist(),
             "jumps": [{"from": s, "to": d, "take": bool(t)}
-                      for (s, d), t in zip(self.jumps, self.take)],
+                      for (s, d), t in zip(self.jumps, self.take, strict=True)],
             "expected": [_json_float(v) for v in self.expected.tolist()],
             "convergence": {"method": self.convergence.method,
                             "iterations": self.convergence.iterations,
@@ -1090,7 +1090,7 @@ def optimal_policy(
     p = _build_problem(board, dice, bool(optional_jumps))
     sense = 1.0 if objective == "min" else -1.0
     indptr, choice = _reverse(p)
-    n, m, n_act = p.n, len(p.src), p.n_actions
+    n, m = p.n, len(p.src)
     die = np.zeros(n, dtype=np.int64)
     take = np.ones(m, dtype=np.bool_)
     if objective == "min":
@@ -1145,7 +1145,7 @@ def optimal_policy(
         arr.flags.writeable = False
     return PolicyResult(
         board=board, actions=dice, objective=objective, optional_jumps=bool(optional_jumps),
-        policy=die, jumps=tuple(zip(p.src.tolist(), (board.jumps[s] for s in p.src.tolist()))),
+        policy=die, jumps=_jump_pairs(board, p),
         take=take, expected=values, expected_start=float(values[board.start]),
         convergence=Convergence(method, iterations, float(residual), note),
     )
@@ -1169,8 +1169,9 @@ def _policy_iteration(p: _Problem, die: np.ndarray, take: np.ndarray, active: np
         values = _evaluate(p, die, take, active, values)
 
 
-def _worst_case_region(board: Board, dice: tuple[Dice, ...], p: _Problem, indptr: np.ndarray, choice: np.ndarray,
-                       die: np.ndarray, take: np.ndarray) -> np.ndarray:
+def _worst_case_region(board: Board, dice: tuple[Dice, ...], p: _Problem,
+                       indptr: np.ndarray, choice: np.ndarray, die: np.ndarray,
+                       take: np.ndarray) -> np.ndarray:
     """Nodes where every play finishes surely; ``ValueError`` if the start is not one."""
     n, m, n_act = p.n, len(p.src), p.n_actions
     trap = np.zeros(n + m, dtype=np.bool_)
@@ -1207,8 +1208,8 @@ def _trap_witness(board: Board, dice: tuple[Dice, ...], p: _Problem, trap: np.nd
     rows = [np.repeat(np.arange(n), p.nxt.shape[2])] * n_act
     cols = [p.nxt[a].ravel() for a in range(n_act)]
     keep = [np.tile(p.probs[a] > 0, n) for a in range(n_act)]
-    rows = [r[k] for r, k in zip(rows, keep)] + [n + np.arange(len(p.src))]
-    cols = [c[k] for c, k in zip(cols, keep)] + [p.tgt]
+    rows = [r[k] for r, k in zip(rows, keep, strict=True)] + [n + np.arange(len(p.src))]
+    cols = [c[k] for c, k in zip(cols, keep, strict=True)] + [p.tgt]
     if p.optional:
         rows.append(n + np.arange(len(p.src)))
         cols.append(p.src)
@@ -1229,7 +1230,8 @@ def _trap_witness(board: Board, dice: tuple[Dice, ...], p: _Problem, trap: np.nd
         s = int(p.src[v - n])
         return f"after landing on square {s}, the jump {s}->{board.jumps[s]} leads into a loop"
     a = next(a for a in range(n_act) if bad[v * n_act + a] == 0)
-    keep_sq = sorted({y if y < n else int(p.src[y - n]) for y in _choice_targets(p, v * n_act + a)})
+    targets = _choice_targets(p, v * n_act + a)
+    keep_sq = sorted({y if y < n else int(p.src[y - n]) for y in targets})
     return (f"on square {v}, die {_label(a)} ({_dice_text(dice[a])}) only leads to squares "
             f"{_few(keep_sq)}, from which this can go on forever")
 
@@ -1238,7 +1240,7 @@ def _choice_targets(p: _Problem, c: int) -> list[int]:
     n, n_act = p.n, p.n_actions
     if c < n * n_act:
         x, a = divmod(c, n_act)
-        return [int(v) for v, q in zip(p.nxt[a, x], p.probs[a]) if q > 0]
+        return [int(v) for v, q in zip(p.nxt[a, x], p.probs[a], strict=True) if q > 0]
     j, o = divmod(c - n * n_act, 2)
     return [int(p.tgt[j]) if o else int(p.src[j])]
 
@@ -1293,7 +1295,7 @@ def finish_within(
     return FinishWithinResult(
         board=board, actions=dice, optional_jumps=bool(optional_jumps), horizon=k,
         policy=policy, take=take,
-        jumps=tuple(zip(p.src.tolist(), (board.jumps[s] for s in p.src.tolist()))),
+        jumps=_jump_pairs(board, p),
         values=values, probability=values[k], probability_start=float(values[k, board.start]),
     )
 
@@ -1343,6 +1345,10 @@ def _horizon_kernel(nxt, probs, src, tgt, optional, order, goal, tie, values, po
 # =============================================================================
 # Text helpers and the command line
 # =============================================================================
+def _jump_pairs(board: Board, p: _Problem) -> tuple[tuple[int, int], ...]:
+    return tuple((s, board.jumps[s]) for s in p.src.tolist())
+
+
 def _label(i: int) -> str:
     return chr(ord("A") + i) if 0 <= i < 26 else str(i)
 
@@ -1353,7 +1359,7 @@ def _dice_text(d: Dice) -> str:
         return f"{f[0]}-{f[-1]}"
     if d.is_fair():
         return f"{f[0]}-{f[-1]}" if len(f) > 1 else "1"
-    return ",".join(f"{int(a)}:{float(q):.4g}" for a, q in zip(f, d.probs))
+    return ",".join(f"{int(a)}:{float(q):.4g}" for a, q in zip(f, d.probs, strict=True))
 
 
 def _n_dice(actions: Sequence[Dice]) -> str:
@@ -1373,7 +1379,7 @@ def _board_map(board: Board, policy: np.ndarray, jumps: Sequence[tuple[int, int]
                take: np.ndarray) -> list[str]:
     """The policy as a grid: each cell ``square die mark`` (^ ladder, v snake, x declined)."""
     mark = {}
-    for (s, d), t in zip(jumps, take):
+    for (s, d), t in zip(jumps, take, strict=True):
         mark[s] = ("^" if d > s else "v") if t else "x"
     w = len(str(board.size))
     labw = max([len(_label(int(a))) for a in policy if a >= 0] or [1])

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 
 # --- policy ---
-import itertools as _policy_itertools  # noqa: E402
-
-import numpy as _policy_np  # noqa: E402
+# Helpers import what they need locally (itertools, numpy as np) to keep this
+# section self-contained.
 
 
 def _policy_dice(d):
     """A die as a plain list of (face, probability)."""
-    return [(int(f), float(p)) for f, p in zip(d.faces, d.probs)]
+    return [(int(f), float(p)) for f, p in zip(d.faces, d.probs, strict=True)]
 
 
 def policy_landing(board, x, face):
@@ -42,8 +41,9 @@ def policy_rest(board, square, take):
 
 def policy_matrix(board, dice_list, die, take):
     """Dense transition matrix of the chain a policy induces (goal absorbing)."""
+    import numpy as np
     n = board.size
-    P = _policy_np.zeros((n + 1, n + 1))
+    P = np.zeros((n + 1, n + 1))
     P[n, n] = 1.0
     for x in range(n):
         for face, p in _policy_dice(dice_list[die[x]]):
@@ -55,6 +55,7 @@ def policy_matrix(board, dice_list, die, take):
 
 def policy_expected(board, dice_list, die, take):
     """Expected throws from every square under a policy (dense solve; inf off the sure set)."""
+    import numpy as np
     n = board.size
     P = policy_matrix(board, dice_list, die, take)
     reach = {n}
@@ -74,33 +75,39 @@ def policy_expected(board, dice_list, die, take):
                 bad.add(x)
                 changed = True
     sure = [x for x in range(n) if x not in bad]
-    out = _policy_np.full(n + 1, _policy_np.inf)
+    out = np.full(n + 1, np.inf)
     out[n] = 0.0
     if sure:
-        Q = P[_policy_np.ix_(sure, sure)]
-        out[sure] = _policy_np.linalg.solve(_policy_np.eye(len(sure)) - Q, _policy_np.ones(len(sure)))
+        Q = P[np.ix_(sure, sure)]
+        a = np.eye(len(sure)) - Q
+        out[sure] = np.linalg.solve(a, np.ones(len(sure)))
     return out
 
 
 def policy_brute_force(board, dice_list, *, objective="min", optional_jumps=False):
     """Best (min) or worst (max) expected throws from every square, over every
     deterministic stationary policy: one die per square, one decision per jump."""
+    import itertools
+
+    import numpy as np
     n = board.size
     srcs = sorted(board.jumps) if optional_jumps else []
     best = None
-    for die in _policy_itertools.product(range(len(dice_list)), repeat=n):
-        for bits in _policy_itertools.product([True, False], repeat=len(srcs)):
-            take = dict(zip(srcs, bits))
+    for die in itertools.product(range(len(dice_list)), repeat=n):
+        for bits in itertools.product([True, False], repeat=len(srcs)):
+            take = dict(zip(srcs, bits, strict=True))
             v = policy_expected(board, dice_list, die, take)
             if best is None:
                 best = v
             else:
-                best = _policy_np.minimum(best, v) if objective == "min" else _policy_np.maximum(best, v)
+                pick = np.minimum if objective == "min" else np.maximum
+                best = pick(best, v)
     return best
 
 
 def policy_value_iteration(board, dice_list, *, optional_jumps=False, sweeps=100000, tol=1e-13):
     """Seed-style Gauss-Seidel value iteration for the fewest expected throws (finite case)."""
+    import numpy as np
     n = board.size
     V = [0.0] * (n + 1)
 
@@ -130,17 +137,18 @@ def policy_value_iteration(board, dice_list, *, optional_jumps=False, sweeps=100
             V[x] = q_best
         if change < tol * max(1.0, max(V)):
             break
-    return _policy_np.array(V)
+    return np.array(V)
 
 
 def policy_finish_within(board, dice_list, k, *, optional_jumps=False):
     """Best chance to finish within k throws from every square (plain backward induction)."""
+    import numpy as np
     n = board.size
     P = [0.0] * n + [1.0]
     for _ in range(k):
         prev = P
 
-        def landing_value(square):
+        def landing_value(square, prev=prev):
             best = 0.0
             while True:
                 if square not in board.jumps:
@@ -161,18 +169,19 @@ def policy_finish_within(board, dice_list, k, *, optional_jumps=False):
                     q += p * (landing_value(land) if landed else prev[x])
                 q_best = max(q_best, q)
             P[x] = q_best
-    return _policy_np.array(P)
+    return np.array(P)
 
 
 def policy_time_dependent_chance(board, dice_list, policy, take_table, jumps, start):
     """Chance to finish within K throws when following a time-dependent policy
     (``policy[i, x]``, ``take_table[i, j]`` after throw i), by pushing the mass forward."""
+    import numpy as np
     n = board.size
-    mass = _policy_np.zeros(n + 1)
+    mass = np.zeros(n + 1)
     mass[start] = 1.0
     for i in range(policy.shape[0]):
         take = {s: bool(take_table[i, j]) for j, (s, _) in enumerate(jumps)}
-        nxt = _policy_np.zeros(n + 1)
+        nxt = np.zeros(n + 1)
         nxt[n] = mass[n]
         for x in range(n):
             if mass[x] == 0:
@@ -187,17 +196,18 @@ def policy_time_dependent_chance(board, dice_list, policy, take_table, jumps, st
 
 def policy_simulate(board, dice_list, die, take, games, rng, max_throws=100000):
     """Monte Carlo of a stationary policy: (mean throws, standard error)."""
+    import numpy as np
     n = board.size
     P = policy_matrix(board, dice_list, die, take)
-    cum = _policy_np.cumsum(P, axis=1)
-    pos = _policy_np.full(games, board.start)
-    throws = _policy_np.zeros(games, dtype=_policy_np.int64)
+    cum = np.cumsum(P, axis=1)
+    pos = np.full(games, board.start)
+    throws = np.zeros(games, dtype=np.int64)
     for _ in range(max_throws):
         live = pos != n
         if not live.any():
             break
         u = rng.random(int(live.sum()))
         rows = cum[pos[live]]
-        pos[live] = _policy_np.minimum((rows < u[:, None]).sum(axis=1), n)
+        pos[live] = np.minimum((rows < u[:, None]).sum(axis=1), n)
         throws[live] += 1
-    return throws.mean(), throws.std(ddof=1) / _policy_np.sqrt(games)
+    return throws.mean(), throws.std(ddof=1) / np.sqrt(games)

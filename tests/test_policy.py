@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import math
 
+import naive
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import naive
 from snl_numeric import (
     Board,
     Dice,
@@ -40,7 +40,7 @@ SMALL_DICE = [
 
 
 def _take_map(result):
-    return {s: bool(t) for (s, _), t in zip(result.jumps, result.take)}
+    return {s: bool(t) for (s, _), t in zip(result.jumps, result.take, strict=True)}
 
 
 def _tiny_boards(max_size=6, max_jumps=2):
