@@ -236,17 +236,17 @@ def test_min_matches_brute_force(board, dice, optional, method):
 
 @settings(deadline=None, max_examples=40)
 @given(_tiny_boards(), st.lists(st.sampled_from(SMALL_DICE), min_size=1, max_size=3),
-       st.booleans())
-def test_max_matches_brute_force(board, dice, optional):
+       st.booleans(), st.sampled_from(["policy", "value"]))
+def test_max_matches_brute_force(board, dice, optional, method):
     dice = _fit(board, dice)
     if len(dice) ** board.size > 800:
         dice = dice[:2]
     want = naive.policy_brute_force(board, dice, objective="max", optional_jumps=optional)
     if math.isinf(want[board.start]):
         with pytest.raises(ValueError, match="infinite"):
-            optimal_policy(board, dice, objective="max", optional_jumps=optional)
+            optimal_policy(board, dice, objective="max", optional_jumps=optional, method=method)
         return
-    r = optimal_policy(board, dice, objective="max", optional_jumps=optional)
+    r = optimal_policy(board, dice, objective="max", optional_jumps=optional, method=method)
     _assert_values(r.expected, want)
     _assert_values(r.expected, naive.policy_expected(board, dice, r.policy, _take_map(r)))
 
@@ -388,3 +388,10 @@ def test_cli_policy(capsys):
     assert "infinite" in capsys.readouterr().err
     assert main(["policy", "seed-30", "--overshoot", "win", "--method", "value"]) == 0
     assert "value iteration" in capsys.readouterr().out
+
+
+def test_max_beyond_double_precision_raises():
+    # the worst player takes every snake and declines every ladder: ~1e16 throws
+    b = boards.random_board(1000, 0.1, rng=32, chain=True)
+    with pytest.raises(RuntimeError, match="beyond what double precision resolves"):
+        optimal_policy(b, ["d6", "1-3"], objective="max", optional_jumps=True)
