@@ -16,7 +16,7 @@ import numba
 
 
 def _fmt_time(s: float | None) -> str:
-    if s is None:
+    if s is None or not s == s or s <= 0:  # None, NaN, or a row without a time
         return "-"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if s >= scale:

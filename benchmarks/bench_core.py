@@ -36,7 +36,7 @@ def gauss_seidel(board, eps=1e-9):
     """Seed 004, section 3.2: sweep from the goal down until the change is below eps."""
     n = board.size
     e = [0.0] * (n + 1)
-    faces = [(int(f), float(p)) for f, p in zip(board.dice.faces, board.dice.probs)]
+    faces = [(int(f), float(p)) for f, p in zip(board.dice.faces, board.dice.probs, strict=False)]
     while True:
         diff = 0.0
         for i in range(n - 1, -1, -1):
@@ -69,7 +69,7 @@ def scipy_expected(board):
     n = board.size
     rows, cols, vals = [], [], []
     for i in range(n):
-        for f, p in zip(board.dice.faces, board.dice.probs):
+        for f, p in zip(board.dice.faces, board.dice.probs, strict=False):
             w = _move(board, i, int(f))
             if w != n:
                 rows.append(i)
@@ -98,7 +98,7 @@ def exact_expected(board):
         for r in range(n):
             if r != c and a[r][c] != 0:
                 fac = a[r][c]
-                a[r] = [v - fac * w for v, w in zip(a[r], a[c])]
+                a[r] = [v - fac * w for v, w in zip(a[r], a[c], strict=False)]
     return a[board.start][n]
 
 

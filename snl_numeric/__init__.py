@@ -27,6 +27,7 @@ from .chain import (
 from .design import DesignResult, design_board
 from .dice import Dice
 from .players import GameLength, expected_game_length, win_probabilities
+from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .shortest import min_throws, shortest_path, throw_distances
 from .simulate import SimulationResult, simulate
 
@@ -38,7 +39,9 @@ __all__ = [
     "BoardBatch",
     "DesignResult",
     "Dice",
+    "FinishWithinResult",
     "GameLength",
+    "PolicyResult",
     "SimulationResult",
     "SolveReport",
     "analyze",
@@ -49,9 +52,11 @@ __all__ = [
     "expected_throws",
     "expected_throws_all",
     "finish_probability",
+    "finish_within",
     "length_distribution",
     "maze",
     "min_throws",
+    "optimal_policy",
     "plot",
     "shortest_path",
     "simulate",

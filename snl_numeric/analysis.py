@@ -188,9 +188,9 @@ def analyze(
     if math.isfinite(mean):
         visits = _visits(cb, start)
         u, p = _jump_use(cb, start, visits)
-        pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist()))
-        uses = dict(zip(pairs, u.tolist()))
-        probs = dict(zip(pairs, p.tolist()))
+        pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=False))
+        uses = dict(zip(pairs, u.tolist(), strict=False))
+        probs = dict(zip(pairs, p.tolist(), strict=False))
         for arr in (visits,):
             arr.flags.writeable = False
     for arr in (pmf, cdf):

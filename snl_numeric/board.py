@@ -171,7 +171,7 @@ class Board:
             i = _first(dup)
             raise ValueError(f"two jumps start on square {src[i]} "
                              f"({src[i]}->{dst[i]} and {src[i]}->{dst[i + 1]})")
-        table = dict(zip(src.tolist(), dst.tolist()))
+        table = dict(zip(src.tolist(), dst.tolist(), strict=False))
         if chain and _may_cycle(src, dst, size):
             _check_no_cycle(table)  # finds the cycle and raises
         set_ = object.__setattr__

@@ -16,13 +16,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import boards
+from ._maze_cli import add_maze_parser
 from .analysis import analyze
 from .batch import add_batch_parser
 from .board import OVERSHOOT_RULES, Board
 from .design import add_design_parser
 from .dice import parse_dice
 from .players import expected_game_length
-from ._maze_cli import add_maze_parser
+from .policy import add_policy_parser
 from .simulate import add_simulate_parser
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments"]
@@ -39,8 +40,11 @@ def load_board(spec: str) -> Board:
     )
 
 
-def add_board_arguments(parser: argparse.ArgumentParser) -> None:
-    """The BOARD argument and the rule-override flags, shared by commands."""
+def add_board_arguments(parser: argparse.ArgumentParser, *, dice: bool = True) -> None:
+    """The BOARD argument and the rule-override flags, shared by commands.
+
+    ``dice=False`` leaves out ``--dice`` for commands that use it otherwise.
+    """
     parser.add_argument("board", metavar="BOARD",
                         help="a registry name (see 'snl boards') or a JSON board file")
     parser.add_argument("--overshoot", choices=OVERSHOOT_RULES, help="override the overshoot rule")
@@ -50,8 +54,9 @@ def add_board_arguments(parser: argparse.ArgumentParser) -> None:
     chain.add_argument("--no-chain", dest="chain", action="store_false",
                        help="follow at most one jump per throw")
     parser.add_argument("--start", type=int, help="override the start square")
-    parser.add_argument("--dice", dest="dice_spec", metavar="DICE",
-                        help="dice: 'd6', '1-3', '2d6' or '1:0.5,2:0.5'")
+    if dice:
+        parser.add_argument("--dice", dest="dice_spec", metavar="DICE",
+                            help="dice: 'd6', '1-3', '2d6' or '1:0.5,2:0.5'")
 
 
 def board_from_args(args: argparse.Namespace) -> Board:
@@ -115,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_maze_parser(sub)
     add_design_parser(sub)
     add_batch_parser(sub)
+    add_policy_parser(sub)
     return parser
 
 

@@ -88,7 +88,7 @@ class Dice:
         if len(probs) == 0:
             raise ValueError("dice must have at least one face, got an empty mapping")
         faces = [_face(f) for f in probs]
-        values = [_probability(p, f) for f, p in zip(faces, probs.values())]
+        values = [_probability(p, f) for f, p in zip(faces, probs.values(), strict=False)]
         return cls(np.array(faces, dtype=np.int64), np.array(values, dtype=np.float64))
 
     # -- properties ---------------------------------------------------------
@@ -104,7 +104,7 @@ class Dice:
 
     def to_dict(self) -> dict[int, float]:
         """The mapping ``face -> probability``."""
-        return {int(f): float(p) for f, p in zip(self.faces, self.probs)}
+        return {int(f): float(p) for f, p in zip(self.faces, self.probs, strict=False)}
 
     def is_fair(self) -> bool:
         """True for a fair die ``1..k``."""

@@ -1,13 +1,13 @@
 import math
 from fractions import Fraction
 
+import naive
 import numpy as np
 import pytest
 from conftest import boards as board_strategy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import naive
 from snl_numeric import (
     Board,
     analyze,

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from naive import players_joint_solve, players_simulate
 
 from snl_numeric import (
     Board,
@@ -21,7 +22,6 @@ from snl_numeric import (
 )
 from snl_numeric.cli import main
 from snl_numeric.dice import as_dice
-from naive import players_joint_solve, players_simulate
 
 DICE = [
     None,

@@ -1,0 +1,397 @@
+"""Tests of snl_numeric.policy: optimal dice choice, optional jumps, finish_within."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import naive
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snl_numeric import (
+    Board,
+    Dice,
+    boards,
+    expected_throws,
+    expected_throws_all,
+    finish_within,
+    length_distribution,
+    optimal_policy,
+)
+from snl_numeric.cli import main
+from snl_numeric.dice import parse_dice
+
+D13, D46, D6 = parse_dice("1-3"), parse_dice("4-6"), parse_dice("d6")
+MB = boards.get("milton-bradley")
+
+# small dice for brute force: deterministic, fair, loaded, long
+SMALL_DICE = [
+    Dice.from_probs({1: 1.0}),
+    Dice.from_probs({2: 1.0}),
+    Dice.fair(2),
+    Dice.fair(3),
+    Dice.from_probs({1: 0.3, 3: 0.7}),
+    Dice.from_probs({2: 0.5, 3: 0.5}),
+    parse_dice("4-6"),
+]
+
+
+def _take_map(result):
+    return {s: bool(t) for (s, _), t in zip(result.jumps, result.take, strict=True)}
+
+
+def _tiny_boards(max_size=6, max_jumps=2):
+    @st.composite
+    def make(draw):
+        size = draw(st.integers(3, max_size))
+        n_jumps = draw(st.integers(0, min(max_jumps, (size - 1) // 2)))
+        fraction = n_jumps / (size - 1)
+        return boards.random_board(
+            size, fraction, rng=draw(st.integers(0, 2**32 - 1)),
+            overshoot=draw(st.sampled_from(["win", "exact", "bounce"])),
+            chain=draw(st.booleans()), start=draw(st.integers(0, size - 1)))
+    return make()
+
+
+def _fit(board, dice):
+    """Drop dice that bounce below square 0 (rejected; see test_bounce_below_zero)."""
+    if board.overshoot != "bounce":
+        return dice
+    return [d for d in dice if d.max_face <= board.size + 1] or [Dice.fair(2)]
+
+
+def _assert_values(got, want):
+    assert np.array_equal(np.isinf(got), np.isinf(want)), (got, want)
+    fin = np.isfinite(want)
+    np.testing.assert_allclose(got[fin], want[fin], rtol=1e-9, atol=1e-9)
+
+
+# --- hand-made cases ----------------------------------------------------------------
+def test_milton_bradley_small_or_big_die():
+    r = optimal_policy(MB, [D13, D46])
+    assert r.expected_start == pytest.approx(17.087382391556, rel=1e-11)
+    want = naive.policy_value_iteration(MB, [D13, D46])
+    np.testing.assert_allclose(r.expected, want, rtol=1e-11)
+    # adding a fair d6 does not help on this board
+    r3 = optimal_policy(MB, [D13, D46, D6])
+    assert r3.expected_start == pytest.approx(r.expected_start, rel=1e-12)
+    assert set(r3.policy[:100].tolist()) <= {0, 1}
+    # near the goal the big die cannot finish under exact landing
+    assert r.policy[99] == 0 and r.policy[98] == 0 and r.policy[100] == -1
+
+
+def test_milton_bradley_optional_jumps_declines_every_snake():
+    r = optimal_policy(MB, [D6], optional_jumps=True)
+    assert sorted(r.declined) == sorted(MB.snakes.items())
+    assert expected_throws(r.induced_board()) == pytest.approx(r.expected_start, rel=1e-12)
+    assert r.expected_start < expected_throws(MB)
+
+
+def test_choice_of_deterministic_moves_hand_derived():
+    # size 5, moves of 1 or 2: fewest throws ceil((5 - x) / 2); on 0, 2 and 4 both dice
+    # are optimal (0 -1-> 1 -2-> 3 -2-> 5 or 0 -2-> 2 ...): ties go to the smaller index
+    b = Board(5)
+    r = optimal_policy(b, [{1: 1.0}, {2: 1.0}])
+    assert r.expected.tolist() == [3.0, 2.0, 2.0, 1.0, 1.0, 0.0]
+    assert r.policy.tolist() == [0, 1, 0, 1, 0, -1]
+
+
+def test_exact_rule_stuck_die_is_avoided():
+    # from 3 on a size-4 board, die {2} never finishes under exact; die {1} does
+    b = Board(4, overshoot="exact")
+    r = optimal_policy(b, [{2: 1.0}, {1: 1.0}])
+    assert r.policy[3] == 1
+    assert r.expected.tolist() == [2.0, 2.0, 1.0, 1.0, 0.0]
+
+
+def test_min_is_infinite_where_no_play_finishes():
+    b = Board(4, overshoot="exact", start=3)
+    r = optimal_policy(b, [{2: 1.0}, {3: 1.0}])
+    assert r.expected_start == math.inf
+    assert r.expected.tolist()[:3] == [2.0, 1.0, 1.0]  # 0 -2-> 2 -2-> 4; 1 -3-> 4
+    assert math.isinf(r.expected[3])
+
+
+def test_single_action_reproduces_expected_throws_all():
+    for b in (MB, boards.get("seed004"), boards.get("seed-30"),
+              Board(10, {3: 9, 8: 1}, overshoot="bounce", chain=True),
+              Board(6, {2: 5}, overshoot="exact", dice={4: 0.5, 1: 0.5})):
+        r = optimal_policy(b, [b.dice])
+        _assert_values(r.expected, expected_throws_all(b))
+        assert r.convergence.iterations == 0
+        assert (r.policy[: b.size] == 0).all() and r.take.all()
+
+
+def test_single_action_large_board_krylov_path():
+    b = boards.random_board(3000, 0.1, rng=7, overshoot="exact")
+    r = optimal_policy(b, [b.dice])
+    _assert_values(r.expected, expected_throws_all(b))
+
+
+def test_max_objective_finite_and_against_single_die():
+    # with one die there is nothing to choose: worst == best == the core's answer
+    r = optimal_policy(MB, [D6], objective="max")
+    assert r.expected_start == pytest.approx(expected_throws(MB), rel=1e-12)
+    # the worst player declines every ladder on Milton Bradley under "win"
+    b = MB.replace(overshoot="win")
+    r = optimal_policy(b, [D6], objective="max", optional_jumps=True)
+    assert set(b.ladders.items()) <= set(r.declined)
+    assert expected_throws(r.induced_board()) == pytest.approx(r.expected_start, rel=1e-12)
+    want = naive.policy_expected(b, [D6], r.policy, _take_map(r))
+    np.testing.assert_allclose(r.expected, want, rtol=1e-10)
+
+
+def test_max_objective_infinite_raises_with_square_and_reason():
+    with pytest.raises(ValueError, match=r"square 97, where die B \(4-6\) never moves it"):
+        optimal_policy(MB, [D13, D46], objective="max")
+    with pytest.raises(ValueError, match="from square 0 is infinite"):
+        optimal_policy(Board(10, {5: 2}), [{1: 1.0}], objective="max")
+    # a worst player loops on a snake only when jumps are optional... or not at all here
+    b = Board(8, {6: 1})
+    assert math.isfinite(optimal_policy(b, [D13], objective="max").expected_start)
+
+
+def test_max_infinite_elsewhere_but_finite_from_start():
+    # moves of 1 or 2: 1 -2-> 3 => 1 loops forever, but not from the start 4 (4 -> 5 -> 6)
+    b = Board(6, {3: 1}, start=4)
+    r = optimal_policy(b, [{1: 1.0}, {2: 1.0}], objective="max")
+    assert r.expected_start == 2.0 and np.isinf(r.expected[:3]).all()
+    assert r.expected[3] == 3.0  # resting on the snake square: 3 -> 4 -> 5 -> 6
+    assert r.policy[4] == 0
+    want = naive.policy_brute_force(b, [Dice.from_probs({1: 1.0}), Dice.from_probs({2: 1.0})],
+                                    objective="max")
+    _assert_values(r.expected, want)
+
+
+def test_chained_optional_jumps_choose_along_the_chain():
+    # land on 2 -> 5 -> 1 (chain): the best play takes the ladder and declines the snake
+    b = Board(8, {2: 5, 5: 1}, chain=True)
+    r = optimal_policy(b, [{2: 1.0}], optional_jumps=True)
+    assert _take_map(r) == {2: True, 5: False}
+    assert r.expected.tolist()[0] == 3.0  # 0 -> 2 => 5, 5 -> 7, 7 -> 8(win)
+    want = naive.policy_brute_force(b, [Dice.from_probs({2: 1.0})], optional_jumps=True)
+    _assert_values(r.expected, want)
+
+
+def test_policy_and_value_iteration_agree_milton_bradley():
+    for oj in (False, True):
+        a = optimal_policy(MB, [D13, D46, D6], optional_jumps=oj, method="policy")
+        b = optimal_policy(MB, [D13, D46, D6], optional_jumps=oj, method="value")
+        np.testing.assert_allclose(a.expected, b.expected, rtol=1e-10)
+        assert np.array_equal(a.policy, b.policy) and np.array_equal(a.take, b.take)
+        assert a.convergence.residual < 1e-9 and b.convergence.residual < 1e-9
+
+
+def test_transition_matrix_is_the_policy_chain():
+    r = optimal_policy(MB, [D13, D46], optional_jumps=True)
+    P = r.transition_matrix().toarray()
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_allclose(P, naive.policy_matrix(MB, [D13, D46], r.policy, _take_map(r)))
+    Q = P[:100, :100]
+    t = np.linalg.solve(np.eye(100) - Q, np.ones(100))
+    np.testing.assert_allclose(t, r.expected[:100], rtol=1e-10)
+    with pytest.raises(ValueError, match="several dice"):
+        r.induced_board()
+
+
+def test_simulation_matches_within_five_standard_errors():
+    rng = np.random.default_rng(2024)
+    for b, acts, oj in ((MB, [D13, D46], False), (MB, [D13, D46], True),
+                        (boards.get("seed004"), [D6, parse_dice("2d6")], True)):
+        r = optimal_policy(b, acts, optional_jumps=oj)
+        mean, se = naive.policy_simulate(b, list(r.actions), r.policy, _take_map(r), 20000, rng)
+        assert abs(mean - r.expected_start) < 5 * se
+
+
+def test_str_and_dict():
+    r = optimal_policy(MB, ["1-3", "4-6"], optional_jumps=True)
+    text = str(r)
+    assert "A = 1-3" in text and "B = 4-6" in text and "14.067875" in text
+    assert " 98 Ax" in text and " 80 B^" in text and "declined jumps    16->6" in text
+    assert text.splitlines()[5].split()[0] == "100"  # top row starts at the goal
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["policy"][100] == -1 and d["expected"][0] == pytest.approx(r.expected_start)
+    assert {"from": 16, "to": 6, "take": False} in d["jumps"]
+    small = str(optimal_policy(boards.get("seed-30"), [D13]))
+    assert " 0 A " in small and "1 die" in small
+
+
+# --- brute force over every deterministic policy on tiny boards ---------------------
+@settings(deadline=None, max_examples=40)
+@given(_tiny_boards(), st.lists(st.sampled_from(SMALL_DICE), min_size=1, max_size=3),
+       st.booleans(), st.sampled_from(["policy", "value"]))
+def test_min_matches_brute_force(board, dice, optional, method):
+    dice = _fit(board, dice)
+    if len(dice) ** board.size > 800:
+        dice = dice[:2]
+    want = naive.policy_brute_force(board, dice, optional_jumps=optional)
+    r = optimal_policy(board, dice, optional_jumps=optional, method=method)
+    _assert_values(r.expected, want)
+    # the expected throws are those of the returned policy, recomputed independently
+    _assert_values(r.expected, naive.policy_expected(board, dice, r.policy, _take_map(r)))
+
+
+@settings(deadline=None, max_examples=40)
+@given(_tiny_boards(), st.lists(st.sampled_from(SMALL_DICE), min_size=1, max_size=3),
+       st.booleans(), st.sampled_from(["policy", "value"]))
+def test_max_matches_brute_force(board, dice, optional, method):
+    dice = _fit(board, dice)
+    if len(dice) ** board.size > 800:
+        dice = dice[:2]
+    want = naive.policy_brute_force(board, dice, objective="max", optional_jumps=optional)
+    if math.isinf(want[board.start]):
+        with pytest.raises(ValueError, match="infinite"):
+            optimal_policy(board, dice, objective="max", optional_jumps=optional, method=method)
+        return
+    r = optimal_policy(board, dice, objective="max", optional_jumps=optional, method=method)
+    _assert_values(r.expected, want)
+    _assert_values(r.expected, naive.policy_expected(board, dice, r.policy, _take_map(r)))
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(30, 150), st.integers(0, 2**32 - 1),
+       st.sampled_from(["win", "exact", "bounce"]), st.booleans(), st.booleans(),
+       st.lists(st.sampled_from(SMALL_DICE + [D6, parse_dice("2d6")]), min_size=1,
+                max_size=4))
+def test_policy_value_and_naive_agree_random_boards(size, seed, overshoot, chain, optional,
+                                                    dice):
+    b = boards.random_board(size, 0.15, rng=seed, overshoot=overshoot, chain=chain)
+    dice = _fit(b, dice)
+    a = optimal_policy(b, dice, optional_jumps=optional)
+    v = optimal_policy(b, dice, optional_jumps=optional, method="value")
+    _assert_values(v.expected, a.expected)
+    assert np.array_equal(a.policy, v.policy) and np.array_equal(a.take, v.take)
+    _assert_values(a.expected, naive.policy_expected(b, list(a.actions), a.policy, _take_map(a)))
+    # optimality: no die and no jump decision does better than the values (Bellman)
+    fin = np.isfinite(a.expected)
+    if fin.all():
+        np.testing.assert_allclose(a.expected, naive.policy_value_iteration(
+            b, list(a.actions), optional_jumps=optional), rtol=1e-8)
+    if len(set(a.policy[:size].tolist())) == 1:
+        ib = a.induced_board()
+        _assert_values(expected_throws_all(ib), a.expected)
+
+
+def test_large_board_policy_vs_value_and_core():
+    b = boards.random_board(5000, 0.1, rng=3)
+    a = optimal_policy(b, [D13, D46, D6])
+    v = optimal_policy(b, [D13, D46, D6], method="value")
+    np.testing.assert_allclose(a.expected, v.expected, rtol=1e-9)
+    assert (a.expected <= expected_throws_all(b.replace(dice=D6)) * (1 + 1e-12)).all()
+    P = a.transition_matrix()
+    t = a.expected[:5000]
+    np.testing.assert_allclose(t - P[:5000, :5000] @ t, 1.0, atol=1e-9 * t.max())
+
+
+# --- finish within K throws --------------------------------------------------------
+def test_finish_within_single_die_is_the_cdf():
+    pmf = length_distribution(MB)
+    r = finish_within(MB, [D6], 30)
+    assert r.probability_start == pytest.approx(pmf[:31].sum(), abs=1e-13)
+    assert r.policy.shape == (30, 101) and r.values.shape == (31, 101)
+
+
+@settings(deadline=None, max_examples=30)
+@given(_tiny_boards(max_size=12), st.lists(st.sampled_from(SMALL_DICE), min_size=1,
+                                            max_size=3),
+       st.integers(0, 8), st.booleans())
+def test_finish_within_matches_naive(board, dice, k, optional):
+    dice = _fit(board, dice)
+    r = finish_within(board, dice, k, optional_jumps=optional)
+    want = naive.policy_finish_within(board, dice, k, optional_jumps=optional)
+    np.testing.assert_allclose(r.probability, want, atol=1e-12)
+    # following the returned time-dependent policy achieves that chance
+    got = naive.policy_time_dependent_chance(board, list(r.actions), r.policy, r.take, r.jumps,
+                                             board.start)
+    assert got == pytest.approx(r.probability_start, abs=1e-12)
+
+
+def test_finish_within_milton_bradley():
+    r = finish_within(MB, [D13, D46], 20, optional_jumps=True)
+    want = naive.policy_finish_within(MB, [D13, D46], 20, optional_jumps=True)
+    np.testing.assert_allclose(r.probability, want, atol=1e-12)
+    got = naive.policy_time_dependent_chance(MB, [D13, D46], r.policy, r.take, r.jumps, 0)
+    assert got == pytest.approx(r.probability_start, abs=1e-12)
+    assert "best chance to finish within 20 throws" in str(r)
+    assert json.loads(json.dumps(r.to_dict()))["horizon"] == 20
+    # more throws never hurt
+    assert np.all(np.diff(r.values[:, 0]) >= -1e-15)
+
+
+# --- errors ------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"objective": "best"}, ValueError, "objective must be one of"),
+    ({"method": "newton"}, ValueError, "method must be one of"),
+    ({"tol": -1.0}, ValueError, "tol must be a number"),
+    ({"max_iter": 0}, ValueError, "max_iter must be at least 1"),
+    ({"max_iter": 1.5}, TypeError, "max_iter must be an integer"),
+    ({"optional_jumps": "yes"}, TypeError, "optional_jumps must be True or False"),
+])
+def test_bad_options(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        optimal_policy(MB, [D6], **kwargs)
+
+
+def test_bad_actions_and_board():
+    with pytest.raises(TypeError, match="actions must be a list of dice"):
+        optimal_policy(MB, D6)
+    with pytest.raises(TypeError, match="actions must be a list of dice"):
+        optimal_policy(MB, "1-3")
+    with pytest.raises(ValueError, match="at least one die"):
+        optimal_policy(MB, [])
+    with pytest.raises(TypeError, match=r"actions\[1\] must be a Dice"):
+        optimal_policy(MB, [D6, 3])
+    with pytest.raises(ValueError, match="cannot read dice"):
+        optimal_policy(MB, ["1-x"])
+    with pytest.raises(TypeError, match="expected a Board"):
+        optimal_policy("milton-bradley", [D6])
+    with pytest.raises(ValueError, match="too large for a bounce"):
+        optimal_policy(Board(3, overshoot="bounce"), [D6, {7: 1.0}])
+
+
+def test_bounce_below_zero_is_rejected():
+    # from square 2 of a size-3 board, face 5 would bounce to -1
+    with pytest.raises(ValueError, match=r"face 6 of actions\[1\] is too large.*<= 4"):
+        optimal_policy(Board(3, {2: 0}, overshoot="bounce"), [{1: 1.0}, D46])
+    assert optimal_policy(Board(3, overshoot="bounce"), [{4: 1.0}]).expected[2] == math.inf
+    with pytest.raises(ValueError, match="k must be a non-negative"):
+        finish_within(MB, [D6], -1)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        finish_within(MB, [D6], 2.0)
+
+
+def test_iteration_caps_raise():
+    with pytest.raises(RuntimeError, match="value iteration did not converge"):
+        optimal_policy(MB, [D13, D46], method="value", max_iter=3)
+    with pytest.raises(RuntimeError, match="policy iteration did not converge"):
+        optimal_policy(boards.random_board(300, 0.1, rng=1), [D13, D46, D6], max_iter=1)
+
+
+# --- command line ------------------------------------------------------------------
+def test_cli_policy(capsys):
+    assert main(["policy", "milton-bradley", "--dice", "1-3", "--dice", "4-6"]) == 0
+    out = capsys.readouterr().out
+    assert "17.087382" in out and "one die only      A: 65.900775  B: inf" in out
+    assert main(["policy", "milton-bradley", "--dice", "1-3", "--dice", "4-6",
+                 "--optional-jumps", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["expected_start"] == pytest.approx(14.067875110576, rel=1e-11)
+    assert d["single_die"] == {"A": pytest.approx(65.90077525407628), "B": "inf"}
+    assert main(["policy", "seed-30", "--dice", "d6", "--horizon", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["probability_start"] == pytest.approx(
+        length_distribution(boards.get("seed-30"))[:4].sum())
+    assert main(["policy", "milton-bradley", "--dice", "1-3", "--dice", "4-6",
+                 "--objective", "max"]) == 2
+    assert "infinite" in capsys.readouterr().err
+    assert main(["policy", "seed-30", "--overshoot", "win", "--method", "value"]) == 0
+    assert "value iteration" in capsys.readouterr().out
+
+
+def test_max_beyond_double_precision_raises():
+    # the worst player takes every snake and declines every ladder: ~1e16 throws
+    b = boards.random_board(1000, 0.1, rng=32, chain=True)
+    with pytest.raises(RuntimeError, match="beyond what double precision resolves"):
+        optimal_policy(b, ["d6", "1-3"], objective="max", optional_jumps=True)
