@@ -415,3 +415,46 @@ def test_design_html():
     near = design_board(30, snakes=1, ladders=1, target=8.0, iterations=100, chains=1, rng=2)
     text = " ".join(parse(near._repr_html_()).text)
     assert "expected game closest to 8 (off by" in text
+
+
+# -- plot_policy ------------------------------------------------------------------------------
+def test_policy_map_matches_the_policy():
+    from snl_numeric import optimal_policy
+    from snl_numeric.plot import plot_policy
+
+    r = optimal_policy(MB, [None, {1: 0.5, 2: 0.5}, {4: 1 / 3, 5: 1 / 3, 6: 1 / 3}],
+                       optional_jumps=True)
+    ax = plot_policy(r)
+    assert len(png_bytes(ax)) > 1000
+    img = ax.images[0].get_array()
+    for k, (x, y) in plot_square_cells_naive(100).items():
+        if 0 < k < 100:
+            assert img[y, x] == r.policy[k]
+    assert np.isnan(img.filled(np.nan)[9, 0])  # the goal has no die
+    assert arrow_jumps(ax, 100) == dict(MB.jumps)
+    kinds = {ann.get_gid().split()[1]: ann.get_gid().split()[0] for ann in arrows(ax)}
+    for (s, d), take in zip(r.jumps, r.take, strict=True):
+        assert (kinds[f"{s}->{d}"] == "declined") == (not take)
+    assert r.declined and "47->26" not in [f"{s}->{d}" for s, d in r.declined]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["A = 1-6", "B = 1-2", "C = 4-6", "declined jump"]
+    assert f"{r.expected_start:.2f} expected throws" in ax.get_title()
+    shown = {t.get_text() for t in ax.texts}
+    assert f"{r.expected[50]:.1f}" in shown and f"{r.expected[0]:.1f}" in shown
+
+
+def test_policy_map_ax_worst_play_and_errors():
+    from snl_numeric import optimal_policy
+    from snl_numeric.plot import plot_policy
+
+    board = Board(30, {3: 22, 5: 8}, name="forward")  # no snake, overshoot wins: finite
+    r = optimal_policy(board, [None, {1: 1.0}], objective="max")
+    fig, ax = plt.subplots()
+    assert plot_policy(r, ax=ax, values=False, legend=False) is ax
+    assert ax.get_title().startswith("Worst play on forward")
+    assert np.isfinite(r.expected_start)
+    assert ax.get_legend() is None
+    assert not [a for a in arrows(ax) if a.get_gid().startswith("declined")]
+    assert arrow_jumps(ax, board.size) == dict(board.jumps)
+    with pytest.raises(TypeError, match="policy_result must be a PolicyResult, got Analysis"):
+        plot_policy(analyze(board))
