@@ -266,3 +266,30 @@ def design_html(r: Any) -> str:
     rows += board_rows(r.board)
     return side_by_side(kv_table(rows, caption=f"Designed board of size {r.board.size}"),
                         board_svg(r.board))
+
+
+# -- policy --------------------------------------------------------------------
+def policy_html(r: Any) -> str:
+    """The HTML display of a :class:`~snl_numeric.PolicyResult`."""
+    from .policy import _dice_text, _label
+
+    b = r.board
+    what = "optimal play (fewest expected throws)" if r.objective == "min" else \
+        "worst play (most expected throws)"
+    c = r.convergence
+    rows = [
+        ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
+        ("rules", f"{rules_text(b)}; start {b.start}"),
+        ("objective", what + ("; jumps optional" if r.optional_jumps else "")),
+        ("expected throws", f"{fmt(r.expected_start)} from square {b.start}"),
+        ("solver", f"{c.method} iteration, {c.iterations} steps, Bellman residual "
+                   f"{c.residual:.2g}" + (f" ({c.note})" if c.note else "")),
+    ]
+    if r.optional_jumps:
+        rows.append(("declined jumps", ", ".join(f"{s}→{d}" for s, d in r.declined) or "none"))
+    squares = r.policy[: b.size]
+    dice = row_table(
+        ["die", "faces", "squares where thrown"],
+        [[_label(i), _dice_text(d), int((squares == i).sum())] for i, d in enumerate(r.actions)],
+        caption="The dice")
+    return side_by_side(kv_table(rows, caption=f"Policy on {board_title(b)}"), dice)

@@ -929,6 +929,11 @@ class PolicyResult:
                             "note": self.convergence.note},
         }
 
+    def _repr_html_(self) -> str:
+        from ._html import policy_html
+
+        return policy_html(self)
+
     def __str__(self) -> str:
         b = self.board
         what = "fewest" if self.objective == "min" else "most"

@@ -20,7 +20,7 @@ from matplotlib.colors import to_rgba  # noqa: E402
 
 from snl_numeric import Board, analyze, boards  # noqa: E402
 from snl_numeric._grid import grid_shape, square_xy  # noqa: E402
-from snl_numeric._html import LADDER_COLOR, SNAKE_COLOR, fmt  # noqa: E402
+from snl_numeric._html import _CELL, LADDER_COLOR, SNAKE_COLOR, fmt  # noqa: E402
 from snl_numeric.boards import random_board  # noqa: E402
 from snl_numeric.plot import (  # noqa: E402
     plot_board,
@@ -458,3 +458,19 @@ def test_policy_map_ax_worst_play_and_errors():
     assert arrow_jumps(ax, board.size) == dict(board.jumps)
     with pytest.raises(TypeError, match="policy_result must be a PolicyResult, got Analysis"):
         plot_policy(analyze(board))
+
+
+def test_policy_html():
+    from snl_numeric import optimal_policy
+
+    r = optimal_policy(MB, [None, {1: 0.5, 2: 0.5}], optional_jumps=True)
+    page = parse(r._repr_html_())
+    text = " ".join(page.text)
+    for piece in ("Policy on milton-bradley", "optimal play (fewest expected throws)",
+                  "jumps optional", fmt(r.expected_start), "Bellman residual", "1-6", "1-2"):
+        assert piece in text, piece
+    declined = ", ".join(f"{s}→{d}" for s, d in r.declined)
+    assert declined and declined in text
+    used = [int((r.policy[:100] == i).sum()) for i in range(2)]
+    assert sum(used) == 100
+    assert f"<td {_CELL}>A</td><td {_CELL}>1-6</td><td {_CELL}>{used[0]}</td>" in r._repr_html_()
