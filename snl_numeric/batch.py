@@ -88,7 +88,7 @@ from ._numba_config import njit, pjit
 from ._progress import Progress
 from ._structured import OVERSHOOT_CODES, _fill_succ, _moments_kernel, _reach
 from .board import _DICT_KEYS, FORMAT_NAME, FORMAT_VERSION, OVERSHOOT_RULES, Board
-from .chain import DEFAULT_MAX_THROWS, DEFAULT_TAIL
+from .chain import DEFAULT_MAX_THROWS, DEFAULT_TAIL, _check_tail
 from .dice import Dice
 
 if TYPE_CHECKING:
@@ -1385,12 +1385,7 @@ def _settings(columns: Any, errors: str, tail: float, max_throws: int,
         raise TypeError(f"chunk_size must be an integer, got {chunk_size!r}")
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
-    if not (isinstance(tail, (float, int)) and 0.0 < tail < 1.0):
-        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
-    if isinstance(max_throws, bool) or not isinstance(max_throws, (int, np.integer)):
-        raise TypeError(f"max_throws must be an integer, got {max_throws!r}")
-    if max_throws < 1:
-        raise ValueError(f"max_throws must be at least 1, got {max_throws}")
+    _check_tail(tail, max_throws)
     return _Settings(cols, errors, float(tail), int(max_throws))
 
 

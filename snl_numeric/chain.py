@@ -399,6 +399,16 @@ def _push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # pra
     return pmf.shape[0]
 
 
+def _check_tail(tail: float, max_throws: int) -> None:
+    """Validate the ``tail`` and ``max_throws`` options of distribution calls."""
+    if not (isinstance(tail, (float, int)) and 0.0 < tail < 1.0):
+        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
+    if isinstance(max_throws, bool) or not isinstance(max_throws, (int, np.integer)):
+        raise TypeError(f"max_throws must be an integer, got {max_throws!r}")
+    if max_throws < 1:
+        raise ValueError(f"max_throws must be at least 1, got {max_throws}")
+
+
 def length_distribution(
     board: Board,
     start: int | None = None,
@@ -432,12 +442,7 @@ def length_distribution(
     [0.0, 0.0, 0.75, 0.25]
     """
     start = _start(_check_board(board), start)
-    if not (isinstance(tail, (float, int)) and 0.0 < tail < 1.0):
-        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
-    if isinstance(max_throws, bool) or not isinstance(max_throws, (int, np.integer)):
-        raise TypeError(f"max_throws must be an integer, got {max_throws!r}")
-    if max_throws < 1:
-        raise ValueError(f"max_throws must be at least 1, got {max_throws}")
+    _check_tail(tail, max_throws)
     cb = board.compiled
     if start == cb.size:
         return np.array([1.0])
