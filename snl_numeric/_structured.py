@@ -27,23 +27,35 @@ OVERSHOOT_CODES = {"win": 0, "exact": 1, "bounce": 2}
 
 
 @njit()
-def _fill_succ(size, jump_to, overshoot, chain, faces, succ):  # pragma: no cover - jitted
-    """Successor table of a board: ``jump_to[x]`` is -1 or the destination."""
+def _fill_succ(size, jump_to, overshoot, chain, faces, succ, landed=None):  # pragma: no cover
+    """Successor table of a board: ``jump_to[x]`` is -1 or the destination.
+
+    ``overshoot`` is a code of ``OVERSHOOT_CODES``. With ``landed`` given,
+    ``landed[x, f]`` receives the jump square the throw lands on (the first
+    jump it fires) or -1. Faces larger than the board never overflow: a face
+    is compared with the distance to the goal before it is added.
+    """
     for x in range(size + 1):
         for f in range(faces.shape[0]):
+            if landed is not None:
+                landed[x, f] = -1
             if x == size:
                 succ[x, f] = size
                 continue
-            t = x + faces[f]
-            if t > size:
+            d = faces[f]
+            if d > size - x:
                 if overshoot == 0:
                     t = size
                 elif overshoot == 1:
                     succ[x, f] = x
                     continue
                 else:
-                    t = 2 * size - t
+                    t = size - (d - (size - x))  # Board guarantees d <= size + 1
+            else:
+                t = x + d
             if jump_to[t] >= 0:
+                if landed is not None:
+                    landed[x, f] = t
                 t = jump_to[t]
                 if chain:
                     while jump_to[t] >= 0:

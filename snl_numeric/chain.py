@@ -41,7 +41,7 @@ from ._large import StructuredSolver, _residual_kernel
 from ._numba_config import njit
 from .board import Board
 from .compile import CompiledBoard
-from .shortest import _bfs, _check_board, _start, throw_distances
+from .shortest import _check_board, _start, throw_distances
 
 __all__ = [
     "SolveReport",
@@ -171,17 +171,7 @@ class SolveReport:
 
 def _sure_states(cb: CompiledBoard) -> np.ndarray:
     """Boolean mask of squares that reach the goal with probability 1."""
-    cached = cb.__dict__.get("_sure")
-    if cached is None:
-        dist = cb.__dict__.get("_distances")
-        if dist is None:
-            dist = _bfs(cb.reverse, [cb.size])
-        stuck = np.flatnonzero(dist < 0)
-        cached = np.ones(cb.n_states, dtype=bool)
-        if len(stuck):
-            cached[_bfs(cb.reverse, stuck) >= 0] = False
-        cb.__dict__["_sure"] = cached
-    return cached
+    return cb.reach[1]
 
 
 def _fundamental(cb: CompiledBoard) -> _Fundamental:

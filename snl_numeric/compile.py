@@ -10,8 +10,8 @@ and cached on it (``board.compiled``):
   (:meth:`CompiledBoard.chain`);
 - ``matrix``: the transition matrix ``P`` as ``scipy.sparse`` CSR, states
   ``0 .. size`` with the goal ``size`` absorbing (built lazily);
-- ``reverse``: the reversed adjacency (CSR, predecessors of each square),
-  used by breadth-first propagation towards the goal.
+- ``reach``: fewest throws to the goal and the squares that finish with
+  probability 1, by breadth-first propagation over the reversed adjacency.
 """
 
 from __future__ import annotations
@@ -23,33 +23,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from ._numba_config import njit
+from ._structured import OVERSHOOT_CODES, _fill_succ, _reach
 
 if TYPE_CHECKING:
     from .board import Board
 
 __all__ = ["CompiledBoard", "compile_board"]
-
-
-@njit()
-def _reverse_kernel(succ, indptr, indices):  # pragma: no cover - jitted
-    """Counting sort of the throws by landing square: CSR of the predecessors.
-
-    ``indptr`` (zeroed, length n + 1) and ``indices`` (length n * faces) are
-    filled; within a row, predecessors are increasing (one entry per face).
-    """
-    n, k = succ.shape
-    for x in range(n):
-        for f in range(k):
-            indptr[succ[x, f] + 1] += 1
-    for y in range(n):
-        indptr[y + 1] += indptr[y]
-    fill = indptr[:n].copy()
-    for x in range(n):
-        for f in range(k):
-            y = succ[x, f]
-            indices[fill[y]] = x
-            fill[y] += 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,18 +83,19 @@ class CompiledBoard:
         return mat
 
     @cached_property
-    def reverse(self) -> sp.csr_matrix:
-        """Reversed adjacency: row ``y`` lists the squares with a throw to ``y``.
+    def reach(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(dist, sure)``: fewest throws to the goal (-1 if unreachable) and
+        whether the goal is reached with probability 1, from every square.
 
-        Built straight from ``succ`` (a stable counting sort), without the
-        probabilities; a square appears once per face that leads to ``y``.
+        One breadth-first propagation from the goal over the reversed
+        adjacency, then one from the squares that cannot reach it.
         """
-        n, k = self.succ.shape
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        indices = np.empty(n * k, dtype=self.succ.dtype)
-        _reverse_kernel(self.succ, indptr, indices)
-        data = np.ones(len(indices), dtype=np.int8)
-        return sp.csr_matrix((data, indices, indptr), shape=(n, n))
+        dist = np.empty(self.n_states, dtype=np.int64)
+        sure = np.empty(self.n_states, dtype=np.bool_)
+        _reach(self.succ, dist, sure)
+        for arr in (dist, sure):
+            arr.flags.writeable = False
+        return dist, sure
 
     def chain(self, j: int) -> list[int]:
         """Every jump fired once jump ``j`` fires, in order (``[j]`` unless chained)."""
@@ -146,30 +126,6 @@ class CompiledBoard:
         return int(self.jump_dst[self.chain(j)[-1]])
 
 
-_RULES = ("win", "exact", "bounce")
-
-
-@njit()
-def _succ_kernel(faces, rule, rest, jump_index, succ, fired):  # pragma: no cover - jitted
-    """Fill ``succ`` and ``fired``; ``rule`` indexes ``_RULES``, ``rest`` ends chains."""
-    n = succ.shape[0]
-    size = n - 1
-    for x in range(n):
-        for f in range(faces.shape[0]):
-            t = x + faces[f]
-            if x == size:
-                succ[x, f] = size
-                fired[x, f] = -1
-            elif t > size and rule == 1:  # exact: the token stays, nothing fires
-                succ[x, f] = x
-                fired[x, f] = -1
-            else:
-                if t > size:
-                    t = size if rule == 0 else 2 * size - t
-                succ[x, f] = rest[t]
-                fired[x, f] = jump_index[t]
-
-
 def compile_board(board: Board) -> CompiledBoard:
     """Build the successor table of ``board`` (one Numba pass, O(size * faces))."""
     size = board.size
@@ -177,20 +133,15 @@ def compile_board(board: Board) -> CompiledBoard:
     idx = np.intp
     src, dst = (a.astype(idx) for a in board._arrays)
 
-    rest = np.arange(size + 1, dtype=idx)
-    rest[src] = dst
-    if board.chain and len(src):  # pointer jumping over the sources (no cycles: checked)
-        while True:
-            nxt = rest[rest[src]]
-            if np.array_equal(nxt, rest[src]):
-                break
-            rest[src] = nxt
+    jump_to = np.full(size + 1, -1, dtype=idx)
+    jump_to[src] = dst
     jump_index = np.full(size + 1, -1, dtype=np.int32)
     jump_index[src] = np.arange(len(src), dtype=np.int32)
-
     succ = np.empty((size + 1, len(faces)), dtype=idx)
-    fired = np.empty((size + 1, len(faces)), dtype=np.int32)
-    _succ_kernel(faces.astype(idx), _RULES.index(board.overshoot), rest, jump_index, succ, fired)
+    landed = np.empty((size + 1, len(faces)), dtype=idx)
+    _fill_succ(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
+               faces.astype(idx), succ, landed)
+    fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32)
     for arr in (succ, fired):
         arr.flags.writeable = False
     return CompiledBoard(size=size, start=board.start, faces=faces, probs=board.dice.probs,

@@ -1,8 +1,9 @@
 """Fewest throws: breadth-first frontier propagation towards the goal.
 
-The distance of every square to the goal comes from one multi-source BFS
-over the *reversed* adjacency (the CSC form of the transition matrix), so
-``throw_distances`` costs O(size * faces) whatever the start. A
+The distance of every square to the goal comes from one BFS from the goal
+over the *reversed* adjacency (a counting sort of the successor table; see
+``CompiledBoard.reach``), so ``throw_distances`` costs O(size * faces)
+whatever the start. A
 fewest-throws play is then read off greedily: from a square at distance
 ``k`` some face leads to a square at distance ``k - 1``.
 """
@@ -11,40 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._numba_config import njit
 from .board import Board
 
 __all__ = ["min_throws", "shortest_path", "throw_distances"]
-
-
-@njit()
-def _bfs_kernel(indptr, indices, sources, dist):  # pragma: no cover - jitted
-    """Multi-source BFS on CSR ``(indptr, indices)``; ``dist`` must be -1."""
-    queue = np.empty(dist.shape[0], dtype=np.int64)
-    head = 0
-    tail = 0
-    for s in sources:
-        if dist[s] == -1:
-            dist[s] = 0
-            queue[tail] = s
-            tail += 1
-    while head < tail:
-        v = queue[head]
-        head += 1
-        nd = dist[v] + 1
-        for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
-            if dist[u] == -1:
-                dist[u] = nd
-                queue[tail] = u
-                tail += 1
-
-
-def _bfs(adjacency, sources) -> np.ndarray:
-    """Hop distances from ``sources`` along ``adjacency`` (CSR or CSC), -1 if none."""
-    dist = np.full(adjacency.shape[0], -1, dtype=np.int64)
-    _bfs_kernel(adjacency.indptr, adjacency.indices, np.asarray(sources, dtype=np.int64), dist)
-    return dist
 
 
 def _start(board: Board, start: int | None) -> int:
@@ -81,13 +51,7 @@ def throw_distances(board: Board) -> np.ndarray:
     >>> throw_distances(Board(8)).tolist()
     [2, 2, 1, 1, 1, 1, 1, 1, 0]
     """
-    cb = _check_board(board).compiled
-    cached = cb.__dict__.get("_distances")
-    if cached is None:
-        cached = _bfs(cb.reverse, [cb.size])
-        cached.flags.writeable = False
-        cb.__dict__["_distances"] = cached
-    return cached.copy()
+    return _check_board(board).compiled.reach[0].copy()
 
 
 def min_throws(board: Board, start: int | None = None) -> int:
@@ -102,8 +66,7 @@ def min_throws(board: Board, start: int | None = None) -> int:
     3
     """
     start = _start(_check_board(board), start)
-    throw_distances(board)
-    return int(board.compiled.__dict__["_distances"][start])
+    return int(board.compiled.reach[0][start])
 
 
 def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int, int]] | None:
@@ -120,9 +83,8 @@ def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int
     [(0, 2, 21), (21, 2, 23), (23, 6, 29)]
     """
     start = _start(_check_board(board), start)
-    throw_distances(board)
     cb = board.compiled
-    dist = cb.__dict__["_distances"]
+    dist = cb.reach[0]
     if dist[start] < 0:
         return None
     steps = []
