@@ -158,7 +158,7 @@ def analyze(
     start : int, optional
         Start square; the board's own by default.
     percentiles : tuple of float
-        Percentiles of the number of throws to report, each in (0, 100].
+        Percentiles of the number of throws to report, each in (0, 100).
     tail : float
         Tail tolerance of the distribution (see :func:`length_distribution`).
 
@@ -177,8 +177,9 @@ def analyze(
     """
     start = _start(_check_board(board), start)
     for q in percentiles:
-        if not 0 < q <= 100:
-            raise ValueError(f"percentiles must be in (0, 100], got {q!r}")
+        if not 0 < q < 100:
+            raise ValueError(
+                f"percentiles must be in (0, 100) (the tail is cut at the tolerance), got {q!r}")
     cb = board.compiled
     mean_all, var_all = _moments(cb)
     mean, var = float(mean_all[start]), float(var_all[start])

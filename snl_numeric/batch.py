@@ -89,7 +89,7 @@ from ._progress import Progress
 from ._structured import OVERSHOOT_CODES, _fill_succ, _moments_kernel, _reach
 from .board import _DICT_KEYS, FORMAT_NAME, FORMAT_VERSION, OVERSHOOT_RULES, Board
 from .chain import DEFAULT_MAX_THROWS, DEFAULT_TAIL, _check_tail
-from .dice import Dice
+from .dice import MAX_FACE, Dice
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -263,7 +263,9 @@ class BoardBatch:
                     raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, "
                                      f"got {exc.args[0]!r}") from None
             else:
-                codes = _int_vector(ov, "overshoot").astype(np.int8)
+                codes = _int_vector(ov, "overshoot")
+                # invalid codes become -1 (a per-row error), never wrap around in int8
+                codes = np.where((codes >= 0) & (codes <= 2), codes, -1).astype(np.int8)
         chain_arr = np.zeros(n, bool) if chain is None else np.asarray(chain)
         if chain_arr.dtype != bool:
             raise TypeError(f"chain must hold booleans, got dtype {chain_arr.dtype}")
@@ -387,6 +389,11 @@ class BoardBatch:
     def take(self, rows: Any) -> BoardBatch:
         """The boards at positions ``rows`` (an integer array), in that order."""
         rows = _int_vector(rows, "rows")
+        n = len(self)
+        bad = (rows < -n) | (rows >= n)
+        if bad.any():
+            raise IndexError(f"row {rows[bad][0]} is out of range for a batch of {n} boards")
+        rows = np.where(rows < 0, rows + n, rows)
         jl = self.jump_ptr[rows + 1] - self.jump_ptr[rows]
         dl = self.dice_ptr[rows + 1] - self.dice_ptr[rows]
         jsel = _gather_segments(self.jump_ptr[rows], jl)
@@ -517,7 +524,7 @@ def _board_succ(size, start, code, chain, src, dst, faces, probs, sum_tol):  # p
     top = 0
     for f in range(nf):
         p = probs[f]
-        if faces[f] < 1 or p != p or p < 0.0 or p == np.inf:
+        if faces[f] < 1 or faces[f] > MAX_FACE or p != p or p < 0.0 or p == np.inf:
             return 3, empty, none
         if f > 0 and faces[f] <= faces[f - 1]:
             return 3, empty, none
@@ -696,8 +703,9 @@ def _check_columns(columns: Any) -> tuple[str, ...]:
         if q is None:
             raise ValueError(f"unknown column {c!r}; expected one of {COLUMNS} or 'p<q>' "
                              f"such as 'p90'")
-        if not 0 < q <= 100:
-            raise ValueError(f"percentile column {c!r} must name q in (0, 100]")
+        if not 0 < q < 100:
+            raise ValueError(f"percentile column {c!r} must name q in (0, 100) "
+                             "(the distribution's tail is cut at the tolerance)")
     if len(set(cols)) != len(cols):
         raise ValueError(f"columns must be distinct, got {list(cols)}")
     return cols

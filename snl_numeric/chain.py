@@ -32,6 +32,7 @@ holding mass, until the mass that can still finish is below ``tail``.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -389,14 +390,17 @@ def _push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # pra
     return pmf.shape[0]
 
 
-def _check_tail(tail: float, max_throws: int) -> None:
+def _check_tail(tail: float, max_throws: int = DEFAULT_MAX_THROWS) -> float:
     """Validate the ``tail`` and ``max_throws`` options of distribution calls."""
-    if not (isinstance(tail, (float, int)) and 0.0 < tail < 1.0):
+    if isinstance(tail, bool) or not isinstance(tail, numbers.Real):
+        raise TypeError(f"tail must be a number, got {tail!r}")
+    if not 0.0 < tail < 1.0:
         raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
     if isinstance(max_throws, bool) or not isinstance(max_throws, (int, np.integer)):
         raise TypeError(f"max_throws must be an integer, got {max_throws!r}")
     if max_throws < 1:
         raise ValueError(f"max_throws must be at least 1, got {max_throws}")
+    return float(tail)
 
 
 def length_distribution(
@@ -442,19 +446,19 @@ def length_distribution(
     mass = np.zeros(cb.n_states)
     mass[start] = 1.0
     chunk = 64
-    pmf = np.zeros(1 + chunk)
+    pmf = np.zeros(min(1 + chunk, max_throws + 1))
     k = 1
     band = np.array([start, start], dtype=np.int64)
     while True:
         k = _push_kernel(cb.succ, cb.probs, mass, live, cb.size, float(tail), pmf, k, band)
         if k < 0:
             return pmf[: -k].copy()
-        if k > max_throws:
+        if k > max_throws:  # pmf[0 .. max_throws] filled, tail still too heavy
             raise ValueError(
                 f"the tail did not fall below {tail} within max_throws={max_throws} throws "
                 f"(remaining mass {mass[live].sum():.3g}); raise max_throws or tail"
             )
-        chunk = min(chunk * 2, 1 << 20)
+        chunk = min(chunk * 2, 1 << 20, max_throws + 1 - len(pmf))
         pmf = np.concatenate([pmf, np.zeros(chunk)])
 
 

@@ -153,11 +153,15 @@ def _positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
+#: Largest face accepted (kernels add faces to squares in 64-bit integers).
+MAX_FACE = 2**31 - 1
+
+
 def _face(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"dice faces must be integers, got {value!r}")
-    if value < 1:
-        raise ValueError(f"dice faces must be positive integers, got {value}")
+    if not 1 <= value <= MAX_FACE:
+        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {value}")
     return int(value)
 
 
@@ -185,9 +189,9 @@ def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     if faces_arr.dtype == bool or not np.issubdtype(faces_arr.dtype, np.integer):
         if not (np.issubdtype(faces_arr.dtype, np.floating) and np.all(faces_arr == np.round(faces_arr))):
             raise TypeError(f"dice faces must be integers, got {faces_arr.tolist()}")
+    if faces_arr.size and (faces_arr.min() < 1 or faces_arr.max() > MAX_FACE):
+        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {faces_arr.tolist()}")
     faces_arr = faces_arr.astype(np.int64)
-    if np.any(faces_arr < 1):
-        raise ValueError(f"dice faces must be positive, got {faces_arr.tolist()}")
     if len(np.unique(faces_arr)) != len(faces_arr):
         raise ValueError(f"dice faces must be distinct, got {faces_arr.tolist()}")
     if not np.issubdtype(probs_arr.dtype, np.number) or probs_arr.dtype == bool:

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from .board import Board
-from .chain import DEFAULT_TAIL, _sure_states, finish_probability, length_distribution
+from .chain import DEFAULT_TAIL, _check_tail, _sure_states, finish_probability, length_distribution
 from .dice import Dice, as_dice
 from .shortest import _start
 
@@ -205,14 +205,6 @@ def _setup(board: Any, players: Any, starts: Any, dice: Any
         out_boards.append(b)
         out_starts.append(s)
     return out_boards, out_starts
-
-
-def _check_tail(tail: Any) -> float:
-    if isinstance(tail, bool) or not isinstance(tail, numbers.Real):
-        raise TypeError(f"tail must be a number, got {tail!r}")
-    if not 0.0 < tail < 1.0:
-        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
-    return float(tail)
 
 
 # -- the computation -------------------------------------------------------------

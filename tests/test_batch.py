@@ -498,3 +498,16 @@ def test_dask_worker_killed_mid_run_loses_no_rows(dask_client):
     assert remote.index.tolist() == list(range(len(batch)))  # every row exactly once
     assert remote.equals(local)
     dask_client.wait_for_workers(2, timeout=30)  # the nanny restarts the killed worker
+
+
+def test_review_regressions_bad_codes_faces_and_rows():
+    bad = analyze_many(BoardBatch.from_arrays([10, 10], overshoot=[258, 0]), errors="coerce")
+    assert "overshoot" in bad["error"].iloc[0] and bad["expected_throws"].iloc[1] > 0
+    with pytest.raises(ValueError, match="must name q in"):
+        analyze_many([Board(10)], columns=["p100"])
+    huge = BoardBatch.from_arrays([10], dice_ptr=[0, 2], faces=[1, 2**63 - 1], probs=[0.5, 0.5])
+    assert "dice faces" in analyze_many(huge, errors="coerce")["error"].iloc[0]
+    b = BoardBatch.from_boards([Board(10, {3: 8}), Board(20)])
+    assert b.take([-1])[0] == Board(20)
+    with pytest.raises(IndexError, match="row 5 is out of range"):
+        b.take([5])

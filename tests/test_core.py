@@ -248,8 +248,9 @@ def test_analyze_milton_bradley_reads_well():
     assert "pmf" not in repr(a)
     d = a.to_dict()
     assert d["min_throws"] == 7 and d["mean"] == a.mean and len(d["pmf"]) == len(a.pmf)
-    with pytest.raises(ValueError, match="percentiles"):
-        analyze(boards.get("milton-bradley"), percentiles=(0,))
+    for bad in (0, 100):  # the tail is cut at the tolerance: the 100th percentile is undefined
+        with pytest.raises(ValueError, match="percentiles"):
+            analyze(boards.get("milton-bradley"), percentiles=(bad,))
 
 
 def test_results_are_read_only_and_copies():
@@ -268,6 +269,7 @@ def test_results_are_read_only_and_copies():
         (lambda b: min_throws(b, start=99), ValueError, "start must be a square"),
         (lambda b: expected_throws(b, start=1.5), TypeError, "start must be an integer"),
         (lambda b: length_distribution(b, tail=0), ValueError, "tail"),
+        (lambda b: length_distribution(b, tail="small"), TypeError, "tail must be a number"),
         (lambda b: length_distribution(b, max_throws=0), ValueError, "max_throws"),
         (lambda b: length_distribution(b, max_throws=2.5), TypeError, "max_throws"),
         (lambda b: expected_throws("milton-bradley"), TypeError, "expected a Board"),
@@ -276,6 +278,14 @@ def test_results_are_read_only_and_copies():
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call(boards.get("seed-30"))
+
+
+def test_max_throws_is_exact():
+    b = Board(10)  # fair d6 from 0: between 2 and 10 throws
+    assert len(length_distribution(b, max_throws=10)) == 11
+    with pytest.raises(ValueError, match="max_throws=9"):
+        length_distribution(b, max_throws=9)
+    assert len(length_distribution(b, tail=np.float32(1e-6))) <= 11
 
 
 def test_max_throws_is_reported():
