@@ -53,10 +53,12 @@ def _pairs(jumps: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
     if jumps is None:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     if isinstance(jumps, np.ndarray):
+        if jumps.ndim != 2 or jumps.shape[1] != 2:
+            if jumps.size == 0 and jumps.ndim == 1:
+                return np.empty(0, np.int64), np.empty(0, np.int64)
+            raise ValueError(f"{what} array must have shape (k, 2), got {jumps.shape}")
         if jumps.size == 0:
             return np.empty(0, np.int64), np.empty(0, np.int64)
-        if jumps.ndim != 2 or jumps.shape[1] != 2:
-            raise ValueError(f"{what} array must have shape (k, 2), got {jumps.shape}")
         if jumps.dtype == bool or not np.issubdtype(jumps.dtype, np.integer):
             raise TypeError(f"{what} must hold integer squares, got dtype {jumps.dtype}")
         return jumps[:, 0].astype(np.int64), jumps[:, 1].astype(np.int64)
@@ -363,14 +365,17 @@ class Board:
         if isinstance(dice, Mapping) and set(dice) == {"faces", "probs"}:
             dice = Dice(np.asarray(dice["faces"]), np.asarray(dice["probs"], dtype=float))
         elif isinstance(dice, Mapping):
-            dice = Dice.from_probs({_json_face(f): p for f, p in dice.items()})
+            dice = Dice.from_probs({_json_int(f): p for f, p in dice.items()})
         rules["dice"] = dice
         if "snakes" in data or "ladders" in data:
             if "jumps" in data:
                 raise ValueError("give either 'jumps' or 'snakes'/'ladders', not both")
             return cls.from_pairs(data["size"], snakes=data.get("snakes"),
                                   ladders=data.get("ladders"), **rules)
-        return cls(data["size"], data.get("jumps"), **rules)
+        jumps = data.get("jumps")
+        if isinstance(jumps, Mapping):  # JSON objects have string keys
+            jumps = {_json_int(s): d for s, d in jumps.items()}
+        return cls(data["size"], jumps, **rules)
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None
                 ) -> str:
@@ -427,7 +432,7 @@ def _from_dict_pickle(data: dict[str, Any]) -> Board:
     return Board.from_dict(data)
 
 
-def _json_face(key: Any) -> int:
+def _json_int(key: Any) -> int:
     if isinstance(key, str) and key.strip().lstrip("+").isdigit():
         return int(key)
     return key

@@ -2,7 +2,8 @@
 
 A :class:`Dice` is the probability law of one throw. Faces are positive
 integers, stored sorted and without zero-probability entries; probabilities
-are non-negative and sum to 1 (within ``1e-12``, then renormalised).
+are non-negative and sum to 1 within ``1e-12`` (kept as given, not
+renormalised). Faces are at most ``MAX_FACE`` (``2**31 - 1``).
 """
 
 from __future__ import annotations

@@ -136,6 +136,8 @@ class GameLength:
 
 # -- validation ----------------------------------------------------------------
 def _is_list(value: Any) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1
     return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
 
 

@@ -1275,6 +1275,10 @@ def _choice_targets(p: _Problem, c: int) -> list[int]:
     return [int(p.tgt[j]) if o else int(p.src[j])]
 
 
+#: Largest ``(k + 1) * squares`` table :func:`finish_within` will allocate.
+_MAX_HORIZON_CELLS = 200_000_000
+
+
 def finish_within(
     board: Board,
     actions: Sequence[Dice | Mapping[int, float] | str | None],
@@ -1315,6 +1319,9 @@ def finish_within(
         raise ValueError(f"k must be a non-negative number of throws, got {k}")
     p = _build_problem(board, dice, bool(optional_jumps))
     k = int(k)
+    if (k + 1) * p.n > _MAX_HORIZON_CELLS:
+        raise ValueError(f"k={k} throws on {p.n} squares needs {(k + 1) * p.n:,} table entries; "
+                         f"the limit is {_MAX_HORIZON_CELLS:,}")
     values = np.zeros((k + 1, p.n))
     policy = np.full((k, p.n), -1, dtype=np.int64)
     take = np.ones((k, len(p.src)), dtype=np.bool_)
