@@ -239,6 +239,17 @@ def solver_report(board: Board) -> SolveReport:
 
     Solves the system if that has not happened yet (the result is cached).
 
+    Parameters
+    ----------
+    board : Board
+
+    Returns
+    -------
+    SolveReport
+        The method (``dense``, ``triangular``, ``woodbury``, ``gmres`` or
+        ``splu``), unknowns, backward targets, iterations and the relative
+        residual reached.
+
     Examples
     --------
     >>> from snl_numeric import Board
@@ -257,6 +268,10 @@ def solver_report(board: Board) -> SolveReport:
 def expected_throws_all(board: Board) -> np.ndarray:
     """Expected number of throws to finish, from every square.
 
+    Parameters
+    ----------
+    board : Board
+
     Returns
     -------
     ndarray of float64, shape (size + 1,)
@@ -274,7 +289,16 @@ def expected_throws_all(board: Board) -> np.ndarray:
 def expected_throws(board: Board, start: int | None = None) -> float:
     """Expected number of throws from ``start`` (default: the board's start).
 
-    ``math.inf`` when the goal is not reached with probability 1.
+    Parameters
+    ----------
+    board : Board
+    start : int, optional
+        Starting square; the board's own ``start`` by default.
+
+    Returns
+    -------
+    float
+        ``math.inf`` when the goal is not reached with probability 1.
 
     Examples
     --------
@@ -287,14 +311,39 @@ def expected_throws(board: Board, start: int | None = None) -> float:
 
 
 def throws_variance_all(board: Board) -> np.ndarray:
-    """Variance of the number of throws, from every square (``inf`` off ``S``)."""
+    """Variance of the number of throws, from every square.
+
+    Parameters
+    ----------
+    board : Board
+
+    Returns
+    -------
+    ndarray of float64, shape (size + 1,)
+        ``inf`` where the goal is not reached with probability 1; 0 at the goal.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> throws_variance_all(Board(2, dice={1: 0.5, 2: 0.5})).tolist()
+    [0.25, 0.0, 0.0]
+    """
     return _moments(_check_board(board).compiled)[1].copy()
 
 
 def throws_variance(board: Board, start: int | None = None) -> float:
     """Variance of the number of throws from ``start``.
 
-    ``math.inf`` when the goal is not reached with probability 1.
+    Parameters
+    ----------
+    board : Board
+    start : int, optional
+        Starting square; the board's own ``start`` by default.
+
+    Returns
+    -------
+    float
+        ``math.inf`` when the goal is not reached with probability 1.
 
     Examples
     --------
@@ -464,6 +513,18 @@ def length_distribution(
 
 def finish_probability(board: Board, start: int | None = None) -> float:
     """Probability that the goal is ever reached from ``start``.
+
+    Parameters
+    ----------
+    board : Board
+    start : int, optional
+        Starting square; the board's own ``start`` by default.
+
+    Returns
+    -------
+    float
+        1.0 on squares that finish surely; otherwise the absorption
+        probability, from one sparse solve over the squares that can finish.
 
     Examples
     --------

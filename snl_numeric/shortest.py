@@ -57,7 +57,16 @@ def throw_distances(board: Board) -> np.ndarray:
 def min_throws(board: Board, start: int | None = None) -> int:
     """Fewest throws from ``start`` (default: the board's start) to the goal.
 
-    Returns ``-1`` when the goal cannot be reached.
+    Parameters
+    ----------
+    board : Board
+    start : int, optional
+        Starting square; the board's own ``start`` by default.
+
+    Returns
+    -------
+    int
+        ``-1`` when the goal cannot be reached.
 
     Examples
     --------
@@ -75,6 +84,16 @@ def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int
     ``landing`` is where the token rests after the jump, if any. At each step
     the smallest face that keeps the play shortest is taken. Returns ``None``
     when the goal cannot be reached and ``[]`` when ``start`` is the goal.
+
+    Parameters
+    ----------
+    board : Board
+    start : int, optional
+        Starting square; the board's own ``start`` by default.
+
+    Returns
+    -------
+    list of (int, int, int) or None
 
     Examples
     --------
