@@ -37,16 +37,18 @@ def main() -> None:
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS}, Python {platform.python_version()}")
     rows = []
+    failed = False
     header = f"| {'benchmark':<44} | {'ours':>10} | {'baseline':<34} | {'baseline':>10} | {'ratio':>8} | note"
     print(header)
     print("|" + "|".join("-" * (len(c) + 0) for c in header.split("|")[1:]))
     for name in names:
         mod = importlib.import_module(f"benchmarks.{name}")
-        kwargs = {"quick": True} if args.quick else {}
         try:
-            results = mod.run(**kwargs)
-        except TypeError:
-            results = mod.run()
+            results = mod.run(quick=args.quick)
+        except Exception as exc:  # one broken benchmark must not hide the others
+            print(f"| {name}: FAILED: {type(exc).__name__}: {exc}", flush=True)
+            failed = True
+            continue
         for r in results:
             rows.append(r)
             ratio = f"{r['ratio']:.1f}x" if r.get("ratio") else "-"
@@ -56,6 +58,8 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=2)
+    if failed:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

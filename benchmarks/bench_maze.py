@@ -71,13 +71,17 @@ def _median_time(fn, repeats):
     return statistics.median(times), out
 
 
-def run(repeats: int = 5) -> list[dict]:
+def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     """Time ``count_paths`` and the recursive baseline on the same mazes.
+
+    ``quick`` uses 2 repeats (the recursive baseline takes seconds per run).
 
     Each repeat counts (up to ``BOUND``) on all ``N_MAZES`` mazes; the row
     holds median seconds over ``repeats`` for each side, their ratio and our
     DFS steps per second.
     """
+    if quick:
+        repeats = min(repeats, 2)
     mazes = make_mazes()
     lists = [m.tolist() for m in mazes]
     mz.count_paths(mazes[0], START, GOAL, bound=1)  # compile (or load the cache)
