@@ -22,6 +22,8 @@ from .shortest import _check_board, _start, min_throws, shortest_path
 __all__ = ["Analysis", "analyze", "DEFAULT_PERCENTILES"]
 
 DEFAULT_PERCENTILES = (5, 10, 25, 50, 75, 90, 95, 99)
+#: Most solves ``analyze`` spends on jump-use probabilities unless asked.
+AUTO_JUMP_SOLVES = 200
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,7 +58,9 @@ class Analysis:
     jump_uses : dict or None
         ``{(from, to): expected number of times the jump fires}``.
     jump_probability : dict or None
-        ``{(from, to): probability the jump fires at least once}``.
+        ``{(from, to): probability the jump fires at least once}``; ``None``
+        when ``mean`` is infinite or the computation was skipped (see the
+        ``jump_probability`` option of :func:`analyze`).
     tail : float
         The tail tolerance used for ``pmf``.
     """
@@ -126,11 +130,16 @@ class Analysis:
         lines.append(f"  median / mode     {self.median} / {self.mode}")
         pct = "  ".join(f"p{q}={v}" for q, v in self.percentiles.items())
         lines.append(f"  percentiles       {pct}")
-        if self.jump_probability:
+        if self.jump_uses and len(self.jump_uses) <= 60:
             lines.append("  jump       P(used)  E[uses]")
-            for (s, d), p in self.jump_probability.items():
+            probs = self.jump_probability or {}
+            for (s, d), uses in self.jump_uses.items():
                 kind = "ladder" if d > s else "snake "
-                lines.append(f"  {kind} {s:>3}->{d:<3} {p:7.4f}  {self.jump_uses[(s, d)]:7.4f}")
+                p = f"{probs[(s, d)]:7.4f}" if (s, d) in probs else "      -"
+                lines.append(f"  {kind} {s:>3}->{d:<3} {p}  {uses:7.4f}")
+        elif self.jump_uses:
+            lines.append(f"  jumps             {len(self.jump_uses)} (see .jump_uses, "
+                         ".jump_probability)")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -149,6 +158,7 @@ def analyze(
     start: int | None = None,
     percentiles: tuple[float, ...] = DEFAULT_PERCENTILES,
     tail: float = DEFAULT_TAIL,
+    jump_probability: bool | None = None,
 ) -> Analysis:
     """Analyse a board: fewest throws, moments, distribution, visits, jump use.
 
@@ -161,6 +171,12 @@ def analyze(
         Percentiles of the number of throws to report, each in (0, 100).
     tail : float
         Tail tolerance of the distribution (see :func:`length_distribution`).
+    jump_probability : bool or None
+        Compute the probability that each jump is used at least once. It
+        costs one solve per distinct square where jumps leave the token:
+        ``None`` (default) computes it when that is at most
+        ``AUTO_JUMP_SOLVES`` solves (and leaves it ``None`` on bigger boards),
+        ``True`` always, ``False`` never. Expected uses are always given.
 
     Returns
     -------
@@ -176,6 +192,8 @@ def analyze(
     True
     """
     start = _start(_check_board(board), start)
+    if not (jump_probability is None or isinstance(jump_probability, bool)):
+        raise TypeError(f"jump_probability must be None, True or False, got {jump_probability!r}")
     for q in percentiles:
         if not 0 < q < 100:
             raise ValueError(
@@ -188,10 +206,11 @@ def analyze(
     visits = uses = probs = None
     if math.isfinite(mean):
         visits = _visits(cb, start)
-        u, p = _jump_use(cb, start, visits)
-        pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=False))
-        uses = dict(zip(pairs, u.tolist(), strict=False))
-        probs = dict(zip(pairs, p.tolist(), strict=False))
+        limit = AUTO_JUMP_SOLVES if jump_probability is None else None if jump_probability else -1
+        u, p = _jump_use(cb, visits, limit)
+        pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=True))
+        uses = dict(zip(pairs, u.tolist(), strict=True))
+        probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
         for arr in (visits,):
             arr.flags.writeable = False
     for arr in (pmf, cdf):

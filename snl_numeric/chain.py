@@ -369,28 +369,37 @@ def _visits(cb: CompiledBoard, start: int) -> np.ndarray | None:
     return out
 
 
-def _jump_use(cb: CompiledBoard, start: int, visits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = None
+              ) -> tuple[np.ndarray, np.ndarray | None]:
     """Expected uses of each jump and the probability it is used at least once.
 
     Removing the transitions that fire jump ``j`` changes ``Q`` by a rank-one
     term (they all end on the same square ``d``), so by Sherman-Morrison
     ``P(j used) = z[start] / (1 + z[d])`` with ``z = N a`` and ``a[x]`` the
-    chance that a throw from ``x`` fires ``j``.
+    chance that a throw from ``x`` fires ``j``; ``z[start]`` is the expected
+    number of uses. One transposed solve per distinct resting square ``d``:
+    when that is more than ``max_solves``, the probabilities are skipped
+    (``None``).
     """
-    fund = _fundamental(cb)
     fire = cb.fire_matrix
     uses = fire.T @ visits
     prob = np.zeros(len(uses))
     rests = np.array([cb.rest_of(j) for j in range(len(uses))], dtype=np.intp)
     need = np.flatnonzero((uses > 0) & (rests != cb.size))
+    targets, inverse = np.unique(rests[need], return_inverse=True)
+    if max_solves is not None and len(targets) > max_solves:
+        return uses, None
     if len(need):
-        # rows of N for every distinct resting square, in one multi-RHS solve
-        targets, inverse = np.unique(rests[need], return_inverse=True)
-        e = np.zeros((len(fund.states), len(targets)))
-        e[fund.pos[targets], np.arange(len(targets))] = 1.0
-        rows_n = np.zeros((cb.n_states, len(targets)))
-        rows_n[fund.states] = fund.solve_t(e)
-        z_rest = np.einsum("xj,xj->j", fire[:, need].toarray(), rows_n[:, inverse])
+        fund = _fundamental(cb)
+        rows_n = np.zeros((cb.n_states, len(targets)))  # rows of N, one solve per target
+        e = np.zeros(len(fund.states))
+        for i, t in enumerate(targets):
+            e[fund.pos[t]] = 1.0
+            rows_n[fund.states, i] = fund.solve_t(e)
+            e[fund.pos[t]] = 0.0
+        part = fire[:, need].tocoo()
+        z_rest = np.bincount(part.col, weights=part.data * rows_n[part.row, inverse[part.col]],
+                             minlength=len(need))
         prob[need] = uses[need] / (1.0 + z_rest)
     done = (uses > 0) & (rests == cb.size)
     prob[done] = uses[done]

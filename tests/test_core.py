@@ -302,3 +302,17 @@ def test_random_boards_have_finite_or_consistent_answers(size, frac, seed):
     d = throw_distances(b)
     # with a fair d6 every square can reach the goal under the exact rule
     assert np.all(d >= 0) and np.all(np.isfinite(t))
+
+
+def test_jump_probability_option():
+    mb = boards.get("milton-bradley")
+    full = analyze(mb)
+    skipped = analyze(mb, jump_probability=False)
+    assert skipped.jump_probability is None and skipped.jump_uses == full.jump_uses
+    assert "      -" in str(skipped)
+    big = boards.random_board(3000, 0.2, rng=5)  # ~300 distinct landing squares: over the auto limit
+    auto = analyze(big)
+    assert auto.jump_probability is None and len(auto.jump_uses) == len(big.jumps)
+    assert analyze(big, jump_probability=True).jump_probability is not None
+    with pytest.raises(TypeError, match="jump_probability"):
+        analyze(mb, jump_probability=1)
