@@ -126,10 +126,20 @@ class CompiledBoard:
         return int(self.jump_dst[self.chain(j)[-1]])
 
 
+#: Largest successor table (squares x faces) compiled; about 10 GiB of arrays.
+MAX_TABLE_ENTRIES = 500_000_000
+
+
 def compile_board(board: Board) -> CompiledBoard:
     """Build the successor table of ``board`` (one Numba pass, O(size * faces))."""
     size = board.size
     faces = board.dice.faces
+    entries = (size + 1) * len(faces)
+    if entries > MAX_TABLE_ENTRIES:
+        raise ValueError(
+            f"board too large to compile: {size + 1:,} squares x {len(faces)} faces = "
+            f"{entries:,} table entries (about {20 * entries / 2**30:.0f} GiB); "
+            f"the limit is {MAX_TABLE_ENTRIES:,}")
     idx = np.intp
     src, dst = (a.astype(idx) for a in board._arrays)
 

@@ -316,3 +316,8 @@ def test_jump_probability_option():
     assert analyze(big, jump_probability=True).jump_probability is not None
     with pytest.raises(TypeError, match="jump_probability"):
         analyze(mb, jump_probability=1)
+
+
+def test_absurd_board_is_refused_before_allocating():
+    with pytest.raises(ValueError, match="board too large to compile"):
+        expected_throws(Board(10**9))
