@@ -78,8 +78,8 @@ def _structure_kernel(succ, probs, active, diag, target):  # pragma: no cover - 
             for f in range(nf):
                 z = succ[x, f]
                 if z == x:
-                    d -= probs[f]
-                elif z < x and active[z] and not target[z]:
+                    d -= probs[x, f]
+                elif z < x and active[z] and not target[z] and probs[x, f] > 0.0:
                     target[z] = True
                     k += 1
         diag[x] = d
@@ -98,9 +98,9 @@ def _upper_kernel(succ, probs, active, diag, b, y, out):  # pragma: no cover - j
         for f in range(nf):
             z = succ[x, f]
             if z > x:
-                s += probs[f] * out[z]
+                s += probs[x, f] * out[z]
             elif z < x:
-                s += probs[f] * y[z]
+                s += probs[x, f] * y[z]
         out[x] = s / diag[x]
 
 
@@ -121,9 +121,9 @@ def _lower_kernel(succ, probs, active, diag, b, w, back):  # pragma: no cover - 
         for f in range(nf):
             z = succ[x, f]
             if z > x:
-                acc[z] += probs[f] * v
+                acc[z] += probs[x, f] * v
             elif z < x:
-                back[z] += probs[f] * v
+                back[z] += probs[x, f] * v
 
 
 @njit()
@@ -142,9 +142,9 @@ def _residual_kernel(succ, probs, active, b, x, trans, r):  # pragma: no cover -
             z = succ[i, f]
             if active[z]:
                 if trans:
-                    r[z] += probs[f] * x[i]
+                    r[z] += probs[i, f] * x[i]
                 else:
-                    r[i] += probs[f] * x[z]
+                    r[i] += probs[i, f] * x[z]
     rn = 0.0
     xn = 0.0
     bn = 0.0
@@ -241,6 +241,10 @@ _DEBUG = False
 
 class StructuredSolver:
     """``(I - Q) x = b`` over the ``active`` squares, chosen by structure.
+
+    ``Q`` is given by the successor table ``succ`` and the per-row
+    probabilities ``probs[x, f]`` (a board passes its dice broadcast to every
+    row; a policy passes each square's chosen die).
 
     ``solve(b, trans)`` takes and returns full-length vectors (zeros off
     ``active``) and returns ``(x, iterations, backward_error)``.
@@ -359,7 +363,7 @@ class StructuredSolver:
         nf = self.succ.shape[1]
         rows = np.repeat(pos[states], nf)
         cols = pos[self.succ[states].ravel()]
-        vals = np.tile(self.probs, len(states))
+        vals = self.probs[states].ravel()
         keep = cols >= 0
         m = len(states)
         q = sp.csc_matrix((vals[keep], (rows[keep], cols[keep])), shape=(m, m))

@@ -119,23 +119,36 @@ def _dense_system_kernel(succ, probs, states, pos, out):  # pragma: no cover - j
         for f in range(succ.shape[1]):
             j = pos[succ[x, f]]
             if j >= 0:
-                out[i, j] -= probs[f]
+                out[i, j] -= probs[x, f]
 
 
-def _factorize(cb: CompiledBoard, states: np.ndarray) -> _Fundamental:
-    pos = np.full(cb.n_states, -1, dtype=np.intp)
+def _factorize_table(succ: np.ndarray, probs: np.ndarray, states: np.ndarray) -> _Fundamental:
+    """Factorise ``I - Q`` restricted to ``states`` for the successor table
+    ``succ`` with per-row probabilities ``probs[x, f]`` (``states`` closed:
+    their throws lead only to ``states`` or the goal)."""
+    n = succ.shape[0]
+    pos = np.full(n, -1, dtype=np.intp)
     pos[states] = np.arange(len(states))
     m = len(states)
     if m == 0:
         return _Fundamental(states, pos, "empty", None)
     if m <= DENSE_MAX:
         a = np.zeros((m, m), order="F")
-        _dense_system_kernel(cb.succ, cb.probs, states, pos, a)
+        _dense_system_kernel(succ, probs, states, pos, a)
         return _Fundamental(states, pos, "dense",
                             sla.lu_factor(a, overwrite_a=True, check_finite=False))
-    active = np.zeros(cb.n_states, dtype=bool)
+    active = np.zeros(n, dtype=bool)
     active[states] = True
-    return _Fundamental(states, pos, "structured", StructuredSolver(cb.succ, cb.probs, active))
+    return _Fundamental(states, pos, "structured", StructuredSolver(succ, probs, active))
+
+
+def _row_probs(cb: CompiledBoard) -> np.ndarray:
+    """The dice's probabilities as a read-only ``(squares, faces)`` view."""
+    return np.broadcast_to(cb.probs, cb.succ.shape)
+
+
+def _factorize(cb: CompiledBoard, states: np.ndarray) -> _Fundamental:
+    return _factorize_table(cb.succ, _row_probs(cb), states)
 
 
 @dataclass(frozen=True)
@@ -207,7 +220,7 @@ def _mean(cb: CompiledBoard) -> np.ndarray:
                 active = np.zeros(cb.n_states, dtype=bool)
                 active[fund.states] = True
                 full = np.where(active, mean, 0.0)
-                rn, xn, bn = _residual_kernel(cb.succ, cb.probs, active, active * 1.0, full,
+                rn, xn, bn = _residual_kernel(cb.succ, _row_probs(cb), active, active * 1.0, full,
                                               False, np.empty(cb.n_states))
                 residual = rn / (2.0 * xn + bn)
             report = SolveReport(fund.method, m, 0, 0, residual)

@@ -21,10 +21,9 @@ with ``W(y) = V(y)`` for a square ``y``. The answer is a stationary policy:
 one die per square and one take/decline decision per jump.
 
 **Policy iteration** (default) evaluates a policy ``pi`` exactly by solving
-``(I - Q_pi) t = 1`` (LAPACK LU up to ``chain.DENSE_MAX`` unknowns; above it
-a BiCGSTAB Krylov solve preconditioned by a backward Gauss-Seidel sweep,
-iterated to a relative residual of ``1e-13`` -- a sparse LU of a board with
-snakes fills in catastrophically), then switches each square and jump to a
+``(I - Q_pi) t = 1`` with the core's solver (LAPACK LU up to
+``chain.DENSE_MAX`` unknowns; above it the structured triangular plus
+low-rank solver of :mod:`snl_numeric._large`), then switches each square and jump to a
 *strictly* better choice until none exists. **Value iteration** runs
 Gauss-Seidel sweeps from the goal downwards until no value moves by more than
 ``tol``, reads off the greedy policy and evaluates it exactly. Both return
@@ -60,13 +59,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
 from ._numba_config import njit
 from .board import Board
-from .chain import DENSE_MAX, _getrs
+from .chain import _factorize_table
 from .dice import Dice, as_dice, parse_dice
 from .shortest import _check_board
 
@@ -84,9 +82,6 @@ METHODS = ("policy", "value")
 #: Expected throws above this cannot be resolved in double precision (the
 #: condition number of ``I - Q`` is about the largest expected value).
 RELIABLE_MAX = 1e12
-#: Large policies are evaluated (BiCGSTAB) until the residual of ``(I - Q) t = 1``
-#: is below ``KRYLOV_RTOL * (1 + max t)``, a few times the rounding floor.
-KRYLOV_RTOL = 1e-14
 
 
 # =============================================================================
@@ -415,157 +410,6 @@ def _policy_table_kernel(nxt, probs, src, tgt, die, take, goal, succ, prob):  # 
 
 
 @njit()
-def _dense_kernel(succ, prob, states, pos, out):  # pragma: no cover - jitted
-    """``I - Q`` restricted to ``states`` into the zeroed array ``out``."""
-    for i in range(states.shape[0]):
-        x = states[i]
-        out[i, i] += 1.0
-        for f in range(succ.shape[1]):
-            k = pos[succ[x, f]]
-            if k >= 0 and prob[x, f] > 0.0:
-                out[i, k] -= prob[x, f]
-
-
-@njit()
-def _matvec(succ, prob, active, v, out):  # pragma: no cover - jitted
-    """``out = (I - Q) v`` on active rows (identity elsewhere)."""
-    n = succ.shape[0]
-    for x in range(n):
-        s = v[x]
-        if active[x]:
-            for f in range(succ.shape[1]):
-                y = succ[x, f]
-                if active[y]:
-                    s -= prob[x, f] * v[y]
-        out[x] = s
-
-
-@njit()
-def _sweep(succ, prob, active, r, out):  # pragma: no cover - jitted
-    """Backward Gauss-Seidel preconditioner: solve the forward part of ``I - Q``."""
-    n = succ.shape[0]
-    for x in range(n - 1, -1, -1):
-        s = r[x]
-        if active[x]:
-            d = 1.0
-            for f in range(succ.shape[1]):
-                y = succ[x, f]
-                if y == x:
-                    d -= prob[x, f]
-                elif y > x and active[y]:
-                    s += prob[x, f] * out[y]
-            s /= d
-        out[x] = s
-
-
-@njit()
-def _dot(a, b):  # pragma: no cover - jitted
-    s = 0.0
-    for i in range(a.shape[0]):
-        s += a[i] * b[i]
-    return s
-
-
-@njit()
-def _maxabs(a):  # pragma: no cover - jitted
-    s = 0.0
-    for i in range(a.shape[0]):
-        v = abs(a[i])
-        if v > s:
-            s = v
-    return s
-
-
-@njit()
-def _residual(succ, prob, active, b, x, r, bnorm):  # pragma: no cover - jitted
-    """``r = b - (I - Q) x``; returns ``max |r| / (max |b| + max |x|)``."""
-    _matvec(succ, prob, active, x, r)
-    for i in range(b.shape[0]):
-        r[i] = b[i] - r[i]
-    return _maxabs(r) / (bnorm + _maxabs(x))
-
-
-@njit()
-def _bicgstab(succ, prob, active, b, x, rtol, max_iter, bnorm):  # pragma: no cover - jitted
-    """BiCGSTAB from ``x`` (in place), right-preconditioned by a backward sweep."""
-    n = b.shape[0]
-    r = np.empty(n)
-    res = _residual(succ, prob, active, b, x, r, bnorm)
-    r_hat = r.copy()
-    p = np.zeros(n)
-    v = np.zeros(n)
-    y = np.zeros(n)
-    z = np.zeros(n)
-    s = np.zeros(n)
-    t = np.zeros(n)
-    rho = alpha = omega = 1.0
-    it = 0
-    while res > rtol and it < max_iter:
-        it += 1
-        rho_new = _dot(r_hat, r)
-        if rho_new == 0.0 or omega == 0.0:
-            break
-        beta = (rho_new / rho) * (alpha / omega)
-        for i in range(n):
-            p[i] = r[i] + beta * (p[i] - omega * v[i])
-        _sweep(succ, prob, active, p, y)
-        _matvec(succ, prob, active, y, v)
-        den = _dot(r_hat, v)
-        if den == 0.0:
-            break
-        alpha = rho_new / den
-        for i in range(n):
-            x[i] += alpha * y[i]
-            s[i] = r[i] - alpha * v[i]
-        if _maxabs(s) / (bnorm + _maxabs(x)) <= rtol:
-            break
-        _sweep(succ, prob, active, s, z)
-        _matvec(succ, prob, active, z, t)
-        tt = _dot(t, t)
-        omega = _dot(t, s) / tt if tt > 0.0 else 0.0
-        for i in range(n):
-            x[i] += omega * z[i]
-            r[i] = s[i] - omega * t[i]
-        rho = rho_new
-        res = _maxabs(r) / (bnorm + _maxabs(x))
-    return it, _residual(succ, prob, active, b, x, r, bnorm)
-
-
-@njit()
-def _krylov_kernel(succ, prob, active, b, x, rtol, max_iter):  # pragma: no cover - jitted
-    """Solve ``(I - Q) x = b`` in place by restarted, preconditioned BiCGSTAB,
-    with a few Gauss-Seidel sweeps (a convergent regular splitting) when a
-    restart stalls.
-
-    Stops when ``max |r| <= rtol * (max |b| + max |x|)`` (the rounding floor
-    of the residual grows with ``x``). Returns ``(iterations, max |r| / that
-    scale)``.
-    """
-    n = b.shape[0]
-    bnorm = max(_maxabs(b), 1e-300)
-    r = np.empty(n)
-    z = np.empty(n)
-    it = 0
-    best = np.inf
-    res = np.inf
-    while it < max_iter:
-        k, res = _bicgstab(succ, prob, active, b, x, rtol, min(200, max_iter - it), bnorm)
-        it += k + 1
-        if res <= rtol:
-            break
-        if res > 0.5 * best:
-            for _ in range(20):
-                _residual(succ, prob, active, b, x, r, bnorm)
-                _sweep(succ, prob, active, r, z)
-                for i in range(n):
-                    x[i] += z[i]
-            it += 20
-            res = _residual(succ, prob, active, b, x, r, bnorm)
-        best = min(best, res)
-    return it, res
-
-
-@njit()
 def _proper_kernel(succ, prob, active, goal):  # pragma: no cover - jitted
     """Whether the policy's chain finishes surely from every active square.
 
@@ -613,9 +457,13 @@ def _proper_kernel(succ, prob, active, goal):  # pragma: no cover - jitted
     return True
 
 
-def _evaluate(p: _Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray,
-              guess: np.ndarray | None = None) -> np.ndarray:
-    """Expected throws under a policy proper on ``active`` squares (``inf`` elsewhere)."""
+def _evaluate(p: _Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Expected throws under a policy proper on ``active`` squares (``inf`` elsewhere).
+
+    The policy's chain is a successor table with per-square probabilities,
+    solved exactly by the core's solver (LAPACK LU, or the structured
+    triangular + low-rank solver on large boards).
+    """
     n = p.n
     width = p.nxt.shape[2]
     succ = np.empty((n, width), dtype=np.intp)
@@ -626,23 +474,7 @@ def _evaluate(p: _Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray
     values[p.goal] = 0.0
     if len(states) == 0 or not _proper_kernel(succ, prob, active, p.goal):
         return values
-    if len(states) <= DENSE_MAX:
-        pos = np.full(n, -1, dtype=np.intp)
-        pos[states] = np.arange(len(states))
-        a = np.zeros((len(states), len(states)), order="F")
-        _dense_kernel(succ, prob, states, pos, a)
-        lu, piv = sla.lu_factor(a, overwrite_a=True, check_finite=False)
-        t, info = _getrs(lu, piv, np.ones(len(states)))
-        values[states] = t
-    else:
-        b = active.astype(np.float64)
-        x = np.zeros(n) if guess is None else np.where(active & np.isfinite(guess), guess, 0.0)
-        it, res = _krylov_kernel(succ, prob, active, b, x, KRYLOV_RTOL, 3000)
-        if not res <= 100 * KRYLOV_RTOL:
-            raise RuntimeError(  # pragma: no cover - needs astronomically long games
-                f"policy evaluation did not converge (relative residual {res:.3g}; expected "
-                f"throws up to {np.max(np.abs(x)):.3g})")
-        values[states] = x[states]
+    values[states] = _factorize_table(succ, prob, states).solve(np.ones(len(states)))
     return values
 
 
@@ -1142,7 +974,7 @@ def optimal_policy(
         trial_die, trial_take = die.copy(), take.copy()
         _greedy_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order, values, active,
                        jactive, sense, 1e-9, False, trial_die, trial_take)
-        trial = _evaluate(p, trial_die, trial_take, active, values)
+        trial = _evaluate(p, trial_die, trial_take, active)
         if np.all(np.isfinite(trial[active])):
             die, take, values = trial_die, trial_take, trial
         else:  # pragma: no cover - needs a near-tie with an improper choice
@@ -1155,7 +987,7 @@ def optimal_policy(
     changes, _ = _greedy_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order, values,
                                 active, jactive, sense, 1e-9, False, canon_die, canon_take)
     if changes:
-        canon = _evaluate(p, canon_die, canon_take, active, values)
+        canon = _evaluate(p, canon_die, canon_take, active)
         c, v = canon[active], values[active]
         if np.all(np.isfinite(c)) and np.all(sense * (c - v) <= 1e-7 * (1 + np.abs(v))):
             die, take, values = canon_die, canon_take, canon
@@ -1196,7 +1028,7 @@ def _policy_iteration(p: _Problem, die: np.ndarray, take: np.ndarray, active: np
         if steps > max_iter:
             raise RuntimeError(f"policy iteration did not converge within max_iter={max_iter} "
                                "steps; raise max_iter or tol")
-        values = _evaluate(p, die, take, active, values)
+        values = _evaluate(p, die, take, active)
 
 
 def _worst_case_region(board: Board, dice: tuple[Dice, ...], p: _Problem,
