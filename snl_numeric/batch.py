@@ -88,7 +88,7 @@ from ._numba_config import njit, pjit
 from ._progress import Progress
 from ._structured import OVERSHOOT_CODES, _fill_succ, _moments_kernel, _reach
 from .board import _DICT_KEYS, FORMAT_NAME, FORMAT_VERSION, OVERSHOOT_RULES, Board
-from .chain import DEFAULT_MAX_THROWS, DEFAULT_TAIL, _check_tail
+from .chain import DEFAULT_MAX_THROWS, DEFAULT_TAIL, _check_tail, _push_step
 from .dice import MAX_FACE, Dice
 
 if TYPE_CHECKING:
@@ -574,7 +574,7 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
                    q_row):  # pragma: no cover - jitted
     """Quantiles (into ``q_row``) and mode of the number of throws: ``(mode, status)``.
 
-    Pushes mass exactly as ``chain._push_kernel`` does, so ``q_row[i]`` is
+    Pushes mass with ``chain._push_step``, as :func:`length_distribution` does, so ``q_row[i]`` is
     the smallest ``k`` with ``cdf[k] >= levels[i]`` over the pmf that
     :func:`length_distribution` returns (-1 when never reached) and ``mode``
     its first argmax (-1 when the pmf is all zero). Stops as soon as the
@@ -600,6 +600,8 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
     mass = np.zeros(n)
     nxt = np.zeros(n)
     mass[start] = 1.0
+    live = dist > 0
+    band = np.array([start, start])
     cum = 0.0
     best = 0.0
     mode = 0
@@ -608,21 +610,7 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
         k += 1
         if k > max_throws:
             return -1, 1
-        for x in range(n):
-            m = mass[x]
-            if m == 0.0:
-                continue
-            mass[x] = 0.0
-            for f in range(nf):
-                nxt[succ[x, f]] += m * probs[f]
-        p = nxt[goal]
-        nxt[goal] = 0.0
-        remaining = 0.0
-        for x in range(n):
-            if dist[x] > 0:
-                remaining += nxt[x]
-                mass[x] = nxt[x]
-            nxt[x] = 0.0
+        p, remaining = _push_step(succ, probs, mass, nxt, live, goal, band)
         cum += p
         if p > best:
             best = p

@@ -420,43 +420,50 @@ def _jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = No
 
 
 @njit()
+def _push_step(succ, probs, mass, nxt, live, goal, band):  # pragma: no cover - jitted
+    """Move ``mass`` through one throw; returns ``(absorbed, live mass left)``.
+
+    Only the band ``band[0] .. band[1]`` of squares that may hold mass is
+    visited and the band is updated in place, so early throws on a long board
+    and boards whose mass stays local cost little. Mass on squares that are
+    not ``live`` (cannot reach the goal) is dropped; ``nxt`` is zeroed scratch.
+    """
+    nlo, nhi = goal, 0
+    for x in range(band[0], band[1] + 1):
+        m = mass[x]
+        if m == 0.0:
+            continue
+        mass[x] = 0.0
+        for f in range(succ.shape[1]):
+            z = succ[x, f]
+            nxt[z] += m * probs[f]
+            if z < nlo:
+                nlo = z
+            if z > nhi:
+                nhi = z
+    absorbed = nxt[goal]
+    nxt[goal] = 0.0
+    remaining = 0.0
+    for x in range(nlo, nhi + 1):
+        if live[x]:
+            remaining += nxt[x]
+            mass[x] = nxt[x]
+        nxt[x] = 0.0
+    band[0], band[1] = nlo, nhi
+    return absorbed, remaining
+
+
+@njit()
 def _push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # pragma: no cover
     """Advance ``mass`` one throw at a time, writing ``pmf[offset:]``.
 
-    Only the band ``band[0] .. band[1]`` of squares that may hold mass is
-    visited (updated in place), so early throws on a long board and boards
-    whose mass stays local cost little. Returns the next free index of
-    ``pmf``; stops early (returning a negative index ``-(k + 1)``) once the
-    live mass is below ``tail``.
+    Returns the next free index of ``pmf``; stops early (returning a negative
+    index ``-(k + 1)``) once the live mass is below ``tail``.
     """
-    n_faces = succ.shape[1]
     nxt = np.zeros(mass.shape[0])
-    lo, hi = band[0], band[1]
     for k in range(offset, pmf.shape[0]):
-        nlo, nhi = goal, 0
-        for x in range(lo, hi + 1):
-            m = mass[x]
-            if m == 0.0:
-                continue
-            mass[x] = 0.0
-            for f in range(n_faces):
-                z = succ[x, f]
-                nxt[z] += m * probs[f]
-                if z < nlo:
-                    nlo = z
-                if z > nhi:
-                    nhi = z
-        pmf[k] = nxt[goal]
-        nxt[goal] = 0.0
-        remaining = 0.0
-        for x in range(nlo, nhi + 1):
-            if live[x]:
-                remaining += nxt[x]
-                mass[x] = nxt[x]
-            nxt[x] = 0.0
-        lo, hi = nlo, nhi
-        band[0], band[1] = lo, hi
-        if remaining < tail or lo > hi:
+        pmf[k], remaining = _push_step(succ, probs, mass, nxt, live, goal, band)
+        if remaining < tail:
             return -(k + 1)
     return pmf.shape[0]
 
