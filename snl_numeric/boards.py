@@ -81,12 +81,24 @@ _REGISTRY: dict[str, tuple[str, Any]] = {
 
 
 def names() -> list[str]:
-    """Names of the registered boards, sorted."""
+    """Names of the registered boards, sorted.
+
+    Examples
+    --------
+    >>> "milton-bradley" in names()
+    True
+    """
     return sorted(_REGISTRY)
 
 
 def describe(name: str) -> str:
-    """The source and rules of a registered board."""
+    """The source and rules of a registered board.
+
+    Examples
+    --------
+    >>> describe("seed-30")[:30]
+    "The C++ BFS seeds' 30-cell exa"
+    """
     return _REGISTRY[_check_name(name)][0]
 
 

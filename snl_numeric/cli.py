@@ -30,7 +30,13 @@ __all__ = ["main", "build_parser", "load_board", "add_board_arguments"]
 
 
 def load_board(spec: str) -> Board:
-    """A board from a registry name or the path of a JSON board file."""
+    """A board from a registry name or the path of a JSON board file.
+
+    Examples
+    --------
+    >>> load_board("seed-30").size
+    29
+    """
     if spec in boards.names():
         return boards.get(spec)
     if os.path.exists(spec):

@@ -131,7 +131,17 @@ MAX_TABLE_ENTRIES = 500_000_000
 
 
 def compile_board(board: Board) -> CompiledBoard:
-    """Build the successor table of ``board`` (one Numba pass, O(size * faces))."""
+    """Build the successor table of ``board`` (one Numba pass, O(size * faces)).
+
+    Usually reached through the cached ``board.compiled``.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> cb = compile_board(Board(10, {3: 8}, overshoot="exact"))
+    >>> cb.succ[0].tolist(), cb.succ[9].tolist()
+    ([1, 2, 8, 4, 5, 6], [10, 9, 9, 9, 9, 9])
+    """
     size = board.size
     faces = board.dice.faces
     entries = (size + 1) * len(faces)
