@@ -361,6 +361,19 @@ class BoardBatch:
     def __len__(self) -> int:
         return len(self.sizes)
 
+    def _repr_html_(self) -> str:
+        from ._html import kv_table
+
+        n = len(self)
+        rules = ", ".join(f"{name} {int((self.overshoot == code).sum())}"
+                          for name, code in OVERSHOOT_CODES.items())
+        sizes = f"{int(self.sizes.min())} .. {int(self.sizes.max())}" if n else "-"
+        jumps = np.diff(self.jump_ptr)
+        return kv_table([("boards", f"{n:,}"), ("sizes", sizes),
+                         ("jumps per board", f"{jumps.mean():.1f} on average" if n else "-"),
+                         ("overshoot", rules), ("chained", f"{int(self.chain.sum()):,}")],
+                        caption="BoardBatch")
+
     def __getitem__(self, index: Any) -> Board | BoardBatch:
         if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
             i = int(index)
@@ -1498,6 +1511,14 @@ class BatchRun:
     computed: int
     reused: int
     errors: int
+
+    def _repr_html_(self) -> str:
+        from ._html import kv_table
+
+        return kv_table([("output", self.path), ("boards", f"{self.rows:,}"),
+                         ("parts", f"{self.chunks} ({self.computed} computed, "
+                                   f"{self.reused} reused)"),
+                         ("rows with errors", f"{self.errors:,}")], caption="BatchRun")
 
 
 def _chunk_fingerprint(chunk: _Chunk) -> str:

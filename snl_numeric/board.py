@@ -363,7 +363,7 @@ class Board:
         rules = {k: data[k] for k in ("start", "overshoot", "chain", "name") if k in data}
         dice = data.get("dice")
         if isinstance(dice, Mapping) and set(dice) == {"faces", "probs"}:
-            dice = Dice(np.asarray(dice["faces"]), np.asarray(dice["probs"], dtype=float))
+            dice = Dice(np.asarray(dice["faces"]), np.asarray(dice["probs"]))
         elif isinstance(dice, Mapping):
             dice = Dice.from_probs({_json_int(f): p for f, p in dice.items()})
         rules["dice"] = dice

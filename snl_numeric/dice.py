@@ -206,7 +206,7 @@ def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
         )
     total = probs_arr.sum()
     if abs(total - 1.0) > _SUM_TOL:
-        raise ValueError(f"dice probabilities must sum to 1 (within 1e-12), got {total!r}")
+        raise ValueError(f"dice probabilities must sum to 1 (within 1e-12), got {float(total)!r}")
     keep = probs_arr > 0
     faces_arr, probs_arr = faces_arr[keep], probs_arr[keep]
     order = np.argsort(faces_arr)

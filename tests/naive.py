@@ -192,6 +192,23 @@ def seed_min_dice_throw(move):
     return -1
 
 
+def naive_visits(board, start=None):
+    """Expected throws made from each square: row ``start`` of ``inv(I - Q)`` (dense)."""
+    start = board.start if start is None else start
+    n = board.size
+    sure = sorted(naive_sure(board) - {n})
+    index = {x: i for i, x in enumerate(sure)}
+    q = np.zeros((len(sure), len(sure)))
+    for x in sure:
+        for _, p, w in naive_outcomes(board, x):
+            if w != n:
+                q[index[x], index[w]] += p
+    out = np.zeros(n + 1)
+    if start != n:
+        out[sure] = np.linalg.inv(np.eye(len(sure)) - q)[index[start]]
+    return out
+
+
 def naive_jump_use(board, start=None):
     """Expected uses and probability of at least one use of every jump, by dense solves.
 

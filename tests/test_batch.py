@@ -511,3 +511,15 @@ def test_review_regressions_bad_codes_faces_and_rows():
     assert b.take([-1])[0] == Board(20)
     with pytest.raises(IndexError, match="row 5 is out of range"):
         b.take([5])
+
+
+def test_batch_objects_display_in_notebooks(tmp_path):
+    from html.parser import HTMLParser
+
+    batch = random_batch(20, 50, snakes=3, ladders=3, rng=1)
+    html = batch._repr_html_()
+    assert "BoardBatch" in html and "20" in html
+    run = analyze_to_parquet(batch, tmp_path / "out")
+    html_run = run._repr_html_()
+    assert "BatchRun" in html_run and "computed" in html_run
+    HTMLParser().feed(html + html_run)

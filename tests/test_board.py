@@ -198,3 +198,8 @@ def test_random_board():
     assert chained.chain
     with pytest.raises(ValueError, match="jump_fraction"):
         boards.random_board(100, 1.5)
+
+
+def test_json_dice_probabilities_must_be_numbers():
+    with pytest.raises(TypeError, match="dice probabilities must be numbers"):
+        Board.from_json('{"size": 10, "dice": {"faces": [1, 2], "probs": ["0.5", 0.5]}}')

@@ -228,6 +228,7 @@ def test_analyze_against_naive(board):
         assert a.expected_visits is None
         return
     assert a.expected_visits.sum() == pytest.approx(a.mean, rel=1e-9)
+    np.testing.assert_allclose(a.expected_visits, naive.naive_visits(board), rtol=1e-9, atol=1e-12)
     uses, prob = naive.naive_jump_use(board)
     for key in board.jumps.items():
         assert a.jump_uses[key] == pytest.approx(uses[key], rel=1e-8, abs=1e-12)
