@@ -42,7 +42,7 @@ from ._large import StructuredSolver, _residual_kernel
 from ._numba_config import njit
 from .board import Board
 from .compile import CompiledBoard
-from .shortest import _check_board, _start, throw_distances
+from .shortest import _check_board, _start
 
 __all__ = [
     "SolveReport",
@@ -518,7 +518,7 @@ def length_distribution(
     cb = board.compiled
     if start == cb.size:
         return np.array([1.0])
-    live = throw_distances(board) > 0
+    live = cb.reach[0] > 0
     if not live[start]:
         return np.array([0.0])
     mass = np.zeros(cb.n_states)
@@ -565,7 +565,7 @@ def finish_probability(board: Board, start: int | None = None) -> float:
     cb = board.compiled
     if _sure_states(cb)[start]:
         return 1.0
-    reach = np.flatnonzero(throw_distances(board)[: cb.size] >= 0)
+    reach = np.flatnonzero(cb.reach[0][: cb.size] >= 0)
     if start not in set(reach.tolist()):
         return 0.0
     fund = _factorize(cb, reach)

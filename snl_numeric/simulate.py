@@ -57,7 +57,7 @@ from scipy.special import ndtri
 from ._numba_config import njit, pjit
 from ._progress import Progress
 from .board import Board
-from .shortest import _check_board, _start, throw_distances
+from .shortest import _check_board, _start
 
 __all__ = ["SimulationResult", "simulate", "BLOCKS", "DEFAULT_MAX_THROWS"]
 
@@ -622,7 +622,7 @@ def simulate(
     per_call = BLOCKS if not progress else max(4 * threads, 16)
     chunks = [np.arange(i, min(i + per_call, BLOCKS), dtype=np.int64)
               for i in range(0, BLOCKS, per_call)]
-    run = _Run(cb, throw_distances(board) < 0, alias, thresh, fair, start,
+    run = _Run(cb, cb.reach[0] < 0, alias, thresh, fair, start,
                min(max_throws, _MAX_CAP), seeds, bounds, n_max)
 
     old_threads = numba.get_num_threads()
