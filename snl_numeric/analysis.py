@@ -8,16 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from .board import Board
+from .board import Board, check_board, check_start
 from .chain import (
     DEFAULT_TAIL,
-    _jump_use,
-    _moments,
-    _visits,
     finish_probability,
+    jump_use,
     length_distribution,
+    moments,
+    visit_counts,
 )
-from .shortest import _check_board, _start, min_throws, shortest_path
+from .shortest import min_throws, shortest_path
 
 __all__ = ["Analysis", "analyze", "DEFAULT_PERCENTILES"]
 
@@ -143,7 +143,7 @@ class Analysis:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from ._html import analysis_html
+        from .display.html import analysis_html
 
         return analysis_html(self)
 
@@ -191,7 +191,7 @@ def analyze(
     >>> bool(abs(a.mean - a.expected_visits.sum()) < 1e-9)
     True
     """
-    start = _start(_check_board(board), start)
+    start = check_start(check_board(board), start)
     if not (jump_probability is None or isinstance(jump_probability, bool)):
         raise TypeError(f"jump_probability must be None, True or False, got {jump_probability!r}")
     for q in percentiles:
@@ -199,15 +199,15 @@ def analyze(
             raise ValueError(
                 f"percentiles must be in (0, 100) (the tail is cut at the tolerance), got {q!r}")
     cb = board.compiled
-    mean_all, var_all = _moments(cb)
+    mean_all, var_all = moments(cb)
     mean, var = float(mean_all[start]), float(var_all[start])
     pmf = length_distribution(board, start, tail=tail)
     cdf = np.cumsum(pmf)
     visits = uses = probs = None
     if math.isfinite(mean):
-        visits = _visits(cb, start)
+        visits = visit_counts(cb, start)
         limit = AUTO_JUMP_SOLVES if jump_probability is None else None if jump_probability else -1
-        u, p = _jump_use(cb, visits, limit)
+        u, p = jump_use(cb, visits, limit)
         pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=True))
         uses = dict(zip(pairs, u.tolist(), strict=True))
         probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))

@@ -33,12 +33,12 @@ from .dice import Dice, as_dice
 if TYPE_CHECKING:
     from .compile import CompiledBoard
 
-__all__ = ["Board", "OVERSHOOT_RULES", "FORMAT_NAME", "FORMAT_VERSION"]
+__all__ = ["Board", "OVERSHOOT_RULES", "FORMAT_NAME", "FORMAT_VERSION", "check_board", "check_start"]
 
 OVERSHOOT_RULES = ("win", "exact", "bounce")
 FORMAT_NAME = "snl_numeric.board"
 FORMAT_VERSION = 1
-_DICT_KEYS = {"format", "version", "name", "size", "jumps", "snakes", "ladders",
+DICT_KEYS = {"format", "version", "name", "size", "jumps", "snakes", "ladders",
               "start", "overshoot", "chain", "dice"}
 
 
@@ -348,9 +348,9 @@ class Board:
         """
         if not isinstance(data, Mapping):
             raise TypeError(f"board data must be a mapping, got {type(data).__name__}")
-        unknown = set(data) - _DICT_KEYS
+        unknown = set(data) - DICT_KEYS
         if unknown:
-            raise ValueError(f"unknown board keys {sorted(unknown)}; expected {sorted(_DICT_KEYS)}")
+            raise ValueError(f"unknown board keys {sorted(unknown)}; expected {sorted(DICT_KEYS)}")
         fmt = data.get("format", FORMAT_NAME)
         if fmt != FORMAT_NAME:
             raise ValueError(f"format must be {FORMAT_NAME!r}, got {fmt!r}")
@@ -420,7 +420,7 @@ class Board:
                 f"overshoot={self.overshoot!r}, chain={self.chain}, dice={self.dice!r})")
 
     def _repr_html_(self) -> str:
-        from ._html import board_html
+        from .display.html import board_html
 
         return board_html(self)
 
@@ -481,3 +481,19 @@ def _check_no_cycle(table: Mapping[int, int]) -> None:
             raise ValueError("jump cycle under chain=True: " + "->".join(map(str, cycle)))
         for w in walk:
             state[w] = 2
+
+
+def check_start(board: Board, start: int | None) -> int:
+    if start is None:
+        return board.start
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
+        raise TypeError(f"start must be an integer square, got {start!r}")
+    if not 0 <= start <= board.size:
+        raise ValueError(f"start must be a square in 0..{board.size}, got {start}")
+    return int(start)
+
+
+def check_board(board: Board) -> Board:
+    if not isinstance(board, Board):
+        raise TypeError(f"expected a Board, got {type(board).__name__}")
+    return board

@@ -32,17 +32,15 @@ holding mass, until the mass that can still finish is below ``tail``.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 
-from ._large import StructuredSolver, _residual_kernel
-from ._numba_config import njit
-from .board import Board
+from ._core.solve import Fundamental, factorize, residual_kernel
+from ._core.table import push_kernel
+from ._core.validation import check_tail
+from .board import Board, check_board, check_start
 from .compile import CompiledBoard
-from .shortest import _check_board, _start
 
 __all__ = [
     "SolveReport",
@@ -61,94 +59,13 @@ DEFAULT_TAIL = 1e-12
 DEFAULT_MAX_THROWS = 10_000_000
 
 
-_getrs = sla.get_lapack_funcs("getrs", (np.empty(1),))
-
-#: Systems up to this many unknowns are factorised densely (LAPACK getrf).
-DENSE_MAX = 400
-
-
-@dataclass(frozen=True, eq=False)
-class _Fundamental:
-    """``I - Q`` restricted to ``states``, factorised.
-
-    ``pos[x]`` is the row of square ``x`` in the restricted system, -1 if ``x``
-    is not in it. ``solve(b)`` solves ``(I - Q_SS) x = b``; ``solve_t(b)`` the
-    transposed system (``b`` 1-D or 2-D, one column per right-hand side).
-    ``method`` names the factorisation: ``"dense"`` (LAPACK LU) or
-    ``"structured"`` (``factor`` a :class:`~snl_numeric._large.StructuredSolver`).
-    """
-
-    states: np.ndarray
-    pos: np.ndarray
-    method: str
-    factor: object
-
-    def solve(self, b: np.ndarray, trans: bool = False) -> np.ndarray:
-        if len(self.states) == 0:
-            return np.zeros_like(b)
-        if self.method == "dense":
-            # one right-hand side at a time: multi-RHS getrs on small systems
-            # wakes OpenBLAS threads and is ~100x slower on a busy 2-core box
-            lu, piv = self.factor
-            cols = b.reshape(len(b), -1)
-            out = np.empty(cols.shape)
-            for i in range(cols.shape[1]):
-                out[:, i], info = _getrs(lu, piv, cols[:, i], trans=1 if trans else 0)
-            return out.reshape(b.shape)
-        if self.method == "structured":
-            cols = b.reshape(len(b), -1)
-            out = np.empty(cols.shape)
-            full = np.zeros(len(self.pos))
-            for i in range(cols.shape[1]):
-                full[self.states] = cols[:, i]
-                x, _, _ = self.factor.solve(full, trans)
-                out[:, i] = x[self.states]
-            return out.reshape(b.shape)
-        return self.factor.solve(b, trans="T" if trans else "N")
-
-    def solve_t(self, b: np.ndarray) -> np.ndarray:
-        return self.solve(b, trans=True)
-
-
-@njit()
-def _dense_system_kernel(succ, probs, states, pos, out):  # pragma: no cover - jitted
-    """Write ``I - Q[states][:, states]`` into the zeroed square array ``out``."""
-    for i in range(states.shape[0]):
-        x = states[i]
-        out[i, i] += 1.0
-        for f in range(succ.shape[1]):
-            j = pos[succ[x, f]]
-            if j >= 0:
-                out[i, j] -= probs[x, f]
-
-
-def _factorize_table(succ: np.ndarray, probs: np.ndarray, states: np.ndarray) -> _Fundamental:
-    """Factorise ``I - Q`` restricted to ``states`` for the successor table
-    ``succ`` with per-row probabilities ``probs[x, f]`` (``states`` closed:
-    their throws lead only to ``states`` or the goal)."""
-    n = succ.shape[0]
-    pos = np.full(n, -1, dtype=np.intp)
-    pos[states] = np.arange(len(states))
-    m = len(states)
-    if m == 0:
-        return _Fundamental(states, pos, "empty", None)
-    if m <= DENSE_MAX:
-        a = np.zeros((m, m), order="F")
-        _dense_system_kernel(succ, probs, states, pos, a)
-        return _Fundamental(states, pos, "dense",
-                            sla.lu_factor(a, overwrite_a=True, check_finite=False))
-    active = np.zeros(n, dtype=bool)
-    active[states] = True
-    return _Fundamental(states, pos, "structured", StructuredSolver(succ, probs, active))
-
-
 def _row_probs(cb: CompiledBoard) -> np.ndarray:
     """The dice's probabilities as a read-only ``(squares, faces)`` view."""
     return np.broadcast_to(cb.probs, cb.succ.shape)
 
 
-def _factorize(cb: CompiledBoard, states: np.ndarray) -> _Fundamental:
-    return _factorize_table(cb.succ, _row_probs(cb), states)
+def _factorize(cb: CompiledBoard, states: np.ndarray) -> Fundamental:
+    return factorize(cb.succ, _row_probs(cb), states)
 
 
 @dataclass(frozen=True)
@@ -183,26 +100,26 @@ class SolveReport:
     residual: float
 
 
-def _sure_states(cb: CompiledBoard) -> np.ndarray:
+def sure_states(cb: CompiledBoard) -> np.ndarray:
     """Boolean mask of squares that reach the goal with probability 1."""
     return cb.reach[1]
 
 
-def _fundamental(cb: CompiledBoard) -> _Fundamental:
-    cached = cb.__dict__.get("_fundamental")
+def fundamental(cb: CompiledBoard) -> Fundamental:
+    cached = cb.__dict__.get("fundamental")
     if cached is None:
-        sure = _sure_states(cb)
+        sure = sure_states(cb)
         sure_transient = np.flatnonzero(sure[: cb.size])
         cached = _factorize(cb, sure_transient)
-        cb.__dict__["_fundamental"] = cached
+        cb.__dict__["fundamental"] = cached
     return cached
 
 
-def _mean(cb: CompiledBoard) -> np.ndarray:
+def mean_all(cb: CompiledBoard) -> np.ndarray:
     """Expected throws from every square (``inf`` off ``S``); records the solve report."""
-    cached = cb.__dict__.get("_mean")
+    cached = cb.__dict__.get("mean_all")
     if cached is None:
-        fund = _fundamental(cb)
+        fund = fundamental(cb)
         m = len(fund.states)
         mean = np.full(cb.n_states, np.inf)
         mean[cb.size] = 0.0
@@ -220,22 +137,22 @@ def _mean(cb: CompiledBoard) -> np.ndarray:
                 active = np.zeros(cb.n_states, dtype=bool)
                 active[fund.states] = True
                 full = np.where(active, mean, 0.0)
-                rn, xn, bn = _residual_kernel(cb.succ, _row_probs(cb), active, active * 1.0, full,
+                rn, xn, bn = residual_kernel(cb.succ, _row_probs(cb), active, active * 1.0, full,
                                               False, np.empty(cb.n_states))
                 residual = rn / (2.0 * xn + bn)
             report = SolveReport(fund.method, m, 0, 0, residual)
         mean.flags.writeable = False
         cb.__dict__["_report"] = report
-        cb.__dict__["_mean"] = cached = mean
+        cb.__dict__["mean_all"] = cached = mean
     return cached
 
 
-def _moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
+def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
     """Expected throws and variance from every square (``inf`` off ``S``)."""
-    cached = cb.__dict__.get("_moments")
+    cached = cb.__dict__.get("moments")
     if cached is None:
-        fund = _fundamental(cb)
-        mean = _mean(cb)
+        fund = fundamental(cb)
+        mean = mean_all(cb)
         t_s = mean[fund.states]
         u_s = fund.solve(t_s)
         var = np.full(cb.n_states, np.inf)
@@ -243,7 +160,7 @@ def _moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
         var[cb.size] = 0.0
         var.flags.writeable = False
         cached = (mean, var)
-        cb.__dict__["_moments"] = cached
+        cb.__dict__["moments"] = cached
     return cached
 
 
@@ -273,8 +190,8 @@ def solver_report(board: Board) -> SolveReport:
     >>> rep.method, rep.residual < 1e-13
     ('gmres', True)
     """
-    cb = _check_board(board).compiled
-    _mean(cb)
+    cb = check_board(board).compiled
+    mean_all(cb)
     return cb.__dict__["_report"]
 
 
@@ -296,7 +213,7 @@ def expected_throws_all(board: Board) -> np.ndarray:
     >>> expected_throws_all(Board(1, dice={1: 1.0})).tolist()
     [1.0, 0.0]
     """
-    return _mean(_check_board(board).compiled).copy()
+    return mean_all(check_board(board).compiled).copy()
 
 
 def expected_throws(board: Board, start: int | None = None) -> float:
@@ -319,8 +236,8 @@ def expected_throws(board: Board, start: int | None = None) -> float:
     >>> round(expected_throws(Board(3, dice={1: 0.5, 2: 0.5})), 6)
     2.25
     """
-    start = _start(_check_board(board), start)
-    return float(_mean(board.compiled)[start])
+    start = check_start(check_board(board), start)
+    return float(mean_all(board.compiled)[start])
 
 
 def throws_variance_all(board: Board) -> np.ndarray:
@@ -341,7 +258,7 @@ def throws_variance_all(board: Board) -> np.ndarray:
     >>> throws_variance_all(Board(2, dice={1: 0.5, 2: 0.5})).tolist()
     [0.25, 0.0, 0.0]
     """
-    return _moments(_check_board(board).compiled)[1].copy()
+    return moments(check_board(board).compiled)[1].copy()
 
 
 def throws_variance(board: Board, start: int | None = None) -> float:
@@ -364,13 +281,13 @@ def throws_variance(board: Board, start: int | None = None) -> float:
     >>> round(throws_variance(Board(3, dice={1: 0.5, 2: 0.5})), 6)
     0.1875
     """
-    start = _start(_check_board(board), start)
-    return float(_moments(board.compiled)[1][start])
+    start = check_start(check_board(board), start)
+    return float(moments(board.compiled)[1][start])
 
 
-def _visits(cb: CompiledBoard, start: int) -> np.ndarray | None:
+def visit_counts(cb: CompiledBoard, start: int) -> np.ndarray | None:
     """Expected throws made from each square, starting on ``start`` (None off S)."""
-    fund = _fundamental(cb)
+    fund = fundamental(cb)
     if start == cb.size:
         return np.zeros(cb.n_states)
     if fund.pos[start] < 0:
@@ -382,7 +299,7 @@ def _visits(cb: CompiledBoard, start: int) -> np.ndarray | None:
     return out
 
 
-def _jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = None
+def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = None
               ) -> tuple[np.ndarray, np.ndarray | None]:
     """Expected uses of each jump and the probability it is used at least once.
 
@@ -403,7 +320,7 @@ def _jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = No
     if max_solves is not None and len(targets) > max_solves:
         return uses, None
     if len(need):
-        fund = _fundamental(cb)
+        fund = fundamental(cb)
         rows_n = np.zeros((cb.n_states, len(targets)))  # rows of N, one solve per target
         e = np.zeros(len(fund.states))
         for i, t in enumerate(targets):
@@ -417,68 +334,6 @@ def _jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = No
     done = (uses > 0) & (rests == cb.size)
     prob[done] = uses[done]
     return uses, prob
-
-
-@njit()
-def _push_step(succ, probs, mass, nxt, live, goal, band):  # pragma: no cover - jitted
-    """Move ``mass`` through one throw; returns ``(absorbed, live mass left)``.
-
-    Only the band ``band[0] .. band[1]`` of squares that may hold mass is
-    visited and the band is updated in place, so early throws on a long board
-    and boards whose mass stays local cost little. Mass on squares that are
-    not ``live`` (cannot reach the goal) is dropped; ``nxt`` is zeroed scratch.
-    """
-    nlo, nhi = goal, 0
-    for x in range(band[0], band[1] + 1):
-        m = mass[x]
-        if m == 0.0:
-            continue
-        mass[x] = 0.0
-        for f in range(succ.shape[1]):
-            z = succ[x, f]
-            nxt[z] += m * probs[f]
-            if z < nlo:
-                nlo = z
-            if z > nhi:
-                nhi = z
-    absorbed = nxt[goal]
-    nxt[goal] = 0.0
-    remaining = 0.0
-    for x in range(nlo, nhi + 1):
-        if live[x]:
-            remaining += nxt[x]
-            mass[x] = nxt[x]
-        nxt[x] = 0.0
-    band[0], band[1] = nlo, nhi
-    return absorbed, remaining
-
-
-@njit()
-def _push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # pragma: no cover
-    """Advance ``mass`` one throw at a time, writing ``pmf[offset:]``.
-
-    Returns the next free index of ``pmf``; stops early (returning a negative
-    index ``-(k + 1)``) once the live mass is below ``tail``.
-    """
-    nxt = np.zeros(mass.shape[0])
-    for k in range(offset, pmf.shape[0]):
-        pmf[k], remaining = _push_step(succ, probs, mass, nxt, live, goal, band)
-        if remaining < tail:
-            return -(k + 1)
-    return pmf.shape[0]
-
-
-def _check_tail(tail: float, max_throws: int = DEFAULT_MAX_THROWS) -> float:
-    """Validate the ``tail`` and ``max_throws`` options of distribution calls."""
-    if isinstance(tail, bool) or not isinstance(tail, numbers.Real):
-        raise TypeError(f"tail must be a number, got {tail!r}")
-    if not 0.0 < tail < 1.0:
-        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
-    if isinstance(max_throws, bool) or not isinstance(max_throws, (int, np.integer)):
-        raise TypeError(f"max_throws must be an integer, got {max_throws!r}")
-    if max_throws < 1:
-        raise ValueError(f"max_throws must be at least 1, got {max_throws}")
-    return float(tail)
 
 
 def length_distribution(
@@ -513,8 +368,8 @@ def length_distribution(
     >>> length_distribution(Board(3, dice={1: 0.5, 2: 0.5})).tolist()
     [0.0, 0.0, 0.75, 0.25]
     """
-    start = _start(_check_board(board), start)
-    _check_tail(tail, max_throws)
+    start = check_start(check_board(board), start)
+    check_tail(tail, max_throws)
     cb = board.compiled
     if start == cb.size:
         return np.array([1.0])
@@ -528,7 +383,7 @@ def length_distribution(
     k = 1
     band = np.array([start, start], dtype=np.int64)
     while True:
-        k = _push_kernel(cb.succ, cb.probs, mass, live, cb.size, float(tail), pmf, k, band)
+        k = push_kernel(cb.succ, cb.probs, mass, live, cb.size, float(tail), pmf, k, band)
         if k < 0:
             return pmf[: -k].copy()
         if k > max_throws:  # pmf[0 .. max_throws] filled, tail still too heavy
@@ -561,9 +416,9 @@ def finish_probability(board: Board, start: int | None = None) -> float:
     >>> finish_probability(Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5}))
     0.5
     """
-    start = _start(_check_board(board), start)
+    start = check_start(check_board(board), start)
     cb = board.compiled
-    if _sure_states(cb)[start]:
+    if sure_states(cb)[start]:
         return 1.0
     reach = np.flatnonzero(cb.reach[0][: cb.size] >= 0)
     if start not in set(reach.tolist()):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from ._structured import OVERSHOOT_CODES, _fill_succ, _reach
+from ._core.table import OVERSHOOT_CODES, reach_kernel, succ_table_kernel
 
 if TYPE_CHECKING:
     from .board import Board
@@ -92,7 +92,7 @@ class CompiledBoard:
         """
         dist = np.empty(self.n_states, dtype=np.int64)
         sure = np.empty(self.n_states, dtype=np.bool_)
-        _reach(self.succ, dist, sure)
+        reach_kernel(self.succ, dist, sure)
         for arr in (dist, sure):
             arr.flags.writeable = False
         return dist, sure
@@ -159,7 +159,7 @@ def compile_board(board: Board) -> CompiledBoard:
     jump_index[src] = np.arange(len(src), dtype=np.int32)
     succ = np.empty((size + 1, len(faces)), dtype=idx)
     landed = np.empty((size + 1, len(faces)), dtype=idx)
-    _fill_succ(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
+    succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
                faces.astype(idx), succ, landed)
     fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32)
     for arr in (succ, fired):

@@ -51,7 +51,7 @@ from numpy.typing import ArrayLike
 from scipy import sparse
 from scipy.sparse import csgraph
 
-from ._numba_config import njit
+from ._core.numba_config import njit
 
 __all__ = [
     "MAX_PATHS",
@@ -147,7 +147,7 @@ def _rows_to_array(rows: list) -> np.ndarray:
     return arr
 
 
-def _as_maze(maze: ArrayLike) -> np.ndarray:
+def as_maze(maze: ArrayLike) -> np.ndarray:
     """Validate ``maze`` and return it as a C-contiguous 2-D int64 array.
 
     Values too large to move anywhere are clipped to ``max(R, C)``.
@@ -337,7 +337,7 @@ class _Search:
 
 
 def _prepare(maze: ArrayLike, start: Cell, goal: Cell) -> tuple[np.ndarray, int, int]:
-    m = _as_maze(maze)
+    m = as_maze(maze)
     return m, _as_cell(start, m.shape, "start"), _as_cell(goal, m.shape, "goal")
 
 
@@ -385,7 +385,7 @@ def middle(maze: ArrayLike) -> tuple[int, int]:
     >>> middle([[1, 2, 3, 4], [5, 6, 7, 8]])
     (1, 2)
     """
-    rows, cols = _as_maze(maze).shape
+    rows, cols = as_maze(maze).shape
     return rows // 2, cols // 2
 
 
@@ -543,7 +543,7 @@ def corner_paths(maze: ArrayLike, *, limit: int | None = None) -> list[np.ndarra
     (0, 0)->(0, 3)->(0, 7)->(0, 1)->(4, 1)->(4, 4)->MIDDLE
     (8, 8)->(7, 8)->(4, 8)->(4, 4)->MIDDLE
     """
-    m = _as_maze(maze)
+    m = as_maze(maze)
     limit = _as_count(limit, "limit")
     rows, cols = m.shape
     goal = (rows // 2) * cols + cols // 2

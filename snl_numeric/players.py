@@ -46,10 +46,10 @@ from typing import Any
 
 import numpy as np
 
-from .board import Board
-from .chain import DEFAULT_TAIL, _check_tail, _sure_states, finish_probability, length_distribution
+from ._core.validation import check_tail
+from .board import Board, check_start
+from .chain import DEFAULT_TAIL, finish_probability, length_distribution, sure_states
 from .dice import Dice, as_dice
-from .shortest import _start
 
 __all__ = ["GameLength", "win_probabilities", "expected_game_length"]
 
@@ -129,7 +129,7 @@ class GameLength:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from ._html import game_length_html
+        from .display.html import game_length_html
 
         return game_length_html(self)
 
@@ -162,7 +162,7 @@ def _count(players: Any, **lists: Any) -> int:
     return k
 
 
-def _setup(board: Any, players: Any, starts: Any, dice: Any
+def _per_player(board: Any, players: Any, starts: Any, dice: Any
            ) -> tuple[list[Board], list[int]]:
     """One (board, start) per player, per-player dice applied."""
     if isinstance(board, Board):
@@ -201,7 +201,7 @@ def _setup(board: Any, players: Any, starts: Any, dice: Any
                     cache[key] = b.replace(dice=d)
                 b = cache[key]
         try:
-            s = _start(b, per_start[i])
+            s = check_start(b, per_start[i])
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"start of player {i}: {exc}") from None
         out_boards.append(b)
@@ -245,8 +245,8 @@ def _win_pmf(pmf: np.ndarray) -> np.ndarray:
 
 def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any
           ) -> tuple[np.ndarray, list[Board], list[int]]:
-    tail = _check_tail(tail)
-    boards_, starts_ = _setup(board, players, starts, dice)
+    tail = check_tail(tail)
+    boards_, starts_ = _per_player(board, players, starts, dice)
     return _win_pmf(_length_pmfs(boards_, starts_, tail)), boards_, starts_
 
 
@@ -339,7 +339,7 @@ def expected_game_length(
     w, boards_, starts_ = _game(board, players, starts, dice, tail)
     k, n = w.shape
     pairs = list(zip(boards_, starts_, strict=True))
-    if any(_sure_states(b.compiled)[s] for b, s in pairs):
+    if any(sure_states(b.compiled)[s] for b, s in pairs):
         no_winner = 0.0
     else:
         no_winner = math.prod(1.0 - finish_probability(b, s) for b, s in pairs)

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._grid import grid_shape, square_xy
-from ._html import GOAL_COLOR, LADDER_COLOR, SNAKE_COLOR, board_title
+from ._core.grid import grid_shape, square_xy
+from ._core.text import dice_text, label
 from .analysis import Analysis, analyze
 from .board import Board
-from .policy import PolicyResult, _dice_text, _label
+from .display.html import GOAL_COLOR, LADDER_COLOR, SNAKE_COLOR, board_title
+from .policy import PolicyResult
 from .simulate import SimulationResult
 
 if TYPE_CHECKING:
@@ -630,7 +631,7 @@ def plot_policy(
     _draw_jumps(ax, board, declined=~np.asarray(r.take, dtype=bool))
     if legend:
         handles = [Patch(facecolor=colours[i], edgecolor="gray",
-                         label=f"{_label(i)} = {_dice_text(d)}")
+                         label=f"{label(i)} = {dice_text(d)}")
                    for i, d in enumerate(r.actions)]
         if not np.all(r.take):
             from matplotlib.lines import Line2D

@@ -12,25 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import Board
+from .board import Board, check_board, check_start
 
 __all__ = ["min_throws", "shortest_path", "throw_distances"]
-
-
-def _start(board: Board, start: int | None) -> int:
-    if start is None:
-        return board.start
-    if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
-        raise TypeError(f"start must be an integer square, got {start!r}")
-    if not 0 <= start <= board.size:
-        raise ValueError(f"start must be a square in 0..{board.size}, got {start}")
-    return int(start)
-
-
-def _check_board(board: Board) -> Board:
-    if not isinstance(board, Board):
-        raise TypeError(f"expected a Board, got {type(board).__name__}")
-    return board
 
 
 def throw_distances(board: Board) -> np.ndarray:
@@ -51,7 +35,7 @@ def throw_distances(board: Board) -> np.ndarray:
     >>> throw_distances(Board(8)).tolist()
     [2, 2, 1, 1, 1, 1, 1, 1, 0]
     """
-    return _check_board(board).compiled.reach[0].copy()
+    return check_board(board).compiled.reach[0].copy()
 
 
 def min_throws(board: Board, start: int | None = None) -> int:
@@ -74,7 +58,7 @@ def min_throws(board: Board, start: int | None = None) -> int:
     >>> min_throws(boards.get("seed-30"))
     3
     """
-    start = _start(_check_board(board), start)
+    start = check_start(check_board(board), start)
     return int(board.compiled.reach[0][start])
 
 
@@ -101,7 +85,7 @@ def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int
     >>> shortest_path(boards.get("seed-30"))
     [(0, 2, 21), (21, 2, 23), (23, 6, 29)]
     """
-    start = _start(_check_board(board), start)
+    start = check_start(check_board(board), start)
     cb = board.compiled
     dist = cb.reach[0]
     if dist[start] < 0:

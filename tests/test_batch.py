@@ -26,7 +26,6 @@ from snl_numeric import (
     min_throws,
     throws_variance,
 )
-from snl_numeric import batch as batch_mod
 from snl_numeric.batch import (
     BoardBatch,
     analyze_many,
@@ -37,6 +36,7 @@ from snl_numeric.batch import (
     write_jsonl,
     write_parquet,
 )
+from snl_numeric.batch import store as batch_store
 from snl_numeric.cli import main
 from tests import naive
 
@@ -409,13 +409,13 @@ def test_resume_after_interruption(tmp_path, monkeypatch):
             raise Stop
 
     out = tmp_path / "run"
-    monkeypatch.setattr(batch_mod, "_after_part_written", hook)
+    monkeypatch.setattr(batch_store, "_after_part_written", hook)
     with pytest.raises(Stop):
         analyze_to_parquet(batch, out, columns=cols, chunk_size=25)
-    monkeypatch.setattr(batch_mod, "_after_part_written", None)
+    monkeypatch.setattr(batch_store, "_after_part_written", None)
     assert len([n for n in os.listdir(out) if n.startswith("part-")]) == 4
     computed = []
-    monkeypatch.setattr(batch_mod, "_after_part_written", computed.append)
+    monkeypatch.setattr(batch_store, "_after_part_written", computed.append)
     run = analyze_to_parquet(batch, out, columns=cols, chunk_size=25)
     assert (run.rows, run.chunks, run.reused, run.computed) == (230, 10, 4, 6)
     assert computed == list(range(4, 10))

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 import snl_numeric as snl
 from snl_numeric import Board, Dice
+from snl_numeric._core.solve import DENSE_MAX
 from snl_numeric.boards import random_board
-from snl_numeric.chain import DENSE_MAX, _fundamental, solver_report
+from snl_numeric.chain import fundamental, solver_report
 from tests import naive
 
 RULES = ("win", "exact", "bounce")
@@ -96,7 +97,7 @@ def test_unsure_regions_are_inf():
 def test_transposed_and_2d_solves():
     board = jumpy_board(3000, 0.1, rng=3, overshoot="bounce")
     _, _, sure, p = naive.large_moments(board)
-    fund = _fundamental(board.compiled)
+    fund = fundamental(board.compiled)
     assert np.array_equal(fund.states, sure)
     a = np.eye(len(sure)) - p[sure][:, sure].toarray()
     rhs = np.random.default_rng(0).random((len(sure), 3))

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snl_numeric import maze as mz
-from snl_numeric._maze_cli import add_maze_parser
+from snl_numeric.cli.maze import add_parser as add_maze_parser
 
 SEED_003 = [
     [3, 4, 4, 4, 7, 3, 4, 6, 3],

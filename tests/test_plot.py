@@ -19,9 +19,9 @@ from hypothesis import strategies as st  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
 from snl_numeric import Board, analyze, boards  # noqa: E402
-from snl_numeric._grid import grid_shape, square_xy  # noqa: E402
-from snl_numeric._html import _CELL, LADDER_COLOR, SNAKE_COLOR, fmt  # noqa: E402
+from snl_numeric._core.grid import grid_shape, square_xy  # noqa: E402
 from snl_numeric.boards import random_board  # noqa: E402
+from snl_numeric.display.html import _CELL, LADDER_COLOR, SNAKE_COLOR, fmt  # noqa: E402
 from snl_numeric.plot import (  # noqa: E402
     plot_board,
     plot_compare,

@@ -32,7 +32,8 @@ from snl_numeric import (
 from snl_numeric.boards import random_board
 from snl_numeric.cli import main
 
-simulate_module = importlib.import_module("snl_numeric.simulate")
+simulate_rng = importlib.import_module("snl_numeric.simulate.rng")
+simulate_kernel = importlib.import_module("snl_numeric.simulate.kernel")
 
 DICE = {
     "d6": None,
@@ -159,14 +160,14 @@ def test_loaded_dice_face_frequency():
 def test_alias_table_reproduces_probabilities():
     for probs in ([0.1, 0.15, 0.05, 0.3, 0.25, 0.15], Dice.sum_of(3, 6).probs, [1e-9, 1 - 1e-9]):
         probs = np.asarray(probs, dtype=float)
-        alias, thresh, fair = simulate_module._alias_table(probs)
+        alias, thresh, fair = simulate_rng.alias_table(probs)
         assert not fair
         k = len(probs)
         keep = thresh.astype(float) / 2.0**64
         got = keep.copy()
         np.add.at(got, alias, 1.0 - keep)
         assert np.allclose(got / k, probs, rtol=0, atol=1e-15)
-    alias, thresh, fair = simulate_module._alias_table(np.full(6, 1 / 6))
+    alias, thresh, fair = simulate_rng.alias_table(np.full(6, 1 / 6))
     assert fair
 
 
@@ -286,7 +287,7 @@ def test_snake_loop_partly_censored():
 def test_long_games_replayed_beyond_first_histogram(monkeypatch):
     board = boards.get("milton-bradley")
     full = simulate(board, 20_000, rng=8)
-    monkeypatch.setattr(simulate_module, "_HIST_BINS", 16)
+    monkeypatch.setattr(simulate_kernel, "HIST_BINS", 16)
     short = simulate(board, 20_000, rng=8)
     assert same(full, short) and full.max > 16
 

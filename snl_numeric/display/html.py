@@ -13,12 +13,13 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from ._grid import grid_shape, square_xy
+from .._core.grid import grid_shape, square_xy
+from .._core.text import dice_text, label
 
 if TYPE_CHECKING:
-    from .analysis import Analysis
-    from .board import Board
-    from .players import GameLength
+    from ..analysis import Analysis
+    from ..board import Board
+    from ..players import GameLength
 
 __all__ = ["board_html", "analysis_html", "game_length_html", "kv_table", "row_table", "fmt"]
 
@@ -271,8 +272,6 @@ def design_html(r: Any) -> str:
 # -- policy --------------------------------------------------------------------
 def policy_html(r: Any) -> str:
     """The HTML display of a :class:`~snl_numeric.PolicyResult`."""
-    from .policy import _dice_text, _label
-
     b = r.board
     what = "optimal play (fewest expected throws)" if r.objective == "min" else \
         "worst play (most expected throws)"
@@ -290,6 +289,6 @@ def policy_html(r: Any) -> str:
     squares = r.policy[: b.size]
     dice = row_table(
         ["die", "faces", "squares where thrown"],
-        [[_label(i), _dice_text(d), int((squares == i).sum())] for i, d in enumerate(r.actions)],
+        [[label(i), dice_text(d), int((squares == i).sum())] for i, d in enumerate(r.actions)],
         caption="The dice")
     return side_by_side(kv_table(rows, caption=f"Policy on {board_title(b)}"), dice)

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import maze as _maze
+from .. import maze
 
-__all__ = ["add_maze_parser", "load_maze"]
+__all__ = ["add_parser", "load_maze"]
 
 _DESCRIPTION = """\
 List the paths through a number maze (from a cell holding n, move exactly n
@@ -85,7 +85,7 @@ def load_maze(path: str | Path) -> list[list[int]]:
     return rows
 
 
-def add_maze_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``maze`` sub-command to ``subparsers``; dispatch via ``args.func``.
 
     Parameters
@@ -102,10 +102,10 @@ def add_maze_parser(subparsers: argparse._SubParsersAction) -> argparse.Argument
     --------
     >>> import argparse
     >>> parser = argparse.ArgumentParser(prog="snl")
-    >>> _ = add_maze_parser(parser.add_subparsers(dest="command"))
+    >>> _ = add_parser(parser.add_subparsers(dest="command"))
     >>> args = parser.parse_args(["maze", "m.txt", "--start", "0", "0", "--count"])
     >>> args.start, args.count, args.func.__name__
-    ([0, 0], True, '_run_maze')
+    ([0, 0], True, 'run')
     """
     p = subparsers.add_parser(
         "maze",
@@ -126,13 +126,13 @@ def add_maze_parser(subparsers: argparse._SubParsersAction) -> argparse.Argument
     p.add_argument("--limit", type=int, metavar="N",
                    help="list at most N paths (with --count: stop counting above N)")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=_run_maze)
+    p.set_defaults(func=run)
     return p
 
 
-def _run_maze(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
-        m = _maze._as_maze(load_maze(args.file))
+        m = maze.as_maze(load_maze(args.file))
         rows, cols = m.shape
         mid = (rows // 2, cols // 2)
         goal = tuple(args.goal) if args.goal else mid
@@ -156,7 +156,7 @@ def _print_count(m: np.ndarray, starts: list, goal: tuple, args: argparse.Namesp
     total, steps, exceeded = 0, 0, False
     for start in starts:
         bound = None if args.limit is None else max(args.limit - total, 0)
-        res = _maze.count_paths(m, start, goal, bound=bound)
+        res = maze.count_paths(m, start, goal, bound=bound)
         total, steps = total + res.count, steps + res.steps
         if res.exceeded:
             exceeded = True
@@ -173,7 +173,7 @@ def _print_shortest(
 ) -> int:
     best = None
     for start in starts:
-        path = _maze.shortest_path(m, start, goal)
+        path = maze.shortest_path(m, start, goal)
         if path is not None and (best is None or len(path) < len(best)):
             best = path
     if args.json:
@@ -181,7 +181,7 @@ def _print_shortest(
     elif best is None:
         print("no path")
     else:
-        print(_maze.format_path(best, goal_label="MIDDLE" if goal == mid else None))
+        print(maze.format_path(best, goal_label="MIDDLE" if goal == mid else None))
     return 1 if best is None else 0
 
 
@@ -191,11 +191,11 @@ def _print_paths(
     found: list[np.ndarray] = []
     for start in starts:
         remaining = None if args.limit is None else args.limit - len(found)
-        found.extend(_maze.paths(m, start, goal, limit=remaining))
+        found.extend(maze.paths(m, start, goal, limit=remaining))
     if args.json:
         print(json.dumps({"goal": list(goal), "paths": [p.tolist() for p in found]}))
     else:
         label = "MIDDLE" if goal == mid else None
         for path in found:
-            print(_maze.format_path(path, goal_label=label))
+            print(maze.format_path(path, goal_label=label))
     return 0

@@ -1,4 +1,23 @@
-"""Structured solver for ``(I - Q) x = b`` on large boards (private).
+"""The solver family for the absorbing chain's fundamental system ``(I - Q) x = b``.
+
+One family, chosen by size and structure: LAPACK LU of ``I - Q`` restricted
+to the system's squares up to :data:`DENSE_MAX` unknowns (``"dense"``), and
+above that the structured solver :class:`StructuredSolver`.
+
+Per-board Numba variant (batch analysis, board design): :func:`moments_kernel`
+uses the structure of ``A = I - Q``: throws move forward except for snakes (and
+bounces), so ``A = U - C E^T`` where ``U = I - Q_forward`` is upper triangular
+(self-loops on its diagonal) and the backward moves land on only ``k`` distinct
+squares ``B``, giving a rank-``k`` correction. With ``W = U^-1 C`` and
+``S = I_k - E^T W`` (Woodbury)::
+
+    A^-1 b = U^-1 b + W S^-1 (U^-1 b)[B]
+
+Each ``U^-1`` is one back-substitution from the goal downwards over the
+successor table, so the cost is ``O((k + 2) * size * faces + k**3)``:
+microseconds for a 100-square board with ten snakes.
+
+Structured solver for large boards:
 
 Order the squares as they are numbered. Most throws move forward, so split
 ``Q = U + L`` with ``U`` the throws that end on the same or a higher square
@@ -35,13 +54,290 @@ squares only lead to active squares or the goal (the system is closed).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ._numba_config import njit
+from .numba_config import njit
+from .table import reach_kernel
 
+_getrs = sla.get_lapack_funcs("getrs", (np.empty(1),))
+
+#: Systems up to this many unknowns are factorised densely (LAPACK getrf).
+DENSE_MAX = 400
+
+
+@dataclass(frozen=True, eq=False)
+class Fundamental:
+    """``I - Q`` restricted to ``states``, factorised.
+
+    ``pos[x]`` is the row of square ``x`` in the restricted system, -1 if ``x``
+    is not in it. ``solve(b)`` solves ``(I - Q_SS) x = b``; ``solve_t(b)`` the
+    transposed system (``b`` 1-D or 2-D, one column per right-hand side).
+    ``method`` names the factorisation: ``"dense"`` (LAPACK LU) or
+    ``"structured"`` (``factor`` a :class:`~snl_numeric._large.StructuredSolver`).
+    """
+
+    states: np.ndarray
+    pos: np.ndarray
+    method: str
+    factor: object
+
+    def solve(self, b: np.ndarray, trans: bool = False) -> np.ndarray:
+        if len(self.states) == 0:
+            return np.zeros_like(b)
+        if self.method == "dense":
+            # one right-hand side at a time: multi-RHS getrs on small systems
+            # wakes OpenBLAS threads and is ~100x slower on a busy 2-core box
+            lu, piv = self.factor
+            cols = b.reshape(len(b), -1)
+            out = np.empty(cols.shape)
+            for i in range(cols.shape[1]):
+                out[:, i], info = _getrs(lu, piv, cols[:, i], trans=1 if trans else 0)
+            return out.reshape(b.shape)
+        if self.method == "structured":
+            cols = b.reshape(len(b), -1)
+            out = np.empty(cols.shape)
+            full = np.zeros(len(self.pos))
+            for i in range(cols.shape[1]):
+                full[self.states] = cols[:, i]
+                x, _, _ = self.factor.solve(full, trans)
+                out[:, i] = x[self.states]
+            return out.reshape(b.shape)
+        return self.factor.solve(b, trans="T" if trans else "N")
+
+    def solve_t(self, b: np.ndarray) -> np.ndarray:
+        return self.solve(b, trans=True)
+
+
+@njit()
+def _dense_system_kernel(succ, probs, states, pos, out):  # pragma: no cover - jitted
+    """Write ``I - Q[states][:, states]`` into the zeroed square array ``out``."""
+    for i in range(states.shape[0]):
+        x = states[i]
+        out[i, i] += 1.0
+        for f in range(succ.shape[1]):
+            j = pos[succ[x, f]]
+            if j >= 0:
+                out[i, j] -= probs[x, f]
+
+
+def factorize(succ: np.ndarray, probs: np.ndarray, states: np.ndarray) -> Fundamental:
+    """Factorise ``I - Q`` restricted to ``states`` for the successor table
+    ``succ`` with per-row probabilities ``probs[x, f]`` (``states`` closed:
+    their throws lead only to ``states`` or the goal)."""
+    n = succ.shape[0]
+    pos = np.full(n, -1, dtype=np.intp)
+    pos[states] = np.arange(len(states))
+    m = len(states)
+    if m == 0:
+        return Fundamental(states, pos, "empty", None)
+    if m <= DENSE_MAX:
+        a = np.zeros((m, m), order="F")
+        _dense_system_kernel(succ, probs, states, pos, a)
+        return Fundamental(states, pos, "dense",
+                            sla.lu_factor(a, overwrite_a=True, check_finite=False))
+    active = np.zeros(n, dtype=bool)
+    active[states] = True
+    return Fundamental(states, pos, "structured", StructuredSolver(succ, probs, active))
+
+
+# -- the per-board Numba variant (batch, design) ------------------------------
+@njit()
+def _back_substitute_kernel(succ, probs, sure, rhs, z):  # pragma: no cover - jitted
+    """Solve ``U z = rhs`` (columns at once), ``U = I - Q_forward`` on sure squares.
+
+    Above the highest nonzero entry of a column of ``rhs`` that column of
+    ``z`` is zero, so row ``x`` only updates the columns up to the last one
+    already nonzero at or above ``x``: put the columns that start highest
+    first and the sweep skips the zeros.
+    """
+    n, n_faces = succ.shape
+    m = rhs.shape[1]
+    goal = n - 1
+    if m == 1:  # one right-hand side: keep the running sum in a register
+        z[goal, 0] = 0.0
+        for x in range(goal - 1, -1, -1):
+            if not sure[x]:
+                z[x, 0] = 0.0
+                continue
+            diag = 1.0
+            v = rhs[x, 0]
+            for f in range(n_faces):
+                y = succ[x, f]
+                if y == x:
+                    diag -= probs[f]
+                elif y > x and y != goal:
+                    v += probs[f] * z[y, 0]
+            z[x, 0] = v / diag
+        return
+    # last[x]: the highest column whose first nonzero (from the goal down) is row x
+    last = np.full(n, -1, dtype=np.int64)
+    for j in range(m):
+        for x in range(goal - 1, -1, -1):
+            if sure[x] and rhs[x, j] != 0.0:
+                if j > last[x]:
+                    last[x] = j
+                break
+    active = 0  # columns 0 .. active - 1 may be nonzero from here down
+    for j in range(m):
+        z[goal, j] = 0.0
+    for x in range(goal - 1, -1, -1):
+        if last[x] + 1 > active:
+            active = last[x] + 1
+        for j in range(active, m):
+            z[x, j] = 0.0
+        if not sure[x]:
+            for j in range(active):
+                z[x, j] = 0.0
+            continue
+        diag = 1.0
+        for j in range(active):
+            z[x, j] = rhs[x, j]
+        for f in range(n_faces):
+            y = succ[x, f]
+            if y == x:
+                diag -= probs[f]
+            elif y > x and y != goal:
+                p = probs[f]
+                for j in range(active):
+                    z[x, j] += p * z[y, j]
+        for j in range(active):
+            z[x, j] /= diag
+
+
+@njit()
+def _lu_inplace(a, piv):  # pragma: no cover - jitted
+    """LU with partial pivoting of the small square ``a``, in place."""
+    k = a.shape[0]
+    for c in range(k):
+        p = c
+        best = abs(a[c, c])
+        for r in range(c + 1, k):
+            if abs(a[r, c]) > best:
+                best = abs(a[r, c])
+                p = r
+        piv[c] = p
+        if p != c:
+            for j in range(k):
+                a[c, j], a[p, j] = a[p, j], a[c, j]
+        for r in range(c + 1, k):
+            a[r, c] /= a[c, c]
+            for j in range(c + 1, k):
+                a[r, j] -= a[r, c] * a[c, j]
+
+
+@njit()
+def _lu_solve_inplace(a, piv, b):  # pragma: no cover - jitted
+    k = a.shape[0]
+    for c in range(k):
+        p = piv[c]
+        if p != c:
+            b[c], b[p] = b[p], b[c]
+    for r in range(k):
+        for j in range(r):
+            b[r] -= a[r, j] * b[j]
+    for r in range(k - 1, -1, -1):
+        for j in range(r + 1, k):
+            b[r] -= a[r, j] * b[j]
+        b[r] /= a[r, r]
+
+
+@njit()
+def moments_kernel(succ, probs, sure, mean, var):  # pragma: no cover - jitted
+    """Expected throws and variance from every square (``inf`` where not sure)."""
+    n, n_faces = succ.shape
+    goal = n - 1
+    # backward targets numbered from the highest square that jumps back to them
+    # down, so the columns of C that start highest come first
+    bidx = np.full(n, -1, dtype=np.int64)
+    k = 0
+    for x in range(goal - 1, -1, -1):
+        if sure[x]:
+            for f in range(n_faces):
+                y = succ[x, f]
+                if y < x and bidx[y] < 0:
+                    bidx[y] = k
+                    k += 1
+    targets = np.empty(k, dtype=np.int64)
+    for y in range(n):
+        if bidx[y] >= 0:
+            targets[bidx[y]] = y
+    # column 0: ones, columns 1..k: C (backward probabilities)
+    rhs = np.zeros((n, k + 1))
+    for x in range(goal):
+        if sure[x]:
+            rhs[x, 0] = 1.0
+            for f in range(n_faces):
+                y = succ[x, f]
+                if y < x:
+                    rhs[x, 1 + bidx[y]] += probs[f]
+    z = np.empty((n, k + 1))
+    _back_substitute_kernel(succ, probs, sure, rhs, z)
+    s = np.empty((k, k))
+    for a in range(k):
+        for b in range(k):
+            s[a, b] = (1.0 if a == b else 0.0) - z[targets[a], 1 + b]
+    piv = np.empty(k, dtype=np.int64)
+    _lu_inplace(s, piv)
+    coef = np.empty(k)
+    for a in range(k):
+        coef[a] = z[targets[a], 0]
+    _lu_solve_inplace(s, piv, coef)
+    t = np.empty((n, 1))
+    for x in range(n):
+        acc = z[x, 0]
+        for a in range(k):
+            acc += z[x, 1 + a] * coef[a]
+        t[x, 0] = acc if sure[x] else 0.0
+    t[goal, 0] = 0.0
+    u = np.empty((n, 1))
+    _back_substitute_kernel(succ, probs, sure, t, u)
+    for a in range(k):
+        coef[a] = u[targets[a], 0]
+    _lu_solve_inplace(s, piv, coef)
+    for x in range(n):
+        if not sure[x]:
+            mean[x] = np.inf
+            var[x] = np.inf
+            continue
+        second = u[x, 0]
+        for a in range(k):
+            second += z[x, 1 + a] * coef[a]
+        tx = t[x, 0]
+        mean[x] = tx
+        v = 2.0 * second - tx - tx * tx
+        var[x] = v if v > 0.0 else 0.0
+    return k
+
+
+def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                      np.ndarray]:
+    """Distances, means and variances from a successor table (for one board).
+
+    Examples
+    --------
+    >>> from snl_numeric import boards
+    >>> cb = boards.get("milton-bradley").compiled
+    >>> dist, mean, var = structured_moments(cb.succ, cb.probs)
+    >>> int(dist[0]), round(float(mean[0]), 6)
+    (7, 39.225122)
+    """
+    succ = np.ascontiguousarray(succ, dtype=np.int64)
+    n = succ.shape[0]
+    dist = np.empty(n, dtype=np.int64)
+    sure = np.empty(n, dtype=np.bool_)
+    reach_kernel(succ, dist, sure)
+    mean = np.empty(n)
+    var = np.empty(n)
+    moments_kernel(succ, np.asarray(probs, dtype=np.float64), sure, mean, var)
+    return dist, mean, var
+
+
+# -- structured solver for large boards -----------------------------------------
 #: Woodbury is used when the number of distinct backward targets is at most this...
 WOODBURY_MAX = 64
 #: ...and ``W`` (``n x k`` float64) fits in this many bytes.
@@ -127,7 +423,7 @@ def _lower_kernel(succ, probs, active, diag, b, w, back):  # pragma: no cover - 
 
 
 @njit()
-def _residual_kernel(succ, probs, active, b, x, trans, r):  # pragma: no cover - jitted
+def residual_kernel(succ, probs, active, b, x, trans, r):  # pragma: no cover - jitted
     """``r = b - (I - Q) x`` (or ``b - (I - Q)^T x``) on active squares.
 
     Returns ``(||r||_inf, ||x||_inf, ||b||_inf)``.
@@ -351,7 +647,7 @@ class StructuredSolver:
     def residual(self, b: np.ndarray, x: np.ndarray, trans: bool) -> tuple[np.ndarray, float]:
         """True residual and the normwise relative backward error of ``x``."""
         r = np.empty(self.n)
-        rn, xn, bn = _residual_kernel(self.succ, self.probs, self.active, b, x, trans, r)
+        rn, xn, bn = residual_kernel(self.succ, self.probs, self.active, b, x, trans, r)
         denom = 2.0 * xn + bn  # ||I - Q||_inf <= 2
         return r, (rn / denom if denom > 0 else 0.0)
 

@@ -1,0 +1,92 @@
+"""Batch analysis of many boards: stacked arrays, Numba kernels, Dask.
+
+A :class:`BoardBatch` stores many boards (of any sizes and rules) as flat
+arrays, CSR-style: the jumps of board ``b`` are
+``jump_src[jump_ptr[b]:jump_ptr[b + 1]]`` -> ``jump_dst[...]`` and its dice
+``faces[dice_ptr[b]:dice_ptr[b + 1]]`` with ``probs[...]`` (faces
+increasing, as in :class:`~snl_numeric.Dice`).
+
+:func:`analyze_many` answers the core questions for every board in one pass
+of a parallel Numba kernel (``prange`` over boards, each thread writing its
+own rows). Per board it
+
+1. validates the board against the rules of :class:`~snl_numeric.Board`
+   (rows flagged here are rebuilt as a ``Board`` only to word the error);
+2. compiles the successor table (``_structured._fill_succ``);
+3. finds the fewest throws by breadth-first propagation from the goal over
+   the reversed successor table, and the *sure* squares (goal reached with
+   probability 1) (``_structured._reach``);
+4. solves ``(I - Q) t = 1`` and ``(I - Q) u = t`` by back-substitution over
+   the forward moves plus a Woodbury correction for the few squares that
+   snakes (and bounces) lead back to (``_structured._moments_kernel``):
+   ``E[T] = t[start]``, ``Var T = 2 u - t - t**2``;
+5. only when a median, percentile or mode is asked for, pushes the
+   probability mass over the successor table one throw at a time (exactly
+   as :func:`~snl_numeric.length_distribution` does) until the requested
+   quantiles are known and the live mass is below the tail tolerance.
+
+Results agree with the single-board API: ``min_throws`` is ``-1`` for an
+unreachable goal, ``expected_throws``/``variance``/``std`` are ``inf``
+when the goal is not reached with probability 1, and a median that the
+distribution never reaches is missing (``<NA>``).
+
+Input and output formats
+------------------------
+*JSON Lines*: one board per line as written by :meth:`Board.to_dict`
+(blank lines are skipped; rows are numbered from 0 over the other lines).
+
+*Parquet* (boards): one row per board with the columns
+
+============  ====================  =========================================
+column        type                  meaning (missing column / null: default)
+============  ====================  =========================================
+size          int64                 the goal square (required)
+start         int64                 start square (0)
+overshoot     string                "win", "exact" or "bounce" ("win")
+chain         bool                  follow chained jumps (false)
+jump_src      list<int64>           jump sources (no jumps)
+jump_dst      list<int64>           jump destinations, same lengths
+jumps         list<list<int64>>     alternative to jump_src/jump_dst: pairs
+dice_faces    list<int64>           dice faces (fair d6)
+dice_probs    list<double>          their probabilities, same lengths
+============  ====================  =========================================
+
+*Parquet* (results): ``analyze_to_parquet`` writes a directory ``OUT`` of
+part files ``part-000000.parquet``, ... (one per chunk, each written to a
+temporary file then renamed) with a ``row`` column (the board's position in
+the input) and the requested columns, plus ``_manifest.json`` recording the
+input fingerprint and the settings. A rerun with the same input and
+settings skips the parts already written. :func:`read_results` reads the
+directory back in row order.
+
+Examples
+--------
+>>> from snl_numeric import Board, boards
+>>> from snl_numeric.batch import BoardBatch, analyze_many
+>>> batch = BoardBatch.from_boards([boards.get("milton-bradley"), Board(10)])
+>>> df = analyze_many(batch, columns=("min_throws", "expected_throws", "median"))
+>>> df["min_throws"].tolist(), df["median"].tolist()
+([7, 2], [32, 3])
+"""
+
+from __future__ import annotations
+
+from .data import MAX_SIZE, BoardBatch, random_batch
+from .files import read_boards, write_jsonl, write_parquet
+from .run import COLUMNS, DEFAULT_COLUMNS, analyze_many
+from .store import BatchRun, analyze_to_parquet, read_results
+
+__all__ = [
+    "BoardBatch",
+    "BatchRun",
+    "analyze_many",
+    "analyze_to_parquet",
+    "read_boards",
+    "read_results",
+    "write_jsonl",
+    "write_parquet",
+    "random_batch",
+    "DEFAULT_COLUMNS",
+    "COLUMNS",
+    "MAX_SIZE",
+]

@@ -1,0 +1,399 @@
+"""The batch representation: many boards as stacked arrays."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._core.table import OVERSHOOT_CODES
+from ..board import OVERSHOOT_RULES, Board
+from ..dice import Dice
+
+#: Default number of boards per chunk.
+DEFAULT_CHUNK_SIZE = 20_000
+#: Largest board the batch kernels take (a larger ``size`` is reported as an
+#: error row: it is most likely a typo, and would allocate gigabytes per thread).
+MAX_SIZE = 10_000_000
+
+RULE_NAMES = {v: k for k, v in OVERSHOOT_CODES.items()}
+D6_FACES = np.arange(1, 7, dtype=np.int64)
+D6_PROBS = np.full(6, 1.0 / 6.0)
+
+
+def require_pandas():
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "snl_numeric.batch needs pandas and pyarrow: pip install 'snl_numeric[batch]'"
+        ) from None
+    return pd
+
+
+def require_pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "Parquet support needs pyarrow: pip install 'snl_numeric[batch]'"
+        ) from None
+    return pa, pq
+
+
+def _int_vector(values: Any, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-d, got shape {arr.shape}")
+    if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
+        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _ptr_vector(values: Any, name: str, n: int, total: int) -> np.ndarray:
+    ptr = _int_vector(values, name)
+    if len(ptr) != n + 1:
+        raise ValueError(f"{name} must have {n + 1} entries (boards + 1), got {len(ptr)}")
+    if ptr[0] != 0 or ptr[-1] != total or np.any(np.diff(ptr) < 0):
+        raise ValueError(f"{name} must rise from 0 to {total}, got {ptr.tolist()[:8]}...")
+    return ptr
+
+
+def segment_ids(ptr: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
+
+
+@dataclass(frozen=True, eq=False)
+class BoardBatch:
+    """Many boards as stacked arrays (boards of different sizes and rules allowed).
+
+    Build one with :meth:`from_boards`, :meth:`from_arrays`,
+    :func:`read_boards` or :func:`random_batch`. A batch may hold invalid
+    boards (e.g. read from a file); :func:`analyze_many` reports them row by
+    row, and ``batch[i]`` raises the :class:`~snl_numeric.Board` error.
+
+    Attributes
+    ----------
+    sizes, starts : ndarray of int64, shape (n,)
+        Goal square and start square of each board.
+    overshoot : ndarray of int8, shape (n,)
+        Overshoot rule codes (``_structured.OVERSHOOT_CODES``: win 0,
+        exact 1, bounce 2).
+    chain : ndarray of bool, shape (n,)
+        Whether jumps chain.
+    jump_ptr : ndarray of int64, shape (n + 1,)
+        Board ``b``'s jumps are entries ``jump_ptr[b]:jump_ptr[b + 1]`` of
+        ``jump_src`` / ``jump_dst`` (int64).
+    dice_ptr : ndarray of int64, shape (n + 1,)
+        Board ``b``'s dice are entries ``dice_ptr[b]:dice_ptr[b + 1]`` of
+        ``faces`` (int64, increasing) and ``probs`` (float64; faces of
+        probability zero are ignored, as :class:`~snl_numeric.Dice` does).
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> batch = BoardBatch.from_boards([Board(10, {3: 8}), Board(20, overshoot="exact")])
+    >>> len(batch), batch.sizes.tolist(), batch.jump_ptr.tolist()
+    (2, [10, 20], [0, 1, 1])
+    >>> batch[1] == Board(20, overshoot="exact")
+    True
+    >>> len(BoardBatch.concat([batch, batch[:1]]))
+    3
+    """
+
+    sizes: np.ndarray
+    starts: np.ndarray
+    overshoot: np.ndarray
+    chain: np.ndarray
+    jump_ptr: np.ndarray
+    jump_src: np.ndarray
+    jump_dst: np.ndarray
+    dice_ptr: np.ndarray
+    faces: np.ndarray
+    probs: np.ndarray
+
+    # -- constructors -------------------------------------------------------
+    @classmethod
+    def from_arrays(
+        cls,
+        sizes: Any,
+        *,
+        starts: Any = None,
+        overshoot: Any = None,
+        chain: Any = None,
+        jump_ptr: Any = None,
+        jump_src: Any = None,
+        jump_dst: Any = None,
+        dice_ptr: Any = None,
+        faces: Any = None,
+        probs: Any = None,
+    ) -> BoardBatch:
+        """A batch from raw arrays (see the class Attributes).
+
+        ``overshoot`` may hold codes or rule names; missing jumps mean none,
+        missing dice a fair d6 for every board. Only the layout is checked
+        here (lengths and pointers); the boards' rules are checked by
+        :func:`analyze_many`.
+        """
+        sizes = _int_vector(sizes, "sizes")
+        n = len(sizes)
+        starts = np.zeros(n, np.int64) if starts is None else _int_vector(starts, "starts")
+        if overshoot is None:
+            codes = np.zeros(n, np.int8)
+        else:
+            ov = np.asarray(overshoot)
+            if ov.dtype.kind in "UO":
+                lookup = {**OVERSHOOT_CODES}
+                try:
+                    codes = np.array([lookup[str(v)] for v in ov.tolist()], dtype=np.int8)
+                except KeyError as exc:
+                    raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, "
+                                     f"got {exc.args[0]!r}") from None
+            else:
+                codes = _int_vector(ov, "overshoot")
+                # invalid codes become -1 (a per-row error), never wrap around in int8
+                codes = np.where((codes >= 0) & (codes <= 2), codes, -1).astype(np.int8)
+        chain_arr = np.zeros(n, bool) if chain is None else np.asarray(chain)
+        if chain_arr.dtype != bool:
+            raise TypeError(f"chain must hold booleans, got dtype {chain_arr.dtype}")
+        if jump_ptr is None:
+            if jump_src is not None or jump_dst is not None:
+                raise ValueError("jump_src/jump_dst need jump_ptr")
+            jump_ptr, jump_src, jump_dst = np.zeros(n + 1, np.int64), (), ()
+        jump_src = _int_vector(jump_src, "jump_src")
+        jump_dst = _int_vector(jump_dst, "jump_dst")
+        if len(jump_src) != len(jump_dst):
+            raise ValueError(f"jump_src and jump_dst must have equal lengths, "
+                             f"got {len(jump_src)} and {len(jump_dst)}")
+        jump_ptr = _ptr_vector(jump_ptr, "jump_ptr", n, len(jump_src))
+        if dice_ptr is None:
+            if faces is not None or probs is not None:
+                raise ValueError("faces/probs need dice_ptr")
+            dice_ptr = np.arange(0, 6 * n + 1, 6, dtype=np.int64)
+            faces, probs = np.tile(D6_FACES, n), np.tile(D6_PROBS, n)
+        faces = _int_vector(faces, "faces")
+        probs = np.asarray(probs)
+        if probs.ndim != 1 or len(probs) != len(faces):
+            raise ValueError(f"probs must be 1-d with one entry per face ({len(faces)}), "
+                             f"got shape {probs.shape}")
+        if probs.size and (probs.dtype == bool or not np.issubdtype(probs.dtype, np.number)):
+            raise TypeError(f"probs must hold numbers, got dtype {probs.dtype}")
+        probs = np.ascontiguousarray(probs, dtype=np.float64)
+        dice_ptr = _ptr_vector(dice_ptr, "dice_ptr", n, len(faces))
+        for name, arr in (("starts", starts), ("overshoot", codes), ("chain", chain_arr)):
+            if len(arr) != n:
+                raise ValueError(f"{name} must have one entry per board ({n}), got {len(arr)}")
+        # faces increasing within each board (as Dice stores them); faces of
+        # probability zero are kept so that validation sees the dice as given
+        owner = segment_ids(dice_ptr)
+        order = np.lexsort((faces, owner))
+        if np.any(order[1:] < order[:-1]):
+            faces, probs = faces[order], probs[order]
+        return cls(sizes, starts, codes, np.ascontiguousarray(chain_arr), jump_ptr, jump_src,
+                   jump_dst, dice_ptr, np.ascontiguousarray(faces), probs)
+
+    @classmethod
+    def from_boards(cls, boards: Iterable[Board]) -> BoardBatch:
+        """Stack :class:`~snl_numeric.Board` objects."""
+        boards = list(boards)
+        for i, b in enumerate(boards):
+            if not isinstance(b, Board):
+                raise TypeError(f"board {i}: expected a Board, got {type(b).__name__}")
+        n = len(boards)
+        n_jumps = np.fromiter((len(b.jumps) for b in boards), np.int64, count=n)
+        n_faces = np.fromiter((len(b.dice.faces) for b in boards), np.int64, count=n)
+        jump_ptr = np.zeros(n + 1, np.int64)
+        dice_ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(n_jumps, out=jump_ptr[1:])
+        np.cumsum(n_faces, out=dice_ptr[1:])
+        chain = itertools.chain.from_iterable
+        src = np.fromiter(chain(b.jumps.keys() for b in boards), np.int64, count=jump_ptr[-1])
+        dst = np.fromiter(chain(b.jumps.values() for b in boards), np.int64, count=jump_ptr[-1])
+        faces = np.concatenate([b.dice.faces for b in boards]) if n else np.empty(0, np.int64)
+        probs = np.concatenate([b.dice.probs for b in boards]) if n else np.empty(0)
+        return cls(
+            np.fromiter((b.size for b in boards), np.int64, count=n),
+            np.fromiter((b.start for b in boards), np.int64, count=n),
+            np.fromiter((OVERSHOOT_CODES[b.overshoot] for b in boards), np.int8, count=n),
+            np.fromiter((b.chain for b in boards), bool, count=n),
+            jump_ptr, src, dst, dice_ptr, faces.astype(np.int64), probs.astype(np.float64),
+        )
+
+    @classmethod
+    def concat(cls, batches: Sequence[BoardBatch]) -> BoardBatch:
+        """One batch holding the boards of ``batches`` in order."""
+        batches = list(batches)
+        if not batches:
+            return cls.from_arrays(np.empty(0, np.int64))
+        for b in batches:
+            if not isinstance(b, BoardBatch):
+                raise TypeError(f"expected BoardBatch objects, got {type(b).__name__}")
+
+        def ptrs(name: str) -> np.ndarray:
+            parts, base = [np.zeros(1, np.int64)], 0
+            for b in batches:
+                p = getattr(b, name)
+                parts.append(p[1:] + base)
+                base += p[-1]
+            return np.concatenate(parts)
+
+        def cat(name: str) -> np.ndarray:
+            return np.concatenate([getattr(b, name) for b in batches])
+
+        return cls(cat("sizes"), cat("starts"), cat("overshoot"), cat("chain"),
+                   ptrs("jump_ptr"), cat("jump_src"), cat("jump_dst"),
+                   ptrs("dice_ptr"), cat("faces"), cat("probs"))
+
+    # -- access -------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def _repr_html_(self) -> str:
+        from ..display.html import kv_table
+
+        n = len(self)
+        rules = ", ".join(f"{name} {int((self.overshoot == code).sum())}"
+                          for name, code in OVERSHOOT_CODES.items())
+        sizes = f"{int(self.sizes.min())} .. {int(self.sizes.max())}" if n else "-"
+        jumps = np.diff(self.jump_ptr)
+        return kv_table([("boards", f"{n:,}"), ("sizes", sizes),
+                         ("jumps per board", f"{jumps.mean():.1f} on average" if n else "-"),
+                         ("overshoot", rules), ("chained", f"{int(self.chain.sum()):,}")],
+                        caption="BoardBatch")
+
+    def __getitem__(self, index: Any) -> Board | BoardBatch:
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            i = int(index)
+            n = len(self)
+            if not -n <= i < n:
+                raise IndexError(f"board index {i} out of range for a batch of {n}")
+            return self._board(i % n if n else i)
+        rows = np.arange(len(self))[index]
+        return self.take(rows)
+
+    def __iter__(self) -> Iterator[Board]:
+        for i in range(len(self)):
+            yield self._board(i)
+
+    def _board(self, i: int) -> Board:
+        code = int(self.overshoot[i])
+        if code not in RULE_NAMES:
+            raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got code {code}")
+        j0, j1 = self.jump_ptr[i], self.jump_ptr[i + 1]
+        d0, d1 = self.dice_ptr[i], self.dice_ptr[i + 1]
+        pairs = np.column_stack([self.jump_src[j0:j1], self.jump_dst[j0:j1]])
+        return Board(int(self.sizes[i]), pairs, start=int(self.starts[i]),
+                     overshoot=RULE_NAMES[code], chain=bool(self.chain[i]),
+                     dice=Dice(self.faces[d0:d1], self.probs[d0:d1]))
+
+    def take(self, rows: Any) -> BoardBatch:
+        """The boards at positions ``rows`` (an integer array), in that order."""
+        rows = _int_vector(rows, "rows")
+        n = len(self)
+        bad = (rows < -n) | (rows >= n)
+        if bad.any():
+            raise IndexError(f"row {rows[bad][0]} is out of range for a batch of {n} boards")
+        rows = np.where(rows < 0, rows + n, rows)
+        jl = self.jump_ptr[rows + 1] - self.jump_ptr[rows]
+        dl = self.dice_ptr[rows + 1] - self.dice_ptr[rows]
+        jsel = _gather_segments(self.jump_ptr[rows], jl)
+        dsel = _gather_segments(self.dice_ptr[rows], dl)
+        return BoardBatch(self.sizes[rows], self.starts[rows], self.overshoot[rows],
+                          self.chain[rows], offsets(jl), self.jump_src[jsel],
+                          self.jump_dst[jsel], offsets(dl), self.faces[dsel], self.probs[dsel])
+
+    def fingerprint(self) -> str:
+        """A SHA-256 digest of the batch's arrays (used to resume written runs)."""
+        h = hashlib.sha256()
+        for name in ("sizes", "starts", "overshoot", "chain", "jump_ptr", "jump_src",
+                     "jump_dst", "dice_ptr", "faces", "probs"):
+            arr = np.ascontiguousarray(getattr(self, name))
+            h.update(name.encode())
+            h.update(arr.dtype.str.encode())
+            h.update(arr.tobytes())
+        return h.hexdigest()
+
+    def __repr__(self) -> str:
+        if len(self) == 0:
+            return "BoardBatch(0 boards)"
+        return (f"BoardBatch({len(self)} boards, sizes {int(self.sizes.min())}.."
+                f"{int(self.sizes.max())}, {len(self.jump_src)} jumps)")
+
+
+def offsets(lengths: np.ndarray) -> np.ndarray:
+    ptr = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    return ptr
+
+
+def _gather_segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Indices ``starts[i] + 0 .. lengths[i] - 1``, concatenated."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.empty(0, np.int64)
+    ptr = offsets(lengths)
+    return np.repeat(starts - ptr[:-1], lengths) + np.arange(total, dtype=np.int64)
+
+
+def random_batch(
+    n: int,
+    size: int = 100,
+    *,
+    snakes: int = 10,
+    ladders: int = 10,
+    rng: np.random.Generator | int | None = None,
+    overshoot: str = "win",
+    chain: bool = False,
+) -> BoardBatch:
+    """``n`` random boards of one size with fixed numbers of snakes and ladders (fair d6).
+
+    Sources are distinct squares in ``1 .. size - 1``; a snake from ``s``
+    lands uniformly on ``0 .. s - 1``, a ladder on ``s + 1 .. size``, never
+    on a jump source (so the boards are valid under ``chain=True`` too).
+    Vectorised: a million boards take a few seconds (generate them in
+    chunks to bound memory).
+
+    Examples
+    --------
+    >>> b = random_batch(3, 50, snakes=4, ladders=2, rng=0)
+    >>> len(b), b.jump_ptr.tolist()
+    (3, [0, 6, 12, 18])
+    >>> len(b[0].snakes), len(b[0].ladders)
+    (4, 2)
+    """
+    gen = np.random.default_rng(rng)
+    k = snakes + ladders
+    if size < 3 or snakes < 0 or ladders < 0 or 2 * k > size - 1:
+        raise ValueError(f"need size >= 3 and 2 * (snakes + ladders) <= size - 1, got size "
+                         f"{size}, {snakes} snakes, {ladders} ladders")
+    if overshoot not in OVERSHOOT_CODES:
+        raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got {overshoot!r}")
+    # k distinct sources per board: the k smallest of random keys on 1..size-1
+    keys = gen.random((n, size - 1))
+    src = np.argpartition(keys, k - 1, axis=1)[:, :k] + 1 if k else np.empty((n, 0), np.int64)
+    src = src.astype(np.int64)
+    # which sources are snakes: a random choice of ``snakes`` of them per board
+    is_snake = np.zeros((n, k), bool)
+    is_snake[:, :snakes] = True
+    is_snake = gen.permuted(is_snake, axis=1)
+    source_mask = np.zeros((n, size + 1), bool)
+    np.put_along_axis(source_mask, src, True, axis=1)
+    dst = np.empty((n, k), np.int64)
+    lo = np.where(is_snake, 0, src + 1)
+    span = np.where(is_snake, src, size + 1) - lo
+    rows, cols = np.repeat(np.arange(n), k), np.tile(np.arange(k), n)
+    while len(rows):  # redraw the destinations that landed on a jump source
+        cand = lo[rows, cols] + (gen.random(len(rows)) * span[rows, cols]).astype(np.int64)
+        dst[rows, cols] = cand
+        bad = source_mask[rows, cand]
+        rows, cols = rows[bad], cols[bad]
+    codes = np.full(n, OVERSHOOT_CODES[overshoot], np.int8)
+    return BoardBatch.from_arrays(
+        np.full(n, size), overshoot=codes, chain=np.full(n, bool(chain)),
+        jump_ptr=np.arange(0, k * n + 1, k, dtype=np.int64) if k else np.zeros(n + 1, np.int64),
+        jump_src=src.ravel(), jump_dst=dst.ravel())

@@ -1,0 +1,173 @@
+"""Per-board Numba kernels of batch analysis: validate, compile, BFS, moments, quantiles."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .._core.numba_config import njit, pjit
+from .._core.solve import moments_kernel
+from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
+from ..dice import MAX_FACE
+from .data import MAX_SIZE
+
+
+@njit()
+def _board_succ(size, start, code, chain, src, dst, faces, probs, sum_tol):  # pragma: no cover
+    """Validate one board and compile it: ``(problem, succ, probs)``.
+
+    ``problem`` is 0 for a valid board, else 1 (size/start), 2 (overshoot
+    code), 3 (dice, including a bounce face above ``size + 1`` and a sum
+    farther than ``sum_tol`` from 1), 4 (jumps: range, duplicate source,
+    cycle under chain) or 5 (``size`` above :data:`MAX_SIZE`). The checks
+    cover every rule of ``Board`` (on the faces as given, zero
+    probabilities included, as ``Dice`` does), so no
+    invalid board reaches the other kernels. ``succ`` and the returned
+    ``probs`` cover the faces of positive probability only.
+    """
+    empty = np.empty((0, 0), dtype=np.int64)
+    none = probs[:0]
+    if size < 1 or start < 0 or start > size:
+        return 1, empty, none
+    if size > MAX_SIZE:
+        return 5, empty, none
+    if code < 0 or code > 2:
+        return 2, empty, none
+    nf = faces.shape[0]
+    total = 0.0
+    used = 0
+    top = 0
+    for f in range(nf):
+        p = probs[f]
+        if faces[f] < 1 or faces[f] > MAX_FACE or p != p or p < 0.0 or p == np.inf:
+            return 3, empty, none
+        if f > 0 and faces[f] <= faces[f - 1]:
+            return 3, empty, none
+        total += p
+        if p > 0.0:
+            used += 1
+            top = faces[f]
+    if used == 0 or abs(total - 1.0) > sum_tol:
+        return 3, empty, none
+    if code == 2 and top > size + 1:
+        return 3, empty, none
+    k = src.shape[0]
+    jump_to = np.full(size + 1, -1, dtype=np.int64)
+    for j in range(k):
+        s, d = src[j], dst[j]
+        if s < 0 or s >= size or d < 0 or d > size or s == d or jump_to[s] >= 0:
+            return 4, empty, none
+        jump_to[s] = d
+    if chain:
+        for j in range(k):  # a walk of more than k jumps must revisit a square
+            x = src[j]
+            steps = 0
+            while jump_to[x] >= 0:
+                x = jump_to[x]
+                steps += 1
+                if steps > k:
+                    return 4, empty, none
+    if used < nf:  # drop the faces of probability zero
+        fc = np.empty(used, dtype=np.int64)
+        pc = np.empty(used)
+        i = 0
+        for f in range(nf):
+            if probs[f] > 0.0:
+                fc[i] = faces[f]
+                pc[i] = probs[f]
+                i += 1
+    else:
+        fc = faces
+        pc = probs
+    succ = np.empty((size + 1, used), dtype=np.int64)
+    succ_table_kernel(size, jump_to, code, chain, fc, succ)
+    return 0, succ, pc
+
+
+@njit()
+def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws,
+                   q_row):  # pragma: no cover - jitted
+    """Quantiles (into ``q_row``) and mode of the number of throws: ``(mode, status)``.
+
+    Pushes mass with ``chain._push_step``, as :func:`length_distribution` does, so ``q_row[i]`` is
+    the smallest ``k`` with ``cdf[k] >= levels[i]`` over the pmf that
+    :func:`length_distribution` returns (-1 when never reached) and ``mode``
+    its first argmax (-1 when the pmf is all zero). Stops as soon as the
+    answers cannot change; ``status`` is 1 when ``max_throws`` was exceeded.
+    """
+    n, nf = succ.shape
+    goal = n - 1
+    nq = levels.shape[0]
+    for i in range(nq):
+        q_row[i] = -1
+    if start == goal:  # pmf = [1.0]
+        for i in range(nq):
+            q_row[i] = 0
+        return 0, 0
+    unresolved = 0
+    for i in range(nq):
+        if levels[i] <= 0.0:
+            q_row[i] = 0
+        else:
+            unresolved += 1
+    if dist[start] <= 0:  # pmf = [0.0]
+        return -1, 0
+    mass = np.zeros(n)
+    nxt = np.zeros(n)
+    mass[start] = 1.0
+    live = dist > 0
+    band = np.array([start, start])
+    cum = 0.0
+    best = 0.0
+    mode = 0
+    k = 0
+    while True:
+        k += 1
+        if k > max_throws:
+            return -1, 1
+        p, remaining = push_step_kernel(succ, probs, mass, nxt, live, goal, band)
+        cum += p
+        if p > best:
+            best = p
+            mode = k
+        for i in range(nq):
+            if q_row[i] < 0 and cum >= levels[i]:
+                q_row[i] = k
+                unresolved -= 1
+        if remaining < tail:
+            break
+        if unresolved == 0 and (not want_mode or remaining * (1.0 + 1e-9) < best):
+            break
+    return (mode if best > 0.0 else -1), 0
+
+
+@pjit()
+def batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst, dice_ptr,
+                  faces, probs, sum_tol, moments, quantiles, levels, want_mode, tail,
+                  max_throws, problem, min_out, mean_out, var_out, q_out, mode_out,
+                  status):  # pragma: no cover - jitted
+    """Every board in parallel: validate, compile, BFS, moments, quantiles."""
+    for b in numba.prange(sizes.shape[0]):
+        j0, j1 = jump_ptr[b], jump_ptr[b + 1]
+        d0, d1 = dice_ptr[b], dice_ptr[b + 1]
+        code, succ, pr = _board_succ(sizes[b], starts[b], overshoot[b], chain[b],
+                                     jump_src[j0:j1], jump_dst[j0:j1], faces[d0:d1],
+                                     probs[d0:d1], sum_tol)
+        problem[b] = code
+        if code != 0:
+            continue
+        n = succ.shape[0]
+        dist = np.empty(n, dtype=np.int64)
+        sure = np.empty(n, dtype=np.bool_)
+        reach_kernel(succ, dist, sure)
+        start = starts[b]
+        min_out[b] = dist[start]
+        if moments:
+            mean = np.empty(n)
+            var = np.empty(n)
+            moments_kernel(succ, pr, sure, mean, var)
+            mean_out[b] = mean[start]
+            var_out[b] = var[start]
+        if quantiles:
+            mode_out[b], status[b] = _quantiles_one(succ, pr, dist, start, levels,
+                                                    want_mode, tail, max_throws, q_out[b])

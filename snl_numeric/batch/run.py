@@ -1,0 +1,336 @@
+"""Analysing batches chunk by chunk: here or on a Dask cluster."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._core.progress import Progress
+from .._core.validation import check_tail
+from ..board import OVERSHOOT_RULES
+from ..chain import DEFAULT_MAX_THROWS, DEFAULT_TAIL
+from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, require_pandas, segment_ids
+from .files import Chunk, open_source, raise_for_row
+from .kernels import batch_kernel
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Columns computed when ``columns`` is not given.
+DEFAULT_COLUMNS = ("min_throws", "expected_throws", "variance", "std")
+#: Every fixed column name; ``"p<q>"`` (e.g. ``"p90"``, ``"p99.9"``) adds a percentile.
+COLUMNS = ("min_throws", "expected_throws", "variance", "std", "median", "mode",
+           "size", "start", "n_snakes", "n_ladders", "n_faces")
+
+# Numba's workqueue layer is not thread-safe; a Dask worker with several
+# threads must not enter the parallel kernels concurrently.
+_KERNEL_LOCK = threading.Lock()
+
+
+def _percentile_value(name: str) -> float | None:
+    if name == "median":
+        return 50.0
+    if name.startswith("p") and len(name) > 1:
+        try:
+            q = float(name[1:])
+        except ValueError:
+            return None
+        return q if math.isfinite(q) else None
+    return None
+
+
+def _check_columns(columns: Any) -> tuple[str, ...]:
+    if isinstance(columns, str):
+        columns = (columns,)
+    try:
+        cols = tuple(columns)
+    except TypeError:
+        raise TypeError(f"columns must be a sequence of names, got {columns!r}") from None
+    if not cols:
+        raise ValueError("columns must name at least one column")
+    for c in cols:
+        if not isinstance(c, str):
+            raise TypeError(f"column names must be strings, got {c!r}")
+        if c in COLUMNS:
+            continue
+        q = _percentile_value(c)
+        if q is None:
+            raise ValueError(f"unknown column {c!r}; expected one of {COLUMNS} or 'p<q>' "
+                             f"such as 'p90'")
+        if not 0 < q < 100:
+            raise ValueError(f"percentile column {c!r} must name q in (0, 100) "
+                             "(the distribution's tail is cut at the tolerance)")
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"columns must be distinct, got {list(cols)}")
+    return cols
+
+
+@dataclass(frozen=True)
+class Settings:
+    columns: tuple[str, ...]
+    errors: str
+    tail: float
+    max_throws: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"columns": list(self.columns), "errors": self.errors, "tail": self.tail,
+                "max_throws": self.max_throws}
+
+
+def _problem_message(batch: BoardBatch, i: int, code: int) -> str | None:
+    """The Board's own error for a flagged row, or None if the Board is in fact valid."""
+    if code == 2:
+        return (f"overshoot must be one of {OVERSHOOT_RULES}, "
+                f"got code {int(batch.overshoot[i])}")
+    if code == 5:
+        return f"size {int(batch.sizes[i])} is too large for batch analysis (at most {MAX_SIZE})"
+    try:
+        batch._board(i)
+    except (ValueError, TypeError) as exc:
+        return str(exc)
+    return None
+
+
+@dataclass
+class _Out:
+    problem: np.ndarray
+    min_throws: np.ndarray
+    mean: np.ndarray
+    var: np.ndarray
+    q: np.ndarray
+    mode: np.ndarray
+    status: np.ndarray
+
+    def put(self, rows: np.ndarray, other: _Out) -> None:
+        for name in ("problem", "min_throws", "mean", "var", "q", "mode", "status"):
+            getattr(self, name)[rows] = getattr(other, name)
+
+
+def _run_kernel(batch: BoardBatch, settings: Settings, sum_tol: float) -> _Out:
+    cols = settings.columns
+    levels = np.array([_percentile_value(c) / 100.0 - 1e-12 for c in cols
+                       if _percentile_value(c) is not None])
+    want_mode = "mode" in cols
+    n = len(batch)
+    out = _Out(np.zeros(n, np.int8), np.full(n, -1, np.int64), np.full(n, np.nan),
+               np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
+               np.full(n, -1, np.int64), np.zeros(n, np.int8))
+    if n:
+        with _KERNEL_LOCK:
+            batch_kernel(batch.sizes, batch.starts, batch.overshoot, batch.chain,
+                          batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
+                          batch.faces, batch.probs, sum_tol,
+                          any(c in cols for c in ("expected_throws", "variance", "std")),
+                          bool(len(levels)) or want_mode, levels, want_mode,
+                          float(settings.tail), int(settings.max_throws), out.problem,
+                          out.min_throws, out.mean, out.var, out.q, out.mode, out.status)
+    return out
+
+
+def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
+    """Result rows of one chunk: a DataFrame with a ``row`` column."""
+    pd = require_pandas()
+    batch, cols = chunk.batch, settings.columns
+    n = len(batch)
+    # flag borderline dice sums too: the Board (numpy's sum) is the judge for flagged rows
+    out = _run_kernel(batch, settings, 1e-12 * (1 - 1e-3))
+    error = np.zeros(n, bool)
+    messages: dict[int, str] = {}
+    for i, msg in chunk.parse_errors.items():
+        error[i] = True
+        messages[i] = msg
+    recheck = []
+    for i in np.flatnonzero((out.problem != 0) & ~error).tolist():
+        msg = _problem_message(batch, i, int(out.problem[i]))
+        if msg is None:
+            recheck.append(i)
+        else:
+            error[i] = True
+            messages[i] = msg
+    if recheck:  # valid after all (a dice sum right at the tolerance): compute them
+        rows = np.array(recheck, np.int64)
+        out.put(rows, _run_kernel(batch.take(rows), settings, np.inf))
+        for i in rows[out.problem[rows] != 0].tolist():  # never a silently wrong row
+            error[i] = True
+            messages[i] = "internal error: the batch kernel refused a valid board"
+    for i in np.flatnonzero(out.status & ~error).tolist():
+        error[i] = True
+        messages[i] = (f"the tail did not fall below {settings.tail} within max_throws="
+                       f"{settings.max_throws} throws; raise max_throws or tail")
+    if error.any() and settings.errors == "raise":
+        i = int(np.flatnonzero(error)[0])
+        raise_for_row(chunk.offset + i, messages[i])
+    ok = ~error
+    q_cols = [c for c in cols if _percentile_value(c) is not None]
+    q_values = {c: out.q[:, j] for j, c in enumerate(q_cols)}
+    min_out, mean_out, var_out, mode = out.min_throws, out.mean, out.var, out.mode
+
+    def int_col(values: np.ndarray, missing: np.ndarray | None = None) -> Any:
+        mask = ~ok if missing is None else (~ok | missing)
+        return pd.arrays.IntegerArray(values.astype(np.int64), mask)
+
+    def float_col(values: np.ndarray) -> np.ndarray:
+        return np.where(ok, values, np.nan)
+
+    data: dict[str, Any] = {"row": np.arange(chunk.offset, chunk.offset + n, dtype=np.int64)}
+    jl = np.diff(batch.jump_ptr)
+    owner = segment_ids(batch.jump_ptr)
+    for c in cols:
+        if c == "min_throws":
+            data[c] = int_col(min_out)
+        elif c == "expected_throws":
+            data[c] = float_col(mean_out)
+        elif c == "variance":
+            data[c] = float_col(var_out)
+        elif c == "std":
+            with np.errstate(invalid="ignore"):
+                data[c] = float_col(np.sqrt(var_out))
+        elif c == "mode":
+            data[c] = int_col(mode, mode < 0)
+        elif c in q_values:
+            data[c] = int_col(q_values[c], q_values[c] < 0)
+        elif c == "size":
+            data[c] = int_col(batch.sizes)
+        elif c == "start":
+            data[c] = int_col(batch.starts)
+        elif c == "n_snakes":
+            down = batch.jump_dst < batch.jump_src
+            data[c] = int_col(np.bincount(owner[down], minlength=n) if n else jl)
+        elif c == "n_ladders":
+            up = batch.jump_dst > batch.jump_src
+            data[c] = int_col(np.bincount(owner[up], minlength=n) if n else jl)
+        elif c == "n_faces":
+            used = batch.probs > 0
+            data[c] = int_col(np.bincount(segment_ids(batch.dice_ptr)[used], minlength=n))
+    if settings.errors == "coerce":
+        err = np.full(n, None, dtype=object)
+        for i, msg in messages.items():
+            err[i] = msg
+        data["error"] = err
+    return pd.DataFrame(data)
+
+
+def execute(chunks: Iterable[Chunk], settings: Settings, client: Any
+             ) -> Iterator[tuple[Chunk, pd.DataFrame]]:
+    """Results of ``chunks`` in order: here, or as Dask tasks keyed by chunk index."""
+    if client is None:
+        for chunk in chunks:
+            yield chunk, analyze_chunk(chunk, settings)
+        return
+    import collections
+    import uuid
+
+    token = uuid.uuid4().hex[:12]
+    threads = sum(client.nthreads().values()) or 1
+    window = max(2 * threads, 4)
+    inflight: collections.deque = collections.deque()
+    for chunk in chunks:
+        # the key names the chunk: a chunk is one task, whatever retries happen
+        fut = client.submit(analyze_chunk, chunk, settings,
+                            key=f"snl-batch-{token}-{chunk.index:09d}")
+        inflight.append((chunk, fut))
+        if len(inflight) >= window:
+            c, f = inflight.popleft()
+            yield c, f.result()
+            f.release()
+    while inflight:
+        c, f = inflight.popleft()
+        yield c, f.result()
+        f.release()
+
+
+def make_settings(columns: Any, errors: str, tail: float, max_throws: int,
+              chunk_size: int) -> Settings:
+    cols = _check_columns(DEFAULT_COLUMNS if columns is None else columns)
+    if errors not in ("raise", "coerce"):
+        raise ValueError(f"errors must be 'raise' or 'coerce', got {errors!r}")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)):
+        raise TypeError(f"chunk_size must be an integer, got {chunk_size!r}")
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+    check_tail(tail, max_throws)
+    return Settings(cols, errors, float(tail), int(max_throws))
+
+
+def _empty_frame(settings: Settings) -> pd.DataFrame:
+    return analyze_chunk(Chunk(0, 0, BoardBatch.from_arrays(np.empty(0, np.int64)), {}),
+                          settings)
+
+
+def analyze_many(
+    boards: Any,
+    *,
+    columns: Sequence[str] | None = None,
+    errors: str = "raise",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    client: Any = None,
+    progress: bool = False,
+    tail: float = DEFAULT_TAIL,
+    max_throws: int = DEFAULT_MAX_THROWS,
+) -> pd.DataFrame:
+    """The core numbers of every board in a batch, as a table.
+
+    Parameters
+    ----------
+    boards : BoardBatch, list of Board, path, or iterable
+        A :class:`BoardBatch`; a list of :class:`~snl_numeric.Board`; the
+        path of a JSON Lines or Parquet board file; or any iterable of
+        Boards, ``Board.to_dict`` dicts or BoardBatches (streamed in chunks).
+    columns : sequence of str, optional
+        Any of ``min_throws``, ``expected_throws``, ``variance``, ``std``,
+        ``median``, ``mode``, ``p<q>`` (e.g. ``p90``: the smallest ``k``
+        with ``P(T <= k) >= q / 100``), ``size``, ``start``, ``n_snakes``,
+        ``n_ladders``, ``n_faces``. Default :data:`DEFAULT_COLUMNS`. The
+        distribution is computed only for ``median``/``mode``/``p<q>``.
+    errors : {"raise", "coerce"}
+        ``"raise"``: a bad board raises ``ValueError("board <row>: <why>")``
+        with the :class:`~snl_numeric.Board` message. ``"coerce"``: an
+        ``error`` column holds the message (missing for good rows) and the
+        bad rows' values are missing.
+    chunk_size : int
+        Boards per chunk (the unit of streaming, of Dask tasks and of
+        progress).
+    client : dask.distributed.Client, optional
+        Run the chunks as tasks on this Dask cluster (one task per chunk,
+        keyed by its index; results gathered in order). Default: here.
+    progress : bool
+        Show a progress bar on standard error.
+    tail, max_throws : float, int
+        As in :func:`~snl_numeric.length_distribution` (quantile columns).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per board, indexed by its position in the input (``row``).
+        Integer columns are nullable (``Int64``); ``min_throws`` is -1 for
+        an unreachable goal, ``expected_throws``/``variance``/``std`` are
+        ``inf`` when the goal is not reached with probability 1, and a
+        quantile the distribution never reaches is ``<NA>``.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> df = analyze_many([Board(10), Board(10, {9: 0}, overshoot="exact")],
+    ...                   columns=["min_throws", "expected_throws", "p90"])
+    >>> df.round(3).to_dict("list")
+    {'min_throws': [2, 2], 'expected_throws': [3.324, 9.301], 'p90': [4, 19]}
+    >>> bad = {"size": 10, "jumps": [[10, 2]]}
+    >>> analyze_many([{"size": 10}, bad], errors="coerce")["error"].tolist()[1]
+    'jump 10->2 leaves the goal 10; no jump may leave it'
+    """
+    pd = require_pandas()
+    settings = make_settings(columns, errors, tail, max_throws, chunk_size)
+    source = open_source(boards, int(chunk_size))
+    frames = []
+    with Progress(source.total, "batch", enabled=progress) as bar:
+        for chunk, frame in execute(source.chunks, settings, client):
+            frames.append(frame)
+            bar.update(len(chunk.batch))
+    df = pd.concat(frames, ignore_index=True) if frames else _empty_frame(settings)
+    df.index = pd.Index(df.pop("row").to_numpy(), name="row")
+    return df

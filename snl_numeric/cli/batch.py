@@ -1,0 +1,62 @@
+"""``snl batch IN -o OUT``: analyse many boards from a file."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..batch import DEFAULT_COLUMNS, analyze_to_parquet
+from ..batch.data import DEFAULT_CHUNK_SIZE
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``snl batch IN -o OUT``."""
+    p = sub.add_parser(
+        "batch", help="analyse many boards from a JSON Lines or Parquet file",
+        description="Analyse every board of IN (JSON Lines: one Board.to_dict per line; or "
+                    "Parquet: columns size, start, overshoot, chain, jump_src, jump_dst, "
+                    "dice_faces, dice_probs) into OUT, a directory of Parquet parts that a "
+                    "rerun resumes.")
+    p.add_argument("input", metavar="IN", help="board file (.jsonl or .parquet)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="output directory of Parquet parts")
+    p.add_argument("--columns", default=",".join(DEFAULT_COLUMNS),
+                   help="comma-separated columns, e.g. min_throws,expected_throws,median,p90 "
+                        f"(default {','.join(DEFAULT_COLUMNS)})")
+    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE,
+                   help=f"boards per chunk/part (default {DEFAULT_CHUNK_SIZE})")
+    p.add_argument("--errors", choices=("raise", "coerce"), default="raise",
+                   help="stop at the first bad board, or record it in an 'error' column")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace results of another input or other settings")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster (e.g. tcp://host:8786)")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="hide the progress bar")
+    p.add_argument("--json", action="store_true", help="print the run summary as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: Any) -> int:
+    columns = [c.strip() for c in args.columns.split(",") if c.strip()]
+    client = None
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("--scheduler needs Dask: pip install 'snl_numeric[dask]'"
+                              ) from None
+        client = Client(args.scheduler)
+    try:
+        run = analyze_to_parquet(args.input, args.output, columns=columns, errors=args.errors,
+                                 chunk_size=args.chunk_size, client=client,
+                                 progress=args.progress, overwrite=args.overwrite)
+    finally:
+        if client is not None:
+            client.close()
+    if args.json:
+        print(json.dumps(run.__dict__))
+    else:
+        print(f"{run.rows} boards -> {run.path} ({run.chunks} parts: {run.computed} computed, "
+              f"{run.reused} reused; {run.errors} errors)")
+    return 0

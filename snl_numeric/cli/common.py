@@ -1,0 +1,62 @@
+"""What the ``snl`` subcommands share: loading a board, the rule-override flags."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from .. import boards
+from ..board import OVERSHOOT_RULES, Board
+from ..dice import parse_dice
+
+
+def load_board(spec: str) -> Board:
+    """A board from a registry name or the path of a JSON board file.
+
+    Examples
+    --------
+    >>> load_board("seed-30").size
+    29
+    """
+    if spec in boards.names():
+        return boards.get(spec)
+    if os.path.exists(spec):
+        return Board.from_json(os.fspath(spec))
+    raise ValueError(
+        f"{spec!r} is neither a known board ({', '.join(boards.names())}) nor a JSON file"
+    )
+
+
+def add_board_arguments(parser: argparse.ArgumentParser, *, dice: bool = True) -> None:
+    """The BOARD argument and the rule-override flags, shared by commands.
+
+    ``dice=False`` leaves out ``--dice`` for commands that use it otherwise.
+    """
+    parser.add_argument("board", metavar="BOARD",
+                        help="a registry name (see 'snl boards') or a JSON board file")
+    parser.add_argument("--overshoot", choices=OVERSHOOT_RULES, help="override the overshoot rule")
+    chain = parser.add_mutually_exclusive_group()
+    chain.add_argument("--chain", dest="chain", action="store_true", default=None,
+                       help="follow chained jumps")
+    chain.add_argument("--no-chain", dest="chain", action="store_false",
+                       help="follow at most one jump per throw")
+    parser.add_argument("--start", type=int, help="override the start square")
+    if dice:
+        parser.add_argument("--dice", dest="dice_spec", metavar="DICE",
+                            help="dice: 'd6', '1-3', '2d6' or '1:0.5,2:0.5'")
+
+
+def board_from_args(args: argparse.Namespace) -> Board:
+    """Load ``args.board`` and apply the rule overrides."""
+    board = load_board(args.board)
+    changes: dict[str, Any] = {}
+    if args.overshoot is not None:
+        changes["overshoot"] = args.overshoot
+    if args.chain is not None:
+        changes["chain"] = args.chain
+    if args.start is not None:
+        changes["start"] = args.start
+    if getattr(args, "dice_spec", None):
+        changes["dice"] = parse_dice(args.dice_spec)
+    return board.replace(**changes) if changes else board

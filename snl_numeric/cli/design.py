@@ -1,0 +1,58 @@
+"""``snl design``: search a board layout with a wanted expected length."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..board import OVERSHOOT_RULES
+from ..design import METHODS, design_board
+from ..dice import parse_dice
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``snl design`` on the ``snl`` subparsers."""
+    p = sub.add_parser("design", help="search a board layout with a wanted expected length")
+    p.add_argument("--size", type=int, default=100, help="goal square (default 100)")
+    p.add_argument("--snakes", type=int, required=True)
+    p.add_argument("--ladders", type=int, required=True)
+    goal = p.add_mutually_exclusive_group(required=True)
+    goal.add_argument("--max", dest="objective", action="store_const", const="max",
+                      help="longest expected game")
+    goal.add_argument("--min", dest="objective", action="store_const", const="min",
+                      help="shortest expected game")
+    goal.add_argument("--target", type=float, help="expected length as close to X as possible")
+    p.add_argument("--method", choices=METHODS, default="anneal")
+    p.add_argument("--iterations", type=int, default=20_000, help="steps per chain")
+    p.add_argument("--chains", type=int, default=8)
+    p.add_argument("--min-length", type=int, default=1)
+    p.add_argument("--max-length", type=int)
+    p.add_argument("--forbidden", type=int, nargs="*", default=(), metavar="SQUARE")
+    p.add_argument("--overshoot", choices=OVERSHOOT_RULES, default="win")
+    p.add_argument("--chain", action="store_true", help="follow chained jumps")
+    p.add_argument("--start", type=int, default=0)
+    p.add_argument("--dice", dest="dice_spec", metavar="DICE",
+                   help="dice: 'd6', '1-3', '2d6' or '1:0.5,2:0.5'")
+    p.add_argument("--seed", type=int, help="random seed (reproducible runs)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the board JSON here")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    res = design_board(
+        args.size, snakes=args.snakes, ladders=args.ladders, objective=args.objective,
+        target=args.target, method=args.method, iterations=args.iterations,
+        chains=args.chains, min_length=args.min_length, max_length=args.max_length,
+        forbidden=args.forbidden, overshoot=args.overshoot, chain=args.chain,
+        dice=parse_dice(args.dice_spec) if args.dice_spec else None, start=args.start,
+        rng=args.seed, progress=not args.no_progress)
+    if args.output:
+        res.board.to_json(args.output, indent=2)
+    if args.json:
+        print(json.dumps(res.to_dict(), indent=2))
+    else:
+        print(res)
+    return 0

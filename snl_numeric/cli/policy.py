@@ -1,0 +1,56 @@
+"""``snl policy``: optimal choice between dice (and optional jumps)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .._core.text import json_float, label
+from ..chain import expected_throws
+from ..dice import parse_dice
+from ..policy import METHODS, OBJECTIVES, finish_within, optimal_policy
+from .common import add_board_arguments, board_from_args
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``snl policy`` on the ``snl`` subparsers."""
+    p = sub.add_parser("policy", help="optimal choice between dice (and optional jumps)")
+    add_board_arguments(p, dice=False)
+    p.add_argument("--dice", "--action", dest="actions", action="append", metavar="DICE",
+                   help="a die to choose from (repeat): 'd6', '1-3', '2d6', '1:0.5,2:0.5'; "
+                        "default: the board's own die")
+    p.add_argument("--optional-jumps", action="store_true",
+                   help="the player may decline any snake or ladder")
+    p.add_argument("--objective", choices=OBJECTIVES, default="min",
+                   help="min: best play (default); max: worst play")
+    p.add_argument("--method", choices=METHODS, default="policy",
+                   help="policy iteration (default) or value iteration")
+    p.add_argument("--horizon", type=int, metavar="K",
+                   help="maximise instead the chance to finish within K throws")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    board = board_from_args(args)
+    actions = [parse_dice(s) for s in args.actions] if args.actions else [board.dice]
+    if args.horizon is not None:
+        if args.objective != "min":
+            raise ValueError("--horizon maximises the chance to finish; drop --objective max")
+        result: Any = finish_within(board, actions, args.horizon,
+                                    optional_jumps=args.optional_jumps)
+        print(json.dumps(result.to_dict()) if args.json else result)
+        return 0
+    result = optimal_policy(board, actions, objective=args.objective,
+                            optional_jumps=args.optional_jumps, method=args.method)
+    alone = [expected_throws(board.replace(dice=d)) for d in result.actions]
+    if args.json:
+        out = result.to_dict()
+        out["single_die"] = {label(i): json_float(v) for i, v in enumerate(alone)}
+        print(json.dumps(out))
+    else:
+        print(result)
+        print("  one die only      " + "  ".join(
+            f"{label(i)}: {v:.6f}" for i, v in enumerate(alone)))
+    return 0

@@ -1,0 +1,41 @@
+"""``snl simulate BOARD --games N``: Monte Carlo simulation."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any
+
+from ..simulate import DEFAULT_MAX_THROWS, simulate
+from .common import add_board_arguments, board_from_args
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``snl simulate BOARD --games N ...`` on the ``snl`` subparsers."""
+    p = sub.add_parser("simulate", help="Monte Carlo simulation of the number of throws")
+    add_board_arguments(p)
+    p.add_argument("--games", type=int, required=True, metavar="N", help="games to play")
+    p.add_argument("--seed", type=int, metavar="S",
+                   help="integer seed (default: fresh entropy, printed for reproduction)")
+    p.add_argument("--max-throws", type=int, default=DEFAULT_MAX_THROWS, metavar="M",
+                   help=f"stop a game after M throws (default {DEFAULT_MAX_THROWS})")
+    p.add_argument("--threads", type=int, metavar="T", help="Numba threads (default: all)")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args: Any) -> int:
+    board = board_from_args(args)
+    with warnings.catch_warnings():  # censoring is reported in the output itself
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = simulate(board, args.games, rng=args.seed, max_throws=args.max_throws,
+                          threads=args.threads, progress=args.progress,
+                          confidence=args.confidence)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result)
+    return 0

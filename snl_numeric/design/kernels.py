@@ -1,0 +1,296 @@
+"""Numba kernels of the layout search: moves, exact evaluation, annealing chains."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+
+from .._core.numba_config import njit, pjit
+from .._core.solve import moments_kernel
+from .._core.table import reach_kernel, succ_table_kernel
+
+
+@njit()
+def _next_u64(state, c):  # pragma: no cover - jitted
+    """splitmix64 step of stream ``c``."""
+    s = state[c] + np.uint64(0x9E3779B97F4A7C15)
+    state[c] = s
+    z = (s ^ (s >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit()
+def _uniform(state, c):  # pragma: no cover - jitted
+    return float(_next_u64(state, c) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit()
+def _randint(state, c, n):  # pragma: no cover - jitted
+    r = int(_uniform(state, c) * n)
+    return r if r < n else n - 1
+
+
+@njit()
+def _ok(s, d, snake, size, allowed_src, allowed_dst, min_len, max_len):  # pragma: no cover
+    """Whether ``s -> d`` is a feasible jump of its kind (occupancy aside)."""
+    if s < 1 or s >= size or d < 0 or d > size:
+        return False
+    if not allowed_src[s] or not allowed_dst[d]:
+        return False
+    length = s - d if snake else d - s
+    return min_len <= length <= max_len
+
+
+@njit()
+def _mark(size, src, dst, occ):  # pragma: no cover - jitted
+    occ[:] = False
+    for j in range(src.shape[0]):
+        occ[src[j]] = True
+        occ[dst[j]] = True
+
+
+@njit()
+def _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len,
+                max_len, pick, new_src, new_dst, rec, rec_n):  # pragma: no cover - jitted
+    """Count the feasible moves of ``kind`` for jump ``j``; apply the ``pick``-th.
+
+    Kinds: 0 relocate the start, 1 relocate the end, 2 shift the jump, 3 swap
+    starts with another jump (of either kind; each keeps its kind). With ``pick >= 0`` the chosen
+    move is written into ``new_src``/``new_dst`` (copies of ``src``/``dst``
+    on entry). When ``rec`` has rows, every move is also recorded in
+    ``rec[rec_n + i] = (j, kind, a, b)``: the new start and end (kinds 0-2)
+    or the other jump (kind 3, ``b = -1``).
+    """
+    s0 = src[j]
+    d0 = dst[j]
+    snake = j < n_snakes
+    record = rec.shape[0] > 0
+    count = 0
+    if kind == 3:
+        for j2 in range(src.shape[0]):
+            if j2 == j:
+                continue
+            if _ok(src[j2], d0, snake, size, allowed_src, allowed_dst, min_len, max_len) and \
+                    _ok(s0, dst[j2], j2 < n_snakes, size, allowed_src, allowed_dst, min_len,
+                        max_len):
+                if count == pick:
+                    new_src[j] = src[j2]
+                    new_src[j2] = s0
+                if record:
+                    _record(rec, rec_n + count, j, kind, j2, -1)
+                count += 1
+        return count
+    occ[s0] = False
+    occ[d0] = False
+    lo = 1 if kind == 0 else (0 if kind == 1 else -size)
+    hi = size - 1 if kind == 0 else size
+    for x in range(lo, hi + 1):
+        if kind == 0:
+            s, d = x, d0
+        elif kind == 1:
+            s, d = s0, x
+        else:
+            s, d = s0 + x, d0 + x
+        if (s == s0 and d == d0) or s == d or s < 1 or s >= size or d < 0 or d > size:
+            continue
+        if not occ[s] and not occ[d] and \
+                _ok(s, d, snake, size, allowed_src, allowed_dst, min_len, max_len):
+            if count == pick:
+                new_src[j] = s
+                new_dst[j] = d
+            if record:
+                _record(rec, rec_n + count, j, kind, s, d)
+            count += 1
+    occ[s0] = True
+    occ[d0] = True
+    return count
+
+
+@njit()
+def _record(rec, i, j, kind, a, b):  # pragma: no cover - jitted
+    rec[i, 0] = j
+    rec[i, 1] = kind
+    rec[i, 2] = a
+    rec[i, 3] = b
+
+
+@njit()
+def _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, max_len,
+             state, c, new_src, new_dst):  # pragma: no cover - jitted
+    """One random feasible move into ``new_src``/``new_dst``; False if none drawn."""
+    k = src.shape[0]
+    new_src[:] = src
+    new_dst[:] = dst
+    j = _randint(state, c, k)
+    kind = _randint(state, c, 4)
+    no_rec = np.empty((0, 4), dtype=np.int64)
+    n = _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
+                    min_len, max_len, -1, new_src, new_dst, no_rec, 0)
+    if n == 0:
+        return False
+    _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len,
+                max_len, _randint(state, c, n), new_src, new_dst, no_rec, 0)
+    return True
+
+
+@njit()
+def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs, jump_to, succ, dist, sure,
+              mean, var):  # pragma: no cover - jitted
+    """Exact (mean, variance) of the throws from ``start`` for one layout."""
+    jump_to[:] = -1
+    for j in range(src.shape[0]):
+        jump_to[src[j]] = dst[j]
+    succ_table_kernel(size, jump_to, overshoot, chain, faces, succ)
+    reach_kernel(succ, dist, sure)
+    if not sure[start]:
+        return np.inf, np.inf
+    moments_kernel(succ, probs, sure, mean, var)
+    return mean[start], var[start]
+
+
+@njit()
+def _cost(mode, mean, target):  # pragma: no cover - jitted
+    if mode == 0:
+        return -mean
+    if mode == 1:
+        return mean
+    return abs(mean - target)
+
+
+@njit()
+def _batch_chunk(size, cand_src, cand_dst, first, n, step, start, overshoot, chain, faces,
+                 probs, out_mean, out_var):  # pragma: no cover - jitted
+    """Evaluate candidates ``first, first + step, ...`` below ``n`` (one task's share)."""
+    jump_to = np.empty(size + 1, dtype=np.int64)
+    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
+    dist = np.empty(size + 1, dtype=np.int64)
+    sure = np.empty(size + 1, dtype=np.bool_)
+    mean = np.empty(size + 1)
+    var = np.empty(size + 1)
+    for i in range(first, n, step):
+        m, v = _layout_moments_kernel(size, cand_src[i], cand_dst[i], start, overshoot, chain, faces, probs,
+                         jump_to, succ, dist, sure, mean, var)
+        out_mean[i] = m
+        out_var[i] = v
+
+
+@pjit()
+def batch_kernel(size, cand_src, cand_dst, n, start, overshoot, chain, faces, probs,
+                  out_mean, out_var):  # pragma: no cover - jitted
+    """Evaluate the first ``n`` candidate layouts, in parallel over 64 interleaved shares."""
+    n_tasks = min(n, 64)
+    for task in prange(n_tasks):
+        _batch_chunk(size, cand_src, cand_dst, task, n, n_tasks, start, overshoot, chain, faces,
+                     probs, out_mean, out_var)
+
+
+@njit()
+def _anneal_chain(c, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
+                  overshoot, chain, faces, probs, mode, target, temps, state, src, dst, cost,
+                  best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
+                  trace_evals):  # pragma: no cover - jitted
+    """Advance annealing chain ``c`` by ``len(temps)`` steps (touches only row ``c``)."""
+    k = src.shape[1]
+    occ = np.zeros(size + 1, dtype=np.bool_)
+    cur_src = src[c].copy()
+    cur_dst = dst[c].copy()
+    new_src = np.empty(k, dtype=np.int64)
+    new_dst = np.empty(k, dtype=np.int64)
+    jump_to = np.empty(size + 1, dtype=np.int64)
+    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
+    dist = np.empty(size + 1, dtype=np.int64)
+    sure = np.empty(size + 1, dtype=np.bool_)
+    mean = np.empty(size + 1)
+    var = np.empty(size + 1)
+    _mark(size, cur_src, cur_dst, occ)
+    cc = cost[c]
+    for it in range(temps.shape[0]):
+        if _propose(size, n_snakes, cur_src, cur_dst, occ, allowed_src, allowed_dst,
+                    min_len, max_len, state, c, new_src, new_dst):
+            m, v = _layout_moments_kernel(size, new_src, new_dst, start, overshoot, chain, faces, probs,
+                             jump_to, succ, dist, sure, mean, var)
+            evals[c] += 1
+            if m < np.inf:
+                cn = _cost(mode, m, target)
+                delta = cn - cc
+                if delta <= 0.0 or _uniform(state, c) < math.exp(-delta / temps[it]):
+                    cur_src[:] = new_src
+                    cur_dst[:] = new_dst
+                    cc = cn
+                    _mark(size, cur_src, cur_dst, occ)
+                    if cn < best_cost[c]:
+                        best_cost[c] = cn
+                        best_src[c] = cur_src
+                        best_dst[c] = cur_dst
+                        best_mean[c] = m
+                        best_var[c] = v
+        trace[c, it] = best_cost[c]
+        trace_evals[c, it] = evals[c]
+    src[c] = cur_src
+    dst[c] = cur_dst
+    cost[c] = cc
+
+
+@pjit()
+def anneal_kernel(size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
+                   overshoot, chain, faces, probs, mode, target, temps, state, src, dst, cost,
+                   best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
+                   trace_evals):  # pragma: no cover - jitted
+    """Advance every annealing chain by ``len(temps)`` steps, one chain per task."""
+    for c in prange(src.shape[0]):
+        _anneal_chain(c, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
+                      overshoot, chain, faces, probs, mode, target, temps, state, src, dst,
+                      cost, best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
+                      trace_evals)
+
+
+@njit()
+def neighbours_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len,
+                       rec):  # pragma: no cover - jitted
+    """Record every feasible single move of a layout in ``rec``; return how many."""
+    occ = np.zeros(size + 1, dtype=np.bool_)
+    _mark(size, src, dst, occ)
+    n = 0
+    for j in range(src.shape[0]):
+        for kind in range(4):
+            n += _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
+                             min_len, max_len, -1, src, dst, rec, n)
+    return n
+
+
+@njit()
+def apply_moves_kernel(src, dst, rec, take, out_src, out_dst):  # pragma: no cover - jitted
+    """Row ``i`` of ``out_*``: the layout after move ``rec[take[i]]``."""
+    for i in range(take.shape[0]):
+        j, kind, a, b = rec[take[i]]
+        out_src[i] = src
+        out_dst[i] = dst
+        if kind == 3:
+            out_src[i, j] = src[a]
+            out_src[i, a] = src[j]
+        else:
+            out_src[i, j] = a
+            out_dst[i, j] = b
+
+
+@njit()
+def kick_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len, state,
+                 moves):  # pragma: no cover - jitted
+    """Apply ``moves`` random feasible moves to ``src``/``dst`` in place."""
+    k = src.shape[0]
+    occ = np.zeros(size + 1, dtype=np.bool_)
+    new_src = np.empty(k, dtype=np.int64)
+    new_dst = np.empty(k, dtype=np.int64)
+    done = 0
+    for _ in range(50 * moves):
+        if done == moves:
+            break
+        _mark(size, src, dst, occ)
+        if _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, max_len,
+                    state, 0, new_src, new_dst):
+            src[:] = new_src
+            dst[:] = new_dst
+            done += 1

@@ -1,0 +1,87 @@
+"""The result of a board-design search."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..board import Board
+
+
+@dataclass(frozen=True, eq=False)
+class DesignResult:
+    """The best layout a :func:`design_board` search found.
+
+    Attributes
+    ----------
+    board : Board
+        The best board (its jumps and the rules searched under).
+    expected : float
+        Its exact expected number of throws from ``board.start``.
+    variance : float
+        The variance of that number of throws.
+    objective : str
+        ``"max"``, ``"min"`` or ``"target"``.
+    target : float or None
+        The target length for ``objective="target"``.
+    value : float
+        The objective value: ``expected`` for max/min, ``|expected - target|``
+        for a target.
+    method : str
+        ``"anneal"`` or ``"local"``.
+    trace : ndarray of float64
+        Best objective value found so far after each iteration (annealing: each
+        step of the chains; local search: each evaluated batch).
+    trace_evaluations : ndarray of int64
+        Evaluations spent up to each entry of ``trace``.
+    evaluations : int
+        Exact evaluations of candidate layouts (including the initial ones).
+    iterations, chains : int
+        The search budget as given.
+    seed_entropy : tuple of int
+        Entropy of the :class:`~numpy.random.SeedSequence` the chains were
+        spawned from; ``rng=np.random.SeedSequence(seed_entropy)`` repeats
+        the run.
+    """
+
+    board: Board
+    expected: float
+    variance: float
+    objective: str
+    target: float | None
+    value: float
+    method: str
+    trace: np.ndarray = field(repr=False)
+    trace_evaluations: np.ndarray = field(repr=False)
+    evaluations: int
+    iterations: int
+    chains: int
+    seed_entropy: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (the board in the ``snl_numeric.board`` format)."""
+        return {"board": self.board.to_dict(), "expected": self.expected,
+                "variance": self.variance, "objective": self.objective, "target": self.target,
+                "value": self.value, "method": self.method, "evaluations": self.evaluations,
+                "iterations": self.iterations, "chains": self.chains,
+                "seed_entropy": list(self.seed_entropy)}
+
+    def _repr_html_(self) -> str:
+        from ..display.html import design_html
+
+        return design_html(self)
+
+    def __str__(self) -> str:
+        b = self.board
+        goal = (f"target {self.target:g} (off by {self.value:.6g})"
+                if self.objective == "target" else self.objective)
+        ladders = " ".join(f"{s}->{d}" for s, d in b.ladders.items())
+        snakes = " ".join(f"{s}->{d}" for s, d in b.snakes.items())
+        return (f"Designed board: size {b.size}, {len(b.ladders)} ladders, {len(b.snakes)} "
+                f"snakes ({goal}, {self.method}, {self.evaluations} evaluations)\n"
+                f"  ladders: {ladders or '-'}\n"
+                f"  snakes:  {snakes or '-'}\n"
+                f"  expected throws: {self.expected:.6f} (sd {math.sqrt(self.variance):.4f})")

@@ -1,0 +1,445 @@
+"""``design_board``: validation, set-up and the two searches."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._core.progress import Progress
+from .._core.table import OVERSHOOT_CODES
+from ..board import Board
+from ..dice import Dice
+from .kernels import (
+    anneal_kernel,
+    apply_moves_kernel,
+    batch_kernel,
+    kick_kernel,
+    neighbours_kernel,
+)
+from .result import DesignResult
+
+#: Search methods of :func:`design_board`.
+METHODS = ("anneal", "local")
+_MODES = {"max": 0, "min": 1, "target": 2}
+_KICK = 3  # random moves applied at a local optimum
+_INIT_ATTEMPTS = 200
+_PILOT = 64  # random moves evaluated to set the initial temperature
+
+
+def _count(value: Any, name: str, low: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class _Problem:
+    size: int
+    n_snakes: int
+    n_ladders: int
+    allowed_src: np.ndarray
+    allowed_dst: np.ndarray
+    min_len: int
+    max_len: int
+    start: int
+    overshoot: int
+    chain: bool
+    faces: np.ndarray
+    probs: np.ndarray
+    rules: dict
+
+    @property
+    def k(self) -> int:
+        return self.n_snakes + self.n_ladders
+
+
+def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot, chain, dice,
+           start) -> _Problem:
+    size = _count(size, "size", 2)
+    n_snakes = _count(snakes, "snakes")
+    n_ladders = _count(ladders, "ladders")
+    k = n_snakes + n_ladders
+    if k == 0:
+        raise ValueError("nothing to design: snakes + ladders must be at least 1, got 0")
+    probe = Board(size, start=start, overshoot=overshoot, chain=chain, dice=dice)  # validates
+    if probe.start == size:
+        raise ValueError(f"start must be a square below the goal {size}, got {start}")
+    min_len = _count(min_length, "min_length", 1)
+    max_len = size if max_length is None else _count(max_length, "max_length", 1)
+    if min_len > max_len:
+        raise ValueError(f"min_length {min_len} is larger than max_length {max_len}")
+    allowed_dst = np.ones(size + 1, dtype=np.bool_)
+    if forbidden is None:
+        forbidden = ()
+    if isinstance(forbidden, (str, bytes)) or not isinstance(forbidden, Iterable):
+        raise TypeError(f"forbidden must be an iterable of squares, got {forbidden!r}")
+    for sq in forbidden:
+        if isinstance(sq, bool) or not isinstance(sq, numbers.Integral):
+            raise TypeError(f"forbidden squares must be integers, got {sq!r}")
+        if not 0 <= sq <= size:
+            raise ValueError(f"forbidden square {sq} is outside the board 0..{size}")
+        allowed_dst[int(sq)] = False
+    allowed_src = allowed_dst.copy()
+    allowed_src[[0, probe.start, size]] = False
+    n_src = int(allowed_src.sum())
+    if k > n_src:
+        raise ValueError(f"cannot place {k} jumps: only {n_src} squares may start a jump "
+                         f"(1..{size - 1} without the start square and forbidden squares)")
+    n_end = int(allowed_dst.sum())
+    if 2 * k > n_end:
+        raise ValueError(f"cannot place {k} jumps: they need {2 * k} distinct squares, "
+                         f"only {n_end} are not forbidden")
+    for count, snake, what in ((n_snakes, True, "snake"), (n_ladders, False, "ladder")):
+        if count == 0:
+            continue
+        starts = sum(1 for s in np.flatnonzero(allowed_src)
+                     if _destinations(s, snake, size, allowed_dst, min_len, max_len).size)
+        if starts < count:
+            raise ValueError(
+                f"cannot place {count} {what}s with lengths {min_len}..{max_len}: only "
+                f"{starts} squares can start one")
+    cb = probe.compiled
+    return _Problem(size, n_snakes, n_ladders, allowed_src, allowed_dst, min_len, max_len,
+                    probe.start, OVERSHOOT_CODES[probe.overshoot], probe.chain,
+                    np.ascontiguousarray(cb.faces, dtype=np.int64),
+                    np.ascontiguousarray(cb.probs, dtype=np.float64),
+                    {"start": probe.start, "overshoot": probe.overshoot, "chain": probe.chain,
+                     "dice": probe.dice})
+
+
+def _destinations(s, snake, size, allowed, min_len, max_len) -> np.ndarray:
+    if snake:
+        lo, hi = max(0, s - max_len), s - min_len
+    else:
+        lo, hi = s + min_len, min(size, s + max_len)
+    if hi < lo:
+        return np.empty(0, dtype=np.int64)
+    cand = np.arange(lo, hi + 1)
+    return cand[allowed[lo:hi + 1]]
+
+
+def _random_layout(p: _Problem, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A uniformly built random feasible layout (greedy, with restarts)."""
+    for _ in range(_INIT_ATTEMPTS):
+        free = np.ones(p.size + 1, dtype=bool)
+        src = np.empty(p.k, dtype=np.int64)
+        dst = np.empty(p.k, dtype=np.int64)
+        for j in gen.permutation(p.k):
+            snake = j < p.n_snakes
+            ends = p.allowed_dst & free
+            starts = [s for s in np.flatnonzero(p.allowed_src & free)
+                      if _destinations(s, snake, p.size, ends, p.min_len, p.max_len).size]
+            if not starts:
+                break
+            s = int(starts[gen.integers(len(starts))])
+            ends[s] = False
+            dests = _destinations(s, snake, p.size, ends, p.min_len, p.max_len)
+            d = int(dests[gen.integers(len(dests))])
+            src[j], dst[j] = s, d
+            free[s] = free[d] = False
+        else:
+            return src, dst
+    raise ValueError(
+        f"no feasible layout of {p.n_snakes} snakes and {p.n_ladders} ladders found in "
+        f"{_INIT_ATTEMPTS} random attempts (lengths {p.min_len}..{p.max_len}, "
+        f"{int((~p.allowed_dst).sum())} forbidden squares); the constraints look infeasible")
+
+
+def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
+    n = len(cand_src) if n is None else n
+    mean = np.empty(n)
+    var = np.empty(n)
+    if n:
+        batch_kernel(p.size, cand_src, cand_dst, n, p.start, p.overshoot, p.chain, p.faces,
+                      p.probs, mean, var)
+    return mean, var
+
+
+def _costs(mode: int, mean: np.ndarray, target: float) -> np.ndarray:
+    cost = np.full(mean.shape, np.inf)
+    ok = np.isfinite(mean)
+    cost[ok] = (-mean[ok], mean[ok], np.abs(mean[ok] - target))[mode]
+    return cost
+
+
+def _finite_starts(p: _Problem, gens: list[np.random.Generator]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """One random feasible layout of finite expectation per generator."""
+    n = len(gens)
+    src = np.empty((n, p.k), dtype=np.int64)
+    dst = np.empty((n, p.k), dtype=np.int64)
+    mean = np.full(n, np.inf)
+    var = np.full(n, np.inf)
+    evals = 0
+    for _ in range(_INIT_ATTEMPTS):
+        todo = np.flatnonzero(~np.isfinite(mean))
+        if not len(todo):
+            return src, dst, mean, var, evals
+        for c in todo:
+            src[c], dst[c] = _random_layout(p, gens[c])
+        m, v = _batch(p, src[todo], dst[todo])
+        mean[todo], var[todo] = m, v
+        evals += len(todo)
+    raise ValueError(
+        f"every random layout tried ({evals}) has an infinite expected length: the goal "
+        f"cannot be reached with certainty under these rules and dice")
+
+
+# ---------------------------------------------------------------------------
+# searches
+# ---------------------------------------------------------------------------
+def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, bar):
+    pairs = [ch.spawn(2) for ch in children]  # (initial layout, kernel stream) per chain
+    gens = [np.random.default_rng(init) for init, _ in pairs]
+    state = np.array([ks.generate_state(1, np.uint64)[0] for _, ks in pairs], dtype=np.uint64)
+    src, dst, mean, var, evals0 = _finite_starts(p, gens)
+    cost = _costs(mode, mean, target)
+    if temperature is None:  # pilot: typical cost change of one random move
+        ks = np.array([pilot.generate_state(1, np.uint64)[0]], dtype=np.uint64)
+        n_pilot = max(_PILOT, chains)
+        cs = src[np.arange(n_pilot) % chains]
+        cd = dst[np.arange(n_pilot) % chains]
+        for i in range(n_pilot):
+            kick_kernel(p.size, p.n_snakes, cs[i], cd[i], p.allowed_src, p.allowed_dst,
+                         p.min_len, p.max_len, ks, 1)
+        m, _ = _batch(p, cs, cd)
+        evals0 += n_pilot
+        delta = np.abs(_costs(mode, m, target) - cost[np.arange(n_pilot) % chains])
+        delta = delta[np.isfinite(delta) & (delta > 0)]
+        t0 = float(np.median(delta)) if len(delta) else 1e-3 * max(1.0, float(mean.min()))
+        t1 = 1e-3 * t0
+    else:
+        t0, t1 = (float(t) for t in temperature)
+        if not (t0 > 0 and t1 > 0):
+            raise ValueError(f"temperatures must be positive, got {temperature!r}")
+    temps = t0 * (t1 / t0) ** (np.arange(iterations) / max(iterations - 1, 1))
+    best_src, best_dst = src.copy(), dst.copy()
+    best_cost, best_mean, best_var = cost.copy(), mean.copy(), var.copy()
+    evals = np.zeros(chains, dtype=np.int64)
+    trace = np.empty((chains, iterations))
+    trace_evals = np.empty((chains, iterations), dtype=np.int64)
+    block = max(1, min(iterations, 2000))
+    bar.update(evals0)
+    for lo in range(0, iterations, block):
+        hi = min(lo + block, iterations)
+        tr = np.empty((chains, hi - lo))
+        te = np.empty((chains, hi - lo), dtype=np.int64)
+        anneal_kernel(p.size, p.n_snakes, p.allowed_src, p.allowed_dst, p.min_len, p.max_len,
+                       p.start, p.overshoot, p.chain, p.faces, p.probs, mode, target,
+                       temps[lo:hi], state, src, dst, cost, best_src, best_dst, best_cost,
+                       best_mean, best_var, evals, tr, te)
+        trace[:, lo:hi] = tr
+        trace_evals[:, lo:hi] = te
+        bar.update((hi - lo) * chains)
+    c = int(np.argmin(best_cost))  # first chain on ties: independent of threads
+    return (best_src[c], best_dst[c], best_mean[c], best_var[c], trace.min(axis=0),
+            trace_evals.sum(axis=0) + evals0, int(evals.sum()) + evals0)
+
+
+def _local(p, mode, target, iterations, chains, children, batch, bar):
+    budget = iterations * chains
+    pairs = [ch.spawn(2) for ch in children]  # (initial layout, search stream) per start
+    gens = [np.random.default_rng(init) for init, _ in pairs]
+    kick_seq, shuffle_seq = pairs[0][1].spawn(2)
+    state = kick_seq.generate_state(1, np.uint64)[:1]
+    shuffle = np.random.default_rng(shuffle_seq)
+    src0, dst0, mean0, var0, evals = _finite_starts(p, gens)
+    cost0 = _costs(mode, mean0, target)
+    c = int(np.argmin(cost0))
+    cur_src, cur_dst, cur_cost = src0[c].copy(), dst0[c].copy(), float(cost0[c])
+    best = (cur_src.copy(), cur_dst.copy(), float(mean0[c]), float(var0[c]), cur_cost)
+    bar.update(evals)
+    rec = np.empty((p.k * (4 * p.size + p.k + 4), 4), dtype=np.int64)
+    out_src = np.empty((batch, p.k), dtype=np.int64)
+    out_dst = np.empty((batch, p.k), dtype=np.int64)
+    trace, trace_evals = [], []
+    while evals < budget:
+        n = neighbours_kernel(p.size, p.n_snakes, cur_src, cur_dst, p.allowed_src,
+                               p.allowed_dst, p.min_len, p.max_len, rec)
+        order = shuffle.permutation(n)
+        moved = False
+        for lo in range(0, n, batch):
+            take = order[lo:min(lo + batch, n, lo + budget - evals)]
+            if not len(take):
+                break
+            cs, cd = out_src[:len(take)], out_dst[:len(take)]
+            apply_moves_kernel(cur_src, cur_dst, rec, take, cs, cd)
+            m, v = _batch(p, cs, cd)
+            evals += len(take)
+            bar.update(len(take))
+            cost = _costs(mode, m, target)
+            i = int(np.argmin(cost))
+            improved = cost[i] < cur_cost - 1e-12 * max(1.0, abs(cur_cost))
+            if improved:
+                cur_src, cur_dst, cur_cost = cs[i].copy(), cd[i].copy(), float(cost[i])
+                if cur_cost < best[4]:
+                    best = (cur_src.copy(), cur_dst.copy(), float(m[i]), float(v[i]), cur_cost)
+            trace.append(best[4])
+            trace_evals.append(evals)
+            if improved:
+                moved = True
+                break
+        if not moved and evals < budget:  # exact local optimum (or empty neighbourhood)
+            cur_src, cur_dst = best[0].copy(), best[1].copy()
+            kick_kernel(p.size, p.n_snakes, cur_src, cur_dst, p.allowed_src, p.allowed_dst,
+                         p.min_len, p.max_len, state, _KICK)
+            m, v = _batch(p, cur_src[None, :], cur_dst[None, :])
+            evals += 1
+            bar.update(1)
+            cur_cost = float(_costs(mode, m, target)[0])
+            if not np.isfinite(cur_cost):
+                cur_src, cur_dst, cur_cost = best[0].copy(), best[1].copy(), best[4]
+            elif cur_cost < best[4]:
+                best = (cur_src.copy(), cur_dst.copy(), float(m[0]), float(v[0]), cur_cost)
+            trace.append(best[4])
+            trace_evals.append(evals)
+    return (best[0], best[1], best[2], best[3], np.array(trace, dtype=float),
+            np.array(trace_evals, dtype=np.int64), evals)
+
+
+def design_board(
+    size: int,
+    *,
+    snakes: int,
+    ladders: int,
+    objective: str | None = None,
+    target: float | None = None,
+    method: str = "anneal",
+    iterations: int = 20_000,
+    chains: int = 8,
+    min_length: int = 1,
+    max_length: int | None = None,
+    forbidden: Iterable[int] = (),
+    overshoot: str = "win",
+    chain: bool = False,
+    dice: Dice | dict[int, float] | None = None,
+    start: int = 0,
+    temperature: tuple[float, float] | None = None,
+    batch: int = 256,
+    rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+    progress: bool = False,
+) -> DesignResult:
+    """Search a layout of snakes and ladders with a wanted expected length.
+
+    Parameters
+    ----------
+    size : int
+        The goal square (at least 2).
+    snakes, ladders : int
+        How many snakes and ladders to place.
+    objective : {"max", "min"}, optional
+        Make the expected number of throws as large or as small as possible.
+    target : float, optional
+        Make it as close as possible to ``target`` instead. Give exactly one
+        of ``objective`` and ``target``.
+    method : {"anneal", "local"}, default "anneal"
+        Simulated annealing (parallel chains) or iterated exact local search
+        (neighbourhoods evaluated in parallel batches); see the module notes.
+    iterations : int, default 20000
+        Steps per annealing chain. Both methods spend at most
+        ``iterations * chains`` exact evaluations (plus the initial layouts).
+    chains : int, default 8
+        Independent annealing chains; for ``"local"``, the number of random
+        layouts the search starts from the best of.
+    min_length, max_length : int, optional
+        Bounds on every jump's length ``|dst - src|`` (default ``1 .. size``).
+    forbidden : iterable of int
+        Squares that must stay empty: no jump starts or ends there.
+    overshoot, chain, dice, start
+        The rules of the designed board (see :class:`~snl_numeric.Board`).
+        Jumps never start on ``start``, square 0 or the goal.
+    temperature : (float, float), optional
+        Initial and final annealing temperatures (in units of the objective),
+        decreasing geometrically. By default the initial one is the median
+        change of the objective over 64 random single moves from the
+        initial layouts (a pilot, counted in ``evaluations``), the final one
+        a thousandth of it.
+    batch : int, default 256
+        Candidates per parallel batch in the local search.
+    rng : Generator, SeedSequence, int or None
+        Source of the seed from which each chain's stream is spawned.
+    progress : bool, default False
+        Show a progress bar on standard error.
+
+    Returns
+    -------
+    DesignResult
+        The best feasible board found with finite expected length, its exact
+        expected length and variance, and the search trace.
+
+    Raises
+    ------
+    ValueError
+        Bad arguments or infeasible constraints (too many jumps for the free
+        squares, impossible lengths, or only infinite-expectation layouts).
+
+    Notes
+    -----
+    The feasibility rules (distinct endpoints, no chained jumps, lengths,
+    forbidden squares, finite expectation) are listed in the module
+    docstring of :mod:`snl_numeric.design`.
+
+    Examples
+    --------
+    >>> res = design_board(30, snakes=2, ladders=2, objective="max", iterations=300,
+    ...                    chains=2, rng=1)
+    >>> len(res.board.snakes), len(res.board.ladders)
+    (2, 2)
+    >>> from snl_numeric import expected_throws
+    >>> abs(res.expected - expected_throws(res.board)) < 1e-9
+    True
+    >>> res.trace.shape
+    (300,)
+    """
+    if (objective is None) == (target is None):
+        raise ValueError("give exactly one of objective ('max' or 'min') and target, got "
+                         f"objective={objective!r}, target={target!r}")
+    if objective is not None and objective not in ("max", "min"):
+        raise ValueError(f"objective must be 'max' or 'min', got {objective!r}")
+    if target is not None:
+        if isinstance(target, bool) or not isinstance(target, numbers.Real):
+            raise TypeError(f"target must be a number, got {target!r}")
+        if not math.isfinite(target) or target < 0:
+            raise ValueError(f"target must be a finite non-negative length, got {target!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    iterations = _count(iterations, "iterations", 1)
+    chains = _count(chains, "chains", 1)
+    batch = _count(batch, "batch", 1)
+    p = _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot, chain,
+               dice, start)
+    name = "target" if target is not None else objective
+    mode = _MODES[name]
+    tgt = float(target) if target is not None else 0.0
+    if isinstance(rng, np.random.SeedSequence):
+        seq = rng
+    else:
+        gen = np.random.default_rng(rng)
+        seq = np.random.SeedSequence([int(x) for x in gen.integers(0, 2**63, size=2)])
+    children = seq.spawn(chains + 1)  # one per chain, one for the temperature pilot
+    with Progress(iterations * chains, f"design ({method})", enabled=progress) as bar:
+        if method == "anneal":
+            out = _anneal(p, mode, tgt, iterations, chains, children[:-1], children[-1],
+                         temperature, bar)
+        else:
+            out = _local(p, mode, tgt, iterations, chains, children[:-1], batch, bar)
+    src, dst, mean, var, trace, trace_evals, evals = out
+    trace = -trace if mode == 0 else trace
+    value = float(mean) if mode < 2 else abs(float(mean) - tgt)
+    entropy = seq.entropy
+    entropy = tuple(int(e) for e in (entropy if isinstance(entropy, Iterable) else [entropy]))
+    board = Board(p.size, zip(src.tolist(), dst.tolist(), strict=True), name=f"design-{name}",
+                  **p.rules)
+    return DesignResult(board=board, expected=float(mean), variance=float(var), objective=name,
+                        target=float(target) if target is not None else None, value=value,
+                        method=method, trace=trace, trace_evaluations=trace_evals,
+                        evaluations=int(evals), iterations=iterations, chains=chains,
+                        seed_entropy=entropy)

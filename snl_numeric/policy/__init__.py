@@ -1,0 +1,65 @@
+"""Optimal play: which die to throw on each square, and which jumps to take.
+
+A player owns several dice (``actions``) and picks one before every throw,
+knowing the square the token is on. With ``optional_jumps=True`` the player
+also decides, after the token lands on the start of a snake or ladder,
+whether to follow it (under ``chain=True``: each jump of a chain in turn).
+This is a stochastic shortest-path Markov decision problem over
+
+- *square* states ``x = 0 .. size`` (the goal ``size`` absorbing), where the
+  player chooses a die ``a`` and pays one throw, and
+- *jump* states ``j`` (landing on the start of jump ``j``), where the player
+  chooses, for free, between resting on ``src_j`` and following the jump.
+
+The optimal expected throws ``V`` solve the Bellman equation (``objective``
+"min"; "max" swaps min for max)::
+
+    V(x) = min_a  1 + sum_f P_a(f) W(land(x, a, f))       V(size) = 0
+    W(j) = min(V(src_j), W(dst_j))                        (jump states)
+
+with ``W(y) = V(y)`` for a square ``y``. The answer is a stationary policy:
+one die per square and one take/decline decision per jump.
+
+**Policy iteration** (default) evaluates a policy ``pi`` exactly by solving
+``(I - Q_pi) t = 1`` with the core's solver (LAPACK LU up to
+``chain.DENSE_MAX`` unknowns; above it the structured triangular plus
+low-rank solver of :mod:`snl_numeric._large`), then switches each square and jump to a
+*strictly* better choice until none exists. **Value iteration** runs
+Gauss-Seidel sweeps from the goal downwards until no value moves by more than
+``tol``, reads off the greedy policy and evaluates it exactly. Both return
+the policy with the smallest die index among (numerically) tied choices, and
+the take decision where taking and declining tie.
+
+*Improper policies.* Under "min" a policy may never finish from some square
+(e.g. a die 4-6 on square 98 under the exact-landing rule). The squares from
+which *some* policy finishes with probability 1 are found first (iterated
+backward reachability: the almost-sure attractor of the goal); elsewhere the
+optimum is ``inf``. Policy iteration starts from a proper policy read off the
+attractor's layers and only accepts strict improvements, so every iterate is
+proper. Under "max" the worst play is infinite as soon as a player can keep
+the token away from the goal forever with positive probability: the largest
+set of squares with a choice that never leaves it (a goal-avoiding end
+component) is found, and if the start can reach it a ``ValueError`` names
+the square and the die.
+
+:func:`finish_within` maximises instead the chance to finish within ``K``
+throws by backward induction: ``P_0 = 1[goal]``,
+``P_k(x) = max_a sum_f P_a(f) W_{k-1}(land(x, a, f))``; the optimal policy
+depends on the number of throws left.
+"""
+
+from __future__ import annotations
+
+from .horizon import finish_within
+from .result import Convergence, FinishWithinResult, PolicyResult
+from .solve import METHODS, OBJECTIVES, optimal_policy
+
+__all__ = [
+    "METHODS",
+    "OBJECTIVES",
+    "Convergence",
+    "PolicyResult",
+    "FinishWithinResult",
+    "optimal_policy",
+    "finish_within",
+]

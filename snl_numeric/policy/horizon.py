@@ -1,0 +1,117 @@
+"""``finish_within``: the best chance to finish within ``k`` throws (backward induction)."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .._core.numba_config import njit
+from ..board import Board
+from ..dice import Dice
+from .problem import build_problem, check_common, jump_pairs
+from .result import FinishWithinResult
+
+#: Largest ``(k + 1) * squares`` table :func:`finish_within` will allocate.
+_MAX_HORIZON_CELLS = 200_000_000
+
+
+def finish_within(
+    board: Board,
+    actions: Sequence[Dice | Mapping[int, float] | str | None],
+    k: int,
+    *,
+    optional_jumps: bool = False,
+) -> FinishWithinResult:
+    """The play that maximises the chance to finish within ``k`` throws.
+
+    Backward induction over the throws left: ``P_0 = 1`` on the goal,
+    ``P_r(x) = max_a sum_f P_a(f) W_{r-1}(landing)`` with the best jump
+    decision ``W``. Ties go to the smaller die index, and to taking a jump.
+
+    Parameters
+    ----------
+    board : Board
+    actions : sequence of Dice, mapping, str or None
+        As in :func:`optimal_policy`.
+    k : int
+        The number of throws allowed (``>= 0``).
+    optional_jumps : bool, default False
+
+    Returns
+    -------
+    FinishWithinResult
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> r = finish_within(Board(4, overshoot="exact"), ["1-3", "4-6"], 1)
+    >>> r.probability_start, int(r.policy[0, 0])
+    (0.3333333333333333, 1)
+    """
+    board, dice = check_common(board, actions, optional_jumps)
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"k must be an integer number of throws, got {k!r}")
+    if k < 0:
+        raise ValueError(f"k must be a non-negative number of throws, got {k}")
+    p = build_problem(board, dice, bool(optional_jumps))
+    k = int(k)
+    if (k + 1) * p.n > _MAX_HORIZON_CELLS:
+        raise ValueError(f"k={k} throws on {p.n} squares needs {(k + 1) * p.n:,} table entries; "
+                         f"the limit is {_MAX_HORIZON_CELLS:,}")
+    values = np.zeros((k + 1, p.n))
+    policy = np.full((k, p.n), -1, dtype=np.int64)
+    take = np.ones((k, len(p.src)), dtype=np.bool_)
+    _horizon_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order, p.goal, 1e-13,
+                    values, policy, take)
+    for arr in (values, policy, take):
+        arr.flags.writeable = False
+    return FinishWithinResult(
+        board=board, actions=dice, optional_jumps=bool(optional_jumps), horizon=k,
+        policy=policy, take=take,
+        jumps=jump_pairs(board, p),
+        values=values, probability=values[k], probability_start=float(values[k, board.start]),
+    )
+
+
+@njit()
+def _horizon_kernel(nxt, probs, src, tgt, optional, order, goal, tie, values, policy,
+                    take):  # pragma: no cover - jitted
+    """Backward induction; ``values[r]`` for ``r`` throws left, ``policy[K - r]``."""
+    n_act, n, width = nxt.shape
+    m = src.shape[0]
+    horizon = policy.shape[0]
+    wj = np.empty(m)
+    values[0, goal] = 1.0
+    for r in range(1, horizon + 1):
+        prev = values[r - 1]
+        i = horizon - r
+        for kk in range(m):
+            j = order[kk]
+            t = tgt[j]
+            w_take = prev[t] if t < n else wj[t - n]
+            w = w_take
+            take[i, j] = True
+            if optional and prev[src[j]] > w_take + tie:
+                w = prev[src[j]]
+                take[i, j] = False
+            wj[j] = w
+        for x in range(n):
+            if x == goal:
+                values[r, x] = 1.0
+                continue
+            best = -1.0
+            best_a = 0
+            for a in range(n_act):
+                q = 0.0
+                for f in range(width):
+                    pf = probs[a, f]
+                    if pf > 0.0:
+                        v = nxt[a, x, f]
+                        q += pf * (prev[v] if v < n else wj[v - n])
+                if q > best + tie:
+                    best = q
+                    best_a = a
+            values[r, x] = min(best, 1.0)
+            policy[i, x] = best_a

@@ -1,0 +1,285 @@
+"""Results of the optimal-play questions, with their text forms."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._core.text import dice_text, json_float, label, n_dice
+from ..board import Board
+from ..dice import Dice
+from .evaluate import policy_table_kernel
+from .problem import build_problem
+
+
+@dataclass(frozen=True)
+class Convergence:
+    """How an optimal policy was found.
+
+    Attributes
+    ----------
+    method : str
+        ``"policy"`` (policy iteration) or ``"value"`` (value iteration).
+    iterations : int
+        Policy-improvement steps, or value-iteration sweeps.
+    residual : float
+        Bellman error ``max |T V - V|`` of the returned expected throws ``V``
+        over the squares and jumps where they are finite.
+    note : str
+        Anything unusual (e.g. a fallback), empty otherwise.
+    """
+
+    method: str
+    iterations: int
+    residual: float
+    note: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class PolicyResult:
+    """An optimal (or worst) stationary policy and the expected throws under it.
+
+    Attributes
+    ----------
+    board : Board
+        The board; its own dice are replaced by ``actions``.
+    actions : tuple of Dice
+        The dice to choose from, indexed as in ``policy``.
+    objective : {"min", "max"}
+        Fewest (best play) or most (worst play) expected throws.
+    optional_jumps : bool
+        Whether the player may decline jumps.
+    policy : ndarray of int64, shape (size + 1,)
+        Index of the die thrown on each square; -1 on the goal. Where the
+        optimum is infinite it is a die that achieves it (under "min": the
+        first die, as no play finishes surely from there).
+    jumps : tuple of (int, int)
+        The board's jumps ``(from, to)``, sorted by square.
+    take : ndarray of bool, shape (n_jumps,)
+        Whether the player follows each jump on landing (all True unless
+        ``optional_jumps``).
+    expected : ndarray of float64, shape (size + 1,)
+        Expected throws from every square under the policy (``inf`` where the
+        goal is not reached with probability 1).
+    expected_start : float
+        ``expected[board.start]``.
+    convergence : Convergence
+        Method, iterations and the Bellman residual.
+    """
+
+    board: Board
+    actions: tuple[Dice, ...]
+    objective: str
+    optional_jumps: bool
+    policy: np.ndarray = field(repr=False)
+    jumps: tuple[tuple[int, int], ...] = field(repr=False)
+    take: np.ndarray = field(repr=False)
+    expected: np.ndarray = field(repr=False)
+    expected_start: float
+    convergence: Convergence
+
+    @property
+    def declined(self) -> list[tuple[int, int]]:
+        """The jumps ``(from, to)`` the player declines."""
+        return [j for j, t in zip(self.jumps, self.take, strict=True) if not t]
+
+    def transition_matrix(self) -> sp.csr_matrix:
+        """The chain the policy induces: ``P[x, y]`` (CSR, goal absorbing).
+
+        Examples
+        --------
+        >>> from snl_numeric import Board, optimal_policy
+        >>> r = optimal_policy(Board(3), [{1: 1.0}, {3: 1.0}])
+        >>> r.transition_matrix().toarray()[0].tolist()
+        [0.0, 0.0, 0.0, 1.0]
+        """
+        p = build_problem(self.board, self.actions, self.optional_jumps)
+        width = p.nxt.shape[2]
+        succ = np.empty((p.n, width), dtype=np.intp)
+        prob = np.empty((p.n, width))
+        policy_table_kernel(p.nxt, p.probs, p.src, p.tgt, self.policy, self.take, p.goal,
+                             succ, prob)
+        rows = np.repeat(np.arange(p.n), width)
+        keep = prob.ravel() > 0
+        rows = np.append(rows[keep], p.goal)
+        cols = np.append(succ.ravel()[keep], p.goal)
+        data = np.append(prob.ravel()[keep], 1.0)
+        mat = sp.csr_matrix((data, (rows, cols)), shape=(p.n, p.n))
+        mat.sum_duplicates()
+        mat.sort_indices()
+        return mat
+
+    def induced_board(self) -> Board:
+        """The plain board the policy plays: declined jumps removed, one die.
+
+        Only defined when the policy throws the same die on every square
+        (otherwise use :meth:`transition_matrix`).
+
+        Examples
+        --------
+        >>> from snl_numeric import Board, expected_throws, optimal_policy
+        >>> b = Board(10, {3: 1, 5: 9})
+        >>> r = optimal_policy(b, [None], optional_jumps=True)
+        >>> r.declined
+        [(3, 1)]
+        >>> expected_throws(r.induced_board()) == r.expected_start
+        True
+        """
+        used = np.unique(self.policy[: self.board.size])
+        if len(used) != 1:
+            labels = ", ".join(label(i) for i in used.tolist())
+            raise ValueError(
+                f"the policy throws several dice ({labels}); a Board has one die: "
+                "use transition_matrix() for the induced chain")
+        jumps = [j for j, t in zip(self.jumps, self.take, strict=True) if t]
+        return self.board.replace(jumps=jumps, dice=self.actions[int(used[0])])
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (arrays as lists, ``inf`` as ``"inf"``)."""
+        return {
+            "board": self.board.to_dict(),
+            "actions": [{"label": label(i), "dice": dice_text(d)}
+                        for i, d in enumerate(self.actions)],
+            "objective": self.objective,
+            "optional_jumps": self.optional_jumps,
+            "start": self.board.start,
+            "expected_start": json_float(self.expected_start),
+            "policy": self.policy.tolist(),
+            "jumps": [{"from": s, "to": d, "take": bool(t)}
+                      for (s, d), t in zip(self.jumps, self.take, strict=True)],
+            "expected": [json_float(v) for v in self.expected.tolist()],
+            "convergence": {"method": self.convergence.method,
+                            "iterations": self.convergence.iterations,
+                            "residual": self.convergence.residual,
+                            "note": self.convergence.note},
+        }
+
+    def _repr_html_(self) -> str:
+        from ..display.html import policy_html
+
+        return policy_html(self)
+
+    def __str__(self) -> str:
+        b = self.board
+        what = "fewest" if self.objective == "min" else "most"
+        c = self.convergence
+        lines = [
+            f"{'optimal' if self.objective == 'min' else 'worst'} play ({what} expected "
+            f"throws) on {b.name or f'a board of size {b.size}'}: {n_dice(self.actions)}"
+            + (", optional jumps" if self.optional_jumps else ""),
+            "  dice              " + "  ".join(
+                f"{label(i)} = {dice_text(d)}" for i, d in enumerate(self.actions)),
+            f"  expected throws   {self.expected_start:.6f} from square {b.start}",
+            f"  {'policy' if c.method == 'policy' else 'value'} iteration  {c.iterations} "
+            f"{'steps' if c.method == 'policy' else 'sweeps'}, Bellman residual {c.residual:.2g}"
+            + (f" ({c.note})" if c.note else ""),
+        ]
+        lines += _board_map(b, self.policy, self.jumps, self.take)
+        if self.optional_jumps:
+            dec = self.declined
+            lines.append("  declined jumps    " + (
+                " ".join(f"{s}->{d}" for s, d in dec) if dec else "none"))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, eq=False)
+class FinishWithinResult:
+    """The play that maximises the chance to finish within ``horizon`` throws.
+
+    Attributes
+    ----------
+    board : Board
+    actions : tuple of Dice
+    optional_jumps : bool
+    horizon : int
+        ``K``, the number of throws allowed.
+    policy : ndarray of int64, shape (K, size + 1)
+        ``policy[i, x]``: the die for throw ``i`` (0-based, ``K - i`` throws
+        left) on square ``x``; -1 on the goal.
+    take : ndarray of bool, shape (K, n_jumps)
+        ``take[i, j]``: follow jump ``j`` on landing after throw ``i``.
+    jumps : tuple of (int, int)
+    values : ndarray of float64, shape (K + 1, size + 1)
+        ``values[k, x]``: the best chance to finish within ``k`` throws from ``x``.
+    probability : ndarray of float64, shape (size + 1,)
+        ``values[K]``.
+    probability_start : float
+        ``probability[board.start]``.
+    """
+
+    board: Board
+    actions: tuple[Dice, ...]
+    optional_jumps: bool
+    horizon: int
+    policy: np.ndarray = field(repr=False)
+    take: np.ndarray = field(repr=False)
+    jumps: tuple[tuple[int, int], ...] = field(repr=False)
+    values: np.ndarray = field(repr=False)
+    probability: np.ndarray = field(repr=False)
+    probability_start: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (arrays as nested lists)."""
+        return {
+            "board": self.board.to_dict(),
+            "actions": [{"label": label(i), "dice": dice_text(d)}
+                        for i, d in enumerate(self.actions)],
+            "optional_jumps": self.optional_jumps,
+            "horizon": self.horizon,
+            "start": self.board.start,
+            "probability_start": self.probability_start,
+            "policy": self.policy.tolist(),
+            "jumps": [list(j) for j in self.jumps],
+            "take": self.take.tolist(),
+            "probability": self.probability.tolist(),
+        }
+
+    def __str__(self) -> str:
+        b = self.board
+        lines = [
+            f"best chance to finish within {self.horizon} throws on "
+            f"{b.name or f'a board of size {b.size}'}: {n_dice(self.actions)}"
+            + (", optional jumps" if self.optional_jumps else ""),
+            "  dice              " + "  ".join(
+                f"{label(i)} = {dice_text(d)}" for i, d in enumerate(self.actions)),
+            f"  chance            {self.probability_start:.6f} from square {b.start}",
+        ]
+        if self.horizon:
+            lines.append(f"  first throw ({self.horizon} left); the choice depends on "
+                         "the throws left:")
+            lines += _board_map(b, self.policy[0], self.jumps, self.take[0])
+        return "\n".join(lines)
+
+
+def _board_map(board: Board, policy: np.ndarray, jumps: Sequence[tuple[int, int]],
+               take: np.ndarray) -> list[str]:
+    """The policy as a grid: each cell ``square die mark`` (^ ladder, v snake, x declined)."""
+    mark = {}
+    for (s, d), t in zip(jumps, take, strict=True):
+        mark[s] = ("^" if d > s else "v") if t else "x"
+    w = len(str(board.size))
+    labw = max([len(label(int(a))) for a in policy if a >= 0] or [1])
+
+    def cell(x: int) -> str:
+        lab = "" if policy[x] < 0 else label(int(policy[x]))
+        return f"{x:>{w}} {lab:<{labw}}{mark.get(x, ' ')}"
+
+    lines = []
+    if board.size == 100:
+        lines.append(f"  square 0 (off the board): die {label(int(policy[0]))}; "
+                     "square 1 is bottom left")
+        for r in range(9, -1, -1):
+            row = list(range(10 * r + 1, 10 * r + 11))
+            if r % 2:
+                row.reverse()
+            lines.append("  " + "  ".join(cell(x) for x in row))
+    else:
+        for lo in range(0, board.size + 1, 10):
+            lines.append("  " + "  ".join(cell(x) for x in range(lo, min(lo + 10,
+                                                                         board.size + 1))))
+    lines.append("  (cell: square, die; ^ ladder, v snake, x jump declined)")
+    return lines

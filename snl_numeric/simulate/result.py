@@ -1,0 +1,170 @@
+"""The result of a simulation: statistics, histogram, seed material."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..board import Board
+from .rng import BLOCKS
+
+
+# -- result -------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    """Summary of a Monte Carlo run (see the module docstring for the statistics).
+
+    Attributes
+    ----------
+    board : Board
+        The board simulated.
+    start : int
+        The start square.
+    games : int
+        Games played.
+    finished : int
+        Games that reached the goal; the statistics below describe them.
+    censored : int
+        Games that did not finish: ``games - finished``. They either used
+        ``max_throws`` throws or were stranded.
+    stranded : int
+        Censored games stopped early because they landed on a square from
+        which the goal cannot be reached (they could never finish).
+    max_throws : int
+        The cap on the throws of one game.
+    mean, variance, std : float
+        Sample mean, variance (``ddof=1``) and standard deviation of the
+        number of throws of the finished games (``nan`` when undefined).
+    stderr : float
+        Standard error of ``mean``: ``std / sqrt(finished)``.
+    ci : tuple of float
+        Normal confidence interval ``mean +/- z * stderr`` at level ``confidence``.
+    confidence : float
+        Level of ``ci``.
+    min, max : int or None
+        Fewest and most throws of a finished game (``None`` if none finished).
+    histogram : ndarray of int64
+        ``histogram[k]``: finished games that took exactly ``k`` throws.
+    total_throws : int
+        Every throw made, censored games included.
+    entropy : int
+        ``SeedSequence`` entropy of the run.
+    spawn_key : tuple of int
+        ``SeedSequence`` spawn key of the run; block ``b`` uses the child
+        with spawn key ``spawn_key + (b,)``. :meth:`seed_sequence` rebuilds it.
+    blocks : int
+        Number of blocks (streams) the games were split into.
+    threads : int
+        Threads used (does not affect the numbers).
+    elapsed : float
+        Wall time of the simulation, seconds.
+    throws : ndarray of int64 or None
+        Per game (``per_game=True``): throws made.
+    final_square : ndarray of intp or None
+        Per game: the goal, or where a censored game stopped.
+    jump_used : ndarray of bool or None
+        Per game, shape ``(games, n_jumps)``: whether each jump fired at
+        least once; columns follow ``board.compiled.jump_src``.
+    """
+
+    board: Board
+    start: int
+    games: int
+    finished: int
+    censored: int
+    stranded: int
+    max_throws: int
+    mean: float
+    variance: float
+    std: float
+    stderr: float
+    ci: tuple[float, float]
+    confidence: float
+    min: int | None
+    max: int | None
+    histogram: np.ndarray = field(repr=False)
+    total_throws: int = 0
+    entropy: int = 0
+    spawn_key: tuple[int, ...] = ()
+    blocks: int = BLOCKS
+    threads: int = 1
+    elapsed: float = field(default=0.0, repr=False)
+    throws: np.ndarray | None = field(default=None, repr=False)
+    final_square: np.ndarray | None = field(default=None, repr=False)
+    jump_used: np.ndarray | None = field(default=None, repr=False)
+
+    def seed_sequence(self) -> np.random.SeedSequence:
+        """The ``SeedSequence`` that reproduces this run when passed as ``rng``."""
+        return np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key)
+
+    @property
+    def pmf(self) -> np.ndarray:
+        """Empirical ``P(T = k)`` over all games (censored ones count in the total)."""
+        return self.histogram / self.games if self.games else self.histogram.astype(float)
+
+    @property
+    def throws_per_second(self) -> float:
+        """Simulated throws per second of wall time."""
+        return self.total_throws / self.elapsed if self.elapsed > 0 else math.inf
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (per-game arrays left out)."""
+
+        def num(x: float) -> float | None:
+            return x if math.isfinite(x) else None
+
+        return {
+            "board": self.board.to_dict(), "start": self.start, "games": self.games,
+            "finished": self.finished, "censored": self.censored, "stranded": self.stranded,
+            "max_throws": self.max_throws, "mean": num(self.mean),
+            "variance": num(self.variance), "std": num(self.std), "stderr": num(self.stderr),
+            "ci": [num(self.ci[0]), num(self.ci[1])], "confidence": self.confidence,
+            "min": self.min, "max": self.max, "histogram": self.histogram.tolist(),
+            "total_throws": self.total_throws, "entropy": str(self.entropy),
+            "spawn_key": list(self.spawn_key), "blocks": self.blocks, "threads": self.threads,
+            "elapsed": self.elapsed,
+        }
+
+    def _repr_html_(self) -> str:
+        from ..display.html import simulation_html
+
+        return simulation_html(self)
+
+    def __str__(self) -> str:
+        b = self.board
+        title = b.name or f"board of size {b.size}"
+        pct = f"{100 * self.confidence:g}%"
+        lines = [
+            f"{title}: {self.games} simulated games from square {self.start} "
+            f"(overshoot {b.overshoot!r}, chain={b.chain}, dice {b.dice!r})",
+            f"  mean throws       {self.mean:.4f} +/- {self.stderr:.4f} (standard error)",
+            f"  {pct} interval     [{self.ci[0]:.4f}, {self.ci[1]:.4f}]",
+            f"  std deviation     {self.std:.4f}   (variance {self.variance:.4f})",
+            f"  min / max         {self.min} / {self.max}",
+        ]
+        if self.censored:
+            lines.append(
+                f"  CENSORED          {self.censored} games did not finish "
+                f"({self.stranded} stranded, {self.censored - self.stranded} at "
+                f"max_throws={self.max_throws}); statistics describe the "
+                f"{self.finished} finished games only")
+        lines.append(f"  seed              entropy={self.entropy} spawn_key={self.spawn_key}")
+        rate = self.throws_per_second
+        lines.append(f"  {self.total_throws} throws in {self.elapsed:.3f} s "
+                     f"({rate / 1e6:.1f} M/s, {self.threads} threads)")
+        return "\n".join(lines)
+
+
+def hist_moments(hist: np.ndarray) -> tuple[float, float, tuple[int | None, int | None]]:
+    """Mean, sample variance (ddof=1) and (min, max) from an exact histogram."""
+    n = int(hist.sum())
+    if n == 0:
+        return math.nan, math.nan, (None, None)
+    k = np.arange(len(hist), dtype=np.float64)
+    mean = float(k @ hist) / n
+    var = float(((k - mean) ** 2) @ hist) / (n - 1) if n > 1 else math.nan
+    nz = np.flatnonzero(hist)
+    return mean, var, (int(nz[0]), int(nz[-1]))

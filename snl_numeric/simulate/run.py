@@ -1,0 +1,141 @@
+"""``simulate``: validate, seed, run the kernel, summarise."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+import warnings
+
+import numba
+import numpy as np
+from scipy.special import ndtri
+
+from .._core.progress import Progress
+from .._core.validation import positive_int, seed_sequence
+from ..board import Board, check_board, check_start
+from .kernel import Run
+from .result import SimulationResult, hist_moments
+from .rng import BLOCKS, alias_table, block_seeds
+
+#: Default cap on the throws of one game.
+DEFAULT_MAX_THROWS = 1_000_000
+#: Larger ``max_throws`` act as this (no game gets near it; keeps step counters in int64).
+_MAX_CAP = 1 << 53
+
+
+def simulate(
+    board: Board,
+    games: int,
+    *,
+    rng: np.random.SeedSequence | np.random.Generator | int | None = None,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    start: int | None = None,
+    threads: int | None = None,
+    per_game: bool = False,
+    progress: bool = False,
+    confidence: float = 0.95,
+) -> SimulationResult:
+    """Play ``games`` independent games and summarise the number of throws.
+
+    Parameters
+    ----------
+    board : Board
+    games : int
+        Number of games (``>= 1``).
+    rng : SeedSequence, Generator, int or None
+        Seed material. An integer ``s`` means ``SeedSequence(s)``; a
+        ``Generator`` contributes 128 bits of fresh entropy (so two calls
+        with one generator differ); ``None`` draws entropy from the OS.
+        The result records what reproduces it (:meth:`SimulationResult.seed_sequence`).
+    max_throws : int, default 1_000_000
+        A game still running after this many throws is stopped and counted
+        as censored (values above ``2**53`` act as ``2**53``).
+    start : int, optional
+        Start square (default: the board's).
+    threads : int, optional
+        Numba threads to use (default ``numba.get_num_threads()``); never
+        changes the result.
+    per_game : bool, default False
+        Also return the throws, final square and jumps used of every game
+        (O(games * jumps) memory; otherwise memory does not grow with ``games``).
+    progress : bool, default False
+        Show a progress bar on standard error.
+    confidence : float, default 0.95
+        Level of the confidence interval.
+
+    Returns
+    -------
+    SimulationResult
+
+    Warns
+    -----
+    RuntimeWarning
+        When some games were censored: the statistics then describe the
+        finished games only.
+
+    Examples
+    --------
+    >>> from snl_numeric import boards, expected_throws
+    >>> board = boards.get("milton-bradley")
+    >>> r = simulate(board, 100_000, rng=42)
+    >>> abs(r.mean - expected_throws(board)) < 5 * r.stderr
+    True
+    >>> r.censored, r.histogram[:7].tolist()
+    (0, [0, 0, 0, 0, 0, 0, 0])
+    >>> simulate(board, 100_000, rng=r.seed_sequence()).mean == r.mean
+    True
+    """
+    board = check_board(board)
+    games = positive_int(games, "games", 1)
+    max_throws = positive_int(max_throws, "max_throws", 1)
+    start = check_start(board, start)
+    if not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    n_max = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        threads = numba.get_num_threads()
+    threads = positive_int(threads, "threads", 1)
+    if threads > n_max:
+        raise ValueError(f"threads must be at most NUMBA_NUM_THREADS={n_max}, got {threads}")
+    ss = seed_sequence(rng)
+
+    cb = board.compiled
+    alias, thresh, fair = alias_table(cb.probs)
+    bounds = (np.arange(BLOCKS + 1, dtype=np.int64) * games) // BLOCKS
+    seeds = block_seeds(ss, bounds)
+    per_call = BLOCKS if not progress else max(4 * threads, 16)
+    chunks = [np.arange(i, min(i + per_call, BLOCKS), dtype=np.int64)
+              for i in range(0, BLOCKS, per_call)]
+    run = Run(cb, cb.reach[0] < 0, alias, thresh, fair, start,
+               min(max_throws, _MAX_CAP), seeds, bounds, n_max)
+
+    old_threads = numba.get_num_threads()
+    t0 = time.perf_counter()
+    try:
+        numba.set_num_threads(threads)
+        with Progress(games, "simulate", enabled=progress) as bar:
+            hist, counts, extra = run.play(chunks, per_game, bar)
+    finally:
+        numba.set_num_threads(old_threads)
+    elapsed = time.perf_counter() - t0
+    censored, stranded, total = counts
+
+    finished = games - censored
+    if censored:
+        warnings.warn(
+            f"{censored} of {games} games did not finish ({stranded} stranded on squares that "
+            f"cannot reach the goal, {censored - stranded} stopped at max_throws={max_throws}); "
+            "the statistics describe the finished games only", RuntimeWarning, stacklevel=2)
+    mean, var, lo_hi = hist_moments(hist)
+    std = math.sqrt(var)
+    stderr = std / math.sqrt(finished) if finished else math.nan
+    z = float(ndtri(0.5 + confidence / 2.0))
+    throws, final, used = extra
+    return SimulationResult(
+        board=board, start=start, games=games, finished=finished, censored=censored,
+        stranded=stranded, max_throws=max_throws, mean=mean, variance=var, std=std,
+        stderr=stderr, ci=(mean - z * stderr, mean + z * stderr), confidence=float(confidence),
+        min=lo_hi[0], max=lo_hi[1], histogram=hist, total_throws=total,
+        entropy=int(ss.entropy), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
+        threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used)
