@@ -22,46 +22,64 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import threading
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from ._core.table import OVERSHOOT_CODES
+from ._core.validation import (
+    INT64_MAX,
+    OVERSHOOT_RULES,
+    SUM_TOL,
+    board_problem,
+    few,
+    flag,
+    int_array,
+    integer,
+    parse_json,
+    probability,
+    problem_message,
+)
 from .dice import Dice, as_dice
 
 if TYPE_CHECKING:
     from .compile import CompiledBoard
 
-__all__ = ["Board", "OVERSHOOT_RULES", "FORMAT_NAME", "FORMAT_VERSION", "check_board", "check_start"]
+__all__ = ["Board", "BoardFields", "OVERSHOOT_RULES", "FORMAT_NAME", "FORMAT_VERSION", "board_fields",
+           "check_board", "check_start"]
 
-OVERSHOOT_RULES = ("win", "exact", "bounce")
+_COMPILE_LOCK = threading.RLock()
+
 FORMAT_NAME = "snl_numeric.board"
 FORMAT_VERSION = 1
-DICT_KEYS = {"format", "version", "name", "size", "jumps", "snakes", "ladders",
-              "start", "overshoot", "chain", "dice"}
+DICT_KEYS = frozenset({"format", "version", "name", "size", "jumps", "snakes", "ladders",
+                       "start", "overshoot", "chain", "dice"})
 
 
 def _square(value: Any, what: str) -> int:
+    if type(value) is int and -INT64_MAX - 1 <= value <= INT64_MAX:  # the common case, fast
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{what} must be an integer square, got {value!r}")
-    return int(value)
+    return integer(value, what)
 
 
-def _pairs(jumps: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """Jumps given as a mapping, pairs or a (k, 2) integer array, as two int arrays."""
+def _pairs(jumps: Any, what: str) -> tuple[list[int], list[int]]:
+    """Jumps given as a mapping, pairs or a (k, 2) integer array, as two lists."""
     if jumps is None:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
+        return [], []
     if isinstance(jumps, np.ndarray):
+        if jumps.size == 0 and jumps.ndim <= 2:
+            return [], []
         if jumps.ndim != 2 or jumps.shape[1] != 2:
-            if jumps.size == 0 and jumps.ndim == 1:
-                return np.empty(0, np.int64), np.empty(0, np.int64)
             raise ValueError(f"{what} array must have shape (k, 2), got {jumps.shape}")
-        if jumps.size == 0:
-            return np.empty(0, np.int64), np.empty(0, np.int64)
         if jumps.dtype == bool or not np.issubdtype(jumps.dtype, np.integer):
             raise TypeError(f"{what} must hold integer squares, got dtype {jumps.dtype}")
-        return jumps[:, 0].astype(np.int64), jumps[:, 1].astype(np.int64)
+        arr = int_array(jumps, what)
+        return arr[:, 0].tolist(), arr[:, 1].tolist()
     if isinstance(jumps, Mapping):
         items: Iterable[Any] = jumps.items()
     elif isinstance(jumps, (str, bytes)) or not isinstance(jumps, Iterable):
@@ -78,11 +96,125 @@ def _pairs(jumps: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
             raise TypeError(f"each of the {what} must be a pair (from, to), got {item!r}") from None
         src.append(_square(a, f"{what} start"))
         dst.append(_square(b, f"{what} destination"))
-    return np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+    return src, dst
 
 
-def _first(mask: np.ndarray) -> int:
-    return int(np.flatnonzero(mask)[0])
+def _directed(snakes: Any, ladders: Any) -> tuple[list[int], list[int]]:
+    """Snakes (must go down) and ladders (must go up) as one list of jumps."""
+    s_src, s_dst = _pairs(snakes, "snakes")
+    l_src, l_dst = _pairs(ladders, "ladders")
+    for s, d in zip(s_src, s_dst, strict=True):
+        if d >= s:
+            raise ValueError(f"snake {s}->{d} goes {'up' if d > s else 'nowhere'}; "
+                             "snakes must go down")
+    for s, d in zip(l_src, l_dst, strict=True):
+        if d <= s:
+            raise ValueError(f"ladder {s}->{d} goes {'down' if d < s else 'nowhere'}; "
+                             "ladders must go up")
+    return s_src + l_src, s_dst + l_dst
+
+
+class BoardFields(NamedTuple):
+    """What a board dict holds, types checked (the values are checked by the Board rules)."""
+
+    size: int
+    src: list[int]
+    dst: list[int]
+    start: int
+    overshoot: str
+    chain: bool
+    faces: list[int] | None
+    probs: list[float] | None
+    name: str | None
+
+
+def _json_int(key: Any, what: str) -> int:
+    """An integer key of a JSON object (JSON keys are strings)."""
+    if isinstance(key, str):
+        text = key.strip()
+        if text.lstrip("+-").isdigit() and len(text) <= 20:
+            return _square(int(text), what)
+        raise TypeError(f"{what} must be an integer, got {key!r}")
+    return _square(key, what)
+
+
+def _overshoot(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"overshoot must be a string, got {value!r}")
+    if value not in OVERSHOOT_RULES:
+        raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got {value!r}")
+    return value
+
+
+def _name(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"name must be a string, got {value!r}")
+    return value
+
+
+def board_fields(data: Any) -> BoardFields:
+    """Parse a board dict (the ``snl_numeric.board`` format, version 1).
+
+    The one reader of the format, used by :meth:`Board.from_dict` and by batch
+    analysis for every row; it checks keys, the format and version and the
+    types of the fields, and leaves the board's rules to :class:`Board`.
+    """
+    if not isinstance(data, Mapping):
+        raise TypeError(f"board data must be a mapping, got {type(data).__name__}")
+    unknown = set(data) - DICT_KEYS
+    if unknown:
+        raise ValueError(f"unknown board keys {sorted(unknown)}; expected {sorted(DICT_KEYS)}")
+    fmt = data.get("format", FORMAT_NAME)
+    if fmt != FORMAT_NAME:
+        raise ValueError(f"format must be {FORMAT_NAME!r}, got {fmt!r}")
+    version = data.get("version", FORMAT_VERSION)
+    if type(version) is not int or version != FORMAT_VERSION:
+        raise ValueError(f"unsupported board format version {version!r}; "
+                         f"this is version {FORMAT_VERSION} (the integer {FORMAT_VERSION})")
+    if "size" not in data:
+        raise ValueError("board data needs a 'size'")
+    size = _square(data["size"], "size")
+    start = _square(data.get("start", 0), "start")
+    overshoot = _overshoot(data.get("overshoot", "win"))
+    chain = flag(data.get("chain", False), "chain")
+    name = _name(data.get("name"))
+    if "snakes" in data or "ladders" in data:
+        if "jumps" in data:
+            raise ValueError("give either 'jumps' or 'snakes'/'ladders', not both")
+        src, dst = _directed(data.get("snakes"), data.get("ladders"))
+    else:
+        jumps = data.get("jumps")
+        if isinstance(jumps, Mapping):  # JSON objects have string keys
+            jumps = [(_json_int(s, "jumps start"), d) for s, d in jumps.items()]
+        src, dst = _pairs(jumps, "jumps")
+    faces = probs = None
+    dice = data.get("dice")
+    if isinstance(dice, Mapping) and set(dice) == {"faces", "probs"}:
+        faces, probs = dice["faces"], dice["probs"]
+        if not isinstance(faces, list | tuple) or not isinstance(probs, list | tuple):
+            raise TypeError("dice faces and probs must be lists, got "
+                            f"{type(faces).__name__} and {type(probs).__name__}")
+        if len(faces) != len(probs):
+            raise ValueError("dice faces and probabilities must be 1-d arrays of equal length, "
+                             f"got shapes ({len(faces)},) and ({len(probs)},)")
+        faces = [_face_value(f) for f in faces]
+        if not all(isinstance(q, numbers.Real) and not isinstance(q, bool) for q in probs):
+            raise TypeError(f"dice probabilities must be numbers, got {few(probs)}")
+        probs = [probability(q, "dice probabilities") for q in probs]
+    elif isinstance(dice, Mapping):
+        faces = [_json_int(f, "dice faces") for f in dice]
+        probs = [probability(q, f"probability of face {f}") for f, q in zip(faces, dice.values(),
+                                                                          strict=True)]
+    elif dice is not None:
+        raise TypeError("dice must be {'faces': [...], 'probs': [...]} or a mapping face -> "
+                        f"probability, got {type(dice).__name__}")
+    return BoardFields(size, src, dst, start, overshoot, chain, faces, probs, name)
+
+
+def _face_value(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"dice faces must be integers, got {value!r}")
+    return _square(value, "dice faces")
 
 
 class Board:
@@ -122,7 +254,7 @@ class Board:
     """
 
     __slots__ = ("size", "jumps", "start", "overshoot", "chain", "dice", "name", "_compiled",
-                 "_arrays")
+                 "_jump_arrays")
 
     def __init__(
         self,
@@ -136,58 +268,34 @@ class Board:
         name: str | None = None,
     ) -> None:
         size = _square(size, "size")
-        if size < 1:
-            raise ValueError(f"size must be at least 1, got {size}")
         start = _square(start, "start")
-        if not 0 <= start <= size:
-            raise ValueError(f"start must be a square in 0..{size}, got {start}")
-        if not isinstance(overshoot, str):
-            raise TypeError(f"overshoot must be a string, got {overshoot!r}")
-        if overshoot not in OVERSHOOT_RULES:
-            raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got {overshoot!r}")
-        if not isinstance(chain, (bool, np.bool_)):
-            raise TypeError(f"chain must be True or False, got {chain!r}")
-        if name is not None and not isinstance(name, str):
-            raise TypeError(f"name must be a string, got {name!r}")
+        overshoot = _overshoot(overshoot)
+        chain = flag(chain, "chain")
+        name = _name(name)
         dice = as_dice(dice)
-        if overshoot == "bounce" and dice.max_face > size + 1:
-            # from square size - 1, face d bounces to size + 1 - d
-            raise ValueError(
-                f"face {dice.max_face} is too large for a bounce on a board of size {size}: "
-                f"it could carry the token below square 0 (faces must be <= {size + 1})"
-            )
-        src, dst = _pairs(jumps, "jumps")
-        for mask, why in (
-            (src == size, f"leaves the goal {size}; no jump may leave it"),
-            ((src < 0) | (src >= size), f"starts outside the board 0..{size}"),
-            ((dst < 0) | (dst > size), f"ends outside the board 0..{size}"),
-            (src == dst, "goes nowhere"),
-        ):
-            if mask.any():
-                i = _first(mask)
-                raise ValueError(f"jump {src[i]}->{dst[i]} {why}")
+        src_list, dst_list = _pairs(jumps, "jumps")
+        src = np.array(src_list, dtype=np.int64)
+        dst = np.array(dst_list, dtype=np.int64)
+        problem, i, j = board_problem(size, start, OVERSHOOT_CODES[overshoot], chain, src, dst,
+                                      dice.faces, dice.probs, SUM_TOL)
+        if problem:
+            raise ValueError(problem_message(
+                problem, i, j, size=size, start=start, code=OVERSHOOT_CODES[overshoot], src=src,
+                dst=dst, faces=dice.faces, probs=dice.probs))
         order = np.argsort(src, kind="stable")
         src, dst = src[order], dst[order]
-        dup = src[1:] == src[:-1]
-        if dup.any():
-            i = _first(dup)
-            raise ValueError(f"two jumps start on square {src[i]} "
-                             f"({src[i]}->{dst[i]} and {src[i]}->{dst[i + 1]})")
-        table = dict(zip(src.tolist(), dst.tolist(), strict=False))
-        if chain and _may_cycle(src, dst, size):
-            _check_no_cycle(table)  # finds the cycle and raises
+        for arr in (src, dst):
+            arr.flags.writeable = False
         set_ = object.__setattr__
         set_(self, "size", size)
-        set_(self, "jumps", MappingProxyType(table))
+        set_(self, "jumps", MappingProxyType(dict(zip(src.tolist(), dst.tolist(), strict=True))))
         set_(self, "start", start)
         set_(self, "overshoot", overshoot)
-        set_(self, "chain", bool(chain))
+        set_(self, "chain", chain)
         set_(self, "dice", dice)
         set_(self, "name", name)
         set_(self, "_compiled", None)
-        for arr in (src, dst):
-            arr.flags.writeable = False
-        set_(self, "_arrays", (src, dst))  # jump sources (increasing) and destinations
+        set_(self, "_jump_arrays", (src, dst))
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"Board is immutable; use board.replace({key}=...)")
@@ -204,13 +312,23 @@ class Board:
         return {s: d for s, d in self.jumps.items() if d < s}
 
     @property
+    def jump_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Read-only arrays of the jump sources (increasing) and their destinations."""
+        return self._jump_arrays
+
+    @property
     def compiled(self) -> CompiledBoard:
-        """The successor table and transition matrix, built once and cached."""
-        if self._compiled is None:
+        """The successor table and transition matrix, built once (thread-safe) and cached."""
+        compiled = self._compiled
+        if compiled is None:
             from .compile import compile_board
 
-            object.__setattr__(self, "_compiled", compile_board(self))
-        return self._compiled
+            with _COMPILE_LOCK:
+                compiled = self._compiled
+                if compiled is None:
+                    compiled = compile_board(self)
+                    object.__setattr__(self, "_compiled", compiled)
+        return compiled
 
     def replace(self, **changes: Any) -> Board:
         """A copy with some fields changed, e.g. ``board.replace(overshoot="bounce")``."""
@@ -245,18 +363,8 @@ class Board:
         ...
         ValueError: ladder 20->8 goes down; ladders must go up
         """
-        s_src, s_dst = _pairs(snakes, "snakes")
-        l_src, l_dst = _pairs(ladders, "ladders")
-        if (s_dst >= s_src).any():
-            i = _first(s_dst >= s_src)
-            way = "up" if s_dst[i] > s_src[i] else "nowhere"
-            raise ValueError(f"snake {s_src[i]}->{s_dst[i]} goes {way}; snakes must go down")
-        if (l_dst <= l_src).any():
-            i = _first(l_dst <= l_src)
-            way = "down" if l_dst[i] < l_src[i] else "nowhere"
-            raise ValueError(f"ladder {l_src[i]}->{l_dst[i]} goes {way}; ladders must go up")
-        pairs = np.column_stack([np.concatenate([s_src, l_src]), np.concatenate([s_dst, l_dst])])
-        return cls(size, pairs, **rules)
+        src, dst = _directed(snakes, ladders)
+        return cls(size, list(zip(src, dst, strict=True)), **rules)
 
     @classmethod
     def from_moves(cls, move: Iterable[int], **rules: Any) -> Board:
@@ -273,7 +381,7 @@ class Board:
         >>> Board.from_moves(move).jumps
         mappingproxy({2: 21, 26: 0})
         """
-        arr = _int_array(move, "move")
+        arr = int_array(move, "move")
         if arr.ndim != 1 or arr.size < 2:
             raise ValueError(f"move must be a 1-d list of at least 2 cells, got shape {arr.shape}")
         size = arr.size - 1
@@ -301,7 +409,7 @@ class Board:
         >>> Board.from_grid(grid).jumps
         mappingproxy({5: 9})
         """
-        arr = _int_array(grid, "grid")
+        arr = int_array(grid, "grid")
         if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.size == 0:
             raise ValueError(f"grid must be a non-empty square n x n array, got shape {arr.shape}")
         n = arr.shape[0]
@@ -346,36 +454,11 @@ class Board:
         pairs); ``dice`` may be ``{"faces": [...], "probs": [...]}`` or a
         mapping ``face -> probability``. Missing rules take their defaults.
         """
-        if not isinstance(data, Mapping):
-            raise TypeError(f"board data must be a mapping, got {type(data).__name__}")
-        unknown = set(data) - DICT_KEYS
-        if unknown:
-            raise ValueError(f"unknown board keys {sorted(unknown)}; expected {sorted(DICT_KEYS)}")
-        fmt = data.get("format", FORMAT_NAME)
-        if fmt != FORMAT_NAME:
-            raise ValueError(f"format must be {FORMAT_NAME!r}, got {fmt!r}")
-        version = data.get("version", FORMAT_VERSION)
-        if version != FORMAT_VERSION:
-            raise ValueError(f"unsupported board format version {version!r}; "
-                             f"this is version {FORMAT_VERSION}")
-        if "size" not in data:
-            raise ValueError("board data needs a 'size'")
-        rules = {k: data[k] for k in ("start", "overshoot", "chain", "name") if k in data}
-        dice = data.get("dice")
-        if isinstance(dice, Mapping) and set(dice) == {"faces", "probs"}:
-            dice = Dice(np.asarray(dice["faces"]), np.asarray(dice["probs"]))
-        elif isinstance(dice, Mapping):
-            dice = Dice.from_probs({_json_int(f): p for f, p in dice.items()})
-        rules["dice"] = dice
-        if "snakes" in data or "ladders" in data:
-            if "jumps" in data:
-                raise ValueError("give either 'jumps' or 'snakes'/'ladders', not both")
-            return cls.from_pairs(data["size"], snakes=data.get("snakes"),
-                                  ladders=data.get("ladders"), **rules)
-        jumps = data.get("jumps")
-        if isinstance(jumps, Mapping):  # JSON objects have string keys
-            jumps = {_json_int(s): d for s, d in jumps.items()}
-        return cls(data["size"], jumps, **rules)
+        f = board_fields(data)
+        dice = None if f.faces is None else Dice(np.array(f.faces, dtype=np.int64),
+                                                  np.array(f.probs, dtype=np.float64))
+        return cls(f.size, list(zip(f.src, f.dst, strict=True)), start=f.start,
+                   overshoot=f.overshoot, chain=f.chain, dice=dice, name=f.name)
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None
                 ) -> str:
@@ -389,15 +472,25 @@ class Board:
     @classmethod
     def from_json(cls, source: str | os.PathLike[str]) -> Board:
         """A board from JSON text or from the path of a JSON file."""
+        if isinstance(source, bytes):
+            return cls.from_dict(parse_json(source))
         if isinstance(source, os.PathLike) or (
-            isinstance(source, str) and not source.lstrip().startswith("{")
+            isinstance(source, str) and not source.lstrip().startswith(("{", "[", '"'))
+            and "\n" not in source
         ):
-            with open(source, encoding="utf-8") as fh:
-                source = fh.read()
+            try:
+                with open(source, "rb") as fh:
+                    source = fh.read()
+            except FileNotFoundError:
+                raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "
+                                 "text either)") from None
+        if not isinstance(source, (str, bytes)):
+            raise TypeError(f"source must be JSON text or a path, got {type(source).__name__}")
         try:
-            data = json.loads(source)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"invalid board JSON: {exc}") from None
+            data = parse_json(source)
+        except ValueError as exc:
+            raise ValueError(f"invalid board JSON: {str(exc).removeprefix('invalid JSON: ')}"
+                             ) from None
         return cls.from_dict(data)
 
     # -- dunder -------------------------------------------------------------
@@ -432,68 +525,18 @@ def _from_dict_pickle(data: dict[str, Any]) -> Board:
     return Board.from_dict(data)
 
 
-def _json_int(key: Any) -> int:
-    if isinstance(key, str) and key.strip().lstrip("+").isdigit():
-        return int(key)
-    return key
-
-
-def _int_array(values: Any, what: str) -> np.ndarray:
-    try:
-        arr = np.asarray(values)
-    except ValueError:
-        raise ValueError(f"{what} must be a rectangular array of integers (ragged rows?)") from None
-    if arr.dtype == object:
-        raise ValueError(f"{what} must be a rectangular array of integers (ragged rows?)")
-    if arr.size == 0:
-        return arr.astype(np.int64)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        if arr.size and np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)):
-            return arr.astype(np.int64)
-        raise TypeError(f"{what} must hold integers, got dtype {arr.dtype}")
-    return arr.astype(np.int64)
-
-
-def _may_cycle(src: np.ndarray, dst: np.ndarray, size: int) -> bool:
-    """Whether following jumps can loop, by pointer doubling (vectorised)."""
-    if len(src) == 0:
-        return False
-    is_src = np.zeros(size + 1, dtype=bool)
-    is_src[src] = True
-    hop = np.arange(size + 1)
-    hop[src] = dst
-    for _ in range(int(np.ceil(np.log2(len(src) + 1))) + 1):  # 2**rounds > longest chain
-        hop[src] = hop[hop[src]]
-    return bool(is_src[hop[src]].any())
-
-
-def _check_no_cycle(table: Mapping[int, int]) -> None:
-    state: dict[int, int] = {}  # 1 = on the current walk, 2 = done
-    for first in table:
-        walk = []
-        node = first
-        while node in table and state.get(node) is None:
-            state[node] = 1
-            walk.append(node)
-            node = table[node]
-        if state.get(node) == 1:
-            cycle = walk[walk.index(node):] + [node]
-            raise ValueError("jump cycle under chain=True: " + "->".join(map(str, cycle)))
-        for w in walk:
-            state[w] = 2
-
-
-def check_start(board: Board, start: int | None) -> int:
+def check_start(board: Board, start: Any) -> int:
+    """``start``, or the board's own start when None, checked to be one of its squares."""
     if start is None:
         return board.start
-    if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
-        raise TypeError(f"start must be an integer square, got {start!r}")
+    start = _square(start, "start")
     if not 0 <= start <= board.size:
         raise ValueError(f"start must be a square in 0..{board.size}, got {start}")
-    return int(start)
+    return start
 
 
-def check_board(board: Board) -> Board:
+def check_board(board: Any) -> Board:
+    """``board`` if it is a :class:`Board`, else ``TypeError``."""
     if not isinstance(board, Board):
         raise TypeError(f"expected a Board, got {type(board).__name__}")
     return board

@@ -106,62 +106,62 @@ def sure_states(cb: CompiledBoard) -> np.ndarray:
 
 
 def fundamental(cb: CompiledBoard) -> Fundamental:
-    cached = cb.__dict__.get("fundamental")
-    if cached is None:
-        sure = sure_states(cb)
-        sure_transient = np.flatnonzero(sure[: cb.size])
-        cached = _factorize(cb, sure_transient)
-        cb.__dict__["fundamental"] = cached
-    return cached
+    """``I - Q`` restricted to the sure squares, factorised once per board."""
+    return cb.cache.get("fundamental", lambda: _factorize(
+        cb, np.flatnonzero(sure_states(cb)[: cb.size])))
 
 
 def mean_all(cb: CompiledBoard) -> np.ndarray:
-    """Expected throws from every square (``inf`` off ``S``); records the solve report."""
-    cached = cb.__dict__.get("mean_all")
-    if cached is None:
-        fund = fundamental(cb)
-        m = len(fund.states)
-        mean = np.full(cb.n_states, np.inf)
-        mean[cb.size] = 0.0
-        if fund.method == "structured":
-            solver = fund.factor
-            rhs = np.zeros(cb.n_states)
-            rhs[fund.states] = 1.0
-            x, iterations, residual = solver.solve(rhs)
-            mean[fund.states] = x[fund.states]
-            report = SolveReport(solver.method, m, solver.k, iterations, residual)
-        else:
-            mean[fund.states] = fund.solve(np.ones(m))
-            residual = 0.0
-            if m:
-                active = np.zeros(cb.n_states, dtype=bool)
-                active[fund.states] = True
-                full = np.where(active, mean, 0.0)
-                rn, xn, bn = residual_kernel(cb.succ, _row_probs(cb), active, active * 1.0, full,
-                                              False, np.empty(cb.n_states))
-                residual = rn / (2.0 * xn + bn)
-            report = SolveReport(fund.method, m, 0, 0, residual)
-        mean.flags.writeable = False
-        cb.__dict__["_report"] = report
-        cb.__dict__["mean_all"] = cached = mean
-    return cached
+    """Expected throws from every square (``inf`` off ``S``), read-only."""
+    return _solved(cb)[0]
+
+
+def _solved(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport]:
+    return cb.cache.get("mean", lambda: _solve_mean(cb))
+
+
+def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport]:
+    fund = fundamental(cb)
+    m = len(fund.states)
+    mean = np.full(cb.n_states, np.inf)
+    mean[cb.size] = 0.0
+    if fund.method == "structured":
+        solver = fund.factor
+        rhs = np.zeros(cb.n_states)
+        rhs[fund.states] = 1.0
+        x, iterations, residual = solver.solve(rhs)
+        mean[fund.states] = x[fund.states]
+        report = SolveReport(solver.method, m, solver.k, iterations, residual)
+    else:
+        mean[fund.states] = fund.solve(np.ones(m))
+        residual = 0.0
+        if m:
+            active = np.zeros(cb.n_states, dtype=bool)
+            active[fund.states] = True
+            full = np.where(active, mean, 0.0)
+            rn, xn, bn = residual_kernel(cb.succ, _row_probs(cb), active, active * 1.0, full,
+                                         False, np.empty(cb.n_states))
+            residual = rn / (2.0 * xn + bn)
+        report = SolveReport(fund.method, m, 0, 0, residual)
+    mean.flags.writeable = False
+    return mean, report
 
 
 def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
-    """Expected throws and variance from every square (``inf`` off ``S``)."""
-    cached = cb.__dict__.get("moments")
-    if cached is None:
-        fund = fundamental(cb)
-        mean = mean_all(cb)
-        t_s = mean[fund.states]
-        u_s = fund.solve(t_s)
-        var = np.full(cb.n_states, np.inf)
-        var[fund.states] = np.maximum(2.0 * u_s - t_s - t_s * t_s, 0.0)
-        var[cb.size] = 0.0
-        var.flags.writeable = False
-        cached = (mean, var)
-        cb.__dict__["moments"] = cached
-    return cached
+    """Expected throws and variance from every square (``inf`` off ``S``), read-only."""
+    return cb.cache.get("moments", lambda: _solve_moments(cb))
+
+
+def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
+    fund = fundamental(cb)
+    mean = mean_all(cb)
+    t_s = mean[fund.states]
+    u_s = fund.solve(t_s)
+    var = np.full(cb.n_states, np.inf)
+    var[fund.states] = np.maximum(2.0 * u_s - t_s - t_s * t_s, 0.0)
+    var[cb.size] = 0.0
+    var.flags.writeable = False
+    return mean, var
 
 
 def solver_report(board: Board) -> SolveReport:
@@ -190,9 +190,7 @@ def solver_report(board: Board) -> SolveReport:
     >>> rep.method, rep.residual < 1e-13
     ('gmres', True)
     """
-    cb = check_board(board).compiled
-    mean_all(cb)
-    return cb.__dict__["_report"]
+    return _solved(check_board(board).compiled)[1]
 
 
 def expected_throws_all(board: Board) -> np.ndarray:

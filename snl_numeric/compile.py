@@ -12,13 +12,19 @@ and cached on it (``board.compiled``):
   ``0 .. size`` with the goal ``size`` absorbing (built lazily);
 - ``reach``: fewest throws to the goal and the squares that finish with
   probability 1, by breadth-first propagation over the reversed adjacency.
+
+Everything derived from a compiled board later (its factorised fundamental
+system, expected throws, ...) is kept in its :class:`BoardCache`, an explicit
+object that computes each entry once, under a lock, so one board can be shared
+by threads.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,7 +34,42 @@ from ._core.table import OVERSHOOT_CODES, reach_kernel, succ_table_kernel
 if TYPE_CHECKING:
     from .board import Board
 
-__all__ = ["CompiledBoard", "compile_board"]
+__all__ = ["BoardCache", "CompiledBoard", "compile_board"]
+
+T = TypeVar("T")
+
+
+class BoardCache:
+    """Results derived from one compiled board, each computed once (thread-safe).
+
+    ``cache.get(key, make)`` returns the stored value for ``key`` or stores and
+    returns ``make()``; a re-entrant lock lets ``make`` ask for other entries.
+    Stored arrays should be read-only: every caller shares them.
+
+    Examples
+    --------
+    >>> cache = BoardCache()
+    >>> cache.get("answer", lambda: 42), cache.get("answer", lambda: 0)
+    (42, 42)
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._values: dict[str, Any] = {}
+
+    def get(self, key: str, make: Callable[[], T]) -> T:
+        """The value for ``key``, computed by ``make()`` the first time."""
+        try:
+            return self._values[key]
+        except KeyError:
+            pass
+        with self._lock:
+            if key not in self._values:
+                self._values[key] = make()
+            return self._values[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._values
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,6 +94,8 @@ class CompiledBoard:
         Index of the jump starting on each square, -1 for none.
     chained : bool
         Whether jumps chain (``Board.chain``).
+    cache : BoardCache
+        What later analyses derive from these arrays.
     """
 
     size: int
@@ -65,15 +108,19 @@ class CompiledBoard:
     jump_dst: np.ndarray
     jump_index: np.ndarray
     chained: bool
+    cache: BoardCache = field(default_factory=BoardCache, repr=False)
 
     @property
     def n_states(self) -> int:
         """Number of states, ``size + 1``."""
         return self.size + 1
 
-    @cached_property
+    @property
     def matrix(self) -> sp.csr_matrix:
         """Transition matrix ``P`` (CSR, sorted indices, duplicates summed)."""
+        return self.cache.get("matrix", self._matrix)
+
+    def _matrix(self) -> sp.csr_matrix:
         n, k = self.succ.shape
         rows = np.repeat(np.arange(n, dtype=self.succ.dtype), k)
         data = np.tile(self.probs, n)
@@ -82,7 +129,7 @@ class CompiledBoard:
         mat.sort_indices()
         return mat
 
-    @cached_property
+    @property
     def reach(self) -> tuple[np.ndarray, np.ndarray]:
         """``(dist, sure)``: fewest throws to the goal (-1 if unreachable) and
         whether the goal is reached with probability 1, from every square.
@@ -90,6 +137,9 @@ class CompiledBoard:
         One breadth-first propagation from the goal over the reversed
         adjacency, then one from the squares that cannot reach it.
         """
+        return self.cache.get("reach", self._reach)
+
+    def _reach(self) -> tuple[np.ndarray, np.ndarray]:
         dist = np.empty(self.n_states, dtype=np.int64)
         sure = np.empty(self.n_states, dtype=np.bool_)
         reach_kernel(self.succ, dist, sure)
@@ -107,9 +157,12 @@ class CompiledBoard:
                 nxt = self.jump_index[self.jump_dst[nxt]]
         return members
 
-    @cached_property
+    @property
     def fire_matrix(self) -> sp.csr_matrix:
         """``A[x, j]``: probability that one throw from ``x`` fires jump ``j``."""
+        return self.cache.get("fire_matrix", self._fire_matrix)
+
+    def _fire_matrix(self) -> sp.csr_matrix:
         rows, faces = np.nonzero(self.fired >= 0)
         first = self.fired[rows, faces]
         data = self.probs[faces]
@@ -151,7 +204,7 @@ def compile_board(board: Board) -> CompiledBoard:
             f"{entries:,} table entries (about {20 * entries / 2**30:.0f} GiB); "
             f"the limit is {MAX_TABLE_ENTRIES:,}")
     idx = np.intp
-    src, dst = (a.astype(idx) for a in board._arrays)
+    src, dst = (a.astype(idx) for a in board.jump_arrays)
 
     jump_to = np.full(size + 1, -1, dtype=idx)
     jump_to[src] = dst
@@ -160,7 +213,7 @@ def compile_board(board: Board) -> CompiledBoard:
     succ = np.empty((size + 1, len(faces)), dtype=idx)
     landed = np.empty((size + 1, len(faces)), dtype=idx)
     succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
-               faces.astype(idx), succ, landed)
+                      faces.astype(idx), succ, landed)
     fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32)
     for arr in (succ, fired):
         arr.flags.writeable = False

@@ -8,7 +8,6 @@ renormalised). Faces are at most ``MAX_FACE`` (``2**31 - 1``).
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,9 +16,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Dice", "as_dice", "parse_dice"]
+from ._core.validation import (
+    MAX_FACE,
+    SUM_TOL,
+    dice_problem,
+    few,
+    int_array,
+    positive_int,
+    probability,
+    problem_message,
+)
 
-_SUM_TOL = 1e-12
+__all__ = ["Dice", "as_dice", "parse_dice", "MAX_FACE"]
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,7 +67,7 @@ class Dice:
     @classmethod
     def fair(cls, sides: int = 6) -> Dice:
         """A fair die with faces ``1..sides``."""
-        sides = _positive_int(sides, "sides")
+        sides = positive_int(sides, "sides")
         return cls(np.arange(1, sides + 1), np.full(sides, 1.0 / sides))
 
     @classmethod
@@ -69,8 +78,8 @@ class Dice:
     @classmethod
     def sum_of(cls, n: int, sides: int = 6) -> Dice:
         """The sum of ``n`` fair dice with ``sides`` faces each."""
-        n = _positive_int(n, "n")
-        sides = _positive_int(sides, "sides")
+        n = positive_int(n, "n")
+        sides = positive_int(sides, "sides")
         counts = np.ones(1, dtype=np.float64)
         for _ in range(n):
             counts = np.convolve(counts, np.ones(sides))
@@ -89,7 +98,8 @@ class Dice:
         if len(probs) == 0:
             raise ValueError("dice must have at least one face, got an empty mapping")
         faces = [_face(f) for f in probs]
-        values = [_probability(p, f) for f, p in zip(faces, probs.values(), strict=False)]
+        values = [probability(p, f"probability of face {f}") for f, p in
+                  zip(faces, probs.values(), strict=True)]
         return cls(np.array(faces, dtype=np.int64), np.array(values, dtype=np.float64))
 
     # -- properties ---------------------------------------------------------
@@ -145,19 +155,7 @@ def as_dice(dice: Any) -> Dice:
     return Dice.from_probs(dice)
 
 
-# -- validation ---------------------------------------------------------------
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
-
-
-#: Largest face accepted (kernels add faces to squares in 64-bit integers).
-MAX_FACE = 2**31 - 1
-
-
+# -- validation ----------------------------------------------------------------
 def _face(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"dice faces must be integers, got {value!r}")
@@ -166,47 +164,26 @@ def _face(value: Any) -> int:
     return int(value)
 
 
-def _probability(value: Any, face: int) -> float:
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Fraction)):
-        raise TypeError(f"probability of face {face} must be a number, got {value!r}")
-    p = float(value)
-    if math.isnan(p) or math.isinf(p):
-        raise ValueError(f"probability of face {face} must be finite, got {p}")
-    if p < 0:
-        raise ValueError(f"probability of face {face} must be non-negative, got {p}")
-    return p
-
-
 def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
-    faces_arr = np.asarray(faces)
-    probs_arr = np.asarray(probs)
+    """Types and shapes here; the value rules by the one shared check, ``dice_problem``."""
+    faces_arr = int_array(faces, "dice faces") if not isinstance(faces, np.ndarray) else faces
+    probs_arr = np.asarray(probs) if not isinstance(probs, np.ndarray) else probs
     if faces_arr.ndim != 1 or probs_arr.ndim != 1 or faces_arr.shape != probs_arr.shape:
         raise ValueError(
             "dice faces and probabilities must be 1-d arrays of equal length, "
             f"got shapes {faces_arr.shape} and {probs_arr.shape}"
         )
-    if faces_arr.size == 0:
-        raise ValueError("dice must have at least one face")
-    if faces_arr.dtype == bool or not np.issubdtype(faces_arr.dtype, np.integer):
-        if not (np.issubdtype(faces_arr.dtype, np.floating) and np.all(faces_arr == np.round(faces_arr))):
-            raise TypeError(f"dice faces must be integers, got {faces_arr.tolist()}")
-    if faces_arr.size and (faces_arr.min() < 1 or faces_arr.max() > MAX_FACE):
-        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {faces_arr.tolist()}")
-    faces_arr = faces_arr.astype(np.int64)
-    if len(np.unique(faces_arr)) != len(faces_arr):
-        raise ValueError(f"dice faces must be distinct, got {faces_arr.tolist()}")
-    if not np.issubdtype(probs_arr.dtype, np.number) or probs_arr.dtype == bool:
-        raise TypeError(f"dice probabilities must be numbers, got {probs_arr.tolist()}")
+    faces_arr = int_array(faces_arr, "dice faces")
+    if probs_arr.dtype == object:
+        probs_arr = np.array([probability(p, "dice probabilities") for p in probs_arr.tolist()])
+    if probs_arr.size and (probs_arr.dtype == bool or not np.issubdtype(probs_arr.dtype,
+                                                                        np.number)):
+        raise TypeError(f"dice probabilities must be numbers, got {few(probs_arr)}")
     probs_arr = probs_arr.astype(np.float64)
-    if np.any(np.isnan(probs_arr)):
-        raise ValueError(f"dice probabilities must not be NaN, got {probs_arr.tolist()}")
-    if np.any(probs_arr < 0) or np.any(np.isinf(probs_arr)):
-        raise ValueError(
-            f"dice probabilities must be finite and non-negative, got {probs_arr.tolist()}"
-        )
-    total = probs_arr.sum()
-    if abs(total - 1.0) > _SUM_TOL:
-        raise ValueError(f"dice probabilities must sum to 1 (within 1e-12), got {float(total)!r}")
+    problem, i = dice_problem(faces_arr, probs_arr, SUM_TOL)
+    if problem:
+        raise ValueError(problem_message(problem, i, 0, size=0, start=0, code=0, src=faces_arr[:0],
+                                         dst=faces_arr[:0], faces=faces_arr, probs=probs_arr))
     keep = probs_arr > 0
     faces_arr, probs_arr = faces_arr[keep], probs_arr[keep]
     order = np.argsort(faces_arr)

@@ -18,7 +18,7 @@ def test_structured_kernels_match_core(board):
     jump_to[cb.jump_src] = cb.jump_dst
     succ = np.empty(cb.succ.shape, dtype=np.int64)
     _fill_succ(board.size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
-               cb.faces, succ)
+               cb.faces, succ, np.empty((0, 0), dtype=np.int64))
     assert np.array_equal(succ, cb.succ)
     dist, mean, var = structured_moments(succ, cb.probs)
     assert np.array_equal(dist, throw_distances(board))

@@ -22,17 +22,18 @@ OVERSHOOT_CODES = {"win": 0, "exact": 1, "bounce": 2}
 
 
 @njit()
-def succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, landed=None):  # pragma: no cover
+def succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, landed):  # pragma: no cover
     """Successor table of a board: ``jump_to[x]`` is -1 or the destination.
 
-    ``overshoot`` is a code of ``OVERSHOOT_CODES``. With ``landed`` given,
+    ``overshoot`` is a code of ``OVERSHOOT_CODES``. Unless ``landed`` is empty,
     ``landed[x, f]`` receives the jump square the throw lands on (the first
     jump it fires) or -1. Faces larger than the board never overflow: a face
     is compared with the distance to the goal before it is added.
     """
+    record = landed.shape[0] > 0
     for x in range(size + 1):
         for f in range(faces.shape[0]):
-            if landed is not None:
+            if record:
                 landed[x, f] = -1
             if x == size:
                 succ[x, f] = size
@@ -49,7 +50,7 @@ def succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, landed=None)
             else:
                 t = x + d
             if jump_to[t] >= 0:
-                if landed is not None:
+                if record:
                     landed[x, f] = t
                 t = jump_to[t]
                 if chain:

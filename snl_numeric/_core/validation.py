@@ -1,49 +1,390 @@
-"""One validator per rule, shared by every public function (private layer)."""
+"""One validator per rule, shared by every public function (private layer).
+
+Python-level checks (types, integer ranges, options) raise our own
+``TypeError``/``ValueError`` naming the value. The value rules of a board
+(squares, jumps, dice) are checked by one Numba function,
+:func:`board_problem`, that :class:`~snl_numeric.Board` calls once and batch
+analysis calls per row inside its parallel kernel; :func:`problem_message`
+words what it finds, so a bad board gets the same message either way.
+"""
 
 from __future__ import annotations
 
+import json
+import math
 import numbers
 from typing import Any
 
 import numpy as np
 
+from .numba_config import njit
+
 #: Default tail mass left out of game-length distributions.
 DEFAULT_TAIL = 1e-12
-#: Default cap on the number of throws a distribution will follow.
+#: Default cap on the number of throws followed (a distribution, or one simulated game).
 DEFAULT_MAX_THROWS = 10_000_000
+#: Dice probabilities must sum to 1 within this.
+SUM_TOL = 1e-12
+#: Largest face accepted (kernels add faces to squares in 64-bit integers).
+MAX_FACE = 2**31 - 1
+#: Integers must fit in a signed 64-bit integer.
+INT64_MAX = 2**63 - 1
+#: The overshoot rules, in the order of their kernel codes.
+OVERSHOOT_RULES = ("win", "exact", "bounce")
+#: Deepest JSON nesting read (a board needs 3 levels).
+MAX_JSON_DEPTH = 64
+
+_RNG_TYPES = "None, an integer seed, a SeedSequence or a Generator"
 
 
-def check_tail(tail: float, max_throws: int = DEFAULT_MAX_THROWS) -> float:
-    """Validate the ``tail`` and ``max_throws`` options of distribution calls."""
-    if isinstance(tail, bool) or not isinstance(tail, numbers.Real):
-        raise TypeError(f"tail must be a number, got {tail!r}")
-    if not 0.0 < tail < 1.0:
-        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
-    if isinstance(max_throws, bool) or not isinstance(max_throws, (int, np.integer)):
-        raise TypeError(f"max_throws must be an integer, got {max_throws!r}")
-    if max_throws < 1:
-        raise ValueError(f"max_throws must be at least 1, got {max_throws}")
-    return float(tail)
+# -- scalars --------------------------------------------------------------------------
+def integer(value: Any, name: str) -> int:
+    """``value`` as a Python int: ``TypeError`` unless an integer (bools refused),
+    ``ValueError`` outside the signed 64-bit range.
 
-
-def positive_int(value: Any, name: str, low: int) -> int:
+    Examples
+    --------
+    >>> integer(3, "size")
+    3
+    >>> integer(2**70, "size")
+    Traceback (most recent call last):
+    ...
+    ValueError: size must fit in a 64-bit integer, got 1180591620717411303424
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if not -INT64_MAX - 1 <= value <= INT64_MAX:
+        raise ValueError(f"{name} must fit in a 64-bit integer, got {value}")
+    return value
+
+
+def positive_int(value: Any, name: str, low: int = 1) -> int:
+    """An integer at least ``low``."""
+    value = integer(value, name)
     if value < low:
         raise ValueError(f"{name} must be at least {low}, got {value}")
-    return int(value)
+    return value
+
+
+def flag(value: Any, name: str) -> bool:
+    """``True`` or ``False`` (NumPy bools accepted), else ``TypeError``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def probability(value: Any, name: str) -> float:
+    """A real number as a float (its range is checked by the caller)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} is too large for a float, got {value}") from None
+
+
+def check_tail(tail: Any, max_throws: Any = DEFAULT_MAX_THROWS) -> float:
+    """Validate the ``tail`` and ``max_throws`` options of distribution calls."""
+    tail = probability(tail, "tail")
+    if not 0.0 < tail < 1.0:
+        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
+    positive_int(max_throws, "max_throws")
+    return tail
 
 
 def seed_sequence(rng: Any) -> np.random.SeedSequence:
+    """Seed material as a :class:`numpy.random.SeedSequence`.
+
+    An integer ``s`` means ``SeedSequence(s)``; a ``Generator`` (or bit
+    generator) contributes 128 bits of fresh entropy; ``None`` draws entropy
+    from the OS.
+    """
     if isinstance(rng, np.random.SeedSequence):
         return rng
     if isinstance(rng, (np.random.Generator, np.random.BitGenerator)):
         gen = np.random.default_rng(rng)
         return np.random.SeedSequence(int.from_bytes(gen.bytes(16), "little"))
     if isinstance(rng, bool):
-        raise TypeError(f"rng must be None, an integer seed, a SeedSequence or a Generator, "
-                        f"got {rng!r}")
-    if rng is None or isinstance(rng, numbers.Integral):
-        return np.random.SeedSequence(None if rng is None else int(rng))
-    raise TypeError(f"rng must be None, an integer seed, a SeedSequence or a Generator, "
-                    f"got {type(rng).__name__}")
+        raise TypeError(f"rng must be {_RNG_TYPES}, got {rng!r}")
+    if rng is None:
+        return np.random.SeedSequence()
+    if isinstance(rng, numbers.Integral):
+        if rng < 0:
+            raise ValueError(f"rng must be a non-negative integer seed, got {rng}")
+        return np.random.SeedSequence(int(rng))
+    raise TypeError(f"rng must be {_RNG_TYPES}, got {type(rng).__name__}")
+
+
+def json_float(x: float) -> float | str:
+    """A float for JSON: finite values as they are, infinities as ``"inf"``/``"-inf"``,
+    NaN as ``"nan"`` (the one spelling used in every JSON output)."""
+    if math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def few(values: Any, k: int = 10) -> str:
+    """A list for a message: at most ``k`` entries, then how many more."""
+    items = list(values[:k]) if hasattr(values, "__getitem__") else list(values)[:k]
+    items = [v.item() if isinstance(v, np.generic) else v for v in items]
+    n = len(values)
+    return str(items) if n <= k else str(items)[:-1] + f", ... ({n} in all)]"
+
+
+# -- JSON -----------------------------------------------------------------------------
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r} in a JSON object")
+        out[key] = value
+    return out
+
+
+def parse_json(text: str | bytes) -> Any:
+    """Strict JSON: duplicate keys, nesting deeper than :data:`MAX_JSON_DEPTH`,
+    ``NaN``/``Infinity`` literals and undecodable bytes are all ``ValueError``.
+
+    Examples
+    --------
+    >>> parse_json('{"size": 10}')
+    {'size': 10}
+    >>> parse_json('{"3": 5, "3": 7}')
+    Traceback (most recent call last):
+    ...
+    ValueError: invalid JSON: duplicate key '3' in a JSON object
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"invalid JSON: not UTF-8 text ({exc.reason} at byte "
+                             f"{exc.start})") from None
+    depth = _depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"invalid JSON: nested {depth} levels deep (at most {MAX_JSON_DEPTH})")
+
+    def bad_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=bad_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"invalid JSON: {exc}") from None
+    except RecursionError:  # pragma: no cover - _depth refuses it first
+        raise ValueError("invalid JSON: nested too deeply") from None
+
+
+def _depth(text: str) -> int:
+    """Deepest bracket nesting outside strings (stops early once too deep)."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0
+    depth = top = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > top:
+                top = depth
+                if top > MAX_JSON_DEPTH:
+                    return top
+        elif ch in "]}":
+            depth -= 1
+    return top
+
+
+# -- arrays ---------------------------------------------------------------------------
+def int_array(values: Any, name: str) -> np.ndarray:
+    """An int64 array: ``ValueError`` for ragged rows or integers beyond int64,
+    ``TypeError`` for non-integers (whole floats are accepted)."""
+    try:
+        arr = np.asarray(values)
+    except (ValueError, OverflowError):
+        raise ValueError(f"{name} must be a rectangular array of integers (ragged rows?)"
+                         ) from None
+    if arr.dtype == object:
+        flat = arr.ravel().tolist()
+        if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in flat):
+            for v in flat:
+                integer(v, name)
+        raise ValueError(f"{name} must be a rectangular array of integers (ragged rows?)")
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and \
+                np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2.0**63):
+            return arr.astype(np.int64)
+        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.dtype == np.uint64 and np.any(arr > INT64_MAX):
+        raise ValueError(f"{name} must fit in 64-bit integers")
+    return arr.astype(np.int64)
+
+
+# -- the rules of a board ---------------------------------------------------------------
+#: Problem codes of :func:`board_problem` (0: none).
+SIZE, START, OVERSHOOT = 1, 2, 3
+NO_FACE, FACE_RANGE, FACE_DUPLICATE, PROB_NAN, PROB_RANGE, PROB_SUM, BOUNCE_FACE = range(10, 17)
+JUMP_GOAL, JUMP_SOURCE, JUMP_DEST, JUMP_NOWHERE, JUMP_DUPLICATE, JUMP_CYCLE = range(20, 26)
+
+
+@njit()
+def dice_problem(faces, probs, tol):  # pragma: no cover - jitted
+    """``(code, index)`` of the first broken dice rule, ``(0, 0)`` if none.
+
+    Faces in ``1 .. MAX_FACE`` and distinct (in any order); probabilities not
+    NaN, finite, non-negative, summing to 1 within ``tol`` (a compensated sum,
+    so the test does not depend on the number or order of the faces).
+    """
+    n = faces.shape[0]
+    if n == 0:
+        return NO_FACE, 0
+    for f in range(n):
+        if faces[f] < 1 or faces[f] > MAX_FACE:
+            return FACE_RANGE, f
+    order = np.argsort(faces)
+    for t in range(1, n):
+        if faces[order[t]] == faces[order[t - 1]]:
+            return FACE_DUPLICATE, order[t]
+    for f in range(n):
+        if probs[f] != probs[f]:
+            return PROB_NAN, f
+    for f in range(n):
+        if probs[f] < 0.0 or probs[f] == np.inf:
+            return PROB_RANGE, f
+    total = 0.0
+    comp = 0.0
+    for f in range(n):  # Neumaier's compensated summation
+        p = probs[f]
+        t = total + p
+        if abs(total) >= abs(p):
+            comp += (total - t) + p
+        else:
+            comp += (p - t) + total
+        total = t
+    if abs((total + comp) - 1.0) > tol:
+        return PROB_SUM, 0
+    return 0, 0
+
+
+@njit()
+def board_problem(size, start, code, chain, src, dst, faces, probs, tol):  # pragma: no cover
+    """``(problem, i, j)``: the first rule of a board that ``(size, start, code, chain,
+    src -> dst, faces, probs)`` breaks, with the jump (or face) indices concerned.
+
+    Memory is O(jumps + faces), whatever ``size``: the cycle test under
+    ``chain=True`` follows jumps through a sorted index, not a square table.
+    """
+    if size < 1:
+        return SIZE, 0, 0
+    if start < 0 or start > size:
+        return START, 0, 0
+    if code < 0 or code > 2:
+        return OVERSHOOT, 0, 0
+    problem, f = dice_problem(faces, probs, tol)
+    if problem:
+        return problem, f, 0
+    if code == 2:
+        top = 0
+        for f in range(faces.shape[0]):
+            if probs[f] > 0.0 and faces[f] > faces[top]:
+                top = f
+        if faces[top] > size + 1:  # from size - 1 it would bounce below square 0
+            return BOUNCE_FACE, top, 0
+    k = src.shape[0]
+    for i in range(k):
+        if src[i] == size:
+            return JUMP_GOAL, i, 0
+    for i in range(k):
+        if src[i] < 0 or src[i] >= size:
+            return JUMP_SOURCE, i, 0
+    for i in range(k):
+        if dst[i] < 0 or dst[i] > size:
+            return JUMP_DEST, i, 0
+    for i in range(k):
+        if src[i] == dst[i]:
+            return JUMP_NOWHERE, i, 0
+    order = np.argsort(src, kind="mergesort")
+    for t in range(1, k):
+        if src[order[t]] == src[order[t - 1]]:
+            return JUMP_DUPLICATE, order[t - 1], order[t]
+    if chain and k:
+        ordered = src[order]
+        nxt = np.full(k, -1, dtype=np.int64)
+        for i in range(k):
+            pos = np.searchsorted(ordered, dst[i])
+            if pos < k and ordered[pos] == dst[i]:
+                nxt[i] = order[pos]
+        state = np.zeros(k, dtype=np.int8)  # 1: on the current walk, 2: done
+        walk = np.empty(k, dtype=np.int64)
+        for t in range(k):
+            j = order[t]
+            n = 0
+            while j >= 0 and state[j] == 0:
+                state[j] = 1
+                walk[n] = j
+                n += 1
+                j = nxt[j]
+            if j >= 0 and state[j] == 1:
+                return JUMP_CYCLE, j, 0
+            for w in range(n):
+                state[walk[w]] = 2
+    return 0, 0, 0
+
+
+def problem_message(problem: int, i: int, j: int, *, size: int, start: int, code: int,
+                    src: np.ndarray, dst: np.ndarray, faces: np.ndarray,
+                    probs: np.ndarray) -> str:
+    """The words for a problem found by :func:`board_problem` or :func:`dice_problem`."""
+    if problem == SIZE:
+        return f"size must be at least 1, got {size}"
+    if problem == START:
+        return f"start must be a square in 0..{size}, got {start}"
+    if problem == OVERSHOOT:
+        return f"overshoot must be one of {OVERSHOOT_RULES}, got code {code}"
+    if problem == NO_FACE:
+        return "dice must have at least one face"
+    if problem == FACE_RANGE:
+        return f"dice faces must be integers in 1..{MAX_FACE}, got {few(faces)}"
+    if problem == FACE_DUPLICATE:
+        return f"dice faces must be distinct, got {few(faces)} (face {int(faces[i])} twice)"
+    if problem in (PROB_NAN, PROB_RANGE):
+        p = float(probs[i])
+        why = "non-negative" if p < 0 else "finite"
+        return f"probability of face {int(faces[i])} must be {why}, got {p}"
+    if problem == PROB_SUM:
+        return f"dice probabilities must sum to 1 (within {SUM_TOL:g}), got {math.fsum(probs)!r}"
+    if problem == BOUNCE_FACE:
+        return (f"face {int(faces[i])} is too large for a bounce on a board of size {size}: "
+                f"it could carry the token below square 0 (faces must be <= {size + 1})")
+    s, d = int(src[i]), int(dst[i])
+    if problem == JUMP_GOAL:
+        return f"jump {s}->{d} leaves the goal {size}; no jump may leave it"
+    if problem == JUMP_SOURCE:
+        return f"jump {s}->{d} starts outside the board 0..{size}"
+    if problem == JUMP_DEST:
+        return f"jump {s}->{d} ends outside the board 0..{size}"
+    if problem == JUMP_NOWHERE:
+        return f"jump {s}->{d} goes nowhere"
+    if problem == JUMP_DUPLICATE:
+        return f"two jumps start on square {s} ({s}->{d} and {s}->{int(dst[j])})"
+    if problem == JUMP_CYCLE:
+        table = dict(zip(src.tolist(), dst.tolist(), strict=True))
+        cycle = [s]
+        node = table[s]
+        while node != s:
+            cycle.append(node)
+            node = table[node]
+        return "jump cycle under chain=True: " + "->".join(map(str, cycle + [s]))
+    raise AssertionError(f"unknown board problem {problem}")  # pragma: no cover

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._core.table import OVERSHOOT_CODES
-from ..board import DICT_KEYS, FORMAT_NAME, FORMAT_VERSION, OVERSHOOT_RULES, Board
+from ..board import OVERSHOOT_RULES, Board, board_fields
 from .data import (
     D6_FACES,
     D6_PROBS,
@@ -33,6 +33,10 @@ class Chunk:
     offset: int
     batch: BoardBatch
     parse_errors: dict[int, str]  # local row -> message
+
+
+D6_FACES_LIST = D6_FACES.tolist()
+D6_PROBS_LIST = D6_PROBS.tolist()
 
 
 class _Collector:
@@ -77,16 +81,15 @@ class _Collector:
         self.add(0, 0, 0, False, [], [], [1], [1.0])
 
     def add_dict(self, data: Any) -> None:
-        fields = _fast_fields(data)
-        if fields is not None:
-            self.add(*fields)
-            return
+        """A board dict, read by the one parser of the format (its rules: by the kernel)."""
         try:
-            board = Board.from_dict(data)
+            f = board_fields(data)
         except (ValueError, TypeError) as exc:
             self.add_error(str(exc))
-        else:
-            self.add_board(board)
+            return
+        faces, probs = (D6_FACES_LIST, D6_PROBS_LIST) if f.faces is None else (f.faces, f.probs)
+        self.add(f.size, f.start, OVERSHOOT_CODES[f.overshoot], f.chain, f.src, f.dst, faces,
+                 probs)
 
     def batch(self) -> BoardBatch:
         return BoardBatch.from_arrays(
@@ -96,53 +99,6 @@ class _Collector:
             jump_src=np.array(self.src, np.int64), jump_dst=np.array(self.dst, np.int64),
             dice_ptr=offsets(np.array(self.n_faces, np.int64)),
             faces=np.array(self.faces, np.int64), probs=np.array(self.probs, np.float64))
-
-
-def _is_int(v: Any) -> bool:
-    return type(v) is int
-
-
-def _fast_fields(data: Any) -> tuple | None:
-    """Fields of a plain ``Board.to_dict`` dict, or None to let ``Board.from_dict`` decide.
-
-    Only types are checked here; values are checked by the batch kernel.
-    """
-    if type(data) is not dict or not data.keys() <= DICT_KEYS:
-        return None
-    if "snakes" in data or "ladders" in data:
-        return None
-    if data.get("format", FORMAT_NAME) != FORMAT_NAME or \
-            data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
-        return None
-    size, start = data.get("size"), data.get("start", 0)
-    overshoot, chain = data.get("overshoot", "win"), data.get("chain", False)
-    if not (_is_int(size) and _is_int(start) and type(chain) is bool
-            and overshoot in OVERSHOOT_CODES):
-        return None
-    jumps = data.get("jumps") or []
-    if type(jumps) is not list:
-        return None
-    src, dst = [], []
-    for pair in jumps:
-        if type(pair) is not list or len(pair) != 2 or not (_is_int(pair[0]) and
-                                                             _is_int(pair[1])):
-            return None
-        src.append(pair[0])
-        dst.append(pair[1])
-    dice = data.get("dice")
-    if dice is None:
-        faces, probs = D6_FACES.tolist(), D6_PROBS.tolist()
-    else:
-        if type(dice) is not dict or set(dice) != {"faces", "probs"}:
-            return None
-        faces, probs = dice["faces"], dice["probs"]
-        if type(faces) is not list or type(probs) is not list or len(faces) != len(probs) \
-                or not faces:
-            return None
-        if not all(_is_int(f) for f in faces) or \
-                not all(type(p) in (float, int) for p in probs):
-            return None
-    return size, start, OVERSHOOT_CODES[overshoot], chain, src, dst, faces, probs
 
 
 @dataclass(frozen=True)

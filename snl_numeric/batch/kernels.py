@@ -8,80 +8,44 @@ import numpy as np
 from .._core.numba_config import njit, pjit
 from .._core.solve import moments_kernel
 from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
-from ..dice import MAX_FACE
+from .._core.validation import board_problem
 from .data import MAX_SIZE
+
+#: Problem code of a board larger than :data:`MAX_SIZE` (the others: ``board_problem``).
+TOO_LARGE = 99
 
 
 @njit()
-def _board_succ(size, start, code, chain, src, dst, faces, probs, sum_tol):  # pragma: no cover
-    """Validate one board and compile it: ``(problem, succ, probs)``.
-
-    ``problem`` is 0 for a valid board, else 1 (size/start), 2 (overshoot
-    code), 3 (dice, including a bounce face above ``size + 1`` and a sum
-    farther than ``sum_tol`` from 1), 4 (jumps: range, duplicate source,
-    cycle under chain) or 5 (``size`` above :data:`MAX_SIZE`). The checks
-    cover every rule of ``Board`` (on the faces as given, zero
-    probabilities included, as ``Dice`` does), so no
-    invalid board reaches the other kernels. ``succ`` and the returned
-    ``probs`` cover the faces of positive probability only.
+def _compile_one(size, start, code, chain, src, dst, faces, probs, sum_tol):  # pragma: no cover
+    """Check one board against the rules (``board_problem``, as ``Board`` does) and compile
+    it: ``(problem, i, j, succ, probs)`` with ``succ`` and ``probs`` over the faces of
+    positive probability; ``problem`` 0 for a valid board.
     """
     empty = np.empty((0, 0), dtype=np.int64)
     none = probs[:0]
-    if size < 1 or start < 0 or start > size:
-        return 1, empty, none
     if size > MAX_SIZE:
-        return 5, empty, none
-    if code < 0 or code > 2:
-        return 2, empty, none
-    nf = faces.shape[0]
-    total = 0.0
+        return TOO_LARGE, 0, 0, empty, none
+    problem, i, j = board_problem(size, start, code, chain, src, dst, faces, probs, sum_tol)
+    if problem:
+        return problem, i, j, empty, none
     used = 0
-    top = 0
-    for f in range(nf):
-        p = probs[f]
-        if faces[f] < 1 or faces[f] > MAX_FACE or p != p or p < 0.0 or p == np.inf:
-            return 3, empty, none
-        if f > 0 and faces[f] <= faces[f - 1]:
-            return 3, empty, none
-        total += p
-        if p > 0.0:
+    for f in range(faces.shape[0]):
+        if probs[f] > 0.0:
             used += 1
-            top = faces[f]
-    if used == 0 or abs(total - 1.0) > sum_tol:
-        return 3, empty, none
-    if code == 2 and top > size + 1:
-        return 3, empty, none
-    k = src.shape[0]
+    fc = np.empty(used, dtype=np.int64)
+    pc = np.empty(used)
+    u = 0
+    for f in range(faces.shape[0]):
+        if probs[f] > 0.0:
+            fc[u] = faces[f]
+            pc[u] = probs[f]
+            u += 1
     jump_to = np.full(size + 1, -1, dtype=np.int64)
-    for j in range(k):
-        s, d = src[j], dst[j]
-        if s < 0 or s >= size or d < 0 or d > size or s == d or jump_to[s] >= 0:
-            return 4, empty, none
-        jump_to[s] = d
-    if chain:
-        for j in range(k):  # a walk of more than k jumps must revisit a square
-            x = src[j]
-            steps = 0
-            while jump_to[x] >= 0:
-                x = jump_to[x]
-                steps += 1
-                if steps > k:
-                    return 4, empty, none
-    if used < nf:  # drop the faces of probability zero
-        fc = np.empty(used, dtype=np.int64)
-        pc = np.empty(used)
-        i = 0
-        for f in range(nf):
-            if probs[f] > 0.0:
-                fc[i] = faces[f]
-                pc[i] = probs[f]
-                i += 1
-    else:
-        fc = faces
-        pc = probs
+    for t in range(src.shape[0]):
+        jump_to[src[t]] = dst[t]
     succ = np.empty((size + 1, used), dtype=np.int64)
-    succ_table_kernel(size, jump_to, code, chain, fc, succ)
-    return 0, succ, pc
+    succ_table_kernel(size, jump_to, code, chain, fc, succ, empty)
+    return 0, 0, 0, succ, pc
 
 
 @njit()
@@ -143,17 +107,23 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
 
 @pjit()
 def batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst, dice_ptr,
-                  faces, probs, sum_tol, moments, quantiles, levels, want_mode, tail,
-                  max_throws, problem, min_out, mean_out, var_out, q_out, mode_out,
-                  status):  # pragma: no cover - jitted
-    """Every board in parallel: validate, compile, BFS, moments, quantiles."""
+                 faces, probs, sum_tol, moments, quantiles, levels, want_mode, tail,
+                 max_throws, problem, where, min_out, mean_out, var_out, q_out, mode_out,
+                 status):  # pragma: no cover - jitted
+    """Every board in parallel: validate, compile, BFS, moments, quantiles.
+
+    ``problem[b]`` receives board ``b``'s problem code and ``where[b]`` the indices
+    (into its jumps or faces) that :func:`problem_message` needs to word it.
+    """
     for b in numba.prange(sizes.shape[0]):
         j0, j1 = jump_ptr[b], jump_ptr[b + 1]
         d0, d1 = dice_ptr[b], dice_ptr[b + 1]
-        code, succ, pr = _board_succ(sizes[b], starts[b], overshoot[b], chain[b],
-                                     jump_src[j0:j1], jump_dst[j0:j1], faces[d0:d1],
-                                     probs[d0:d1], sum_tol)
+        code, i, j, succ, pr = _compile_one(sizes[b], starts[b], overshoot[b], chain[b],
+                                            jump_src[j0:j1], jump_dst[j0:j1], faces[d0:d1],
+                                            probs[d0:d1], sum_tol)
         problem[b] = code
+        where[b, 0] = i
+        where[b, 1] = j
         if code != 0:
             continue
         n = succ.shape[0]

@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.progress import Progress
-from .._core.validation import check_tail
-from ..board import OVERSHOOT_RULES
+from .._core.validation import SUM_TOL, check_tail, problem_message
 from ..chain import DEFAULT_MAX_THROWS, DEFAULT_TAIL
 from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, require_pandas, segment_ids
 from .files import Chunk, open_source, raise_for_row
-from .kernels import batch_kernel
+from .kernels import TOO_LARGE, batch_kernel
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,23 +81,22 @@ class Settings:
                 "max_throws": self.max_throws}
 
 
-def _problem_message(batch: BoardBatch, i: int, code: int) -> str | None:
-    """The Board's own error for a flagged row, or None if the Board is in fact valid."""
-    if code == 2:
-        return (f"overshoot must be one of {OVERSHOOT_RULES}, "
-                f"got code {int(batch.overshoot[i])}")
-    if code == 5:
-        return f"size {int(batch.sizes[i])} is too large for batch analysis (at most {MAX_SIZE})"
-    try:
-        batch._board(i)
-    except (ValueError, TypeError) as exc:
-        return str(exc)
-    return None
+def _problem_message(batch: BoardBatch, b: int, problem: int, where: np.ndarray) -> str:
+    """The words of the Board's own error for a row the kernel flagged."""
+    if problem == TOO_LARGE:
+        return f"size {int(batch.sizes[b])} is too large for batch analysis (at most {MAX_SIZE})"
+    j0, j1 = batch.jump_ptr[b], batch.jump_ptr[b + 1]
+    d0, d1 = batch.dice_ptr[b], batch.dice_ptr[b + 1]
+    return problem_message(problem, int(where[0]), int(where[1]), size=int(batch.sizes[b]),
+                           start=int(batch.starts[b]), code=int(batch.overshoot[b]),
+                           src=batch.jump_src[j0:j1], dst=batch.jump_dst[j0:j1],
+                           faces=batch.faces[d0:d1], probs=batch.probs[d0:d1])
 
 
 @dataclass
 class _Out:
     problem: np.ndarray
+    where: np.ndarray
     min_throws: np.ndarray
     mean: np.ndarray
     var: np.ndarray
@@ -106,29 +104,26 @@ class _Out:
     mode: np.ndarray
     status: np.ndarray
 
-    def put(self, rows: np.ndarray, other: _Out) -> None:
-        for name in ("problem", "min_throws", "mean", "var", "q", "mode", "status"):
-            getattr(self, name)[rows] = getattr(other, name)
 
-
-def _run_kernel(batch: BoardBatch, settings: Settings, sum_tol: float) -> _Out:
+def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     cols = settings.columns
     levels = np.array([_percentile_value(c) / 100.0 - 1e-12 for c in cols
                        if _percentile_value(c) is not None])
     want_mode = "mode" in cols
     n = len(batch)
-    out = _Out(np.zeros(n, np.int8), np.full(n, -1, np.int64), np.full(n, np.nan),
+    out = _Out(np.zeros(n, np.int8), np.zeros((n, 2), np.int64), np.full(n, -1, np.int64),
+               np.full(n, np.nan),
                np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
                np.full(n, -1, np.int64), np.zeros(n, np.int8))
     if n:
         with _KERNEL_LOCK:
             batch_kernel(batch.sizes, batch.starts, batch.overshoot, batch.chain,
-                          batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
-                          batch.faces, batch.probs, sum_tol,
-                          any(c in cols for c in ("expected_throws", "variance", "std")),
-                          bool(len(levels)) or want_mode, levels, want_mode,
-                          float(settings.tail), int(settings.max_throws), out.problem,
-                          out.min_throws, out.mean, out.var, out.q, out.mode, out.status)
+                         batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
+                         batch.faces, batch.probs, SUM_TOL,
+                         any(c in cols for c in ("expected_throws", "variance", "std")),
+                         bool(len(levels)) or want_mode, levels, want_mode,
+                         float(settings.tail), int(settings.max_throws), out.problem, out.where,
+                         out.min_throws, out.mean, out.var, out.q, out.mode, out.status)
     return out
 
 
@@ -137,27 +132,15 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
     pd = require_pandas()
     batch, cols = chunk.batch, settings.columns
     n = len(batch)
-    # flag borderline dice sums too: the Board (numpy's sum) is the judge for flagged rows
-    out = _run_kernel(batch, settings, 1e-12 * (1 - 1e-3))
+    out = _run_kernel(batch, settings)
     error = np.zeros(n, bool)
     messages: dict[int, str] = {}
     for i, msg in chunk.parse_errors.items():
         error[i] = True
         messages[i] = msg
-    recheck = []
     for i in np.flatnonzero((out.problem != 0) & ~error).tolist():
-        msg = _problem_message(batch, i, int(out.problem[i]))
-        if msg is None:
-            recheck.append(i)
-        else:
-            error[i] = True
-            messages[i] = msg
-    if recheck:  # valid after all (a dice sum right at the tolerance): compute them
-        rows = np.array(recheck, np.int64)
-        out.put(rows, _run_kernel(batch.take(rows), settings, np.inf))
-        for i in rows[out.problem[rows] != 0].tolist():  # never a silently wrong row
-            error[i] = True
-            messages[i] = "internal error: the batch kernel refused a valid board"
+        error[i] = True
+        messages[i] = _problem_message(batch, i, int(out.problem[i]), out.where[i])
     for i in np.flatnonzero(out.status & ~error).tolist():
         error[i] = True
         messages[i] = (f"the tail did not fall below {settings.tail} within max_throws="

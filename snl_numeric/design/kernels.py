@@ -143,7 +143,7 @@ def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs
     jump_to[:] = -1
     for j in range(src.shape[0]):
         jump_to[src[j]] = dst[j]
-    succ_table_kernel(size, jump_to, overshoot, chain, faces, succ)
+    succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, np.empty((0, 0), np.int64))
     reach_kernel(succ, dist, sure)
     if not sure[start]:
         return np.inf, np.inf
