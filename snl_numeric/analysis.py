@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from ._core.table import quantile
+from ._core.validation import DEFAULT_TAIL, json_float
 from .board import Board, check_board, check_start
 from .chain import (
-    DEFAULT_TAIL,
     finish_probability,
     jump_use,
     length_distribution,
@@ -94,9 +95,9 @@ class Analysis:
             "start": self.start,
             "min_throws": self.min_throws,
             "shortest_path": self.shortest_path,
-            "mean": _json_float(self.mean),
-            "variance": _json_float(self.variance),
-            "std": _json_float(self.std),
+            "mean": json_float(self.mean),
+            "variance": json_float(self.variance),
+            "std": json_float(self.std),
             "finish_probability": self.finish_probability,
             "median": self.median,
             "mode": self.mode,
@@ -146,10 +147,6 @@ class Analysis:
         from .display.html import analysis_html
 
         return analysis_html(self)
-
-
-def _json_float(x: float) -> float | str:
-    return x if math.isfinite(x) else "inf"
 
 
 def analyze(
@@ -216,10 +213,6 @@ def analyze(
     for arr in (pmf, cdf):
         arr.flags.writeable = False
 
-    def quantile(q: float) -> int | None:
-        k = int(np.searchsorted(cdf, q / 100.0 - 1e-12))
-        return k if k < len(cdf) else None
-
     return Analysis(
         board=board,
         start=start,
@@ -229,9 +222,9 @@ def analyze(
         variance=var,
         std=math.sqrt(var),
         finish_probability=finish_probability(board, start),
-        median=quantile(50),
+        median=quantile(cdf, 0.5),
         mode=int(np.argmax(pmf)) if pmf.sum() > 0 else None,
-        percentiles={q: quantile(q) for q in percentiles},
+        percentiles={q: quantile(cdf, q / 100.0) for q in percentiles},
         pmf=pmf,
         cdf=cdf,
         expected_visits=visits,

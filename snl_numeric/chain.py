@@ -38,7 +38,7 @@ import numpy as np
 
 from ._core.solve import Fundamental, factorize, residual_kernel
 from ._core.table import push_kernel
-from ._core.validation import check_tail
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board, check_start
 from .compile import CompiledBoard
 
@@ -53,10 +53,6 @@ __all__ = [
     "finish_probability",
 ]
 
-#: Default tail mass left out of :func:`length_distribution`.
-DEFAULT_TAIL = 1e-12
-#: Default cap on the number of throws :func:`length_distribution` will follow.
-DEFAULT_MAX_THROWS = 10_000_000
 
 
 def _row_probs(cb: CompiledBoard) -> np.ndarray:

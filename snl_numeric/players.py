@@ -46,9 +46,9 @@ from typing import Any
 
 import numpy as np
 
-from ._core.validation import check_tail
+from ._core.validation import DEFAULT_TAIL, check_tail, json_float
 from .board import Board, check_start
-from .chain import DEFAULT_TAIL, finish_probability, length_distribution, sure_states
+from .chain import finish_probability, length_distribution, sure_states
 from .dice import Dice, as_dice
 
 __all__ = ["GameLength", "win_probabilities", "expected_game_length"]
@@ -102,17 +102,13 @@ class GameLength:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (``inf`` written as the string ``"inf"``)."""
-
-        def num(x: float) -> float | str:
-            return x if math.isfinite(x) else "inf"
-
         return {
             "players": self.players,
             "starts": list(self.starts),
             "win_probabilities": self.win_probabilities.tolist(),
             "no_winner": self.no_winner,
-            "mean_rounds": num(self.mean_rounds),
-            "mean_throws": num(self.mean_throws),
+            "mean_rounds": json_float(self.mean_rounds),
+            "mean_throws": json_float(self.mean_throws),
             "rounds_pmf": self.rounds_pmf.tolist(),
         }
 

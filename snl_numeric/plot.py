@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._core.grid import grid_shape, square_xy
+from ._core.table import quantile
 from ._core.text import dice_text, label
 from .analysis import Analysis, analyze
 from .board import Board
@@ -81,13 +82,8 @@ def _as_analysis(obj: Any) -> Analysis:
     raise TypeError(f"expected an Analysis or a Board, got {type(obj).__name__}")
 
 
-def _quantile(cdf: np.ndarray, q: float) -> int | None:
-    k = int(np.searchsorted(cdf, q - 1e-12))
-    return k if k < len(cdf) else None
-
-
 def _xmax(a: Analysis, coverage: float) -> int:
-    k = _quantile(a.cdf, coverage * a.finish_probability)
+    k = quantile(a.cdf, coverage * a.finish_probability)
     return len(a.pmf) - 1 if k is None else max(k, a.min_throws, 1)
 
 
@@ -184,7 +180,7 @@ def plot_distribution(
                    label=f"median {a.median}")
     marked = []
     for q in percentiles:
-        v = _quantile(a.cdf, q / 100.0)
+        v = quantile(a.cdf, q / 100.0)
         if v is None:
             continue
         marked.append(f"p{q:g}")

@@ -355,7 +355,7 @@ def test_bad_actions_and_board():
 
 def test_bounce_below_zero_is_rejected():
     # from square 2 of a size-3 board, face 5 would bounce to -1
-    with pytest.raises(ValueError, match=r"face 6 of actions\[1\] is too large.*<= 4"):
+    with pytest.raises(ValueError, match=r"actions\[1\]: face 6 is too large.*<= 4"):
         optimal_policy(Board(3, {2: 0}, overshoot="bounce", dice={1: 1.0}), [{1: 1.0}, D46])
     assert optimal_policy(Board(3, overshoot="bounce", dice={1: 1.0}), [{4: 1.0}]).expected[2] == math.inf
     with pytest.raises(ValueError, match="k must be a non-negative"):

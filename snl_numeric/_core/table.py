@@ -161,3 +161,21 @@ def push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # prag
         if remaining < tail:
             return -(k + 1)
     return pmf.shape[0]
+
+
+#: Slack of the quantile rule: a cumulative sum of a pmf can fall short of ``q`` by rounding.
+QUANTILE_SLACK = 1e-12
+
+
+def quantile(cdf: np.ndarray, q: float) -> int | None:
+    """The smallest ``k`` with ``cdf[k] >= q`` (less :data:`QUANTILE_SLACK`), None if none.
+
+    The one quantile rule of the package (analyses, plots and batch columns).
+
+    Examples
+    --------
+    >>> quantile(np.array([0.0, 0.5, 1.0]), 0.5), quantile(np.array([0.0, 0.4]), 0.5)
+    (1, None)
+    """
+    k = int(np.searchsorted(cdf, q - QUANTILE_SLACK))
+    return k if k < len(cdf) else None

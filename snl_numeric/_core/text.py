@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +28,3 @@ def n_dice(actions: Sequence[Any]) -> str:
 def few(items: list[int], k: int = 8) -> str:
     head = ", ".join(map(str, items[:k]))
     return head + (f", ... ({len(items)} squares)" if len(items) > k else "")
-
-
-def json_float(x: float) -> float | str:
-    return x if math.isfinite(x) else "inf"

@@ -71,10 +71,11 @@ Examples
 
 from __future__ import annotations
 
+from ..io.store import read_results
 from .data import MAX_SIZE, BoardBatch, random_batch
 from .files import read_boards, write_jsonl, write_parquet
 from .run import COLUMNS, DEFAULT_COLUMNS, analyze_many
-from .store import BatchRun, analyze_to_parquet, read_results
+from .store import BatchRun, analyze_to_parquet
 
 __all__ = [
     "BoardBatch",

@@ -25,27 +25,6 @@ D6_FACES = np.arange(1, 7, dtype=np.int64)
 D6_PROBS = np.full(6, 1.0 / 6.0)
 
 
-def require_pandas():
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "snl_numeric.batch needs pandas and pyarrow: pip install 'snl_numeric[batch]'"
-        ) from None
-    return pd
-
-
-def require_pyarrow():
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "Parquet support needs pyarrow: pip install 'snl_numeric[batch]'"
-        ) from None
-    return pa, pq
-
-
 def _int_vector(values: Any, name: str) -> np.ndarray:
     arr = np.asarray(values)
     if arr.ndim != 1:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -12,15 +10,11 @@ from typing import Any
 import numpy as np
 
 from .._core.table import OVERSHOOT_CODES
-from ..board import OVERSHOOT_RULES, Board, board_fields
-from .data import (
-    D6_FACES,
-    D6_PROBS,
-    DEFAULT_CHUNK_SIZE,
-    BoardBatch,
-    offsets,
-    require_pyarrow,
-)
+from ..board import Board, board_fields
+from ..io import jsonl, parquet, require_pyarrow
+from ..io.parquet import BoardColumns
+from ..io.store import file_fingerprint
+from .data import D6_FACES, D6_PROBS, DEFAULT_CHUNK_SIZE, BoardBatch, offsets
 
 
 def raise_for_row(row: int, message: str) -> None:
@@ -109,13 +103,6 @@ class _Part:
     errors: dict[int, str]
 
 
-@dataclass(frozen=True)
-class _ReadError:
-    """Internal stream item: one row that could not be read."""
-
-    message: str
-
-
 def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]:
     """Chunk a stream of Board / dict / BoardBatch items.
 
@@ -165,7 +152,7 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
         else:
             if isinstance(item, Board):
                 coll.add_board(item)
-            elif isinstance(item, _ReadError):
+            elif isinstance(item, jsonl.ReadError):
                 coll.add_error(item.message)
             else:  # a dict, or anything else for Board.from_dict to refuse
                 coll.add_dict(item)
@@ -188,167 +175,12 @@ def _file_kind(path: str) -> str:
     raise ValueError(f"cannot tell the format of {path!r}: expected a .jsonl or .parquet file")
 
 
-def _iter_jsonl(path: str) -> Iterator[Any]:
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield _ReadError(f"invalid board JSON: {exc}")
-
-
-def _list_column(rb: Any, name: str, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Lengths (-1 for null) and flattened values of a list column."""
-    import pyarrow.compute as pc
-
-    col = rb.column(rb.schema.get_field_index(name))
-    lengths = pc.list_value_length(col).fill_null(-1).to_numpy(zero_copy_only=False)
-    values = col.flatten().to_numpy(zero_copy_only=False)
-    if values.size and (values.dtype == bool or values.dtype == object or
-                        (dtype is np.int64 and not np.issubdtype(values.dtype, np.integer))):
-        raise TypeError(f"Parquet column {name!r} must hold lists of "
-                        f"{'integers' if dtype is np.int64 else 'numbers'}, "
-                        f"got {col.type}")
-    return lengths.astype(np.int64), values.astype(dtype)
-
-
-def _scalar_column(rb: Any, name: str, default: Any, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """Values (nulls replaced by ``default``) and the null mask of a column."""
-    n = rb.num_rows
-    if name not in rb.schema.names:
-        return np.full(n, default), np.zeros(n, bool)
-    col = rb.column(rb.schema.get_field_index(name))
-    nulls = col.is_null().to_numpy(zero_copy_only=False)
-    values = col.to_numpy(zero_copy_only=False)
-    if kind == "int" and values.dtype != object and not np.issubdtype(values.dtype, np.integer):
-        if not (np.issubdtype(values.dtype, np.floating) and np.all(nulls | (values == np.round(
-                np.nan_to_num(values))))):
-            raise TypeError(f"Parquet column {name!r} must hold integers, got {col.type}")
-    if kind == "bool" and values.dtype not in (bool, object):
-        raise TypeError(f"Parquet column {name!r} must hold booleans, got {col.type}")
-    values = np.where(nulls, default, values)
-    return values, nulls
-
-
-def _part_from_arrow(rb: Any) -> _Part:
-    """One Arrow record batch of boards (see the module docstring) as a _Part."""
-    n = rb.num_rows
-    names = rb.schema.names
-    if "size" not in names:
-        raise ValueError(f"a board Parquet file needs a 'size' column, got columns {names}")
-    errs: dict[int, str] = {}
-    sizes, null_size = _scalar_column(rb, "size", 0, "int")
-    for i in np.flatnonzero(null_size).tolist():
-        errs.setdefault(i, "board data needs a 'size'")
-    starts, _ = _scalar_column(rb, "start", 0, "int")
-    rules, _ = _scalar_column(rb, "overshoot", "win", "str")
-    codes = np.full(n, -1, np.int8)
-    for name, code in OVERSHOOT_CODES.items():
-        codes[rules == name] = code
-    for i in np.flatnonzero(codes < 0).tolist():
-        errs.setdefault(i, f"overshoot must be one of {OVERSHOOT_RULES}, got {rules[i]!r}")
-    codes[codes < 0] = 0
-    chain, _ = _scalar_column(rb, "chain", False, "bool")
-    # jumps
-    if "jump_src" in names or "jump_dst" in names:
-        if not ("jump_src" in names and "jump_dst" in names):
-            raise ValueError("a board Parquet file needs both 'jump_src' and 'jump_dst'")
-        ls, src = _list_column(rb, "jump_src", np.int64)
-        ld, dst = _list_column(rb, "jump_dst", np.int64)
-        bad = ls != ld
-        for i in np.flatnonzero(bad).tolist():
-            errs.setdefault(i, f"jump_src and jump_dst must have equal lengths, got "
-                               f"{max(ls[i], 0)} and {max(ld[i], 0)}")
-        keep_s = np.repeat(~bad, np.maximum(ls, 0))
-        keep_d = np.repeat(~bad, np.maximum(ld, 0))
-        src, dst = src[keep_s], dst[keep_d]
-        jl = np.where(bad, 0, np.maximum(ls, 0))
-    elif "jumps" in names:
-        import pyarrow.compute as pc
-
-        col = rb.column(names.index("jumps"))
-        lj = pc.list_value_length(col).fill_null(0).to_numpy(zero_copy_only=False)
-        pairs = col.flatten()
-        lp = pc.list_value_length(pairs).fill_null(0).to_numpy(zero_copy_only=False)
-        values = pairs.flatten().to_numpy(zero_copy_only=False)
-        if values.size and not np.issubdtype(values.dtype, np.integer):
-            raise TypeError(f"Parquet column 'jumps' must hold integer pairs, got {col.type}")
-        owner = np.repeat(np.arange(n), lj)
-        bad_pair = lp != 2
-        bad_rows = np.zeros(n, bool)
-        bad_rows[owner[bad_pair]] = True
-        for i in np.flatnonzero(bad_rows).tolist():
-            errs.setdefault(i, "each of the jumps must be a pair (from, to)")
-        keep_pair = ~bad_rows[owner]
-        keep_vals = np.repeat(keep_pair, lp)
-        vals = values[keep_vals].astype(np.int64)
-        src, dst = vals[0::2], vals[1::2]
-        jl = np.where(bad_rows, 0, lj)
-    else:
-        src = dst = np.empty(0, np.int64)
-        jl = np.zeros(n, np.int64)
-    # dice
-    if "dice_faces" in names or "dice_probs" in names:
-        if not ("dice_faces" in names and "dice_probs" in names):
-            raise ValueError("a board Parquet file needs both 'dice_faces' and 'dice_probs'")
-        lf, faces = _list_column(rb, "dice_faces", np.int64)
-        lq, probs = _list_column(rb, "dice_probs", np.float64)
-        bad = lf != lq
-        for i in np.flatnonzero(bad).tolist():
-            errs.setdefault(i, "dice faces and probabilities must be 1-d arrays of equal "
-                               f"length, got shapes ({max(lf[i], 0)},) and ({max(lq[i], 0)},)")
-        d6 = (lf < 0) & (lq < 0)
-        keep_f = np.repeat(~bad, np.maximum(lf, 0))
-        keep_q = np.repeat(~bad, np.maximum(lq, 0))
-        faces, probs = faces[keep_f], probs[keep_q]
-        dl = np.where(bad, 0, np.maximum(lf, 0))
-        if d6.any():  # null dice: a fair d6
-            dl_new = np.where(d6, 6, dl)
-            ptr_old, ptr_new = offsets(dl), offsets(dl_new)
-            f_new = np.empty(ptr_new[-1], np.int64)
-            p_new = np.empty(ptr_new[-1])
-            keep = np.repeat(~d6, dl_new)
-            f_new[keep], p_new[keep] = faces, probs
-            f_new[~keep] = np.tile(D6_FACES, int(d6.sum()))
-            p_new[~keep] = np.tile(D6_PROBS, int(d6.sum()))
-            del ptr_old
-            faces, probs, dl = f_new, p_new, dl_new
-    else:
-        faces, probs = np.tile(D6_FACES, n), np.tile(D6_PROBS, n)
-        dl = np.full(n, 6, np.int64)
-    batch = BoardBatch.from_arrays(
-        sizes.astype(np.int64), starts=starts.astype(np.int64), overshoot=codes,
-        chain=chain.astype(bool), jump_ptr=offsets(jl), jump_src=src, jump_dst=dst,
-        dice_ptr=offsets(dl), faces=faces, probs=probs)
-    return _Part(batch, errs)
-
-
-def _iter_parquet(path: str, chunk_size: int) -> Iterator[_Part]:
-    _, pq = require_pyarrow()
-    pf = pq.ParquetFile(path)
-    for rb in pf.iter_batches(batch_size=chunk_size):
-        yield _part_from_arrow(rb)
-
-
-def _file_fingerprint(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return "sha256:" + h.hexdigest()
-
-
-def _count_rows(path: str, kind: str) -> int:
-    if kind == "parquet":
-        _, pq = require_pyarrow()
-        return pq.ParquetFile(path).metadata.num_rows
-    count = 0
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            count += bool(line.strip())
-    return count
+def _part(columns: BoardColumns) -> _Part:
+    return _Part(BoardBatch.from_arrays(
+        columns.sizes, starts=columns.starts, overshoot=columns.codes, chain=columns.chain,
+        jump_ptr=offsets(columns.n_jumps), jump_src=columns.src, jump_dst=columns.dst,
+        dice_ptr=offsets(columns.n_faces), faces=columns.faces, probs=columns.probs),
+        columns.errors)
 
 
 @dataclass(frozen=True)
@@ -368,9 +200,12 @@ def open_source(boards: Any, chunk_size: int) -> _Source:
         kind = _file_kind(path)
         if not os.path.exists(path):
             raise ValueError(f"no such board file: {path!r}")
-        items = _iter_jsonl(path) if kind == "jsonl" else _iter_parquet(path, chunk_size)
-        return _Source(_chunks_from_items(items, chunk_size), _count_rows(path, kind),
-                       _file_fingerprint(path))
+        if kind == "jsonl":
+            items, total = jsonl.iter_lines(path), jsonl.count_lines(path)
+        else:
+            items = map(_part, parquet.iter_columns(path, chunk_size))
+            total = parquet.count_rows(path)
+        return _Source(_chunks_from_items(items, chunk_size), total, file_fingerprint(path))
     if isinstance(boards, Board):
         raise TypeError("analyze_many expects many boards; wrap a single Board in a list")
     if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
@@ -422,30 +257,25 @@ def _as_batches(boards: Any) -> Iterator[BoardBatch]:
 
 
 def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
-    """Write boards (a BoardBatch, Boards, or an iterable of either) as JSON Lines."""
-    with open(path, "w", encoding="utf-8") as fh:
-        for batch in _as_batches(boards):
-            for board in batch:
-                fh.write(json.dumps(board.to_dict()) + "\n")
+    """Write boards (a BoardBatch, Boards, or an iterable of either) as JSON Lines.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from snl_numeric import Board
+    >>> path = os.path.join(tempfile.mkdtemp(), "b.jsonl")
+    >>> write_jsonl([Board(10), Board(20)], path)
+    >>> read_boards(path).sizes.tolist()
+    [10, 20]
+    """
+    jsonl.write_lines((board.to_dict() for batch in _as_batches(boards) for board in batch),
+                      path)
 
 
 def _arrow_table(batch: BoardBatch) -> Any:
-    pa, _ = require_pyarrow()
-
-    def lists(ptr: np.ndarray, values: np.ndarray, typ: Any) -> Any:
-        return pa.ListArray.from_arrays(pa.array(ptr.astype(np.int32)), pa.array(values, typ))
-
-    names = np.array(list(OVERSHOOT_CODES), dtype=object)
-    return pa.table({
-        "size": pa.array(batch.sizes, pa.int64()),
-        "start": pa.array(batch.starts, pa.int64()),
-        "overshoot": pa.array(names[batch.overshoot], pa.string()),
-        "chain": pa.array(batch.chain, pa.bool_()),
-        "jump_src": lists(batch.jump_ptr, batch.jump_src, pa.int64()),
-        "jump_dst": lists(batch.jump_ptr, batch.jump_dst, pa.int64()),
-        "dice_faces": lists(batch.dice_ptr, batch.faces, pa.int64()),
-        "dice_probs": lists(batch.dice_ptr, batch.probs, pa.float64()),
-    })
+    return parquet.board_table(batch.sizes, batch.starts, batch.overshoot, batch.chain,
+                               batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
+                               batch.faces, batch.probs)
 
 
 def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
@@ -458,8 +288,6 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     writer = None
     try:
         for batch in _as_batches(boards):
-            if np.any((batch.overshoot < 0) | (batch.overshoot > 2)):
-                raise ValueError("cannot write boards with an unknown overshoot code")
             table = _arrow_table(batch)
             if writer is None:
                 writer = pq.ParquetWriter(os.fspath(path), table.schema)

@@ -11,9 +11,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.progress import Progress
-from .._core.validation import SUM_TOL, check_tail, problem_message
-from ..chain import DEFAULT_MAX_THROWS, DEFAULT_TAIL
-from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, require_pandas, segment_ids
+from .._core.table import QUANTILE_SLACK
+from .._core.validation import (
+    DEFAULT_MAX_THROWS,
+    DEFAULT_TAIL,
+    SUM_TOL,
+    check_tail,
+    problem_message,
+)
+from ..io import require_pandas
+from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, segment_ids
 from .files import Chunk, open_source, raise_for_row
 from .kernels import TOO_LARGE, batch_kernel
 
@@ -107,7 +114,7 @@ class _Out:
 
 def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     cols = settings.columns
-    levels = np.array([_percentile_value(c) / 100.0 - 1e-12 for c in cols
+    levels = np.array([_percentile_value(c) / 100.0 - QUANTILE_SLACK for c in cols
                        if _percentile_value(c) is not None])
     want_mode = "mode" in cols
     n = len(batch)

@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from .._core.text import json_float, label
+from .._core.text import label
+from .._core.validation import json_float
 from ..chain import expected_throws
 from ..dice import parse_dice
 from ..policy import METHODS, OBJECTIVES, finish_within, optimal_policy

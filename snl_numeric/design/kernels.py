@@ -178,7 +178,7 @@ def _batch_chunk(size, cand_src, cand_dst, first, n, step, start, overshoot, cha
 
 
 @pjit()
-def batch_kernel(size, cand_src, cand_dst, n, start, overshoot, chain, faces, probs,
+def candidates_kernel(size, cand_src, cand_dst, n, start, overshoot, chain, faces, probs,
                   out_mean, out_var):  # pragma: no cover - jitted
     """Evaluate the first ``n`` candidate layouts, in parallel over 64 interleaved shares."""
     n_tasks = min(n, 64)

@@ -17,7 +17,7 @@ from ..dice import Dice
 from .kernels import (
     anneal_kernel,
     apply_moves_kernel,
-    batch_kernel,
+    candidates_kernel,
     kick_kernel,
     neighbours_kernel,
 )
@@ -158,7 +158,7 @@ def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | Non
     mean = np.empty(n)
     var = np.empty(n)
     if n:
-        batch_kernel(p.size, cand_src, cand_dst, n, p.start, p.overshoot, p.chain, p.faces,
+        candidates_kernel(p.size, cand_src, cand_dst, n, p.start, p.overshoot, p.chain, p.faces,
                       p.probs, mean, var)
     return mean, var
 

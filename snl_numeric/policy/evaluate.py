@@ -6,6 +6,7 @@ import numpy as np
 
 from .._core.numba_config import njit
 from .._core.solve import factorize
+from .._core.table import reach_kernel
 from .problem import Problem
 
 
@@ -19,65 +20,33 @@ def _resolve(node, n, src, tgt, take):  # pragma: no cover - jitted
 
 @njit()
 def policy_table_kernel(nxt, probs, src, tgt, die, take, goal, succ, prob):  # pragma: no cover
-    """Resting square ``succ[x, f]`` and probability of each face under the policy."""
+    """Resting square ``succ[x, f]`` and probability of each face under the policy.
+
+    Faces of probability 0 (padding, and the goal's row) stay on their square, so
+    the table's reachability is that of the chain.
+    """
     n_act, n, width = nxt.shape
     for x in range(n):
         a = die[x]
         for f in range(width):
-            if x == goal or a < 0:
-                succ[x, f] = goal
+            if x == goal or a < 0 or probs[a, f] == 0.0:
+                succ[x, f] = x
                 prob[x, f] = 0.0
             else:
                 succ[x, f] = _resolve(nxt[a, x, f], n, src, tgt, take)
                 prob[x, f] = probs[a, f]
 
 
-@njit()
-def _proper_kernel(succ, prob, active, goal):  # pragma: no cover - jitted
-    """Whether the policy's chain finishes surely from every active square.
-
-    True iff no active square moves outside ``active`` and the goal and
-    every active square can reach the goal (backward BFS, counting sort).
-    """
-    n, width = succ.shape
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for x in range(n):
-        if active[x]:
-            for f in range(width):
-                if prob[x, f] > 0.0:
-                    y = succ[x, f]
-                    if y != goal and not active[y]:
-                        return False
-                    indptr[y + 1] += 1
-    for y in range(n):
-        indptr[y + 1] += indptr[y]
-    pos = indptr[:-1].copy()
-    pred = np.empty(indptr[n], dtype=np.int64)
-    for x in range(n):
-        if active[x]:
-            for f in range(width):
-                if prob[x, f] > 0.0:
-                    y = succ[x, f]
-                    pred[pos[y]] = x
-                    pos[y] += 1
-    seen = np.zeros(n, dtype=np.bool_)
-    queue = np.empty(n, dtype=np.int64)
-    seen[goal] = True
-    queue[0] = goal
-    head, tail = 0, 1
-    while head < tail:
-        y = queue[head]
-        head += 1
-        for k in range(indptr[y], indptr[y + 1]):
-            x = pred[k]
-            if not seen[x]:
-                seen[x] = True
-                queue[tail] = x
-                tail += 1
-    for x in range(n):
-        if active[x] and not seen[x]:
-            return False
-    return True
+def _proper(succ: np.ndarray, prob: np.ndarray, active: np.ndarray, goal: int) -> bool:
+    """Whether the policy's chain finishes surely from every active square: no active
+    square moves outside ``active`` and the goal, and each can reach the goal."""
+    moves = (prob > 0.0) & active[:, None]
+    landing = succ[moves]
+    if not np.all(active[landing] | (landing == goal)):
+        return False
+    dist = np.empty(len(succ), dtype=np.int64)
+    reach_kernel(succ, dist, np.empty(len(succ), dtype=np.bool_))
+    return bool(np.all(dist[active] >= 0))
 
 
 def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) -> np.ndarray:
@@ -95,7 +64,7 @@ def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) 
     states = np.flatnonzero(active)
     values = np.full(n, np.inf)
     values[p.goal] = 0.0
-    if len(states) == 0 or not _proper_kernel(succ, prob, active, p.goal):
+    if len(states) == 0 or not _proper(succ, prob, active, p.goal):
         return values
     values[states] = factorize(succ, prob, states).solve(np.ones(len(states)))
     return values

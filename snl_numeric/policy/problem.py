@@ -68,14 +68,10 @@ def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Probl
     probs = np.zeros((len(dice), width))
     cb = None
     for a, d in enumerate(dice):
-        if board.overshoot == "bounce" and d.max_face > board.size + 1:
-            # the core accepts faces up to 2 * size, but from square size - 1 a face
-            # above size + 1 bounces below square 0
-            raise ValueError(
-                f"face {d.max_face} of actions[{a}] is too large for a bounce on a board of "
-                f"size {board.size}: from square {board.size - 1} it would bounce below "
-                f"square 0 (faces must be <= {board.size + 1})")
-        cb = board.replace(dice=d).compiled  # validates the die against the rules
+        try:  # the board's rules judge each die (e.g. a face too large for a bounce)
+            cb = board.replace(dice=d).compiled
+        except ValueError as exc:
+            raise ValueError(f"actions[{a}]: {exc}") from None
         k = len(d.faces)
         nxt[a, :, :k] = np.where(cb.fired >= 0, n + cb.fired, cb.succ)
         probs[a, :k] = d.probs

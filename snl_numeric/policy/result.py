@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._core.text import dice_text, json_float, label, n_dice
+from .._core.text import dice_text, label, n_dice
+from .._core.validation import json_float
 from ..board import Board
 from ..dice import Dice
 from .evaluate import policy_table_kernel

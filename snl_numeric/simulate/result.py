@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.validation import json_float
 from ..board import Board
 from .rng import BLOCKS
 
@@ -111,17 +112,14 @@ class SimulationResult:
         return self.total_throws / self.elapsed if self.elapsed > 0 else math.inf
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary (per-game arrays left out)."""
-
-        def num(x: float) -> float | None:
-            return x if math.isfinite(x) else None
-
+        """A JSON-ready summary (per-game arrays left out; ``inf``/``nan`` as strings)."""
         return {
             "board": self.board.to_dict(), "start": self.start, "games": self.games,
             "finished": self.finished, "censored": self.censored, "stranded": self.stranded,
-            "max_throws": self.max_throws, "mean": num(self.mean),
-            "variance": num(self.variance), "std": num(self.std), "stderr": num(self.stderr),
-            "ci": [num(self.ci[0]), num(self.ci[1])], "confidence": self.confidence,
+            "max_throws": self.max_throws, "mean": json_float(self.mean),
+            "variance": json_float(self.variance), "std": json_float(self.std),
+            "stderr": json_float(self.stderr),
+            "ci": [json_float(self.ci[0]), json_float(self.ci[1])], "confidence": self.confidence,
             "min": self.min, "max": self.max, "histogram": self.histogram.tolist(),
             "total_throws": self.total_throws, "entropy": str(self.entropy),
             "spawn_key": list(self.spawn_key), "blocks": self.blocks, "threads": self.threads,

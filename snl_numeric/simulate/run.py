@@ -12,14 +12,12 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._core.progress import Progress
-from .._core.validation import positive_int, seed_sequence
+from .._core.validation import DEFAULT_MAX_THROWS, positive_int, seed_sequence
 from ..board import Board, check_board, check_start
 from .kernel import Run
 from .result import SimulationResult, hist_moments
 from .rng import BLOCKS, alias_table, block_seeds
 
-#: Default cap on the throws of one game.
-DEFAULT_MAX_THROWS = 1_000_000
 #: Larger ``max_throws`` act as this (no game gets near it; keeps step counters in int64).
 _MAX_CAP = 1 << 53
 
@@ -48,7 +46,7 @@ def simulate(
         ``Generator`` contributes 128 bits of fresh entropy (so two calls
         with one generator differ); ``None`` draws entropy from the OS.
         The result records what reproduces it (:meth:`SimulationResult.seed_sequence`).
-    max_throws : int, default 1_000_000
+    max_throws : int, default 10_000_000
         A game still running after this many throws is stopped and counted
         as censored (values above ``2**53`` act as ``2**53``).
     start : int, optional

@@ -1,0 +1,49 @@
+"""JSON Lines: one JSON value per line, read strictly, one bad line never sinks the rest."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .._core.validation import parse_json
+
+__all__ = ["ReadError", "count_lines", "iter_lines", "write_lines"]
+
+
+@dataclass(frozen=True)
+class ReadError:
+    """A line that could not be read, in place of its value."""
+
+    message: str
+
+
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[Any]:
+    """The value of every non-blank line of ``path``, or a :class:`ReadError` for a line
+    that is not strict JSON (or not UTF-8): every line is accounted for exactly once."""
+    with open(path, "rb") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            try:
+                yield parse_json(line)
+            except ValueError as exc:
+                yield ReadError(str(exc).replace("invalid JSON", "invalid board JSON", 1))
+
+
+def count_lines(path: str | os.PathLike[str]) -> int:
+    """Non-blank lines of ``path`` (the rows :func:`iter_lines` yields)."""
+    count = 0
+    with open(path, "rb") as fh:
+        for line in fh:
+            count += bool(line.strip())
+    return count
+
+
+def write_lines(values: Iterable[Any], path: str | os.PathLike[str]) -> None:
+    """Write each value as one line of compact JSON."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for value in values:
+            fh.write(json.dumps(value) + "\n")

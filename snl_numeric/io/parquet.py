@@ -1,0 +1,203 @@
+"""Parquet board files as NumPy columns (the schema is documented in :mod:`snl_numeric.batch`).
+
+Rows whose fields cannot be read (a null size, an unknown rule, list columns of
+unequal lengths, ...) come back as per-row messages, never as a failed file;
+a file whose columns have the wrong types is refused as a whole.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._core.table import OVERSHOOT_CODES
+from .._core.validation import OVERSHOOT_RULES
+from . import require_pyarrow
+
+__all__ = ["BoardColumns", "board_table", "count_rows", "iter_columns", "read_columns"]
+
+D6_FACES = np.arange(1, 7, dtype=np.int64)
+D6_PROBS = np.full(6, 1.0 / 6.0)
+
+
+@dataclass(frozen=True)
+class BoardColumns:
+    """Boards as columns: per board its size, start, overshoot code and chain flag,
+    the numbers of its jumps and faces, and those flattened; ``errors`` maps a row to
+    why it could not be read."""
+
+    sizes: np.ndarray
+    starts: np.ndarray
+    codes: np.ndarray
+    chain: np.ndarray
+    n_jumps: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    n_faces: np.ndarray
+    faces: np.ndarray
+    probs: np.ndarray
+    errors: dict[int, str]
+
+
+def _list_column(rb: Any, name: str, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Lengths (-1 for null) and flattened values of a list column."""
+    import pyarrow.compute as pc
+
+    col = rb.column(rb.schema.get_field_index(name))
+    lengths = pc.list_value_length(col).fill_null(-1).to_numpy(zero_copy_only=False)
+    values = col.flatten().to_numpy(zero_copy_only=False)
+    if values.size and (values.dtype == bool or values.dtype == object or
+                        (dtype is np.int64 and not np.issubdtype(values.dtype, np.integer))):
+        raise TypeError(f"Parquet column {name!r} must hold lists of "
+                        f"{'integers' if dtype is np.int64 else 'numbers'}, "
+                        f"got {col.type}")
+    return lengths.astype(np.int64), values.astype(dtype)
+
+
+def _scalar_column(rb: Any, name: str, default: Any, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Values (nulls replaced by ``default``) and the null mask of a column."""
+    n = rb.num_rows
+    if name not in rb.schema.names:
+        return np.full(n, default), np.zeros(n, bool)
+    col = rb.column(rb.schema.get_field_index(name))
+    nulls = col.is_null().to_numpy(zero_copy_only=False)
+    values = col.to_numpy(zero_copy_only=False)
+    if kind == "int" and values.dtype != object and not np.issubdtype(values.dtype, np.integer):
+        if not (np.issubdtype(values.dtype, np.floating) and np.all(nulls | (values == np.round(
+                np.nan_to_num(values))))):
+            raise TypeError(f"Parquet column {name!r} must hold integers, got {col.type}")
+    if kind == "bool" and values.dtype not in (bool, object):
+        raise TypeError(f"Parquet column {name!r} must hold booleans, got {col.type}")
+    values = np.where(nulls, default, values)
+    return values, nulls
+
+
+def read_columns(rb: Any) -> BoardColumns:
+    """One Arrow record batch of boards (the schema of :mod:`snl_numeric.batch`) as columns."""
+    n = rb.num_rows
+    names = rb.schema.names
+    if "size" not in names:
+        raise ValueError(f"a board Parquet file needs a 'size' column, got columns {names}")
+    errs: dict[int, str] = {}
+    sizes, null_size = _scalar_column(rb, "size", 0, "int")
+    for i in np.flatnonzero(null_size).tolist():
+        errs.setdefault(i, "board data needs a 'size'")
+    starts, _ = _scalar_column(rb, "start", 0, "int")
+    rules, _ = _scalar_column(rb, "overshoot", "win", "str")
+    codes = np.full(n, -1, np.int8)
+    for name, code in OVERSHOOT_CODES.items():
+        codes[rules == name] = code
+    for i in np.flatnonzero(codes < 0).tolist():
+        errs.setdefault(i, f"overshoot must be one of {OVERSHOOT_RULES}, got {rules[i]!r}")
+    codes[codes < 0] = 0
+    chain, _ = _scalar_column(rb, "chain", False, "bool")
+    # jumps
+    if "jump_src" in names or "jump_dst" in names:
+        if not ("jump_src" in names and "jump_dst" in names):
+            raise ValueError("a board Parquet file needs both 'jump_src' and 'jump_dst'")
+        ls, src = _list_column(rb, "jump_src", np.int64)
+        ld, dst = _list_column(rb, "jump_dst", np.int64)
+        bad = ls != ld
+        for i in np.flatnonzero(bad).tolist():
+            errs.setdefault(i, f"jump_src and jump_dst must have equal lengths, got "
+                               f"{max(ls[i], 0)} and {max(ld[i], 0)}")
+        keep_s = np.repeat(~bad, np.maximum(ls, 0))
+        keep_d = np.repeat(~bad, np.maximum(ld, 0))
+        src, dst = src[keep_s], dst[keep_d]
+        jl = np.where(bad, 0, np.maximum(ls, 0))
+    elif "jumps" in names:
+        import pyarrow.compute as pc
+
+        col = rb.column(names.index("jumps"))
+        lj = pc.list_value_length(col).fill_null(0).to_numpy(zero_copy_only=False)
+        pairs = col.flatten()
+        lp = pc.list_value_length(pairs).fill_null(0).to_numpy(zero_copy_only=False)
+        values = pairs.flatten().to_numpy(zero_copy_only=False)
+        if values.size and not np.issubdtype(values.dtype, np.integer):
+            raise TypeError(f"Parquet column 'jumps' must hold integer pairs, got {col.type}")
+        owner = np.repeat(np.arange(n), lj)
+        bad_pair = lp != 2
+        bad_rows = np.zeros(n, bool)
+        bad_rows[owner[bad_pair]] = True
+        for i in np.flatnonzero(bad_rows).tolist():
+            errs.setdefault(i, "each of the jumps must be a pair (from, to)")
+        keep_pair = ~bad_rows[owner]
+        keep_vals = np.repeat(keep_pair, lp)
+        vals = values[keep_vals].astype(np.int64)
+        src, dst = vals[0::2], vals[1::2]
+        jl = np.where(bad_rows, 0, lj)
+    else:
+        src = dst = np.empty(0, np.int64)
+        jl = np.zeros(n, np.int64)
+    # dice
+    if "dice_faces" in names or "dice_probs" in names:
+        if not ("dice_faces" in names and "dice_probs" in names):
+            raise ValueError("a board Parquet file needs both 'dice_faces' and 'dice_probs'")
+        lf, faces = _list_column(rb, "dice_faces", np.int64)
+        lq, probs = _list_column(rb, "dice_probs", np.float64)
+        bad = lf != lq
+        for i in np.flatnonzero(bad).tolist():
+            errs.setdefault(i, "dice faces and probabilities must be 1-d arrays of equal "
+                               f"length, got shapes ({max(lf[i], 0)},) and ({max(lq[i], 0)},)")
+        d6 = (lf < 0) & (lq < 0)
+        keep_f = np.repeat(~bad, np.maximum(lf, 0))
+        keep_q = np.repeat(~bad, np.maximum(lq, 0))
+        faces, probs = faces[keep_f], probs[keep_q]
+        dl = np.where(bad, 0, np.maximum(lf, 0))
+        if d6.any():  # null dice: a fair d6
+            dl_new = np.where(d6, 6, dl)
+            f_new = np.empty(int(dl_new.sum()), np.int64)
+            p_new = np.empty(len(f_new))
+            keep = np.repeat(~d6, dl_new)
+            f_new[keep], p_new[keep] = faces, probs
+            f_new[~keep] = np.tile(D6_FACES, int(d6.sum()))
+            p_new[~keep] = np.tile(D6_PROBS, int(d6.sum()))
+            faces, probs, dl = f_new, p_new, dl_new
+    else:
+        faces, probs = np.tile(D6_FACES, n), np.tile(D6_PROBS, n)
+        dl = np.full(n, 6, np.int64)
+    return BoardColumns(sizes.astype(np.int64), starts.astype(np.int64), codes,
+                        chain.astype(bool), jl.astype(np.int64), src, dst, dl.astype(np.int64),
+                        faces, probs, errs)
+
+
+
+def iter_columns(path: str | os.PathLike[str], chunk_size: int) -> Iterator[BoardColumns]:
+    """The boards of a Parquet file, ``chunk_size`` rows at a time."""
+    _, pq = require_pyarrow()
+    for rb in pq.ParquetFile(os.fspath(path)).iter_batches(batch_size=chunk_size):
+        yield read_columns(rb)
+
+
+def count_rows(path: str | os.PathLike[str]) -> int:
+    """Rows of a Parquet file (from its metadata)."""
+    _, pq = require_pyarrow()
+    return pq.ParquetFile(os.fspath(path)).metadata.num_rows
+
+
+def board_table(sizes: np.ndarray, starts: np.ndarray, codes: np.ndarray, chain: np.ndarray,
+                jump_ptr: np.ndarray, src: np.ndarray, dst: np.ndarray, dice_ptr: np.ndarray,
+                faces: np.ndarray, probs: np.ndarray) -> Any:
+    """An Arrow table of boards in the documented schema (``jump_src``/``jump_dst``)."""
+    pa, _ = require_pyarrow()
+    if np.any((codes < 0) | (codes > 2)):
+        raise ValueError("cannot write boards with an unknown overshoot code")
+
+    def lists(ptr: np.ndarray, values: np.ndarray, typ: Any) -> Any:
+        return pa.ListArray.from_arrays(pa.array(ptr.astype(np.int32)), pa.array(values, typ))
+
+    names = np.array(OVERSHOOT_RULES, dtype=object)
+    return pa.table({
+        "size": pa.array(sizes, pa.int64()),
+        "start": pa.array(starts, pa.int64()),
+        "overshoot": pa.array(names[codes], pa.string()),
+        "chain": pa.array(chain, pa.bool_()),
+        "jump_src": lists(jump_ptr, src, pa.int64()),
+        "jump_dst": lists(jump_ptr, dst, pa.int64()),
+        "dice_faces": lists(dice_ptr, faces, pa.int64()),
+        "dice_probs": lists(dice_ptr, probs, pa.float64()),
+    })
