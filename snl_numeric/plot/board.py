@@ -1,0 +1,183 @@
+"""The board drawn, and the expected visits on it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .._core.grid import square_xy
+from ..analysis import Analysis
+from ..board import Board
+from ..display.html import GOAL_COLOR, LADDER_COLOR, SNAKE_COLOR, board_title
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+from .common import as_analysis, axes, board_frame, cells, draw_jumps, number_squares, shows_zero
+
+
+def plot_board(
+    board: Board,
+    *,
+    ax: Axes | None = None,
+    numbers: bool | None = None,
+    title: str | None = None,
+    legend: bool = True,
+) -> Axes:
+    """The board as printed: numbered squares, ladders and snakes as arrows.
+
+    Squares run boustrophedon from the bottom-left (see the module
+    docstring); the goal is gold, the start square outlined. Each ladder is
+    a green arrow from its foot to its top, each snake a red curved arrow
+    from its head to its tail.
+
+    Parameters
+    ----------
+    board : Board
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+    numbers : bool, optional
+        Number the squares; by default when the board has at most
+        :data:`NUMBER_MAX_SIZE` squares.
+    title : str, optional
+        Defaults to the board's name and jump counts.
+    legend : bool, default True
+        Add a legend for ladders and snakes.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from snl_numeric import boards
+    >>> from snl_numeric.plot import plot_board
+    >>> ax = plot_board(boards.get("seed-30"))
+    >>> sorted(t.get_gid() for t in ax.texts if t.get_gid())[:3]  # one arrow per jump
+    ['ladder 10->25', 'ladder 19->28', 'ladder 2->21']
+    """
+    if not isinstance(board, Board):
+        raise TypeError(f"board must be a Board, got {type(board).__name__}")
+    ax = axes(ax, (7, 7))
+    from matplotlib.colors import ListedColormap
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+
+    size = board.size
+    zero_shown = shows_zero(board)
+    rows, n = board_frame(ax, size, zero_shown)
+    x, y = square_xy(np.arange(size + 1), size)
+    shade = ((x + y) % 2).astype(float)
+    ax.imshow(cells(size, shade), origin="lower", extent=(-0.5, n - 0.5, -0.5, rows - 0.5),
+              cmap=ListedColormap(["#e6dcc3", "#f5f0e1"]), vmin=0, vmax=1,
+              interpolation="nearest", zorder=0)
+    gx, gy = square_xy(size, size)
+    ax.add_patch(Rectangle((float(gx) - 0.5, float(gy) - 0.5), 1, 1, facecolor=GOAL_COLOR,
+                           edgecolor="none", zorder=0.5))
+    if zero_shown:
+        ax.add_patch(Rectangle((-1.45, -0.45), 0.9, 0.9, facecolor="#ffffff",
+                               edgecolor="gray", linestyle="--", zorder=0.5))
+        ax.text(-1.0, 0.0, "0", ha="center", va="center", fontsize=8, color="gray")
+    sx, sy = square_xy(board.start, size)
+    ax.add_patch(Rectangle((float(sx) - 0.5, float(sy) - 0.5), 1, 1, facecolor="none",
+                           edgecolor="black", linewidth=1.5, zorder=0.6))
+    number_squares(ax, size, numbers)
+    draw_jumps(ax, board)
+    if legend:
+        handles = [
+            Line2D([], [], color=LADDER_COLOR, linewidth=2,
+                   label=f"ladders ({len(board.ladders)})"),
+            Line2D([], [], color=SNAKE_COLOR, linewidth=2,
+                   label=f"snakes ({len(board.snakes)})"),
+            Rectangle((0, 0), 1, 1, facecolor="none", edgecolor="black",
+                      label=f"start {board.start}"),
+            Rectangle((0, 0), 1, 1, facecolor=GOAL_COLOR, label=f"goal {size}"),
+        ]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    ax.set_title(title if title is not None else
+                 f"{board_title(board)}: {len(board.ladders)} ladders, {len(board.snakes)} snakes")
+    return ax
+
+
+def plot_visits(
+    analysis_or_board: Analysis | Board,
+    *,
+    ax: Axes | None = None,
+    cmap: str = "viridis",
+    numbers: bool | None = None,
+    jumps: bool = True,
+    title: str | None = None,
+) -> Axes:
+    """A heat map of the expected visits per square, on the board's grid.
+
+    The value of a square is the expected number of throws made from it
+    (they sum to the expected game length). Jump squares are never rested
+    on, so they read 0. Square 0 is drawn as an extra cell left of square 1
+    when it is the start.
+
+    Parameters
+    ----------
+    analysis_or_board : Analysis or Board
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+    cmap : str
+        A matplotlib colormap name.
+    numbers : bool, optional
+        Number the squares; by default when the board has at most
+        :data:`NUMBER_MAX_SIZE` squares.
+    jumps : bool, default True
+        Overlay the jumps as faint arrows.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        When the goal is not reached with probability 1 (visits are infinite).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from snl_numeric import boards
+    >>> from snl_numeric.plot import plot_visits
+    >>> ax = plot_visits(boards.get("milton-bradley"))
+    >>> ax.images[0].colorbar is not None
+    True
+    """
+    a = as_analysis(analysis_or_board)
+    if a.expected_visits is None:
+        raise ValueError(
+            "expected visits are infinite: the goal is reached with probability "
+            f"{a.finish_probability:.6g} < 1 from square {a.start}"
+        )
+    ax = axes(ax, (8, 7))
+    board = a.board
+    size = board.size
+    visits = np.asarray(a.expected_visits, dtype=float)
+    zero_shown = a.start == 0
+    rows, n = board_frame(ax, size, zero_shown)
+    im = ax.imshow(cells(size, visits), origin="lower",
+                   extent=(-0.5, n - 0.5, -0.5, rows - 0.5), cmap=cmap,
+                   vmin=0.0, vmax=float(visits.max()), interpolation="nearest", zorder=0)
+    if zero_shown:
+        from matplotlib.patches import Rectangle
+
+        ax.add_patch(Rectangle((-1.5, -0.5), 1, 1, facecolor=im.cmap(im.norm(visits[0])),
+                               edgecolor="gray", zorder=1))
+        ax.text(-1.0, -0.5, "0", ha="center", va="top", fontsize=7, color="gray")
+    number_squares(ax, size, numbers, color="white")
+    if jumps:
+        draw_jumps(ax, board, alpha=0.45)
+    ax.figure.colorbar(im, ax=ax, label="expected throws made from the square", shrink=0.8)
+    ax.set_title(title if title is not None else
+                 f"Expected visits: {board_title(board)} (total {a.mean:.2f} throws)")
+    return ax
+
+

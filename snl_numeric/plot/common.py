@@ -1,0 +1,138 @@
+"""What the plots share: matplotlib on demand, axes, the board grid, jump arrows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._core.grid import grid_shape, square_xy
+from .._core.table import quantile
+from ..analysis import Analysis, analyze
+from ..board import Board
+from ..display.html import LADDER_COLOR, SNAKE_COLOR
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+
+#: Boards up to this many squares get their squares numbered by default.
+NUMBER_MAX_SIZE = 400
+#: Cumulative probability up to which distributions are drawn by default.
+DEFAULT_COVERAGE = 0.999
+
+
+def pyplot() -> Any:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(
+            "snl_numeric.plot needs matplotlib; install it with `pip install snl_numeric[plot]`"
+        ) from None
+    return plt
+
+
+def axes(ax: Any, figsize: tuple[float, float]) -> Axes:
+    plt = pyplot()
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+        return ax
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    return ax
+
+
+def as_analysis(obj: Any) -> Analysis:
+    if isinstance(obj, Analysis):
+        return obj
+    if isinstance(obj, Board):
+        return analyze(obj)
+    raise TypeError(f"expected an Analysis or a Board, got {type(obj).__name__}")
+
+
+def xmax(a: Analysis, coverage: float) -> int:
+    k = quantile(a.cdf, coverage * a.finish_probability)
+    return len(a.pmf) - 1 if k is None else max(k, a.min_throws, 1)
+
+
+def check_coverage(coverage: float) -> float:
+    if not 0.0 < coverage <= 1.0:
+        raise ValueError(f"coverage must be in (0, 1], got {coverage!r}")
+    return float(coverage)
+
+
+
+
+def board_frame(ax: Axes, size: int, zero_shown: bool) -> tuple[int, int]:
+    rows, n = grid_shape(size)
+    ax.set_xlim(-1.6 if zero_shown else -0.6, n - 0.4)
+    ax.set_ylim(-0.6, rows - 0.4)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return rows, n
+
+
+def cells(size: int, values: np.ndarray) -> np.ndarray:
+    """A (rows, n) image holding ``values[k]`` in the cell of square ``k`` (NaN elsewhere)."""
+    rows, n = grid_shape(size)
+    img = np.full((rows, n), np.nan)
+    x, y = square_xy(np.arange(1, size + 1), size)
+    img[y, x] = values[1:]
+    return img
+
+
+def number_squares(ax: Axes, size: int, numbers: bool | None, color: str = "black") -> None:
+    if numbers is None:
+        numbers = size <= NUMBER_MAX_SIZE
+    if not numbers:
+        return
+    _, n = grid_shape(size)
+    fontsize = max(4.0, min(9.0, 90.0 / n))
+    x, y = square_xy(np.arange(1, size + 1), size)
+    for k, (xk, yk) in enumerate(zip(x.tolist(), y.tolist(), strict=True), start=1):
+        ax.text(xk - 0.42, yk + 0.42, str(k), fontsize=fontsize, ha="left", va="top",
+                color=color, alpha=0.8)
+
+
+def draw_jumps(ax: Axes, board: Board, *, alpha: float = 1.0,
+                declined: np.ndarray | None = None) -> None:
+    """One arrow per jump: ladders green, snakes red and curved, ``declined`` ones grey, dashed."""
+    if not board.jumps:
+        return
+    src = np.fromiter(board.jumps.keys(), dtype=np.int64)
+    dst = np.fromiter(board.jumps.values(), dtype=np.int64)
+    off = np.zeros(len(src), dtype=bool) if declined is None else np.asarray(declined, bool)
+    xs, ys = square_xy(src, board.size)
+    xd, yd = square_xy(dst, board.size)
+    _, n = grid_shape(board.size)
+    width = max(0.6, min(2.5, 25.0 / n))
+    for i in range(len(src)):
+        ladder = dst[i] > src[i]
+        kind = "declined" if off[i] else "ladder" if ladder else "snake"
+        ann = ax.annotate(
+            "", xy=(float(xd[i]), float(yd[i])), xytext=(float(xs[i]), float(ys[i])),
+            arrowprops={
+                "arrowstyle": "-|>",
+                "color": "gray" if off[i] else LADDER_COLOR if ladder else SNAKE_COLOR,
+                "linewidth": width,
+                "linestyle": "--" if off[i] else "-",
+                "alpha": alpha,
+                "shrinkA": 0,
+                "shrinkB": 2,
+                "mutation_scale": 6 + 2 * width,
+                "connectionstyle": "arc3,rad=0" if ladder else "arc3,rad=0.25",
+            },
+            annotation_clip=False,
+        )
+        ann.set_gid(f"{kind} {src[i]}->{dst[i]}")
+
+
+def shows_zero(board: Board) -> bool:
+    return board.start == 0 or 0 in board.jumps.values()
+
+
