@@ -281,8 +281,17 @@ def _arrow_table(batch: BoardBatch) -> Any:
 def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     """Write boards (a BoardBatch, Boards, or an iterable of either, streamed) as Parquet.
 
-    The schema is the one documented in the module docstring (with
+    The schema is the one documented in :mod:`snl_numeric.batch` (with
     ``jump_src``/``jump_dst``); each batch becomes a row group.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from snl_numeric import boards
+    >>> path = os.path.join(tempfile.mkdtemp(), "b.parquet")
+    >>> write_parquet([boards.get("milton-bradley"), boards.get("seed-30")], path)
+    >>> read_boards(path)[1] == boards.get("seed-30")
+    True
     """
     _, pq = require_pyarrow()
     writer = None
