@@ -57,6 +57,26 @@ class Bounds:
     convergence: RaceConvergence
 
 
+def _in_our_words(exc: Exception) -> Exception:
+    """The policy package's validation names the dice ``actions``; here they are ``dice``."""
+    text = str(exc)
+    return type(exc)("dice" + text[len("actions"):] if text.startswith("actions") else text)
+
+
+def _common(board: Any, dice: Any, optional_jumps: Any) -> tuple[Board, tuple[Dice, ...]]:
+    try:
+        return check_common(board, dice, optional_jumps)
+    except (TypeError, ValueError) as exc:
+        raise _in_our_words(exc) from None
+
+
+def _problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Problem:
+    try:
+        return build_problem(board, dice, optional)
+    except ValueError as exc:
+        raise _in_our_words(exc) from None
+
+
 def _check_tol(tol: Any) -> float:
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < tol < 1.0:
         raise ValueError(f"tol must be a number in (0, 1), got {tol!r}")
@@ -198,9 +218,10 @@ def _draw_start(nodes: np.ndarray, p: Problem, jumps: tuple[np.ndarray, ...], ch
         live_kernel(nodes, p.probs, jumps, p.optional, side0[2], side0[3], side1[2], side1[3],
                     symmetric, off, live0, live1)
         win0, win1 = live0.astype(np.float64), live1.astype(np.float64)
-        if symmetric:
-            return win0, 1.0 - win0, win0, 1.0 - win0
-        return win0, 1.0 - win1, win1, 1.0 - win0
+        keep0 = 1.0 - win0
+        if symmetric:  # one player: the kernel needs the very same arrays for both sides
+            return win0, keep0, win0, keep0
+        return win0, keep0, win1, 1.0 - win1
     n_sq = p.n - 1
     alive = np.empty(p.n, dtype=np.bool_)
     alive_kernel(nodes, p.probs, jumps, p.optional, alive)
@@ -318,10 +339,10 @@ def optimal_race(
     >>> r.policy[11, 60:72].tolist()
     [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1]
     """
-    board, dice_t = check_common(board, dice, optional_jumps)
+    board, dice_t = _common(board, dice, optional_jumps)
     tol = _check_tol(tol)
     max_sweeps = positive_int(max_sweeps, "max_sweeps")
-    p = build_problem(board, dice_t, bool(optional_jumps))
+    p = _problem(board, dice_t, bool(optional_jumps))
     size = board.size
     fixed = None
     if opponent is not None:
@@ -391,15 +412,14 @@ def race_value(
     >>> round(race_value(mb, dice, fewest, best), 6)
     0.51642
     """
-    board, dice_t = check_common(board, dice, False if optional_jumps is None
-                                 else optional_jumps)
+    board, dice_t = _common(board, dice, False if optional_jumps is None else optional_jumps)
     tol = _check_tol(tol)
-    probe = build_problem(board, dice_t, False)
+    probe = _problem(board, dice_t, False)
     players = (fixed_player(first, board, dice_t, len(probe.src), "first"),
                fixed_player(second, board, dice_t, len(probe.src), "second"))
     optional = (any(pl.optional for pl in players) if optional_jumps is None
                 else flag(optional_jumps, "optional_jumps"))
-    p = build_problem(board, dice_t, optional) if optional else probe
+    p = _problem(board, dice_t, optional) if optional else probe
     b = solve_bounds(p, board.size, players, tol, DEFAULT_MAX_SWEEPS)
     value, _ = _value_tables(b, 0, board.size)
     return float(value[board.start, board.start])
