@@ -1,12 +1,11 @@
 """Numba kernels of the race: one Gauss-Seidel sweep over the pair states, read-outs.
 
 Pair states ``(p, q)``, ``0 <= p, q < N`` (``N = size``: the goal is never a
-state), are stored by anti-diagonal ``s = p + q``: diagonal ``s`` starts at
-``off[s]`` and holds ``p = lo(s) .. hi(s)`` in order, ``lo(s) = max(0, s - N + 1)``.
-A throw from ``(p, q)`` leads to ``(q, r)``, on diagonal ``s + (r - p)``: sweeping
-the diagonals from the last one down makes every forward move read a value already
-updated in the same sweep, and along one diagonal the reads walk the higher
-diagonals in order (cache friendly).
+state), are stored by anti-diagonal ``s = p + q``, in order of ``p``: state
+``(p, q)`` is at ``base[p + q] + p``. A throw from ``(p, q)`` leads to ``(q, r)``,
+on diagonal ``s + (r - p)``: sweeping the diagonals from the last one down makes
+every forward move read a value already updated in the same sweep, and along one
+diagonal the reads walk the higher diagonals in order (cache friendly).
 
 Each side ``k`` (0: the first player, 1: the second) has a win-type array ``P_k``
 (its chance to win when about to throw) and a not-lose-type array ``Q_k`` (one
@@ -27,50 +26,46 @@ from .._core.numba_config import njit
 
 
 @njit()
-def diag_offsets_kernel(n_sq, off):  # pragma: no cover - jitted
-    """``off[s]``: first index of anti-diagonal ``s``; ``off[2 N - 1] = N * N``."""
-    off[0] = 0
+def diag_base_kernel(n_sq, base):  # pragma: no cover - jitted
+    """``base[s]``: state ``(p, s - p)`` is at ``base[s] + p`` (``2 N - 1`` diagonals)."""
+    start = 0
     for s in range(2 * n_sq - 1):
         lo = max(0, s - n_sq + 1)
-        hi = min(s, n_sq - 1)
-        off[s + 1] = off[s] + hi - lo + 1
-
-
-@njit(inline="always")
-def _idx(p, q, n_sq, off):  # pragma: no cover - jitted
-    s = p + q
-    return off[s] + p - max(0, s - n_sq + 1)
+        base[s] = start - lo
+        start += min(s, n_sq - 1) - lo + 1
 
 
 @njit()
-def to_diag_kernel(table, n_sq, off, out):  # pragma: no cover - jitted
+def to_diag_kernel(table, base, out):  # pragma: no cover - jitted
     """Row-major ``table[p, q]`` (``p, q < N``) into the diagonal layout."""
+    n_sq = table.shape[0]
     for p in range(n_sq):
         for q in range(n_sq):
-            out[_idx(p, q, n_sq, off)] = table[p, q]
+            out[base[p + q] + p] = table[p, q]
 
 
 @njit()
-def from_diag_kernel(diag, n_sq, off, out):  # pragma: no cover - jitted
+def from_diag_kernel(diag, base, out):  # pragma: no cover - jitted
     """The diagonal layout back into ``out[p, q]`` (``p, q < N``)."""
+    n_sq = out.shape[0]
     for p in range(n_sq):
         for q in range(n_sq):
-            out[p, q] = diag[_idx(p, q, n_sq, off)]
+            out[p, q] = diag[base[p + q] + p]
 
 
 @njit(inline="always")
-def _square_value(r, q, z, goal, n_sq, off):  # pragma: no cover - jitted
+def _square_value(r, q, z, goal, base):  # pragma: no cover - jitted
     """The mover's value after resting on ``r``: 1 at the goal, else ``1 - z[(q, r)]``."""
     if r == goal:
         return 1.0
-    return 1.0 - z[_idx(q, r, n_sq, off)]
+    return 1.0 - z[base[q + r] + q]
 
 
 @njit()
 def jump_options_kernel(src, tgt, n, ptr, rest):  # pragma: no cover - jitted
-    """Where a player who decides jumps may rest after landing on jump ``k``: on the
-    square of any jump of the chain it starts (declining there) or at its end;
-    ``rest[ptr[k]:ptr[k + 1]]`` (call with ``rest`` None-sized to count: see caller)."""
+    """Where a player who decides jumps may rest after landing on jump ``k``: the
+    square of any jump of the chain it starts (declining there) or its end,
+    ``rest[ptr[k]:ptr[k + 1]]``. With an empty ``rest`` only ``ptr`` is filled."""
     m = src.shape[0]
     pos = 0
     for k in range(m):
@@ -96,6 +91,41 @@ def _fixed_rest(v, q, n, src, tgt, take):  # pragma: no cover - jitted
             return src[k]
         v = tgt[k]
     return v
+
+
+@njit()
+def moves_kernel(nodes, probs, cnt, node, prob, move, stay):  # pragma: no cover - jitted
+    """Per die and square, the throws that move the token: ``cnt[a, x]`` distinct
+    nodes ``node[a, x, :cnt]`` with their probabilities, the total ``move[a, x]``,
+    and the probability ``stay[a, x]`` of staying put (exactly 1 if every throw does)."""
+    n_act, n, width = nodes.shape
+    for a in range(n_act):
+        for x in range(n):
+            k = 0
+            mv = 0.0
+            st = 0.0
+            for f in range(width):
+                pr = probs[a, f]
+                if pr == 0.0:
+                    continue
+                v = nodes[a, x, f]
+                if v == x:
+                    st += pr
+                    continue
+                mv += pr
+                found = False
+                for e in range(k):
+                    if node[a, x, e] == v:
+                        prob[a, x, e] += pr
+                        found = True
+                        break
+                if not found:
+                    node[a, x, k] = v
+                    prob[a, x, k] = pr
+                    k += 1
+            cnt[a, x] = k
+            move[a, x] = mv
+            stay[a, x] = 1.0 if k == 0 else st
 
 
 @njit()
@@ -161,6 +191,63 @@ def _solve_pair(c, s, fc, ka, d, t, fd, kb, loop_x):  # pragma: no cover - jitte
 
 
 @njit(inline="always")
+def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal, n, optional,
+          c, d, stay, full):  # pragma: no cover - jitted
+    """One side's candidates at ``(me, other)``: the value of its moving throws against
+    ``zc`` and ``zd`` (``c``, ``d``), the chance of staying put and whether it is
+    certain. Returns the number of candidates and whether any may stay put."""
+    cnt, node, prob, move, stay_p = moves
+    src, tgt, ptr, rest = jumps
+    k = 1 if fixed else cnt.shape[0]
+    stalls = False
+    for cand in range(k):
+        a = a_fix if fixed else cand
+        vc = move[a, me]
+        vd = vc
+        for e in range(cnt[a, me]):
+            v = node[a, me, e]
+            pr = prob[a, me, e]
+            if v == goal:
+                continue
+            if not optional or v < n:
+                x = base[v + other] + other
+                vc -= pr * zc[x]
+                vd -= pr * zd[x]
+            elif free:  # the best place to rest along the jump's chain
+                bc = 2.0
+                bd = 2.0
+                for q in range(ptr[v - n], ptr[v - n + 1]):
+                    r = rest[q]
+                    if r == goal:
+                        bc = 0.0
+                        bd = 0.0
+                        break
+                    x = base[r + other] + other
+                    bc = min(bc, zc[x])
+                    bd = min(bd, zd[x])
+                vc -= pr * bc
+                vd -= pr * bd
+            else:  # follow the fixed decisions (written out: a call here slows the loop)
+                r = v
+                while r >= n:
+                    if not take[r - n, other]:
+                        r = src[r - n]
+                        break
+                    r = tgt[r - n]
+                if r != goal:
+                    x = base[r + other] + other
+                    vc -= pr * zc[x]
+                    vd -= pr * zd[x]
+        c[cand] = vc
+        d[cand] = vd
+        sa = stay_p[a, me]
+        full[cand] = sa == 1.0
+        stay[cand] = sa
+        stalls = stalls or sa > 0.0
+    return k, stalls
+
+
+@njit(inline="always")
 def _clamp(old, new, rise):  # pragma: no cover - jitted
     if rise:
         return new if new > old else old
@@ -168,47 +255,50 @@ def _clamp(old, new, rise):  # pragma: no cover - jitted
 
 
 @njit()
-def sweep_kernel(nodes, probs, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1,
-                 take1, symmetric, off, p0, q0, p1, q1, lower):  # pragma: no cover
-    """One sweep with compulsory jumps (``nodes`` are resting squares); see :func:`_sweep`."""
-    return _sweep(nodes, probs, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1,
-                  take1, symmetric, off, p0, q0, p1, q1, lower, False)
+def sweep_kernel(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
+                 symmetric, base, p0, q0, p1, q1, lower, skip):  # pragma: no cover - jitted
+    """One sweep with compulsory jumps (every node a square); see :func:`_sweep`."""
+    return _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
+                  symmetric, base, p0, q0, p1, q1, lower, skip, False)
 
 
 @njit()
-def sweep_jumps_kernel(nodes, probs, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1,
-                       take1, symmetric, off, p0, q0, p1, q1, lower):  # pragma: no cover
-    """One sweep with optional jumps (``nodes`` may be jump nodes); see :func:`_sweep`."""
-    return _sweep(nodes, probs, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1,
-                  take1, symmetric, off, p0, q0, p1, q1, lower, True)
+def sweep_jumps_kernel(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
+                       symmetric, base, p0, q0, p1, q1, lower, skip):  # pragma: no cover
+    """One sweep with optional jumps (nodes may be jumps); see :func:`_sweep`."""
+    return _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
+                  symmetric, base, p0, q0, p1, q1, lower, skip, True)
 
 
 @njit(inline="always")
-def _sweep(nodes, probs, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1,
-           take1, symmetric, off, p0, q0, p1, q1, lower, optional):  # pragma: no cover
+def _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1, symmetric,
+           base, p0, q0, p1, q1, lower, skip, optional):  # pragma: no cover - jitted
     """One Gauss-Seidel sweep, last diagonal first: ``(largest change, largest |q - p|)``.
 
-    ``p_k``/``q_k``: win-type and not-lose-type bounds of side ``k`` (diagonal
-    layout); ``lower``: ``p`` holds lower bounds (rising) and ``q`` upper bounds
-    (falling), else the reverse. With ``symmetric`` both sides are one player
-    (``p1 is p0``, ``q1 is q0``) and only ``p <= q`` is visited, each state
-    together with its mirror. ``fixed_k``: side ``k`` throws ``pol_k[state]``
-    and follows jump ``j`` iff ``take_k[j, opponent's square]``; else it
-    maximises, deciding jumps itself when ``free_k``. ``jumps`` is
-    ``(src, tgt, ptr, rest)``: the jumps and, per jump, where a deciding player
-    may rest (:func:`jump_options_kernel`).
+    ``moves``: :func:`moves_kernel`'s tables; ``jumps``: ``(src, tgt, ptr, rest)``,
+    the jumps and where a deciding player may rest after landing on each
+    (:func:`jump_options_kernel`). ``p_k``/``q_k``: win-type and not-lose-type
+    bounds of side ``k`` (diagonal layout); ``lower``: ``p`` holds lower bounds
+    (rising) and ``q`` upper bounds (falling), else the reverse. With
+    ``symmetric`` both sides are one player (``p1 is p0``, ``q1 is q0``) and only
+    ``p <= q`` is visited, each state together with its mirror. ``fixed_k``: side
+    ``k`` throws ``pol_k[state]`` and follows jump ``j`` iff ``take_k[j,
+    opponent's square]``; else it maximises, deciding jumps itself when ``free_k``.
+    A state and its mirror whose brackets are both within ``skip`` already are
+    left as they are (still valid bounds, and counted in the width).
     """
-    src, tgt, ptr, rest = jumps
-    n_act, n, width = nodes.shape
+    cnt = moves[0]
+    n_act, n = cnt.shape
     goal = n - 1
     n_sq = goal
-    # per side: value of the non-stalling faces against the other side's not-lose (c)
-    # and win (d) bounds, probability of staying put, whether every face stays put
-    c = np.empty((2, n_act))
-    d = np.empty((2, n_act))
-    stay = np.empty((2, n_act))
-    full = np.empty((2, n_act), dtype=np.bool_)
-    count = np.empty(2, dtype=np.int64)
+    c0 = np.empty(n_act)
+    d0 = np.empty(n_act)
+    s0 = np.empty(n_act)
+    f0 = np.empty(n_act, dtype=np.bool_)
+    c1 = np.empty(n_act)
+    d1 = np.empty(n_act)
+    s1 = np.empty(n_act)
+    f1 = np.empty(n_act, dtype=np.bool_)
     change = 0.0
     width_max = 0.0
     for s in range(2 * n_sq - 2, -1, -1):
@@ -218,90 +308,32 @@ def _sweep(nodes, probs, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1,
             hi = min(hi, s // 2)
         for i in range(lo, hi + 1):
             j = s - i
-            u = off[s] + i - lo  # (i, j), side 0
-            w = off[s] + j - lo  # (j, i), side 1
-            stalls = False
-            for side in range(2):
-                if side == 0:
-                    me, other, fixed, free, take = i, j, fixed0, free0, take0
-                    zc, zd = q1, p1
-                    a_fix = pol0[u] if fixed0 else 0
-                else:
-                    me, other, fixed, free, take = j, i, fixed1, free1, take1
-                    zc, zd = p0, q0
-                    a_fix = pol1[w] if fixed1 else 0
-                k = 1 if fixed else n_act
-                count[side] = k
-                for cand in range(k):
-                    a = a_fix if fixed else cand
-                    sa = 0.0
-                    vc = 0.0
-                    vd = 0.0
-                    every = True
-                    for f in range(width):
-                        pr = probs[a, f]
-                        if pr == 0.0:
-                            continue
-                        v = nodes[a, me, f]
-                        if v == me:
-                            sa += pr
-                            continue
-                        every = False
-                        if v == goal:
-                            vc += pr
-                            vd += pr
-                        elif not optional or v < n:
-                            t = v + other
-                            x = off[t] + other - max(0, t - n_sq + 1)
-                            vc += pr * (1.0 - zc[x])
-                            vd += pr * (1.0 - zd[x])
-                        elif free:  # the best place to rest along the jump's chain
-                            bc = -1.0
-                            bd = -1.0
-                            for e in range(ptr[v - n], ptr[v - n + 1]):
-                                r = rest[e]
-                                if r == goal:
-                                    bc = 1.0
-                                    bd = 1.0
-                                    break
-                                t = r + other
-                                x = off[t] + other - max(0, t - n_sq + 1)
-                                bc = max(bc, 1.0 - zc[x])
-                                bd = max(bd, 1.0 - zd[x])
-                            vc += pr * bc
-                            vd += pr * bd
-                        else:
-                            r = _fixed_rest(v, other, n, src, tgt, take)
-                            if r == goal:
-                                vc += pr
-                                vd += pr
-                            else:
-                                t = r + other
-                                x = off[t] + other - max(0, t - n_sq + 1)
-                                vc += pr * (1.0 - zc[x])
-                                vd += pr * (1.0 - zd[x])
-                    c[side, cand] = vc
-                    d[side, cand] = vd
-                    full[side, cand] = every
-                    stay[side, cand] = 1.0 if every else sa
-                    if sa > 0.0:
-                        stalls = True
-            if stalls:  # system alpha: p0(i, j) with q1(j, i); beta: q0(i, j) with p1(j, i)
-                xa, ya = _solve_pair(c[0], stay[0], full[0], count[0], c[1], stay[1], full[1],
-                                     count[1], 0.0)
-                xb, yb = _solve_pair(d[0], stay[0], full[0], count[0], d[1], stay[1], full[1],
-                                     count[1], 1.0)
+            u = base[s] + i  # (i, j), side 0
+            w = base[s] + j  # (j, i), side 1
+            wu = abs(q0[u] - p0[u])
+            ww = abs(q1[w] - p1[w])
+            if wu <= skip and ww <= skip:
+                width_max = max(width_max, wu, ww)
+                continue
+            # side 0 against side 1's not-lose (for p0) and win (for q0) bounds, and back
+            k0, st0 = _side(moves, i, j, q1, p1, fixed0, pol0[u] if fixed0 else 0, free0,
+                            take0, jumps, base, goal, n, optional, c0, d0, s0, f0)
+            k1, st1 = _side(moves, j, i, p0, q0, fixed1, pol1[w] if fixed1 else 0, free1,
+                            take1, jumps, base, goal, n, optional, c1, d1, s1, f1)
+            if st0 or st1:  # system alpha: p0(i, j) with q1(j, i); beta: q0(i, j) with p1(j, i)
+                xa, ya = _solve_pair(c0, s0, f0, k0, c1, s1, f1, k1, 0.0)
+                xb, yb = _solve_pair(d0, s0, f0, k0, d1, s1, f1, k1, 1.0)
             else:
-                xa = c[0, 0]
-                xb = d[0, 0]
-                for a in range(1, count[0]):
-                    xa = max(xa, c[0, a])
-                    xb = max(xb, d[0, a])
-                ya = c[1, 0]
-                yb = d[1, 0]
-                for a in range(1, count[1]):
-                    ya = max(ya, c[1, a])
-                    yb = max(yb, d[1, a])
+                xa = c0[0]
+                xb = d0[0]
+                for a in range(1, k0):
+                    xa = max(xa, c0[a])
+                    xb = max(xb, d0[a])
+                ya = c1[0]
+                yb = d1[0]
+                for a in range(1, k1):
+                    ya = max(ya, c1[a])
+                    yb = max(yb, d1[a])
             if symmetric and i == j:  # one state: alpha and beta are the same system
                 xb, yb = ya, xa
             old = p0[u]
@@ -321,7 +353,7 @@ def _sweep(nodes, probs, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1,
 
 
 @njit()
-def greedy_kernel(nodes, probs, jumps, optional, off, keep, tol, policy, take):  # pragma: no cover
+def greedy_kernel(nodes, probs, jumps, optional, base, keep, tol, policy, take):  # pragma: no cover
     """Side 0's best die per state against the other side's chances not to lose.
 
     ``policy[state]`` (diagonal layout) gets the smallest die index within
@@ -349,34 +381,34 @@ def greedy_kernel(nodes, probs, jumps, optional, off, keep, tol, policy, take): 
                         continue
                     v = nodes[a, i, f]
                     if v < n:
-                        acc += pr * _square_value(v, j, keep, goal, n_sq, off)
+                        acc += pr * _square_value(v, j, keep, goal, base)
                     else:
                         b = -1.0
                         for e in range(ptr[v - n], ptr[v - n + 1]):
-                            b = max(b, _square_value(rest[e], j, keep, goal, n_sq, off))
+                            b = max(b, _square_value(rest[e], j, keep, goal, base))
                         acc += pr * b
                 qv[a] = acc
                 best = max(best, acc)
             for a in range(n_act):
                 if qv[a] >= best - tol:
-                    policy[off[s] + i - lo] = a
+                    policy[base[s] + i] = a
                     break
     if optional:
         for k in range(m):
             for j in range(n_sq):
-                decline = _square_value(src[k], j, keep, goal, n_sq, off)
+                decline = _square_value(src[k], j, keep, goal, base)
                 t = tgt[k]
                 if t < n:
-                    follow = _square_value(t, j, keep, goal, n_sq, off)
+                    follow = _square_value(t, j, keep, goal, base)
                 else:
                     follow = -1.0
                     for e in range(ptr[t - n], ptr[t - n + 1]):
-                        follow = max(follow, _square_value(rest[e], j, keep, goal, n_sq, off))
+                        follow = max(follow, _square_value(rest[e], j, keep, goal, base))
                 take[k, j] = follow >= decline - tol
 
 
 @njit()
-def live_kernel(nodes, probs, jumps, optional, pol0, take0, pol1, take1, symmetric, off, live0,
+def live_kernel(nodes, probs, jumps, optional, pol0, take0, pol1, take1, symmetric, base, live0,
                 live1):  # pragma: no cover - jitted
     """Pair states from which somebody can still win, both sides following fixed choices.
 
@@ -398,10 +430,10 @@ def live_kernel(nodes, probs, jumps, optional, pol0, take0, pol1, take1, symmetr
                 j = s - i
                 for side in range(1 if symmetric else 2):
                     if side == 0:
-                        u = off[s] + i - lo
+                        u = base[s] + i
                         me, other, pol, take, live, z = i, j, pol0, take0, live0, live1
                     else:
-                        u = off[s] + j - lo
+                        u = base[s] + j
                         me, other, pol, take, live, z = j, i, pol1, take1, live1, live0
                     if live[u]:
                         continue
@@ -412,7 +444,7 @@ def live_kernel(nodes, probs, jumps, optional, pol0, take0, pol1, take1, symmetr
                         r = nodes[a, me, f]
                         if optional and r >= n:
                             r = _fixed_rest(r, other, n, src, tgt, take)
-                        if r == goal or z[_idx(other, r, n_sq, off)]:
+                        if r == goal or z[base[other + r] + other]:
                             live[u] = True
                             changed = True
                             break
@@ -430,15 +462,19 @@ def alive_kernel(nodes, probs, jumps, optional, alive):  # pragma: no cover - ji
     while changed:
         changed = False
         for x in range(goal - 1, -1, -1):
+            if alive[x]:
+                continue
             for a in range(n_act):
                 for f in range(width):
-                    if alive[x] or probs[a, f] == 0.0:
+                    if probs[a, f] == 0.0:
                         continue
                     v = nodes[a, x, f]
                     if v < n:
-                        alive[x] = alive[v]
+                        ok = alive[v]
                     else:
+                        ok = False
                         for e in range(ptr[v - n], ptr[v - n + 1]):
-                            if alive[rest[e]]:
-                                alive[x] = True
-                    changed = changed or alive[x]
+                            ok = ok or alive[rest[e]]
+                    if ok:
+                        alive[x] = True
+                        changed = True

@@ -15,11 +15,12 @@ from ..dice import Dice
 from ..policy.problem import Problem, build_problem, check_common, jump_pairs
 from .kernels import (
     alive_kernel,
-    diag_offsets_kernel,
+    diag_base_kernel,
     from_diag_kernel,
     greedy_kernel,
     jump_options_kernel,
     live_kernel,
+    moves_kernel,
     sweep_jumps_kernel,
     sweep_kernel,
     to_diag_kernel,
@@ -38,6 +39,9 @@ MAX_BYTES = 2 * 2**30
 #: Ties between dice (and jump decisions) within this are broken towards the
 #: smaller die index (and following the jump).
 TIE_TOL = 1e-10
+#: Positions whose bracket is already this fraction of ``tol`` wide are not
+#: updated again (their bounds stay valid): late sweeps only visit the rest.
+SKIP_RATIO = 0.25
 #: A bracket whose values moved by less than this fraction of its width in a
 #: sweep has stalled: nobody may win from some positions (see the package notes).
 STALL_RATIO = 1e-3
@@ -49,7 +53,7 @@ class Bounds:
     the game is symmetric). ``win_lo/win_hi`` bracket the chance to win,
     ``keep_lo/keep_hi`` the chance not to lose."""
 
-    off: np.ndarray
+    base: np.ndarray
     win_lo: tuple[np.ndarray, np.ndarray]
     win_hi: tuple[np.ndarray, np.ndarray]
     keep_lo: tuple[np.ndarray, np.ndarray]
@@ -105,6 +109,18 @@ def jump_tables(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     return p.src, p.tgt, ptr, rest
 
 
+def move_tables(nodes: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(cnt, node, prob, move, stay)`` of :func:`moves_kernel`."""
+    n_act, n, width = nodes.shape
+    cnt = np.empty((n_act, n), dtype=np.int64)
+    node = np.empty((n_act, n, width), dtype=np.int64)
+    prob = np.empty((n_act, n, width))
+    move = np.empty((n_act, n))
+    stay = np.empty((n_act, n))
+    moves_kernel(nodes, probs, cnt, node, prob, move, stay)
+    return cnt, node, prob, move, stay
+
+
 def _check_memory(size: int, arrays: int, tables: int) -> None:
     """Refuse before allocating: ``arrays`` float64 bounds and ``tables`` fixed-choice
     tables per pair state, plus the result's tables and their temporaries."""
@@ -133,17 +149,19 @@ def solve_bounds(p: Problem, size: int, players: tuple[FixedPlayer | None, Fixed
     _check_memory(size, 4 if symmetric else 8, sum(pl is not None for pl in players))
     nodes = _nodes(p)
     n_sq = size
-    off = np.zeros(2 * n_sq, dtype=np.int64)
-    diag_offsets_kernel(n_sq, off)
+    base = np.zeros(2 * n_sq - 1, dtype=np.int64)
+    diag_base_kernel(n_sq, base)
     states = n_sq * n_sq
     jumps = jump_tables(p)
+    moves = move_tables(nodes, p.probs)
     kernel = sweep_jumps_kernel if p.optional else sweep_kernel
+    skip = SKIP_RATIO * tol
 
     def side_args(pl: FixedPlayer | None) -> tuple[bool, bool, np.ndarray, np.ndarray]:
         if pl is None:
             return p.optional, False, np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_)
         die = np.empty(states, dtype=np.int32)
-        to_diag_kernel(pl.die, n_sq, off, die)
+        to_diag_kernel(pl.die, base, die)
         take = pl.take if p.optional else np.ones((max(len(p.src), 1), 1), np.bool_)
         return False, True, die, np.ascontiguousarray(take)
 
@@ -151,8 +169,8 @@ def solve_bounds(p: Problem, size: int, players: tuple[FixedPlayer | None, Fixed
     side1 = side0 if symmetric else side_args(players[1])
 
     def sweep(arrays: tuple[np.ndarray, ...], lower: bool) -> tuple[float, float]:
-        return kernel(nodes, p.probs, jumps, side0[0], side1[0], side0[1], side0[2], side0[3],
-                      side1[1], side1[2], side1[3], symmetric, off, *arrays, lower)
+        return kernel(moves, jumps, side0[0], side1[0], side0[1], side0[2], side0[3],
+                      side1[1], side1[2], side1[3], symmetric, base, *arrays, lower, skip)
 
     def pair(lo_value: float, hi_value: float) -> tuple[np.ndarray, ...]:
         a0, b0 = np.full(states, lo_value), np.full(states, hi_value)
@@ -179,7 +197,7 @@ def solve_bounds(p: Problem, size: int, players: tuple[FixedPlayer | None, Fixed
         if change > STALL_RATIO * width:
             continue
         if high is None:  # pair 2 from above (win) and below (not lose), see _draw_start
-            high = _draw_start(nodes, p, jumps, chain, side0, side1, symmetric, off, states)
+            high = _draw_start(nodes, p, jumps, chain, side0, side1, symmetric, base, states)
             continue
         if change <= 1e-3 * tol:  # nothing moves any more: pair 1's limits are the answer
             note = ("nobody may win from some positions and the players' choices keep the "
@@ -189,10 +207,10 @@ def solve_bounds(p: Problem, size: int, players: tuple[FixedPlayer | None, Fixed
     conv = RaceConvergence(sweeps, float(width), high is not None, note)
     w_lo, k_hi = (low[0], low[2]), (low[1], low[3])
     if high is None:  # the game always ends: win and not-lose coincide
-        return Bounds(off, w_lo, k_hi, w_lo, k_hi, conv)
+        return Bounds(base, w_lo, k_hi, w_lo, k_hi, conv)
     if width > tol:  # report pair 1's limits, not midpoints
-        return Bounds(off, w_lo, w_lo, k_hi, k_hi, conv)
-    return Bounds(off, w_lo, (high[0], high[2]), (high[1], high[3]), k_hi, conv)
+        return Bounds(base, w_lo, w_lo, k_hi, k_hi, conv)
+    return Bounds(base, w_lo, (high[0], high[2]), (high[1], high[3]), k_hi, conv)
 
 
 def _draw_width(low: tuple[np.ndarray, ...], high: tuple[np.ndarray, ...]) -> float:
@@ -203,7 +221,7 @@ def _draw_width(low: tuple[np.ndarray, ...], high: tuple[np.ndarray, ...]) -> fl
 
 
 def _draw_start(nodes: np.ndarray, p: Problem, jumps: tuple[np.ndarray, ...], chain: bool,
-                side0: tuple, side1: tuple, symmetric: bool, off: np.ndarray,
+                side0: tuple, side1: tuple, symmetric: bool, base: np.ndarray,
                 states: int) -> tuple[np.ndarray, ...]:
     """Pair 2: upper bounds on the chance to win, lower bounds on the chance not to lose.
 
@@ -216,7 +234,7 @@ def _draw_start(nodes: np.ndarray, p: Problem, jumps: tuple[np.ndarray, ...], ch
         live0 = np.zeros(states, dtype=np.bool_)
         live1 = live0 if symmetric else np.zeros(states, dtype=np.bool_)
         live_kernel(nodes, p.probs, jumps, p.optional, side0[2], side0[3], side1[2], side1[3],
-                    symmetric, off, live0, live1)
+                    symmetric, base, live0, live1)
         win0, win1 = live0.astype(np.float64), live1.astype(np.float64)
         keep0 = 1.0 - win0
         if symmetric:  # one player: the kernel needs the very same arrays for both sides
@@ -228,16 +246,16 @@ def _draw_start(nodes: np.ndarray, p: Problem, jumps: tuple[np.ndarray, ...], ch
     can = alive[:n_sq].astype(np.float64)
     win_hi = np.empty(states)
     keep_lo = np.empty(states)
-    to_diag_kernel(np.repeat(can[:, None], n_sq, axis=1), n_sq, off, win_hi)
-    to_diag_kernel(np.repeat(1.0 - can[None, :], n_sq, axis=0), n_sq, off, keep_lo)
+    to_diag_kernel(np.repeat(can[:, None], n_sq, axis=1), base, win_hi)
+    to_diag_kernel(np.repeat(1.0 - can[None, :], n_sq, axis=0), base, keep_lo)
     if symmetric:
         return win_hi, keep_lo, win_hi, keep_lo
     return win_hi, keep_lo, win_hi.copy(), keep_lo.copy()
 
 
-def _table(diag: np.ndarray, size: int, off: np.ndarray) -> np.ndarray:
+def _table(diag: np.ndarray, size: int, base: np.ndarray) -> np.ndarray:
     out = np.empty((size, size))
-    from_diag_kernel(diag, size, off, out)
+    from_diag_kernel(diag, base, out)
     return out
 
 
@@ -252,8 +270,8 @@ def _full(inner: np.ndarray, size: int, home: float, away: float) -> np.ndarray:
 
 
 def _value_tables(b: Bounds, side: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    win = 0.5 * (_table(b.win_lo[side], size, b.off) + _table(b.win_hi[side], size, b.off))
-    keep = 0.5 * (_table(b.keep_lo[side], size, b.off) + _table(b.keep_hi[side], size, b.off))
+    win = _table(0.5 * (b.win_lo[side] + b.win_hi[side]), size, b.base)
+    keep = _table(0.5 * (b.keep_lo[side] + b.keep_hi[side]), size, b.base)
     keep = np.maximum(keep, win)
     return _full(win, size, 1.0, 0.0), _full(1.0 - keep, size, 0.0, 1.0)
 
@@ -264,11 +282,11 @@ def _read_policy(p: Problem, b: Bounds, size: int) -> tuple[np.ndarray, np.ndarr
     m = len(p.src)
     diag = np.empty(size * size, dtype=np.int64)
     inner_take = np.ones((m, size), dtype=np.bool_)
-    greedy_kernel(_nodes(p), p.probs, jump_tables(p), p.optional, b.off, keep1, TIE_TOL, diag,
+    greedy_kernel(_nodes(p), p.probs, jump_tables(p), p.optional, b.base, keep1, TIE_TOL, diag,
                   inner_take)
     policy = np.full((size + 1, size + 1), -1, dtype=np.int64)
     inner = np.empty((size, size), dtype=np.int64)
-    from_diag_kernel(diag, size, b.off, inner)
+    from_diag_kernel(diag, b.base, inner)
     policy[:size, :size] = inner
     take = np.ones((m, size + 1), dtype=np.bool_)
     take[:, :size] = inner_take
@@ -308,8 +326,9 @@ def optimal_race(
         response to it.
     optional_jumps : bool, default False
         Let players decline any snake or ladder after landing on it; the
-        decision may depend on the opponent's square. A fixed opponent keeps
-        its own decisions (an array follows every jump).
+        decision may depend on the opponent's square. A fixed opponent then
+        keeps its own decisions (an array of dice follows every jump); with
+        compulsory jumps everybody follows every jump.
     tol : float, default 1e-12
         The certificate to reach: the width of the proven bracket around every
         value.
@@ -342,8 +361,9 @@ def optimal_race(
     board, dice_t = _common(board, dice, optional_jumps)
     tol = _check_tol(tol)
     max_sweeps = positive_int(max_sweeps, "max_sweeps")
-    p = _problem(board, dice_t, bool(optional_jumps))
     size = board.size
+    _check_memory(size, 4 if opponent is None else 8, 0 if opponent is None else 1)
+    p = _problem(board, dice_t, bool(optional_jumps))
     fixed = None
     if opponent is not None:
         fixed = fixed_player(opponent, board, dice_t, len(p.src), "opponent")
@@ -414,6 +434,7 @@ def race_value(
     """
     board, dice_t = _common(board, dice, False if optional_jumps is None else optional_jumps)
     tol = _check_tol(tol)
+    _check_memory(board.size, 8, 2)
     probe = _problem(board, dice_t, False)
     players = (fixed_player(first, board, dice_t, len(probe.src), "first"),
                fixed_player(second, board, dice_t, len(probe.src), "second"))
