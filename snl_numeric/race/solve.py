@@ -170,7 +170,8 @@ def solve_bounds(p: Problem, size: int, players: tuple[FixedPlayer | None, Fixed
 
     def sweep(arrays: tuple[np.ndarray, ...], lower: bool) -> tuple[float, float]:
         return kernel(moves, jumps, side0[0], side1[0], side0[1], side0[2], side0[3],
-                      side1[1], side1[2], side1[3], symmetric, base, *arrays, lower, skip)
+                      side1[1], side1[2], side1[3], symmetric, base, *arrays, lower,
+                      skip if lower else -1.0)  # pair 2's gap q - p brackets nothing
 
     def pair(lo_value: float, hi_value: float) -> tuple[np.ndarray, ...]:
         a0, b0 = np.full(states, lo_value), np.full(states, hi_value)
