@@ -22,9 +22,11 @@ class RaceConvergence:
     sweeps : int
         Gauss-Seidel sweeps over the pair states.
     bracket : float
-        The certificate: every entry of ``value`` and ``opponent_wins`` lies
-        within ``bracket / 2`` of the exact one (the largest gap between a
-        proven lower and a proven upper bound, over all pair states).
+        The certificate: the largest gap, over all pair states, between a
+        proven lower and a proven upper bound on a chance to win or not to
+        lose. Every entry of ``value`` and ``opponent_wins`` lies inside such
+        an interval with the exact value (at its middle when the bracket
+        closed below ``tol``).
     draw_bounds : bool
         Whether nobody may win from some position, so that chances to win
         and not to lose were bracketed separately (four bounds per state).
@@ -159,7 +161,7 @@ class RaceResult:
             lines.append(f"  nobody wins       {self.no_winner:.12f}")
         if self.opponent != "optimal":
             lines.append(f"  moving second     wins {self.win_probability_second:.12f}")
-        lines.append(f"  certificate       every value within {c.bracket / 2:.1e} "
+        lines.append(f"  certificate       proven bracket {c.bracket:.1e} around every value "
                      f"({c.sweeps} Gauss-Seidel sweeps)" + (f"; {c.note}" if c.note else ""))
         if len(self.dice) > 1:
             first = int(self.policy[s, s])
