@@ -391,8 +391,15 @@ def test_cli_policy(capsys):
     assert "value iteration" in capsys.readouterr().out
 
 
-def test_max_beyond_double_precision_raises():
-    # the worst player takes every snake and declines every ladder: ~1e16 throws
+def test_max_far_beyond_1e12_is_certified():
+    # the worst player takes every snake and declines every ladder: ~1e16 throws, which
+    # the cancellation-free evaluation resolves (it used to be refused as meaningless)
     b = boards.random_board(1000, 0.1, rng=32, chain=True)
-    with pytest.raises(RuntimeError, match="beyond what double precision resolves"):
-        optimal_policy(b, ["d6", "1-3"], objective="max", optional_jumps=True)
+    r = optimal_policy(b, ["d6", "1-3"], objective="max", optional_jumps=True)
+    assert r.expected_start > 1e12 and r.convergence.note == ""
+    assert r.convergence.residual <= 1e-9 * r.expected.max()  # tol: switches gain > 1e-9
+    # one die, every jump compulsory: the policy value is the board's expected throws
+    one = optimal_policy(b.replace(dice={1: 1 / 3, 2: 1 / 3, 3: 1 / 3}), ["1-3"],
+                         objective="max")
+    assert one.expected_start == pytest.approx(
+        expected_throws(b.replace(dice={1: 1 / 3, 2: 1 / 3, 3: 1 / 3})), rel=1e-12)

@@ -49,8 +49,10 @@ def _proper(succ: np.ndarray, prob: np.ndarray, active: np.ndarray, goal: int) -
     return bool(np.all(dist[active] >= 0))
 
 
-def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) -> np.ndarray:
-    """Expected throws under a policy proper on ``active`` squares (``inf`` elsewhere).
+def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray
+             ) -> tuple[np.ndarray, float]:
+    """Expected throws under a policy proper on ``active`` squares (``inf`` elsewhere),
+    and their certified relative error.
 
     The policy's chain is a successor table with per-square probabilities,
     solved exactly by the core's solver family (a block-triangular sweep plus a
@@ -65,11 +67,12 @@ def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) 
     values = np.full(n, np.inf)
     values[p.goal] = 0.0
     if len(states) == 0 or not _proper(succ, prob, active, p.goal):
-        return values
+        return values, 0.0
     system = np.zeros(n, dtype=np.bool_)
     system[states] = True
-    values[states] = Solver(succ, prob, system).solve(system.astype(np.float64)).x[states]
-    return values
+    sol = Solver(succ, prob, system).solve(system.astype(np.float64))
+    values[states] = sol.x[states]
+    return values, sol.error
 
 
 # =============================================================================

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
+from .._core.solve import WARN_ERROR
 from .._core.text import dice_text, few, label
 from ..board import Board
 from ..dice import Dice
@@ -26,9 +27,6 @@ from .result import Convergence, PolicyResult
 
 OBJECTIVES = ("min", "max")
 METHODS = ("policy", "value")
-#: Expected throws above this cannot be resolved in double precision (the
-#: condition number of ``I - Q`` is about the largest expected value).
-RELIABLE_MAX = 1e12
 
 
 def optimal_policy(
@@ -121,8 +119,8 @@ def optimal_policy(
 
     note = ""
     if method == "policy":
-        values, iterations = _policy_iteration(p, die, take, active, jactive, sense,
-                                               float(tol), int(max_iter))
+        values, error, iterations = _policy_iteration(p, die, take, active, jactive, sense,
+                                                      float(tol), int(max_iter))
     else:
         values = np.where(active, 0.0, np.inf)
         values[p.goal] = 0.0
@@ -136,12 +134,12 @@ def optimal_policy(
         trial_die, trial_take = die.copy(), take.copy()
         greedy_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order, values, active,
                        jactive, sense, 1e-9, False, trial_die, trial_take)
-        trial = evaluate(p, trial_die, trial_take, active)
+        trial, error = evaluate(p, trial_die, trial_take, active)
         if np.all(np.isfinite(trial[active])):
             die, take, values = trial_die, trial_take, trial
         else:  # pragma: no cover - needs a near-tie with an improper choice
-            values, extra = _policy_iteration(p, die, take, active, jactive, sense, 1e-9,
-                                              1000)
+            values, error, extra = _policy_iteration(p, die, take, active, jactive, sense, 1e-9,
+                                                     1000)
             note = f"greedy policy of value iteration was improper; {extra} policy steps"
 
     # canonical tie-breaking (smallest die index, take on ties); keep it if proper
@@ -149,21 +147,15 @@ def optimal_policy(
     changes, _ = greedy_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order, values,
                                 active, jactive, sense, 1e-9, False, canon_die, canon_take)
     if changes:
-        canon = evaluate(p, canon_die, canon_take, active)
+        canon, canon_error = evaluate(p, canon_die, canon_take, active)
         c, v = canon[active], values[active]
         if np.all(np.isfinite(c)) and np.all(sense * (c - v) <= 1e-7 * (1 + np.abs(v))):
-            die, take, values = canon_die, canon_take, canon
+            die, take, values, error = canon_die, canon_take, canon, canon_error
     _, residual = greedy_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order, values,
                                  active, jactive, sense, 0.0, False, die.copy(), take.copy())
-    top = float(np.max(values[active], initial=0.0))
-    if top > RELIABLE_MAX and objective == "max":
-        raise RuntimeError(
-            f"objective='max': the worst play lasts about {top:.3g} throws from some square, "
-            f"beyond what double precision resolves (about {RELIABLE_MAX:.0e}); the answer "
-            "would be meaningless")
-    if top > RELIABLE_MAX:
+    if error > WARN_ERROR:
         note = (note + "; " if note else "") + (
-            f"expected throws reach {top:.3g}: relative accuracy only ~{top * 1e-16:.0e}")
+            f"expected throws certified only to a relative error of {error:.1g}")
     die[p.goal] = -1
     for arr in (die, take, values):
         arr.flags.writeable = False
@@ -177,20 +169,21 @@ def optimal_policy(
 
 def _policy_iteration(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray,
                       jactive: np.ndarray, sense: float, tol: float, max_iter: int
-                      ) -> tuple[np.ndarray, int]:
-    """Policy iteration in place on ``die``/``take``; returns values and steps."""
-    values = evaluate(p, die, take, active)
+                      ) -> tuple[np.ndarray, float, int]:
+    """Policy iteration in place on ``die``/``take``; returns values, their certified
+    relative error and the steps."""
+    values, error = evaluate(p, die, take, active)
     steps = 0
     while True:
         changes, _ = greedy_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order,
                                     values, active, jactive, sense, tol, True, die, take)
         if changes == 0:
-            return values, steps
+            return values, error, steps
         steps += 1
         if steps > max_iter:
             raise RuntimeError(f"policy iteration did not converge within max_iter={max_iter} "
                                "steps; raise max_iter or tol")
-        values = evaluate(p, die, take, active)
+        values, error = evaluate(p, die, take, active)
 
 
 def _worst_case_region(board: Board, dice: tuple[Dice, ...], p: Problem,
