@@ -25,6 +25,7 @@ from ._core.validation import (
     positive_int,
     probability,
     problem_message,
+    shown,
 )
 
 __all__ = ["Dice", "as_dice", "parse_dice", "MAX_FACE"]
@@ -158,9 +159,9 @@ def as_dice(dice: Any) -> Dice:
 # -- validation ----------------------------------------------------------------
 def _face(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"dice faces must be integers, got {value!r}")
+        raise TypeError(f"dice faces must be integers, got {shown(value)}")
     if not 1 <= value <= MAX_FACE:
-        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {value}")
+        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {shown(value)}")
     return int(value)
 
 
@@ -229,5 +230,5 @@ def parse_dice(text: str) -> Dice:
         if isinstance(exc, ValueError) and "dice" in str(exc):
             raise
         raise ValueError(
-            f"cannot read dice {text!r}: expected 'd6', '6', '1-3', '2d6' or '1:0.5,2:0.5'"
+            f"cannot read dice {shown(text)}: expected 'd6', '6', '1-3', '2d6' or '1:0.5,2:0.5'"
         ) from None

@@ -152,6 +152,8 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
         error[i] = True
         messages[i] = (f"the tail did not fall below {settings.tail} within max_throws="
                        f"{settings.max_throws} throws; raise max_throws or tail")
+    if chunk.lines is not None:  # rows of a JSON Lines file: name the line too
+        messages = {i: msg + chunk.line_note(i) for i, msg in messages.items()}
     if error.any() and settings.errors == "raise":
         i = int(np.flatnonzero(error)[0])
         raise_for_row(chunk.offset + i, messages[i])
