@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._core.memory import check_memory
 from ._core.solve import Fundamental, factorize, residual_kernel
 from ._core.table import push_kernel
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
@@ -315,6 +316,8 @@ def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = Non
         return uses, None
     if len(need):
         fund = fundamental(cb)
+        check_memory(8 * cb.n_states * len(targets), f"jump probabilities ({len(targets):,} "
+                     f"rows of the fundamental matrix over {cb.n_states:,} squares)")
         rows_n = np.zeros((cb.n_states, len(targets)))  # rows of N, one solve per target
         e = np.zeros(len(fund.states))
         for i, t in enumerate(targets):
@@ -386,6 +389,8 @@ def length_distribution(
                 f"(remaining mass {mass[live].sum():.3g}); raise max_throws or tail"
             )
         chunk = min(chunk * 2, 1 << 20, max_throws + 1 - len(pmf))
+        # the pmf grows with the game length: a copy of it, refused before it is made
+        check_memory(16 * (len(pmf) + chunk), f"a distribution of {len(pmf) + chunk:,} throws")
         pmf = np.concatenate([pmf, np.zeros(chunk)])
 
 

@@ -7,7 +7,7 @@ import json
 
 from ..analysis import analyze
 from ..players import expected_game_length
-from .common import add_board_arguments, board_from_args
+from .common import add_board_arguments, board_from_args, check_flag
 
 
 def add_parser(sub) -> None:
@@ -21,6 +21,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_flag(args.players, "--players", low=1)
     board = board_from_args(args)
     result = analyze(board)
     game = None if args.players is None else expected_game_length(board, args.players)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
+from .._core.validation import seed_sequence
 from ..board import Board
 from ..dice import Dice
 from .kernels import (
@@ -422,7 +423,10 @@ def design_board(
     if isinstance(rng, np.random.SeedSequence):
         seq = rng
     else:
-        gen = np.random.default_rng(rng)
+        # a seed is checked by the package's one validator (its words, not NumPy's)
+        gen = np.random.default_rng(rng if isinstance(rng, (np.random.Generator,
+                                                            np.random.BitGenerator))
+                                    else seed_sequence(rng))
         seq = np.random.SeedSequence([int(x) for x in gen.integers(0, 2**63, size=2)])
     children = seq.spawn(chains + 1)  # one per chain, one for the temperature pilot
     with Progress(iterations * chains, f"design ({method})", enabled=progress) as bar:

@@ -112,7 +112,8 @@ class ResultStore:
                 else:
                     why = ("holds results for another input or other settings (see its "
                            "_manifest.json)")
-                raise ValueError(f"{self.path!r} {why}; use a new output folder or overwrite")
+                raise ValueError(f"{self.path!r} {why}; use a new output folder or "
+                                 "overwrite=True")
             for name in parts:
                 os.remove(os.path.join(self.path, name))
         self._write_manifest(complete=False)

@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from .._core.memory import check_memory
 from .._core.numba_config import njit
 from ..board import Board, check_board
+from ..compile import table_bytes
 from ..dice import Dice, as_dice, parse_dice
 
 
@@ -64,6 +66,10 @@ def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Probl
     n = board.size + 1
     goal = board.size
     width = max(len(d.faces) for d in dice)
+    # nxt and the reverse edges (choices) per die and face, and a compiled board or two
+    entries = len(dice) * n * width
+    check_memory(entries * 16 + 2 * table_bytes(board.size, width),
+                 f"a decision problem over {n:,} squares x {len(dice)} dice x {width} faces")
     nxt = np.full((len(dice), n, width), goal, dtype=np.intp)
     probs = np.zeros((len(dice), width))
     cb = None

@@ -231,11 +231,12 @@ class Run:
         if self.start >= self.goal:  # starts on the goal (0 throws) or stranded
             done = self.start == self.goal
             hist = np.array([games] if done else [], dtype=np.int64)
-            extra = (np.zeros(games, dtype=np.int64), np.full(games, self.start_sq, np.intp),
-                     np.zeros((games, len(self.cb.jump_src)), dtype=np.bool_))
+            extra = (None, None, None)
+            if per_game:  # games-sized arrays only when asked for (and checked by simulate)
+                extra = (np.zeros(games, dtype=np.int64), np.full(games, self.start_sq, np.intp),
+                         np.zeros((games, len(self.cb.jump_src)), dtype=np.bool_))
             bar.update(games)
-            return (hist, (0 if done else games, 0 if done else games, 0),
-                    extra if per_game else (None, None, None))
+            return hist, (0 if done else games, 0 if done else games, 0), extra
         nbins = min(self.max_throws, HIST_BINS) + 1
         hist = np.zeros((self.rows, nbins), dtype=np.int64)
         tallies = np.zeros((BLOCKS, 4), dtype=np.int64)

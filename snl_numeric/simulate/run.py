@@ -11,10 +11,11 @@ import numba
 import numpy as np
 from scipy.special import ndtri
 
+from .._core.memory import check_memory
 from .._core.progress import Progress
 from .._core.validation import DEFAULT_MAX_THROWS, positive_int, seed_sequence
 from ..board import Board, check_board, check_start
-from .kernel import Run
+from .kernel import HIST_BINS, Run
 from .result import SimulationResult, hist_moments
 from .rng import BLOCKS, alias_table, block_seeds
 
@@ -99,6 +100,12 @@ def simulate(
     ss = seed_sequence(rng)
 
     cb = board.compiled
+    if per_game:  # throws, final square and one flag per jump, for every game
+        check_memory(games * (16 + len(cb.jump_src)),
+                     f"per_game=True for {games:,} games on a board with {len(cb.jump_src)} jumps")
+    # the flat successor table, and a histogram row per thread
+    check_memory(cb.succ.size * 16 + n_max * 8 * (HIST_BINS + 1),
+                 f"simulating a board of {cb.n_states:,} squares")
     alias, thresh, fair = alias_table(cb.probs)
     bounds = (np.arange(BLOCKS + 1, dtype=np.int64) * games) // BLOCKS
     seeds = block_seeds(ss, bounds)
