@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -12,6 +11,7 @@ import numba
 import numpy as np
 
 from .._core.memory import available_memory, format_bytes
+from .._core.numba_config import PARALLEL_LOCK
 from .._core.progress import Progress
 from .._core.table import QUANTILE_SLACK
 from .._core.validation import (
@@ -36,9 +36,6 @@ DEFAULT_COLUMNS = ("min_throws", "expected_throws", "variance", "std")
 COLUMNS = ("min_throws", "expected_throws", "variance", "std", "median", "mode",
            "size", "start", "n_snakes", "n_ladders", "n_faces")
 
-# Numba's workqueue layer is not thread-safe; a Dask worker with several
-# threads must not enter the parallel kernels concurrently.
-_KERNEL_LOCK = threading.Lock()
 
 
 def _percentile_value(name: str) -> float | None:
@@ -137,7 +134,7 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
                np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
                np.full(n, -1, np.int64), np.zeros(n, np.int8))
     if n:
-        with _KERNEL_LOCK:
+        with PARALLEL_LOCK:  # a Dask worker's threads take turns in the parallel kernel
             batch_kernel(batch.sizes, batch.starts, batch.overshoot, batch.chain,
                          batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
                          batch.faces, batch.probs, SUM_TOL, _row_budget(),

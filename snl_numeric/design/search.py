@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.numba_config import PARALLEL_LOCK
 from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import seed_sequence
@@ -159,8 +160,9 @@ def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | Non
     mean = np.empty(n)
     var = np.empty(n)
     if n:
-        candidates_kernel(p.size, cand_src, cand_dst, n, p.start, p.overshoot, p.chain, p.faces,
-                      p.probs, mean, var)
+        with PARALLEL_LOCK:
+            candidates_kernel(p.size, cand_src, cand_dst, n, p.start, p.overshoot, p.chain,
+                              p.faces, p.probs, mean, var)
     return mean, var
 
 
@@ -233,10 +235,11 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         hi = min(lo + block, iterations)
         tr = np.empty((chains, hi - lo))
         te = np.empty((chains, hi - lo), dtype=np.int64)
-        anneal_kernel(p.size, p.n_snakes, p.allowed_src, p.allowed_dst, p.min_len, p.max_len,
-                       p.start, p.overshoot, p.chain, p.faces, p.probs, mode, target,
-                       temps[lo:hi], state, src, dst, cost, best_src, best_dst, best_cost,
-                       best_mean, best_var, evals, tr, te)
+        with PARALLEL_LOCK:
+            anneal_kernel(p.size, p.n_snakes, p.allowed_src, p.allowed_dst, p.min_len,
+                          p.max_len, p.start, p.overshoot, p.chain, p.faces, p.probs, mode,
+                          target, temps[lo:hi], state, src, dst, cost, best_src, best_dst,
+                          best_cost, best_mean, best_var, evals, tr, te)
         trace[:, lo:hi] = tr
         trace_evals[:, lo:hi] = te
         bar.update((hi - lo) * chains)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._core.numba_config import njit, pjit
+from .._core.numba_config import PARALLEL_LOCK, njit, pjit
 from .rng import BLOCKS, MASK32, U32, column, draw_face, xoshiro
 
 #: Histogram bins kept per thread in the first pass; longer games are re-run.
@@ -221,9 +221,10 @@ class Run:
 
     def _kernel(self, blocks, lo, hist, tallies, fired=None, jump_next=None, throws=None,
                 final=None, used=None):
-        _simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start, self.goal,
-                         self.max_throws, self.seeds, self.bounds, blocks, lo, hist, tallies,
-                         fired, jump_next, throws, final, used)
+        with PARALLEL_LOCK:
+            _simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start,
+                             self.goal, self.max_throws, self.seeds, self.bounds, blocks, lo,
+                             hist, tallies, fired, jump_next, throws, final, used)
 
     def play(self, chunks, per_game, bar):
         """``(histogram, (censored, stranded, throws), (throws, final, used))``."""
