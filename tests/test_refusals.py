@@ -170,3 +170,23 @@ def test_maze_paths_refused_as_they_grow(monkeypatch):
     with pytest.raises(MemoryLimitError, match="keeping .* paths .*iterate with iter_paths"):
         mz.paths(ones, (0, 0), (3, 3), limit=10**6)
     assert len(mz.paths(ones, (0, 0), (3, 3), limit=10)) == 10
+
+
+def test_simulate_memory_does_not_grow_with_game_length(monkeypatch):
+    import importlib
+
+    kernel = importlib.import_module("snl_numeric.simulate.kernel")
+    # games of mean 10**5 throws: many beyond the first histogram (2**16 bins), some
+    # beyond the dense one (here 2**17): those are listed sparsely, never as dense bins
+    monkeypatch.setattr(kernel, "HIST_DENSE_MAX", 1 << 17)
+    board = Board(1, overshoot="exact", dice={1: 1e-5, 2: 1 - 1e-5})
+    r = simulate(board, 64, rng=3, max_throws=10**12)
+    per = simulate(board, 64, rng=3, max_throws=10**12, per_game=True)
+    assert len(r.histogram) <= 1 << 17 and r.long_games is not None
+    counts = np.bincount(per.throws)
+    assert np.array_equal(counts[: len(r.histogram)], r.histogram)
+    assert np.array_equal(counts[r.long_games[:, 0]], r.long_games[:, 1])
+    assert r.histogram.sum() + r.long_games[:, 1].sum() == r.finished == 64
+    assert r.mean == pytest.approx(per.throws.mean(), rel=1e-12)
+    assert r.variance == pytest.approx(per.throws.var(ddof=1), rel=1e-9)
+    assert r.max == per.throws.max() and r.to_dict()["long_games"] == r.long_games.tolist()

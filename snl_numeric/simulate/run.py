@@ -120,7 +120,7 @@ def simulate(
     try:
         numba.set_num_threads(threads)
         with Progress(games, "simulate", enabled=progress) as bar:
-            hist, counts, extra = run.play(chunks, per_game, bar)
+            hist, counts, extra, long_games = run.play(chunks, per_game, bar)
     finally:
         numba.set_num_threads(old_threads)
     elapsed = time.perf_counter() - t0
@@ -132,7 +132,7 @@ def simulate(
             f"{censored} of {games} games did not finish ({stranded} stranded on squares that "
             f"cannot reach the goal, {censored - stranded} stopped at max_throws={max_throws}); "
             "the statistics describe the finished games only", RuntimeWarning, stacklevel=2)
-    mean, var, lo_hi = hist_moments(hist)
+    mean, var, lo_hi = hist_moments(hist, long_games)
     std = math.sqrt(var)
     stderr = std / math.sqrt(finished) if finished else math.nan
     z = float(ndtri(0.5 + confidence / 2.0))
@@ -143,4 +143,5 @@ def simulate(
         stderr=stderr, ci=(mean - z * stderr, mean + z * stderr), confidence=float(confidence),
         min=lo_hi[0], max=lo_hi[1], histogram=hist, total_throws=total,
         entropy=int(ss.entropy), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
-        threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used)
+        threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used,
+        long_games=long_games)
