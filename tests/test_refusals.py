@@ -190,3 +190,17 @@ def test_simulate_memory_does_not_grow_with_game_length(monkeypatch):
     assert r.mean == pytest.approx(per.throws.mean(), rel=1e-12)
     assert r.variance == pytest.approx(per.throws.var(ddof=1), rel=1e-9)
     assert r.max == per.throws.max() and r.to_dict()["long_games"] == r.long_games.tolist()
+
+
+def test_a_race_of_too_many_players_is_refused_before_any_per_player_work(small_machine):
+    from snl_numeric import expected_game_length, win_probabilities
+
+    board = Board(30, {3: 22, 27: 1}, overshoot="exact")
+    rounds = len(length_distribution(board))
+    with pytest.raises(MemoryLimitError, match=f"a race of 100,000,000 players over {rounds:,} "
+                                               "rounds needs about"):
+        win_probabilities(board, 10**8)
+    with pytest.raises(MemoryLimitError, match="a race of 100,000,000 players"):
+        expected_game_length(board, 10**8, dice={1: 0.5, 2: 0.5})
+    # the fast path for identical players gives the same numbers as one board per player
+    assert np.array_equal(win_probabilities(board, 3), win_probabilities([board] * 3))
