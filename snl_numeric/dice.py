@@ -220,7 +220,8 @@ def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     if probs_arr.dtype == object and probs_arr.ndim == 1:
         probs_arr = np.array([probability(p, "dice probabilities") for p in probs_arr.tolist()])
     if probs_arr.size and (probs_arr.dtype == bool or not np.issubdtype(probs_arr.dtype,
-                                                                        np.number)):
+                                                                        np.number)
+                           or np.issubdtype(probs_arr.dtype, np.complexfloating)):
         raise TypeError(f"dice probabilities must be numbers, got {few(probs_arr)}")
     probs_arr = probs_arr.astype(np.float64)
     problem, i = dice_problem(faces_arr, probs_arr, SUM_TOL)

@@ -58,7 +58,7 @@ def test_bad_board_json(text, exc, match):
 def test_python_values_beyond_int64_and_deep_nesting():
     with pytest.raises(ValueError, match="jumps destination must fit in a 64-bit integer"):
         Board(10, {3: BIG})
-    with pytest.raises(ValueError, match="move must fit in 64-bit integers"):
+    with pytest.raises(ValueError, match="move must fit in a 64-bit integer, got 18446744073709551615"):
         Board.from_moves(np.array([2**64 - 1, 0], dtype=np.uint64))
     deep: list = []
     node = deep
@@ -204,3 +204,23 @@ def test_a_race_of_too_many_players_is_refused_before_any_per_player_work(small_
         expected_game_length(board, 10**8, dice={1: 0.5, 2: 0.5})
     # the fast path for identical players gives the same numbers as one board per player
     assert np.array_equal(win_probabilities(board, 3), win_probabilities([board] * 3))
+
+
+def test_more_siblings_refused_in_our_words(small_machine):
+    from snl_numeric import design_board
+    from snl_numeric.batch import BoardBatch, random_batch
+    from snl_numeric.boards import random_board
+
+    with pytest.raises(TypeError, match="dice probabilities must be numbers"):
+        Dice(np.array([1, 2]), np.array([0.5, 0.5j]))
+    with pytest.raises(ValueError, match=f"sizes must fit in a 64-bit integer, got {BIG}"):
+        BoardBatch.from_arrays([BIG])
+    with pytest.raises(ValueError, match="sizes must fit in a 64-bit integer, got 18446744073709551615"):
+        BoardBatch.from_arrays(np.array([2**64 - 1], dtype=np.uint64))
+    with pytest.raises(MemoryLimitError, match="a random board of 10,000,000,000 squares"):
+        random_board(10**10)
+    with pytest.raises(MemoryLimitError, match=r"1,000,000 random boards of 10,000 squares "
+                                               r"\(generate them in chunks\) needs about"):
+        random_batch(10**6, 10**4)
+    with pytest.raises(MemoryLimitError, match="designing a board of 1,000,000,001 squares"):
+        design_board(10**9, snakes=1, ladders=1, objective="max")

@@ -251,7 +251,7 @@ def int_array(values: Any, name: str) -> np.ndarray:
     if bad.any():
         v = arr[bad].flat[0]
         if np.issubdtype(arr.dtype, np.integer) or (np.isfinite(v) and v == np.round(v)):
-            raise ValueError(f"{name} must fit in 64-bit integers, got {shown(v.item())}")
+            raise ValueError(f"{name} must fit in a 64-bit integer, got {shown(v.item())}")
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
     return out
 

@@ -8,8 +8,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
+from .._core.memory import check_memory
 from .._core.numba_config import PARALLEL_LOCK
 from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
@@ -73,6 +75,10 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
     probe = Board(size, start=start, overshoot=overshoot, chain=chain, dice=dice)  # validates
     if probe.start == size:
         raise ValueError(f"start must be a square below the goal {size}, got {start}")
+    # the allowed squares, and per thread a candidate's successor table and solve
+    threads = numba.get_num_threads()
+    check_memory((size + 1) * (2 + threads * (8 * len(probe.dice.faces) + 96)),
+                 f"designing a board of {size + 1:,} squares on {threads} threads")
     min_len = _count(min_length, "min_length", 1)
     max_len = size if max_length is None else _count(max_length, "max_length", 1)
     if min_len > max_len:
