@@ -148,3 +148,12 @@ def test_ctrl_c_exits_130_without_a_traceback():
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert err.rstrip().endswith("snl simulate: interrupted")
     assert out == ""
+
+
+def test_never_advise_an_option_the_cli_lacks(capsys, tmp_path):
+    slow = tmp_path / "slow.json"  # a game of mean 10**9 throws: the tail cannot be reached
+    slow.write_text('{"size": 1, "overshoot": "exact", "dice": {"1": 1e-9, "2": 0.999999999}}')
+    line = fails(capsys, "analyze", str(slow))
+    assert line.startswith("snl analyze: error: the tail did not fall below 1e-12 within "
+                           "10000000 throws (remaining mass")
+    assert "max_throws" not in line and "raise" not in line

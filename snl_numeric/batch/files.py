@@ -286,7 +286,7 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
     for c in chunks:
         if c.parse_errors:
             i = min(c.parse_errors)
-            raise_for_row(c.offset + i, c.parse_errors[i])
+            raise_for_row(c.offset + i, c.parse_errors[i] + c.line_note(i))
     return BoardBatch.concat([c.batch for c in chunks])
 
 

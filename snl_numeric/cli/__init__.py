@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -49,6 +50,33 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+#: Library advice naming options the command line does not have (or spells otherwise),
+#: and what ``snl`` says instead.
+_CLI_WORDS = (
+    (r"; raise max_throws or tail", ""),
+    (r"; raise max_iter or tol", ""),
+    (r"within max_throws=(\d+) throws", r"within \1 throws"),
+    (r"within max_iter=(\d+) (sweeps|steps)", r"within \1 \2"),
+    (r"overwrite=True", "--overwrite"),
+    (r"iterate with iter_paths or count with count_paths instead",
+     "drop --json to stream them, or count them with --count"),
+)
+
+
+def cli_words(message: str) -> str:
+    """``message`` without advice about options ``snl`` lacks (see :data:`_CLI_WORDS`).
+
+    Examples
+    --------
+    >>> cli_words("the tail did not fall below 1e-12 within max_throws=10 throws; raise "
+    ...           "max_throws or tail")
+    'the tail did not fall below 1e-12 within 10 throws'
+    """
+    for library, cli in _CLI_WORDS:
+        message = re.sub(library, cli, message)
+    return message
+
+
 def failure_message(exc: BaseException) -> str:
     """The one line that says why a command failed (no traceback)."""
     if isinstance(exc, RecursionError):
@@ -85,7 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # every failure: one line, exit 2
         if os.environ.get(DEBUG_ENV):
             raise
-        _quiet_stderr_print(_one_line(f"snl {args.command}: error: {failure_message(exc)}"))
+        message = cli_words(failure_message(exc))
+        _quiet_stderr_print(_one_line(f"snl {args.command}: error: {message}"))
         return 2
 
 

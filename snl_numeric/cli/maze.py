@@ -162,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
         for name in ("start", "goal"):  # name the flag typed (only flags reach these)
             if message.startswith(f"{name} ("):
                 message = "--" + message
+        message = message.replace("iterate with iter_paths or count with count_paths instead",
+                                  "drop --json to stream them, or count them with --count")
         print(" ".join(f"snl maze: error: {message}".split()), file=sys.stderr)
         return 2
 
