@@ -144,6 +144,9 @@ def test_simulate_memory_does_not_depend_on_games(small_machine):
     # games that end at once (start on the goal, or stranded) allocate nothing per game
     r = simulate(Board(10, start=10), 10**15, rng=1)
     assert (r.finished, r.histogram.tolist(), r.total_throws) == (10**15, [10**15], 0)
+    # the blocks' bounds are exact for any number of games (256 * games overflowed int64)
+    r = simulate(Board(10, start=10), 2**63 - 1, rng=1)
+    assert (r.finished, r.histogram.tolist(), r.mean) == (2**63 - 1, [2**63 - 1], 0.0)
     stranded = Board(4, overshoot="exact", dice={3: 1.0}, start=2)
     with pytest.warns(RuntimeWarning, match="1000000000000000 of 1000000000000000 games"):
         r = simulate(stranded, 10**15, rng=1)

@@ -107,7 +107,8 @@ def simulate(
     check_memory(cb.succ.size * 16 + n_max * 8 * (HIST_BINS + 1),
                  f"simulating a board of {cb.n_states:,} squares")
     alias, thresh, fair = alias_table(cb.probs)
-    bounds = (np.arange(BLOCKS + 1, dtype=np.int64) * games) // BLOCKS
+    # exact Python integers: b * games overflows int64 beyond 2**63 / 256 games
+    bounds = np.array([b * games // BLOCKS for b in range(BLOCKS + 1)], dtype=np.int64)
     seeds = block_seeds(ss, bounds)
     per_call = BLOCKS if not progress else max(4 * threads, 16)
     chunks = [np.arange(i, min(i + per_call, BLOCKS), dtype=np.int64)
