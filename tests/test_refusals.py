@@ -227,3 +227,12 @@ def test_more_siblings_refused_in_our_words(small_machine):
         random_batch(10**6, 10**4)
     with pytest.raises(MemoryLimitError, match="designing a board of 1,000,000,001 squares"):
         design_board(10**9, snakes=1, ladders=1, objective="max")
+
+
+def test_rules_hold_at_the_top_of_int64():
+    # size + 1 overflowed in the bounce rule: a d6 was refused on the largest board
+    b = Board(2**63 - 1, overshoot="bounce")
+    assert b.size == 2**63 - 1 and b.dice.max_face == 6
+    with pytest.raises(ValueError, match="face 7 is too large for a bounce on a board of size 5"):
+        Board(5, overshoot="bounce", dice={7: 1.0})
+    assert Board(5, overshoot="bounce", dice={6: 1.0}).size == 5

@@ -345,7 +345,8 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):  # pra
         for f in range(faces.shape[0]):
             if probs[f] > 0.0 and faces[f] > faces[top]:
                 top = f
-        if faces[top] > size + 1:  # from size - 1 it would bounce below square 0
+        if faces[top] - 1 > size:  # from size - 1 it would bounce below square 0
+            # (written so that size + 1 cannot overflow for size = 2**63 - 1)
             return BOUNCE_FACE, top, 0
     k = src.shape[0]
     for i in range(k):
