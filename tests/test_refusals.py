@@ -236,3 +236,22 @@ def test_rules_hold_at_the_top_of_int64():
     with pytest.raises(ValueError, match="face 7 is too large for a bounce on a board of size 5"):
         Board(5, overshoot="bounce", dice={7: 1.0})
     assert Board(5, overshoot="bounce", dice={6: 1.0}).size == 5
+
+
+@pytest.mark.parametrize("games", [2_000, 200_000])  # few games per block: recorded; many: binned
+def test_long_game_replays_agree_with_per_game_counts(monkeypatch, games):
+    import importlib
+
+    from snl_numeric import boards
+
+    kernel = importlib.import_module("snl_numeric.simulate.kernel")
+    board = boards.get("milton-bradley")
+    per = simulate(board, games, rng=21, per_game=True)
+    monkeypatch.setattr(kernel, "HIST_BINS", 16)
+    monkeypatch.setattr(kernel, "HIST_DENSE_MAX", 128)
+    r = simulate(board, games, rng=21)
+    counts = np.bincount(per.throws)
+    assert np.array_equal(counts[: len(r.histogram)], r.histogram)
+    assert np.array_equal(counts[r.long_games[:, 0]], r.long_games[:, 1])
+    assert counts[128:].sum() == r.long_games[:, 1].sum()
+    assert (r.mean, r.max) == (pytest.approx(per.throws.mean(), rel=1e-12), per.throws.max())

@@ -264,7 +264,7 @@ class Run:
         long_games = None
         over = np.flatnonzero(tallies[:, 0] >= nbins)
         if len(over):  # rare very long games: replay those blocks (same streams) for the tail
-            lengths, counts = self._long_games(over, nbins)
+            lengths, counts = self._long_games(over, nbins, tallies[:, 0])
             dense = lengths < HIST_DENSE_MAX
             if dense.any():
                 merged = np.concatenate([merged, np.zeros(int(lengths[dense][-1]) + 1 - nbins,
@@ -281,12 +281,13 @@ class Run:
         _, censored, stranded, total = (int(x) for x in tallies.sum(axis=0))
         return merged, (censored, stranded, total), extra, long_games
 
-    def _long_games(self, blocks: np.ndarray, lo: int) -> tuple[np.ndarray, np.ndarray]:
+    def _long_games(self, blocks: np.ndarray, lo: int, longest: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
         """Lengths (increasing) and counts of the finished games of ``blocks`` that took at
-        least ``lo`` throws: each block is replayed alone (same stream, same games) with its
-        games' throws recorded. Memory: 16 bytes per game of one block, whatever the
-        length of the games (a dense histogram would need 8 bytes per throw of the longest).
-        """
+        least ``lo`` throws. Each block is replayed alone (same stream, same games), the
+        cheaper of two ways: its games' throws recorded (16 bytes per game of the block,
+        whatever their length), or a histogram of its long games (8 bytes per thread per
+        throw of its longest game, whatever the number of games)."""
         fired = np.full(len(self.off), -1, dtype=np.int64)  # no jump is recorded
         jump_next = np.empty(0, dtype=np.int64)
         hist = np.zeros((self.rows, 1), dtype=np.int64)  # unused: every game is recorded
@@ -294,6 +295,17 @@ class Run:
         values, counts = [], []
         for b in blocks.tolist():
             n_b = int(self.bounds[b + 1] - self.bounds[b])
+            width = int(longest[b]) - lo + 1
+            if 8 * self.rows * width < 16 * n_b:
+                check_memory(8 * self.rows * width, f"a histogram of games of up to "
+                                                     f"{int(longest[b]):,} throws")
+                tail = np.zeros((self.rows, width), dtype=np.int64)
+                self._kernel(np.array([b], dtype=np.int64), lo, tail, np.zeros_like(tallies))
+                merged = tail.sum(axis=0)
+                found = np.flatnonzero(merged)
+                values.append(found + lo)
+                counts.append(merged[found])
+                continue
             check_memory(16 * n_b, f"replaying {n_b:,} games to count those longer than "
                                    f"{lo - 1:,} throws")
             throws = np.zeros(n_b, dtype=np.int64)
