@@ -130,7 +130,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
 
 
 def test_ctrl_c_exits_130_without_a_traceback():
-    proc = subprocess.Popen(SNL + ["simulate", "milton-bradley", "--games", "4000000000",
+    proc = subprocess.Popen(SNL + ["simulate", "milton-bradley", "--games", "1000000000",
                                    "--seed", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
