@@ -28,6 +28,7 @@ from .design import DesignResult, design_board
 from .dice import Dice
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
+from .race import RaceResult, optimal_race, race_value
 from .shortest import min_throws, shortest_path, throw_distances
 from .simulate import SimulationResult, simulate
 
@@ -42,6 +43,7 @@ __all__ = [
     "FinishWithinResult",
     "GameLength",
     "PolicyResult",
+    "RaceResult",
     "SimulationResult",
     "SolveReport",
     "analyze",
@@ -57,7 +59,9 @@ __all__ = [
     "maze",
     "min_throws",
     "optimal_policy",
+    "optimal_race",
     "plot",
+    "race_value",
     "shortest_path",
     "simulate",
     "solver_report",

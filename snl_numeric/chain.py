@@ -15,16 +15,17 @@ cannot be reached) has expectation and variance ``inf``. ``S`` is found by
 two breadth-first passes over the reversed adjacency: squares that can reach
 the goal, then squares that can reach a square that cannot.
 
-``I - Q_SS`` is factorised once per board and cached on the compiled board:
-LAPACK LU up to ``DENSE_MAX`` unknowns; above, a structured solver that
-scales linearly with the board (:mod:`snl_numeric._large`): throws mostly move
-forward, so ``I - Q = (I - U) - L`` with ``U`` upper triangular (one back
-substitution over the successor table) and ``L`` of rank at most the number
-``k`` of distinct backward targets (snakes, bounces). ``k = 0``: the
-triangular solve is exact; small ``k``: a Woodbury correction, exact; else
-GMRES on the ``k x k`` capacitance system, preconditioned by the triangular
-part, refined on the true residual. :func:`solver_report` tells which ran
-and the residual it reached. The distribution of the number of throws ``T``
+``I - Q_SS`` is factorised once per board and cached on the compiled board
+by the core's solver family (:mod:`snl_numeric._core.solve`): throws mostly
+move forward, so ``I - Q`` is a block upper triangular matrix (one sweep over
+the successor table) corrected by a term whose rank is the number of distinct
+squares that snakes and bounces lead back to; every pivot is a sum of
+probabilities of moving (never a difference), so answers keep their relative
+accuracy however large they are, and every solve states a certified error
+bound (:func:`solver_report`). Answers certified only above ``1e-10``
+(relative) come with a ``RuntimeWarning`` that states the bound.
+
+The distribution of the number of throws ``T``
 comes from pushing the probability mass through the successor table, one
 throw at a time, in a Numba kernel that only visits the band of squares
 holding mass, until the mass that can still finish is below ``tail``.
@@ -32,12 +33,18 @@ holding mass, until the mass that can still finish is below ``tail``.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._core.memory import check_memory
-from ._core.solve import Fundamental, factorize, residual_kernel
+from ._core.solve import (
+    WARN_ERROR,
+    Solution,
+    Solver,
+    step_variance_kernel,
+)
 from ._core.table import push_kernel
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board, check_start
@@ -56,15 +63,6 @@ __all__ = [
 
 
 
-def _row_probs(cb: CompiledBoard) -> np.ndarray:
-    """The dice's probabilities as a read-only ``(squares, faces)`` view."""
-    return np.broadcast_to(cb.probs, cb.succ.shape)
-
-
-def _factorize(cb: CompiledBoard, states: np.ndarray) -> Fundamental:
-    return factorize(cb.succ, _row_probs(cb), states)
-
-
 @dataclass(frozen=True)
 class SolveReport:
     """How the expected-throws system ``(I - Q_SS) t = 1`` of a board was solved.
@@ -72,22 +70,29 @@ class SolveReport:
     Attributes
     ----------
     method : str
-        ``"empty"`` (nothing to solve), ``"dense"`` (LAPACK LU, at most
-        ``DENSE_MAX`` unknowns), ``"triangular"`` (no backward throw: one back
-        substitution), ``"woodbury"`` (few backward targets: back substitution
-        plus a low-rank correction) or ``"gmres"`` (GMRES on the capacitance
-        system, preconditioned by the triangular part, with refinement) or
-        ``"splu"`` (SciPy's sparse LU, when GMRES converged too slowly).
+        ``"empty"`` (nothing to solve), ``"triangular"`` (no backward move leaves
+        a block of squares: one sweep), ``"woodbury"`` (one sweep plus a
+        low-rank correction eliminated exactly), ``"gmres"`` (GMRES on the
+        correction, each step one sweep, refined) or ``"splu"`` (SciPy's sparse
+        LU, when GMRES stalled).
     unknowns : int
         Squares in the system (those reaching the goal with probability 1).
     backward_targets : int
-        Distinct squares that some throw moves back to (the rank of ``L``);
-        0 for the dense path, which does not look at the structure.
+        Distinct squares that backward moves between blocks lead to (the rank
+        of the correction).
     iterations : int
         GMRES steps (one sweep over the board each); 0 for direct methods.
     residual : float
         Normwise relative backward error of ``t``:
         ``||1 - (I - Q) t||_inf / (||I - Q||_inf ||t||_inf + 1)``.
+    error_estimate : float
+        A certified bound on the relative error of every entry of ``t`` (from a
+        residual computed in double-double arithmetic and ``(I - Q)^-1 >= 0``,
+        or from the cancellation-free elimination's a priori bound).
+    condition : float
+        ``max(t)``, the exact infinity norm of ``(I - Q_SS)^-1``.
+    blocks : int
+        Diagonal blocks of two or more squares (tied by short backward moves).
     """
 
     method: str
@@ -95,6 +100,9 @@ class SolveReport:
     backward_targets: int
     iterations: int
     residual: float
+    error_estimate: float = 0.0
+    condition: float = 0.0
+    blocks: int = 0
 
 
 def sure_states(cb: CompiledBoard) -> np.ndarray:
@@ -102,10 +110,14 @@ def sure_states(cb: CompiledBoard) -> np.ndarray:
     return cb.reach[1]
 
 
-def fundamental(cb: CompiledBoard) -> Fundamental:
-    """``I - Q`` restricted to the sure squares, factorised once per board."""
-    return cb.cache.get("fundamental", lambda: _factorize(
-        cb, np.flatnonzero(sure_states(cb)[: cb.size])))
+def fundamental(cb: CompiledBoard) -> Solver:
+    """The solver of ``I - Q`` restricted to the sure squares, built once per board."""
+    def build() -> Solver:
+        system = sure_states(cb).copy()
+        system[cb.size] = False
+        return Solver(cb.succ, cb.probs, system)
+
+    return cb.cache.get("solver", build)
 
 
 def mean_all(cb: CompiledBoard) -> np.ndarray:
@@ -113,35 +125,35 @@ def mean_all(cb: CompiledBoard) -> np.ndarray:
     return _solved(cb)[0]
 
 
-def _solved(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport]:
+def _solved(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution]:
     return cb.cache.get("mean", lambda: _solve_mean(cb))
 
 
-def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport]:
-    fund = fundamental(cb)
-    m = len(fund.states)
+def _warn(error: float, what: str, values: np.ndarray | None = None) -> None:
+    if values is not None and np.isinf(error) and np.any(np.isinf(values)):
+        warnings.warn(f"{what} on this board exceed the largest double (about 1.8e308) on some "
+                      "squares; they are reported as inf", RuntimeWarning, stacklevel=4)
+    elif error > WARN_ERROR:
+        warnings.warn(f"{what} on this board are certified only to a relative error of "
+                      f"{error:.1g} (the solver could not refine them further in double "
+                      "precision)", RuntimeWarning, stacklevel=4)
+
+
+def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution]:
+    solver = fundamental(cb)
     mean = np.full(cb.n_states, np.inf)
     mean[cb.size] = 0.0
-    if fund.method == "structured":
-        solver = fund.factor
-        rhs = np.zeros(cb.n_states)
-        rhs[fund.states] = 1.0
-        x, iterations, residual = solver.solve(rhs)
-        mean[fund.states] = x[fund.states]
-        report = SolveReport(solver.method, m, solver.k, iterations, residual)
+    if solver.unknowns == 0:
+        sol = Solution(np.zeros(cb.n_states), 0, 0.0, 0.0)
+        report = SolveReport("empty", 0, 0, 0, 0.0)
     else:
-        mean[fund.states] = fund.solve(np.ones(m))
-        residual = 0.0
-        if m:
-            active = np.zeros(cb.n_states, dtype=bool)
-            active[fund.states] = True
-            full = np.where(active, mean, 0.0)
-            rn, xn, bn = residual_kernel(cb.succ, _row_probs(cb), active, active * 1.0, full,
-                                         False, np.empty(cb.n_states))
-            residual = rn / (2.0 * xn + bn)
-        report = SolveReport(fund.method, m, 0, 0, residual)
+        sol = solver.solve(solver.active.astype(np.float64))
+        mean[solver.active] = sol.x[solver.active]
+        report = SolveReport(solver.method, solver.unknowns, solver.k, sol.iterations,
+                             sol.residual, sol.error, float(sol.x.max()), solver.blocks)
+        _warn(sol.error, "expected throws", sol.x[solver.active])
     mean.flags.writeable = False
-    return mean, report
+    return mean, report, sol
 
 
 def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
@@ -150,13 +162,31 @@ def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
-    fund = fundamental(cb)
+    """``var = 2 u - t - t**2`` with ``u = N t``, except on squares where that would cancel
+    (``var`` below ``t**2 / CANCELLATION``): there ``var = N w`` with
+    ``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw, a
+    non-negative right-hand side. ``t`` is refined to double-double first, so both ``u``
+    and the differences in ``w`` start from ``t`` exact to about ``2**-100``."""
+    solver = fundamental(cb)
     mean = mean_all(cb)
-    t_s = mean[fund.states]
-    u_s = fund.solve(t_s)
     var = np.full(cb.n_states, np.inf)
-    var[fund.states] = np.maximum(2.0 * u_s - t_s - t_s * t_s, 0.0)
     var[cb.size] = 0.0
+    act = solver.active
+    if solver.unknowns:
+        thi, tlo = solver.refined(act.astype(np.float64))
+        sol = solver.solve(thi, target=1e-13)
+        v = 2.0 * sol.x - thi - thi * thi
+        cancel = act & (v * 10.0 < thi * thi)  # the bound below stays under WARN_ERROR
+        keep = act & ~cancel
+        error = float(np.max(2.0 * sol.x[keep] * sol.error / v[keep], initial=0.0))
+        if cancel.any():
+            w = np.empty(cb.n_states)
+            step_variance_kernel(solver.succ, solver.probs, solver.pstride, act, thi, tlo, w)
+            sol_w = solver.solve(w / solver.rowsum)
+            v = np.where(cancel, sol_w.x, v)
+            error = max(error, sol_w.error)
+        _warn(error + 8.0 * np.finfo(float).eps, "variances")
+        var[act] = np.maximum(v[act], 0.0)
     var.flags.writeable = False
     return mean, var
 
@@ -173,19 +203,19 @@ def solver_report(board: Board) -> SolveReport:
     Returns
     -------
     SolveReport
-        The method (``dense``, ``triangular``, ``woodbury``, ``gmres`` or
-        ``splu``), unknowns, backward targets, iterations and the relative
-        residual reached.
+        The method (``triangular``, ``woodbury``, ``gmres`` or ``splu``),
+        unknowns, backward targets, iterations, the relative residual reached
+        and a certified bound on the relative error of the expected throws.
 
     Examples
     --------
     >>> from snl_numeric import Board
     >>> solver_report(Board(10)).method
-    'dense'
+    'triangular'
     >>> from snl_numeric.boards import random_board
     >>> rep = solver_report(random_board(5000, 0.1, rng=1))
-    >>> rep.method, rep.residual < 1e-13
-    ('gmres', True)
+    >>> rep.method, rep.residual < 1e-13, rep.error_estimate < 1e-12
+    ('gmres', True, True)
     """
     return _solved(check_board(board).compiled)[1]
 
@@ -282,16 +312,16 @@ def throws_variance(board: Board, start: int | None = None) -> float:
 
 def visit_counts(cb: CompiledBoard, start: int) -> np.ndarray | None:
     """Expected throws made from each square, starting on ``start`` (None off S)."""
-    fund = fundamental(cb)
+    solver = fundamental(cb)
     if start == cb.size:
         return np.zeros(cb.n_states)
-    if fund.pos[start] < 0:
+    if not solver.active[start]:
         return None
-    e = np.zeros(len(fund.states))
-    e[fund.pos[start]] = 1.0
-    out = np.zeros(cb.n_states)
-    out[fund.states] = fund.solve_t(e)
-    return out
+    e = np.zeros(cb.n_states)
+    e[start] = 1.0
+    sol = solver.solve(e, trans=True)
+    _warn(sol.error, "expected visits")
+    return np.maximum(sol.x, 0.0)
 
 
 def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = None
@@ -315,22 +345,24 @@ def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = Non
     if max_solves is not None and len(targets) > max_solves:
         return uses, None
     if len(need):
-        fund = fundamental(cb)
+        solver = fundamental(cb)
         check_memory(8 * cb.n_states * len(targets), f"jump probabilities ({len(targets):,} "
                      f"rows of the fundamental matrix over {cb.n_states:,} squares)")
         rows_n = np.zeros((cb.n_states, len(targets)))  # rows of N, one solve per target
-        e = np.zeros(len(fund.states))
+        e = np.zeros(cb.n_states)
         for i, t in enumerate(targets):
-            e[fund.pos[t]] = 1.0
-            rows_n[fund.states, i] = fund.solve_t(e)
-            e[fund.pos[t]] = 0.0
+            e[t] = 1.0
+            sol = solver.solve(e, trans=True)
+            _warn(sol.error, "jump-use probabilities")
+            rows_n[:, i] = np.maximum(sol.x, 0.0)
+            e[t] = 0.0
         part = fire[:, need].tocoo()
         z_rest = np.bincount(part.col, weights=part.data * rows_n[part.row, inverse[part.col]],
                              minlength=len(need))
         prob[need] = uses[need] / (1.0 + z_rest)
     done = (uses > 0) & (rests == cb.size)
     prob[done] = uses[done]
-    return uses, prob
+    return uses, np.clip(prob, 0.0, 1.0)
 
 
 def length_distribution(
@@ -419,10 +451,9 @@ def finish_probability(board: Board, start: int | None = None) -> float:
     cb = board.compiled
     if sure_states(cb)[start]:
         return 1.0
-    reach = np.flatnonzero(cb.reach[0][: cb.size] >= 0)
-    if start not in set(reach.tolist()):
+    live = cb.reach[0] > 0
+    if not live[start]:
         return 0.0
-    fund = _factorize(cb, reach)
-    r = cb.matrix[reach][:, [cb.size]].toarray().ravel()
-    h = fund.solve(r)
-    return float(min(max(h[fund.pos[start]], 0.0), 1.0))
+    goal = (cb.succ == cb.size) * cb.probs
+    h = Solver(cb.succ, cb.probs, live).solve(np.where(live, goal.sum(axis=1), 0.0))
+    return float(min(max(h.x[start], 0.0), 1.0))

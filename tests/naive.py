@@ -985,3 +985,92 @@ def plot_square_cells_naive(size):
             row += 1
             step = -step
     return cells
+
+
+# --- race ---
+def race_options(board, x, face, optional):
+    """Squares where a token on ``x`` may rest after throwing ``face``.
+
+    One square with compulsory jumps; with optional jumps, the square landed on
+    and every square further along its chain of jumps (declining there).
+    """
+    land, landed = policy_landing(board, x, face)
+    if not landed:
+        return [x]
+    if not optional:
+        return [policy_rest(board, land, {})]
+    options = [land]
+    square = land
+    while square in board.jumps:
+        square = board.jumps[square]
+        options.append(square)
+        if not board.chain:
+            break
+    return options
+
+
+def race_follow(board, x, face, take):
+    """Resting square for a player who follows jump ``s`` iff ``take(s)``."""
+    land, landed = policy_landing(board, x, face)
+    if not landed:
+        return x
+    square = land
+    while square in board.jumps and take(square):
+        square = board.jumps[square]
+        if not board.chain:
+            break
+    return square
+
+
+def race_value_iteration(board, dice_list, *, optional_jumps=False, first=None, second=None,
+                         tol=1e-14, max_iter=200_000):
+    """Plain pair-state value iteration (seed 004, section 6.1, with choices).
+
+    ``A[i][j]``: chance that the first player wins when about to throw on ``i``, the
+    second player on ``j``; ``B[j][i]`` the same for the second player. Each step
+    ``A <- T(B)``, ``B <- T(A)`` with ``T(Z)[i][j] = max over dice of
+    sum_f p_f * max over resting squares r of (1 if r is the goal else 1 - Z[j][r])``.
+    A player given as ``(die, take)`` (``die[i][j]``: die index; ``take(s, j)``:
+    follow the jump from ``s``) does not maximise. From 0 the even iterates rise
+    to the chance to win, the odd ones fall to the chance not to lose; iterate
+    until both stop moving. Returns ``(win, lose)`` for the first player about to
+    throw, shape ``(size, size)``.
+    """
+    n = board.size
+    dice = [_policy_dice(d) for d in dice_list]
+
+    def step(z, player):
+        out = np.zeros((n, n))
+        for i in range(n):
+            for j in range(n):
+                if player is None:
+                    choices = range(len(dice))
+                else:
+                    choices = [player[0][i][j]]
+                best = 0.0
+                for a in choices:
+                    q = 0.0
+                    for face, p in dice[a]:
+                        if player is None:
+                            rests = race_options(board, i, face, optional_jumps)
+                        else:
+                            rests = [race_follow(board, i, face,
+                                                 lambda s, j=j: player[1](s, j))]
+                        q += p * max(1.0 if r == n else 1.0 - z[j][r] for r in rests)
+                    best = max(best, q)
+                out[i, j] = best
+        return out
+
+    a_hist = [np.zeros((n, n))]  # iterate number it - len + 1 .. it
+    b_hist = [np.zeros((n, n))]
+    it = 0
+    for _ in range(max_iter):
+        a_new = step(b_hist[-1], first)
+        b_new = step(a_hist[-1], second)
+        a_hist = (a_hist + [a_new])[-3:]
+        b_hist = (b_hist + [b_new])[-3:]
+        it += 1
+        if len(a_hist) == 3 and max(np.max(np.abs(h[2] - h[0])) for h in (a_hist, b_hist)) < tol:
+            break
+    even, odd = (a_hist[2], a_hist[1]) if it % 2 == 0 else (a_hist[1], a_hist[2])
+    return even, 1.0 - odd

@@ -21,6 +21,8 @@ from snl_numeric import (
     finish_within,
     length_distribution,
     optimal_policy,
+    optimal_race,
+    race_value,
     simulate,
     throw_distances,
     throws_variance_all,
@@ -60,6 +62,21 @@ def results() -> dict:
     v = optimal_policy(seed30, ["1-2", "d6"], method="value")
     out["policy_value"] = v.expected.tolist()
     out["finish_within"] = finish_within(seed30, ["1-3", "4-6"], 4).values.tolist()
+    # races: compulsory and optional jumps (both sweep kernels, the two-state game of lost
+    # throws under "exact", the read-out), a best response, a chain with stranded tokens
+    small = Board(30, {3: 22, 8: 4, 17: 9, 25: 12, 27: 29}, overshoot="exact", chain=True)
+    for opt in (False, True):
+        r = optimal_race(small, ["1-3", "4-6"], optional_jumps=opt)
+        out[f"race_{opt}"] = [r.value.tolist(), r.policy.tolist(), r.take.tolist(),
+                              r.convergence.sweeps]
+    br = optimal_race(small, ["1-3", "4-6"], opponent=optimal_policy(small, ["1-3", "4-6"]),
+                      optional_jumps=True)
+    out["race_br"] = [br.value.tolist(), br.policy.tolist()]
+    stuck = Board(6, {2: 1}, overshoot="exact", dice={3: 0.5, 4: 0.5})
+    out["race_draw"] = [optimal_race(stuck, [stuck.dice]).value.tolist(),  # a chain
+                        optimal_race(stuck, [stuck.dice, {3: 0.75, 4: 0.25}],
+                                     optional_jumps=True).value.tolist(),
+                        race_value(stuck, [stuck.dice, "1-2"], [1] * 7, [0] * 7)]
     grid = [[3, 4, 4, 4, 7, 3, 4, 6, 3], [6, 7, 5, 6, 6, 2, 6, 6, 2],
             [3, 3, 4, 3, 2, 5, 4, 7, 2], [6, 5, 5, 1, 2, 3, 6, 5, 6],
             [3, 3, 4, 3, 0, 1, 4, 3, 4], [3, 5, 4, 3, 2, 1, 3, 3, 5],

@@ -36,5 +36,6 @@ def test_tour_notebook_runs(monkeypatch):
     html = [out.data["text/html"] for out in rich if "text/html" in out.data]
     assert any("Board: milton-bradley" in h for h in html)
     for caption in ("Analysis of milton-bradley", "Simulation of milton-bradley",
-                    "A race of 4 players", "Policy on milton-bradley", "Designed board"):
+                    "A race of 4 players", "Policy on milton-bradley", "Designed board",
+                    "Race on milton-bradley"):
         assert any(caption in h for h in html), caption

@@ -1,317 +1,605 @@
 """The solver family for the absorbing chain's fundamental system ``(I - Q) x = b``.
 
-One family, chosen by size and structure: LAPACK LU of ``I - Q`` restricted
-to the system's squares up to :data:`DENSE_MAX` unknowns (``"dense"``), and
-above that the structured solver :class:`StructuredSolver`.
+``A = I - Q`` is restricted to the squares of the system (``active``); a throw
+that leaves them (to the goal, or to a square outside the system) is absorbed.
+Write ``A = P - R`` (see :mod:`.blocks`): ``P`` is block upper triangular (the
+throws forward, and the short backward moves inside a block), solved by one
+sweep; ``R`` holds the backward moves to lower blocks, landing on ``k``
+distinct squares ``D``, so ``R = C E_D^T`` has rank ``k``. One method per board:
 
-Per-board Numba variant (batch analysis, board design): :func:`moments_kernel`
-uses the structure of ``A = I - Q``: throws move forward except for snakes (and
-bounces), so ``A = U - C E^T`` where ``U = I - Q_forward`` is upper triangular
-(self-loops on its diagonal) and the backward moves land on only ``k`` distinct
-squares ``B``, giving a rank-``k`` correction. With ``W = U^-1 C`` and
-``S = I_k - E^T W`` (Woodbury)::
+- ``"triangular"`` (``k = 0``): one sweep of ``P^-1``;
+- ``"woodbury"`` (small ``k``, or any ``k`` on a small board): with
+  ``W = P^-1 C`` (``k`` sweeps at once), ``A^-1 b = c + W y`` where
+  ``c = P^-1 b`` and ``(I - W[D]) y = c[D]``. The ``k x k`` capacitance
+  matrix is again an M-matrix whose row sums are known exactly:
+  ``(I - W[D]) 1 = h[D]`` with ``h = P^-1 e``, ``e`` the probability of leaving
+  the system in one throw, so it is eliminated by GTH too (the transposed system
+  the same way);
+- ``"gmres"`` (large ``k``): restarted GMRES (:mod:`.krylov`) on the capacitance
+  system, each step one sweep; ``"splu"`` (SciPy's sparse LU) if
+  GMRES stalls.
 
-    A^-1 b = U^-1 b + W S^-1 (U^-1 b)[B]
+Every method but the Krylov ones is cancellation-free: pivots are sums of what
+leaves a square, and a non-negative right-hand side gives every entry of the
+solution to high relative accuracy however large it is.
 
-Each ``U^-1`` is one back-substitution from the goal downwards over the
-successor table, so the cost is ``O((k + 2) * size * faces + k**3)``:
-microseconds for a 100-square board with ten snakes.
+Error bounds. ``A^-1 >= 0`` entrywise, so a residual ``r = b - A x^`` bounds
+the error ``|x - x^| <= A^-1 |r|``: for ``b > 0`` entrywise this is at most
+``max_i |r_i| / b_i`` times ``x`` (a componentwise relative bound); otherwise
+normwise, with ``||A^-1||_inf = max(t)``, ``t = A^-1 1`` the expected throws.
+Residuals are computed in double-double arithmetic, and the answer is refined
+(kept as a double-double sum while refining) until the bound is below
+:data:`TARGET_ERROR` or stops improving. A cancellation-free solve also has an
+a priori bound, a few units in the last place per operation along the longest
+chain of dependent operations (the chain of blocks linked by forward moves,
+plus the capacitance elimination); the smaller bound is reported.
 
-Structured solver for large boards:
-
-Order the squares as they are numbered. Most throws move forward, so split
-``Q = U + L`` with ``U`` the throws that end on the same or a higher square
-(upper triangular; the diagonal holds the "exact" rule's lost throws) and
-``L`` the throws that end lower (snakes, bounces). ``L`` has non-zero
-columns only at the ``k`` distinct *backward targets* ``D``, so
-``L = L[:, D] E_D^T`` has rank at most ``k`` and
-
-    I - Q = (I - U) (I - K),    K = (I - U)^-1 L = W E_D^T,
-
-where ``(I - U)^-1`` is one back substitution over the successor table
-(from the goal downwards). Per board one of three solvers is chosen:
-
-- ``"triangular"`` when ``k == 0``: one back substitution, exact;
-- ``"woodbury"`` when ``k`` is small: ``W = K[:, D]`` is built once
-  (``k`` back substitutions) and ``(I - K)^-1 c = c + W (I - W[D])^-1 c[D]``
-  (Sherman-Morrison-Woodbury), exact;
-- ``"gmres"`` otherwise: restarted GMRES on the ``k x k`` capacitance
-  system ``(I - W[D]) y[D] = c[D]``, ``c = (I - U)^-1 b`` (the triangularly
-  preconditioned ``I - K`` is a rank-``k`` perturbation of the identity, so
-  GMRES needs at most ``k + 1`` steps and usually far fewer), each step one
-  sweep, followed by iterative refinement on the true residual. The
-  transposed system is preconditioned on the right, ``(I - Q)^T (I - U)^-T``.
-  Boards whose capacitance system converges slowly (many short snakes in a
-  long row: GMRES needs steps in proportion to the board) fall back to
-  SciPy's sparse LU, ``"splu"``, whose fill stays small on such local boards.
-
-Every solve reports the normwise relative backward error it reached,
-``||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf)`` with ``A = I - Q``.
-All vectors here live on the full state space ``0 .. size``; squares that are
-not ``active`` (outside the system, and the goal) hold 0. Rows of active
-squares only lead to active squares or the goal (the system is closed).
+:func:`moments_kernel` is the Woodbury method as one Numba kernel, for batch
+analysis and board design to call per board inside ``prange`` loops.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .blocks import (
+    BLOCK_MAX,
+    block_factor_kernel,
+    block_solve_kernel,
+    block_solve_t_kernel,
+    gth_factor_kernel,
+    gth_solve_kernel,
+    gth_solve_t_kernel,
+    residual_kernel,
+    rotation_kernel,
+    structure_kernel,
+    sweep_kernel,
+)
+from .krylov import gmres
 from .numba_config import njit
 from .table import reach_kernel
 
-_getrs = sla.get_lapack_funcs("getrs", (np.empty(1),))
+#: Woodbury is used when there are at most this many backward targets...
+WOODBURY_MAX = 64
+#: ... or on boards of at most this many squares, whatever their number.
+SMALL_SYSTEM = 400
+#: ``W`` (``n x k`` doubles) may take at most this many bytes.
+WOODBURY_BYTES = 1 << 28
+#: Refine until the certified relative error is below this.
+TARGET_ERROR = 1e-11
+#: Answers certified only above this raise a RuntimeWarning (in the callers).
+WARN_ERROR = 1e-10
+#: Variances use the one-step formula where ``2 N t - t - t**2`` would lose more than
+#: this factor to cancellation (``var * CANCELLATION < t**2``; the per-board kernel
+#: keeps the formula where ``t = 1`` exactly: every throw finishes, and it gives 0).
+CANCELLATION = 1e3
+#: GMRES that cannot certify its answer hands over to SciPy's sparse LU up to this size.
+SPLU_MAX = 200_000
+#: Refinement rounds at most.
+MAX_ROUNDS = 4
+#: GMRES relative tolerance of the first solve (a correction's: ``CORRECTION_RTOL``).
+GMRES_RTOL = 1e-13
+CORRECTION_RTOL = 1e-6
+#: GMRES steps per solve at most (each one sweep over the board).
+MAX_ITERATIONS = 500
+#: GMRES keeps ``restart + 1`` vectors of length ``k``: at most this many bytes of them.
+KRYLOV_BYTES = 1 << 28
+_EPS = np.finfo(float).eps / 2  # unit roundoff
+_NO_BACK = np.zeros(0)
+_DD_EPS = 2.0**-104
 
-#: Systems up to this many unknowns are factorised densely (LAPACK getrf).
-DENSE_MAX = 400
+
+@dataclass(frozen=True)
+class Solution:
+    """A solve's answer, the GMRES steps it took and its certified relative error."""
+
+    x: np.ndarray
+    iterations: int
+    error: float
+    residual: float
 
 
-@dataclass(frozen=True, eq=False)
-class Fundamental:
-    """``I - Q`` restricted to ``states``, factorised.
+class Solver:
+    """``(I - Q) x = b`` over the ``active`` squares; see the module docstring.
 
-    ``pos[x]`` is the row of square ``x`` in the restricted system, -1 if ``x``
-    is not in it. ``solve(b)`` solves ``(I - Q_SS) x = b``; ``solve_t(b)`` the
-    transposed system (``b`` 1-D or 2-D, one column per right-hand side).
-    ``method`` names the factorisation: ``"dense"`` (LAPACK LU) or
-    ``"structured"`` (``factor`` a :class:`~snl_numeric._large.StructuredSolver`).
+    Parameters
+    ----------
+    succ : ndarray of int, shape (n, faces)
+        The successor table.
+    probs : ndarray of float
+        The faces' probabilities: shape ``(faces,)`` for one die everywhere, or
+        ``(n, faces)`` per square.
+    active : ndarray of bool, shape (n,)
+        The system's squares. Their throws must stay in the system or leave it
+        for good (the goal, a square that is not active).
+
+    Thread-safe: a solver is shared by every call on one board.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> succ = np.array([[1, 2], [2, 0], [2, 2]])     # square 2 is the goal
+    >>> s = Solver(succ, np.array([0.5, 0.5]), np.array([True, True, False]))
+    >>> s.method, s.solve(np.array([1.0, 1.0, 0.0])).x.tolist()
+    ('triangular', [2.0, 2.0, 0.0])
     """
 
-    states: np.ndarray
-    pos: np.ndarray
-    method: str
-    factor: object
+    def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, *,
+                 bmax: int = BLOCK_MAX) -> None:
+        self.succ = np.ascontiguousarray(succ, dtype=np.int64)
+        probs = np.asarray(probs, dtype=np.float64)
+        self.pstride = 0 if probs.ndim == 1 else 1
+        self.probs = np.ascontiguousarray(probs.reshape(1, -1) if probs.ndim == 1 else probs)
+        self.active = np.ascontiguousarray(active, dtype=np.bool_)
+        n, nf = self.succ.shape
+        self.n = n
+        self.unknowns = int(self.active.sum())
+        # A die's probabilities sum to 1 within 1e-12, not exactly: the chain is the one
+        # with every row scaled to sum to 1. Pivots are sums of the probabilities of
+        # moving, so A here is diag(rowsum) times that chain's I - Q: right-hand sides
+        # are scaled by rowsum (answers of transposed systems likewise).
+        rowsum = self.probs[:, 0].copy()  # summed face by face, as the pivots are
+        for f in range(1, nf):
+            rowsum += self.probs[:, f]
+        self.rowsum = np.broadcast_to(rowsum, (n,)).copy()
+        self._lock = threading.Lock()
+        self._tmax: float | None = None
+        self._order(*self._structure(self.succ, self.probs, self.active, bmax), bmax)
 
-    def solve(self, b: np.ndarray, trans: bool = False) -> np.ndarray:
-        if len(self.states) == 0:
-            return np.zeros_like(b)
-        if self.method == "dense":
-            # one right-hand side at a time: multi-RHS getrs on small systems
-            # wakes OpenBLAS threads and is ~100x slower on a busy 2-core box
-            lu, piv = self.factor
-            cols = b.reshape(len(b), -1)
-            out = np.empty(cols.shape)
-            for i in range(cols.shape[1]):
-                out[:, i], info = _getrs(lu, piv, cols[:, i], trans=1 if trans else 0)
-            return out.reshape(b.shape)
-        if self.method == "structured":
-            cols = b.reshape(len(b), -1)
-            out = np.empty(cols.shape)
-            full = np.zeros(len(self.pos))
-            for i in range(cols.shape[1]):
-                full[self.states] = cols[:, i]
-                x, _, _ = self.factor.solve(full, trans)
-                out[:, i] = x[self.states]
-            return out.reshape(b.shape)
-        return self.factor.solve(b, trans="T" if trans else "N")
+    def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int, np.ndarray]:
+        block_start = np.empty(self.n + 1, dtype=np.int64)
+        tcol = np.empty(self.n, dtype=np.int64)
+        nb, k, levels = structure_kernel(succ, probs, self.pstride, active, bmax, block_start,
+                                         tcol)
+        return succ, probs, active, int(nb), int(k), int(levels), block_start[: nb + 1], tcol
 
-    def solve_t(self, b: np.ndarray) -> np.ndarray:
-        return self.solve(b, trans=True)
+    def _order(self, succ, probs, active, nb, k, levels, block_start, tcol, bmax) -> None:
+        """Take the squares in their own order or, when that leaves far fewer moves going
+        backward, rotated (``c .. n-1`` first): a region near the goal whose snakes fall
+        far back is then solved first, and only the moves into it go backward."""
+        n, nf = succ.shape
+        self.cut = 0
+        if k > WOODBURY_MAX and n > SMALL_SYSTEM:
+            cost = np.empty(n + 1, dtype=np.int64)
+            rotation_kernel(succ, probs, self.pstride, active, cost)
+            c = int(np.argmin(cost[1:n])) + 1
+            if 4 * cost[c] < cost[0]:
+                self.cut = c
+                new = np.concatenate([np.arange(n - c, n), np.arange(0, n - c)])
+                self._new = new  # new[x]: the place of square x in the rotated order
+                succ = np.ascontiguousarray(new[succ][np.argsort(new)])
+                if self.pstride:
+                    probs = np.ascontiguousarray(probs[np.argsort(new)])
+                active = active[np.argsort(new)]
+                succ, probs, active, nb, k, levels, block_start, tcol = self._structure(
+                    succ, probs, active, bmax)
+        self._succ, self._probs, self._active = succ, probs, active
+        self.block_start = block_start.copy()
+        sizes = np.diff(self.block_start)
+        sq = np.where(sizes >= 2, sizes * sizes, 0)
+        self.offsets = np.concatenate([[0], np.cumsum(sq)[:-1]]).astype(np.int64)
+        self.lu = np.empty(int(sq.sum()))
+        self.piv = np.empty(n)
+        block_factor_kernel(succ, probs, self.pstride, active, self.block_start, self.offsets,
+                            self.lu, self.piv)
+        self.k = k
+        self.blocks = int(np.count_nonzero(sizes >= 2))
+        self.targets = np.empty(k, dtype=np.int64)
+        self.targets[tcol[tcol >= 0]] = np.flatnonzero(tcol >= 0)
+        self.a_priori = _EPS * (levels * (2 * nf + 6) + 6 * (k + bmax) + 10)
+        if k == 0:
+            self.method = "triangular"
+        elif (k <= WOODBURY_MAX or n <= SMALL_SYSTEM) and 8 * n * k <= WOODBURY_BYTES:
+            self.method = "woodbury"
+            self._woodbury()
+        else:
+            self.method = "gmres"
+            self.restart = int(min(60, max(5, KRYLOV_BYTES // (8 * k) - 1)))
 
+    def _inside(self, v: np.ndarray) -> np.ndarray:
+        """A vector in the solving order."""
+        if not self.cut:
+            return v
+        out = np.empty_like(v)
+        out[self._new] = v
+        return out
 
-@njit()
-def _dense_system_kernel(succ, probs, states, pos, out):  # pragma: no cover - jitted
-    """Write ``I - Q[states][:, states]`` into the zeroed square array ``out``."""
-    for i in range(states.shape[0]):
-        x = states[i]
-        out[i, i] += 1.0
-        for f in range(succ.shape[1]):
-            j = pos[succ[x, f]]
-            if j >= 0:
-                out[i, j] -= probs[x, f]
+    def _outside(self, v: np.ndarray) -> np.ndarray:
+        """A vector back in the squares' order."""
+        return v[self._new] if self.cut else v
 
+    # -- the sweeps ------------------------------------------------------------------------
+    def _sweep(self, rhs: np.ndarray, back: np.ndarray | None = None) -> np.ndarray:
+        """``P^-1 (rhs + R back)``: one column (``back`` allowed) or several."""
+        out = np.empty(rhs.shape)
+        if rhs.ndim == 1:
+            bk = _NO_BACK if back is None else back
+            sweep_kernel(self._succ, self._probs, self.pstride, self._active, self.block_start,
+                         self.offsets, self.lu, self.piv, rhs, bk, out)
+        else:
+            block_solve_kernel(self._succ, self._probs, self.pstride, self._active,
+                               self.block_start, self.offsets, self.lu, self.piv,
+                               np.ascontiguousarray(rhs), out)
+        return out
 
-def factorize(succ: np.ndarray, probs: np.ndarray, states: np.ndarray) -> Fundamental:
-    """Factorise ``I - Q`` restricted to ``states`` for the successor table
-    ``succ`` with per-row probabilities ``probs[x, f]`` (``states`` closed:
-    their throws lead only to ``states`` or the goal)."""
-    n = succ.shape[0]
-    pos = np.full(n, -1, dtype=np.intp)
-    pos[states] = np.arange(len(states))
-    m = len(states)
-    if m == 0:
-        return Fundamental(states, pos, "empty", None)
-    if m <= DENSE_MAX:
-        a = np.zeros((m, m), order="F")
-        _dense_system_kernel(succ, probs, states, pos, a)
-        return Fundamental(states, pos, "dense",
-                            sla.lu_factor(a, overwrite_a=True, check_finite=False))
-    active = np.zeros(n, dtype=bool)
-    active[states] = True
-    return Fundamental(states, pos, "structured", StructuredSolver(succ, probs, active))
+    def _sweep_t(self, rhs: np.ndarray, with_back: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``P^-T rhs`` and, if asked, ``R^T`` of it."""
+        cols = np.ascontiguousarray(rhs.reshape(self.n, -1))
+        out = np.empty(cols.shape)
+        back = np.empty(cols.shape if with_back else (self.n, 0))
+        block_solve_t_kernel(self._succ, self._probs, self.pstride, self._active,
+                             self.block_start, self.offsets, self.lu, self.piv, cols, out, back)
+        return out.reshape(rhs.shape), (back.reshape(rhs.shape) if with_back else None)
 
+    def _woodbury(self) -> None:
+        rhs = np.zeros((self.n, self.k + 1))
+        backward_columns_kernel(self._succ, self._probs, self.pstride, self._active,
+                                self.block_start, self._tcol(), 0, rhs)
+        z = self._sweep(rhs)
+        self.w = np.ascontiguousarray(z[:, : self.k])
+        self.cap = np.ascontiguousarray(self.w[self.targets])
+        slack = z[self.targets, self.k].copy()
+        self.cap_piv = np.empty(self.k)
+        gth_factor_kernel(self.cap, slack, self.cap_piv)
 
-# -- the per-board Numba variant (batch, design) ------------------------------
-@njit()
-def _back_substitute_kernel(succ, probs, sure, rhs, z):  # pragma: no cover - jitted
-    """Solve ``U z = rhs`` (columns at once), ``U = I - Q_forward`` on sure squares.
+    def _tcol(self) -> np.ndarray:
+        tcol = np.full(self.n, -1, dtype=np.int64)
+        tcol[self.targets] = np.arange(self.k)
+        return tcol
 
-    Above the highest nonzero entry of a column of ``rhs`` that column of
-    ``z`` is zero, so row ``x`` only updates the columns up to the last one
-    already nonzero at or above ``x``: put the columns that start highest
-    first and the sweep skips the zeros.
-    """
-    n, n_faces = succ.shape
-    m = rhs.shape[1]
-    goal = n - 1
-    if m == 1:  # one right-hand side: keep the running sum in a register
-        z[goal, 0] = 0.0
-        for x in range(goal - 1, -1, -1):
-            if not sure[x]:
-                z[x, 0] = 0.0
-                continue
-            diag = 1.0
-            v = rhs[x, 0]
-            for f in range(n_faces):
-                y = succ[x, f]
-                if y == x:
-                    diag -= probs[f]
-                elif y > x and y != goal:
-                    v += probs[f] * z[y, 0]
-            z[x, 0] = v / diag
-        return
-    # last[x]: the highest column whose first nonzero (from the goal down) is row x
-    last = np.full(n, -1, dtype=np.int64)
-    for j in range(m):
-        for x in range(goal - 1, -1, -1):
-            if sure[x] and rhs[x, j] != 0.0:
-                if j > last[x]:
-                    last[x] = j
+    # -- one solve, by the board's method ---------------------------------------------------
+    def _once(self, b: np.ndarray, trans: bool, rtol: float) -> tuple[np.ndarray, int]:
+        x, steps = self._solve_inside(self._inside(b), trans, rtol)
+        return self._outside(x), steps
+
+    def _solve_inside(self, b: np.ndarray, trans: bool, rtol: float) -> tuple[np.ndarray, int]:
+        if self.method == "triangular":
+            return (self._sweep_t(b)[0] if trans else self._sweep(b)), 0
+        if self.method == "woodbury":
+            d = self.targets
+            if trans:
+                g, back = self._sweep_t(b, True)
+                v = back[d].copy()
+                gth_solve_t_kernel(self.cap, self.cap_piv, v)
+                rhs = b.copy()
+                rhs[d] += v
+                return self._sweep_t(rhs)[0], 0
+            c = self._sweep(b)
+            y = c[d].copy()
+            gth_solve_kernel(self.cap, self.cap_piv, y)
+            return c + self.w @ y, 0
+        if self.method == "splu":
+            x = np.zeros(self.n)
+            x[self.states] = self.lu_sparse.solve(b[self.states], trans="T" if trans else "N")
+            return x, 0
+        return self._gmres(b, trans, rtol)
+
+    def _gmres(self, b: np.ndarray, trans: bool, rtol: float) -> tuple[np.ndarray, int]:
+        """GMRES on the ``k x k`` capacitance system, one sweep per step."""
+        d, n, k = self.targets, self.n, self.k
+        steps = [0]
+        full = np.zeros(n)
+
+        def matvec(v: np.ndarray) -> np.ndarray:
+            steps[0] += 1
+            full[d] = v.ravel()
+            if trans:
+                out = self._sweep_t(full, True)[1][d]
+            else:
+                out = self._sweep(np.zeros(n), full)[d]
+            full[d] = 0.0
+            return v.ravel() - out
+
+        if trans:
+            rhs = self._sweep_t(b, True)[1][d]
+        else:
+            c = self._sweep(b)
+            rhs = c[d]
+        y = np.zeros(k)
+        if np.any(rhs):
+            y, _ = gmres(matvec, rhs, rtol=rtol, restart=self.restart, maxiter=MAX_ITERATIONS)
+        full[d] = y
+        if trans:
+            return self._sweep_t(b + full)[0], steps[0]
+        return self._sweep(b, full), steps[0]
+
+    def _to_splu(self) -> None:
+        """Switch to SciPy's sparse LU of the system (GMRES stalled); for good."""
+        states = np.flatnonzero(self._active)
+        pos = np.full(self.n, -1, dtype=np.int64)
+        pos[states] = np.arange(len(states))
+        nf = self._succ.shape[1]
+        probs = np.broadcast_to(self._probs, (self.n, nf)) if self.pstride == 0 else self._probs
+        rows = np.repeat(pos[states], nf)
+        cols = pos[self._succ[states].ravel()]
+        vals = probs[states].ravel()
+        keep = cols >= 0
+        m = len(states)
+        q = sp.csc_matrix((vals[keep], (rows[keep], cols[keep])), shape=(m, m))
+        self.lu_sparse = spla.splu((sp.identity(m, format="csc") - q).tocsc())
+        self.states = states
+        self.method = "splu"
+
+    # -- the public solve: refined and certified --------------------------------------------
+    def solve(self, b: np.ndarray, trans: bool = False, *, target: float = TARGET_ERROR
+              ) -> Solution:
+        """Solve ``A x = b`` (``A^T x = b``) with ``b`` of length ``n`` (zero off the system).
+
+        Returns the answer with its certified relative error (refined until it is below
+        ``target`` or stops improving): componentwise when ``b > 0`` on the system
+        (``trans=False``), else normwise.
+        """
+        b = np.where(self.active, np.asarray(b, dtype=np.float64), 0.0)
+        if self.unknowns == 0:
+            return Solution(np.zeros(self.n), 0, 0.0, 0.0)
+        if not trans:
+            b = b * self.rowsum
+        x, lo, steps, error, backward = self._refine(b, trans, target)
+        if trans:
+            x, lo = x * self.rowsum, lo * self.rowsum
+        x = x + lo
+        if not np.all(np.isfinite(x[self.active])):  # beyond the largest double
+            x[self.active & ~np.isfinite(x)] = np.inf
+            return Solution(x, steps, np.inf, np.inf)
+        if self.method == "gmres" and error > WARN_ERROR and self.n <= SPLU_MAX:
+            with self._lock:
+                if self.method == "gmres":
+                    self._to_splu()
+            return self.solve(b, trans, target=target)
+        if self.method in ("triangular", "woodbury"):
+            error = min(error, self.a_priori)
+        return Solution(x, steps, float(error), float(backward))
+
+    def refined(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``A^-1 b`` as a double-double pair ``(hi, lo)``, refined to about ``2**-100``
+        relative (for quantities that take differences of its entries)."""
+        b = np.where(self.active, np.asarray(b, dtype=np.float64), 0.0) * self.rowsum
+        x, lo, _, _, _ = self._refine(b, False, 2.0**-100, trust_a_priori=False)
+        return x, lo
+
+    def _refine(self, b: np.ndarray, trans: bool, target: float, trust_a_priori: bool = True
+                ) -> tuple[np.ndarray, np.ndarray, int, float, float]:
+        x, steps = self._once(b, trans, GMRES_RTOL)
+        lo = np.zeros(self.n)
+        if not np.all(np.isfinite(x[self.active])):  # beyond the largest double
+            return x, lo, steps, np.inf, np.inf
+        direct = self.method in ("triangular", "woodbury")
+        error, backward = self._bound(b, x, lo, trans)
+        for _ in range(MAX_ROUNDS):
+            if error <= target or (trust_a_priori and direct and self.a_priori <= target):
                 break
-    active = 0  # columns 0 .. active - 1 may be nonzero from here down
-    for j in range(m):
-        z[goal, j] = 0.0
-    for x in range(goal - 1, -1, -1):
-        if last[x] + 1 > active:
-            active = last[x] + 1
-        for j in range(active, m):
-            z[x, j] = 0.0
-        if not sure[x]:
-            for j in range(active):
-                z[x, j] = 0.0
-            continue
-        diag = 1.0
-        for j in range(active):
-            z[x, j] = rhs[x, j]
-        for f in range(n_faces):
-            y = succ[x, f]
-            if y == x:
-                diag -= probs[f]
-            elif y > x and y != goal:
-                p = probs[f]
-                for j in range(active):
-                    z[x, j] += p * z[y, j]
-        for j in range(active):
-            z[x, j] /= diag
+            r = self._residual(b, x, lo, trans)[0]
+            dx, more = self._once(r, trans, CORRECTION_RTOL)
+            steps += more
+            new_x, new_lo = _dd_add(x, lo, dx)
+            new_error, new_backward = self._bound(b, new_x, new_lo, trans)
+            if not new_error < error:
+                break
+            x, lo, error, backward = new_x, new_lo, new_error, new_backward
+        return x, lo, steps, error, backward
+
+    def _residual(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        r = np.empty(self.n)
+        size = np.empty(self.n)
+        residual_kernel(self.succ, self.probs, self.pstride, self.active, b, x, lo, trans, r,
+                        size)
+        return r, size
+
+    def _bound(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
+               ) -> tuple[float, float]:
+        """Certified relative error of ``x + lo`` and its normwise backward error."""
+        r, size = self._residual(b, x, lo, trans)
+        act = self.active
+        err = np.abs(r[act]) + (self.succ.shape[1] * 2 + 6) * _DD_EPS * size[act]
+        xs = np.abs(x[act] + lo[act])
+        scale = 2.0 * xs.max() + np.abs(b[act]).max()
+        backward = float(err.max() / scale) if scale > 0 else 0.0
+        bs = b[act]
+        if not trans and np.all(bs > 0):
+            eps = float(np.max(err / bs))
+        else:
+            tmax = self.tmax()
+            norm = np.sum if trans else np.max
+            eps = float(tmax * norm(err) / norm(xs)) if norm(xs) > 0 else (
+                0.0 if not err.any() else np.inf)
+        return (eps / (1.0 - eps) if eps < 1.0 else np.inf), backward
+
+    def tmax(self) -> float:
+        """``max(t)`` for ``t = A^-1 1``: the exact infinity norm of ``A^-1``."""
+        if self._tmax is None:
+            t = self.solve(self.active.astype(np.float64)).x
+            self._tmax = float(t.max())
+        return self._tmax
+
+
+def _dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(hi + lo) + dx`` as a new double-double pair."""
+    s = hi + dx
+    bb = s - hi
+    err = (hi - (s - bb)) + (dx - bb)
+    lo = lo + err
+    new_hi = s + lo
+    return new_hi, lo - (new_hi - s)
 
 
 @njit()
-def _lu_inplace(a, piv):  # pragma: no cover - jitted
-    """LU with partial pivoting of the small square ``a``, in place."""
-    k = a.shape[0]
-    for c in range(k):
-        p = c
-        best = abs(a[c, c])
-        for r in range(c + 1, k):
-            if abs(a[r, c]) > best:
-                best = abs(a[r, c])
-                p = r
-        piv[c] = p
-        if p != c:
-            for j in range(k):
-                a[c, j], a[p, j] = a[p, j], a[c, j]
-        for r in range(c + 1, k):
-            a[r, c] /= a[c, c]
-            for j in range(c + 1, k):
-                a[r, j] -= a[r, c] * a[c, j]
-
-
-@njit()
-def _lu_solve_inplace(a, piv, b):  # pragma: no cover - jitted
-    k = a.shape[0]
-    for c in range(k):
-        p = piv[c]
-        if p != c:
-            b[c], b[p] = b[p], b[c]
-    for r in range(k):
-        for j in range(r):
-            b[r] -= a[r, j] * b[j]
-    for r in range(k - 1, -1, -1):
-        for j in range(r + 1, k):
-            b[r] -= a[r, j] * b[j]
-        b[r] /= a[r, r]
-
-
-@njit()
-def moments_kernel(succ, probs, sure, mean, var):  # pragma: no cover - jitted
-    """Expected throws and variance from every square (``inf`` where not sure)."""
-    n, n_faces = succ.shape
-    goal = n - 1
-    # backward targets numbered from the highest square that jumps back to them
-    # down, so the columns of C that start highest come first
-    bidx = np.full(n, -1, dtype=np.int64)
-    k = 0
-    for x in range(goal - 1, -1, -1):
-        if sure[x]:
-            for f in range(n_faces):
+def backward_columns_kernel(succ, probs, pstride, active, block_start, tcol, col0,
+                            out):  # pragma: no cover - jitted
+    """``out[x, col0 + tcol[y]] += p`` for every move ``x -> y`` to a lower block, and
+    ``out[x, -1]`` the probability that a throw from ``x`` leaves the system."""
+    nf = succ.shape[1]
+    last = out.shape[1] - 1
+    nb = block_start.shape[0] - 1
+    for b in range(nb):
+        lo = block_start[b]
+        for x in range(lo, block_start[b + 1]):
+            if not active[x]:
+                continue
+            for f in range(nf):
+                p = probs[x * pstride, f]
                 y = succ[x, f]
-                if y < x and bidx[y] < 0:
-                    bidx[y] = k
-                    k += 1
+                if p == 0.0:
+                    continue
+                if not active[y]:
+                    out[x, last] += p
+                elif y < lo:
+                    out[x, col0 + tcol[y]] += p
+
+
+@njit()
+def _woodbury_solve(succ, probs, pstride, active, bs, offsets, lu, piv, z, targets, cap, cap_piv,
+                    rhs, out):  # pragma: no cover - jitted
+    """``out = A^-1 rhs`` (one column) by the Woodbury method, ``W = z[:, 1 : k + 1]``."""
+    n = rhs.shape[0]
+    k = targets.shape[0]
+    sweep_kernel(succ, probs, pstride, active, bs, offsets, lu, piv, rhs, np.zeros(0), out)
+    coef = np.empty(k)
+    for a in range(k):
+        coef[a] = out[targets[a]]
+    gth_solve_kernel(cap, cap_piv, coef)
+    for x in range(n):
+        acc = out[x]
+        for a in range(k):
+            acc += z[x, 1 + a] * coef[a]
+        out[x] = acc
+
+
+@njit()
+def step_variance_kernel(succ, probs, pstride, active, thi, tlo, w):  # pragma: no cover
+    """``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw
+    from ``x`` (``t`` given as a double-double pair, 0 off the system), each difference
+    formed exactly before it is squared."""
+    n, nf = succ.shape
+    for x in range(n):
+        w[x] = 0.0
+        if not active[x]:
+            continue
+        acc = 0.0
+        for f in range(nf):
+            p = probs[x * pstride, f]
+            if p == 0.0:
+                continue
+            y = succ[x, f]
+            yh = thi[y] if active[y] else 0.0
+            yl = tlo[y] if active[y] else 0.0
+            s = yh - thi[x]
+            bb = s - yh
+            e = (yh - (s - bb)) + (-thi[x] - bb)
+            d = s + (e + (yl - tlo[x]) + 1.0)
+            acc += p * d * d
+        w[x] = acc
+
+
+# -- the per-board Numba variant (batch analysis, board design) ------------------------------
+@njit()
+def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pragma: no cover
+    """Expected throws and (if ``want_var``, else NaN) variance from every square (``inf``
+    where not sure), by the Woodbury method of :class:`Solver` (cancellation-free).
+    Returns 0, or 1 (nothing written) when the board has more than ``kmax`` backward
+    targets.
+
+    Blocks are single squares here: on the small boards of a batch every backward target
+    fits the correction, and dense blocks would only cost time.
+    """
+    n, nf = succ.shape
+    sure = sure.copy()
+    sure[n - 1] = False  # the goal: absorbing, not in the system
+    block_start = np.empty(n + 1, dtype=np.int64)
+    tcol = np.empty(n, dtype=np.int64)
+    nb, k, _ = structure_kernel(succ, probs, pstride, sure, 1, block_start, tcol)
+    if k > kmax:
+        return 1
+    bs = block_start[: nb + 1]
+    offsets = np.zeros(nb, dtype=np.int64)
+    total = 0
+    for b in range(nb):
+        s = bs[b + 1] - bs[b]
+        if s >= 2:
+            offsets[b] = total
+            total += s * s
+    lu = np.empty(total)
+    piv = np.empty(n)
+    block_factor_kernel(succ, probs, pstride, sure, bs, offsets, lu, piv)
+    # columns: the ones, the R columns, the probability of leaving
+    rhs = np.zeros((n, k + 2))
+    rowsum = np.empty(n)  # the chain's rows scaled to sum to 1 (see Solver)
+    for x in range(n):
+        acc = 0.0
+        for f in range(nf):
+            acc += probs[x * pstride, f]
+        rowsum[x] = acc
+        if sure[x]:
+            rhs[x, 0] = acc
+    backward_columns_kernel(succ, probs, pstride, sure, bs, tcol, 1, rhs)
+    z = np.empty((n, k + 2))
+    block_solve_kernel(succ, probs, pstride, sure, bs, offsets, lu, piv, rhs, z)
     targets = np.empty(k, dtype=np.int64)
     for y in range(n):
-        if bidx[y] >= 0:
-            targets[bidx[y]] = y
-    # column 0: ones, columns 1..k: C (backward probabilities)
-    rhs = np.zeros((n, k + 1))
-    for x in range(goal):
-        if sure[x]:
-            rhs[x, 0] = 1.0
-            for f in range(n_faces):
-                y = succ[x, f]
-                if y < x:
-                    rhs[x, 1 + bidx[y]] += probs[f]
-    z = np.empty((n, k + 1))
-    _back_substitute_kernel(succ, probs, sure, rhs, z)
-    s = np.empty((k, k))
+        if tcol[y] >= 0:
+            targets[tcol[y]] = y
+    cap = np.empty((k, k))
+    slack = np.empty(k)
     for a in range(k):
-        for b in range(k):
-            s[a, b] = (1.0 if a == b else 0.0) - z[targets[a], 1 + b]
-    piv = np.empty(k, dtype=np.int64)
-    _lu_inplace(s, piv)
+        for c in range(k):
+            cap[a, c] = z[targets[a], 1 + c]
+        slack[a] = z[targets[a], k + 1]
+    cap_piv = np.empty(k)
+    gth_factor_kernel(cap, slack, cap_piv)
     coef = np.empty(k)
     for a in range(k):
         coef[a] = z[targets[a], 0]
-    _lu_solve_inplace(s, piv, coef)
+    gth_solve_kernel(cap, cap_piv, coef)
     t = np.empty((n, 1))
     for x in range(n):
         acc = z[x, 0]
         for a in range(k):
             acc += z[x, 1 + a] * coef[a]
         t[x, 0] = acc if sure[x] else 0.0
-    t[goal, 0] = 0.0
-    u = np.empty((n, 1))
-    _back_substitute_kernel(succ, probs, sure, t, u)
-    for a in range(k):
-        coef[a] = u[targets[a], 0]
-    _lu_solve_inplace(s, piv, coef)
     for x in range(n):
-        if not sure[x]:
-            mean[x] = np.inf
-            var[x] = np.inf
-            continue
-        second = u[x, 0]
-        for a in range(k):
-            second += z[x, 1 + a] * coef[a]
-        tx = t[x, 0]
-        mean[x] = tx
-        v = 2.0 * second - tx - tx * tx
-        var[x] = v if v > 0.0 else 0.0
-    return k
+        mean[x] = 0.0 if x == n - 1 else np.inf
+        var[x] = mean[x]
+        if sure[x]:
+            mean[x] = t[x, 0]
+            var[x] = np.nan
+    if not want_var:
+        return 0
+    u = np.empty(n)
+    ts = np.empty(n)
+    for x in range(n):
+        ts[x] = t[x, 0] * rowsum[x]
+    _woodbury_solve(succ, probs, pstride, sure, bs, offsets, lu, piv, z, targets, cap, cap_piv,
+                    ts, u)
+    cancel = False
+    for x in range(n):
+        if sure[x]:
+            tx = t[x, 0]
+            mean[x] = tx
+            var[x] = 2.0 * u[x] - tx - tx * tx
+            if var[x] * CANCELLATION < tx * tx and tx > 1.0:
+                cancel = True
+    if cancel:  # where the formula cancels: the variance of one step of t, solved
+        w = np.empty(n)
+        tt = np.empty(n)
+        for x in range(n):
+            tt[x] = t[x, 0]
+        step_variance_kernel(succ, probs, pstride, sure, tt, np.zeros(n), w)
+        _woodbury_solve(succ, probs, pstride, sure, bs, offsets, lu, piv, z, targets, cap,
+                        cap_piv, w, u)
+        for x in range(n):
+            if sure[x] and var[x] * CANCELLATION < mean[x] * mean[x] and mean[x] > 1.0:
+                var[x] = u[x]
+    for x in range(n):
+        if var[x] < 0.0:
+            var[x] = 0.0
+    return 0
 
 
 def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray,
@@ -333,365 +621,6 @@ def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray,
     reach_kernel(succ, dist, sure)
     mean = np.empty(n)
     var = np.empty(n)
-    moments_kernel(succ, np.asarray(probs, dtype=np.float64), sure, mean, var)
+    probs2 = np.ascontiguousarray(np.asarray(probs, dtype=np.float64).reshape(1, -1))
+    moments_kernel(succ, probs2, 0, sure, mean, var, n, True)
     return dist, mean, var
-
-
-# -- structured solver for large boards -----------------------------------------
-#: Woodbury is used when the number of distinct backward targets is at most this...
-WOODBURY_MAX = 64
-#: ...and ``W`` (``n x k`` float64) fits in this many bytes.
-WOODBURY_BYTES = 1 << 28
-#: Stop refining once the backward error is below this.
-TARGET_ERROR = 1e-15
-#: GMRES relative tolerance on the preconditioned residual, per refinement round.
-GMRES_RTOL = 1e-13
-#: Below ``FLOOR`` (relative), GMRES gives up (and refinement takes over) after
-#: ``STALL`` steps without halving the residual: the rounding floor of the sweeps.
-STALL = 8
-FLOOR = 1e-10
-#: If the backward error is still above this, fall back to SciPy's sparse LU.
-FALLBACK_ERROR = 1e-12
-#: At most this many refinement rounds.
-MAX_ROUNDS = 4
-#: GMRES steps per solve (each one sweep over the board).
-MAX_ITERATIONS = 300
-#: GMRES keeps ``restart + 1`` vectors; at most this many bytes of them.
-KRYLOV_BYTES = 1 << 30
-
-
-@njit()
-def _structure_kernel(succ, probs, active, diag, target):  # pragma: no cover - jitted
-    """``diag = 1 - Q[x, x]`` and ``target[y]`` = True for every backward target.
-
-    Returns the number of backward targets.
-    """
-    n, nf = succ.shape
-    k = 0
-    for x in range(n):
-        d = 1.0
-        if active[x]:
-            for f in range(nf):
-                z = succ[x, f]
-                if z == x:
-                    d -= probs[x, f]
-                elif z < x and active[z] and not target[z] and probs[x, f] > 0.0:
-                    target[z] = True
-                    k += 1
-        diag[x] = d
-    return k
-
-
-@njit()
-def _upper_kernel(succ, probs, active, diag, b, y, out):  # pragma: no cover - jitted
-    """``out = (I - U)^-1 (b + L y)`` by back substitution from the goal down."""
-    n, nf = succ.shape
-    for x in range(n - 1, -1, -1):
-        if not active[x]:
-            out[x] = 0.0
-            continue
-        s = b[x]
-        for f in range(nf):
-            z = succ[x, f]
-            if z > x:
-                s += probs[x, f] * out[z]
-            elif z < x:
-                s += probs[x, f] * y[z]
-        out[x] = s / diag[x]
-
-
-@njit()
-def _lower_kernel(succ, probs, active, diag, b, w, back):  # pragma: no cover - jitted
-    """``w = (I - U)^-T b`` by forward substitution, and ``back = L^T w``."""
-    n, nf = succ.shape
-    acc = b.copy()
-    back[:] = 0.0
-    for x in range(n):
-        if not active[x]:
-            w[x] = 0.0
-            continue
-        v = acc[x] / diag[x]
-        w[x] = v
-        if v == 0.0:
-            continue
-        for f in range(nf):
-            z = succ[x, f]
-            if z > x:
-                acc[z] += probs[x, f] * v
-            elif z < x:
-                back[z] += probs[x, f] * v
-
-
-@njit()
-def residual_kernel(succ, probs, active, b, x, trans, r):  # pragma: no cover - jitted
-    """``r = b - (I - Q) x`` (or ``b - (I - Q)^T x``) on active squares.
-
-    Returns ``(||r||_inf, ||x||_inf, ||b||_inf)``.
-    """
-    n, nf = succ.shape
-    for i in range(n):
-        r[i] = b[i] - x[i] if active[i] else 0.0
-    for i in range(n):
-        if not active[i]:
-            continue
-        for f in range(nf):
-            z = succ[i, f]
-            if active[z]:
-                if trans:
-                    r[z] += probs[i, f] * x[i]
-                else:
-                    r[i] += probs[i, f] * x[z]
-    rn = 0.0
-    xn = 0.0
-    bn = 0.0
-    for i in range(n):
-        if active[i]:
-            rn = max(rn, abs(r[i]))
-            xn = max(xn, abs(x[i]))
-            bn = max(bn, abs(b[i]))
-    return rn, xn, bn
-
-
-@njit()
-def _orthogonalize_kernel(basis, j, w, h):  # pragma: no cover - jitted
-    """Modified Gram-Schmidt of ``w`` against ``basis[0..j]`` (twice); returns ``||w||``.
-
-    ``h[i]`` receives the coefficient on ``basis[i]``.
-    """
-    n = w.shape[0]
-    for i in range(j + 1):
-        h[i] = 0.0
-    for _ in range(2):
-        for i in range(j + 1):
-            s = 0.0
-            for t in range(n):
-                s += basis[i, t] * w[t]
-            h[i] += s
-            for t in range(n):
-                w[t] -= s * basis[i, t]
-    s = 0.0
-    for t in range(n):
-        s += w[t] * w[t]
-    return np.sqrt(s)
-
-
-def _gmres(matvec, rhs: np.ndarray, *, rtol: float, restart: int, maxiter: int
-           ) -> np.ndarray:
-    """Restarted GMRES from 0 with Givens rotations; stops when ``||r|| <= rtol ||rhs||``,
-    after ``maxiter`` steps, or once ``STALL`` steps pass without halving ``||r||``.
-
-    Like ``scipy.sparse.linalg.gmres`` but with the Arnoldi step in a serial Numba
-    kernel: SciPy's pure-Python loop and threaded BLAS level-1 calls cost several
-    times the matrix-vector products here on a busy machine.
-    """
-    k = len(rhs)
-    x = np.zeros(k)
-    bnorm = float(np.sqrt(rhs @ rhs))
-    its = 0
-    best, best_its = bnorm, 0
-    r = rhs.copy()
-    while True:
-        beta = float(np.sqrt(r @ r))
-        if beta <= rtol * bnorm or its >= maxiter:
-            return x
-        basis = np.empty((restart + 1, k))
-        basis[0] = r / beta
-        hess = np.zeros((restart + 1, restart))
-        cs, sn = np.zeros(restart), np.zeros(restart)
-        g = np.zeros(restart + 1)
-        g[0] = beta
-        h = np.empty(restart + 1)
-        j = 0
-        while j < restart:
-            w = matvec(basis[j])
-            its += 1
-            hn = _orthogonalize_kernel(basis, j, w, h)
-            col = np.append(h[: j + 1], hn)
-            for i in range(j):  # previous rotations
-                a, b = col[i], col[i + 1]
-                col[i], col[i + 1] = cs[i] * a + sn[i] * b, -sn[i] * a + cs[i] * b
-            rho = float(np.hypot(col[j], col[j + 1]))
-            cs[j], sn[j] = (col[j] / rho, col[j + 1] / rho) if rho > 0 else (1.0, 0.0)
-            col[j], col[j + 1] = rho, 0.0
-            hess[: j + 2, j] = col
-            g[j], g[j + 1] = cs[j] * g[j], -sn[j] * g[j]
-            j += 1
-            res = abs(g[j])
-            if _DEBUG:
-                print(its, res / bnorm)
-            if res < 0.5 * best:
-                best, best_its = res, its
-            elif its - best_its >= STALL and best < FLOOR * bnorm:  # rounding floor: refine
-                maxiter = its
-            if hn == 0.0 or res <= rtol * bnorm or its >= maxiter:
-                break
-            basis[j] = w / hn
-        y = sla.solve_triangular(hess[:j, :j], g[:j], check_finite=False)
-        for i in range(j):
-            x += y[i] * basis[i]
-        r = rhs - matvec(x)
-
-
-_DEBUG = False
-
-
-class StructuredSolver:
-    """``(I - Q) x = b`` over the ``active`` squares, chosen by structure.
-
-    ``Q`` is given by the successor table ``succ`` and the per-row
-    probabilities ``probs[x, f]`` (a board passes its dice broadcast to every
-    row; a policy passes each square's chosen die).
-
-    ``solve(b, trans)`` takes and returns full-length vectors (zeros off
-    ``active``) and returns ``(x, iterations, backward_error)``.
-    """
-
-    def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray) -> None:
-        n = succ.shape[0]
-        self.succ, self.probs, self.active = succ, probs, active
-        self.n = n
-        self.diag = np.empty(n)
-        is_target = np.zeros(n, dtype=bool)
-        k = _structure_kernel(succ, probs, active, self.diag, is_target)
-        self.targets = np.flatnonzero(is_target)
-        self.k = int(k)
-        self.work = np.zeros(n)
-        if k == 0:
-            self.method = "triangular"
-        elif k <= WOODBURY_MAX and 8 * n * k <= WOODBURY_BYTES:
-            self.method = "woodbury"
-            self._build_woodbury()
-        else:
-            self.method = "gmres"
-            self.restart = int(min(100, max(5, KRYLOV_BYTES // (8 * k) - 1)))
-
-    # -- the two triangular sweeps -------------------------------------------
-    def _upper(self, b: np.ndarray, y: np.ndarray) -> np.ndarray:
-        out = np.empty(self.n)
-        _upper_kernel(self.succ, self.probs, self.active, self.diag, b, y, out)
-        return out
-
-    def _lower(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        w = np.empty(self.n)
-        back = np.empty(self.n)
-        _lower_kernel(self.succ, self.probs, self.active, self.diag, b, w, back)
-        return w, back
-
-    def _build_woodbury(self) -> None:
-        d = self.targets
-        w = np.empty((self.n, len(d)))
-        e = np.zeros(self.n)
-        for j, t in enumerate(d):
-            e[t] = 1.0
-            w[:, j] = self._upper(self.work, e)  # K e_t
-            e[t] = 0.0
-        self.w = w
-        self.small = sla.lu_factor(np.eye(len(d)) - w[d], check_finite=False)
-
-    # -- solves -----------------------------------------------------------------
-    def _apply_inverse(self, b: np.ndarray, trans: bool) -> tuple[np.ndarray, int]:
-        """One pass of the chosen method (exact for triangular/woodbury/splu)."""
-        if self.method == "splu":
-            x = np.zeros(self.n)
-            x[self.states] = self.lu.solve(b[self.states], trans="T" if trans else "N")
-            return x, 0
-        if self.method == "triangular":
-            if trans:
-                return self._lower(b)[0], 0
-            return self._upper(b, self.work), 0
-        if self.method == "woodbury":
-            d = self.targets
-            if trans:
-                z = b.copy()
-                z[d] += sla.lu_solve(self.small, self.w.T @ b, trans=1, check_finite=False)
-                return self._lower(z)[0], 0
-            c = self._upper(b, self.work)
-            return c + self.w @ sla.lu_solve(self.small, c[d], check_finite=False), 0
-        return self._gmres(b, trans)
-
-    def _gmres(self, b: np.ndarray, trans: bool) -> tuple[np.ndarray, int]:
-        """GMRES on the ``k x k`` capacitance system, one sweep per step.
-
-        Normal: ``y = c + K y`` with ``c = (I - U)^-1 b`` and ``K y = W y[D]``,
-        so ``(I - W[D]) y[D] = c[D]``. Transposed: ``z = b + E_D u`` with
-        ``(I - W[D]^T) u = W^T b``, then ``x = (I - U)^-T z``.
-        """
-        d, n, k = self.targets, self.n, self.k
-        count = [0]
-        e = np.zeros(n)
-
-        def apply_k(v):  # (K E_D v)[D] or (W^T E_D v)
-            count[0] += 1
-            e[d] = v
-            out = self._lower(e)[1][d] if trans else self._upper(self.work, e)[d]
-            e[d] = 0.0
-            return v - out
-
-        if trans:
-            rhs = self._lower(b)[1][d]
-        else:
-            c = self._upper(b, self.work)
-            rhs = c[d]
-        if rhs.any():
-            v = _gmres(apply_k, rhs, rtol=GMRES_RTOL, restart=self.restart,
-                       maxiter=MAX_ITERATIONS)
-        else:
-            v = np.zeros(k)
-        if trans:
-            z = b.copy()
-            z[d] += v
-            return self._lower(z)[0], count[0]
-        e[d] = v
-        return self._upper(b, e), count[0]
-
-    def residual(self, b: np.ndarray, x: np.ndarray, trans: bool) -> tuple[np.ndarray, float]:
-        """True residual and the normwise relative backward error of ``x``."""
-        r = np.empty(self.n)
-        rn, xn, bn = residual_kernel(self.succ, self.probs, self.active, b, x, trans, r)
-        denom = 2.0 * xn + bn  # ||I - Q||_inf <= 2
-        return r, (rn / denom if denom > 0 else 0.0)
-
-    def _splu(self) -> None:
-        """Switch to SciPy's sparse LU of the active system (GMRES did not converge)."""
-        states = np.flatnonzero(self.active)
-        pos = np.full(self.n, -1, dtype=np.int64)
-        pos[states] = np.arange(len(states))
-        nf = self.succ.shape[1]
-        rows = np.repeat(pos[states], nf)
-        cols = pos[self.succ[states].ravel()]
-        vals = self.probs[states].ravel()
-        keep = cols >= 0
-        m = len(states)
-        q = sp.csc_matrix((vals[keep], (rows[keep], cols[keep])), shape=(m, m))
-        self.lu = spla.splu((sp.identity(m, format="csc") - q).tocsc())
-        self.states = states
-        self.method = "splu"
-
-    def solve(self, b: np.ndarray, trans: bool = False) -> tuple[np.ndarray, int, float]:
-        """Solve, refine on the true residual while it helps; see the class doc.
-
-        Falls back to a sparse LU (for good) if GMRES leaves the backward error
-        above ``FALLBACK_ERROR``.
-        """
-        b = np.where(self.active, b, 0.0)
-        x, iters, err = self._solve(b, trans)
-        if err > FALLBACK_ERROR and self.method == "gmres":
-            self._splu()
-            x, more, err = self._solve(b, trans)
-            iters += more
-        return x, iters, err
-
-    def _solve(self, b: np.ndarray, trans: bool) -> tuple[np.ndarray, int, float]:
-        x, iters = self._apply_inverse(b, trans)
-        r, err = self.residual(b, x, trans)
-        for _ in range(MAX_ROUNDS):
-            if err <= TARGET_ERROR or err > 1e4 * FALLBACK_ERROR:  # done, or GMRES stalled
-                break
-            dx, more = self._apply_inverse(r, trans)
-            iters += more
-            x_new = x + dx
-            r_new, err_new = self.residual(b, x_new, trans)
-            if not err_new < err:
-                break
-            x, r, err = x_new, r_new, err_new
-        return x, iters, err

@@ -12,14 +12,17 @@ own rows). Per board it
 
 1. validates the board against the rules of :class:`~snl_numeric.Board`
    (rows flagged here are rebuilt as a ``Board`` only to word the error);
-2. compiles the successor table (``_structured._fill_succ``);
+2. compiles the successor table (``_core.table.succ_table_kernel``);
 3. finds the fewest throws by breadth-first propagation from the goal over
    the reversed successor table, and the *sure* squares (goal reached with
-   probability 1) (``_structured._reach``);
-4. solves ``(I - Q) t = 1`` and ``(I - Q) u = t`` by back-substitution over
-   the forward moves plus a Woodbury correction for the few squares that
-   snakes (and bounces) lead back to (``_structured._moments_kernel``):
-   ``E[T] = t[start]``, ``Var T = 2 u - t - t**2``;
+   probability 1) (``_core.table.reach_kernel``);
+4. solves ``(I - Q) t = 1`` and ``(I - Q) u = t`` by one sweep over the
+   forward moves plus a low-rank correction for the squares that snakes (and
+   bounces) lead back to, eliminated without cancellation
+   (``_core.solve.moments_kernel``, the single-board solver's Woodbury method):
+   ``E[T] = t[start]``, ``Var T = 2 u - t - t**2`` (or the variance of one step,
+   solved, where that would cancel); a board with more backward targets than
+   the kernel takes is handed to the single-board solver;
 5. only when a median, percentile or mode is asked for, pushes the
    probability mass over the successor table one throw at a time (exactly
    as :func:`~snl_numeric.length_distribution` does) until the requested

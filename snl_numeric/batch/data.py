@@ -63,7 +63,7 @@ class BoardBatch:
     sizes, starts : ndarray of int64, shape (n,)
         Goal square and start square of each board.
     overshoot : ndarray of int8, shape (n,)
-        Overshoot rule codes (``_structured.OVERSHOOT_CODES``: win 0,
+        Overshoot rule codes (``_core.table.OVERSHOOT_CODES``: win 0,
         exact 1, bounce 2).
     chain : ndarray of bool, shape (n,)
         Whether jumps chain.

@@ -14,6 +14,11 @@ from .data import MAX_SIZE
 #: Problem code of a board larger than :data:`MAX_SIZE`, or needing more memory than a
 #: thread may use (the others: ``board_problem``).
 TOO_LARGE = 99
+#: ``status`` bits: the tail did not fall below ``tail`` within ``max_throws`` throws;
+#: the board has too many backward targets for the per-board kernel (the caller solves it).
+TAIL_NOT_REACHED, NEEDS_SOLVER = 1, 2
+#: Most backward targets the per-board kernel takes.
+KMAX = 512
 #: Bytes per square of one board in :func:`batch_kernel`, besides 8 per face: the jump
 #: index, BFS distances and flags, moments, the mass pushed and its next step.
 ROW_BYTES = 80
@@ -118,7 +123,8 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
 
 @pjit()
 def batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst, dice_ptr,
-                 faces, probs, sum_tol, max_bytes, moments, quantiles, levels, want_mode, tail,
+                 faces, probs, sum_tol, max_bytes, moments, want_var, quantiles, levels,
+                 want_mode, tail,
                  max_throws, problem, where, min_out, mean_out, var_out, q_out, mode_out,
                  status):  # pragma: no cover - jitted
     """Every board in parallel: validate, compile, BFS, moments, quantiles.
@@ -146,9 +152,14 @@ def batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst, 
         if moments:
             mean = np.empty(n)
             var = np.empty(n)
-            moments_kernel(succ, pr, sure, mean, var)
-            mean_out[b] = mean[start]
-            var_out[b] = var[start]
+            kmax = min(KMAX, max(64, (1 << 24) // n))
+            if moments_kernel(succ, pr.reshape((1, pr.shape[0])), 0, sure, mean, var, kmax,
+                              want_var):
+                status[b] |= NEEDS_SOLVER
+            else:
+                mean_out[b] = mean[start]
+                var_out[b] = var[start]
         if quantiles:
-            mode_out[b], status[b] = _quantiles_one(succ, pr, dist, start, levels,
-                                                    want_mode, tail, max_throws, q_out[b])
+            mode_out[b], tail_status = _quantiles_one(succ, pr, dist, start, levels, want_mode,
+                                                      tail, max_throws, q_out[b])
+            status[b] |= tail_status

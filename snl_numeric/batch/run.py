@@ -22,10 +22,11 @@ from .._core.validation import (
     check_tail,
     problem_message,
 )
+from ..chain import moments
 from ..io import require_pandas
 from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, segment_ids
 from .files import Chunk, open_source, raise_for_row
-from .kernels import TOO_LARGE, batch_kernel, row_bytes
+from .kernels import NEEDS_SOLVER, TAIL_NOT_REACHED, TOO_LARGE, batch_kernel, row_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -139,6 +140,7 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
                          batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
                          batch.faces, batch.probs, SUM_TOL, _row_budget(),
                          any(c in cols for c in ("expected_throws", "variance", "std")),
+                         any(c in cols for c in ("variance", "std")),
                          bool(len(levels)) or want_mode, levels, want_mode,
                          float(settings.tail), int(settings.max_throws), out.problem, out.where,
                          out.min_throws, out.mean, out.var, out.q, out.mode, out.status)
@@ -159,10 +161,15 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
     for i in np.flatnonzero((out.problem != 0) & ~error).tolist():
         error[i] = True
         messages[i] = _problem_message(batch, i, int(out.problem[i]), out.where[i])
-    for i in np.flatnonzero(out.status & ~error).tolist():
+    for i in np.flatnonzero((out.status & TAIL_NOT_REACHED) & ~error).tolist():
         error[i] = True
         messages[i] = (f"the tail did not fall below {settings.tail} within max_throws="
                        f"{settings.max_throws} throws; raise max_throws or tail")
+    for i in np.flatnonzero((out.status & NEEDS_SOLVER) & ~error).tolist():
+        # too many backward targets for the per-board kernel: the single-board solver
+        board = batch[i]
+        mean, var = moments(board.compiled)
+        out.mean[i], out.var[i] = mean[board.start], var[board.start]
     if chunk.lines is not None:  # rows of a JSON Lines file: name the line too
         messages = {i: msg + chunk.line_note(i) for i, msg in messages.items()}
     if error.any() and settings.errors == "raise":

@@ -4,10 +4,11 @@ Given ``snakes`` snakes and ``ladders`` ladders, :func:`design_board`
 searches layouts whose expected number of throws ``E = t[start]`` (``t =
 (I - Q)^-1 1``, the absorbing chain's fundamental system) is as large, as
 small, or as close to a target as possible. Every candidate is evaluated
-exactly by the structured kernels of :mod:`snl_numeric._structured`
-(successor table, BFS + sure mask, triangular back-substitution with a
-Woodbury correction for the snakes): microseconds per 100-square board, so
-searches make hundreds of thousands of exact evaluations.
+exactly by the core's per-board kernel (successor table, BFS + sure mask, a
+triangular sweep with a low-rank correction for the snakes, eliminated without
+cancellation): microseconds per 100-square board, so searches make hundreds
+of thousands of exact evaluations. Candidates are scored by their mean; the
+winner's variance is solved once at the end.
 
 A layout is feasible when
 

@@ -11,6 +11,9 @@ from .._core.numba_config import njit, pjit
 from .._core.solve import moments_kernel
 from .._core.table import reach_kernel, succ_table_kernel
 
+#: Objective values closer than this (relative) are ties: they differ by rounding only.
+TIE = 1e-12
+
 
 @njit()
 def _next_u64(state, c):  # pragma: no cover - jitted
@@ -147,7 +150,8 @@ def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs
     reach_kernel(succ, dist, sure)
     if not sure[start]:
         return np.inf, np.inf
-    moments_kernel(succ, probs, sure, mean, var)
+    moments_kernel(succ, probs.reshape((1, probs.shape[0])), 0, sure, mean, var, size + 1,
+                   False)
     return mean[start], var[start]
 
 
@@ -216,7 +220,8 @@ def _anneal_chain(c, size, n_snakes, allowed_src, allowed_dst, min_len, max_len,
             if m < np.inf:
                 cn = _cost(mode, m, target)
                 delta = cn - cc
-                if delta <= 0.0 or _uniform(state, c) < math.exp(-delta / temps[it]):
+                # a change within rounding of the objective is a tie: accepted, no draw
+                if delta <= TIE * abs(cc) or _uniform(state, c) < math.exp(-delta / temps[it]):
                     cur_src[:] = new_src
                     cur_dst[:] = new_dst
                     cc = cn

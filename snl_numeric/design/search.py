@@ -17,8 +17,10 @@ from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import seed_sequence
 from ..board import Board
+from ..chain import throws_variance
 from ..dice import Dice
 from .kernels import (
+    TIE,
     anneal_kernel,
     apply_moves_kernel,
     candidates_kernel,
@@ -222,7 +224,8 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         m, _ = _batch(p, cs, cd)
         evals0 += n_pilot
         delta = np.abs(_costs(mode, m, target) - cost[np.arange(n_pilot) % chains])
-        delta = delta[np.isfinite(delta) & (delta > 0)]
+        scale = np.abs(cost[np.arange(n_pilot) % chains])
+        delta = delta[np.isfinite(delta) & (delta > TIE * scale)]
         t0 = float(np.median(delta)) if len(delta) else 1e-3 * max(1.0, float(mean.min()))
         t1 = 1e-3 * t0
     else:
@@ -451,7 +454,9 @@ def design_board(
     entropy = tuple(int(e) for e in (entropy if isinstance(entropy, Iterable) else [entropy]))
     board = Board(p.size, zip(src.tolist(), dst.tolist(), strict=True), name=f"design-{name}",
                   **p.rules)
-    return DesignResult(board=board, expected=float(mean), variance=float(var), objective=name,
+    # the search scores candidates by their mean only; the winner's variance is solved once
+    variance = throws_variance(board)
+    return DesignResult(board=board, expected=float(mean), variance=variance, objective=name,
                         target=float(target) if target is not None else None, value=value,
                         method=method, trace=trace, trace_evaluations=trace_evals,
                         evaluations=int(evals), iterations=iterations, chains=chains,

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from ..board import Board
     from ..players import GameLength
 
-__all__ = ["board_html", "analysis_html", "game_length_html", "kv_table", "row_table", "fmt"]
+__all__ = ["board_html", "analysis_html", "game_length_html", "race_html", "kv_table", "row_table",
+           "fmt"]
 
 #: Boards larger than this get no SVG thumbnail.
 SVG_MAX_SIZE = 400
@@ -292,3 +293,37 @@ def policy_html(r: Any) -> str:
         [[label(i), dice_text(d), int((squares == i).sum())] for i, d in enumerate(r.actions)],
         caption="The dice")
     return side_by_side(kv_table(rows, caption=f"Policy on {board_title(b)}"), dice)
+
+
+# -- race ----------------------------------------------------------------------
+def race_html(r: Any) -> str:
+    """The HTML display of a :class:`~snl_numeric.race.RaceResult`."""
+    b = r.board
+    s = b.start
+    c = r.convergence
+    who = ("both players play to win" if r.opponent == "optimal"
+           else f"best response to a fixed opponent ({r.opponent})")
+    rows = [
+        ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
+        ("rules", f"{rules_text(b)}; both start on square {s}"
+                  + ("; jumps optional" if r.optional_jumps else "")),
+        ("players", who),
+        ("first player wins", f"{r.win_probability:.12f}"),
+        ("second player wins", f"{r.lose_probability:.12f}"),
+    ]
+    if r.no_winner > 0:
+        rows.append(("nobody wins", f"{r.no_winner:.12f}"))
+    if r.opponent != "optimal":
+        rows.append(("moving second", f"wins {r.win_probability_second:.12f}"))
+    rows.append(("certificate", f"bracket {c.bracket:.1e} after {c.sweeps} Gauss-Seidel sweeps"
+                                + (f" ({c.note})" if c.note else "")))
+    first = int(r.policy[s, s])
+    rows.append(("first throw", f"die {label(first)} ({dice_text(r.dice[first])})"
+                 if first >= 0 else "none: the game is over"))
+    inner = r.policy[: b.size, : b.size]
+    dice = row_table(
+        ["die", "faces", "share of positions"],
+        [[label(i), dice_text(d), f"{100 * float((inner == i).mean()):.1f}%"]
+         for i, d in enumerate(r.dice)],
+        caption="The dice")
+    return side_by_side(kv_table(rows, caption=f"Race on {board_title(b)}"), dice)

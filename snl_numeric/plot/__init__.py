@@ -1,4 +1,4 @@
-"""Plots for notebooks: game length, the board, expected visits, comparisons.
+"""Plots for notebooks: game length, the board, expected visits, comparisons, races.
 
 Needs matplotlib, the optional extra ``plot``
 (``pip install snl_numeric[plot]``); it is imported only when a function
@@ -24,12 +24,14 @@ from .board import plot_board, plot_visits
 from .common import DEFAULT_COVERAGE, NUMBER_MAX_SIZE
 from .distribution import plot_compare, plot_distribution
 from .policy import plot_policy
+from .race import plot_race
 
 __all__ = [
     "plot_board",
     "plot_compare",
     "plot_distribution",
     "plot_policy",
+    "plot_race",
     "plot_visits",
     "grid_shape",
     "square_xy",

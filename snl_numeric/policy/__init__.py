@@ -21,9 +21,9 @@ with ``W(y) = V(y)`` for a square ``y``. The answer is a stationary policy:
 one die per square and one take/decline decision per jump.
 
 **Policy iteration** (default) evaluates a policy ``pi`` exactly by solving
-``(I - Q_pi) t = 1`` with the core's solver (LAPACK LU up to
-``chain.DENSE_MAX`` unknowns; above it the structured triangular plus
-low-rank solver of :mod:`snl_numeric._large`), then switches each square and jump to a
+``(I - Q_pi) t = 1`` with the core's solver family (:mod:`snl_numeric._core.solve`:
+a triangular sweep plus a low-rank correction, cancellation-free), then switches
+each square and jump to a
 *strictly* better choice until none exists. **Value iteration** runs
 Gauss-Seidel sweeps from the goal downwards until no value moves by more than
 ``tol``, reads off the greedy policy and evaluates it exactly. Both return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.numba_config import njit
-from .._core.solve import factorize
+from .._core.solve import Solver
 from .._core.table import reach_kernel
 from .problem import Problem
 
@@ -53,8 +53,8 @@ def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) 
     """Expected throws under a policy proper on ``active`` squares (``inf`` elsewhere).
 
     The policy's chain is a successor table with per-square probabilities,
-    solved exactly by the core's solver (LAPACK LU, or the structured
-    triangular + low-rank solver on large boards).
+    solved exactly by the core's solver family (a block-triangular sweep plus a
+    low-rank correction, cancellation-free).
     """
     n = p.n
     width = p.nxt.shape[2]
@@ -66,7 +66,9 @@ def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) 
     values[p.goal] = 0.0
     if len(states) == 0 or not _proper(succ, prob, active, p.goal):
         return values
-    values[states] = factorize(succ, prob, states).solve(np.ones(len(states)))
+    system = np.zeros(n, dtype=np.bool_)
+    system[states] = True
+    values[states] = Solver(succ, prob, system).solve(system.astype(np.float64)).x[states]
     return values
 
 

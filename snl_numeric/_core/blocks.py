@@ -1,0 +1,444 @@
+"""Cancellation-free kernels of the solver family (private; see :mod:`.solve`).
+
+The system is ``A x = b`` with ``A = I - Q`` restricted to the ``active``
+squares: ``Q[x, y]`` is the probability that a throw from ``x`` ends on
+``y``, read from the successor table ``succ[x, f]`` and the probabilities
+``probs[x * pstride, f]`` (``pstride`` 0: one die for every square; 1: one
+row per square, as a policy has). A throw that ends outside ``active`` (the
+goal, or a square that is not in the system) leaves the system. ``A`` is a
+nonsingular M-matrix whose off-diagonal entries ``-Q[x, y]`` and row sums
+(the probability of leaving in one throw) are known exactly, so every pivot
+here is formed as a *sum* of what leaves a square, never as a difference
+(Grassmann, Taksar and Heyman's idea): elimination and substitution only add
+and multiply non-negative numbers and divide by such sums, and every entry
+of a solution with a non-negative right-hand side keeps high relative
+accuracy however large it is.
+
+Divisions follow IEEE rules (``error_model="numpy"``): a pivot that underflows to 0 (an
+expected number of throws beyond the largest double) gives ``inf``, which the solver
+reports, instead of an exception inside a kernel.
+
+Squares are grouped into *blocks*: consecutive squares tied together by
+short backward moves (a snake of a few squares, a bounce). ``P`` is ``A``
+without the backward moves that leave a block (``R``, of rank ``k``, the
+number of distinct squares they land on); ``P`` is block upper triangular,
+each diagonal block factorised densely by GTH elimination, so ``P^-1`` is one
+sweep from the top block down and ``P^-T`` one sweep from the bottom up.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .numba_config import njit
+
+#: Most squares in one diagonal block.
+BLOCK_MAX = 16
+
+
+# -- dense GTH elimination ------------------------------------------------------------
+@njit(error_model="numpy")
+def gth_factor_kernel(a, slack, piv):  # pragma: no cover - jitted
+    """GTH elimination of ``D - G`` in place: ``a`` holds ``G`` (off-diagonal, >= 0, its
+    diagonal ignored) and ``slack`` the row sums of ``D - G`` (>= 0).
+
+    Afterwards the strictly lower part of ``a`` holds the multipliers ``f_ik >= 0``
+    (``L = I - F``), the strictly upper part ``-U``'s off-diagonal (>= 0) and ``piv``
+    the pivots, each formed as the slack plus the row's remaining entries.
+    """
+    m = a.shape[0]
+    for k in range(m):
+        d = slack[k]
+        for j in range(k + 1, m):
+            d += a[k, j]
+        piv[k] = d
+        for i in range(k + 1, m):
+            g = a[i, k]
+            if g == 0.0:
+                continue
+            f = g / d
+            a[i, k] = f
+            for j in range(k + 1, m):
+                if j != i:
+                    a[i, j] += f * a[k, j]
+            slack[i] += f * slack[k]
+
+
+@njit(error_model="numpy")
+def gth_solve_kernel(a, piv, x):  # pragma: no cover - jitted
+    """Solve ``(D - G) x = b`` in place (``x`` holds ``b``) from :func:`gth_factor_kernel`."""
+    m = a.shape[0]
+    for i in range(m):
+        acc = x[i]
+        for k in range(i):
+            acc += a[i, k] * x[k]
+        x[i] = acc
+    for k in range(m - 1, -1, -1):
+        acc = x[k]
+        for j in range(k + 1, m):
+            acc += a[k, j] * x[j]
+        x[k] = acc / piv[k]
+
+
+@njit(error_model="numpy")
+def gth_solve_t_kernel(a, piv, x):  # pragma: no cover - jitted
+    """Solve ``(D - G)^T x = b`` in place from :func:`gth_factor_kernel`."""
+    m = a.shape[0]
+    for k in range(m):
+        acc = x[k]
+        for j in range(k):
+            acc += a[j, k] * x[j]
+        x[k] = acc / piv[k]
+    for k in range(m - 1, -1, -1):
+        acc = x[k]
+        for i in range(k + 1, m):
+            acc += a[i, k] * x[i]
+        x[k] = acc
+
+
+# -- blocks -----------------------------------------------------------------------------
+@njit()
+def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # pragma: no cover
+    """Cut the squares into blocks and number the squares ``R`` lands on.
+
+    A backward move ``x -> y`` (both active) shorter than ``bmax`` ties ``y .. x``
+    together; blocks are the runs between cuts that no such move crosses, cut
+    again every ``bmax`` squares. ``block_start`` (length ``n + 1``) receives the
+    first square of each block and ends with ``n``; ``tcol[y]`` receives the
+    column of ``y`` among the targets of moves to lower blocks (numbered from the
+    highest move down) or -1. Returns ``(blocks, targets, levels)``: ``levels``
+    is the longest chain of blocks linked by forward moves (for error bounds).
+    """
+    n, nf = succ.shape
+    left = np.arange(n)
+    for x in range(n if bmax > 1 else 0):
+        if active[x]:
+            for f in range(nf):
+                y = succ[x, f]
+                if y < x and x - y < bmax and active[y] and probs[x * pstride, f] > 0.0:
+                    if y < left[x]:
+                        left[x] = y
+    free = np.ones(n, dtype=np.bool_)  # no short backward move crosses the cut after t
+    low = n
+    for t in range(n - 1 if bmax > 1 else -1, -1, -1):
+        free[t] = low > t
+        if left[t] < low:
+            low = left[t]
+    nb = 0
+    lo = 0
+    for t in range(n):
+        if free[t] or t == n - 1 or t - lo + 1 >= bmax:
+            block_start[nb] = lo
+            nb += 1
+            lo = t + 1
+    block_start[nb] = n
+    k = 0
+    for y in range(n):
+        tcol[y] = -1
+    level = left  # reused: the chain length of each square's block
+    top = 0
+    for b in range(nb - 1, -1, -1):
+        lo, hi = block_start[b], block_start[b + 1]
+        lv = 0
+        for x in range(hi - 1, lo - 1, -1):
+            if not active[x]:
+                continue
+            for f in range(nf):
+                y = succ[x, f]
+                if not active[y] or probs[x * pstride, f] == 0.0:
+                    continue
+                if y >= hi:
+                    if level[y] > lv:
+                        lv = level[y]
+                elif y < lo and tcol[y] < 0:
+                    tcol[y] = k
+                    k += 1
+        for x in range(lo, hi):
+            level[x] = lv + 1
+        if lv + 1 > top:
+            top = lv + 1
+    return nb, k, top
+
+
+@njit(error_model="numpy")
+def block_factor_kernel(succ, probs, pstride, active, block_start, offsets, lu,
+                        piv):  # pragma: no cover - jitted
+    """Factorise ``P``'s diagonal blocks: a block of ``s >= 2`` squares by GTH elimination
+    into ``lu[offsets[b] : offsets[b] + s * s]`` (row-major), a single square by its pivot,
+    the sum of its probabilities of moving; inactive squares get an identity row."""
+    n, nf = succ.shape
+    nb = block_start.shape[0] - 1
+    for b in range(nb):
+        lo, hi = block_start[b], block_start[b + 1]
+        s = hi - lo
+        if s == 1:
+            d = 1.0
+            if active[lo]:
+                d = 0.0
+                for f in range(nf):
+                    if succ[lo, f] != lo:
+                        d += probs[lo * pstride, f]
+            piv[lo] = d
+            continue
+        a = lu[offsets[b]: offsets[b] + s * s].reshape((s, s))
+        a[:, :] = 0.0
+        slack = np.zeros(s)
+        for i in range(s):
+            x = lo + i
+            if not active[x]:
+                slack[i] = 1.0
+                continue
+            for f in range(nf):
+                p = probs[x * pstride, f]
+                y = succ[x, f]
+                if p == 0.0 or y == x:
+                    continue
+                if lo <= y < hi and active[y]:
+                    a[i, y - lo] += p
+                else:
+                    slack[i] += p
+        gth_factor_kernel(a, slack, piv[lo:hi])
+
+
+@njit(error_model="numpy")
+def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, back,
+                 out):  # pragma: no cover - jitted
+    """``out = P^-1 (rhs + R back)`` for one column: one sweep from the top block down.
+
+    A move from ``x`` down to a lower block's square ``y`` adds ``p * back[y]`` (``back``
+    empty: none); ``back`` must be 0 off the system, and ``out`` is 0 there, so moves
+    that leave the system add nothing. Single squares, the common case, take the short
+    path: their moves up are known and their moves down come from ``back``.
+    """
+    n, nf = succ.shape
+    use_back = back.shape[0] > 0
+    b = block_start.shape[0] - 2
+    x = n - 1
+    while x >= 0:
+        lo = block_start[b]
+        if lo == x:
+            if active[x]:
+                acc = rhs[x]
+                row = x * pstride
+                for f in range(nf):
+                    y = succ[x, f]
+                    if y > x:
+                        acc += probs[row, f] * out[y]
+                    elif y < x and use_back:
+                        acc += probs[row, f] * back[y]
+                out[x] = acc / piv[x]
+            else:
+                out[x] = 0.0
+        else:
+            hi = x + 1
+            for z in range(lo, hi):
+                if not active[z]:
+                    out[z] = 0.0
+                    continue
+                acc = rhs[z]
+                row = z * pstride
+                for f in range(nf):
+                    y = succ[z, f]
+                    if y >= hi:
+                        acc += probs[row, f] * out[y]
+                    elif y < lo and use_back:
+                        acc += probs[row, f] * back[y]
+                out[z] = acc
+            s = hi - lo
+            gth_solve_kernel(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)), piv[lo:hi],
+                             out[lo:hi])
+        x = lo - 1
+        b -= 1
+
+
+@njit(error_model="numpy")
+def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs,
+                       out):  # pragma: no cover - jitted
+    """``out = P^-1 rhs`` for the ``m`` columns of ``rhs`` at once (see :func:`sweep_kernel`).
+
+    A column is zero above its highest non-zero right-hand side, so the sweep skips it
+    there: put the columns that start highest first.
+    """
+    n, nf = succ.shape
+    m = rhs.shape[1]
+    nb = block_start.shape[0] - 1
+    last = np.full(n, -1, dtype=np.int64)  # last[x]: highest column first non-zero at row x
+    for j in range(m):
+        for x in range(n - 1, -1, -1):
+            if active[x] and rhs[x, j] != 0.0:
+                if j > last[x]:
+                    last[x] = j
+                break
+    cols = 0
+    for b in range(nb - 1, -1, -1):
+        lo, hi = block_start[b], block_start[b + 1]
+        for x in range(hi - 1, lo - 1, -1):
+            if last[x] + 1 > cols:
+                cols = last[x] + 1
+        for x in range(lo, hi):
+            for j in range(cols, m):
+                out[x, j] = 0.0
+            if not active[x]:
+                for j in range(cols):
+                    out[x, j] = 0.0
+                continue
+            for j in range(cols):
+                out[x, j] = rhs[x, j]
+            for f in range(nf):  # squares off the system hold 0 in out
+                y = succ[x, f]
+                if y >= hi:
+                    p = probs[x * pstride, f]
+                    for j in range(cols):
+                        out[x, j] += p * out[y, j]
+        s = hi - lo
+        if s == 1:
+            d = piv[lo]
+            for j in range(cols):
+                out[lo, j] /= d
+        elif cols:
+            a = lu[offsets[b]: offsets[b] + s * s].reshape((s, s))
+            for j in range(cols):
+                gth_solve_kernel(a, piv[lo:hi], out[lo:hi, j])
+
+
+@njit(error_model="numpy")
+def block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, out,
+                         back_out):  # pragma: no cover - jitted
+    """``out = P^-T rhs``: one sweep from the bottom block up; ``back_out`` (``(n, m)`` or
+    ``(n, 0)``) receives ``R^T out`` (what the moves to lower blocks carry back)."""
+    n, nf = succ.shape
+    m = rhs.shape[1]
+    nb = block_start.shape[0] - 1
+    use_back = back_out.shape[1] > 0
+    out[:, :] = rhs
+    if use_back:
+        back_out[:, :] = 0.0
+    for b in range(nb):
+        lo, hi = block_start[b], block_start[b + 1]
+        s = hi - lo
+        if s == 1:
+            if active[lo]:
+                d = piv[lo]
+                for j in range(m):
+                    out[lo, j] /= d
+        else:
+            a = lu[offsets[b]: offsets[b] + s * s].reshape((s, s))
+            for j in range(m):
+                gth_solve_t_kernel(a, piv[lo:hi], out[lo:hi, j])
+        for x in range(lo, hi):
+            if not active[x]:
+                for j in range(m):
+                    out[x, j] = 0.0
+                continue
+            for f in range(nf):
+                y = succ[x, f]
+                p = probs[x * pstride, f]
+                if p == 0.0 or not active[y]:
+                    continue
+                if y >= hi:
+                    for j in range(m):
+                        out[y, j] += p * out[x, j]
+                elif y < lo and use_back:
+                    for j in range(m):
+                        back_out[y, j] += p * out[x, j]
+
+
+@njit()
+def rotation_kernel(succ, probs, pstride, active, cost):  # pragma: no cover - jitted
+    """``cost[c]``: how many moves go backward when the squares are taken in the order
+    ``c .. n-1, 0 .. c-1`` (``cost[0]``: in their own order).
+
+    A move down from ``x`` to ``y`` goes forward in that order when ``y < c <= x``; a move
+    up from ``x`` to ``y`` goes backward when ``x < c <= y``. One pass with difference
+    arrays.
+    """
+    n, nf = succ.shape
+    for c in range(n + 1):
+        cost[c] = 0
+    total = 0
+    for x in range(n):
+        if not active[x]:
+            continue
+        for f in range(nf):
+            y = succ[x, f]
+            if probs[x * pstride, f] == 0.0 or not active[y] or y == x:
+                continue
+            if y < x:
+                total += 1
+                cost[y + 1] -= 1
+                cost[x + 1] += 1
+            else:
+                cost[x + 1] += 1
+                cost[y + 1] -= 1
+    acc = total
+    for c in range(n):
+        acc += cost[c]
+        cost[c] = acc
+    cost[0] = total
+
+
+# -- residuals in double-double -------------------------------------------------------------
+@njit(inline="always")
+def _two_sum(a, b):  # pragma: no cover - jitted
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@njit(inline="always")
+def _two_prod(a, b):  # pragma: no cover - jitted
+    """``a * b`` exactly as ``p + e`` (Dekker's split; no fused multiply-add needed)."""
+    p = a * b
+    c = 134217729.0 * a  # 2**27 + 1
+    ah = c - (c - a)
+    al = a - ah
+    c = 134217729.0 * b
+    bh = c - (c - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@njit()
+def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size):  # pragma: no cover
+    """``r = b - A (xhi + xlo)`` (or ``b - A^T (xhi + xlo)``) in double-double arithmetic,
+    the pivot ``A[x, x]`` being the exact sum of ``x``'s moving probabilities.
+
+    ``size[i]`` receives the sum of the absolute terms of row ``i``: the rounding error
+    of ``r[i]`` is below ``(terms + 4) * 2**-104 * size[i]``.
+    """
+    n, nf = succ.shape
+    rh = np.zeros(n)
+    rl = np.zeros(n)
+    for i in range(n):
+        size[i] = 0.0
+        if active[i]:
+            rh[i] = b[i]
+            size[i] = abs(b[i])
+    for x in range(n):
+        if not active[x]:
+            continue
+        vx = xhi[x]
+        for f in range(nf):
+            p = probs[x * pstride, f]
+            y = succ[x, f]
+            if p == 0.0 or y == x:
+                continue
+            # the pivot: -p * x[x] for every move out of x
+            ph, pl = _two_prod(p, vx)
+            pl += p * xlo[x]
+            i = y if trans else x
+            s, e = _two_sum(rh[x], -ph)
+            rl[x] += e - pl
+            rh[x] = s
+            size[x] += abs(ph)
+            if active[y]:  # the off-diagonal entry: + p * x[y] (or + p * x[x] into row y)
+                v = vx if trans else xhi[y]
+                w = xlo[x] if trans else xlo[y]
+                qh, ql = _two_prod(p, v)
+                ql += p * w
+                s, e = _two_sum(rh[i], qh)
+                rl[i] += e + ql
+                rh[i] = s
+                size[i] += abs(qh)
+    for i in range(n):
+        r[i] = rh[i] + rl[i] if active[i] else 0.0

@@ -1,0 +1,61 @@
+"""``snl race``: two players racing, each choosing a die before every throw."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..dice import parse_dice
+from ..policy import optimal_policy
+from ..race import optimal_race, race_value
+from .common import add_board_arguments, board_from_args
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``snl race`` on the ``snl`` subparsers."""
+    p = sub.add_parser("race", help="optimal play against an opponent when players choose "
+                                    "their dice (chance to win)")
+    add_board_arguments(p, dice=False)
+    p.add_argument("--dice", dest="race_dice", action="append", metavar="DICE",
+                   help="a die both players choose from (repeat): 'd6', '1-3', '2d6', "
+                        "'1:0.5,2:0.5'; default: the board's own die")
+    p.add_argument("--optional-jumps", action="store_true",
+                   help="players may decline any snake or ladder")
+    p.add_argument("--vs-fewest-throws", action="store_true",
+                   help="also: what playing for the fewest expected throws costs the first "
+                        "player against an optimal opponent")
+    p.add_argument("--json", action="store_true", help="print JSON (without the tables)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    board = board_from_args(args)
+    dice = [parse_dice(s) for s in args.race_dice] if args.race_dice else [board.dice]
+    result = optimal_race(board, dice, optional_jumps=args.optional_jumps)
+    out = result.to_dict(tables=False)
+    lines = [str(result)]
+    if args.vs_fewest_throws:
+        fewest = optimal_policy(board, dice, optional_jumps=args.optional_jumps)
+        first = race_value(board, dice, fewest, result, optional_jumps=args.optional_jumps)
+        against = race_value(board, dice, result, fewest, optional_jumps=args.optional_jumps)
+        exploit = optimal_race(board, dice, opponent=fewest, optional_jumps=args.optional_jumps)
+        exploited = race_value(board, dice, fewest, exploit, optional_jumps=args.optional_jumps)
+        p = result.win_probability
+        out["vs_fewest_throws"] = {
+            "expected_throws": fewest.expected_start,
+            "win_probability_first": first, "cost_first": p - first,
+            "optimal_first_against_it": against,
+            "win_probability_first_exploited": exploited,
+        }
+        lines += [
+            f"  fewest expected throws ({fewest.expected_start:.4f} throws) against an optimal "
+            "opponent:",
+            f"    moving first    wins {first:.12f} (optimal play {p:.12f}, costs "
+            f"{p - first:.3g})",
+            f"    moving second   an optimal first player wins {against:.12f} (against "
+            f"optimal play {p:.12f})",
+            f"    moving first against a player who knows it: wins {exploited:.12f}",
+        ]
+    print(json.dumps(out) if args.json else "\n".join(lines))
+    return 0

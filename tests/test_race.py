@@ -1,0 +1,388 @@
+"""Tests of snl_numeric.race: optimal_race, race_value, RaceResult, ``snl race``, plot_race."""
+
+from __future__ import annotations
+
+import json
+import threading
+from fractions import Fraction
+
+import naive
+import numpy as np
+import pytest
+from conftest import boards as board_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snl_numeric import (
+    Board,
+    RaceResult,
+    boards,
+    expected_game_length,
+    optimal_policy,
+    optimal_race,
+    race_value,
+    win_probabilities,
+)
+from snl_numeric.cli import main
+from snl_numeric.dice import as_dice
+from snl_numeric.race import solve
+
+MB = boards.get("milton-bradley")
+SMALL_BIG = ["1-3", "4-6"]
+#: Dice pairs for the random boards: fair and loaded, long and short, some that strand.
+DICE_SETS = [
+    [{1: 0.5, 2: 0.5}, {3: 0.5, 4: 0.5}],
+    [None, {1: 1.0}],
+    [{1: 0.2, 4: 0.8}, {2: 0.25, 3: 0.25, 5: 0.5}],
+    [{3: 0.5, 4: 0.5}, {2: 1.0}],
+    [{1: 1 / 3, 2: 1 / 3, 3: 1 / 3}, {4: 1 / 3, 5: 1 / 3, 6: 1 / 3}],
+    [{1: 0.5, 2: 0.5}],
+]
+
+
+@pytest.fixture(scope="module")
+def mb_race():
+    return optimal_race(MB, SMALL_BIG)
+
+
+def _fit(board, dice):
+    """Bounce boards need faces no larger than size + 1."""
+    if board.overshoot == "bounce" and max(max(d.faces) for d in dice) > board.size + 1:
+        return board.replace(overshoot="exact")
+    return board
+
+
+# -- the numbers ---------------------------------------------------------------------
+def test_milton_bradley_small_and_big_die(mb_race):
+    r = mb_race
+    # between iterates 60 (0.52149) and 61 (0.52425) of plain value iteration (issue 17)
+    assert r.win_probability == pytest.approx(0.522993088524, abs=1e-11)
+    assert 0.52149 < r.win_probability < 0.52425
+    assert r.bracket < 1e-12 and r.convergence.note == ""
+    assert r.no_winner == 0.0
+    assert r.win_probability + r.lose_probability == pytest.approx(1.0, abs=1e-12)
+    assert r.win_probability_second == pytest.approx(r.lose_probability, abs=1e-12)
+    s = MB.size
+    assert np.all(r.value[s, :] == 1.0) and np.all(r.value[:s, s] == 0.0)
+    assert np.all(r.policy[s, :] == -1) and np.all(r.policy[:, s] == -1)
+    assert set(np.unique(r.policy[:s, :s]).tolist()) == {0, 1}
+    # the die depends on the opponent: on 11 the big die, unless the opponent is on 64..69
+    assert r.policy[11, 60:72].tolist() == [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1]
+
+
+def test_optional_jumps_decline_every_snake_and_win_more():
+    r = optimal_race(MB, SMALL_BIG, optional_jumps=True)
+    assert r.win_probability == pytest.approx(0.533936349031, abs=1e-11)
+    assert r.bracket < 1e-12
+    s = MB.size
+    for (src, dst), take in zip(r.jumps, r.take, strict=True):
+        assert bool(np.all(take[:s])) == (dst > src), (src, dst)
+    # declining every snake, the 47/48 variant plays the same race
+    r48 = optimal_race(boards.get("milton-bradley-48"), SMALL_BIG, optional_jumps=True)
+    assert r48.win_probability == pytest.approx(r.win_probability, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", boards.names())
+def test_one_die_is_the_plain_race(name):
+    board = boards.get(name)
+    r = optimal_race(board, [board.dice])
+    assert r.win_probability == pytest.approx(win_probabilities(board, 2)[0], abs=1e-12)
+    assert r.bracket < 1e-12
+
+
+def test_hand_solved_gamble():
+    """Size 2, exact landing: S moves one square, G throws 2 or 3 (half each).
+
+    On 1, S wins at once. On 0 against 1, S loses (the opponent finishes next), G wins
+    half the time: 1/2. On 0 against 0, G gives x = 1/2 + (1 - x)/2 = 2/3 (S: 1/2).
+    """
+    board = Board(2, overshoot="exact")
+    r = optimal_race(board, [{1: 1.0}, {2: 0.5, 3: 0.5}])
+    assert Fraction(r.value[0, 0]).limit_denominator(100) == Fraction(2, 3)
+    assert r.value[0, 0] == pytest.approx(2 / 3, abs=1e-15)
+    assert r.value[0, 1] == pytest.approx(0.5, abs=1e-15)
+    assert r.value[1, 0] == r.value[1, 1] == 1.0
+    assert r.policy[:2, :2].tolist() == [[1, 1], [0, 0]]
+    assert r.convergence.sweeps <= 2  # the lost throws are solved as a two-state game
+
+
+def test_empty_board_first_player_wins_with_a_long_enough_die():
+    r = optimal_race(Board(3), [{1: 1.0}, {3: 1.0}])
+    assert r.win_probability == 1.0 and r.policy[0, 0] == 1
+
+
+def test_start_on_the_goal():
+    r = optimal_race(Board(4, start=4), SMALL_BIG)
+    assert r.win_probability == 1.0 and r.lose_probability == 0.0
+    assert win_probabilities(Board(4, start=4), 2)[0] == 1.0
+
+
+# -- nobody may win --------------------------------------------------------------------
+def test_no_winner_single_die():
+    """One throw of 4 wins, a 3 strands the token (issue: never folded into a win)."""
+    board = Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5})
+    r = optimal_race(board, [board.dice])
+    g = expected_game_length(board, 2)
+    assert (r.win_probability, r.lose_probability) == pytest.approx((0.5, 0.25), abs=1e-12)
+    assert r.no_winner == pytest.approx(g.no_winner, abs=1e-12)
+    assert r.bracket < 1e-12 and r.convergence.draw_bounds
+    assert r.no_winner_table[0, 0] == pytest.approx(0.25)
+
+
+def test_no_winner_with_a_choice():
+    """Both dice strand the token or win: the better gamble, then a draw if both strand."""
+    board = Board(4, overshoot="exact")
+    r = optimal_race(board, [{3: 0.5, 4: 0.5}, {3: 0.75, 4: 0.25}])
+    assert r.policy[0, 0] == 0
+    assert (r.win_probability, r.lose_probability, r.no_winner) == pytest.approx(
+        (0.5, 0.25, 0.25), abs=1e-12)
+    assert r.bracket < 1e-12
+
+
+def test_no_winner_loop_of_fixed_players_is_certified():
+    board = Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5})
+    p = race_value(board, [board.dice], np.zeros(5, dtype=int), np.zeros(5, dtype=int))
+    assert p == pytest.approx(0.5, abs=1e-12)
+
+
+# -- against the naive twin (plain pair-state value iteration) ---------------------------
+@settings(max_examples=40)
+@given(board_strategy(max_size=7), st.sampled_from(DICE_SETS), st.booleans())
+def test_matches_plain_value_iteration(board, dice_list, optional):
+    dice = [as_dice(d) for d in dice_list]
+    board = _fit(board, dice)
+    r = optimal_race(board, dice, optional_jumps=optional)
+    win, lose = naive.race_value_iteration(board, dice, optional_jumps=optional)
+    n = board.size
+    np.testing.assert_allclose(r.value[:n, :n], win, atol=1e-10)
+    np.testing.assert_allclose(r.opponent_wins[:n, :n], lose, atol=1e-10)
+    assert r.bracket < 1e-12  # closes on every one of these (the players both maximise)
+
+
+@settings(max_examples=30)
+@given(board_strategy(max_size=6), st.sampled_from(DICE_SETS[:5]), st.booleans(), st.data())
+def test_best_response_and_race_value_match_plain_value_iteration(board, dice_list, optional,
+                                                                  data):
+    dice = [as_dice(d) for d in dice_list]
+    board = _fit(board, dice)
+    n = board.size
+    opp = np.array(data.draw(st.lists(st.integers(0, 1), min_size=(n + 1) ** 2,
+                                      max_size=(n + 1) ** 2))).reshape(n + 1, n + 1)
+    r = optimal_race(board, dice, optional_jumps=optional, opponent=opp)
+    follow_all = (opp, lambda s, j: True)
+    win, lose = naive.race_value_iteration(board, dice, optional_jumps=optional,
+                                           second=follow_all)
+    np.testing.assert_allclose(r.value[:n, :n], win, atol=1e-10)
+    np.testing.assert_allclose(r.opponent_wins[:n, :n], lose, atol=1e-10)
+    assert r.bracket >= np.max(np.abs(r.value[:n, :n] - win)) - 1e-12
+    # both fixed: a Markov chain, always certified
+    mine = np.where(r.policy < 0, 0, r.policy)
+    v = race_value(board, dice, opp, r, optional_jumps=optional)
+    take = {s: r.take[k] for k, (s, _) in enumerate(r.jumps)}
+    w2, _ = naive.race_value_iteration(board, dice, optional_jumps=optional, first=follow_all,
+                                       second=(mine, lambda s, j: bool(take[s][j])))
+    if board.start < n:
+        assert v == pytest.approx(w2[board.start, board.start], abs=1e-10)
+
+
+@settings(max_examples=25)
+@given(board_strategy(max_size=25))
+def test_one_die_identity_random_boards(board):
+    r = optimal_race(board, [board.dice])
+    assert r.win_probability == pytest.approx(win_probabilities(board, 2, tail=1e-15)[0],
+                                              abs=1e-12)
+    assert r.bracket < 1e-12
+
+
+# -- fixed opponents and race_value -------------------------------------------------------
+def test_race_value_of_optimal_play_is_the_win_probability(mb_race):
+    assert race_value(MB, SMALL_BIG, mb_race, mb_race) == pytest.approx(
+        mb_race.win_probability, abs=1e-12)
+
+
+def test_best_response_to_the_optimal_player_is_the_game_value(mb_race):
+    br = optimal_race(MB, SMALL_BIG, opponent=mb_race)
+    assert br.win_probability == pytest.approx(mb_race.win_probability, abs=1e-11)
+    assert br.opponent == "race-optimal"
+
+
+def test_best_response_beats_every_fixed_way_of_playing(mb_race):
+    fewest = optimal_policy(MB, SMALL_BIG)
+    br = optimal_race(MB, SMALL_BIG, opponent=fewest)
+    assert br.bracket < 1e-12 and "fewest" in br.opponent
+    for mine in (mb_race, fewest, np.zeros(MB.size + 1, dtype=int), np.ones(MB.size + 1, int)):
+        assert race_value(MB, SMALL_BIG, mine, fewest) <= br.win_probability + 1e-12
+    assert race_value(MB, SMALL_BIG, br, fewest) == pytest.approx(br.win_probability, abs=1e-11)
+    # playing for the fewest expected throws costs the first player against an optimal one
+    cost = mb_race.win_probability - race_value(MB, SMALL_BIG, fewest, mb_race)
+    assert cost == pytest.approx(0.006572733432, abs=1e-9)
+
+
+def test_opponent_forms_agree(mb_race):
+    fewest = optimal_policy(MB, SMALL_BIG)
+    a = optimal_race(MB, SMALL_BIG, opponent=fewest)
+    b = optimal_race(MB, SMALL_BIG, opponent=fewest.policy)
+    table = np.repeat(np.where(fewest.policy < 0, 0, fewest.policy)[:, None], MB.size + 1, 1)
+    c = optimal_race(MB, SMALL_BIG, opponent=table)
+    assert a.win_probability == b.win_probability == c.win_probability
+    # a PolicyResult over the same dice in another order is mapped onto ours
+    flipped = optimal_policy(MB, ["4-6", "1-3"])
+    assert optimal_race(MB, SMALL_BIG, opponent=flipped).win_probability == pytest.approx(
+        a.win_probability, abs=1e-12)
+    assert race_value(MB, SMALL_BIG, mb_race, mb_race.policy) == pytest.approx(
+        mb_race.win_probability, abs=1e-12)
+
+
+def test_race_value_takes_jump_decisions_when_they_were_optional():
+    r = optimal_race(MB, SMALL_BIG, optional_jumps=True)
+    assert race_value(MB, SMALL_BIG, r, r) == pytest.approx(r.win_probability, abs=1e-12)
+    compulsory = race_value(MB, SMALL_BIG, r, r, optional_jumps=False)
+    assert compulsory < r.win_probability - 1e-3 or compulsory > r.win_probability + 1e-3 or \
+        compulsory == pytest.approx(race_value(MB, SMALL_BIG, r.policy, r.policy), abs=1e-12)
+    fewest = optimal_policy(MB, SMALL_BIG, optional_jumps=True)
+    assert not fewest.take.all()
+    v = race_value(MB, SMALL_BIG, fewest, r)
+    br = optimal_race(MB, SMALL_BIG, opponent=r, optional_jumps=True)
+    assert v <= br.win_probability + 1e-12
+
+
+# -- the result object ----------------------------------------------------------------------
+def test_result_is_frozen_and_readable(mb_race):
+    r = mb_race
+    assert isinstance(r, RaceResult)
+    with pytest.raises(AttributeError):
+        r.win_probability = 0.0  # type: ignore[misc]
+    for arr in (r.value, r.opponent_wins, r.policy, r.take):
+        assert not arr.flags.writeable
+    text = str(r)
+    assert "first player      wins 0.522993088524" in text
+    assert "A = 1-3  B = 4-6" in text and "11 B*" in text
+    html = r._repr_html_()
+    assert "Race on milton-bradley" in html and "0.522993088524" in html
+    data = json.loads(json.dumps(r.to_dict(), allow_nan=False))
+    assert data["win_probability"] == r.win_probability
+    assert np.array_equal(np.array(data["policy"]), r.policy)
+    assert "value" not in r.to_dict(tables=False)
+    assert np.allclose(r.value + r.opponent_wins + r.no_winner_table, 1.0)
+
+
+def test_results_are_the_same_from_several_threads(mb_race):
+    out = [None] * 4
+
+    def work(k):
+        out[k] = optimal_race(MB, SMALL_BIG).value
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for v in out:
+        assert np.array_equal(v, mb_race.value)
+
+
+def test_max_sweeps_is_reported():
+    r = optimal_race(MB, SMALL_BIG, max_sweeps=2)
+    assert r.convergence.sweeps == 2 and "max_sweeps=2" in r.convergence.note
+    assert r.bracket > 1e-6
+
+
+# -- errors --------------------------------------------------------------------------------
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: optimal_race("milton-bradley", SMALL_BIG), TypeError, "expected a Board"),
+    (lambda: optimal_race(MB, []), ValueError, "dice must hold at least one die"),
+    (lambda: optimal_race(MB, "1-3"), TypeError, "dice must be a list of dice"),
+    (lambda: optimal_race(MB, ["1-3", 7]), TypeError, r"dice\[1\] must be a Dice"),
+    (lambda: optimal_race(MB, ["0-3"]), ValueError, "cannot read dice"),
+    (lambda: optimal_race(MB, SMALL_BIG, optional_jumps=1), TypeError, "optional_jumps"),
+    (lambda: optimal_race(MB, SMALL_BIG, tol=0), ValueError, "tol must be a number"),
+    (lambda: optimal_race(MB, SMALL_BIG, max_sweeps=0), ValueError, "max_sweeps must be"),
+    (lambda: optimal_race(Board(3, overshoot="bounce", dice={1: 1.0}), [{5: 1.0}]), ValueError,
+     r"dice\[0\]: face 5 is too large"),
+    (lambda: optimal_race(MB, SMALL_BIG, opponent="fewest"), TypeError,
+     "opponent must be a PolicyResult"),
+    (lambda: optimal_race(MB, SMALL_BIG, opponent=np.zeros(7, int)), ValueError,
+     r"shape \(101,\)"),
+    (lambda: optimal_race(MB, SMALL_BIG, opponent=np.full(101, 2)), ValueError,
+     "die indices 0..1 off the goal; got 2 on square 0"),
+    (lambda: optimal_race(MB, SMALL_BIG, opponent=np.full(101, 0.5)), TypeError, "integers"),
+    (lambda: optimal_race(MB, SMALL_BIG, opponent=optimal_policy(Board(100), SMALL_BIG)),
+     ValueError, "computed for another board"),
+    (lambda: optimal_race(MB, SMALL_BIG, opponent=optimal_policy(MB, ["d6"])),
+     ValueError, "throws die 1-6, which is not among the dice"),
+    (lambda: race_value(MB, SMALL_BIG, None, np.zeros(101, int)), TypeError, "first must be"),
+    (lambda: race_value(MB, SMALL_BIG, np.zeros(101, int), [[0]]), ValueError, "second must"),
+    (lambda: race_value(MB, SMALL_BIG, np.zeros(101, int), np.zeros(101, int),
+                        optional_jumps="yes"), TypeError, "optional_jumps"),
+    (lambda: optimal_race(Board(20_000), SMALL_BIG), ValueError,
+     r"400,000,000 pair states and needs about \d+\.\d GiB"),
+])
+def test_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_memory_is_estimated_before_allocating(monkeypatch):
+    monkeypatch.setattr(solve, "MAX_BYTES", 10_000)
+    with pytest.raises(ValueError, match="pair states and needs about"):
+        optimal_race(Board(30), SMALL_BIG)
+
+
+# -- command line -----------------------------------------------------------------------------
+def test_cli_race(capsys, mb_race):
+    code = main(["race", "milton-bradley", "--dice", "1-3", "--dice", "4-6"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "first player      wins 0.522993088524" in out
+    code = main(["race", "milton-bradley", "--dice", "1-3", "--dice", "4-6", "--json",
+                 "--vs-fewest-throws"])
+    data = json.loads(capsys.readouterr()[0])
+    assert data["win_probability"] == pytest.approx(mb_race.win_probability, abs=1e-12)
+    vs = data["vs_fewest_throws"]
+    assert vs["cost_first"] == pytest.approx(0.006572733432, abs=1e-9)
+    assert vs["win_probability_first_exploited"] <= vs["win_probability_first"] + 1e-12
+    assert "value" not in data
+
+
+def test_cli_race_text_and_defaults(capsys):
+    code = main(["race", "seed-30", "--optional-jumps", "--vs-fewest-throws"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "1 die, optional jumps" in out and "jumps declined" in out
+    assert "moving first against a player who knows it" in out
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["race", "milton-bradley", "--dice", "0-3"], "cannot read dice"),
+    (["race", "no-such-board"], "neither a known board"),
+    (["race", "seed-30", "--overshoot", "bounce", "--dice", "40"], "dice[0]: face 40"),
+])
+def test_cli_race_errors(capsys, argv, match):
+    assert main(argv) == 2
+    err = capsys.readouterr()[1]
+    assert err.startswith("snl race: error:") and match in err, err
+    assert err.count("\n") == 1
+
+
+# -- plot -------------------------------------------------------------------------------------
+def test_plot_race(mb_race):
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from snl_numeric.plot import plot_race
+
+    v, p = plot_race(mb_race)
+    assert v.get_title() == "Chance to win" and p.get_title() == "Die to throw"
+    img = v.get_images()[0].get_array()
+    assert img.shape == (100, 100) and img[0, 0] == pytest.approx(mb_race.win_probability)
+    assert "0.5230" in v.figure.texts[0].get_text() if v.figure.texts else True
+    _, axs = plt.subplots(1, 2)
+    assert plot_race(mb_race, ax=axs)[0] is axs[0]
+    one = plot_race(optimal_race(MB, ["d6"]), which="policy", title="one die")
+    assert one.get_title() == "one die"
+    with pytest.raises(TypeError, match="race_result must be a RaceResult"):
+        plot_race(optimal_policy(MB, SMALL_BIG))
+    with pytest.raises(ValueError, match="which must be one of"):
+        plot_race(mb_race, which="heat")
+    with pytest.raises(ValueError, match="draws on two Axes"):
+        plot_race(mb_race, ax=axs[:1])
+    plt.close("all")
