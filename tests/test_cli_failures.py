@@ -47,6 +47,9 @@ def fails(capsys, *argv):
     (["analyze", "seed-30", "--dice", "1:1e400"],
      "snl analyze: error: --dice: cannot read dice '1:1e400': expected 'd6', '6', '1-3', '2d6' "
      "or '1:0.5,2:0.5'"),
+    (["race", "seed-30", "--dice", "0-3"],
+     "snl race: error: --dice: cannot read dice '0-3': expected 'd6', '6', '1-3', '2d6' or "
+     "'1:0.5,2:0.5'"),
     (["policy", "seed-30", "--horizon", "-1"],
      "snl policy: error: --horizon must be at least 0, got -1"),
     (["design", "--snakes", "2", "--ladders", "2", "--max", "--seed", "-3"],

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
 from subproc import run_python
 
 CHECK = os.path.join(os.path.dirname(__file__), "threads_check.py")
@@ -23,24 +22,21 @@ def _stress(rounds: int, which: str, **env: str) -> None:
     report = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"exit status {proc.returncode}\n{report}"
     assert "MISMATCH" not in report
-    assert report.count("ok ") >= (10 if which == "rest" else 1)
+    assert report.count("ok ") >= (20 if which == "all" else 1)
 
 
 def test_every_question_from_8_threads_gives_the_serial_answers():
-    _stress(4, "rest")
+    _stress(4, "all")
 
 
 def test_parallel_kernels_take_turns_under_the_workqueue_layer():
     # Numba's workqueue layer aborts the process when two parallel kernels start at
     # once (simulate, design, analyze_many); the package serialises them
-    _stress(3, "rest", NUMBA_THREADING_LAYER="workqueue")
+    _stress(3, "all", NUMBA_THREADING_LAYER="workqueue")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "LAPACK's transposed getrs in SciPy's OpenBLAS gives wrong numbers (and once "
-    "'free(): invalid next size') when called from several threads: analyze's expected "
-    "visits and jump probabilities go through Fundamental.solve(trans=True) in "
-    "_core/solve.py, which the lead's solver rewrite (issue 15) replaces; remove this "
-    "mark when it lands"))
 def test_transposed_solves_from_8_threads_give_the_serial_answers():
-    _stress(40, "transposed")
+    # analyze's expected visits and jump probabilities solve the transposed system; the
+    # LAPACK solve once behind them gave wrong numbers in ~8% of concurrent calls (6.4e-323
+    # for 0.1667) and once aborted with "free(): invalid next size"
+    _stress(40, "repeat")

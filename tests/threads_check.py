@@ -2,8 +2,8 @@
 gives the serial answers. Run as a script (by tests/test_threads.py, in a subprocess with
 a timeout, so that a crash fails a test instead of killing pytest).
 
-``python tests/threads_check.py [ROUNDS] [rest|transposed]`` prints one line per case and
-exits 1 on any mismatch (the lines say which call differed).
+``python tests/threads_check.py [ROUNDS] [all|repeat]`` prints one line per case and exits
+1 on any mismatch (the lines say which call differed).
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ def single_board_calls():
          lambda b, i: snl.optimal_policy(b, ["1-2", "d6"], method="value",
                                          optional_jumps=True)),
         ("finish_within", "mb", lambda b, i: snl.finish_within(b, ["1-3", "4-6"], 30)),
+        ("optimal_race", "bounce", lambda b, i: snl.optimal_race(b, ["1-2", "d6"])),
+        ("race_value", "mb", lambda b, i: snl.race_value(b, ["1-3", "4-6"], [0] * 101,
+                                                           [1] * 101)),
     ]
 
 
@@ -108,19 +111,20 @@ def hammer(call, shared, rounds):
         return [f.result() for f in futures]
 
 
-#: Calls that solve the transposed system (expected visits, jump probabilities): LAPACK's
-#: transposed getrs in SciPy's OpenBLAS is not thread-safe (wrong numbers from concurrent
-#: calls, seen with OpenBLAS 0.3.31), which the solver rewrite of issue 15 must fix.
+#: Calls that solve the transposed system (expected visits, jump probabilities): the
+#: dense LAPACK transposed solve once used there gave wrong numbers, or aborted the
+#: process, when called from several threads (OpenBLAS 0.3.31); "repeat" hammers them.
 TRANSPOSED = ("analyze",)
 
 
 def main(rounds: int, which: str) -> int:
-    """``which``: "rest" (every call but :data:`TRANSPOSED`), "transposed" (those alone,
-    up to ``rounds`` rounds on fresh boards, stopping at the first wrong answer)."""
+    """``which``: "all" (every call, ``rounds`` rounds), or "repeat" (the
+    :data:`TRANSPOSED` calls alone, up to ``rounds`` rounds on fresh boards, stopping at the
+    first wrong answer)."""
     bad = 0
     chosen = [c for c in single_board_calls()
-              if c[0].startswith(TRANSPOSED) == (which == "transposed")]
-    others = other_calls() if which == "rest" else []
+              if which == "all" or c[0].startswith(TRANSPOSED)]
+    others = other_calls() if which == "all" else []
     reference: dict[str, dict[int, object]] = {}
     # serial answers, on boards of their own
     own = fresh_boards()
@@ -138,7 +142,7 @@ def main(rounds: int, which: str) -> int:
               flush=True)
         bad += bool(wrong)
 
-    if which == "transposed":
+    if which == "repeat":
         for _ in range(rounds):
             for name, key, call in chosen:
                 check(name, hammer(call, fresh_boards()[key], 2))
@@ -165,4 +169,4 @@ def main(rounds: int, which: str) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 3,
-                  sys.argv[2] if len(sys.argv) > 2 else "rest"))
+                  sys.argv[2] if len(sys.argv) > 2 else "all"))
