@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 
 from ._core.table import quantile
-from ._core.validation import DEFAULT_TAIL, json_float, shown
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, json_float, shown
 from .board import Board, check_board, check_start
 from .chain import (
     finish_probability,
     jump_use,
-    length_distribution,
     moments,
+    pmf_within,
     visit_counts,
 )
 from .shortest import min_throws, shortest_path
@@ -53,8 +53,10 @@ class Analysis:
     percentiles : dict
         ``{q: smallest k with P(T <= k) >= q / 100}``; a value is ``None``
         when that probability is never reached.
-    pmf, cdf : ndarray
-        ``pmf[k] = P(T = k)`` up to the tail tolerance; ``cdf`` its running sum.
+    pmf, cdf : ndarray or None
+        ``pmf[k] = P(T = k)`` up to the tail tolerance; ``cdf`` its running sum
+        (at most 1). ``None`` (with ``median``, ``mode`` and the percentiles) when
+        the tail did not fall below ``tail`` within ``max_throws`` throws: see ``note``.
     expected_visits : ndarray or None
         Expected number of throws made from each square (they sum to
         ``mean``); ``None`` when ``mean`` is infinite.
@@ -66,6 +68,8 @@ class Analysis:
         ``jump_probability`` option of :func:`analyze`).
     tail : float
         The tail tolerance used for ``pmf``.
+    note : str
+        Why a field is missing, empty otherwise.
     """
 
     board: Board
@@ -79,12 +83,13 @@ class Analysis:
     median: int | None
     mode: int | None
     percentiles: dict[int | float, int | None]
-    pmf: np.ndarray = field(repr=False)
-    cdf: np.ndarray = field(repr=False)
+    pmf: np.ndarray | None = field(repr=False)
+    cdf: np.ndarray | None = field(repr=False)
     expected_visits: np.ndarray | None = field(repr=False)
     jump_uses: dict[tuple[int, int], float] | None = field(repr=False)
     jump_probability: dict[tuple[int, int], float] | None = field(repr=False)
     tail: float = field(repr=False, default=DEFAULT_TAIL)
+    note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (``pmf`` included, arrays as lists)."""
@@ -104,7 +109,8 @@ class Analysis:
             "median": self.median,
             "mode": self.mode,
             "percentiles": {str(q): v for q, v in self.percentiles.items()},
-            "pmf": self.pmf.tolist(),
+            "pmf": None if self.pmf is None else self.pmf.tolist(),
+            "note": self.note,
             "expected_visits": None if self.expected_visits is None
             else self.expected_visits.tolist(),
             "jump_uses": None if self.jump_uses is None
@@ -143,6 +149,8 @@ class Analysis:
         elif self.jump_uses:
             lines.append(f"  jumps             {len(self.jump_uses)} (see .jump_uses, "
                          ".jump_probability)")
+        if self.note:
+            lines.append(f"  note              {self.note}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -157,6 +165,7 @@ def analyze(
     start: int | None = None,
     percentiles: tuple[float, ...] = DEFAULT_PERCENTILES,
     tail: float = DEFAULT_TAIL,
+    max_throws: int = DEFAULT_MAX_THROWS,
     jump_probability: bool | None = None,
 ) -> Analysis:
     """Analyse a board: fewest throws, moments, distribution, visits, jump use.
@@ -168,8 +177,11 @@ def analyze(
         Start square; the board's own by default.
     percentiles : tuple of float
         Percentiles of the number of throws to report, each in (0, 100).
-    tail : float
-        Tail tolerance of the distribution (see :func:`length_distribution`).
+    tail, max_throws : float, int
+        Tail tolerance of the distribution and the most throws followed (see
+        :func:`length_distribution`). A distribution that does not finish within
+        ``max_throws`` throws leaves the distribution fields ``None`` (with a
+        ``note``); the moments, visits and jump use are still given.
     jump_probability : bool or None
         Compute the probability that each jump is used at least once. It
         costs one solve per distinct square where jumps leave the token:
@@ -205,8 +217,16 @@ def analyze(
     cb = board.compiled
     mean_all, var_all = moments(cb)
     mean, var = float(mean_all[start]), float(var_all[start])
-    pmf = length_distribution(board, start, tail=tail)
-    cdf = np.cumsum(pmf)
+    tail = check_tail(tail, max_throws)
+    pmf, remaining = pmf_within(cb, start, tail, int(max_throws))
+    note = ""
+    if remaining >= tail:
+        note = (f"the distribution was not computed: the tail did not fall below {tail:g} "
+                f"within max_throws={int(max_throws)} throws (remaining mass "
+                f"{remaining:.3g}); raise max_throws or tail")
+        pmf = cdf = None
+    else:
+        cdf = np.minimum(np.cumsum(pmf), 1.0)
     visits = uses = probs = None
     if math.isfinite(mean):
         visits = visit_counts(cb, start)
@@ -218,7 +238,8 @@ def analyze(
         for arr in (visits,):
             arr.flags.writeable = False
     for arr in (pmf, cdf):
-        arr.flags.writeable = False
+        if arr is not None:
+            arr.flags.writeable = False
 
     return Analysis(
         board=board,
@@ -229,13 +250,14 @@ def analyze(
         variance=var,
         std=math.sqrt(var),
         finish_probability=finish_probability(board, start),
-        median=quantile(cdf, 0.5),
-        mode=int(np.argmax(pmf)) if pmf.sum() > 0 else None,
-        percentiles={q: quantile(cdf, q / 100.0) for q in percentiles},
+        median=None if cdf is None else quantile(cdf, 0.5),
+        mode=int(np.argmax(pmf)) if pmf is not None and pmf.sum() > 0 else None,
+        percentiles={q: None if cdf is None else quantile(cdf, q / 100.0) for q in percentiles},
         pmf=pmf,
         cdf=cdf,
         expected_visits=visits,
         jump_uses=uses,
         jump_probability=probs,
         tail=tail,
+        note=note,
     )

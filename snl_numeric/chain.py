@@ -147,7 +147,7 @@ def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution]:
         sol = Solution(np.zeros(cb.n_states), 0, 0.0, 0.0)
         report = SolveReport("empty", 0, 0, 0, 0.0)
     else:
-        sol = solver.solve(solver.active.astype(np.float64))
+        sol = solver.solve(solver.active.astype(np.float64), measure=True)
         mean[solver.active] = sol.x[solver.active]
         report = SolveReport(solver.method, solver.unknowns, solver.k, sol.iterations,
                              sol.residual, sol.error, float(sol.x.max()), solver.blocks)
@@ -398,13 +398,24 @@ def length_distribution(
     [0.0, 0.0, 0.75, 0.25]
     """
     start = check_start(check_board(board), start)
-    check_tail(tail, max_throws)
-    cb = board.compiled
+    tail = check_tail(tail, max_throws)
+    pmf, remaining = pmf_within(board.compiled, start, tail, int(max_throws))
+    if remaining >= tail:
+        raise ValueError(
+            f"the tail did not fall below {tail:g} within max_throws={int(max_throws)} throws "
+            f"(remaining mass {remaining:.3g}); raise max_throws or tail")
+    return pmf
+
+
+def pmf_within(cb: CompiledBoard, start: int, tail: float, max_throws: int
+               ) -> tuple[np.ndarray, float]:
+    """``(pmf, remaining)``: the pmf until the live mass is below ``tail`` or for
+    ``max_throws`` throws, whichever comes first, and the live mass left then."""
     if start == cb.size:
-        return np.array([1.0])
+        return np.array([1.0]), 0.0
     live = cb.reach[0] > 0
     if not live[start]:
-        return np.array([0.0])
+        return np.array([0.0]), 0.0
     mass = np.zeros(cb.n_states)
     mass[start] = 1.0
     chunk = 64
@@ -414,12 +425,9 @@ def length_distribution(
     while True:
         k = push_kernel(cb.succ, cb.probs, mass, live, cb.size, float(tail), pmf, k, band)
         if k < 0:
-            return pmf[: -k].copy()
+            return pmf[: -k].copy(), 0.0
         if k > max_throws:  # pmf[0 .. max_throws] filled, tail still too heavy
-            raise ValueError(
-                f"the tail did not fall below {tail} within max_throws={max_throws} throws "
-                f"(remaining mass {mass[live].sum():.3g}); raise max_throws or tail"
-            )
+            return pmf, float(mass[live].sum())
         chunk = min(chunk * 2, 1 << 20, max_throws + 1 - len(pmf))
         # the pmf grows with the game length: a copy of it, refused before it is made
         check_memory(16 * (len(pmf) + chunk), f"a distribution of {len(pmf) + chunk:,} throws")

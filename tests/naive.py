@@ -1074,3 +1074,67 @@ def race_value_iteration(board, dice_list, *, optional_jumps=False, first=None, 
             break
     even, odd = (a_hist[2], a_hist[1]) if it % 2 == 0 else (a_hist[1], a_hist[2])
     return even, 1.0 - odd
+
+
+# -- accuracy references (issue 15) -------------------------------------------------
+def run_board(n):
+    """``Board(6n)`` with a snake to 0 on every square that is not a multiple of 6."""
+    from snl_numeric import Board
+
+    return Board(6 * n, {s: 0 for s in range(1, 6 * n) if s % 6})
+
+
+def run_moments(n):
+    """Exact mean and variance of the throws on :func:`run_board` (Fractions).
+
+    From square ``6j`` a 6 (probability 1/6) moves to ``6(j+1)``, anything else lands on
+    a snake to 0: the walk on the levels ``0 .. n`` is solved by first-step analysis,
+    ``t_j = 1 + t_{j+1}/6 + 5 t_0/6`` and ``s_j = E[T_j^2]`` likewise, each level's value an
+    affine function of level 0's, by plain Fraction arithmetic.
+    """
+    p, q = Fraction(1, 6), Fraction(5, 6)
+    # t_j = a_j + b_j t_0, from t_n = 0 downwards
+    a, b = Fraction(0), Fraction(0)
+    coeffs = [(a, b)]
+    for _ in range(n):
+        a, b = 1 + p * a, p * b + q
+        coeffs.append((a, b))
+    t0 = coeffs[-1][0] / (1 - coeffs[-1][1])
+    ts = [ca + cb * t0 for ca, cb in reversed(coeffs)]  # ts[j] = t_j, j = 0 .. n
+    # E[T_j^2] = 1 + 2 E[T_next] + E[T_next^2] averaged over the next level
+    c, d = Fraction(0), Fraction(0)
+    for j in range(n - 1, -1, -1):
+        up = ts[j + 1]
+        c, d = 1 + 2 * (p * up + q * ts[0]) + p * c, p * d + q
+    s0 = c / (1 - d)
+    return ts[0], s0 - ts[0] ** 2
+
+
+def chained_snakes_mean(size, step, low, digits=100):
+    """Expected throws from 0 on ``Board(size, {s: s - step for s in range(size - 1, low,
+    -step)}, chain=True)`` (fair d6, overshoot wins) in ``digits``-digit decimal arithmetic.
+
+    Every snake chains down to the same square ``F``: each ``t_x`` is affine in ``t_F``,
+    swept from the goal down, then ``t_F`` solved for.
+    """
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = digits
+        snakes = set(range(size - 1, low, -step))
+        bottom = min(snakes) - step
+        sixth = Decimal(1) / 6
+        a = [Decimal(0)] * (size + 1)
+        b = [Decimal(0)] * (size + 1)
+        for x in range(size - 1, -1, -1):
+            sa, sb = Decimal(1), Decimal(0)
+            for f in range(1, 7):
+                y = min(x + f, size)
+                if y in snakes:
+                    sb += sixth
+                else:
+                    sa += sixth * a[y]
+                    sb += sixth * b[y]
+            a[x], b[x] = sa, sb
+        t_bottom = a[bottom] / (1 - b[bottom])
+        return a[0] + b[0] * t_bottom

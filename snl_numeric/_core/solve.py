@@ -130,7 +130,7 @@ class Solver:
     """
 
     def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, *,
-                 bmax: int = BLOCK_MAX) -> None:
+                 bmax: int = BLOCK_MAX, rotate: bool = True) -> None:
         self.succ = np.ascontiguousarray(succ, dtype=np.int64)
         probs = np.asarray(probs, dtype=np.float64)
         self.pstride = 0 if probs.ndim == 1 else 1
@@ -149,7 +149,7 @@ class Solver:
         self.rowsum = np.broadcast_to(rowsum, (n,)).copy()
         self._lock = threading.Lock()
         self._tmax: float | None = None
-        self._order(*self._structure(self.succ, self.probs, self.active, bmax), bmax)
+        self._order(*self._structure(self.succ, self.probs, self.active, bmax), bmax, rotate)
 
     def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int, np.ndarray]:
@@ -159,13 +159,13 @@ class Solver:
                                          tcol)
         return succ, probs, active, int(nb), int(k), int(levels), block_start[: nb + 1], tcol
 
-    def _order(self, succ, probs, active, nb, k, levels, block_start, tcol, bmax) -> None:
+    def _order(self, succ, probs, active, nb, k, levels, block_start, tcol, bmax, rotate) -> None:
         """Take the squares in their own order or, when that leaves far fewer moves going
         backward, rotated (``c .. n-1`` first): a region near the goal whose snakes fall
         far back is then solved first, and only the moves into it go backward."""
         n, nf = succ.shape
         self.cut = 0
-        if k > WOODBURY_MAX and n > SMALL_SYSTEM:
+        if rotate and k > WOODBURY_MAX and n > SMALL_SYSTEM:
             cost = np.empty(n + 1, dtype=np.int64)
             rotation_kernel(succ, probs, self.pstride, active, cost)
             c = int(np.argmin(cost[1:n])) + 1
@@ -256,7 +256,8 @@ class Solver:
 
     # -- one solve, by the board's method ---------------------------------------------------
     def _once(self, b: np.ndarray, trans: bool, rtol: float) -> tuple[np.ndarray, int]:
-        x, steps = self._solve_inside(self._inside(b), trans, rtol)
+        with np.errstate(over="ignore", invalid="ignore"):  # beyond the largest double: inf
+            x, steps = self._solve_inside(self._inside(b), trans, rtol)
         return self._outside(x), steps
 
     def _solve_inside(self, b: np.ndarray, trans: bool, rtol: float) -> tuple[np.ndarray, int]:
@@ -328,20 +329,21 @@ class Solver:
         self.method = "splu"
 
     # -- the public solve: refined and certified --------------------------------------------
-    def solve(self, b: np.ndarray, trans: bool = False, *, target: float = TARGET_ERROR
-              ) -> Solution:
+    def solve(self, b: np.ndarray, trans: bool = False, *, target: float = TARGET_ERROR,
+              measure: bool = False) -> Solution:
         """Solve ``A x = b`` (``A^T x = b``) with ``b`` of length ``n`` (zero off the system).
 
         Returns the answer with its certified relative error (refined until it is below
         ``target`` or stops improving): componentwise when ``b > 0`` on the system
-        (``trans=False``), else normwise.
+        (``trans=False``), else normwise. The normwise backward error is measured when the
+        answer needs it to be certified, or when ``measure`` asks for it (else NaN).
         """
         b = np.where(self.active, np.asarray(b, dtype=np.float64), 0.0)
         if self.unknowns == 0:
             return Solution(np.zeros(self.n), 0, 0.0, 0.0)
         if not trans:
             b = b * self.rowsum
-        x, lo, steps, error, backward = self._refine(b, trans, target)
+        x, lo, steps, error, backward = self._refine(b, trans, target, measure=measure)
         if trans:
             x, lo = x * self.rowsum, lo * self.rowsum
         x = x + lo
@@ -352,7 +354,7 @@ class Solver:
             with self._lock:
                 if self.method == "gmres":
                     self._to_splu()
-            return self.solve(b, trans, target=target)
+            return self.solve(b, trans, target=target, measure=measure)
         if self.method in ("triangular", "woodbury"):
             error = min(error, self.a_priori)
         return Solution(x, steps, float(error), float(backward))
@@ -364,13 +366,17 @@ class Solver:
         x, lo, _, _, _ = self._refine(b, False, 2.0**-100, trust_a_priori=False)
         return x, lo
 
-    def _refine(self, b: np.ndarray, trans: bool, target: float, trust_a_priori: bool = True
-                ) -> tuple[np.ndarray, np.ndarray, int, float, float]:
+    def _refine(self, b: np.ndarray, trans: bool, target: float, trust_a_priori: bool = True,
+                measure: bool = False) -> tuple[np.ndarray, np.ndarray, int, float, float]:
+        """Solve, then refine while the certified error is above ``target``; ``measure``:
+        compute the residual even when the a priori bound already certifies the answer."""
         x, steps = self._once(b, trans, GMRES_RTOL)
         lo = np.zeros(self.n)
         if not np.all(np.isfinite(x[self.active])):  # beyond the largest double
             return x, lo, steps, np.inf, np.inf
         direct = self.method in ("triangular", "woodbury")
+        if trust_a_priori and direct and self.a_priori <= target and not measure:
+            return x, lo, steps, self.a_priori, np.nan
         error, backward = self._bound(b, x, lo, trans)
         for _ in range(MAX_ROUNDS):
             if error <= target or (trust_a_priori and direct and self.a_priori <= target):
@@ -481,6 +487,12 @@ def step_variance_kernel(succ, probs, pstride, active, thi, tlo, w):  # pragma: 
     for x in range(n):
         w[x] = 0.0
         if not active[x]:
+            continue
+        stays = False
+        for f in range(nf):
+            if active[succ[x, f]] and probs[x * pstride, f] > 0.0:
+                stays = True
+        if not stays:  # every throw leaves: t[x] is exactly 1, and so is every step
             continue
         acc = 0.0
         for f in range(nf):

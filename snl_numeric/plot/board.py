@@ -151,7 +151,7 @@ def plot_visits(
     >>> ax.images[0].colorbar is not None
     True
     """
-    a = as_analysis(analysis_or_board)
+    a = as_analysis(analysis_or_board, distribution=False)
     if a.expected_visits is None:
         raise ValueError(
             "expected visits are infinite: the goal is reached with probability "

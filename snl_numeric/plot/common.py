@@ -44,12 +44,15 @@ def axes(ax: Any, figsize: tuple[float, float]) -> Axes:
     return ax
 
 
-def as_analysis(obj: Any) -> Analysis:
-    if isinstance(obj, Analysis):
-        return obj
+def as_analysis(obj: Any, *, distribution: bool = True) -> Analysis:
+    """An :class:`Analysis` (a Board is analysed); with ``distribution``, one that has it."""
     if isinstance(obj, Board):
-        return analyze(obj)
-    raise TypeError(f"expected an Analysis or a Board, got {type(obj).__name__}")
+        obj = analyze(obj)
+    if not isinstance(obj, Analysis):
+        raise TypeError(f"expected an Analysis or a Board, got {type(obj).__name__}")
+    if distribution and obj.pmf is None:
+        raise ValueError(f"nothing to plot: {obj.note}")
+    return obj
 
 
 def xmax(a: Analysis, coverage: float) -> int:

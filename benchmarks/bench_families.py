@@ -1,0 +1,96 @@
+"""Board families (issue 15): every family within 3x of the random board, linear in size.
+
+For each size (10^4, 10^5, 10^6) and family of :mod:`benchmarks._families`, a child
+process builds the board, warms the kernels up and times ``expected_throws_all`` (the
+median of three fresh boards); the note gives the solver's method, its certified
+relative error, the time against the random family's at the same size and the peak
+memory of the child. The baseline, in its own child and the same run: SciPy's
+``splu`` on ``I - Q`` restricted to the sure squares, stopped after ``SPLU_TIMEOUT``
+seconds.
+
+Usage: ``PYTHONPATH=. python -m benchmarks --only families [--quick]``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from benchmarks._util import row
+
+SIZES = (10**4, 10**5, 10**6)
+QUICK_SIZES = (10**4,)
+SPLU_TIMEOUT = 60
+
+_OURS = """
+import json, resource, statistics, sys, time, warnings
+from benchmarks._families import FAMILIES
+from snl_numeric import Board, expected_throws_all, solver_report
+name, n = sys.argv[1], int(sys.argv[2])
+expected_throws_all(FAMILIES[name](3000))  # compile the kernels
+board = FAMILIES[name](n)
+times = []
+for _ in range(3):
+    b = Board.from_dict(board.to_dict()); b.compiled
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = time.perf_counter(); e = expected_throws_all(b); times.append(time.perf_counter() - t)
+r = solver_report(b)
+print(json.dumps({"time": statistics.median(times), "method": r.method, "k": r.backward_targets,
+                  "error": r.error_estimate, "e0": float(e[b.start]), "warned": len(caught),
+                  "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}))
+"""
+
+_SPLU = """
+import json, sys, time
+import numpy as np, scipy.sparse as sp, scipy.sparse.linalg as spla
+from benchmarks._families import FAMILIES
+from snl_numeric.chain import sure_states
+name, n = sys.argv[1], int(sys.argv[2])
+cb = FAMILIES[name](n).compiled
+st = np.flatnonzero(sure_states(cb)[: cb.size])
+t = time.perf_counter()
+a = (sp.identity(len(st), format="csc") - cb.matrix[st][:, st]).tocsc()
+x = spla.splu(a).solve(np.ones(len(st)))
+print(json.dumps({"time": time.perf_counter() - t, "e0": float(x[0])}))
+"""
+
+
+def _child(code: str, *args: object, timeout: float | None = None) -> dict | None:
+    try:
+        proc = subprocess.run([sys.executable, "-c", code, *map(str, args)],
+                              capture_output=True, text=True, check=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return json.loads(proc.stdout)
+
+
+def run(repeats: int = 3, quick: bool = False) -> list[dict]:
+    from benchmarks._families import FAMILIES
+
+    rows = []
+    for n in QUICK_SIZES if quick else SIZES:
+        random_time = None
+        for name in FAMILIES:
+            ours = _child(_OURS, name, n)
+            if name == "random":
+                random_time = ours["time"]
+            splu = _child(_SPLU, name, n, timeout=SPLU_TIMEOUT)
+            note = (f"{ours['method']}, k={ours['k']}, certified rel. error "
+                    f"{ours['error']:.1e}, {ours['time'] / random_time:.1f}x random, "
+                    f"peak RSS {ours['peak_gib']:.2f} GiB"
+                    + (f", {ours['warned']} warning(s)" if ours["warned"] else ""))
+            if splu is None:
+                rows.append(row(f"{name}, n={n:.0e}", ours["time"], "splu on I - Q", None,
+                                note + f"; splu: > {SPLU_TIMEOUT} s"))
+            else:
+                diff = abs(splu["e0"] - ours["e0"]) / abs(ours["e0"])
+                rows.append(row(f"{name}, n={n:.0e}", ours["time"], "splu on I - Q",
+                                splu["time"], note + f"; rel. diff vs splu {diff:.0e}"))
+    return rows
+
+
+if __name__ == "__main__":
+    for r in run(quick="--quick" in sys.argv):
+        print(r)

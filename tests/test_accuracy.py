@@ -1,0 +1,179 @@
+"""Accuracy (issue 15): cancellation-free elimination, certified bounds, honest warnings."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+
+import naive
+import numpy as np
+import pytest
+from conftest import boards as board_strategy
+from hypothesis import given, settings
+
+from snl_numeric import (
+    Board,
+    analyze,
+    analyze_many,
+    expected_throws,
+    expected_throws_all,
+    optimal_policy,
+    solver_report,
+    throws_variance,
+    throws_variance_all,
+)
+from snl_numeric._core.solve import Solver, structured_moments
+from snl_numeric.chain import fundamental
+
+
+def rel(ours, exact):
+    return float(abs(Fraction(ours) - exact) / exact)
+
+
+@pytest.mark.parametrize("n", [6, 9, 12, 16, 20, 25, 30, 40, 50, 60])
+def test_run_family_matches_exact_rationals(n):
+    """Expected length 6 (6**n - 1) / 5 up to ~1e47: every path to 1e-12."""
+    board = naive.run_board(n)
+    mean, var = naive.run_moments(n)
+    assert mean == Fraction(6 * (6**n - 1), 5)
+    assert rel(expected_throws(board), mean) < 1e-12
+    assert rel(throws_variance(board), var) < 1e-12
+    rep = solver_report(board)
+    assert rep.error_estimate < 1e-12 and rep.condition == pytest.approx(float(mean), rel=1e-12)
+    df = analyze_many([board], columns=["expected_throws", "variance"])
+    assert rel(df["expected_throws"].iloc[0], mean) < 1e-12
+    assert rel(df["variance"].iloc[0], var) < 1e-12
+    # the structured per-board kernel (batch, design) agrees with the single-board solver
+    cb = board.compiled
+    _, m, v = structured_moments(cb.succ, cb.probs)
+    np.testing.assert_allclose(m, expected_throws_all(board), rtol=1e-12)
+    np.testing.assert_allclose(v, throws_variance_all(board), rtol=1e-12)
+    # the policy evaluator (one die) too
+    assert rel(optimal_policy(board, [None]).expected_start, mean) < 1e-12
+
+
+def test_run_family_cross_checked_by_general_fraction_elimination():
+    for n in (3, 5):
+        board = naive.run_board(n)
+        mean, var = naive.naive_expected_fraction(board)
+        assert (mean, var) == naive.run_moments(n)
+
+
+def test_analyze_keeps_moments_when_the_distribution_cannot_finish():
+    board = naive.run_board(8)  # E = 2.0e6: the 1e-12 tail needs ~6e7 throws
+    a = analyze(board, max_throws=100_000)
+    mean, var = naive.run_moments(8)
+    assert rel(a.mean, mean) < 1e-12 and rel(a.variance, var) < 1e-12
+    assert a.pmf is None and a.cdf is None and a.median is None and a.mode is None
+    assert set(a.percentiles.values()) == {None}
+    assert "max_throws=100000" in a.note and "note" in str(a)
+    assert a.expected_visits.sum() == pytest.approx(a.mean, rel=1e-12)
+    assert a.to_dict()["pmf"] is None
+    full = analyze(naive.run_board(2), tail=1e-6, max_throws=10_000)
+    assert full.note == "" and full.pmf is not None and full.cdf[-1] <= 1.0
+
+
+def test_chained_snakes_board_is_right():
+    board = Board(20000, {s: s - 97 for s in range(19999, 200, -97)}, chain=True)
+    exact = naive.chained_snakes_mean(20000, 97, 200)
+    ours = expected_throws(board)
+    assert ours == pytest.approx(float(exact), rel=1e-11)
+    rep = solver_report(board)
+    assert rep.method == "woodbury" and rep.backward_targets == 1
+    assert rep.error_estimate < 1e-10
+
+
+def test_uncertified_answers_warn_with_their_estimate():
+    # the same chained snakes on 60,000 squares: E ~ 1e94, beyond what a double-double
+    # residual certifies, and a chain of 60,000 dependent steps (a priori ~1e-10)
+    board = Board(60_000, {s: s - 97 for s in range(59_999, 200, -97)}, chain=True)
+    with pytest.warns(RuntimeWarning, match=r"certified only to a relative error of \d"):
+        t = expected_throws(board)
+    rep = solver_report(board)
+    assert math.isfinite(t) and 1e-10 < rep.error_estimate < 1e-8
+
+
+def test_expectations_beyond_the_largest_double_are_inf_with_a_warning():
+    # snakes on 15% of the last 2,000 squares, each to a square far below: E ~ 1e300+
+    gen = np.random.default_rng(1)
+    n = 20_000
+    src = [s for s in range(n - 5000, n) if gen.random() < 0.5 and s % 6 != 5]
+    board = Board(n, {s: int(gen.integers(0, n - 5000)) for s in src})
+    with pytest.warns(RuntimeWarning, match="exceed the largest double"):
+        t = expected_throws(board)
+    assert t == math.inf
+
+
+def test_snakes_near_the_goal_are_solved_first():
+    # 80 snakes in the upper half, each to a square in the lower half: taken in their own
+    # order 80 backward targets (GMRES); rotated, only the ~6 squares where a walk enters
+    # the upper half (Woodbury, exact)
+    gen = np.random.default_rng(3)
+    n = 3000
+    src = gen.choice(np.arange(n // 2, n - 1), size=80, replace=False)
+    board = Board(n, {int(s): int(gen.integers(0, n // 2)) for s in src})
+    solver = fundamental(board.compiled)
+    assert solver.cut > 0 and solver.method == "woodbury" and solver.k <= 8
+    plain = Solver(solver.succ, board.dice.probs, solver.active, rotate=False)
+    assert plain.cut == 0 and plain.method == "gmres" and plain.k > 64
+    ones = solver.active.astype(float)
+    ours, other = solver.solve(ones), plain.solve(ones)
+    assert ours.error < 1e-10 and other.error < 1e-10  # both certified: a real cross-check
+    np.testing.assert_allclose(ours.x, other.x, rtol=2e-10)
+    assert ours.x.max() > 1e13
+
+
+def test_short_snakes_are_eliminated_in_blocks():
+    gen = np.random.default_rng(5)
+    n = 4000
+    src = [s for s in range(8, n) if gen.random() < 0.2]
+    board = Board(n, {s: s - int(gen.integers(1, 8)) for s in src if (s - 1) % 6})
+    solver = fundamental(board.compiled)
+    assert solver.blocks > 100
+    ref, var_ref, _, _ = naive.large_moments(board)
+    np.testing.assert_allclose(expected_throws_all(board), ref, rtol=1e-9)
+    np.testing.assert_allclose(throws_variance_all(board), var_ref, rtol=1e-8)
+
+
+def test_near_deterministic_variance_is_accurate():
+    # a die that almost always throws 2: the variance is tiny against the mean squared
+    board = Board(30, overshoot="exact", dice={1: 1e-3, 2: 1 - 1e-3})
+    ref = naive.naive_expected_fraction(board)
+    assert rel(expected_throws(board), ref[0]) < 1e-12
+    assert rel(throws_variance(board), ref[1]) < 1e-10
+    df = analyze_many([board], columns=["variance"])
+    assert rel(df["variance"].iloc[0], ref[1]) < 1e-10
+
+
+@settings(deadline=None, max_examples=60)
+@given(board=board_strategy(max_size=40))
+def test_probabilities_stay_in_range_and_visits_non_negative(board):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = analyze(board, jump_probability=True)
+    if a.expected_visits is not None:
+        assert np.all(a.expected_visits >= 0.0)
+        assert a.expected_visits.sum() == pytest.approx(a.mean, rel=1e-10)
+    for p in (a.jump_probability or {}).values():
+        assert 0.0 <= p <= 1.0
+    assert 0.0 <= a.finish_probability <= 1.0
+    if a.cdf is not None and len(a.cdf):
+        assert a.cdf[-1] <= 1.0
+    assert all(u >= 0.0 for u in (a.jump_uses or {}).values())
+
+
+@settings(deadline=None, max_examples=40)
+@given(board=board_strategy(max_size=40))
+def test_every_path_agrees_to_1e12(board):
+    mean = expected_throws_all(board)
+    var = throws_variance_all(board)
+    cb = board.compiled
+    _, m, v = structured_moments(cb.succ, cb.probs)
+    fin = np.isfinite(mean)
+    assert np.array_equal(fin, np.isfinite(m))
+    np.testing.assert_allclose(m[fin], mean[fin], rtol=1e-12)
+    np.testing.assert_allclose(v[fin], var[fin], rtol=1e-12, atol=1e-12)
+    if fin[board.start]:
+        exact = naive.naive_expected_fraction(board)
+        assert rel(mean[board.start], exact[0]) < 1e-12 if exact[0] else mean[board.start] == 0
