@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from collections.abc import Sequence
 
 from . import analyze, batch, boards, design, maze, policy, race, simulate
-from .common import add_board_arguments, board_from_args, load_board
+from .common import add_board_arguments, board_from_args, cli_words, load_board
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
 
@@ -50,31 +49,6 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-#: Library advice naming options the command line does not have (or spells otherwise),
-#: and what ``snl`` says instead.
-_CLI_WORDS = (
-    (r"; raise max_throws or tail", ""),
-    (r"; raise max_iter or tol", ""),
-    (r"within max_throws=(\d+) throws", r"within \1 throws"),
-    (r"within max_iter=(\d+) (sweeps|steps)", r"within \1 \2"),
-    (r"overwrite=True", "--overwrite"),
-    (r"iterate with iter_paths or count with count_paths instead",
-     "drop --json to stream them, or count them with --count"),
-)
-
-
-def cli_words(message: str) -> str:
-    """``message`` without advice about options ``snl`` lacks (see :data:`_CLI_WORDS`).
-
-    Examples
-    --------
-    >>> cli_words("the tail did not fall below 1e-12 within max_throws=10 throws; raise "
-    ...           "max_throws or tail")
-    'the tail did not fall below 1e-12 within 10 throws'
-    """
-    for library, cli in _CLI_WORDS:
-        message = re.sub(library, cli, message)
-    return message
 
 
 def failure_message(exc: BaseException) -> str:

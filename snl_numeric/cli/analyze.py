@@ -7,7 +7,7 @@ import json
 
 from ..analysis import analyze
 from ..players import expected_game_length
-from .common import add_board_arguments, board_from_args, check_flag
+from .common import add_board_arguments, board_from_args, check_flag, cli_words
 
 
 def add_parser(sub) -> None:
@@ -27,11 +27,13 @@ def run(args: argparse.Namespace) -> int:
     game = None if args.players is None else expected_game_length(board, args.players)
     if args.json:
         out = result.to_dict()
+        if out.get("note"):
+            out["note"] = cli_words(out["note"])
         if game is not None:
             out["players"] = game.to_dict()
         print(json.dumps(out, indent=2))
     else:
-        print(result)
+        print(cli_words(str(result)))
         if game is not None:
             print(game)
     return 0

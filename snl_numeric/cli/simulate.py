@@ -9,7 +9,7 @@ from typing import Any
 import numba
 
 from ..simulate import DEFAULT_MAX_THROWS, simulate
-from .common import add_board_arguments, board_from_args, check_flag
+from .common import add_board_arguments, board_from_args, check_flag, cli_words
 
 
 def add_parser(sub: Any) -> None:
@@ -46,5 +46,5 @@ def run(args: Any) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        print(result)
+        print(cli_words(str(result)))
     return 0
