@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ._core.table import quantile
-from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, json_float
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, json_float, shown
 from .board import Board, check_board, check_start
 from .chain import (
     finish_probability,
@@ -203,7 +205,12 @@ def analyze(
     start = check_start(check_board(board), start)
     if not (jump_probability is None or isinstance(jump_probability, bool)):
         raise TypeError(f"jump_probability must be None, True or False, got {jump_probability!r}")
+    if isinstance(percentiles, (str, bytes)) or not isinstance(percentiles, Iterable):
+        raise TypeError(f"percentiles must be a sequence of numbers, got {shown(percentiles)}")
+    percentiles = tuple(percentiles)
     for q in percentiles:
+        if isinstance(q, bool) or not isinstance(q, numbers.Real):
+            raise TypeError(f"percentiles must be numbers, got {shown(q)}")
         if not 0 < q < 100:
             raise ValueError(
                 f"percentiles must be in (0, 100) (the tail is cut at the tolerance), got {q!r}")

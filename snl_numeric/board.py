@@ -42,6 +42,7 @@ from ._core.validation import (
     parse_json,
     probability,
     problem_message,
+    shown,
 )
 from .dice import Dice, as_dice
 
@@ -63,7 +64,7 @@ def _square(value: Any, what: str) -> int:
     if type(value) is int and -INT64_MAX - 1 <= value <= INT64_MAX:  # the common case, fast
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{what} must be an integer square, got {value!r}")
+        raise TypeError(f"{what} must be an integer square, got {shown(value)}")
     return integer(value, what)
 
 
@@ -93,7 +94,8 @@ def _pairs(jumps: Any, what: str) -> tuple[list[int], list[int]]:
         try:
             a, b = item
         except (TypeError, ValueError):
-            raise TypeError(f"each of the {what} must be a pair (from, to), got {item!r}") from None
+            raise TypeError(f"each of the {what} must be a pair (from, to), got {shown(item)}"
+                            ) from None
         src.append(_square(a, f"{what} start"))
         dst.append(_square(b, f"{what} destination"))
     return src, dst
@@ -132,23 +134,26 @@ def _json_int(key: Any, what: str) -> int:
     """An integer key of a JSON object (JSON keys are strings)."""
     if isinstance(key, str):
         text = key.strip()
-        if text.lstrip("+-").isdigit() and len(text) <= 20:
+        digits = text[1:] if text[:1] in "+-" else text
+        if digits.isdigit() and digits.isascii():
+            if len(digits) > 100:  # far beyond int64; never parse a huge number
+                raise ValueError(f"{what} must fit in a 64-bit integer, got {shown(key)}")
             return _square(int(text), what)
-        raise TypeError(f"{what} must be an integer, got {key!r}")
+        raise TypeError(f"{what} must be an integer, got {shown(key)}")
     return _square(key, what)
 
 
 def _overshoot(value: Any) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"overshoot must be a string, got {value!r}")
+        raise TypeError(f"overshoot must be a string, got {shown(value)}")
     if value not in OVERSHOOT_RULES:
-        raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got {value!r}")
+        raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got {shown(value)}")
     return value
 
 
 def _name(value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"name must be a string, got {value!r}")
+        raise TypeError(f"name must be a string, got {shown(value)}")
     return value
 
 
@@ -166,10 +171,10 @@ def board_fields(data: Any) -> BoardFields:
         raise ValueError(f"unknown board keys {sorted(unknown)}; expected {sorted(DICT_KEYS)}")
     fmt = data.get("format", FORMAT_NAME)
     if fmt != FORMAT_NAME:
-        raise ValueError(f"format must be {FORMAT_NAME!r}, got {fmt!r}")
+        raise ValueError(f"format must be {FORMAT_NAME!r}, got {shown(fmt)}")
     version = data.get("version", FORMAT_VERSION)
     if type(version) is not int or version != FORMAT_VERSION:
-        raise ValueError(f"unsupported board format version {version!r}; "
+        raise ValueError(f"unsupported board format version {shown(version)}; "
                          f"this is version {FORMAT_VERSION} (the integer {FORMAT_VERSION})")
     if "size" not in data:
         raise ValueError("board data needs a 'size'")
@@ -213,7 +218,7 @@ def board_fields(data: Any) -> BoardFields:
 
 def _face_value(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"dice faces must be integers, got {value!r}")
+        raise TypeError(f"dice faces must be integers, got {shown(value)}")
     return _square(value, "dice faces")
 
 

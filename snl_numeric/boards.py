@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ._core.memory import check_memory
 from .board import Board
 
 __all__ = ["get", "names", "describe", "random_board"]
@@ -168,6 +169,8 @@ def random_board(
     for value, what in ((jump_fraction, "jump_fraction"), (snake_fraction, "snake_fraction")):
         if not 0.0 <= value <= 1.0:
             raise ValueError(f"{what} must be in [0, 1], got {value!r}")
+    # the candidate sources and their permutation, the source flags, the jumps
+    check_memory(25.0 * size, f"a random board of {size:,} squares")
     gen = np.random.default_rng(rng)
     n_jumps = min(int(round(jump_fraction * (size - 1))), (size - 1) // 2)
     src = np.sort(gen.choice(np.arange(1, size), size=n_jumps, replace=False))

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._core.memory import check_memory
 from ._core.solve import (
     WARN_ERROR,
     Solution,
@@ -345,6 +346,8 @@ def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = Non
         return uses, None
     if len(need):
         solver = fundamental(cb)
+        check_memory(8 * cb.n_states * len(targets), f"jump probabilities ({len(targets):,} "
+                     f"rows of the fundamental matrix over {cb.n_states:,} squares)")
         rows_n = np.zeros((cb.n_states, len(targets)))  # rows of N, one solve per target
         e = np.zeros(cb.n_states)
         for i, t in enumerate(targets):
@@ -426,6 +429,8 @@ def pmf_within(cb: CompiledBoard, start: int, tail: float, max_throws: int
         if k > max_throws:  # pmf[0 .. max_throws] filled, tail still too heavy
             return pmf, float(mass[live].sum())
         chunk = min(chunk * 2, 1 << 20, max_throws + 1 - len(pmf))
+        # the pmf grows with the game length: a copy of it, refused before it is made
+        check_memory(16 * (len(pmf) + chunk), f"a distribution of {len(pmf) + chunk:,} throws")
         pmf = np.concatenate([pmf, np.zeros(chunk)])
 
 

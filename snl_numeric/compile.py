@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
+from ._core.memory import check_memory, format_bytes
 from ._core.table import OVERSHOOT_CODES, reach_kernel, succ_table_kernel
 
 if TYPE_CHECKING:
@@ -122,6 +123,8 @@ class CompiledBoard:
 
     def _matrix(self) -> sp.csr_matrix:
         n, k = self.succ.shape
+        # COO rows, columns and data, then CSR indices and data (and SciPy's copies)
+        check_memory(48 * n * k, f"the transition matrix of {n:,} squares x {k} faces")
         rows = np.repeat(np.arange(n, dtype=self.succ.dtype), k)
         data = np.tile(self.probs, n)
         mat = sp.csr_matrix((data, (rows, self.succ.ravel())), shape=(n, n))
@@ -183,6 +186,12 @@ class CompiledBoard:
 MAX_TABLE_ENTRIES = 500_000_000
 
 
+def table_bytes(size: int, faces: int) -> int:
+    """Peak bytes of :func:`compile_board`: per entry ``succ`` and ``landed`` (8 each),
+    ``fired`` (4) and its temporary (8); per square two jump indexes (12)."""
+    return (size + 1) * (28 * faces + 12)
+
+
 def compile_board(board: Board) -> CompiledBoard:
     """Build the successor table of ``board`` (one Numba pass, O(size * faces)).
 
@@ -198,11 +207,13 @@ def compile_board(board: Board) -> CompiledBoard:
     size = board.size
     faces = board.dice.faces
     entries = (size + 1) * len(faces)
+    need = table_bytes(size, len(faces))
     if entries > MAX_TABLE_ENTRIES:
         raise ValueError(
             f"board too large to compile: {size + 1:,} squares x {len(faces)} faces = "
-            f"{entries:,} table entries (about {20 * entries / 2**30:.0f} GiB); "
+            f"{entries:,} table entries (about {format_bytes(need)}); "
             f"the limit is {MAX_TABLE_ENTRIES:,}")
+    check_memory(need, f"compiling a board of {size + 1:,} squares x {len(faces)} faces")
     idx = np.intp
     src, dst = (a.astype(idx) for a in board.jump_arrays)
 

@@ -8,6 +8,7 @@ renormalised). Faces are at most ``MAX_FACE`` (``2**31 - 1``).
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._core.memory import check_memory
 from ._core.validation import (
     MAX_FACE,
     SUM_TOL,
@@ -25,6 +27,7 @@ from ._core.validation import (
     positive_int,
     probability,
     problem_message,
+    shown,
 )
 
 __all__ = ["Dice", "as_dice", "parse_dice", "MAX_FACE"]
@@ -68,7 +71,7 @@ class Dice:
     def fair(cls, sides: int = 6) -> Dice:
         """A fair die with faces ``1..sides``."""
         sides = positive_int(sides, "sides")
-        return cls(np.arange(1, sides + 1), np.full(sides, 1.0 / sides))
+        return _uniform(1, sides)
 
     @classmethod
     def spinner(cls, k: int) -> Dice:
@@ -80,11 +83,34 @@ class Dice:
         """The sum of ``n`` fair dice with ``sides`` faces each."""
         n = positive_int(n, "n")
         sides = positive_int(sides, "sides")
-        counts = np.ones(1, dtype=np.float64)
-        for _ in range(n):
-            counts = np.convolve(counts, np.ones(sides))
+        if n * sides > MAX_FACE:
+            raise ValueError(f"the sum of {n:,} dice with {sides:,} sides reaches {n * sides:,}; "
+                             f"dice faces must be at most {MAX_FACE:,}")
+        n_faces = n * (sides - 1) + 1
+        check_memory(_BYTES_PER_FACE * n_faces,
+                     f"the sum of {n:,} dice with {sides:,} sides ({n_faces:,} faces)")
         faces = np.arange(n, n * sides + 1)
-        return cls(faces, counts / counts.sum())
+        if n * math.log2(sides) < 52:  # integer counts, exact in float64; one rounding each
+            counts = np.ones(1, dtype=np.float64)
+            for _ in range(n):
+                counts = np.convolve(counts, np.ones(sides))
+            return cls(faces, counts / counts.sum())
+        # counts beyond 2**52 (they would overflow to inf for 10**4 dice): convolve
+        # probabilities by repeated squaring (FFT), renormalised at each product
+        from scipy.signal import fftconvolve
+
+        def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            c = np.clip(fftconvolve(a, b), 0.0, None)
+            return c / math.fsum(c)
+
+        one, out, m = np.full(sides, 1.0 / sides), None, n
+        while m:
+            if m & 1:
+                out = one if out is None else product(out, one)
+            m >>= 1
+            if m:
+                one = product(one, one)
+        return cls(faces, out)
 
     @classmethod
     def from_probs(cls, probs: Mapping[int, float]) -> Dice:
@@ -138,6 +164,19 @@ class Dice:
         return f"Dice({self.to_dict()})"
 
 
+#: Bytes per face of building and checking a die (faces, probabilities and their copies).
+_BYTES_PER_FACE = 64
+
+
+def _uniform(lo: int, hi: int) -> Dice:
+    """The fair die on ``lo..hi``; refused before allocating beyond ``MAX_FACE`` or memory."""
+    if hi > MAX_FACE:
+        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE:,}, got faces up to {hi:,}")
+    k = hi - lo + 1
+    check_memory(_BYTES_PER_FACE * k, f"a fair die with {k:,} faces")
+    return Dice(np.arange(lo, hi + 1), np.full(k, 1.0 / k))
+
+
 def as_dice(dice: Any) -> Dice:
     """Normalise ``None`` (a fair d6), a :class:`Dice` or a mapping to a Dice.
 
@@ -158,26 +197,31 @@ def as_dice(dice: Any) -> Dice:
 # -- validation ----------------------------------------------------------------
 def _face(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"dice faces must be integers, got {value!r}")
+        raise TypeError(f"dice faces must be integers, got {shown(value)}")
     if not 1 <= value <= MAX_FACE:
-        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {value}")
+        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {shown(value)}")
     return int(value)
 
 
 def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     """Types and shapes here; the value rules by the one shared check, ``dice_problem``."""
     faces_arr = int_array(faces, "dice faces") if not isinstance(faces, np.ndarray) else faces
-    probs_arr = np.asarray(probs) if not isinstance(probs, np.ndarray) else probs
+    try:
+        probs_arr = np.asarray(probs) if not isinstance(probs, np.ndarray) else probs
+    except (ValueError, TypeError, OverflowError):
+        raise ValueError("dice probabilities must be a 1-d array of numbers (ragged rows?)"
+                         ) from None
     if faces_arr.ndim != 1 or probs_arr.ndim != 1 or faces_arr.shape != probs_arr.shape:
         raise ValueError(
             "dice faces and probabilities must be 1-d arrays of equal length, "
             f"got shapes {faces_arr.shape} and {probs_arr.shape}"
         )
     faces_arr = int_array(faces_arr, "dice faces")
-    if probs_arr.dtype == object:
+    if probs_arr.dtype == object and probs_arr.ndim == 1:
         probs_arr = np.array([probability(p, "dice probabilities") for p in probs_arr.tolist()])
     if probs_arr.size and (probs_arr.dtype == bool or not np.issubdtype(probs_arr.dtype,
-                                                                        np.number)):
+                                                                        np.number)
+                           or np.issubdtype(probs_arr.dtype, np.complexfloating)):
         raise TypeError(f"dice probabilities must be numbers, got {few(probs_arr)}")
     probs_arr = probs_arr.astype(np.float64)
     problem, i = dice_problem(faces_arr, probs_arr, SUM_TOL)
@@ -222,12 +266,11 @@ def parse_dice(text: str) -> Dice:
             lo_i, hi_i = int(lo), int(hi)
             if not 1 <= lo_i <= hi_i:
                 raise ValueError
-            k = hi_i - lo_i + 1
-            return Dice(np.arange(lo_i, hi_i + 1), np.full(k, 1.0 / k))
+            return _uniform(lo_i, hi_i)
         return Dice.fair(int(s))
-    except (ValueError, TypeError, ZeroDivisionError) as exc:
-        if isinstance(exc, ValueError) and "dice" in str(exc):
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError) as exc:
+        if isinstance(exc, ValueError) and ("dice" in str(exc) or "memory" in str(exc)):
             raise
         raise ValueError(
-            f"cannot read dice {text!r}: expected 'd6', '6', '1-3', '2d6' or '1:0.5,2:0.5'"
+            f"cannot read dice {shown(text)}: expected 'd6', '6', '1-3', '2d6' or '1:0.5,2:0.5'"
         ) from None

@@ -51,6 +51,7 @@ from numpy.typing import ArrayLike
 from scipy import sparse
 from scipy.sparse import csgraph
 
+from ._core.memory import check_memory
 from ._core.numba_config import njit
 
 __all__ = [
@@ -296,6 +297,8 @@ class _Search:
 
     def __init__(self, m: np.ndarray, start: int, goal: int) -> None:
         ncells = m.size
+        # the successor table and its temporaries, the DFS stack, the output buffer
+        check_memory(200 * ncells, f"searching a {m.shape[0]:,} x {m.shape[1]:,} maze")
         self.cols = m.shape[1]
         self.succ = _successors(m)
         self.goal = goal
@@ -344,8 +347,13 @@ def _prepare(maze: ArrayLike, start: Cell, goal: Cell) -> tuple[np.ndarray, int,
 def _collect(searches: list[_Search], limit: int | None) -> list[np.ndarray]:
     max_count = MAX_PATHS + 1 if limit is None else limit
     found: list[np.ndarray] = []
+    cells = 0  # the paths' memory grows with their number and length: checked as they come
     for search in searches:
         for chunk in search.chunks(max_count - len(found)):
+            cells += sum(len(p) for p in chunk)
+            check_memory(16 * cells + 100 * len(found),
+                         f"keeping {len(found) + len(chunk):,} paths ({cells:,} cells; iterate "
+                         "with iter_paths or count with count_paths instead)")
             found.extend(chunk)
         if len(found) >= max_count:
             break

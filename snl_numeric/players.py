@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ._core.memory import check_memory
 from ._core.validation import DEFAULT_TAIL, check_tail, json_float
 from .board import Board, check_start
 from .chain import finish_probability, length_distribution, sure_states
@@ -215,6 +216,7 @@ def _length_pmfs(boards_: list[Board], starts: list[int], tail: float) -> np.nda
         if key not in memo:
             memo[key] = length_distribution(b, s, tail=tail)
         pmfs.append(memo[key])
+    check_race_memory(len(pmfs), max(len(p) for p in pmfs))
     out = np.zeros((len(pmfs), max(len(p) for p in pmfs)))
     for i, p in enumerate(pmfs):
         out[i, : len(p)] = p
@@ -239,9 +241,23 @@ def _win_pmf(pmf: np.ndarray) -> np.ndarray:
     return pmf * before * after
 
 
+def check_race_memory(players: int, rounds: int) -> None:
+    """Refuse a race whose ``(players, rounds)`` arrays would not fit (about eight of them
+    live at once in :func:`_win_pmf`)."""
+    check_memory(64.0 * players * rounds,
+                 f"a race of {players:,} players over {rounds:,} rounds")
+
+
 def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any
           ) -> tuple[np.ndarray, list[Board], list[int]]:
     tail = check_tail(tail)
+    if isinstance(board, Board) and starts is None and not _is_list(dice):
+        # every player alike: one distribution, and the memory known before any per-player work
+        k = _count(players)
+        (one,), (start,) = _per_player(board, 1, None, dice)
+        pmf = length_distribution(one, start, tail=tail)
+        check_race_memory(k, len(pmf))
+        return _win_pmf(np.tile(pmf, (k, 1))), [one] * k, [start] * k
     boards_, starts_ = _per_player(board, players, starts, dice)
     return _win_pmf(_length_pmfs(boards_, starts_, tail)), boards_, starts_
 

@@ -357,7 +357,8 @@ def test_jsonl_bad_lines(tmp_path):
     path.write_text('{"size": 5}\n\nnot json\n[1, 2]\n{"size": 6, "ladders": [[2, 5]]}\n')
     df = analyze_many(path, errors="coerce", columns=("min_throws",))
     assert df["error"].iloc[1].startswith("invalid board JSON")
-    assert df["error"].iloc[2] == "board data must be a mapping, got list"
+    assert df["error"].iloc[1].endswith("(line 3)")  # rows skip the blank line, lines do not
+    assert df["error"].iloc[2] == "board data must be a mapping, got list (line 4)"
     assert df["min_throws"].tolist()[3] == min_throws(Board.from_pairs(6, ladders=[(2, 5)]))
     assert df["min_throws"].iloc[0] == 1
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import reprlib
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,27 @@ MAX_JSON_DEPTH = 64
 
 _RNG_TYPES = "None, an integer seed, a SeedSequence or a Generator"
 
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlong, _SHOWN.maxstring, _SHOWN.maxother = 3, 40, 60, 60
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 8
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for a message, cut short: a 400-digit number, a long string or a
+    list nested 5,000 deep is shown in a few dozen characters (never a RecursionError).
+
+    Examples
+    --------
+    >>> shown(10**400)
+    '100000000000000000...0000000000000000000'
+    >>> shown([[[[[[1]]]]]])
+    '[[[[...]]]]'
+    """
+    try:
+        return _SHOWN.repr(value)
+    except Exception:  # a broken __repr__: say what it is
+        return f"<{type(value).__name__}>"
+
 
 # -- scalars --------------------------------------------------------------------------
 def integer(value: Any, name: str) -> int:
@@ -52,10 +74,10 @@ def integer(value: Any, name: str) -> int:
     ValueError: size must fit in a 64-bit integer, got 1180591620717411303424
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
+        raise TypeError(f"{name} must be an integer, got {shown(value)}")
     value = int(value)
     if not -INT64_MAX - 1 <= value <= INT64_MAX:
-        raise ValueError(f"{name} must fit in a 64-bit integer, got {value}")
+        raise ValueError(f"{name} must fit in a 64-bit integer, got {shown(value)}")
     return value
 
 
@@ -70,25 +92,25 @@ def positive_int(value: Any, name: str, low: int = 1) -> int:
 def flag(value: Any, name: str) -> bool:
     """``True`` or ``False`` (NumPy bools accepted), else ``TypeError``."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
+        raise TypeError(f"{name} must be True or False, got {shown(value)}")
     return bool(value)
 
 
 def probability(value: Any, name: str) -> float:
     """A real number as a float (its range is checked by the caller)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r}")
+        raise TypeError(f"{name} must be a number, got {shown(value)}")
     try:
         return float(value)
     except OverflowError:
-        raise ValueError(f"{name} is too large for a float, got {value}") from None
+        raise ValueError(f"{name} is too large for a float, got {shown(value)}") from None
 
 
 def check_tail(tail: Any, max_throws: Any = DEFAULT_MAX_THROWS) -> float:
     """Validate the ``tail`` and ``max_throws`` options of distribution calls."""
     tail = probability(tail, "tail")
     if not 0.0 < tail < 1.0:
-        raise ValueError(f"tail must be a probability in (0, 1), got {tail!r}")
+        raise ValueError(f"tail must be a probability in (0, 1), got {shown(tail)}")
     positive_int(max_throws, "max_throws")
     return tail
 
@@ -106,7 +128,7 @@ def seed_sequence(rng: Any) -> np.random.SeedSequence:
         gen = np.random.default_rng(rng)
         return np.random.SeedSequence(int.from_bytes(gen.bytes(16), "little"))
     if isinstance(rng, bool):
-        raise TypeError(f"rng must be {_RNG_TYPES}, got {rng!r}")
+        raise TypeError(f"rng must be {_RNG_TYPES}, got {shown(rng)}")
     if rng is None:
         return np.random.SeedSequence()
     if isinstance(rng, numbers.Integral):
@@ -137,7 +159,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise ValueError(f"duplicate key {key!r} in a JSON object")
+            raise ValueError(f"duplicate key {shown(key)} in a JSON object")
         out[key] = value
     return out
 
@@ -222,14 +244,37 @@ def int_array(values: Any, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be a rectangular array of integers (ragged rows?)")
     if arr.size == 0:
         return arr.astype(np.int64)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and \
-                np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2.0**63):
-            return arr.astype(np.int64)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or \
+            np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
-    if arr.dtype == np.uint64 and np.any(arr > INT64_MAX):
-        raise ValueError(f"{name} must fit in 64-bit integers")
-    return arr.astype(np.int64)
+    out, bad = int64_values(arr)
+    if bad.any():
+        v = arr[bad].flat[0]
+        if np.issubdtype(arr.dtype, np.integer) or (np.isfinite(v) and v == np.round(v)):
+            raise ValueError(f"{name} must fit in a 64-bit integer, got {shown(v.item())}")
+        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
+    return out
+
+
+def int64_values(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A numeric array as int64, and the mask of entries that are not integers of the
+    signed 64-bit range (unsigned above it; NaN, infinite, fractional or huge floats);
+    those come out as 0. Vectorised: one bad entry flags one row, never a whole file.
+
+    Examples
+    --------
+    >>> vals, bad = int64_values(np.array([3.0, 2.5, 1e30]))
+    >>> vals.tolist(), bad.tolist()
+    ([3, 0, 0], [False, True, True])
+    """
+    if np.issubdtype(arr.dtype, np.signedinteger) or arr.dtype == bool:
+        return arr.astype(np.int64), np.zeros(arr.shape, bool)
+    if np.issubdtype(arr.dtype, np.unsignedinteger):
+        bad = arr > INT64_MAX
+    else:
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63)
+    return np.where(bad, 0, arr).astype(np.int64), bad
 
 
 # -- the rules of a board ---------------------------------------------------------------
@@ -300,7 +345,8 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):  # pra
         for f in range(faces.shape[0]):
             if probs[f] > 0.0 and faces[f] > faces[top]:
                 top = f
-        if faces[top] > size + 1:  # from size - 1 it would bounce below square 0
+        if faces[top] - 1 > size:  # from size - 1 it would bounce below square 0
+            # (written so that size + 1 cannot overflow for size = 2**63 - 1)
             return BOUNCE_FACE, top, 0
     k = src.shape[0]
     for i in range(k):

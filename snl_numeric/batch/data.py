@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from .._core.memory import check_memory
 from .._core.table import OVERSHOOT_CODES
+from .._core.validation import int_array
 from ..board import OVERSHOOT_RULES, Board
 from ..dice import Dice
 
@@ -26,12 +28,12 @@ D6_PROBS = np.full(6, 1.0 / 6.0)
 
 
 def _int_vector(values: Any, name: str) -> np.ndarray:
-    arr = np.asarray(values)
+    arr = np.asarray(values) if isinstance(values, np.ndarray) else int_array(values, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-d, got shape {arr.shape}")
     if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    return np.ascontiguousarray(int_array(arr, name), dtype=np.int64)
 
 
 def _ptr_vector(values: Any, name: str, n: int, total: int) -> np.ndarray:
@@ -352,6 +354,9 @@ def random_batch(
                          f"{size}, {snakes} snakes, {ladders} ladders")
     if overshoot not in OVERSHOOT_CODES:
         raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got {overshoot!r}")
+    # random keys (8 bytes) and source flags (1) per board and square, then the jumps
+    check_memory(float(n) * (size + 1) * 10 + 64.0 * n * k, f"{n:,} random boards of {size:,} "
+                 "squares (generate them in chunks)")
     # k distinct sources per board: the k smallest of random keys on 1..size-1
     keys = gen.random((n, size - 1))
     src = np.argpartition(keys, k - 1, axis=1)[:, :k] + 1 if k else np.empty((n, 0), np.int64)

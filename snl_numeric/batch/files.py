@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -27,6 +29,20 @@ class Chunk:
     offset: int
     batch: BoardBatch
     parse_errors: dict[int, str]  # local row -> message
+    lines: np.ndarray | None = None  # the line of each row in its file (JSON Lines)
+
+    def digest(self) -> str:
+        """A digest of everything the chunk's result rows depend on (but the settings)."""
+        h = hashlib.sha256(self.batch.fingerprint().encode())
+        h.update(json.dumps([self.offset, sorted(self.parse_errors.items())]).encode())
+        if self.lines is not None:
+            h.update(b"lines")
+            h.update(np.ascontiguousarray(self.lines, dtype=np.int64).tobytes())
+        return h.hexdigest()
+
+    def line_note(self, i: int) -> str:
+        """`` (line N)`` for row ``i`` of a JSON Lines file, else empty."""
+        return "" if self.lines is None else f" (line {int(self.lines[i])})"
 
 
 D6_FACES_LIST = D6_FACES.tolist()
@@ -48,6 +64,7 @@ class _Collector:
         self.faces: list[int] = []
         self.probs: list[float] = []
         self.parse_errors: dict[int, str] = {}
+        self.lines: list[int] = []
 
     def __len__(self) -> int:
         return len(self.sizes)
@@ -81,6 +98,9 @@ class _Collector:
         except (ValueError, TypeError) as exc:
             self.add_error(str(exc))
             return
+        except Exception as exc:  # one strange row must not sink the batch  # noqa: BLE001
+            self.add_error(f"cannot read this board ({type(exc).__name__}: {exc})")
+            return
         faces, probs = (D6_FACES_LIST, D6_PROBS_LIST) if f.faces is None else (f.faces, f.probs)
         self.add(f.size, f.start, OVERSHOOT_CODES[f.overshoot], f.chain, f.src, f.dst, faces,
                  probs)
@@ -95,12 +115,18 @@ class _Collector:
             faces=np.array(self.faces, np.int64), probs=np.array(self.probs, np.float64))
 
 
+    def line_array(self) -> np.ndarray | None:
+        return np.array(self.lines, np.int64) if self.lines and len(self.lines) == len(self) \
+            else None
+
+
 @dataclass(frozen=True)
 class _Part:
     """Internal stream item: some boards with their row-level read errors."""
 
     batch: BoardBatch
     errors: dict[int, str]
+    lines: np.ndarray | None = None
 
 
 def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]:
@@ -120,14 +146,16 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
         for p in pending:
             errs.update({base + k: v for k, v in p.errors.items()})
             base += len(p.batch)
+        lines = (np.concatenate([p.lines for p in pending])
+                 if all(p.lines is not None for p in pending) else None)
         if len(pending) == 1:
-            return _Part(pending[0].batch, errs)
-        return _Part(BoardBatch.concat([p.batch for p in pending]), errs)
+            return _Part(pending[0].batch, errs, lines)
+        return _Part(BoardBatch.concat([p.batch for p in pending]), errs, lines)
 
     def flush() -> None:
         nonlocal coll, pending_n
         if len(coll):
-            pending.append(_Part(coll.batch(), coll.parse_errors))
+            pending.append(_Part(coll.batch(), coll.parse_errors, coll.line_array()))
             pending_n += len(coll)
             coll = _Collector()
 
@@ -137,9 +165,12 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
             whole = merged()
             head = {k: v for k, v in whole.errors.items() if k < chunk_size}
             rest = {k - chunk_size: v for k, v in whole.errors.items() if k >= chunk_size}
-            yield Chunk(index, index * chunk_size, whole.batch[:chunk_size], head)
+            lines = whole.lines
+            yield Chunk(index, index * chunk_size, whole.batch[:chunk_size], head,
+                        None if lines is None else lines[:chunk_size])
             tail_part = whole.batch[chunk_size:]
-            pending[:] = [_Part(tail_part, rest)] if len(tail_part) else []
+            tail_lines = None if lines is None else lines[chunk_size:]
+            pending[:] = [_Part(tail_part, rest, tail_lines)] if len(tail_part) else []
             pending_n = len(tail_part)
             index += 1
 
@@ -150,6 +181,9 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
             pending.append(part)
             pending_n += len(part.batch)
         else:
+            if isinstance(item, jsonl.Line):
+                coll.lines.append(item.number)
+                item = item.value
             if isinstance(item, Board):
                 coll.add_board(item)
             elif isinstance(item, jsonl.ReadError):
@@ -163,7 +197,7 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
     flush()
     if pending_n:
         whole = merged()
-        yield Chunk(index, index * chunk_size, whole.batch, whole.errors)
+        yield Chunk(index, index * chunk_size, whole.batch, whole.errors, whole.lines)
 
 
 def _file_kind(path: str) -> str:
@@ -187,35 +221,50 @@ def _part(columns: BoardColumns) -> _Part:
 class _Source:
     chunks: Iterator[Chunk]
     total: int  # 0 when unknown
-    fingerprint: str | None
+    fingerprint: str | None  # None: an iterator, known only once read (stream_fingerprint)
 
 
-def open_source(boards: Any, chunk_size: int) -> _Source:
+def stream_fingerprint(digests: Iterable[str]) -> str:
+    """The fingerprint of an input from the digests of its chunks, in order."""
+    h = hashlib.sha256()
+    for d in digests:
+        h.update(d.encode())
+    return "rows:" + h.hexdigest()
+
+
+def open_source(boards: Any, chunk_size: int, *, fingerprint: bool = False) -> _Source:
+    """The chunks of ``boards``; with ``fingerprint``, a digest of the whole input when it
+    can be had before reading it for good (a file, a batch, a list; not an iterator)."""
     if isinstance(boards, BoardBatch):
         chunks = (Chunk(i, lo, boards[lo:lo + chunk_size], {})
                   for i, lo in enumerate(range(0, len(boards), chunk_size)))
-        return _Source(chunks, len(boards), "batch:" + boards.fingerprint())
+        return _Source(chunks, len(boards),
+                       "batch:" + boards.fingerprint() if fingerprint else None)
     if isinstance(boards, (str, os.PathLike)):
         path = os.fspath(boards)
         kind = _file_kind(path)
         if not os.path.exists(path):
             raise ValueError(f"no such board file: {path!r}")
         if kind == "jsonl":
-            items, total = jsonl.iter_lines(path), jsonl.count_lines(path)
+            items, total = jsonl.iter_numbered(path), jsonl.count_lines(path)
         else:
             items = map(_part, parquet.iter_columns(path, chunk_size))
             total = parquet.count_rows(path)
-        return _Source(_chunks_from_items(items, chunk_size), total, file_fingerprint(path))
+        return _Source(_chunks_from_items(items, chunk_size), total,
+                       file_fingerprint(path) if fingerprint else None)
     if isinstance(boards, Board):
         raise TypeError("analyze_many expects many boards; wrap a single Board in a list")
     if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
         batch = BoardBatch.from_boards(boards)
-        return open_source(batch, chunk_size)
+        return open_source(batch, chunk_size, fingerprint=fingerprint)
     if isinstance(boards, (bytes, dict)) or not isinstance(boards, Iterable):
         raise TypeError("boards must be a list of Board, a BoardBatch, a file path or an "
                         f"iterable of boards, got {type(boards).__name__}")
     total = len(boards) if hasattr(boards, "__len__") else 0
-    return _Source(_chunks_from_items(boards, chunk_size), total, None)
+    digest = None
+    if fingerprint and iter(boards) is not boards:  # a collection: read it twice
+        digest = stream_fingerprint(c.digest() for c in _chunks_from_items(boards, chunk_size))
+    return _Source(_chunks_from_items(boards, chunk_size), total, digest)
 
 
 def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
@@ -237,7 +286,7 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
     for c in chunks:
         if c.parse_errors:
             i = min(c.parse_errors)
-            raise_for_row(c.offset + i, c.parse_errors[i])
+            raise_for_row(c.offset + i, c.parse_errors[i] + c.line_note(i))
     return BoardBatch.concat([c.batch for c in chunks])
 
 

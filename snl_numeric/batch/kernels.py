@@ -11,24 +11,35 @@ from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
 from .._core.validation import board_problem
 from .data import MAX_SIZE
 
-#: Problem code of a board larger than :data:`MAX_SIZE` (the others: ``board_problem``).
+#: Problem code of a board larger than :data:`MAX_SIZE`, or needing more memory than a
+#: thread may use (the others: ``board_problem``).
 TOO_LARGE = 99
 #: ``status`` bits: the tail did not fall below ``tail`` within ``max_throws`` throws;
 #: the board has too many backward targets for the per-board kernel (the caller solves it).
 TAIL_NOT_REACHED, NEEDS_SOLVER = 1, 2
 #: Most backward targets the per-board kernel takes.
 KMAX = 512
+#: Bytes per square of one board in :func:`batch_kernel`, besides 8 per face: the jump
+#: index, BFS distances and flags, moments, the mass pushed and its next step.
+ROW_BYTES = 80
+
+
+def row_bytes(size, n_faces):
+    """Bytes :func:`batch_kernel` needs for one board (the successor table and the rest)."""
+    return (size + 1) * (8 * n_faces + ROW_BYTES)
 
 
 @njit()
-def _compile_one(size, start, code, chain, src, dst, faces, probs, sum_tol):  # pragma: no cover
+def _compile_one(size, start, code, chain, src, dst, faces, probs, sum_tol,
+                 max_bytes):  # pragma: no cover - jitted
     """Check one board against the rules (``board_problem``, as ``Board`` does) and compile
     it: ``(problem, i, j, succ, probs)`` with ``succ`` and ``probs`` over the faces of
-    positive probability; ``problem`` 0 for a valid board.
+    positive probability; ``problem`` 0 for a valid board. A board above ``MAX_SIZE``
+    or needing more than ``max_bytes`` is ``TOO_LARGE`` (checked before allocating).
     """
     empty = np.empty((0, 0), dtype=np.int64)
     none = probs[:0]
-    if size > MAX_SIZE:
+    if size > MAX_SIZE or (size + 1) * (8 * faces.shape[0] + ROW_BYTES) > max_bytes:
         return TOO_LARGE, 0, 0, empty, none
     problem, i, j = board_problem(size, start, code, chain, src, dst, faces, probs, sum_tol)
     if problem:
@@ -112,7 +123,8 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
 
 @pjit()
 def batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst, dice_ptr,
-                 faces, probs, sum_tol, moments, want_var, quantiles, levels, want_mode, tail,
+                 faces, probs, sum_tol, max_bytes, moments, want_var, quantiles, levels,
+                 want_mode, tail,
                  max_throws, problem, where, min_out, mean_out, var_out, q_out, mode_out,
                  status):  # pragma: no cover - jitted
     """Every board in parallel: validate, compile, BFS, moments, quantiles.
@@ -125,7 +137,7 @@ def batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst, 
         d0, d1 = dice_ptr[b], dice_ptr[b + 1]
         code, i, j, succ, pr = _compile_one(sizes[b], starts[b], overshoot[b], chain[b],
                                             jump_src[j0:j1], jump_dst[j0:j1], faces[d0:d1],
-                                            probs[d0:d1], sum_tol)
+                                            probs[d0:d1], sum_tol, max_bytes)
         problem[b] = code
         where[b, 0] = i
         where[b, 1] = j

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numba
 import numpy as np
 
+from .._core.memory import available_memory, format_bytes
+from .._core.numba_config import PARALLEL_LOCK
 from .._core.progress import Progress
 from .._core.table import QUANTILE_SLACK
 from .._core.validation import (
     DEFAULT_MAX_THROWS,
     DEFAULT_TAIL,
+    INT64_MAX,
     SUM_TOL,
     check_tail,
     problem_message,
@@ -23,7 +26,7 @@ from ..chain import moments
 from ..io import require_pandas
 from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, segment_ids
 from .files import Chunk, open_source, raise_for_row
-from .kernels import NEEDS_SOLVER, TAIL_NOT_REACHED, TOO_LARGE, batch_kernel
+from .kernels import NEEDS_SOLVER, TAIL_NOT_REACHED, TOO_LARGE, batch_kernel, row_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,9 +37,6 @@ DEFAULT_COLUMNS = ("min_throws", "expected_throws", "variance", "std")
 COLUMNS = ("min_throws", "expected_throws", "variance", "std", "median", "mode",
            "size", "start", "n_snakes", "n_ladders", "n_faces")
 
-# Numba's workqueue layer is not thread-safe; a Dask worker with several
-# threads must not enter the parallel kernels concurrently.
-_KERNEL_LOCK = threading.Lock()
 
 
 def _percentile_value(name: str) -> float | None:
@@ -92,7 +92,12 @@ class Settings:
 def _problem_message(batch: BoardBatch, b: int, problem: int, where: np.ndarray) -> str:
     """The words of the Board's own error for a row the kernel flagged."""
     if problem == TOO_LARGE:
-        return f"size {int(batch.sizes[b])} is too large for batch analysis (at most {MAX_SIZE})"
+        size = int(batch.sizes[b])
+        if size > MAX_SIZE:
+            return f"size {size} is too large for batch analysis (at most {MAX_SIZE})"
+        need = format_bytes(row_bytes(size, int(batch.dice_ptr[b + 1] - batch.dice_ptr[b])))
+        return (f"size {size} needs about {need} of memory for batch analysis, more than "
+                f"{format_bytes(_row_budget())} per thread here")
     j0, j1 = batch.jump_ptr[b], batch.jump_ptr[b + 1]
     d0, d1 = batch.dice_ptr[b], batch.dice_ptr[b + 1]
     return problem_message(problem, int(where[0]), int(where[1]), size=int(batch.sizes[b]),
@@ -113,6 +118,12 @@ class _Out:
     status: np.ndarray
 
 
+def _row_budget() -> int:
+    """Bytes one board may use in the parallel kernel: what is available, per thread."""
+    avail = available_memory()
+    return INT64_MAX if avail is None else avail // max(numba.get_num_threads(), 1)
+
+
 def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     cols = settings.columns
     levels = np.array([_percentile_value(c) / 100.0 - QUANTILE_SLACK for c in cols
@@ -124,10 +135,10 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
                np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
                np.full(n, -1, np.int64), np.zeros(n, np.int8))
     if n:
-        with _KERNEL_LOCK:
+        with PARALLEL_LOCK:  # a Dask worker's threads take turns in the parallel kernel
             batch_kernel(batch.sizes, batch.starts, batch.overshoot, batch.chain,
                          batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
-                         batch.faces, batch.probs, SUM_TOL,
+                         batch.faces, batch.probs, SUM_TOL, _row_budget(),
                          any(c in cols for c in ("expected_throws", "variance", "std")),
                          any(c in cols for c in ("variance", "std")),
                          bool(len(levels)) or want_mode, levels, want_mode,
@@ -159,6 +170,8 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
         board = batch[i]
         mean, var = moments(board.compiled)
         out.mean[i], out.var[i] = mean[board.start], var[board.start]
+    if chunk.lines is not None:  # rows of a JSON Lines file: name the line too
+        messages = {i: msg + chunk.line_note(i) for i, msg in messages.items()}
     if error.any() and settings.errors == "raise":
         i = int(np.flatnonzero(error)[0])
         raise_for_row(chunk.offset + i, messages[i])

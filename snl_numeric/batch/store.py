@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._core.progress import Progress
 from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL
 from ..io.store import ResultStore
 from .data import DEFAULT_CHUNK_SIZE
-from .files import Chunk, open_source
+from .files import Chunk, open_source, stream_fingerprint
 from .run import execute, make_settings
-
-if TYPE_CHECKING:
-    pass
 
 _RESULTS_FORMAT = "snl_numeric.batch-results"
 #: Test hook: called with the chunk index after each part file is written.
@@ -39,7 +34,8 @@ class BatchRun:
     computed, reused : int
         Chunks computed in this run, and chunks found already written.
     errors : int
-        Rows with an error (``errors="coerce"``).
+        Rows with an error (``errors="coerce"``) in the whole result, reused parts
+        included.
     """
 
     path: str
@@ -56,12 +52,6 @@ class BatchRun:
                          ("parts", f"{self.chunks} ({self.computed} computed, "
                                    f"{self.reused} reused)"),
                          ("rows with errors", f"{self.errors:,}")], caption="BatchRun")
-
-
-def _chunk_fingerprint(chunk: Chunk) -> str:
-    h = hashlib.sha256(chunk.batch.fingerprint().encode())
-    h.update(json.dumps([chunk.offset, sorted(chunk.parse_errors.items())]).encode())
-    return h.hexdigest()
 
 
 def analyze_to_parquet(
@@ -82,12 +72,19 @@ def analyze_to_parquet(
     Each chunk is written to ``out/part-<index>.parquet`` (a temporary file
     renamed into place, so a part is whole or absent) tagged with a digest
     of its boards; ``out/_manifest.json`` records the input fingerprint and
-    the settings. Run again with the same input and settings after an
-    interruption, it keeps the parts already written and computes only the
-    missing ones. A directory written for another input or other settings
-    is refused unless ``overwrite=True``. Memory stays bounded by a few
-    chunks whatever the input size. Parameters are those of
-    :func:`analyze_many`.
+    the settings, and whether the run finished. Run again with the same input
+    and settings after an interruption, it keeps the parts already written and
+    computes only the missing ones. A directory written for another input or
+    other settings is refused unless ``overwrite=True``. Every input is
+    fingerprinted: a file by its bytes, a batch or a list by its boards; an
+    iterator (read once) cannot be, so writing one into a directory that holds
+    results is refused unless ``overwrite=True``. Memory stays bounded by a few
+    chunks whatever the input size. Parameters are those of :func:`analyze_many`.
+
+    Returns
+    -------
+    BatchRun
+        Its ``rows`` and ``errors`` describe the whole result, reused parts included.
 
     Examples
     --------
@@ -102,32 +99,40 @@ def analyze_to_parquet(
     [2, 4]
     """
     settings = make_settings(columns, errors, tail, max_throws, chunk_size)
-    source = open_source(boards, int(chunk_size))
-    manifest = {"format": _RESULTS_FORMAT, "version": 1, "input": source.fingerprint,
+    source = open_source(boards, int(chunk_size), fingerprint=True)
+    stream = source.fingerprint is None
+    manifest = {"format": _RESULTS_FORMAT, "version": 1,
+                "input": "iterator" if stream else source.fingerprint,
                 "chunk_size": int(chunk_size), "settings": settings.to_json()}
-    store = ResultStore(out, manifest, overwrite=overwrite)
+    store = ResultStore(out, manifest, overwrite=overwrite, fresh=stream)
     counts = {"rows": 0, "chunks": 0, "reused": 0, "computed": 0, "errors": 0}
     digests: dict[int, str] = {}
+    seen: list[str] = []  # every chunk's digest, in order (an iterator's fingerprint)
 
     with Progress(source.total, "batch", enabled=progress) as bar:
         def todo() -> Iterator[Chunk]:
             for chunk in source.chunks:
                 counts["rows"] += len(chunk.batch)
                 counts["chunks"] += 1
-                digest = _chunk_fingerprint(chunk)
-                if store.has(chunk.index, digest):
+                digest = chunk.digest()
+                seen.append(digest)
+                reused = store.lookup(chunk.index, digest)
+                if reused is not None:
                     counts["reused"] += 1
+                    counts["errors"] += reused
                     bar.update(len(chunk.batch))
                     continue
                 digests[chunk.index] = digest
                 yield chunk
 
         for chunk, frame in execute(todo(), settings, client):
-            store.write(chunk.index, frame, digests.pop(chunk.index))
+            n_errors = int(frame["error"].notna().sum()) if "error" in frame else 0
+            store.write(chunk.index, frame, digests.pop(chunk.index), n_errors)
             counts["computed"] += 1
-            if "error" in frame:
-                counts["errors"] += int(frame["error"].notna().sum())
+            counts["errors"] += n_errors
             bar.update(len(chunk.batch))
             if _after_part_written is not None:
                 _after_part_written(chunk.index)
+    final = {"input": stream_fingerprint(seen)} if stream else {}
+    store.finish(counts["chunks"], counts["errors"], **final)
     return BatchRun(path=store.path, **counts)

@@ -10,11 +10,12 @@ argparse is used nowhere else in the package.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from . import analyze, batch, boards, design, maze, policy, race, simulate
-from .common import add_board_arguments, board_from_args, load_board
+from .common import add_board_arguments, board_from_args, cli_words, load_board
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
 
@@ -29,18 +30,73 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Set to 1 to get the Python traceback of an unexpected failure.
+DEBUG_ENV = "SNL_DEBUG"
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null: the reader went away (``| head``), and Python
+    must not complain about it again when it flushes at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (tests)
+        pass
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+
+
+def failure_message(exc: BaseException) -> str:
+    """The one line that says why a command failed (no traceback)."""
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply"
+    if isinstance(exc, MemoryError) and not str(exc):
+        return "out of memory"
+    if isinstance(exc, OverflowError):
+        return f"a number is too large: {exc}"
+    if isinstance(exc, (ValueError, TypeError, OSError, MemoryError, RuntimeError,
+                        ImportError, KeyError)):
+        return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``snl`` and ``python -m snl_numeric``."""
+    """Entry point of ``snl`` and ``python -m snl_numeric``.
+
+    Exit codes: 0 success, 2 any failure (one line on standard error, no traceback;
+    set ``SNL_DEBUG=1`` for it), 130 interrupted (Ctrl-C). A closed output pipe
+    (``snl maze ... | head -1``) ends the command quietly with 0.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except KeyboardInterrupt:
+        _quiet_stderr_print(f"snl {args.command}: interrupted")
+        return 130
     except BrokenPipeError:  # e.g. piped into `head`
-        sys.stderr.close()
+        _quiet_stdout()
         return 0
-    except (ValueError, TypeError, OSError) as exc:
-        print(f"snl {args.command}: error: {exc}", file=sys.stderr)
+    except Exception as exc:  # every failure: one line, exit 2
+        if os.environ.get(DEBUG_ENV):
+            raise
+        message = cli_words(failure_message(exc))
+        _quiet_stderr_print(_one_line(f"snl {args.command}: error: {message}"))
         return 2
+
+
+def _quiet_stderr_print(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # standard error closed too
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

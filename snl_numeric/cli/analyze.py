@@ -7,7 +7,7 @@ import json
 
 from ..analysis import analyze
 from ..players import expected_game_length
-from .common import add_board_arguments, board_from_args
+from .common import add_board_arguments, board_from_args, check_flag, cli_words
 
 
 def add_parser(sub) -> None:
@@ -21,16 +21,19 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_flag(args.players, "--players", low=1)
     board = board_from_args(args)
     result = analyze(board)
     game = None if args.players is None else expected_game_length(board, args.players)
     if args.json:
         out = result.to_dict()
+        if out.get("note"):
+            out["note"] = cli_words(out["note"])
         if game is not None:
             out["players"] = game.to_dict()
         print(json.dumps(out, indent=2))
     else:
-        print(result)
+        print(cli_words(str(result)))
         if game is not None:
             print(game)
     return 0

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..batch import DEFAULT_COLUMNS, analyze_to_parquet
 from ..batch.data import DEFAULT_CHUNK_SIZE
+from .common import check_flag
 
 
 def add_parser(sub: Any) -> None:
@@ -38,6 +39,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: Any) -> int:
+    check_flag(args.chunk_size, "--chunk-size", low=1)
     columns = [c.strip() for c in args.columns.split(",") if c.strip()]
     client = None
     if args.scheduler:
@@ -48,9 +50,13 @@ def run(args: Any) -> int:
                               ) from None
         client = Client(args.scheduler)
     try:
-        run = analyze_to_parquet(args.input, args.output, columns=columns, errors=args.errors,
-                                 chunk_size=args.chunk_size, client=client,
-                                 progress=args.progress, overwrite=args.overwrite)
+        try:
+            run = analyze_to_parquet(args.input, args.output, columns=columns,
+                                     errors=args.errors, chunk_size=args.chunk_size,
+                                     client=client, progress=args.progress,
+                                     overwrite=args.overwrite)
+        except ValueError as exc:  # the library's option, as the flag the user types
+            raise type(exc)(str(exc).replace("overwrite=True", "--overwrite")) from None
     finally:
         if client is not None:
             client.close()

@@ -4,11 +4,40 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import Any
 
 from .. import boards
+from .._core.validation import INT64_MAX, shown
 from ..board import OVERSHOOT_RULES, Board
-from ..dice import parse_dice
+from ..dice import Dice, parse_dice
+
+#: Library advice naming options the command line does not have (or spells otherwise),
+#: and what ``snl`` says instead.
+_CLI_WORDS = (
+    (r"; raise max_throws or tail", ""),
+    (r"; raise max_iter or tol", ""),
+    (r"within max_throws=(\d+) throws", r"within \1 throws"),
+    (r"within max_iter=(\d+) (sweeps|steps)", r"within \1 \2"),
+    (r"at max_throws=(\d+)", r"at --max-throws \1"),
+    (r"overwrite=True", "--overwrite"),
+    (r"iterate with iter_paths or count with count_paths instead",
+     "drop --json to stream them, or count them with --count"),
+)
+
+
+def cli_words(message: str) -> str:
+    """``message`` without advice about options ``snl`` lacks (see :data:`_CLI_WORDS`).
+
+    Examples
+    --------
+    >>> cli_words("the tail did not fall below 1e-12 within max_throws=10 throws; raise "
+    ...           "max_throws or tail")
+    'the tail did not fall below 1e-12 within 10 throws'
+    """
+    for library, cli in _CLI_WORDS:
+        message = re.sub(library, cli, message)
+    return message
 
 
 def load_board(spec: str) -> Board:
@@ -47,6 +76,40 @@ def add_board_arguments(parser: argparse.ArgumentParser, *, dice: bool = True) -
                             help="dice: 'd6', '1-3', '2d6' or '1:0.5,2:0.5'")
 
 
+def check_flag(value: Any, flag: str, *, low: float | None = None,
+               high: float | None = INT64_MAX, what: str = "") -> Any:
+    """``value`` of the option ``flag`` (None passes), with the range check worded with the
+    flag the user typed (``--seed``, not ``rng``).
+
+    Examples
+    --------
+    >>> check_flag(5, "--games", low=1)
+    5
+    >>> check_flag(-1, "--seed", low=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: --seed must be at least 0, got -1
+    """
+    if value is None:
+        return None
+    if value != value or (low is not None and value < low) or (high is not None and
+                                                               value > high):
+        if what:
+            raise ValueError(f"{flag} must be {what}, got {shown(value)}")
+        if low is not None and not value >= low:
+            raise ValueError(f"{flag} must be at least {low}, got {shown(value)}")
+        raise ValueError(f"{flag} must be at most {high:,}, got {shown(value)}")
+    return value
+
+
+def dice_from_flag(spec: str, flag: str = "--dice") -> Dice:
+    """``parse_dice(spec)``, its errors prefixed with the flag."""
+    try:
+        return parse_dice(spec)
+    except ValueError as exc:
+        raise type(exc)(f"{flag}: {exc}") from None
+
+
 def board_from_args(args: argparse.Namespace) -> Board:
     """Load ``args.board`` and apply the rule overrides."""
     board = load_board(args.board)
@@ -56,7 +119,8 @@ def board_from_args(args: argparse.Namespace) -> Board:
     if args.chain is not None:
         changes["chain"] = args.chain
     if args.start is not None:
-        changes["start"] = args.start
+        changes["start"] = check_flag(args.start, "--start", low=0, high=board.size,
+                                      what=f"a square in 0..{board.size}")
     if getattr(args, "dice_spec", None):
-        changes["dice"] = parse_dice(args.dice_spec)
+        changes["dice"] = dice_from_flag(args.dice_spec)
     return board.replace(**changes) if changes else board

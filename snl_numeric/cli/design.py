@@ -8,7 +8,7 @@ from typing import Any
 
 from ..board import OVERSHOOT_RULES
 from ..design import METHODS, design_board
-from ..dice import parse_dice
+from .common import check_flag, dice_from_flag
 
 
 def add_parser(sub: Any) -> None:
@@ -42,12 +42,19 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_flag(args.size, "--size", low=1)
+    for flag in ("snakes", "ladders"):
+        check_flag(getattr(args, flag), f"--{flag}", low=0)
+    for flag in ("iterations", "chains", "min_length", "max_length"):
+        check_flag(getattr(args, flag), "--" + flag.replace("_", "-"), low=1)
+    check_flag(args.start, "--start", low=0)
+    check_flag(args.seed, "--seed", low=0, high=None)
     res = design_board(
         args.size, snakes=args.snakes, ladders=args.ladders, objective=args.objective,
         target=args.target, method=args.method, iterations=args.iterations,
         chains=args.chains, min_length=args.min_length, max_length=args.max_length,
         forbidden=args.forbidden, overshoot=args.overshoot, chain=args.chain,
-        dice=parse_dice(args.dice_spec) if args.dice_spec else None, start=args.start,
+        dice=dice_from_flag(args.dice_spec) if args.dice_spec else None, start=args.start,
         rng=args.seed, progress=not args.no_progress)
     if args.output:
         res.board.to_json(args.output, indent=2)

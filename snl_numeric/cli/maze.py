@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import maze
+from .._core.validation import parse_json
 
 __all__ = ["add_parser", "load_maze"]
 
@@ -62,12 +63,17 @@ def load_maze(path: str | Path) -> list[list[int]]:
     [[1, 2], [3, 0]]
     >>> os.remove(f.name)
     """
-    text = Path(path).read_text()
-    if text.lstrip().startswith("["):
+    data = Path(path).read_bytes()
+    if data.lstrip().startswith(b"["):
         try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: invalid JSON maze: {exc}") from None
+            return parse_json(data)  # strict, and never a RecursionError
+        except ValueError as exc:
+            raise ValueError(f"{path}: invalid JSON maze: "
+                             f"{str(exc).removeprefix('invalid JSON: ')}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     rows = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         tokens = [t for t in re.split(r"[\s,]+", line.split("#", 1)[0]) if t]
@@ -132,6 +138,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     try:
+        if args.limit is not None and args.limit < 0:
+            raise ValueError(f"--limit must be at least 0, got {args.limit}")
         m = maze.as_maze(load_maze(args.file))
         rows, cols = m.shape
         mid = (rows // 2, cols // 2)
@@ -147,8 +155,16 @@ def run(args: argparse.Namespace) -> int:
         if args.shortest:
             return _print_shortest(m, starts, goal, mid, args)
         return _print_paths(m, starts, goal, mid, args)
+    except BrokenPipeError:  # the reader went away: main ends quietly
+        raise
     except (OSError, ValueError, TypeError) as exc:
-        print(f"snl maze: error: {exc}", file=sys.stderr)
+        message = str(exc)
+        for name in ("start", "goal"):  # name the flag typed (only flags reach these)
+            if message.startswith(f"{name} ("):
+                message = "--" + message
+        message = message.replace("iterate with iter_paths or count with count_paths instead",
+                                  "drop --json to stream them, or count them with --count")
+        print(" ".join(f"snl maze: error: {message}".split()), file=sys.stderr)
         return 2
 
 
@@ -188,14 +204,25 @@ def _print_shortest(
 def _print_paths(
     m: np.ndarray, starts: list, goal: tuple, mid: tuple, args: argparse.Namespace
 ) -> int:
+    if not args.json:  # streamed: bounded memory, and `| head` sees the first path at once
+        label = "MIDDLE" if goal == mid else None
+        printed = 0
+        for start in starts:
+            for path in maze.iter_paths(m, start, goal):
+                if args.limit is not None and printed >= args.limit:
+                    return 0
+                print(maze.format_path(path, goal_label=label))
+                printed += 1
+        return 0
     found: list[np.ndarray] = []
     for start in starts:
         remaining = None if args.limit is None else args.limit - len(found)
-        found.extend(maze.paths(m, start, goal, limit=remaining))
-    if args.json:
-        print(json.dumps({"goal": list(goal), "paths": [p.tolist() for p in found]}))
-    else:
-        label = "MIDDLE" if goal == mid else None
-        for path in found:
-            print(maze.format_path(path, goal_label=label))
+        try:
+            found.extend(maze.paths(m, start, goal, limit=remaining))
+        except ValueError as exc:
+            if "MAX_PATHS" not in str(exc):
+                raise
+            raise ValueError(f"more than {maze.MAX_PATHS:,} paths for --json; pass --limit N, "
+                             "count them with --count, or drop --json to stream them") from None
+    print(json.dumps({"goal": list(goal), "paths": [p.tolist() for p in found]}))
     return 0

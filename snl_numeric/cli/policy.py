@@ -9,9 +9,8 @@ from typing import Any
 from .._core.text import label
 from .._core.validation import json_float
 from ..chain import expected_throws
-from ..dice import parse_dice
 from ..policy import METHODS, OBJECTIVES, finish_within, optimal_policy
-from .common import add_board_arguments, board_from_args
+from .common import add_board_arguments, board_from_args, check_flag, dice_from_flag
 
 
 def add_parser(sub: Any) -> None:
@@ -34,8 +33,9 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_flag(args.horizon, "--horizon", low=0)
     board = board_from_args(args)
-    actions = [parse_dice(s) for s in args.actions] if args.actions else [board.dice]
+    actions = [dice_from_flag(s) for s in args.actions] if args.actions else [board.dice]
     if args.horizon is not None:
         if args.objective != "min":
             raise ValueError("--horizon maximises the chance to finish; drop --objective max")

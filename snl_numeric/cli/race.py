@@ -6,10 +6,9 @@ import argparse
 import json
 from typing import Any
 
-from ..dice import parse_dice
 from ..policy import optimal_policy
 from ..race import optimal_race, race_value
-from .common import add_board_arguments, board_from_args
+from .common import add_board_arguments, board_from_args, dice_from_flag
 
 
 def add_parser(sub: Any) -> None:
@@ -31,7 +30,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     board = board_from_args(args)
-    dice = [parse_dice(s) for s in args.race_dice] if args.race_dice else [board.dice]
+    dice = [dice_from_flag(s) for s in args.race_dice] if args.race_dice else [board.dice]
     result = optimal_race(board, dice, optional_jumps=args.optional_jumps)
     out = result.to_dict(tables=False)
     lines = [str(result)]

@@ -6,8 +6,10 @@ import json
 import warnings
 from typing import Any
 
+import numba
+
 from ..simulate import DEFAULT_MAX_THROWS, simulate
-from .common import add_board_arguments, board_from_args
+from .common import add_board_arguments, board_from_args, check_flag, cli_words
 
 
 def add_parser(sub: Any) -> None:
@@ -28,6 +30,13 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: Any) -> int:
+    check_flag(args.games, "--games", low=1)
+    check_flag(args.seed, "--seed", low=0, high=None)
+    check_flag(args.max_throws, "--max-throws", low=1)
+    check_flag(args.threads, "--threads", low=1, high=numba.config.NUMBA_NUM_THREADS)
+    check_flag(args.confidence, "--confidence", low=0, high=1, what="in (0, 1)")
+    if args.confidence in (0, 1):
+        raise ValueError(f"--confidence must be in (0, 1), got {args.confidence}")
     board = board_from_args(args)
     with warnings.catch_warnings():  # censoring is reported in the output itself
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -37,5 +46,5 @@ def run(args: Any) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        print(result)
+        print(cli_words(str(result)))
     return 0

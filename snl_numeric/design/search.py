@@ -8,10 +8,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
+from .._core.memory import check_memory
+from .._core.numba_config import PARALLEL_LOCK
 from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
+from .._core.validation import seed_sequence
 from ..board import Board
 from ..chain import throws_variance
 from ..dice import Dice
@@ -73,6 +77,10 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
     probe = Board(size, start=start, overshoot=overshoot, chain=chain, dice=dice)  # validates
     if probe.start == size:
         raise ValueError(f"start must be a square below the goal {size}, got {start}")
+    # the allowed squares, and per thread a candidate's successor table and solve
+    threads = numba.get_num_threads()
+    check_memory((size + 1) * (2 + threads * (8 * len(probe.dice.faces) + 96)),
+                 f"designing a board of {size + 1:,} squares on {threads} threads")
     min_len = _count(min_length, "min_length", 1)
     max_len = size if max_length is None else _count(max_length, "max_length", 1)
     if min_len > max_len:
@@ -160,8 +168,9 @@ def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | Non
     mean = np.empty(n)
     var = np.empty(n)
     if n:
-        candidates_kernel(p.size, cand_src, cand_dst, n, p.start, p.overshoot, p.chain, p.faces,
-                      p.probs, mean, var)
+        with PARALLEL_LOCK:
+            candidates_kernel(p.size, cand_src, cand_dst, n, p.start, p.overshoot, p.chain,
+                              p.faces, p.probs, mean, var)
     return mean, var
 
 
@@ -235,10 +244,11 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         hi = min(lo + block, iterations)
         tr = np.empty((chains, hi - lo))
         te = np.empty((chains, hi - lo), dtype=np.int64)
-        anneal_kernel(p.size, p.n_snakes, p.allowed_src, p.allowed_dst, p.min_len, p.max_len,
-                       p.start, p.overshoot, p.chain, p.faces, p.probs, mode, target,
-                       temps[lo:hi], state, src, dst, cost, best_src, best_dst, best_cost,
-                       best_mean, best_var, evals, tr, te)
+        with PARALLEL_LOCK:
+            anneal_kernel(p.size, p.n_snakes, p.allowed_src, p.allowed_dst, p.min_len,
+                          p.max_len, p.start, p.overshoot, p.chain, p.faces, p.probs, mode,
+                          target, temps[lo:hi], state, src, dst, cost, best_src, best_dst,
+                          best_cost, best_mean, best_var, evals, tr, te)
         trace[:, lo:hi] = tr
         trace_evals[:, lo:hi] = te
         bar.update((hi - lo) * chains)
@@ -425,7 +435,10 @@ def design_board(
     if isinstance(rng, np.random.SeedSequence):
         seq = rng
     else:
-        gen = np.random.default_rng(rng)
+        # a seed is checked by the package's one validator (its words, not NumPy's)
+        gen = np.random.default_rng(rng if isinstance(rng, (np.random.Generator,
+                                                            np.random.BitGenerator))
+                                    else seed_sequence(rng))
         seq = np.random.SeedSequence([int(x) for x in gen.integers(0, 2**63, size=2)])
     children = seq.spawn(chains + 1)  # one per chain, one for the temperature pilot
     with Progress(iterations * chains, f"design ({method})", enabled=progress) as bar:

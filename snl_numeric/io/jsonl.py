@@ -10,7 +10,7 @@ from typing import Any
 
 from .._core.validation import parse_json
 
-__all__ = ["ReadError", "count_lines", "iter_lines", "write_lines"]
+__all__ = ["Line", "ReadError", "count_lines", "iter_lines", "iter_numbered", "write_lines"]
 
 
 @dataclass(frozen=True)
@@ -20,17 +20,33 @@ class ReadError:
     message: str
 
 
-def iter_lines(path: str | os.PathLike[str]) -> Iterator[Any]:
-    """The value of every non-blank line of ``path``, or a :class:`ReadError` for a line
-    that is not strict JSON (or not UTF-8): every line is accounted for exactly once."""
+@dataclass(frozen=True)
+class Line:
+    """The value (or :class:`ReadError`) of line ``number`` (counted from 1) of a file."""
+
+    number: int
+    value: Any
+
+
+def iter_numbered(path: str | os.PathLike[str]) -> Iterator[Line]:
+    """Every non-blank line of ``path`` as a :class:`Line`: its value, or a
+    :class:`ReadError` for a line that is not strict JSON (or not UTF-8, or nested too
+    deeply, ...): every line is accounted for exactly once."""
     with open(path, "rb") as fh:
-        for line in fh:
+        for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
             try:
-                yield parse_json(line)
+                value = parse_json(line)
             except ValueError as exc:
-                yield ReadError(str(exc).replace("invalid JSON", "invalid board JSON", 1))
+                value = ReadError(str(exc).replace("invalid JSON", "invalid board JSON", 1))
+            yield Line(number, value)
+
+
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[Any]:
+    """The value of every non-blank line of ``path`` (or a :class:`ReadError`)."""
+    for line in iter_numbered(path):
+        yield line.value
 
 
 def count_lines(path: str | os.PathLike[str]) -> int:

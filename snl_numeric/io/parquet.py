@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._core.table import OVERSHOOT_CODES
-from .._core.validation import OVERSHOOT_RULES
+from .._core.validation import OVERSHOOT_RULES, int64_values, shown
 from . import require_pyarrow
 
 __all__ = ["BoardColumns", "board_table", "count_rows", "iter_columns", "read_columns"]
@@ -43,35 +43,66 @@ class BoardColumns:
     errors: dict[int, str]
 
 
-def _list_column(rb: Any, name: str, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Lengths (-1 for null) and flattened values of a list column."""
+def _flag_rows(errs: dict[int, str], owner: np.ndarray, bad: np.ndarray, values: np.ndarray,
+               what: str) -> None:
+    """A per-row error for every row owning a value that is not an int64 integer."""
+    for k in np.flatnonzero(bad).tolist():
+        v = values[k].item()
+        why = ("must fit in a 64-bit integer" if isinstance(v, int) or
+               (np.isfinite(v) and v == round(v)) else "must be an integer")
+        errs.setdefault(int(owner[k]), f"{what} {why}, got {shown(v)}")
+
+
+def _list_column(rb: Any, name: str, dtype: Any, errs: dict[int, str], what: str
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Lengths (-1 for null) and flattened values of a list column; integers beyond
+    int64 are per-row errors (their values read as 0)."""
     import pyarrow.compute as pc
 
     col = rb.column(rb.schema.get_field_index(name))
     lengths = pc.list_value_length(col).fill_null(-1).to_numpy(zero_copy_only=False)
     values = col.flatten().to_numpy(zero_copy_only=False)
     if values.size and (values.dtype == bool or values.dtype == object or
+                        not np.issubdtype(values.dtype, np.number) or
                         (dtype is np.int64 and not np.issubdtype(values.dtype, np.integer))):
         raise TypeError(f"Parquet column {name!r} must hold lists of "
                         f"{'integers' if dtype is np.int64 else 'numbers'}, "
                         f"got {col.type}")
-    return lengths.astype(np.int64), values.astype(dtype)
+    lengths = lengths.astype(np.int64)
+    if dtype is np.int64:
+        out, bad = int64_values(values)
+        if bad.any():
+            owner = np.repeat(np.arange(len(lengths)), np.maximum(lengths, 0))
+            _flag_rows(errs, owner, bad, values, what)
+        return lengths, out
+    return lengths, values.astype(dtype)
 
 
-def _scalar_column(rb: Any, name: str, default: Any, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """Values (nulls replaced by ``default``) and the null mask of a column."""
+def _scalar_column(rb: Any, name: str, default: Any, kind: str, errs: dict[int, str]
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Values (nulls replaced by ``default``) and the null mask of a column; for
+    integers, a value that is not an int64 integer (a float 10.5, an unsigned
+    2**64 - 1) is a per-row error."""
     n = rb.num_rows
     if name not in rb.schema.names:
         return np.full(n, default), np.zeros(n, bool)
     col = rb.column(rb.schema.get_field_index(name))
     nulls = col.is_null().to_numpy(zero_copy_only=False)
     values = col.to_numpy(zero_copy_only=False)
-    if kind == "int" and values.dtype != object and not np.issubdtype(values.dtype, np.integer):
-        if not (np.issubdtype(values.dtype, np.floating) and np.all(nulls | (values == np.round(
-                np.nan_to_num(values))))):
-            raise TypeError(f"Parquet column {name!r} must hold integers, got {col.type}")
+    if kind == "int":
+        if values.dtype == bool or not np.issubdtype(values.dtype, np.number) or \
+                np.issubdtype(values.dtype, np.complexfloating):
+            if n and not nulls.all():
+                raise TypeError(f"Parquet column {name!r} must hold integers, got {col.type}")
+            return np.full(n, default, np.int64), nulls
+        out, bad = int64_values(values)
+        bad &= ~nulls
+        _flag_rows(errs, np.arange(n), bad, values, name)
+        return np.where(nulls, default, out), nulls
     if kind == "bool" and values.dtype not in (bool, object):
         raise TypeError(f"Parquet column {name!r} must hold booleans, got {col.type}")
+    if kind == "str" and values.dtype != object:
+        raise TypeError(f"Parquet column {name!r} must hold strings, got {col.type}")
     values = np.where(nulls, default, values)
     return values, nulls
 
@@ -83,24 +114,24 @@ def read_columns(rb: Any) -> BoardColumns:
     if "size" not in names:
         raise ValueError(f"a board Parquet file needs a 'size' column, got columns {names}")
     errs: dict[int, str] = {}
-    sizes, null_size = _scalar_column(rb, "size", 0, "int")
+    sizes, null_size = _scalar_column(rb, "size", 0, "int", errs)
     for i in np.flatnonzero(null_size).tolist():
         errs.setdefault(i, "board data needs a 'size'")
-    starts, _ = _scalar_column(rb, "start", 0, "int")
-    rules, _ = _scalar_column(rb, "overshoot", "win", "str")
+    starts, _ = _scalar_column(rb, "start", 0, "int", errs)
+    rules, _ = _scalar_column(rb, "overshoot", "win", "str", errs)
     codes = np.full(n, -1, np.int8)
     for name, code in OVERSHOOT_CODES.items():
         codes[rules == name] = code
     for i in np.flatnonzero(codes < 0).tolist():
         errs.setdefault(i, f"overshoot must be one of {OVERSHOOT_RULES}, got {rules[i]!r}")
     codes[codes < 0] = 0
-    chain, _ = _scalar_column(rb, "chain", False, "bool")
+    chain, _ = _scalar_column(rb, "chain", False, "bool", errs)
     # jumps
     if "jump_src" in names or "jump_dst" in names:
         if not ("jump_src" in names and "jump_dst" in names):
             raise ValueError("a board Parquet file needs both 'jump_src' and 'jump_dst'")
-        ls, src = _list_column(rb, "jump_src", np.int64)
-        ld, dst = _list_column(rb, "jump_dst", np.int64)
+        ls, src = _list_column(rb, "jump_src", np.int64, errs, "jumps start")
+        ld, dst = _list_column(rb, "jump_dst", np.int64, errs, "jumps destination")
         bad = ls != ld
         for i in np.flatnonzero(bad).tolist():
             errs.setdefault(i, f"jump_src and jump_dst must have equal lengths, got "
@@ -120,6 +151,10 @@ def read_columns(rb: Any) -> BoardColumns:
         if values.size and not np.issubdtype(values.dtype, np.integer):
             raise TypeError(f"Parquet column 'jumps' must hold integer pairs, got {col.type}")
         owner = np.repeat(np.arange(n), lj)
+        values, big = int64_values(values)
+        if big.any():
+            _flag_rows(errs, np.repeat(owner, lp), big, col.flatten().flatten().to_numpy(
+                zero_copy_only=False), "jumps")
         bad_pair = lp != 2
         bad_rows = np.zeros(n, bool)
         bad_rows[owner[bad_pair]] = True
@@ -137,8 +172,8 @@ def read_columns(rb: Any) -> BoardColumns:
     if "dice_faces" in names or "dice_probs" in names:
         if not ("dice_faces" in names and "dice_probs" in names):
             raise ValueError("a board Parquet file needs both 'dice_faces' and 'dice_probs'")
-        lf, faces = _list_column(rb, "dice_faces", np.int64)
-        lq, probs = _list_column(rb, "dice_probs", np.float64)
+        lf, faces = _list_column(rb, "dice_faces", np.int64, errs, "dice faces")
+        lq, probs = _list_column(rb, "dice_probs", np.float64, errs, "dice probabilities")
         bad = lf != lq
         for i in np.flatnonzero(bad).tolist():
             errs.setdefault(i, "dice faces and probabilities must be 1-d arrays of equal "

@@ -1,30 +1,42 @@
 """The results store: a directory of Parquet parts plus a manifest, resumable.
 
 ``OUT/_manifest.json`` records what the results are for (the input's
-fingerprint and the settings); ``OUT/part-<index>.parquet`` holds the rows of
-one chunk, tagged in its schema metadata with a digest of the chunk's input.
-Every file is written to a temporary file created in ``OUT`` and renamed into
-place, so a part is whole or absent.
+fingerprint and the settings) and whether the run finished; ``OUT/part-<index>.parquet``
+holds the rows of one chunk, tagged in its schema metadata with a digest of the
+chunk's input and its number of error rows. Every file is written to a fresh
+temporary file created in ``OUT`` (``tempfile.mkstemp``: a unique name, never a
+link planted in advance) and renamed into place, so a part is whole or absent
+and no write ever lands outside ``OUT``.
+
+A run first records its manifest as unfinished and finishes it last, so
+:func:`read_results` never returns the rows of a run that stopped halfway, nor
+parts left by another input.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import tempfile
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from . import require_pandas, require_pyarrow
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ResultStore", "file_fingerprint", "read_results"]
+__all__ = ["ResultStore", "file_fingerprint", "read_results", "write_atomic"]
 
 MANIFEST = "_manifest.json"
 #: Schema metadata key of a part's input digest.
 PART_KEY = b"snl_numeric.chunk"
+#: Schema metadata key of a part's number of error rows.
+ERRORS_KEY = b"snl_numeric.errors"
+#: Manifest keys that describe the state of a run, not what it is for.
+_STATE_KEYS = ("complete", "parts", "errors")
 
 
 def file_fingerprint(path: str | os.PathLike[str]) -> str:
@@ -36,78 +48,140 @@ def file_fingerprint(path: str | os.PathLike[str]) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def _write_atomic(path: str, write: Callable[[str], None]) -> None:
-    tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
-    write(tmp)
-    os.replace(tmp, path)
+def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> None:
+    """Write ``path`` whole or not at all: ``write(fh)`` fills a new temporary file made by
+    :func:`tempfile.mkstemp` beside ``path`` (a unique name: a file or link planted in
+    advance is never followed), which then replaces ``path`` (a link there is replaced,
+    not followed)."""
+    path = os.fspath(path)
+    folder, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+
+
+def _read_manifest(path: str) -> dict[str, Any] | None:
+    """The manifest in ``path`` (None if absent), ``{}`` if it cannot be read."""
+    mpath = os.path.join(path, MANIFEST)
+    if not os.path.lexists(mpath):
+        return None
+    try:
+        with open(mpath, "rb") as fh:
+            data = json.loads(fh.read(1 << 20).decode("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _part_names(path: str) -> list[str]:
+    return sorted(n for n in os.listdir(path) if n.startswith("part-") and n.endswith(".parquet"))
 
 
 class ResultStore:
     """A results directory for one input and one set of settings (the ``manifest``).
 
     Opening it with another manifest is refused unless ``overwrite``, which
-    removes the old parts; part files without a manifest are refused the same way.
+    removes the old parts; part files without a manifest are refused the same
+    way. ``fresh=True`` (an input that cannot be fingerprinted before it is read,
+    such as an iterator) refuses any results already there unless ``overwrite``.
+    The manifest is written as unfinished; :meth:`finish` completes it.
     """
 
     def __init__(self, out: str | os.PathLike[str], manifest: dict[str, Any], *,
-                 overwrite: bool = False) -> None:
+                 overwrite: bool = False, fresh: bool = False) -> None:
         self.path = os.fspath(out)
         os.makedirs(self.path, exist_ok=True)
-        mpath = os.path.join(self.path, MANIFEST)
-        if os.path.exists(mpath):
-            with open(mpath, encoding="utf-8") as fh:
-                try:
-                    old = json.load(fh)
-                except json.JSONDecodeError:
-                    old = None
-            if old != manifest:
-                if not overwrite:
-                    raise ValueError(f"{self.path!r} holds results for another input or other "
-                                     "settings (see its _manifest.json); use a new path or "
-                                     "overwrite=True")
-                for name in self.part_names():
-                    os.remove(os.path.join(self.path, name))
-        elif self.part_names() and not overwrite:
-            raise ValueError(f"{self.path!r} holds part files but no manifest; use a new path "
-                             "or overwrite=True")
+        self.manifest = dict(manifest)
+        old = _read_manifest(self.path)
+        parts = self.part_names()
+        same = (old is not None and not fresh and
+                {k: v for k, v in old.items() if k not in _STATE_KEYS} == self.manifest)
+        if (old is not None or parts) and not same:
+            if not overwrite:
+                if fresh:
+                    why = ("holds results, and an iterator of boards cannot be fingerprinted "
+                           "before it is read (pass a list or a file to resume)")
+                elif old is None:
+                    why = "holds part files but no manifest"
+                else:
+                    why = ("holds results for another input or other settings (see its "
+                           "_manifest.json)")
+                raise ValueError(f"{self.path!r} {why}; use a new output folder or "
+                                 "overwrite=True")
+            for name in parts:
+                os.remove(os.path.join(self.path, name))
+        self._write_manifest(complete=False)
 
-        def write_manifest(tmp: str) -> None:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(manifest, fh, indent=2)
-
-        _write_atomic(mpath, write_manifest)
+    def _write_manifest(self, **state: Any) -> None:
+        text = json.dumps({**self.manifest, **state}, indent=2).encode()
+        write_atomic(os.path.join(self.path, MANIFEST), lambda fh: fh.write(text))
 
     def part_names(self) -> list[str]:
         """The part files present, sorted."""
-        return sorted(n for n in os.listdir(self.path)
-                      if n.startswith("part-") and n.endswith(".parquet"))
+        return _part_names(self.path)
 
     def _part_path(self, index: int) -> str:
         return os.path.join(self.path, f"part-{index:06d}.parquet")
 
-    def has(self, index: int, digest: str) -> bool:
-        """Whether part ``index`` is written for an input with this digest."""
+    def lookup(self, index: int, digest: str) -> int | None:
+        """The number of error rows of part ``index`` if it is written for an input with
+        this digest, else None (absent, damaged or for other input: to be computed)."""
         _, pq = require_pyarrow()
         path = self._part_path(index)
-        if not os.path.exists(path):
-            return False
+        if not os.path.isfile(path) or os.path.islink(path):
+            return None
         try:
-            meta = pq.read_schema(path).metadata or {}
+            schema = pq.read_schema(path)
+            meta = schema.metadata or {}
+            if meta.get(PART_KEY) != digest.encode():
+                return None
+            if ERRORS_KEY in meta:
+                return int(meta[ERRORS_KEY])
+            if "error" not in schema.names:  # errors="raise": a written part has none
+                return 0
+            return int(pq.read_table(path, columns=["error"]).column(0).is_valid().sum().as_py())
         except Exception:  # a damaged part is simply recomputed
-            return False
-        return meta.get(PART_KEY) == digest.encode()
+            return None
 
-    def write(self, index: int, frame: pd.DataFrame, digest: str) -> None:
-        """Write ``frame`` as part ``index``, tagged with ``digest``."""
+    def has(self, index: int, digest: str) -> bool:
+        """Whether part ``index`` is written for an input with this digest."""
+        return self.lookup(index, digest) is not None
+
+    def write(self, index: int, frame: pd.DataFrame, digest: str, errors: int = 0) -> None:
+        """Write ``frame`` as part ``index``, tagged with ``digest`` and its error count."""
         pa, pq = require_pyarrow()
         table = pa.Table.from_pandas(frame, preserve_index=False)
         table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                               PART_KEY: digest.encode()})
-        _write_atomic(self._part_path(index), lambda tmp: pq.write_table(table, tmp))
+                                               PART_KEY: digest.encode(),
+                                               ERRORS_KEY: str(int(errors)).encode()})
+        write_atomic(self._part_path(index), lambda fh: pq.write_table(table, fh))
+
+    def finish(self, parts: int, errors: int, **final: Any) -> None:
+        """Mark the run complete: parts ``0 .. parts - 1`` are the results (any other part
+        is removed), with ``errors`` error rows in all; ``final`` updates the manifest
+        (e.g. the fingerprint of an input known only once read)."""
+        for name in self.part_names():
+            try:
+                index = int(name[len("part-"):-len(".parquet")])
+            except ValueError:
+                continue
+            if index >= parts:
+                os.remove(os.path.join(self.path, name))
+        self.manifest.update(final)
+        self._write_manifest(complete=True, parts=int(parts), errors=int(errors))
 
 
 def read_results(out: str | os.PathLike[str]) -> pd.DataFrame:
     """The results written by :func:`~snl_numeric.batch.analyze_to_parquet`, in row order.
+
+    Raises ``ValueError`` for a folder whose run has not finished (rerun it to
+    complete the results).
 
     Examples
     --------
@@ -122,7 +196,14 @@ def read_results(out: str | os.PathLike[str]) -> pd.DataFrame:
     pd = require_pandas()
     _, pq = require_pyarrow()
     out = os.fspath(out)
-    names = sorted(n for n in os.listdir(out) if n.startswith("part-") and n.endswith(".parquet"))
+    manifest = _read_manifest(out)
+    if manifest is not None and manifest.get("complete") is False:
+        raise ValueError(f"{out!r} holds an unfinished run (it stopped before writing every "
+                         "part); run it again to complete the results")
+    names = _part_names(out)
+    if manifest and isinstance(manifest.get("parts"), int):
+        names = [n for n in names if n[len("part-"):-len(".parquet")].isdigit()
+                 and int(n[len("part-"):-len(".parquet")]) < manifest["parts"]]
     if not names:
         raise ValueError(f"no result parts in {out!r}")
     frames = [pq.read_table(os.path.join(out, n)).to_pandas() for n in names]

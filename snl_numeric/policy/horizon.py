@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .._core.memory import check_memory
 from .._core.numba_config import njit
 from ..board import Board
 from ..dice import Dice
@@ -58,8 +59,10 @@ def finish_within(
     p = build_problem(board, dice, bool(optional_jumps))
     k = int(k)
     if (k + 1) * p.n > _MAX_HORIZON_CELLS:
-        raise ValueError(f"k={k} throws on {p.n} squares needs {(k + 1) * p.n:,} table entries; "
-                         f"the limit is {_MAX_HORIZON_CELLS:,}")
+        raise ValueError(f"a horizon of {k:,} throws on {p.n:,} squares needs "
+                         f"{(k + 1) * p.n:,} table entries; the limit is {_MAX_HORIZON_CELLS:,}")
+    check_memory((k + 1) * p.n * 16 + k * len(p.src),
+                 f"a horizon of {k:,} throws on {p.n:,} squares")
     values = np.zeros((k + 1, p.n))
     policy = np.full((k, p.n), -1, dtype=np.int64)
     take = np.ones((k, len(p.src)), dtype=np.bool_)

@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from .._core.memory import check_memory
 from .._core.numba_config import njit
 from ..board import Board, check_board
+from ..compile import table_bytes
 from ..dice import Dice, as_dice, parse_dice
 
 
@@ -64,6 +66,10 @@ def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Probl
     n = board.size + 1
     goal = board.size
     width = max(len(d.faces) for d in dice)
+    # nxt and the reverse edges (choices) per die and face, and a compiled board or two
+    entries = len(dice) * n * width
+    check_memory(entries * 16 + 2 * table_bytes(board.size, width),
+                 f"a decision problem over {n:,} squares x {len(dice)} dice x {width} faces")
     nxt = np.full((len(dice), n, width), goal, dtype=np.intp)
     probs = np.zeros((len(dice), width))
     cb = None
@@ -251,13 +257,16 @@ def attractor_kernel(nxt, probs, src, tgt, optional, goal, indptr, choice,
 
 @njit()
 def trap_kernel(nxt, probs, src, tgt, optional, goal, indptr, choice,
-                 trap, bad, doomed, via):  # pragma: no cover - jitted
+                 trap, bad, doomed, via, level):  # pragma: no cover - jitted
     """Squares from which a player can keep the token from the goal forever.
 
     ``trap`` (in: all False) becomes the largest set of non-goal nodes each
     with a choice that never leaves it; ``bad[c]`` counts the edges of
     choice ``c`` leaving it. ``doomed`` marks the nodes that can reach it
-    with positive probability, ``via[v]`` the choice that leads there.
+    with positive probability, ``via[v]`` the choice that leads there and
+    ``level[v]`` the number of such steps (0 in the trap, -1 off ``doomed``):
+    choice ``via[v]`` has an edge to a node of level ``level[v] - 1``, so a walk
+    that always takes such an edge reaches the trap in ``level[v]`` steps.
     """
     n_act, n, width = nxt.shape
     m = src.shape[0]
@@ -289,7 +298,9 @@ def trap_kernel(nxt, probs, src, tgt, optional, goal, indptr, choice,
     for v in range(n_nodes):
         doomed[v] = trap[v]
         via[v] = -1
+        level[v] = -1
         if trap[v]:
+            level[v] = 0
             queue[tail] = v
             tail += 1
     while head < tail:
@@ -301,6 +312,7 @@ def trap_kernel(nxt, probs, src, tgt, optional, goal, indptr, choice,
             if not doomed[u]:
                 doomed[u] = True
                 via[u] = c
+                level[u] = level[v] + 1
                 queue[tail] = u
                 tail += 1
 

@@ -195,8 +195,9 @@ def _worst_case_region(board: Board, dice: tuple[Dice, ...], p: Problem,
     bad = np.zeros(n * n_act + 2 * m, dtype=np.int64)
     doomed = np.zeros(n + m, dtype=np.bool_)
     via = np.full(n + m, -1, dtype=np.int64)
+    level = np.full(n + m, -1, dtype=np.int64)
     trap_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.goal, indptr, choice,
-                 trap, bad, doomed, via)
+                 trap, bad, doomed, via, level)
     # a play that never finishes from the doomed nodes: stay in the trap, or head for it
     for v in np.flatnonzero(doomed).tolist():
         if trap[v]:
@@ -213,12 +214,12 @@ def _worst_case_region(board: Board, dice: tuple[Dice, ...], p: Problem,
         raise ValueError(
             f"objective='max': the worst expected number of throws from square {board.start} "
             "is infinite: a player can keep the token away from the goal forever with "
-            f"positive probability ({_trap_witness(board, dice, p, trap, bad, via)})")
+            f"positive probability ({_trap_witness(board, dice, p, trap, bad, via, level)})")
     return ~doomed
 
 
 def _trap_witness(board: Board, dice: tuple[Dice, ...], p: Problem, trap: np.ndarray,
-                  bad: np.ndarray, via: np.ndarray) -> str:
+                  bad: np.ndarray, via: np.ndarray, level: np.ndarray) -> str:
     """Why the worst play never finishes: preferably a square where a die never moves."""
     n, n_act = p.n, p.n_actions
     # every node the token can reach from the start, under any play
@@ -240,9 +241,11 @@ def _trap_witness(board: Board, dice: tuple[Dice, ...], p: Problem, trap: np.nda
                 return (f"the token can reach square {x}, where die {label(a)} "
                         f"({dice_text(dice[a])}) never moves it under overshoot "
                         f"{board.overshoot!r}")
-    v = board.start  # follow the witness choices from the start into the trap
+    # follow the witness choices from the start into the trap, one level down each step
+    # (a target that is merely doomed may lead back up: the walk could circle)
+    v = board.start
     while not trap[v]:
-        v = next(y for y in _choice_targets(p, int(via[v])) if trap[y] or via[y] >= 0)
+        v = next(y for y in _choice_targets(p, int(via[v])) if 0 <= level[y] < level[v])
     if v >= n:
         s = int(p.src[v - n])
         return f"after landing on square {s}, the jump {s}->{board.jumps[s]} leads into a loop"

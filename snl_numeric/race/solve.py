@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.memory import check_memory
 from .._core.validation import flag, positive_int
 from ..board import Board
 from ..dice import Dice
@@ -130,6 +131,7 @@ def _check_memory(size: int, arrays: int, tables: int) -> None:
         raise ValueError(
             f"a race on {size} squares has {states:,} pair states and needs about "
             f"{need / 2**30:.1f} GiB of memory; the limit is {MAX_BYTES / 2**30:.0f} GiB")
+    check_memory(need, f"a race on {size:,} squares ({states:,} pair states)")
 
 
 def solve_bounds(p: Problem, size: int, players: tuple[FixedPlayer | None, FixedPlayer | None],

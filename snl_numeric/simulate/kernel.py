@@ -5,11 +5,15 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._core.numba_config import njit, pjit
+from .._core.memory import check_memory
+from .._core.numba_config import PARALLEL_LOCK, njit, pjit
 from .rng import BLOCKS, MASK32, U32, column, draw_face, xoshiro
 
 #: Histogram bins kept per thread in the first pass; longer games are re-run.
 HIST_BINS = 1 << 16
+#: Longest game counted in the dense histogram; longer ones are listed sparsely
+#: (``long_games``), so memory never grows with the length of a game.
+HIST_DENSE_MAX = 1 << 20
 
 # -- kernels ------------------------------------------------------------------
 #: ``n0`` of a parked lane: never limits the steps before the cap.
@@ -221,21 +225,23 @@ class Run:
 
     def _kernel(self, blocks, lo, hist, tallies, fired=None, jump_next=None, throws=None,
                 final=None, used=None):
-        _simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start, self.goal,
-                         self.max_throws, self.seeds, self.bounds, blocks, lo, hist, tallies,
-                         fired, jump_next, throws, final, used)
+        with PARALLEL_LOCK:
+            _simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start,
+                             self.goal, self.max_throws, self.seeds, self.bounds, blocks, lo,
+                             hist, tallies, fired, jump_next, throws, final, used)
 
     def play(self, chunks, per_game, bar):
-        """``(histogram, (censored, stranded, throws), (throws, final, used))``."""
+        """``(histogram, (censored, stranded, throws), (throws, final, used), long_games)``."""
         games, size = self.games, self.size
         if self.start >= self.goal:  # starts on the goal (0 throws) or stranded
             done = self.start == self.goal
             hist = np.array([games] if done else [], dtype=np.int64)
-            extra = (np.zeros(games, dtype=np.int64), np.full(games, self.start_sq, np.intp),
-                     np.zeros((games, len(self.cb.jump_src)), dtype=np.bool_))
+            extra = (None, None, None)
+            if per_game:  # games-sized arrays only when asked for (and checked by simulate)
+                extra = (np.zeros(games, dtype=np.int64), np.full(games, self.start_sq, np.intp),
+                         np.zeros((games, len(self.cb.jump_src)), dtype=np.bool_))
             bar.update(games)
-            return (hist, (0 if done else games, 0 if done else games, 0),
-                    extra if per_game else (None, None, None))
+            return hist, (0 if done else games, 0 if done else games, 0), extra, None
         nbins = min(self.max_throws, HIST_BINS) + 1
         hist = np.zeros((self.rows, nbins), dtype=np.int64)
         tallies = np.zeros((BLOCKS, 4), dtype=np.int64)
@@ -255,15 +261,64 @@ class Run:
                 self._kernel(blocks, 0, hist, tallies)
             bar.update(int(self.bounds[blocks[-1] + 1] - self.bounds[blocks[0]]))
         merged = hist.sum(axis=0)
+        long_games = None
         over = np.flatnonzero(tallies[:, 0] >= nbins)
         if len(over):  # rare very long games: replay those blocks (same streams) for the tail
-            tail = np.zeros((self.rows, int(tallies[:, 0].max()) - nbins + 1), dtype=np.int64)
-            self._kernel(over.astype(np.int64), nbins, tail, np.zeros_like(tallies))
-            merged = np.concatenate([merged, tail.sum(axis=0)])
+            lengths, counts = self._long_games(over, nbins, tallies[:, 0])
+            dense = lengths < HIST_DENSE_MAX
+            if dense.any():
+                merged = np.concatenate([merged, np.zeros(int(lengths[dense][-1]) + 1 - nbins,
+                                                          dtype=np.int64)])
+                merged[lengths[dense]] += counts[dense]
+            if not dense.all():
+                long_games = np.column_stack([lengths[~dense], counts[~dense]])
+                long_games.flags.writeable = False
         last = np.flatnonzero(merged)
         merged = merged[: last[-1] + 1] if len(last) else merged[:0]
         if per_game:
             final = extra[1]
             final[final > size] -= size + 1
         _, censored, stranded, total = (int(x) for x in tallies.sum(axis=0))
-        return merged, (censored, stranded, total), extra
+        return merged, (censored, stranded, total), extra, long_games
+
+    def _long_games(self, blocks: np.ndarray, lo: int, longest: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """Lengths (increasing) and counts of the finished games of ``blocks`` that took at
+        least ``lo`` throws. Each block is replayed alone (same stream, same games), the
+        cheaper of two ways: its games' throws recorded (16 bytes per game of the block,
+        whatever their length), or a histogram of its long games (8 bytes per thread per
+        throw of its longest game, whatever the number of games)."""
+        fired = np.full(len(self.off), -1, dtype=np.int64)  # no jump is recorded
+        jump_next = np.empty(0, dtype=np.int64)
+        hist = np.zeros((self.rows, 1), dtype=np.int64)  # unused: every game is recorded
+        tallies = np.zeros((BLOCKS, 4), dtype=np.int64)
+        values, counts = [], []
+        for b in blocks.tolist():
+            n_b = int(self.bounds[b + 1] - self.bounds[b])
+            width = int(longest[b]) - lo + 1
+            if 8 * self.rows * width < 16 * n_b:
+                check_memory(8 * self.rows * width, f"a histogram of games of up to "
+                                                     f"{int(longest[b]):,} throws")
+                tail = np.zeros((self.rows, width), dtype=np.int64)
+                self._kernel(np.array([b], dtype=np.int64), lo, tail, np.zeros_like(tallies))
+                merged = tail.sum(axis=0)
+                found = np.flatnonzero(merged)
+                values.append(found + lo)
+                counts.append(merged[found])
+                continue
+            check_memory(16 * n_b, f"replaying {n_b:,} games to count those longer than "
+                                   f"{lo - 1:,} throws")
+            throws = np.zeros(n_b, dtype=np.int64)
+            final = np.zeros(n_b, dtype=np.intp)
+            used = np.zeros((n_b, 0), dtype=np.bool_)
+            with PARALLEL_LOCK:  # block b's games numbered from 0: arrays of one block
+                _simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start,
+                                 self.goal, self.max_throws, self.seeds,
+                                 self.bounds - self.bounds[b], np.array([b], dtype=np.int64),
+                                 np.int64(1) << np.int64(62), hist, tallies, fired, jump_next,
+                                 throws, final, used)
+            v, c = np.unique(throws[(final == self.size) & (throws >= lo)], return_counts=True)
+            values.append(v)
+            counts.append(c)
+        v, inverse = np.unique(np.concatenate(values), return_inverse=True)
+        return v, np.bincount(inverse, weights=np.concatenate(counts)).astype(np.int64)

@@ -48,7 +48,13 @@ class SimulationResult:
     min, max : int or None
         Fewest and most throws of a finished game (``None`` if none finished).
     histogram : ndarray of int64
-        ``histogram[k]``: finished games that took exactly ``k`` throws.
+        ``histogram[k]``: finished games that took exactly ``k`` throws, for games of
+        fewer than ``HIST_DENSE_MAX`` (2**20) throws.
+    long_games : ndarray of int64, shape (m, 2), or None
+        The rare finished games of at least ``HIST_DENSE_MAX`` throws, as rows
+        ``(throws, games)`` by increasing throws (None when there are none): listed
+        sparsely, so memory does not grow with the length of a game. ``mean``,
+        ``variance``, ``std`` and ``max`` count them.
     total_throws : int
         Every throw made, censored games included.
     entropy : int
@@ -96,6 +102,7 @@ class SimulationResult:
     throws: np.ndarray | None = field(default=None, repr=False)
     final_square: np.ndarray | None = field(default=None, repr=False)
     jump_used: np.ndarray | None = field(default=None, repr=False)
+    long_games: np.ndarray | None = field(default=None, repr=False)
 
     def seed_sequence(self) -> np.random.SeedSequence:
         """The ``SeedSequence`` that reproduces this run when passed as ``rng``."""
@@ -121,6 +128,7 @@ class SimulationResult:
             "stderr": json_float(self.stderr),
             "ci": [json_float(self.ci[0]), json_float(self.ci[1])], "confidence": self.confidence,
             "min": self.min, "max": self.max, "histogram": self.histogram.tolist(),
+            **({} if self.long_games is None else {"long_games": self.long_games.tolist()}),
             "total_throws": self.total_throws, "entropy": str(self.entropy),
             "spawn_key": list(self.spawn_key), "blocks": self.blocks, "threads": self.threads,
             "elapsed": self.elapsed,
@@ -156,13 +164,19 @@ class SimulationResult:
         return "\n".join(lines)
 
 
-def hist_moments(hist: np.ndarray) -> tuple[float, float, tuple[int | None, int | None]]:
-    """Mean, sample variance (ddof=1) and (min, max) from an exact histogram."""
-    n = int(hist.sum())
+def hist_moments(hist: np.ndarray, long_games: np.ndarray | None = None
+                 ) -> tuple[float, float, tuple[int | None, int | None]]:
+    """Mean, sample variance (ddof=1) and (min, max) from an exact histogram, and the
+    sparse ``(throws, games)`` rows of the longer games."""
+    k = np.arange(len(hist), dtype=np.float64)
+    c = hist.astype(np.float64)
+    if long_games is not None:
+        k = np.concatenate([k, long_games[:, 0].astype(np.float64)])
+        c = np.concatenate([c, long_games[:, 1].astype(np.float64)])
+    n = int(hist.sum()) + (0 if long_games is None else int(long_games[:, 1].sum()))
     if n == 0:
         return math.nan, math.nan, (None, None)
-    k = np.arange(len(hist), dtype=np.float64)
-    mean = float(k @ hist) / n
-    var = float(((k - mean) ** 2) @ hist) / (n - 1) if n > 1 else math.nan
-    nz = np.flatnonzero(hist)
-    return mean, var, (int(nz[0]), int(nz[-1]))
+    mean = float(k @ c) / n
+    var = float(((k - mean) ** 2) @ c) / (n - 1) if n > 1 else math.nan
+    nz = np.flatnonzero(c)
+    return mean, var, (int(k[nz[0]]), int(k[nz[-1]]))

@@ -11,10 +11,11 @@ import numba
 import numpy as np
 from scipy.special import ndtri
 
+from .._core.memory import check_memory
 from .._core.progress import Progress
 from .._core.validation import DEFAULT_MAX_THROWS, positive_int, seed_sequence
 from ..board import Board, check_board, check_start
-from .kernel import Run
+from .kernel import HIST_BINS, Run
 from .result import SimulationResult, hist_moments
 from .rng import BLOCKS, alias_table, block_seeds
 
@@ -99,8 +100,15 @@ def simulate(
     ss = seed_sequence(rng)
 
     cb = board.compiled
+    if per_game:  # throws, final square and one flag per jump, for every game
+        check_memory(games * (16 + len(cb.jump_src)),
+                     f"per_game=True for {games:,} games on a board with {len(cb.jump_src)} jumps")
+    # the flat successor table, and a histogram row per thread
+    check_memory(cb.succ.size * 16 + n_max * 8 * (HIST_BINS + 1),
+                 f"simulating a board of {cb.n_states:,} squares")
     alias, thresh, fair = alias_table(cb.probs)
-    bounds = (np.arange(BLOCKS + 1, dtype=np.int64) * games) // BLOCKS
+    # exact Python integers: b * games overflows int64 beyond 2**63 / 256 games
+    bounds = np.array([b * games // BLOCKS for b in range(BLOCKS + 1)], dtype=np.int64)
     seeds = block_seeds(ss, bounds)
     per_call = BLOCKS if not progress else max(4 * threads, 16)
     chunks = [np.arange(i, min(i + per_call, BLOCKS), dtype=np.int64)
@@ -113,7 +121,7 @@ def simulate(
     try:
         numba.set_num_threads(threads)
         with Progress(games, "simulate", enabled=progress) as bar:
-            hist, counts, extra = run.play(chunks, per_game, bar)
+            hist, counts, extra, long_games = run.play(chunks, per_game, bar)
     finally:
         numba.set_num_threads(old_threads)
     elapsed = time.perf_counter() - t0
@@ -125,7 +133,7 @@ def simulate(
             f"{censored} of {games} games did not finish ({stranded} stranded on squares that "
             f"cannot reach the goal, {censored - stranded} stopped at max_throws={max_throws}); "
             "the statistics describe the finished games only", RuntimeWarning, stacklevel=2)
-    mean, var, lo_hi = hist_moments(hist)
+    mean, var, lo_hi = hist_moments(hist, long_games)
     std = math.sqrt(var)
     stderr = std / math.sqrt(finished) if finished else math.nan
     z = float(ndtri(0.5 + confidence / 2.0))
@@ -136,4 +144,5 @@ def simulate(
         stderr=stderr, ci=(mean - z * stderr, mean + z * stderr), confidence=float(confidence),
         min=lo_hi[0], max=lo_hi[1], histogram=hist, total_throws=total,
         entropy=int(ss.entropy), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
-        threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used)
+        threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used,
+        long_games=long_games)

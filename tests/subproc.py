@@ -1,0 +1,36 @@
+"""Run a snippet in a fresh Python process with a timeout.
+
+For tests of failures that could crash the interpreter (a double free in a
+kernel) or hang (a loop that never ends): the test fails with the child's
+output instead of killing or stalling pytest.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+
+def run_python(code: str, *, timeout: float = 120, env: dict[str, str] | None = None,
+               args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """Run ``code`` (dedented) with this interpreter; ``pytest.fail`` on a timeout."""
+    full_env = {**os.environ, **(env or {})}
+    try:
+        return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args],
+                              capture_output=True, text=True, timeout=timeout, env=full_env)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"did not finish within {timeout} s (a hang?); output so far:\n"
+                    f"{exc.stdout}\n{exc.stderr}")
+
+
+def run_ok(code: str, **kwargs) -> str:
+    """Run ``code``; fail unless it exits 0; its standard output."""
+    proc = run_python(code, **kwargs)
+    if proc.returncode != 0:
+        pytest.fail(f"exit status {proc.returncode}\nstdout:\n{proc.stdout}\n"
+                    f"stderr:\n{proc.stderr}")
+    return proc.stdout

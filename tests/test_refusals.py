@@ -1,0 +1,257 @@
+"""Input refused with our own words, and requests refused before they allocate memory the
+machine does not have (``SNL_NUMERIC_MAX_MEMORY`` plays a small machine)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from snl_numeric import (
+    Board,
+    Dice,
+    analyze,
+    expected_throws,
+    finish_within,
+    length_distribution,
+    simulate,
+)
+from snl_numeric import maze as mz
+from snl_numeric._core.memory import MemoryLimitError, available_memory, check_memory
+from snl_numeric.batch import analyze_many
+from snl_numeric.dice import parse_dice
+
+BIG = 2**70
+
+
+@pytest.fixture
+def small_machine(monkeypatch):
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "256M")
+
+
+# -- 7/8: input refused like every other malformed board ---------------------------------
+@pytest.mark.parametrize(("text", "exc", "match"), [
+    ('{"size": 10, "jumps": {"3": 5, "3": 7}}', ValueError, "duplicate key '3'"),
+    ('{"size": 10, "dice": {"faces": [true, 2], "probs": [0.5, 0.5]}}', TypeError,
+     "dice faces must be integers, got True"),
+    ('{"size": 10, "version": 1.0}', ValueError, "unsupported board format version 1.0"),
+    ('{"size": 10, "version": true}', ValueError, "unsupported board format version True"),
+    ('{"size": 10, "name": 5}', TypeError, "name must be a string, got 5"),
+    ('{"size": ' + str(BIG) + '}', ValueError, f"size must fit in a 64-bit integer, got {BIG}"),
+    ('{"size": 10, "jumps": {"' + str(BIG) + '": 3}}', ValueError,
+     f"jumps start must fit in a 64-bit integer, got {BIG}$"),
+    ('{"size": 10, "dice": {"' + str(BIG) + '": 1.0}}', ValueError,
+     "dice faces must fit in a 64-bit integer"),
+    ('{"size": 10, "dice": {"1": 1' + "0" * 400 + "}}", ValueError,
+     r"probability of face 1 is too large for a float, got 10+\.\.\.0+$"),
+    ('{"size": 10, "jumps": ' + "[" * 5000 + "]" * 5000 + "}", ValueError,
+     "nested 65 levels deep"),
+    ("[1, 2]", TypeError, "board data must be a mapping, got list"),
+])
+def test_bad_board_json(text, exc, match):
+    with pytest.raises(exc, match=match):
+        Board.from_json(text)
+
+
+def test_python_values_beyond_int64_and_deep_nesting():
+    with pytest.raises(ValueError, match="jumps destination must fit in a 64-bit integer"):
+        Board(10, {3: BIG})
+    with pytest.raises(ValueError, match="move must fit in a 64-bit integer, got 18446744073709551615"):
+        Board.from_moves(np.array([2**64 - 1, 0], dtype=np.uint64))
+    deep: list = []
+    node = deep
+    for _ in range(5000):
+        node.append([])
+        node = node[0]
+    with pytest.raises(TypeError, match=r"must be a pair \(from, to\), got \[\[\[\[\.\.\.\]\]\]\]"):
+        Board(10, deep)
+
+
+def test_dice_in_our_own_words():
+    with pytest.raises(ValueError, match=r"dice probabilities must be a 1-d array of numbers"):
+        Dice([1, 2], [[0.5], [0.25, 0.25]])
+    with pytest.raises(ValueError, match="dice faces must be a rectangular array of integers"):
+        Dice([[1, 2], [3]], [0.5, 0.5])
+    with pytest.raises(ValueError, match=r"dice faces must be integers in 1\.\.2,147,483,647, "
+                                         r"got faces up to 1,099,511,627,776"):
+        Dice.fair(2**40)
+    with pytest.raises(ValueError, match="the sum of 1,000,000,000 dice with 6 sides reaches"):
+        Dice.sum_of(10**9, 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumPy warning on the way
+        d = Dice.sum_of(10**4, 6)
+    assert d.faces[0] >= 10**4 and d.faces[-1] <= 6 * 10**4
+    assert math.isclose(math.fsum(d.probs), 1.0, abs_tol=1e-12)
+    assert d.mean == pytest.approx(35_000.0, rel=1e-12)
+    # small sums stay exact: counts / 6**n
+    assert Dice.sum_of(3, 6).to_dict()[10] == 27 / 216
+
+
+def test_percentiles_must_be_numbers():
+    with pytest.raises(TypeError, match="percentiles must be numbers, got '50'"):
+        analyze(Board(10), percentiles=("50",))
+    with pytest.raises(TypeError, match="percentiles must be a sequence of numbers, got '50'"):
+        analyze(Board(10), percentiles="50")
+
+
+# -- 10: refuse before allocating ------------------------------------------------------
+def test_available_memory_is_known_and_capped_by_the_environment(monkeypatch):
+    assert available_memory() is None or available_memory() > 0
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "1.5G")
+    assert available_memory() == 3 * 2**29
+    with pytest.raises(MemoryLimitError, match=r"^x needs about 2\.0 GiB of memory; 1\.5 GiB is "
+                                               r"available$"):
+        check_memory(2**31, "x")
+    assert issubclass(MemoryLimitError, ValueError) and issubclass(MemoryLimitError, MemoryError)
+
+
+def test_jump_cycle_check_is_o_jumps():
+    b = Board(10**12, {5: 3, 3: 9}, chain=True)  # no square table: built at once
+    assert b.jumps == {3: 9, 5: 3}
+    with pytest.raises(ValueError, match="jump cycle under chain=True: 3->9->3"):
+        Board(10**12, {9: 3, 3: 9}, chain=True)
+    with pytest.raises(ValueError, match="board too large to compile: 1,000,000,000,001 squares"):
+        expected_throws(b)
+
+
+def test_compile_refused_before_allocating(small_machine):
+    with pytest.raises(MemoryLimitError, match=r"compiling a board of 80,000,001 squares x 6 "
+                                               r"faces needs about 13\.4 GiB of memory; "
+                                               r"256\.0 MiB is available"):
+        expected_throws(Board(80_000_000))
+
+
+def test_dice_refused_before_allocating(small_machine):
+    with pytest.raises(MemoryError, match="a fair die with 2,000,000,000 faces needs about "
+                                          r"119\.2 GiB"):
+        parse_dice("1-2000000000")
+    with pytest.raises(MemoryError, match="the sum of 100,000 dice with 100 sides"):
+        Dice.sum_of(10**5, 100)
+
+
+def test_batch_row_needing_too_much_memory_is_an_error_row(small_machine):
+    df = analyze_many([{"size": 10}, {"size": 8_000_000}, {"size": 80_000_000}],
+                      errors="coerce", columns=("min_throws",))
+    assert df["min_throws"].iloc[0] == 2
+    assert df["error"].iloc[1].startswith("size 8000000 needs about 976.6 MiB of memory for "
+                                          "batch analysis, more than ")
+    assert df["error"].iloc[2] == "size 80000000 is too large for batch analysis (at most 10000000)"
+
+
+def test_simulate_memory_does_not_depend_on_games(small_machine):
+    # games that end at once (start on the goal, or stranded) allocate nothing per game
+    r = simulate(Board(10, start=10), 10**15, rng=1)
+    assert (r.finished, r.histogram.tolist(), r.total_throws) == (10**15, [10**15], 0)
+    # the blocks' bounds are exact for any number of games (256 * games overflowed int64)
+    r = simulate(Board(10, start=10), 2**63 - 1, rng=1)
+    assert (r.finished, r.histogram.tolist(), r.mean) == (2**63 - 1, [2**63 - 1], 0.0)
+    stranded = Board(4, overshoot="exact", dice={3: 1.0}, start=2)
+    with pytest.warns(RuntimeWarning, match="1000000000000000 of 1000000000000000 games"):
+        r = simulate(stranded, 10**15, rng=1)
+    assert (r.censored, r.stranded, r.throws) == (10**15, 10**15, None)
+    with pytest.raises(MemoryLimitError, match=r"per_game=True for 100,000,000,000 games"):
+        simulate(Board(10), 10**11, rng=1, per_game=True)
+
+
+def test_distribution_growth_refused(small_machine):
+    # a geometric game of mean 10**7 throws: the pmf would outgrow 256 MiB
+    b = Board(1, overshoot="exact", dice={1: 1e-7, 2: 1 - 1e-7})
+    with pytest.raises(MemoryLimitError, match="a distribution of .* throws needs about"):
+        length_distribution(b, max_throws=10**12)
+
+
+def test_horizon_refused_before_allocating(small_machine):
+    with pytest.raises(MemoryLimitError, match="a horizon of 1,000,000 throws on 101 squares"):
+        finish_within(Board(100), ["1-3", "4-6"], 10**6)
+
+
+def test_maze_paths_refused_as_they_grow(monkeypatch):
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "2M")
+    ones = np.ones((7, 7), dtype=np.int64)
+    with pytest.raises(MemoryLimitError, match="keeping .* paths .*iterate with iter_paths"):
+        mz.paths(ones, (0, 0), (3, 3), limit=10**6)
+    assert len(mz.paths(ones, (0, 0), (3, 3), limit=10)) == 10
+
+
+def test_simulate_memory_does_not_grow_with_game_length(monkeypatch):
+    import importlib
+
+    kernel = importlib.import_module("snl_numeric.simulate.kernel")
+    # games of mean 10**5 throws: many beyond the first histogram (2**16 bins), some
+    # beyond the dense one (here 2**17): those are listed sparsely, never as dense bins
+    monkeypatch.setattr(kernel, "HIST_DENSE_MAX", 1 << 17)
+    board = Board(1, overshoot="exact", dice={1: 1e-5, 2: 1 - 1e-5})
+    r = simulate(board, 64, rng=3, max_throws=10**12)
+    per = simulate(board, 64, rng=3, max_throws=10**12, per_game=True)
+    assert len(r.histogram) <= 1 << 17 and r.long_games is not None
+    counts = np.bincount(per.throws)
+    assert np.array_equal(counts[: len(r.histogram)], r.histogram)
+    assert np.array_equal(counts[r.long_games[:, 0]], r.long_games[:, 1])
+    assert r.histogram.sum() + r.long_games[:, 1].sum() == r.finished == 64
+    assert r.mean == pytest.approx(per.throws.mean(), rel=1e-12)
+    assert r.variance == pytest.approx(per.throws.var(ddof=1), rel=1e-9)
+    assert r.max == per.throws.max() and r.to_dict()["long_games"] == r.long_games.tolist()
+
+
+def test_a_race_of_too_many_players_is_refused_before_any_per_player_work(small_machine):
+    from snl_numeric import expected_game_length, win_probabilities
+
+    board = Board(30, {3: 22, 27: 1}, overshoot="exact")
+    rounds = len(length_distribution(board))
+    with pytest.raises(MemoryLimitError, match=f"a race of 100,000,000 players over {rounds:,} "
+                                               "rounds needs about"):
+        win_probabilities(board, 10**8)
+    with pytest.raises(MemoryLimitError, match="a race of 100,000,000 players"):
+        expected_game_length(board, 10**8, dice={1: 0.5, 2: 0.5})
+    # the fast path for identical players gives the same numbers as one board per player
+    assert np.array_equal(win_probabilities(board, 3), win_probabilities([board] * 3))
+
+
+def test_more_siblings_refused_in_our_words(small_machine):
+    from snl_numeric import design_board
+    from snl_numeric.batch import BoardBatch, random_batch
+    from snl_numeric.boards import random_board
+
+    with pytest.raises(TypeError, match="dice probabilities must be numbers"):
+        Dice(np.array([1, 2]), np.array([0.5, 0.5j]))
+    with pytest.raises(ValueError, match=f"sizes must fit in a 64-bit integer, got {BIG}"):
+        BoardBatch.from_arrays([BIG])
+    with pytest.raises(ValueError, match="sizes must fit in a 64-bit integer, got 18446744073709551615"):
+        BoardBatch.from_arrays(np.array([2**64 - 1], dtype=np.uint64))
+    with pytest.raises(MemoryLimitError, match="a random board of 10,000,000,000 squares"):
+        random_board(10**10)
+    with pytest.raises(MemoryLimitError, match=r"1,000,000 random boards of 10,000 squares "
+                                               r"\(generate them in chunks\) needs about"):
+        random_batch(10**6, 10**4)
+    with pytest.raises(MemoryLimitError, match="designing a board of 1,000,000,001 squares"):
+        design_board(10**9, snakes=1, ladders=1, objective="max")
+
+
+def test_rules_hold_at_the_top_of_int64():
+    # size + 1 overflowed in the bounce rule: a d6 was refused on the largest board
+    b = Board(2**63 - 1, overshoot="bounce")
+    assert b.size == 2**63 - 1 and b.dice.max_face == 6
+    with pytest.raises(ValueError, match="face 7 is too large for a bounce on a board of size 5"):
+        Board(5, overshoot="bounce", dice={7: 1.0})
+    assert Board(5, overshoot="bounce", dice={6: 1.0}).size == 5
+
+
+@pytest.mark.parametrize("games", [2_000, 200_000])  # few games per block: recorded; many: binned
+def test_long_game_replays_agree_with_per_game_counts(monkeypatch, games):
+    import importlib
+
+    from snl_numeric import boards
+
+    kernel = importlib.import_module("snl_numeric.simulate.kernel")
+    board = boards.get("milton-bradley")
+    per = simulate(board, games, rng=21, per_game=True)
+    monkeypatch.setattr(kernel, "HIST_BINS", 16)
+    monkeypatch.setattr(kernel, "HIST_DENSE_MAX", 128)
+    r = simulate(board, games, rng=21)
+    counts = np.bincount(per.throws)
+    assert np.array_equal(counts[: len(r.histogram)], r.histogram)
+    assert np.array_equal(counts[r.long_games[:, 0]], r.long_games[:, 1])
+    assert counts[128:].sum() == r.long_games[:, 1].sum()
+    assert (r.mean, r.max) == (pytest.approx(per.throws.mean(), rel=1e-12), per.throws.max())
