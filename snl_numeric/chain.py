@@ -462,6 +462,8 @@ def finish_probability(board: Board, start: int | None = None) -> float:
     live = cb.reach[0] > 0
     if not live[start]:
         return 0.0
-    goal = (cb.succ == cb.size) * cb.probs
-    h = Solver(cb.succ, cb.probs, live).solve(np.where(live, goal.sum(axis=1), 0.0))
+    solver = Solver(cb.succ, cb.probs, live)
+    goal = ((cb.succ == cb.size) * cb.probs).sum(axis=1) / solver.rowsum  # rows sum to 1
+    h = solver.solve(np.where(live, goal, 0.0))
+    _warn(h.error, "finish probabilities")
     return float(min(max(h.x[start], 0.0), 1.0))
