@@ -175,7 +175,8 @@ def value_iteration_kernel(nxt, probs, src, tgt, optional, values, active, sense
     """Gauss-Seidel value iteration from the goal downwards, in place.
 
     A throw that leaves the token where it is is solved for exactly
-    (``q = (1 + s) / (1 - p_stay)``). Returns ``(sweeps, last max change)``.
+    (``q = (1 + s) / (1 - p_stay)``). Returns ``(sweeps, last max change,
+    converged)``.
     """
     n_act, n, width = nxt.shape
     change = np.inf
@@ -209,5 +210,5 @@ def value_iteration_kernel(nxt, probs, src, tgt, optional, values, active, sense
                 scale = abs(best)
             values[x] = best
         if change <= tol * scale:
-            break
-    return it, change
+            return it, change, True
+    return it, change, False

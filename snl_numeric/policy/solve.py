@@ -124,10 +124,15 @@ def optimal_policy(
     else:
         values = np.where(active, 0.0, np.inf)
         values[p.goal] = 0.0
-        sweeps, change = value_iteration_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional,
-                                                 values, active, sense, float(tol),
-                                                 int(max_iter))
-        if change > tol * max(1.0, float(np.max(values[active], initial=0.0))):
+        # rounds of about 2e7 updates each, so Ctrl-C is honoured between them
+        per_round = max(1, int(2e7 // max(1, p.nxt.size)))
+        sweeps, change, converged = 0, np.inf, False
+        while sweeps < max_iter and not converged:
+            done, change, converged = value_iteration_kernel(
+                p.nxt, p.probs, p.src, p.tgt, p.optional, values, active, sense, float(tol),
+                min(per_round, max_iter - sweeps))
+            sweeps += int(done)
+        if not converged:
             raise RuntimeError(f"value iteration did not converge within max_iter={max_iter} "
                                f"sweeps (last change {change:.3g}); raise max_iter or tol")
         iterations = int(sweeps)
