@@ -180,6 +180,8 @@ def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
                                                                         np.number)):
         raise TypeError(f"dice probabilities must be numbers, got {few(probs_arr)}")
     probs_arr = probs_arr.astype(np.float64)
+    for arr in (faces_arr, probs_arr):  # read-only, as Board passes them: one compiled check
+        arr.flags.writeable = False
     problem, i = dice_problem(faces_arr, probs_arr, SUM_TOL)
     if problem:
         raise ValueError(problem_message(problem, i, 0, size=0, start=0, code=0, src=faces_arr[:0],

@@ -52,6 +52,7 @@ from scipy import sparse
 from scipy.sparse import csgraph
 
 from ._core.numba_config import njit
+from ._core.progress import Progress
 
 __all__ = [
     "MAX_PATHS",
@@ -73,6 +74,9 @@ MAX_PATHS = 1_000_000
 Cell = tuple[int, int] | Sequence[int] | np.ndarray
 
 _NO_BOUND = np.iinfo(np.int64).max
+#: DFS steps per kernel call (a few milliseconds): between calls the search can
+#: report progress and be interrupted (Ctrl-C), and resumes exactly where it was.
+STEPS_PER_CALL = 1 << 22
 # Directions in seed 003's order: up, down, left, right.
 _DROW = np.array([-1, 1, 0, 0], dtype=np.int64)
 _DCOL = np.array([0, 0, -1, 1], dtype=np.int64)
@@ -235,7 +239,8 @@ def _to_pairs(flat: np.ndarray, cols: int) -> np.ndarray:
 
 
 @njit()
-def _dfs_kernel(succ, goal, stack, nextdir, visited, state, max_count, out_cells, out_ends):
+def _dfs_kernel(succ, goal, stack, nextdir, visited, state, max_count, max_steps, out_cells,
+                out_ends):  # pragma: no cover - jitted
     """Resumable iterative DFS over ``succ`` towards ``goal``.
 
     The search state lives in ``stack`` (cells on the current path),
@@ -245,15 +250,17 @@ def _dfs_kernel(succ, goal, stack, nextdir, visited, state, max_count, out_cells
     to ``out_cells`` (flat cell indices, concatenated) with their end offsets
     in ``out_ends``; an empty ``out_ends`` means count only. Returns the
     number of paths written. Stops when the search is over (``depth == 0``),
-    when ``count`` reaches ``max_count`` or when the output buffers are full.
+    when ``count`` reaches ``max_count``, when the output buffers are full or
+    after ``max_steps`` more steps (so a caller regains control regularly).
     """
     depth = state[0]
     count = state[1]
     steps = state[2]
+    stop = steps + max_steps
     emit = out_ends.shape[0] > 0
     n_out = 0
     used = 0
-    while depth > 0 and count < max_count:
+    while depth > 0 and count < max_count and steps < stop:
         top = depth - 1
         d = nextdir[top]
         cur = stack[top]
@@ -313,10 +320,17 @@ class _Search:
         return bool(self.state[0] == 0)
 
     def run(self, max_count: int, out_cells: np.ndarray, out_ends: np.ndarray) -> int:
-        return _dfs_kernel(
-            self.succ, self.goal, self.stack, self.nextdir, self.visited,
-            self.state, max_count, out_cells, out_ends,
-        )
+        """One call of the kernel (at most :data:`STEPS_PER_CALL` steps); paths written."""
+        return _dfs_kernel(self.succ, self.goal, self.stack, self.nextdir, self.visited,
+                           self.state, max_count, STEPS_PER_CALL, out_cells, out_ends)
+
+    def count(self, max_count: int, bar: Progress) -> None:
+        """Count on until the search is over or ``max_count`` paths are found."""
+        empty = np.zeros(0, dtype=np.int64)
+        while not self.done and self.state[1] < max_count:
+            before = int(self.state[1])
+            self.run(max_count, empty, empty)
+            bar.update(int(self.state[1]) - before)
 
     def chunks(self, max_count: int) -> Iterator[list[np.ndarray]]:
         """Yield lists of paths, small chunks first, until ``max_count`` paths."""
@@ -554,7 +568,8 @@ def corner_paths(maze: ArrayLike, *, limit: int | None = None) -> list[np.ndarra
 
 
 def count_paths(
-    maze: ArrayLike, start: Cell, goal: Cell, *, bound: int | None = None
+    maze: ArrayLike, start: Cell, goal: Cell, *, bound: int | None = None,
+    progress: bool = False,
 ) -> PathCount:
     """Count the simple paths from ``start`` to ``goal`` without building them.
 
@@ -568,7 +583,10 @@ def count_paths(
     bound : int or None, optional
         Stop as soon as more than ``bound`` paths are found and report
         ``exceeded=True`` (``count == bound + 1``). None (default) counts
-        them all, which on a large maze can take astronomically long.
+        them all, which on a large maze can take astronomically long (the
+        search runs in short calls: Ctrl-C stops it at once).
+    progress : bool, default False
+        Show the paths counted so far on standard error.
 
     Returns
     -------
@@ -594,8 +612,9 @@ def count_paths(
         return PathCount(1, bound == 0, 1)
     max_count = _NO_BOUND if bound is None else bound + 1
     search = _Search(m, s, g)
-    empty = np.zeros(0, dtype=np.int64)
-    search.run(max_count, empty, empty)
+    with Progress(bound + 1 if bound is not None else 0, "counting paths",
+                  enabled=progress) as bar:
+        search.count(max_count, bar)
     count, steps = int(search.state[1]), int(search.state[2])
     return PathCount(count, bound is not None and count > bound, steps)
 

@@ -387,7 +387,10 @@ def test_cli_batch(tmp_path, capsys):
     assert "board 1: jump 10->1 leaves the goal 10" in capsys.readouterr().err
     assert main(["batch", str(bad), "-o", str(tmp_path / "o3"), "--errors", "coerce"]) == 0
     captured = capsys.readouterr()
-    assert "1 errors" in captured.out and "batch [" in captured.err  # progress bar
+    assert "1 errors" in captured.out and captured.err == ""  # no bar in a pipe
+    assert main(["batch", str(bad), "-o", str(tmp_path / "o4"), "--errors", "coerce",
+                 "--progress"]) == 0
+    assert "batch: 100%" in capsys.readouterr().err  # asked for: a bar
     assert read_results(tmp_path / "o3")["error"].iloc[1].startswith("jump 10->1")
 
 

@@ -184,7 +184,7 @@ def test_cli(tmp_path, capsys):
                         rng=4)
     assert same.board.jumps == board.jumps
     code = main(["design", "--size", "30", "--snakes", "1", "--ladders", "1", "--target",
-                 "8", "--iterations", "200", "--seed", "4"])
+                 "8", "--iterations", "200", "--seed", "4", "--progress"])
     captured = capsys.readouterr()
     assert code == 0 and "target 8" in captured.out and "design (anneal)" in captured.err
     assert main(["design", "--size", "5", "--snakes", "4", "--ladders", "4", "--max"]) == 2

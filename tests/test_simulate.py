@@ -379,5 +379,8 @@ def test_cli_text_and_progress(capsys):
                  "--max-throws", "20"])
     assert code == 0
     cap = capsys.readouterr()
-    assert "CENSORED" in cap.out and "simulate [" in cap.err
+    assert "CENSORED" in cap.out and cap.err == ""  # stderr is not a terminal: no bar
+    assert main(["simulate", "seed004", "--games", "3000", "--seed", "1", "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("\rsimulate:") and err.count("100%") == 1 and "3.00k/3.00k" in err
     assert main(["simulate", "seed004", "--games", "0", "--no-progress"]) == 2

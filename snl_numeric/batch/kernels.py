@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .._core.numba_config import njit, pjit
+from .._core.numba_config import njit
 from .._core.solve import moments_kernel
 from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
 from .._core.validation import board_problem
@@ -25,7 +24,8 @@ def _compile_one(size, start, code, chain, src, dst, faces, probs, sum_tol):  # 
     none = probs[:0]
     if size > MAX_SIZE:
         return TOO_LARGE, 0, 0, empty, none
-    problem, i, j = board_problem(size, start, code, chain, src, dst, faces, probs, sum_tol)
+    problem, i, j = board_problem(size, start, np.int64(code), chain, src, dst, faces, probs,
+                                  sum_tol)
     if problem:
         return problem, i, j, empty, none
     used = 0
@@ -105,17 +105,19 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
     return (mode if best > 0.0 else -1), 0
 
 
-@pjit()
-def batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst, dice_ptr,
-                 faces, probs, sum_tol, moments, quantiles, levels, want_mode, tail,
+@njit()
+def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
+                 dice_ptr, faces, probs, sum_tol, moments, quantiles, levels, want_mode, tail,
                  max_throws, problem, where, min_out, mean_out, var_out, q_out, mode_out,
                  status):  # pragma: no cover - jitted
-    """Every board in parallel: validate, compile, BFS, moments, quantiles.
+    """Boards ``first, first + step, ...``: validate, compile, BFS, moments, quantiles.
 
+    One thread's share of a batch (the threads take interleaved rows, so boards
+    of mixed sizes spread evenly); each board writes only its own rows.
     ``problem[b]`` receives board ``b``'s problem code and ``where[b]`` the indices
     (into its jumps or faces) that :func:`problem_message` needs to word it.
     """
-    for b in numba.prange(sizes.shape[0]):
+    for b in range(first, sizes.shape[0], step):
         j0, j1 = jump_ptr[b], jump_ptr[b + 1]
         d0, d1 = dice_ptr[b], dice_ptr[b + 1]
         code, i, j, succ, pr = _compile_one(sizes[b], starts[b], overshoot[b], chain[b],

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
 from .._core.table import QUANTILE_SLACK
 from .._core.validation import (
@@ -18,6 +18,7 @@ from .._core.validation import (
     SUM_TOL,
     check_tail,
     problem_message,
+    readonly,
 )
 from ..io import require_pandas
 from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, segment_ids
@@ -32,11 +33,6 @@ DEFAULT_COLUMNS = ("min_throws", "expected_throws", "variance", "std")
 #: Every fixed column name; ``"p<q>"`` (e.g. ``"p90"``, ``"p99.9"``) adds a percentile.
 COLUMNS = ("min_throws", "expected_throws", "variance", "std", "median", "mode",
            "size", "start", "n_snakes", "n_ladders", "n_faces")
-
-# Numba's workqueue layer is not thread-safe; a Dask worker with several
-# threads must not enter the parallel kernels concurrently.
-_KERNEL_LOCK = threading.Lock()
-
 
 def _percentile_value(name: str) -> float | None:
     if name == "median":
@@ -123,14 +119,19 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
                np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
                np.full(n, -1, np.int64), np.zeros(n, np.int8))
     if n:
-        with _KERNEL_LOCK:
-            batch_kernel(batch.sizes, batch.starts, batch.overshoot, batch.chain,
-                         batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
-                         batch.faces, batch.probs, SUM_TOL,
-                         any(c in cols for c in ("expected_throws", "variance", "std")),
-                         bool(len(levels)) or want_mode, levels, want_mode,
+        # read-only inputs: the kernel shares Board's compiled board_problem
+        ro = [readonly(a) for a in (batch.jump_src, batch.jump_dst, batch.faces, batch.probs)]
+        moments = any(c in cols for c in ("expected_throws", "variance", "std"))
+        shares = min(default_threads(), n)
+
+        def task(t: int) -> None:
+            batch_kernel(t, shares, batch.sizes, batch.starts, batch.overshoot, batch.chain,
+                         batch.jump_ptr, ro[0], ro[1], batch.dice_ptr, ro[2], ro[3], SUM_TOL,
+                         moments, bool(len(levels)) or want_mode, levels, want_mode,
                          float(settings.tail), int(settings.max_throws), out.problem, out.where,
                          out.min_throws, out.mean, out.var, out.q, out.mode, out.status)
+
+        run_tasks(task, shares)
     return out
 
 

@@ -35,6 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except KeyboardInterrupt:  # Ctrl-C: long work stops between kernel rounds
+        print(f"snl {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # e.g. piped into `head`
         sys.stderr.close()
         return 0

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..batch import DEFAULT_COLUMNS, analyze_to_parquet
 from ..batch.data import DEFAULT_CHUNK_SIZE
+from .common import add_progress_arguments
 
 
 def add_parser(sub: Any) -> None:
@@ -31,8 +32,7 @@ def add_parser(sub: Any) -> None:
                    help="replace results of another input or other settings")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster (e.g. tcp://host:8786)")
-    p.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="hide the progress bar")
+    add_progress_arguments(p)
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
     p.set_defaults(func=run)
 

@@ -60,3 +60,17 @@ def board_from_args(args: argparse.Namespace) -> Board:
     if getattr(args, "dice_spec", None):
         changes["dice"] = parse_dice(args.dice_spec)
     return board.replace(**changes) if changes else board
+
+
+def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress``: the bar on standard error.
+
+    By default the bar shows only when standard error is a terminal (a pipe
+    or a log file gets nothing); ``--progress`` shows it anyway.
+    """
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--progress", dest="progress", action="store_const", const="always",
+                       default=True,
+                       help="show the progress bar even when stderr is not a terminal")
+    group.add_argument("--no-progress", dest="progress", action="store_false",
+                       help="never show the progress bar")

@@ -9,6 +9,7 @@ from typing import Any
 from ..board import OVERSHOOT_RULES
 from ..design import METHODS, design_board
 from ..dice import parse_dice
+from .common import add_progress_arguments
 
 
 def add_parser(sub: Any) -> None:
@@ -37,7 +38,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, help="random seed (reproducible runs)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("-o", "--output", metavar="FILE", help="write the board JSON here")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_progress_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         chains=args.chains, min_length=args.min_length, max_length=args.max_length,
         forbidden=args.forbidden, overshoot=args.overshoot, chain=args.chain,
         dice=parse_dice(args.dice_spec) if args.dice_spec else None, start=args.start,
-        rng=args.seed, progress=not args.no_progress)
+        rng=args.seed, progress=args.progress)
     if args.output:
         res.board.to_json(args.output, indent=2)
     if args.json:

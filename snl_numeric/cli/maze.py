@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import maze
+from .common import add_progress_arguments
 
 __all__ = ["add_parser", "load_maze"]
 
@@ -126,6 +127,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--limit", type=int, metavar="N",
                    help="list at most N paths (with --count: stop counting above N)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_progress_arguments(p)
     p.set_defaults(func=run)
     return p
 
@@ -156,7 +158,7 @@ def _print_count(m: np.ndarray, starts: list, goal: tuple, args: argparse.Namesp
     total, steps, exceeded = 0, 0, False
     for start in starts:
         bound = None if args.limit is None else max(args.limit - total, 0)
-        res = maze.count_paths(m, start, goal, bound=bound)
+        res = maze.count_paths(m, start, goal, bound=bound, progress=args.progress)
         total, steps = total + res.count, steps + res.steps
         if res.exceeded:
             exceeded = True

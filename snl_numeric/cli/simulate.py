@@ -7,7 +7,7 @@ import warnings
 from typing import Any
 
 from ..simulate import DEFAULT_MAX_THROWS, simulate
-from .common import add_board_arguments, board_from_args
+from .common import add_board_arguments, add_progress_arguments, board_from_args
 
 
 def add_parser(sub: Any) -> None:
@@ -22,8 +22,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--threads", type=int, metavar="T", help="Numba threads (default: all)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="no progress bar")
+    add_progress_arguments(p)
     p.set_defaults(func=run)
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
 from ..board import Board
@@ -29,6 +31,11 @@ _MODES = {"max": 0, "min": 1, "target": 2}
 _KICK = 3  # random moves applied at a local optimum
 _INIT_ATTEMPTS = 200
 _PILOT = 64  # random moves evaluated to set the initial temperature
+#: Chains advanced per kernel call, and evaluations in the first call; later calls aim
+#: at ROUND_SECONDS, so progress shows and Ctrl-C stops a search within a round.
+_GROUP = 1024
+_FIRST_EVALS = 16384
+ROUND_SECONDS = 0.15
 
 
 def _count(value: Any, name: str, low: int = 0) -> int:
@@ -125,6 +132,18 @@ def _destinations(s, snake, size, allowed, min_len, max_len) -> np.ndarray:
     return cand[allowed[lo:hi + 1]]
 
 
+def _feasible_starts(cands: np.ndarray, snake: bool, size: int, ends: np.ndarray,
+                     min_len: int, max_len: int) -> np.ndarray:
+    """The squares of ``cands`` from which ``_destinations`` is not empty (vectorised)."""
+    below = np.concatenate([[0], np.cumsum(ends)])  # below[i]: allowed ends in 0 .. i - 1
+    if snake:
+        lo, hi = np.maximum(0, cands - max_len), cands - min_len
+    else:
+        lo, hi = cands + min_len, np.minimum(size, cands + max_len)
+    lo_c, hi_c = np.clip(lo, 0, size + 1), np.clip(hi + 1, 0, size + 1)
+    return cands[(hi >= lo) & (below[hi_c] > below[lo_c])]
+
+
 def _random_layout(p: _Problem, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A uniformly built random feasible layout (greedy, with restarts)."""
     for _ in range(_INIT_ATTEMPTS):
@@ -134,9 +153,9 @@ def _random_layout(p: _Problem, gen: np.random.Generator) -> tuple[np.ndarray, n
         for j in gen.permutation(p.k):
             snake = j < p.n_snakes
             ends = p.allowed_dst & free
-            starts = [s for s in np.flatnonzero(p.allowed_src & free)
-                      if _destinations(s, snake, p.size, ends, p.min_len, p.max_len).size]
-            if not starts:
+            starts = _feasible_starts(np.flatnonzero(p.allowed_src & free), snake, p.size, ends,
+                                      p.min_len, p.max_len)
+            if not len(starts):
                 break
             s = int(starts[gen.integers(len(starts))])
             ends[s] = False
@@ -154,12 +173,22 @@ def _random_layout(p: _Problem, gen: np.random.Generator) -> tuple[np.ndarray, n
 
 def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | None = None
            ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact (mean, variance) of the first ``n`` candidate layouts, on the worker threads."""
     n = len(cand_src) if n is None else n
     mean = np.empty(n)
     var = np.empty(n)
     if n:
-        candidates_kernel(p.size, cand_src, cand_dst, n, p.start, p.overshoot, p.chain, p.faces,
-                      p.probs, mean, var)
+        cand_src = np.ascontiguousarray(cand_src)
+        cand_dst = np.ascontiguousarray(cand_dst)
+        for lo in range(0, n, _GROUP * 16):  # rounds: Ctrl-C between them
+            hi = min(lo + _GROUP * 16, n)
+            shares = min(default_threads(), hi - lo)
+
+            def task(t: int, lo: int = lo, hi: int = hi, shares: int = shares) -> None:
+                candidates_kernel(lo + t, shares, p.size, cand_src, cand_dst, hi, p.start,
+                                  p.overshoot, p.chain, p.faces, p.probs, mean, var)
+
+            run_tasks(task, shares)
     return mean, var
 
 
@@ -224,24 +253,41 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
     best_src, best_dst = src.copy(), dst.copy()
     best_cost, best_mean, best_var = cost.copy(), mean.copy(), var.copy()
     evals = np.zeros(chains, dtype=np.int64)
-    trace = np.empty((chains, iterations))
-    trace_evals = np.empty((chains, iterations), dtype=np.int64)
-    block = max(1, min(iterations, 2000))
+    # per iteration: the best cost over all chains, and their evaluations so far
+    trace = np.full(iterations, np.inf)
+    trace_evals = np.zeros(iterations, dtype=np.int64)
+    threads = default_threads()
+    group = min(chains, _GROUP)
+    block = max(1, min(iterations, _FIRST_EVALS // group))
     bar.update(evals0)
-    for lo in range(0, iterations, block):
+    lo = 0
+    while lo < iterations:  # blocks of iterations, chain group after chain group
         hi = min(lo + block, iterations)
-        tr = np.empty((chains, hi - lo))
-        te = np.empty((chains, hi - lo), dtype=np.int64)
-        anneal_kernel(p.size, p.n_snakes, p.allowed_src, p.allowed_dst, p.min_len, p.max_len,
-                       p.start, p.overshoot, p.chain, p.faces, p.probs, mode, target,
-                       temps[lo:hi], state, src, dst, cost, best_src, best_dst, best_cost,
-                       best_mean, best_var, evals, tr, te)
-        trace[:, lo:hi] = tr
-        trace_evals[:, lo:hi] = te
-        bar.update((hi - lo) * chains)
+        t0 = time.perf_counter()
+        for g_lo in range(0, chains, group):
+            g_hi = min(g_lo + group, chains)
+            tr = np.empty((g_hi - g_lo, hi - lo))
+            te = np.empty((g_hi - g_lo, hi - lo), dtype=np.int64)
+            shares = min(threads, g_hi - g_lo)
+
+            def task(t, g_lo=g_lo, g_hi=g_hi, lo=lo, hi=hi, tr=tr, te=te, shares=shares):
+                anneal_kernel(g_lo, g_hi, t, shares, p.size, p.n_snakes, p.allowed_src,
+                              p.allowed_dst, p.min_len, p.max_len, p.start, p.overshoot,
+                              p.chain, p.faces, p.probs, mode, target, temps[lo:hi], state, src,
+                              dst, cost, best_src, best_dst, best_cost, best_mean, best_var,
+                              evals, tr, te)
+
+            run_tasks(task, shares)
+            np.minimum(trace[lo:hi], tr.min(axis=0), out=trace[lo:hi])
+            trace_evals[lo:hi] += te.sum(axis=0)
+            bar.update((hi - lo) * (g_hi - g_lo))
+        per_group = (time.perf_counter() - t0) * group / chains
+        scale = min(max(ROUND_SECONDS / max(per_group, 1e-4), 0.25), 4.0)
+        block = max(1, min(iterations, int((hi - lo) * scale)))
+        lo = hi
     c = int(np.argmin(best_cost))  # first chain on ties: independent of threads
-    return (best_src[c], best_dst[c], best_mean[c], best_var[c], trace.min(axis=0),
-            trace_evals.sum(axis=0) + evals0, int(evals.sum()) + evals0)
+    return (best_src[c], best_dst[c], best_mean[c], best_var[c], trace,
+            trace_evals + evals0, int(evals.sum()) + evals0)
 
 
 def _local(p, mode, target, iterations, chains, children, batch, bar):
