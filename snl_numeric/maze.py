@@ -561,15 +561,13 @@ def corner_paths(maze: ArrayLike, *, limit: int | None = None) -> list[np.ndarra
     limit = _as_count(limit, "limit")
     rows, cols = m.shape
     goal = (rows // 2) * cols + cols // 2
-    corners = dict.fromkeys(
-        [0, cols - 1, (rows - 1) * cols, (rows - 1) * cols + cols - 1]
-    )
+    corners = dict.fromkeys([0, cols - 1, (rows - 1) * cols, (rows - 1) * cols + cols - 1])
     return _collect([_Search(m, c, goal) for c in corners], limit)
 
 
 def count_paths(
     maze: ArrayLike, start: Cell, goal: Cell, *, bound: int | None = None,
-    progress: bool = False,
+    progress: bool | str = False,
 ) -> PathCount:
     """Count the simple paths from ``start`` to ``goal`` without building them.
 
@@ -585,8 +583,8 @@ def count_paths(
         ``exceeded=True`` (``count == bound + 1``). None (default) counts
         them all, which on a large maze can take astronomically long (the
         search runs in short calls: Ctrl-C stops it at once).
-    progress : bool, default False
-        Show the paths counted so far on standard error.
+    progress : bool or "always", default False
+        Show the count on standard error (as ``simulate`` shows its bar).
 
     Returns
     -------

@@ -124,6 +124,12 @@ class PackageFunctionCache(caching.FunctionCache):
 
     _impl_class = _CacheImpl
 
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except OSError:  # e.g. the directory is a file: compile instead
+            return None
+
     def save_overload(self, sig, data):
         try:
             super().save_overload(sig, data)
@@ -150,11 +156,6 @@ def njit(**overrides):
         return dispatcher
 
     return decorate
-
-
-def pjit(**overrides):
-    """Deprecated: ``parallel=True`` kernels (being replaced by threads over nogil kernels)."""
-    return njit(**{"parallel": True, **overrides})
 
 
 class _CompileNote(event.Listener):

@@ -8,7 +8,7 @@
   token's position pushed one throw at a time (the distribution of game length).
 
 Kernels take only arrays and scalars, so batch analysis and board design can
-call them inside ``prange`` loops over many boards.
+call them in their loops over many boards.
 """
 
 from __future__ import annotations

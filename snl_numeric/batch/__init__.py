@@ -7,18 +7,18 @@ arrays, CSR-style: the jumps of board ``b`` are
 increasing, as in :class:`~snl_numeric.Dice`).
 
 :func:`analyze_many` answers the core questions for every board in one pass
-of a parallel Numba kernel (``prange`` over boards, each thread writing its
+of a Numba kernel run on several threads (interleaved boards, each writing its
 own rows). Per board it
 
 1. validates the board against the rules of :class:`~snl_numeric.Board`
    (rows flagged here are rebuilt as a ``Board`` only to word the error);
-2. compiles the successor table (``_structured._fill_succ``);
+2. compiles the successor table (``_core.table.succ_table_kernel``);
 3. finds the fewest throws by breadth-first propagation from the goal over
    the reversed successor table, and the *sure* squares (goal reached with
-   probability 1) (``_structured._reach``);
+   probability 1) (``_core.table.reach_kernel``);
 4. solves ``(I - Q) t = 1`` and ``(I - Q) u = t`` by back-substitution over
    the forward moves plus a Woodbury correction for the few squares that
-   snakes (and bounces) lead back to (``_structured._moments_kernel``):
+   snakes (and bounces) lead back to (``_core.solve.moments_kernel``):
    ``E[T] = t[start]``, ``Var T = 2 u - t - t**2``;
 5. only when a median, percentile or mode is asked for, pushes the
    probability mass over the successor table one throw at a time (exactly

@@ -260,7 +260,7 @@ def analyze_many(
     errors: str = "raise",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     client: Any = None,
-    progress: bool = False,
+    progress: bool | str = False,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
 ) -> pd.DataFrame:
@@ -289,8 +289,9 @@ def analyze_many(
     client : dask.distributed.Client, optional
         Run the chunks as tasks on this Dask cluster (one task per chunk,
         keyed by its index; results gathered in order). Default: here.
-    progress : bool
-        Show a progress bar on standard error.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter): True shows it
+        on a terminal or in a notebook only, ``"always"`` in pipes and files too.
     tail, max_throws : float, int
         As in :func:`~snl_numeric.length_distribution` (quantile columns).
 

@@ -72,7 +72,7 @@ def analyze_to_parquet(
     errors: str = "raise",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     client: Any = None,
-    progress: bool = False,
+    progress: bool | str = False,
     overwrite: bool = False,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,

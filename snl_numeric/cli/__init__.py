@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import analyze, batch, boards, design, maze, policy, simulate
+from . import analyze, batch, boards, design, maze, policy, simulate, warmup
 from .common import add_board_arguments, board_from_args, load_board
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="snl", description="Exact analysis of Snakes-and-Ladders boards and number mazes.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (analyze, boards, simulate, maze, design, batch, policy):
+    for command in (analyze, boards, simulate, maze, design, batch, policy, warmup):
         command.add_parser(sub)
     return parser
 

@@ -13,6 +13,7 @@ Without ``--start`` the walker starts from each corner (seed 003); without
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import sys
@@ -190,14 +191,21 @@ def _print_shortest(
 def _print_paths(
     m: np.ndarray, starts: list, goal: tuple, mid: tuple, args: argparse.Namespace
 ) -> int:
-    found: list[np.ndarray] = []
-    for start in starts:
-        remaining = None if args.limit is None else args.limit - len(found)
-        found.extend(maze.paths(m, start, goal, limit=remaining))
     if args.json:
+        found: list[np.ndarray] = []
+        for start in starts:
+            remaining = None if args.limit is None else args.limit - len(found)
+            found.extend(maze.paths(m, start, goal, limit=remaining))
         print(json.dumps({"goal": list(goal), "paths": [p.tolist() for p in found]}))
-    else:
-        label = "MIDDLE" if goal == mid else None
-        for path in found:
+        return 0
+    # text: each path printed as it is found (memory stays flat; `| head` and Ctrl-C stop it)
+    label = "MIDDLE" if goal == mid else None
+    left = args.limit
+    for start in starts:
+        if left is not None and left <= 0:
+            break
+        for path in itertools.islice(maze.iter_paths(m, start, goal), left):
             print(maze.format_path(path, goal_label=label))
+            if left is not None:
+                left -= 1
     return 0

@@ -4,7 +4,7 @@ Given ``snakes`` snakes and ``ladders`` ladders, :func:`design_board`
 searches layouts whose expected number of throws ``E = t[start]`` (``t =
 (I - Q)^-1 1``, the absorbing chain's fundamental system) is as large, as
 small, or as close to a target as possible. Every candidate is evaluated
-exactly by the structured kernels of :mod:`snl_numeric._structured`
+exactly by the successor-table kernels of the private ``_core`` layer
 (successor table, BFS + sure mask, triangular back-substitution with a
 Woodbury correction for the snakes): microseconds per 100-square board, so
 searches make hundreds of thousands of exact evaluations.
@@ -28,7 +28,7 @@ A layout is feasible when
 Two searches, both spending at most ``iterations * chains`` exact evaluations:
 
 - ``method="anneal"``: ``chains`` independent simulated-annealing chains run
-  in parallel (``prange``), each for ``iterations`` steps with a geometric
+  in parallel (threads, a group of chains per round), each for ``iterations`` steps with a geometric
   temperature schedule. A step proposes one move (relocate a jump's start,
   relocate its end, shift the whole jump keeping its length, or swap the
   starts of two jumps, each keeping its kind: this links a snake and a

@@ -249,7 +249,10 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         t0, t1 = (float(t) for t in temperature)
         if not (t0 > 0 and t1 > 0):
             raise ValueError(f"temperatures must be positive, got {temperature!r}")
-    temps = t0 * (t1 / t0) ** (np.arange(iterations) / max(iterations - 1, 1))
+
+    def temps(lo: int, hi: int) -> np.ndarray:  # geometric schedule, one block at a time
+        return t0 * (t1 / t0) ** (np.arange(lo, hi) / max(iterations - 1, 1))
+
     best_src, best_dst = src.copy(), dst.copy()
     best_cost, best_mean, best_var = cost.copy(), mean.copy(), var.copy()
     evals = np.zeros(chains, dtype=np.int64)
@@ -263,17 +266,18 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
     lo = 0
     while lo < iterations:  # blocks of iterations, chain group after chain group
         hi = min(lo + block, iterations)
-        t0 = time.perf_counter()
+        block_temps = temps(lo, hi)
+        started = time.perf_counter()
         for g_lo in range(0, chains, group):
             g_hi = min(g_lo + group, chains)
             tr = np.empty((g_hi - g_lo, hi - lo))
             te = np.empty((g_hi - g_lo, hi - lo), dtype=np.int64)
             shares = min(threads, g_hi - g_lo)
 
-            def task(t, g_lo=g_lo, g_hi=g_hi, lo=lo, hi=hi, tr=tr, te=te, shares=shares):
+            def task(t, g_lo=g_lo, g_hi=g_hi, tr=tr, te=te, shares=shares, temps=block_temps):
                 anneal_kernel(g_lo, g_hi, t, shares, p.size, p.n_snakes, p.allowed_src,
                               p.allowed_dst, p.min_len, p.max_len, p.start, p.overshoot,
-                              p.chain, p.faces, p.probs, mode, target, temps[lo:hi], state, src,
+                              p.chain, p.faces, p.probs, mode, target, temps, state, src,
                               dst, cost, best_src, best_dst, best_cost, best_mean, best_var,
                               evals, tr, te)
 
@@ -281,7 +285,7 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
             np.minimum(trace[lo:hi], tr.min(axis=0), out=trace[lo:hi])
             trace_evals[lo:hi] += te.sum(axis=0)
             bar.update((hi - lo) * (g_hi - g_lo))
-        per_group = (time.perf_counter() - t0) * group / chains
+        per_group = (time.perf_counter() - started) * group / chains
         scale = min(max(ROUND_SECONDS / max(per_group, 1e-4), 0.25), 4.0)
         block = max(1, min(iterations, int((hi - lo) * scale)))
         lo = hi
@@ -371,7 +375,7 @@ def design_board(
     temperature: tuple[float, float] | None = None,
     batch: int = 256,
     rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-    progress: bool = False,
+    progress: bool | str = False,
 ) -> DesignResult:
     """Search a layout of snakes and ladders with a wanted expected length.
 
@@ -412,8 +416,9 @@ def design_board(
         Candidates per parallel batch in the local search.
     rng : Generator, SeedSequence, int or None
         Source of the seed from which each chain's stream is spawned.
-    progress : bool, default False
-        Show a progress bar on standard error.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter): True shows it
+        on a terminal or in a notebook only, ``"always"`` in pipes and files too.
 
     Returns
     -------

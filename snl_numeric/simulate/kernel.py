@@ -14,8 +14,11 @@ from .rng import BLOCKS, MASK32, U32, alias_pick, column, xoshiro
 HIST_BINS = 1 << 16
 
 #: Seconds a round of the kernel aims at: the caller regains control (progress,
-#: Ctrl-C) this often. The number of steps per round never changes the result.
+#: Ctrl-C) this often. The steps per round (first ``FIRST_BUDGET``, then adapted,
+#: never below ``MIN_BUDGET``) never change the result.
 ROUND_SECONDS = 0.15
+FIRST_BUDGET = 1 << 14
+MIN_BUDGET = 256
 
 # -- kernels ------------------------------------------------------------------
 #: ``n0`` of a parked lane: never limits the steps before the cap.
@@ -268,7 +271,7 @@ class Run:
         self.threads = threads
         self.games = int(bounds[-1])
         self.cb = cb
-        self._budget = 1 << 14  # steps per block per round; adapted to ROUND_SECONDS
+        self._budget = FIRST_BUDGET  # steps per block per round; adapted to ROUND_SECONDS
 
     def _record_arrays(self, per_game):
         if not per_game:
@@ -313,7 +316,8 @@ class Run:
             took = time.perf_counter() - t0
             if lanes[todo, _PHASE].min() != 2:  # a full round: aim at ROUND_SECONDS
                 scale = ROUND_SECONDS / max(took, 1e-4)
-                self._budget = int(min(max(budget * min(max(scale, 0.25), 4.0), 256), 1 << 26))
+                self._budget = int(min(max(budget * min(max(scale, 0.25), 4.0), MIN_BUDGET),
+                                       1 << 26))
             todo = todo[lanes[todo, _PHASE] != 2]
             if bar is not None:
                 active = (lanes[:, 10:14] != 0).sum(axis=1)

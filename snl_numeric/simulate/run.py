@@ -31,7 +31,7 @@ def simulate(
     start: int | None = None,
     threads: int | None = None,
     per_game: bool = False,
-    progress: bool = False,
+    progress: bool | str = False,
     confidence: float = 0.95,
 ) -> SimulationResult:
     """Play ``games`` independent games and summarise the number of throws.
@@ -57,8 +57,9 @@ def simulate(
     per_game : bool, default False
         Also return the throws, final square and jumps used of every game
         (O(games * jumps) memory; otherwise memory does not grow with ``games``).
-    progress : bool, default False
-        Show a progress bar on standard error.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter): True shows it
+        on a terminal or in a notebook only, ``"always"`` in pipes and files too.
     confidence : float, default 0.95
         Level of the confidence interval.
 
