@@ -55,7 +55,8 @@ def _batch() -> None:
     from .batch import analyze_many
 
     analyze_many([boards.get("milton-bradley"), {"size": 10, "jumps": [[10, 1]]}],
-                 columns=["min_throws", "expected_throws", "variance", "median", "mode", "p90"],
+                 columns=["min_throws", "mean", "variance", "median", "mode", "p90",
+                          "finish_probability"],
                  errors="coerce")
 
 

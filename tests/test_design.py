@@ -39,8 +39,8 @@ def assert_feasible(res: DesignResult, size, snakes, ladders, *, min_length=1, m
     assert len(set(ends)) == len(ends)  # no shared squares, hence no chained jumps
     assert not set(b.jumps.values()) & set(b.jumps)
     # the reported numbers are the core's exact numbers for the returned board
-    assert math.isfinite(res.expected)
-    assert res.expected == pytest.approx(expected_throws(b), rel=1e-10)
+    assert math.isfinite(res.mean)
+    assert res.mean == pytest.approx(expected_throws(b), rel=1e-10)
     assert res.variance == pytest.approx(throws_variance(b), rel=1e-8, abs=1e-9)
 
 
@@ -84,8 +84,8 @@ def test_target_gets_close_on_100_squares():
         res = design_board(100, snakes=10, ladders=10, target=target, iterations=1500,
                            chains=2, rng=0)
         assert_feasible(res, 100, 10, 10)
-        assert abs(res.expected - target) < 0.05
-        assert res.value == pytest.approx(abs(res.expected - target))
+        assert abs(res.mean - target) < 0.05
+        assert res.value == pytest.approx(abs(res.mean - target))
 
 
 def test_max_beats_min_and_trace_is_monotone():
@@ -102,7 +102,7 @@ def test_max_beats_min_and_trace_is_monotone():
         assert res.trace[-1] == res.value
     assert np.all(np.diff(hi.trace) >= 0) and np.all(np.diff(lo.trace) <= 0)
     # an empty 100-square board needs ~ 29.4 throws; designs move far off it both ways
-    assert lo.expected < 10 < 60 < hi.expected
+    assert lo.mean < 10 < 60 < hi.mean
 
 
 def test_reproducible_for_seed_and_threads():
@@ -156,9 +156,9 @@ def test_constraints_hold(size, snakes, ladders, min_length, extra, forbidden, o
                        chains=2, rng=seed, **goal, **kw)
     assert_feasible(res, size, snakes, ladders, **kw)
     if objective == "target":
-        assert res.value == pytest.approx(abs(res.expected - goal["target"]), abs=1e-9)
+        assert res.value == pytest.approx(abs(res.mean - goal["target"]), abs=1e-9)
     else:
-        assert res.value == res.expected
+        assert res.value == res.mean
 
 
 def test_result_str_and_dict():
@@ -167,7 +167,7 @@ def test_result_str_and_dict():
     assert "expected throws" in text and "ladders:" in text
     d = res.to_dict()
     assert Board.from_dict(d["board"]) == res.board
-    assert d["expected"] == res.expected and d["evaluations"] == res.evaluations
+    assert d["mean"] == res.mean and d["evaluations"] == res.evaluations
 
 
 def test_cli(tmp_path, capsys):
@@ -178,7 +178,7 @@ def test_cli(tmp_path, capsys):
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     board = Board.from_json(str(out))
-    assert data["expected"] == pytest.approx(expected_throws(board), rel=1e-10)
+    assert data["mean"] == pytest.approx(expected_throws(board), rel=1e-10)
     assert len(board.snakes) == 2 and len(board.ladders) == 2
     same = design_board(30, snakes=2, ladders=2, objective="min", iterations=200, chains=2,
                         rng=4)
@@ -242,3 +242,10 @@ def test_greedy_failure_is_reported():
     with pytest.raises(ValueError, match="constraints look infeasible"):
         design_board(6, snakes=3, ladders=0, objective="max", min_length=2, max_length=2,
                      iterations=50, chains=2, rng=0)
+
+
+def test_renamed_expected_is_mean():
+    res = design_board(20, snakes=1, ladders=1, objective="max", iterations=20, chains=2, rng=1)
+    with pytest.warns(DeprecationWarning, match="DesignResult.expected is now DesignResult.mean"):
+        assert res.expected == res.mean
+    assert res.to_dict()["mean"] == res.mean and "expected" not in res.to_dict()

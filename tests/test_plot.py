@@ -408,7 +408,7 @@ def test_design_html():
     res = design_board(30, snakes=2, ladders=2, objective="max", iterations=200, chains=2, rng=1)
     page = parse(res._repr_html_())
     text = " ".join(page.text)
-    for piece in ("Designed board of size 30", "longest expected game", fmt(res.expected),
+    for piece in ("Designed board of size 30", "longest expected game", fmt(res.mean),
                   f"{res.evaluations:,} exact evaluations", "ladders (2)", "snakes (2)"):
         assert piece in text, piece
     assert page.tags.count("line") == 4
@@ -438,7 +438,7 @@ def test_policy_map_matches_the_policy():
     assert r.declined and "47->26" not in [f"{s}->{d}" for s, d in r.declined]
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["A = 1-6", "B = 1-2", "C = 4-6", "declined jump"]
-    assert f"{r.expected_start:.2f} expected throws" in ax.get_title()
+    assert f"{r.mean:.2f} expected throws" in ax.get_title()
     shown = {t.get_text() for t in ax.texts}
     assert f"{r.expected[50]:.1f}" in shown and f"{r.expected[0]:.1f}" in shown
 
@@ -452,7 +452,7 @@ def test_policy_map_ax_worst_play_and_errors():
     fig, ax = plt.subplots()
     assert plot_policy(r, ax=ax, values=False, legend=False) is ax
     assert ax.get_title().startswith("Worst play on forward")
-    assert np.isfinite(r.expected_start)
+    assert np.isfinite(r.mean)
     assert ax.get_legend() is None
     assert not [a for a in arrows(ax) if a.get_gid().startswith("declined")]
     assert arrow_jumps(ax, board.size) == dict(board.jumps)
@@ -467,7 +467,7 @@ def test_policy_html():
     page = parse(r._repr_html_())
     text = " ".join(page.text)
     for piece in ("Policy on milton-bradley", "optimal play (fewest expected throws)",
-                  "jumps optional", fmt(r.expected_start), "Bellman residual", "1-6", "1-2"):
+                  "jumps optional", fmt(r.mean), "Bellman residual", "1-6", "1-2"):
         assert piece in text, piece
     declined = ", ".join(f"{s}→{d}" for s, d in r.declined)
     assert declined and declined in text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -12,7 +12,7 @@ import numpy as np
 from .._core.table import OVERSHOOT_CODES
 from ..board import Board, board_fields
 from ..io import jsonl, parquet, require_pyarrow
-from ..io.parquet import BoardColumns
+from ..io.parquet import LABELS, BoardColumns
 from ..io.store import file_fingerprint
 from .data import D6_FACES, D6_PROBS, DEFAULT_CHUNK_SIZE, BoardBatch, offsets
 
@@ -27,6 +27,17 @@ class Chunk:
     offset: int
     batch: BoardBatch
     parse_errors: dict[int, str]  # local row -> message
+    labels: dict[str, np.ndarray] = field(default_factory=dict)  # e.g. "name" -> objects
+
+
+def _nones(n: int) -> np.ndarray:
+    return np.full(n, None, dtype=object)
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 D6_FACES_LIST = D6_FACES.tolist()
@@ -47,6 +58,7 @@ class _Collector:
         self.n_faces: list[int] = []
         self.faces: list[int] = []
         self.probs: list[float] = []
+        self.names: list[Any] = []
         self.parse_errors: dict[int, str] = {}
 
     def __len__(self) -> int:
@@ -55,10 +67,11 @@ class _Collector:
     def add_board(self, b: Board) -> None:
         self.add(b.size, b.start, OVERSHOOT_CODES[b.overshoot], b.chain,
                  list(b.jumps.keys()), list(b.jumps.values()), b.dice.faces.tolist(),
-                 b.dice.probs.tolist())
+                 b.dice.probs.tolist(), b.name)
 
     def add(self, size: int, start: int, code: int, chain: bool, src: list[int],
-            dst: list[int], faces: list[int], probs: list[float]) -> None:
+            dst: list[int], faces: list[int], probs: list[float], name: Any = None) -> None:
+        self.names.append(name)
         self.sizes.append(size)
         self.starts.append(start)
         self.codes.append(code)
@@ -70,20 +83,21 @@ class _Collector:
         self.faces.extend(faces)
         self.probs.extend(probs)
 
-    def add_error(self, message: str) -> None:
+    def add_error(self, message: str, name: Any = None) -> None:
         self.parse_errors[len(self.sizes)] = message
-        self.add(0, 0, 0, False, [], [], [1], [1.0])
+        self.add(0, 0, 0, False, [], [], [1], [1.0], name)
 
     def add_dict(self, data: Any) -> None:
         """A board dict, read by the one parser of the format (its rules: by the kernel)."""
         try:
             f = board_fields(data)
         except (ValueError, TypeError) as exc:
-            self.add_error(str(exc))
+            name = data.get("name") if isinstance(data, dict) else None
+            self.add_error(str(exc), name if isinstance(name, str) else None)
             return
         faces, probs = (D6_FACES_LIST, D6_PROBS_LIST) if f.faces is None else (f.faces, f.probs)
         self.add(f.size, f.start, OVERSHOOT_CODES[f.overshoot], f.chain, f.src, f.dst, faces,
-                 probs)
+                 probs, f.name)
 
     def batch(self) -> BoardBatch:
         return BoardBatch.from_arrays(
@@ -94,13 +108,20 @@ class _Collector:
             dice_ptr=offsets(np.array(self.n_faces, np.int64)),
             faces=np.array(self.faces, np.int64), probs=np.array(self.probs, np.float64))
 
+    def part(self) -> _Part:
+        return _Part(self.batch(), self.parse_errors, {"name": _objects(self.names)})
+
 
 @dataclass(frozen=True)
 class _Part:
-    """Internal stream item: some boards with their row-level read errors."""
+    """Internal stream item: some boards with their row-level read errors and labels."""
 
     batch: BoardBatch
     errors: dict[int, str]
+    labels: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def label(self, name: str) -> np.ndarray:
+        return self.labels.get(name, _nones(len(self.batch)))
 
 
 def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]:
@@ -121,13 +142,15 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
             errs.update({base + k: v for k, v in p.errors.items()})
             base += len(p.batch)
         if len(pending) == 1:
-            return _Part(pending[0].batch, errs)
-        return _Part(BoardBatch.concat([p.batch for p in pending]), errs)
+            return _Part(pending[0].batch, errs, pending[0].labels)
+        keys = {k for p in pending for k in p.labels}
+        labels = {k: np.concatenate([p.label(k) for p in pending]) for k in keys}
+        return _Part(BoardBatch.concat([p.batch for p in pending]), errs, labels)
 
     def flush() -> None:
         nonlocal coll, pending_n
         if len(coll):
-            pending.append(_Part(coll.batch(), coll.parse_errors))
+            pending.append(coll.part())
             pending_n += len(coll)
             coll = _Collector()
 
@@ -137,9 +160,11 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
             whole = merged()
             head = {k: v for k, v in whole.errors.items() if k < chunk_size}
             rest = {k - chunk_size: v for k, v in whole.errors.items() if k >= chunk_size}
-            yield Chunk(index, index * chunk_size, whole.batch[:chunk_size], head)
+            yield Chunk(index, index * chunk_size, whole.batch[:chunk_size], head,
+                        {k: v[:chunk_size] for k, v in whole.labels.items()})
             tail_part = whole.batch[chunk_size:]
-            pending[:] = [_Part(tail_part, rest)] if len(tail_part) else []
+            tail_labels = {k: v[chunk_size:] for k, v in whole.labels.items()}
+            pending[:] = [_Part(tail_part, rest, tail_labels)] if len(tail_part) else []
             pending_n = len(tail_part)
             index += 1
 
@@ -163,7 +188,7 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
     flush()
     if pending_n:
         whole = merged()
-        yield Chunk(index, index * chunk_size, whole.batch, whole.errors)
+        yield Chunk(index, index * chunk_size, whole.batch, whole.errors, whole.labels)
 
 
 def _file_kind(path: str) -> str:
@@ -180,7 +205,7 @@ def _part(columns: BoardColumns) -> _Part:
         columns.sizes, starts=columns.starts, overshoot=columns.codes, chain=columns.chain,
         jump_ptr=offsets(columns.n_jumps), jump_src=columns.src, jump_dst=columns.dst,
         dice_ptr=offsets(columns.n_faces), faces=columns.faces, probs=columns.probs),
-        columns.errors)
+        columns.errors, columns.labels)
 
 
 @dataclass(frozen=True)
@@ -188,6 +213,29 @@ class _Source:
     chunks: Iterator[Chunk]
     total: int  # 0 when unknown
     fingerprint: str | None
+
+
+def _keep_labels(chunks: Iterator[Chunk], keep: tuple[str, ...] | None) -> Iterator[Chunk]:
+    """Chunks with exactly the label columns ``keep`` (None: those of the first chunk that
+    hold any value, then the same for every chunk, so every part has one schema)."""
+    for chunk in chunks:
+        if keep is None:
+            keep = tuple(k for k in LABELS if k in chunk.labels
+                         and any(v is not None for v in chunk.labels[k]))
+        n = len(chunk.batch)
+        labels = {k: chunk.labels.get(k, _nones(n)) for k in keep}
+        yield Chunk(chunk.index, chunk.offset, chunk.batch, chunk.parse_errors, labels)
+
+
+def _jsonl_names(path: str) -> bool:
+    """Whether a JSON Lines file may name its boards (a ``"name"`` key somewhere)."""
+    with open(path, "rb") as fh:
+        tail = b""
+        while block := fh.read(1 << 20):
+            if b'"name"' in tail + block:
+                return True
+            tail = block[-5:]
+    return False
 
 
 def open_source(boards: Any, chunk_size: int) -> _Source:
@@ -202,20 +250,28 @@ def open_source(boards: Any, chunk_size: int) -> _Source:
             raise ValueError(f"no such board file: {path!r}")
         if kind == "jsonl":
             items, total = jsonl.iter_lines(path), jsonl.count_lines(path)
+            keep = ("name",) if _jsonl_names(path) else ()
         else:
             items = map(_part, parquet.iter_columns(path, chunk_size))
             total = parquet.count_rows(path)
-        return _Source(_chunks_from_items(items, chunk_size), total, file_fingerprint(path))
+            keep = tuple(k for k in LABELS if k in parquet.schema_names(path))
+        return _Source(_keep_labels(_chunks_from_items(items, chunk_size), keep), total,
+                       file_fingerprint(path))
     if isinstance(boards, Board):
         raise TypeError("analyze_many expects many boards; wrap a single Board in a list")
     if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
         batch = BoardBatch.from_boards(boards)
-        return open_source(batch, chunk_size)
+        names = _objects([b.name for b in boards])
+        if not any(n is not None for n in names):
+            return open_source(batch, chunk_size)
+        chunks = (Chunk(i, lo, batch[lo:lo + chunk_size], {}, {"name": names[lo:lo + chunk_size]})
+                  for i, lo in enumerate(range(0, len(batch), chunk_size)))
+        return _Source(chunks, len(batch), "batch:" + batch.fingerprint())
     if isinstance(boards, (bytes, dict)) or not isinstance(boards, Iterable):
         raise TypeError("boards must be a list of Board, a BoardBatch, a file path or an "
                         f"iterable of boards, got {type(boards).__name__}")
     total = len(boards) if hasattr(boards, "__len__") else 0
-    return _Source(_chunks_from_items(boards, chunk_size), total, None)
+    return _Source(_keep_labels(_chunks_from_items(boards, chunk_size), None), total, None)
 
 
 def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
@@ -256,8 +312,20 @@ def _as_batches(boards: Any) -> Iterator[BoardBatch]:
                 raise TypeError(f"expected Boards or BoardBatches, got {type(item).__name__}")
 
 
+def _boards(boards: Any) -> Iterator[Board]:
+    """Every board, names kept (a BoardBatch holds none)."""
+    if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
+        yield from boards
+        return
+    for batch in _as_batches(boards):
+        yield from batch
+
+
 def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
     """Write boards (a BoardBatch, Boards, or an iterable of either) as JSON Lines.
+
+    One :meth:`Board.to_dict` per line (names included), the format
+    :func:`read_boards` and :func:`analyze_many` read.
 
     Examples
     --------
@@ -268,8 +336,7 @@ def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
     >>> read_boards(path).sizes.tolist()
     [10, 20]
     """
-    jsonl.write_lines((board.to_dict() for batch in _as_batches(boards) for board in batch),
-                      path)
+    jsonl.write_lines((board.to_dict() for board in _boards(boards)), path)
 
 
 def _arrow_table(batch: BoardBatch) -> Any:
@@ -282,7 +349,9 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     """Write boards (a BoardBatch, Boards, or an iterable of either, streamed) as Parquet.
 
     The schema is the one documented in :mod:`snl_numeric.batch` (with
-    ``jump_src``/``jump_dst``); each batch becomes a row group.
+    ``jump_src``/``jump_dst``, and ``name`` when Boards with names are
+    given); each batch becomes a row group. :func:`read_boards` and
+    :func:`analyze_many` read it back.
 
     Examples
     --------
@@ -293,11 +362,17 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     >>> read_boards(path)[1] == boards.get("seed-30")
     True
     """
-    _, pq = require_pyarrow()
+    pa, pq = require_pyarrow()
+    names = None
+    if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
+        names = [b.name for b in boards]
+        names = names if any(n is not None for n in names) else None
     writer = None
     try:
         for batch in _as_batches(boards):
             table = _arrow_table(batch)
+            if names is not None:  # one batch for a list of Boards
+                table = table.append_column("name", pa.array(names, pa.string()))
             if writer is None:
                 writer = pq.ParquetWriter(os.fspath(path), table.schema)
             writer.write_table(table)

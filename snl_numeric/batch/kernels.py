@@ -108,14 +108,15 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
 @njit()
 def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
                  dice_ptr, faces, probs, sum_tol, moments, quantiles, levels, want_mode, tail,
-                 max_throws, problem, where, min_out, mean_out, var_out, q_out, mode_out,
-                 status):  # pragma: no cover - jitted
+                 max_throws, problem, where, min_out, sure_out, mean_out, var_out, q_out,
+                 mode_out, status):  # pragma: no cover - jitted
     """Boards ``first, first + step, ...``: validate, compile, BFS, moments, quantiles.
 
     One thread's share of a batch (the threads take interleaved rows, so boards
     of mixed sizes spread evenly); each board writes only its own rows.
     ``problem[b]`` receives board ``b``'s problem code and ``where[b]`` the indices
-    (into its jumps or faces) that :func:`problem_message` needs to word it.
+    (into its jumps or faces) that :func:`problem_message` needs to word it;
+    ``sure_out[b]`` whether the goal is reached with probability 1.
     """
     for b in range(first, sizes.shape[0], step):
         j0, j1 = jump_ptr[b], jump_ptr[b + 1]
@@ -134,6 +135,7 @@ def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_sr
         reach_kernel(succ, dist, sure)
         start = starts[b]
         min_out[b] = dist[start]
+        sure_out[b] = sure[start]
         if moments:
             mean = np.empty(n)
             var = np.empty(n)

@@ -61,6 +61,9 @@ class BatchRun:
 def _chunk_fingerprint(chunk: Chunk) -> str:
     h = hashlib.sha256(chunk.batch.fingerprint().encode())
     h.update(json.dumps([chunk.offset, sorted(chunk.parse_errors.items())]).encode())
+    if chunk.labels:  # renamed boards: a new part
+        h.update(json.dumps({k: v.tolist() for k, v in chunk.labels.items()},
+                            default=str).encode())
     return h.hexdigest()
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..analysis import analyze
 from ..players import expected_game_length
-from .common import add_board_arguments, board_from_args
+from .common import add_board_arguments, board_from_args, print_json
 
 
 def add_parser(sub) -> None:
@@ -28,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         out = result.to_dict()
         if game is not None:
             out["players"] = game.to_dict()
-        print(json.dumps(out, indent=2))
+        print_json(out)
     else:
         print(result)
         if game is not None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import sys
 from typing import Any
 
 from .. import boards
@@ -74,3 +76,23 @@ def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
                        help="show the progress bar even when stderr is not a terminal")
     group.add_argument("--no-progress", dest="progress", action="store_false",
                        help="never show the progress bar")
+
+
+def print_json(data: Any) -> None:
+    """The one JSON style of every subcommand: indented by 2, strict (``inf``/``nan`` are
+    the strings ``"inf"``/``"nan"``, never bare literals)."""
+    print(json.dumps(data, indent=2, allow_nan=False))
+
+
+class DeprecatedFlag(argparse.Action):
+    """Store like ``action="append"`` and say on stderr which flag replaces this one."""
+
+    def __init__(self, option_strings, dest, new: str = "", **kwargs) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"{parser.prog}: {option_string} is deprecated here and will be removed in the "
+              f"next release; use {self.new}", file=sys.stderr)
+        items = list(getattr(namespace, self.dest) or [])
+        setattr(namespace, self.dest, [*items, values])

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from ..board import OVERSHOOT_RULES
 from ..design import METHODS, design_board
 from ..dice import parse_dice
-from .common import add_progress_arguments
+from .common import add_progress_arguments, print_json
 
 
 def add_parser(sub: Any) -> None:
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         res.board.to_json(args.output, indent=2)
     if args.json:
-        print(json.dumps(res.to_dict(), indent=2))
+        print_json(res.to_dict())
     else:
         print(res)
     return 0

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import maze
-from .common import add_progress_arguments
+from .common import add_progress_arguments, print_json
 
 __all__ = ["add_parser", "load_maze"]
 
@@ -165,7 +165,7 @@ def _print_count(m: np.ndarray, starts: list, goal: tuple, args: argparse.Namesp
             exceeded = True
             break
     if args.json:
-        print(json.dumps({"count": total, "exceeded": exceeded, "steps": steps}))
+        print_json({"count": total, "exceeded": exceeded, "steps": steps})
     else:
         print(f"more than {args.limit}" if exceeded else total)
     return 0
@@ -180,7 +180,7 @@ def _print_shortest(
         if path is not None and (best is None or len(path) < len(best)):
             best = path
     if args.json:
-        print(json.dumps({"path": None if best is None else best.tolist()}))
+        print_json({"path": None if best is None else best.tolist()})
     elif best is None:
         print("no path")
     else:
@@ -196,7 +196,7 @@ def _print_paths(
         for start in starts:
             remaining = None if args.limit is None else args.limit - len(found)
             found.extend(maze.paths(m, start, goal, limit=remaining))
-        print(json.dumps({"goal": list(goal), "paths": [p.tolist() for p in found]}))
+        print_json({"goal": list(goal), "paths": [p.tolist() for p in found]})
         return 0
     # text: each path printed as it is found (memory stays flat; `| head` and Ctrl-C stop it)
     label = "MIDDLE" if goal == mid else None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import warnings
 from typing import Any
 
 from ..simulate import DEFAULT_MAX_THROWS, simulate
-from .common import add_board_arguments, add_progress_arguments, board_from_args
+from .common import add_board_arguments, add_progress_arguments, board_from_args, print_json
 
 
 def add_parser(sub: Any) -> None:
@@ -34,7 +33,7 @@ def run(args: Any) -> int:
                           threads=args.threads, progress=args.progress,
                           confidence=args.confidence)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print_json(result.to_dict())
     else:
         print(result)
     return 0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..warmup import GROUPS, cache_dir, warmup
+from .common import print_json
 
 
 def add_parser(sub) -> None:
@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     times = warmup(args.groups or None, processes=args.processes)
     if args.json:
-        print(json.dumps({"cache_dir": cache_dir(), "seconds": times}, indent=2))
+        print_json({"cache_dir": cache_dir(), "seconds": times})
     else:
         for name, seconds in times.items():
             print(f"{name:<10} {seconds:7.2f} s")

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.deprecation import renamed_attribute
 from ..board import Board
 
 
@@ -19,8 +20,9 @@ class DesignResult:
     ----------
     board : Board
         The best board (its jumps and the rules searched under).
-    expected : float
-        Its exact expected number of throws from ``board.start``.
+    mean : float
+        Its exact expected number of throws from ``board.start`` (the name
+        used by :class:`~snl_numeric.Analysis`; ``expected`` is deprecated).
     variance : float
         The variance of that number of throws.
     objective : str
@@ -28,8 +30,8 @@ class DesignResult:
     target : float or None
         The target length for ``objective="target"``.
     value : float
-        The objective value: ``expected`` for max/min, ``|expected - target|``
-        for a target.
+        The objective value: ``mean`` for max/min, ``|mean - target|`` for a
+        target.
     method : str
         ``"anneal"`` or ``"local"``.
     trace : ndarray of float64
@@ -48,7 +50,7 @@ class DesignResult:
     """
 
     board: Board
-    expected: float
+    mean: float
     variance: float
     objective: str
     target: float | None
@@ -61,9 +63,11 @@ class DesignResult:
     chains: int
     seed_entropy: tuple[int, ...]
 
+    expected = renamed_attribute("DesignResult", "expected", "mean")
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (the board in the ``snl_numeric.board`` format)."""
-        return {"board": self.board.to_dict(), "expected": self.expected,
+        return {"board": self.board.to_dict(), "mean": self.mean,
                 "variance": self.variance, "objective": self.objective, "target": self.target,
                 "value": self.value, "method": self.method, "evaluations": self.evaluations,
                 "iterations": self.iterations, "chains": self.chains,
@@ -84,4 +88,4 @@ class DesignResult:
                 f"snakes ({goal}, {self.method}, {self.evaluations} evaluations)\n"
                 f"  ladders: {ladders or '-'}\n"
                 f"  snakes:  {snakes or '-'}\n"
-                f"  expected throws: {self.expected:.6f} (sd {math.sqrt(self.variance):.4f})")
+                f"  expected throws: {self.mean:.6f} (sd {math.sqrt(self.variance):.4f})")

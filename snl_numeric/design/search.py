@@ -445,7 +445,7 @@ def design_board(
     >>> len(res.board.snakes), len(res.board.ladders)
     (2, 2)
     >>> from snl_numeric import expected_throws
-    >>> abs(res.expected - expected_throws(res.board)) < 1e-9
+    >>> abs(res.mean - expected_throws(res.board)) < 1e-9
     True
     >>> res.trace.shape
     (300,)
@@ -489,7 +489,7 @@ def design_board(
     entropy = tuple(int(e) for e in (entropy if isinstance(entropy, Iterable) else [entropy]))
     board = Board(p.size, zip(src.tolist(), dst.tolist(), strict=True), name=f"design-{name}",
                   **p.rules)
-    return DesignResult(board=board, expected=float(mean), variance=float(var), objective=name,
+    return DesignResult(board=board, mean=float(mean), variance=float(var), objective=name,
                         target=float(target) if target is not None else None, value=value,
                         method=method, trace=trace, trace_evaluations=trace_evals,
                         evaluations=int(evals), iterations=iterations, chains=chains,

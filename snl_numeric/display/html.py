@@ -260,7 +260,7 @@ def design_html(r: Any) -> str:
     goal = {"max": "longest expected game", "min": "shortest expected game"}.get(
         r.objective, f"expected game closest to {fmt(r.target)} (off by {fmt(r.value, 3)})")
     rows = [("objective", goal),
-            ("expected throws", f"{fmt(r.expected)} (std deviation {fmt(math.sqrt(r.variance))})"),
+            ("expected throws", f"{fmt(r.mean)} (std deviation {fmt(math.sqrt(r.variance))})"),
             ("search", f"{r.method}: {r.evaluations:,} exact evaluations, {r.chains} chains × "
                        f"{r.iterations:,} iterations"),
             ("seed entropy", str(tuple(r.seed_entropy)))]
@@ -280,7 +280,7 @@ def policy_html(r: Any) -> str:
         ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
         ("rules", f"{rules_text(b)}; start {b.start}"),
         ("objective", what + ("; jumps optional" if r.optional_jumps else "")),
-        ("expected throws", f"{fmt(r.expected_start)} from square {b.start}"),
+        ("expected throws", f"{fmt(r.mean)} from square {b.start}"),
         ("solver", f"{c.method} iteration, {c.iterations} steps, Bellman residual "
                    f"{c.residual:.2g}" + (f" ({c.note})" if c.note else "")),
     ]

@@ -116,6 +116,6 @@ def plot_policy(
     what = "Optimal" if r.objective == "min" else "Worst"
     ax.set_title(title if title is not None else
                  f"{what} play on {board_title(board)}: "
-                 f"{r.expected_start:.2f} expected throws from square {board.start}")
+                 f"{r.mean:.2f} expected throws from square {board.start}")
     return ax
 

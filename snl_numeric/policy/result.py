@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._core.deprecation import renamed_attribute
 from .._core.text import dice_text, label, n_dice
 from .._core.validation import json_float
 from ..board import Board
@@ -66,8 +67,10 @@ class PolicyResult:
     expected : ndarray of float64, shape (size + 1,)
         Expected throws from every square under the policy (``inf`` where the
         goal is not reached with probability 1).
-    expected_start : float
-        ``expected[board.start]``.
+    mean : float
+        ``expected[board.start]``: the expected throws from the start (the
+        name used by :class:`~snl_numeric.Analysis`; ``expected_start`` is
+        deprecated).
     convergence : Convergence
         Method, iterations and the Bellman residual.
     """
@@ -80,8 +83,10 @@ class PolicyResult:
     jumps: tuple[tuple[int, int], ...] = field(repr=False)
     take: np.ndarray = field(repr=False)
     expected: np.ndarray = field(repr=False)
-    expected_start: float
+    mean: float
     convergence: Convergence
+
+    expected_start = renamed_attribute("PolicyResult", "expected_start", "mean")
 
     @property
     def declined(self) -> list[tuple[int, int]]:
@@ -127,7 +132,7 @@ class PolicyResult:
         >>> r = optimal_policy(b, [None], optional_jumps=True)
         >>> r.declined
         [(3, 1)]
-        >>> expected_throws(r.induced_board()) == r.expected_start
+        >>> expected_throws(r.induced_board()) == r.mean
         True
         """
         used = np.unique(self.policy[: self.board.size])
@@ -148,7 +153,7 @@ class PolicyResult:
             "objective": self.objective,
             "optional_jumps": self.optional_jumps,
             "start": self.board.start,
-            "expected_start": json_float(self.expected_start),
+            "mean": json_float(self.mean),
             "policy": self.policy.tolist(),
             "jumps": [{"from": s, "to": d, "take": bool(t)}
                       for (s, d), t in zip(self.jumps, self.take, strict=True)],
@@ -174,7 +179,7 @@ class PolicyResult:
             + (", optional jumps" if self.optional_jumps else ""),
             "  dice              " + "  ".join(
                 f"{label(i)} = {dice_text(d)}" for i, d in enumerate(self.actions)),
-            f"  expected throws   {self.expected_start:.6f} from square {b.start}",
+            f"  expected throws   {self.mean:.6f} from square {b.start}",
             f"  {'policy' if c.method == 'policy' else 'value'} iteration  {c.iterations} "
             f"{'steps' if c.method == 'policy' else 'sweeps'}, Bellman residual {c.residual:.2g}"
             + (f" ({c.note})" if c.note else ""),
