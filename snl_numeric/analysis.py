@@ -84,6 +84,32 @@ class Analysis:
     jump_probability: dict[tuple[int, int], float] | None = field(repr=False)
     tail: float = field(repr=False, default=DEFAULT_TAIL)
 
+    def to_frame(self, kind: str = "throws") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"throws", "squares", "jumps", "summary"}
+            One row per number of throws (``throws``, ``pmf``, ``cdf``), per
+            square (``expected_visits``), per jump (``from``, ``to``, ``kind``,
+            ``uses``, ``probability``), or one row of the key numbers.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from snl_numeric import analyze, boards
+        >>> mb = boards.get("milton-bradley")
+        >>> df = pd.concat([analyze(mb.replace(overshoot=r)).to_frame("summary").assign(rule=r)
+        ...                 for r in ("exact", "win")])
+        >>> df[["rule", "min_throws", "median"]].values.tolist()
+        [['exact', 7, 32], ['win', 7, 29]]
+        >>> analyze(mb).to_frame().columns.tolist()
+        ['throws', 'pmf', 'cdf']
+        """
+        from .display.frames import analysis_frame
+
+        return analysis_frame(self, kind)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (``pmf`` included, arrays as lists)."""
 

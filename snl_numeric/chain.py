@@ -33,6 +33,7 @@ holding mass, until the mass that can still finish is below ``tail``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -94,6 +95,24 @@ class SolveReport:
     backward_targets: int
     iterations: int
     residual: float
+
+    def to_frame(self) -> Any:
+        """The report as a one-row pandas table (its fields as columns).
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, solver_report
+        >>> solver_report(boards.get("seed-30")).to_frame()["method"].item()
+        'dense'
+        """
+        from .display.frames import record_frame
+
+        return record_frame(self)
+
+    def _repr_html_(self) -> str:
+        from .display.html import solve_report_html
+
+        return solve_report_html(self)
 
 
 def sure_states(cb: CompiledBoard) -> np.ndarray:

@@ -124,6 +124,27 @@ class GameLength:
         ]
         return "\n".join(lines)
 
+    def to_frame(self, kind: str = "players") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"players", "rounds"}
+            One row per player (``player`` from 1, ``start``,
+            ``win_probability``) or per round (``pmf``: someone wins in that
+            round; ``player_i``: player ``i`` wins in it).
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, expected_game_length
+        >>> g = expected_game_length(boards.get("milton-bradley"), 2)
+        >>> g.to_frame()["win_probability"].round(5).tolist()
+        [0.50791, 0.49209]
+        """
+        from .display.frames import game_length_frame
+
+        return game_length_frame(self, kind)
+
     def _repr_html_(self) -> str:
         from .display.html import game_length_html
 

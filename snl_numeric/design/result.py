@@ -65,6 +65,28 @@ class DesignResult:
 
     expected = renamed_attribute("DesignResult", "expected", "mean")
 
+    def to_frame(self, kind: str = "trace") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"trace", "jumps"}
+            One row per recorded search step (``step``, ``evaluations``,
+            ``best``: the best objective value so far) or per jump of the board
+            found (``from``, ``to``, ``kind``).
+
+        Examples
+        --------
+        >>> from snl_numeric import design_board
+        >>> res = design_board(20, snakes=1, ladders=1, objective="max", iterations=50,
+        ...                    chains=2, rng=1)
+        >>> res.to_frame().shape, res.to_frame("jumps")["kind"].tolist()
+        ((50, 3), ['ladder', 'snake'])
+        """
+        from ..display.frames import design_frame
+
+        return design_frame(self, kind)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (the board in the ``snl_numeric.board`` format)."""
         return {"board": self.board.to_dict(), "mean": self.mean,

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from ..board import Board
     from ..players import GameLength
 
-__all__ = ["board_html", "analysis_html", "game_length_html", "kv_table", "row_table", "fmt"]
+__all__ = ["board_html", "analysis_html", "finish_within_html", "game_length_html",
+           "solve_report_html", "kv_table", "row_table", "fmt"]
 
 #: Boards larger than this get no SVG thumbnail.
 SVG_MAX_SIZE = 400
@@ -292,3 +293,42 @@ def policy_html(r: Any) -> str:
         [[label(i), dice_text(d), int((squares == i).sum())] for i, d in enumerate(r.actions)],
         caption="The dice")
     return side_by_side(kv_table(rows, caption=f"Policy on {board_title(b)}"), dice)
+
+
+# -- finish within ---------------------------------------------------------------
+def finish_within_html(r: Any) -> str:
+    """The HTML display of a :class:`~snl_numeric.FinishWithinResult`."""
+    b = r.board
+    rows = [
+        ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
+        ("rules", f"{rules_text(b)}; start {b.start}"
+                  + ("; jumps optional" if r.optional_jumps else "")),
+        ("horizon", f"{r.horizon} {'throw' if r.horizon == 1 else 'throws'}"),
+        ("best chance", f"{fmt(r.probability_start)} to finish in time from square {b.start}"),
+    ]
+    if r.horizon:
+        first = r.policy[0, : b.size]
+        dice = row_table(
+            ["die", "faces", "squares (first throw)"],
+            [[label(i), dice_text(d), int((first == i).sum())] for i, d in enumerate(r.actions)],
+            caption="The dice")
+    else:
+        dice = ""
+    return side_by_side(kv_table(rows, caption=f"Finishing within {r.horizon} on "
+                                               f"{board_title(b)}"), dice)
+
+
+# -- solver report -----------------------------------------------------------------
+_SOLVERS = {"empty": "nothing to solve", "dense": "LAPACK LU (dense)",
+            "triangular": "one back substitution", "woodbury": "back substitution + Woodbury",
+            "gmres": "GMRES on the capacitance system", "splu": "SciPy sparse LU"}
+
+
+def solve_report_html(r: Any) -> str:
+    """The HTML display of a :class:`~snl_numeric.SolveReport`."""
+    rows = [("method", f"{r.method} ({_SOLVERS.get(r.method, r.method)})"),
+            ("unknowns", f"{r.unknowns:,}"),
+            ("backward targets", f"{r.backward_targets:,}"),
+            ("iterations", f"{r.iterations:,}"),
+            ("residual", f"{r.residual:.3g} (normwise relative backward error)")]
+    return kv_table(rows, caption="How (I − Q) t = 1 was solved")

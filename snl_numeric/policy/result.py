@@ -144,6 +144,27 @@ class PolicyResult:
         jumps = [j for j, t in zip(self.jumps, self.take, strict=True) if t]
         return self.board.replace(jumps=jumps, dice=self.actions[int(used[0])])
 
+    def to_frame(self, kind: str = "squares") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"squares", "jumps"}
+            One row per square (``action`` index, its ``label`` and ``dice``,
+            ``expected`` throws from there) or per jump (``from``, ``to``,
+            ``kind``, ``take``).
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, optimal_policy
+        >>> r = optimal_policy(boards.get("milton-bradley"), ["1-3", "4-6"])
+        >>> r.to_frame().loc[:2, ["square", "label", "dice"]].values.tolist()
+        [[0, 'A', '1-3'], [1, 'A', '1-3'], [2, 'A', '1-3']]
+        """
+        from ..display.frames import policy_frame
+
+        return policy_frame(self, kind)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (arrays as lists, ``inf`` as ``"inf"``)."""
         return {
@@ -227,6 +248,35 @@ class FinishWithinResult:
     values: np.ndarray = field(repr=False)
     probability: np.ndarray = field(repr=False)
     probability_start: float
+
+    def to_frame(self, kind: str = "squares") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"squares", "steps"}
+            One row per square for the first throw (``horizon`` throws left:
+            the ``action`` to take and the ``probability`` of finishing in
+            time), or one row per square and number of throws left.
+
+        Examples
+        --------
+        >>> from snl_numeric import Board, finish_within
+        >>> r = finish_within(Board(4, overshoot="exact"), ["1-3", "4-6"], 2)
+        >>> first = r.to_frame()
+        >>> first["label"].tolist()[:2], first["probability"].round(4).tolist()[:2]
+        (['B', 'A'], [0.5556, 0.5556])
+        >>> len(r.to_frame("steps"))
+        10
+        """
+        from ..display.frames import finish_within_frame
+
+        return finish_within_frame(self, kind)
+
+    def _repr_html_(self) -> str:
+        from ..display.html import finish_within_html
+
+        return finish_within_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (arrays as nested lists)."""

@@ -111,6 +111,27 @@ class SimulationResult:
         """Simulated throws per second of wall time."""
         return self.total_throws / self.elapsed if self.elapsed > 0 else math.inf
 
+    def to_frame(self, kind: str = "throws") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"throws", "games", "summary"}
+            One row per number of throws (``throws``, ``games``, ``pmf``), per
+            game (``per_game=True`` runs: ``throws``, ``final_square``,
+            ``finished``), or one row of the statistics.
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, simulate
+        >>> r = simulate(boards.get("seed-30"), 1000, rng=1)
+        >>> int(r.to_frame()["games"].sum()), r.to_frame("summary")["games"].item()
+        (1000, 1000)
+        """
+        from ..display.frames import simulation_frame
+
+        return simulation_frame(self, kind)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (per-game arrays left out; ``inf``/``nan`` as strings)."""
         return {
