@@ -138,36 +138,9 @@ class Analysis:
         }
 
     def __str__(self) -> str:
-        b = self.board
-        title = b.name or f"board of size {b.size}"
-        lines = [
-            f"{title}: {len(b.ladders)} ladders, {len(b.snakes)} snakes; start {self.start}, "
-            f"overshoot {b.overshoot!r}, chain={b.chain}, dice {b.dice!r}",
-            f"  fewest throws     {self.min_throws if self.min_throws >= 0 else 'unreachable'}",
-        ]
-        if self.shortest_path:
-            play = " ".join(f"{x}-[{d}]->{y}" for x, d, y in self.shortest_path)
-            lines.append(f"  a shortest play   {play}")
-        lines += [
-            f"  expected throws   {self.mean:.6f}",
-            f"  std deviation     {self.std:.6f}   (variance {self.variance:.6f})",
-        ]
-        if self.finish_probability < 1.0:
-            lines.append(f"  finish chance     {self.finish_probability:.6f}")
-        lines.append(f"  median / mode     {self.median} / {self.mode}")
-        pct = "  ".join(f"p{q}={v}" for q, v in self.percentiles.items())
-        lines.append(f"  percentiles       {pct}")
-        if self.jump_uses and len(self.jump_uses) <= 60:
-            lines.append("  jump       P(used)  E[uses]")
-            probs = self.jump_probability or {}
-            for (s, d), uses in self.jump_uses.items():
-                kind = "ladder" if d > s else "snake "
-                p = f"{probs[(s, d)]:7.4f}" if (s, d) in probs else "      -"
-                lines.append(f"  {kind} {s:>3}->{d:<3} {p}  {uses:7.4f}")
-        elif self.jump_uses:
-            lines.append(f"  jumps             {len(self.jump_uses)} (see .jump_uses, "
-                         ".jump_probability)")
-        return "\n".join(lines)
+        from .display.text import analysis_text
+
+        return analysis_text(self)
 
     def _repr_html_(self) -> str:
         from .display.html import analysis_html

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ._core.text import sum_of_dice
 from ._core.validation import (
     MAX_FACE,
     SUM_TOL,
@@ -135,6 +136,9 @@ class Dice:
     def __repr__(self) -> str:
         if self.is_fair():
             return f"Dice.fair({len(self.faces)})"
+        n, sides = sum_of_dice(self.faces, self.probs)
+        if n:
+            return f"Dice.sum_of({n}, {sides})"
         return f"Dice({self.to_dict()})"
 
 

@@ -113,16 +113,9 @@ class GameLength:
         }
 
     def __str__(self) -> str:
-        lines = [f"  {self.players} players (player 1 throws first)"]
-        for i, p in enumerate(self.win_probabilities):
-            lines.append(f"  player {i + 1:<3} start {self.starts[i]:<4} wins {p:.6f}")
-        if self.no_winner > 0:
-            lines.append(f"  nobody wins        {self.no_winner:.6f}")
-        lines += [
-            f"  expected rounds    {self.mean_rounds:.6f}",
-            f"  expected throws    {self.mean_throws:.6f}   (all players together)",
-        ]
-        return "\n".join(lines)
+        from .display.text import game_length_text
+
+        return game_length_text(self)
 
     def to_frame(self, kind: str = "players") -> Any:
         """A tidy pandas table.

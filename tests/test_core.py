@@ -136,7 +136,7 @@ def test_unreachable_goal():
     assert (a.min_throws, a.shortest_path, a.median, a.mode) == (-1, None, None, None)
     assert a.expected_visits is None and a.jump_probability is None
     assert all(v is None for v in a.percentiles.values())
-    assert "unreachable" in str(a)
+    assert "fewest throws     - (the goal cannot be reached)" in str(a)
 
 
 def test_goal_reached_with_probability_half():

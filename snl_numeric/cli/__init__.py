@@ -13,8 +13,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from .. import __version__
 from . import analyze, batch, boards, design, maze, policy, simulate, warmup
-from .common import add_board_arguments, board_from_args, load_board
+from .common import CommandParser, add_board_arguments, board_from_args, load_board
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
 
@@ -23,7 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``snl`` argument parser with every command registered."""
     parser = argparse.ArgumentParser(
         prog="snl", description="Exact analysis of Snakes-and-Ladders boards and number mazes.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"snl {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=CommandParser)
     for command in (analyze, boards, simulate, maze, design, batch, policy, warmup):
         command.add_parser(sub)
     return parser

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
@@ -25,8 +26,10 @@ def load_board(spec: str) -> Board:
         return boards.get(spec)
     if os.path.exists(spec):
         return Board.from_json(os.fspath(spec))
+    close = difflib.get_close_matches(spec, boards.names(), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
     raise ValueError(
-        f"{spec!r} is neither a known board ({', '.join(boards.names())}) nor a JSON file"
+        f"{spec!r} is neither a known board ({', '.join(boards.names())}) nor a JSON file{hint}"
     )
 
 
@@ -96,3 +99,32 @@ class DeprecatedFlag(argparse.Action):
               f"next release; use {self.new}", file=sys.stderr)
         items = list(getattr(namespace, self.dest) or [])
         setattr(namespace, self.dest, [*items, values])
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: an unknown flag is reported with *this* command's usage (not
+    the top-level one), with the closest known flag, even when another error comes first."""
+
+    _tokens: list[str] = []
+
+    def _hints(self) -> list[str]:
+        flags = [o for a in self._actions for o in a.option_strings]
+        hints = []
+        for token in self._tokens:
+            name = token.split("=")[0]
+            if not name.startswith("--") or any(f.startswith(name) for f in flags):
+                continue
+            close = difflib.get_close_matches(name, flags, n=1)
+            hints.append(f"unknown flag {name}" + (f": did you mean {close[0]}?" if close else ""))
+        return hints
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self._tokens = list(sys.argv[1:] if args is None else args)
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    def error(self, message: str):  # type: ignore[override]
+        hints = self._hints()
+        super().error(message + "".join(f"\n  {h}" for h in hints))

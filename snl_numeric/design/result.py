@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,13 +100,6 @@ class DesignResult:
         return design_html(self)
 
     def __str__(self) -> str:
-        b = self.board
-        goal = (f"target {self.target:g} (off by {self.value:.6g})"
-                if self.objective == "target" else self.objective)
-        ladders = " ".join(f"{s}->{d}" for s, d in b.ladders.items())
-        snakes = " ".join(f"{s}->{d}" for s, d in b.snakes.items())
-        return (f"Designed board: size {b.size}, {len(b.ladders)} ladders, {len(b.snakes)} "
-                f"snakes ({goal}, {self.method}, {self.evaluations} evaluations)\n"
-                f"  ladders: {ladders or '-'}\n"
-                f"  snakes:  {snakes or '-'}\n"
-                f"  expected throws: {self.mean:.6f} (sd {math.sqrt(self.variance):.4f})")
+        from ..display.text import design_text
+
+        return design_text(self)

@@ -62,7 +62,7 @@ def plot_policy(
     >>> r = optimal_policy(boards.get("milton-bradley"), [None, {1: 0.5, 2: 0.5}])
     >>> ax = plot_policy(r)
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
-    ['A = 1-6', 'B = 1-2']
+    ['A = d6', 'B = 1-2']
     """
     if not isinstance(policy_result, PolicyResult):
         raise TypeError("policy_result must be a PolicyResult, "

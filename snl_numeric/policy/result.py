@@ -202,7 +202,8 @@ class PolicyResult:
                 f"{label(i)} = {dice_text(d)}" for i, d in enumerate(self.actions)),
             f"  expected throws   {self.mean:.6f} from square {b.start}",
             f"  {'policy' if c.method == 'policy' else 'value'} iteration  {c.iterations} "
-            f"{'steps' if c.method == 'policy' else 'sweeps'}, Bellman residual {c.residual:.2g}"
+            f"{('step' if c.method == 'policy' else 'sweep') + ('' if c.iterations == 1 else 's')}"
+            f", Bellman residual {c.residual:.2g}"
             + (f" ({c.note})" if c.note else ""),
         ]
         lines += _board_map(b, self.policy, self.jumps, self.take)
