@@ -47,7 +47,7 @@ ENTRY_POINTS: dict[str, tuple[str, str]] = {
         "from snl_numeric import analyze_many\n"
         "from snl_numeric.batch import random_batch",
         "analyze_many(random_batch(1000, 100, snakes=10, ladders=10, rng=0),"
-        " columns=['min_throws', 'expected_throws', 'variance', 'median'])"),
+        " columns=['min_throws', 'mean', 'variance', 'median'])"),
     "optimal_policy": ("from snl_numeric import optimal_policy, boards",
                        "optimal_policy(boards.get('milton-bradley'), ['1-3', '4-6'])"),
     "finish_within": ("from snl_numeric import finish_within, boards",

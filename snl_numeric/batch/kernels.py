@@ -15,19 +15,9 @@ TOO_LARGE = 99
 
 
 @njit()
-def _compile_one(size, start, code, chain, src, dst, faces, probs, sum_tol):  # pragma: no cover
-    """Check one board against the rules (``board_problem``, as ``Board`` does) and compile
-    it: ``(problem, i, j, succ, probs)`` with ``succ`` and ``probs`` over the faces of
-    positive probability; ``problem`` 0 for a valid board.
-    """
-    empty = np.empty((0, 0), dtype=np.int64)
-    none = probs[:0]
-    if size > MAX_SIZE:
-        return TOO_LARGE, 0, 0, empty, none
-    problem, i, j = board_problem(size, start, np.int64(code), chain, src, dst, faces, probs,
-                                  sum_tol)
-    if problem:
-        return problem, i, j, empty, none
+def _table_one(size, code, chain, src, dst, faces, probs):  # pragma: no cover - jitted
+    """The successor table of a valid board over the faces of positive probability, and
+    those probabilities."""
     used = 0
     for f in range(faces.shape[0]):
         if probs[f] > 0.0:
@@ -40,12 +30,14 @@ def _compile_one(size, start, code, chain, src, dst, faces, probs, sum_tol):  # 
             fc[u] = faces[f]
             pc[u] = probs[f]
             u += 1
-    jump_to = np.full(size + 1, -1, dtype=np.int64)
+    jump_to = np.empty(size + 1, dtype=np.int64)
+    for x in range(size + 1):
+        jump_to[x] = -1
     for t in range(src.shape[0]):
         jump_to[src[t]] = dst[t]
     succ = np.empty((size + 1, used), dtype=np.int64)
-    succ_table_kernel(size, jump_to, code, chain, fc, succ, empty)
-    return 0, 0, 0, succ, pc
+    succ_table_kernel(size, jump_to, code, chain, fc, succ, np.empty((0, 0), dtype=np.int64))
+    return succ, pc
 
 
 @njit()
@@ -121,14 +113,19 @@ def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_sr
     for b in range(first, sizes.shape[0], step):
         j0, j1 = jump_ptr[b], jump_ptr[b + 1]
         d0, d1 = dice_ptr[b], dice_ptr[b + 1]
-        code, i, j, succ, pr = _compile_one(sizes[b], starts[b], overshoot[b], chain[b],
-                                            jump_src[j0:j1], jump_dst[j0:j1], faces[d0:d1],
-                                            probs[d0:d1], sum_tol)
-        problem[b] = code
+        code = np.int64(overshoot[b])
+        if sizes[b] > MAX_SIZE:
+            problem[b] = TOO_LARGE
+            continue
+        p, i, j = board_problem(sizes[b], starts[b], code, chain[b], jump_src[j0:j1],
+                                jump_dst[j0:j1], faces[d0:d1], probs[d0:d1], sum_tol)
+        problem[b] = p
         where[b, 0] = i
         where[b, 1] = j
-        if code != 0:
+        if p != 0:
             continue
+        succ, pr = _table_one(sizes[b], code, chain[b], jump_src[j0:j1], jump_dst[j0:j1],
+                              faces[d0:d1], probs[d0:d1])
         n = succ.shape[0]
         dist = np.empty(n, dtype=np.int64)
         sure = np.empty(n, dtype=np.bool_)

@@ -168,25 +168,7 @@ def _cost(mode, mean, target):  # pragma: no cover - jitted
     return abs(mean - target)
 
 
-@njit()
-def candidates_kernel(first, step, size, cand_src, cand_dst, n, start, overshoot, chain, faces,
-                      probs, out_mean, out_var):  # pragma: no cover - jitted
-    """Exact (mean, variance) of candidates ``first, first + step, ...`` below ``n``
-    (one thread's share of a batch of candidate layouts)."""
-    jump_to = np.empty(size + 1, dtype=np.int64)
-    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
-    dist = np.empty(size + 1, dtype=np.int64)
-    sure = np.empty(size + 1, dtype=np.bool_)
-    mean = np.empty(size + 1)
-    var = np.empty(size + 1)
-    for i in range(first, n, step):
-        m, v = _layout_moments_kernel(size, cand_src[i], cand_dst[i], start, overshoot, chain,
-                                      faces, probs, jump_to, succ, dist, sure, mean, var)
-        out_mean[i] = m
-        out_var[i] = v
-
-
-@njit()
+@njit(inline="always")
 def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
                   overshoot, chain, faces, probs, mode, target, temps, state, src, dst, cost,
                   best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
@@ -234,19 +216,47 @@ def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max
     cost[c] = cc
 
 
+#: Operations of :func:`search_kernel`.
+EVALUATE, KICK, ANNEAL = 0, 1, 2
+
+
 @njit()
-def anneal_kernel(g_lo, g_hi, first, step, size, n_snakes, allowed_src, allowed_dst, min_len,
+def search_kernel(op, i0, i1, i2, i3, size, n_snakes, allowed_src, allowed_dst, min_len,
                   max_len, start, overshoot, chain, faces, probs, mode, target, temps, state,
                   src, dst, cost, best_src, best_dst, best_cost, best_mean, best_var, evals,
                   trace, trace_evals):  # pragma: no cover - jitted
-    """Advance chains ``g_lo + first, g_lo + first + step, ...`` below ``g_hi`` by
-    ``len(temps)`` steps: one thread's share of the group ``g_lo .. g_hi - 1``, whose
-    chain ``c`` records its trace in row ``c - g_lo``."""
-    for c in range(g_lo + first, g_hi, step):
-        _anneal_chain(c, c - g_lo, size, n_snakes, allowed_src, allowed_dst, min_len, max_len,
-                      start, overshoot, chain, faces, probs, mode, target, temps, state, src,
-                      dst, cost, best_src, best_dst, best_cost, best_mean, best_var, evals,
-                      trace, trace_evals)
+    """The three operations of a search in one kernel (one compilation for all of them):
+
+    - ``EVALUATE``: the exact (mean, variance) of candidate layouts ``i0, i0 + i1, ...``
+      below ``i2`` (rows of ``src``/``dst``) into ``best_mean``/``best_var`` (one
+      thread's share of a batch);
+    - ``KICK``: ``i2`` random feasible moves applied in place to row ``i0`` of
+      ``src``/``dst``, drawn from stream ``i1`` of ``state``;
+    - ``ANNEAL``: advance chains ``i0 + i2, i0 + i2 + i3, ...`` below ``i1`` by
+      ``len(temps)`` steps (one thread's share of the group ``i0 .. i1 - 1``, whose chain
+      ``c`` records its trace in row ``c - i0`` of ``trace``/``trace_evals``).
+    """
+    if op == EVALUATE:
+        jump_to = np.empty(size + 1, dtype=np.int64)
+        succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
+        dist = np.empty(size + 1, dtype=np.int64)
+        sure = np.empty(size + 1, dtype=np.bool_)
+        mean = np.empty(size + 1)
+        var = np.empty(size + 1)
+        for i in range(i0, i2, i1):
+            m, v = _layout_moments_kernel(size, src[i], dst[i], start, overshoot, chain,
+                                          faces, probs, jump_to, succ, dist, sure, mean, var)
+            best_mean[i] = m
+            best_var[i] = v
+    elif op == KICK:
+        _kick(size, n_snakes, src[i0], dst[i0], allowed_src, allowed_dst, min_len, max_len,
+              state, i1, i2)
+    else:
+        for c in range(i0 + i2, i1, i3):
+            _anneal_chain(c, c - i0, size, n_snakes, allowed_src, allowed_dst, min_len,
+                          max_len, start, overshoot, chain, faces, probs, mode, target, temps,
+                          state, src, dst, cost, best_src, best_dst, best_cost, best_mean,
+                          best_var, evals, trace, trace_evals)
 
 
 @njit()
@@ -278,10 +288,10 @@ def apply_moves_kernel(src, dst, rec, take, out_src, out_dst):  # pragma: no cov
             out_dst[i, j] = b
 
 
-@njit()
-def kick_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len, state,
-                 moves):  # pragma: no cover - jitted
-    """Apply ``moves`` random feasible moves to ``src``/``dst`` in place."""
+@njit(inline="always")
+def _kick(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len, state, c,
+          moves):  # pragma: no cover - jitted
+    """Apply ``moves`` random feasible moves to ``src``/``dst`` in place (stream ``c``)."""
     k = src.shape[0]
     occ = np.zeros(size + 1, dtype=np.bool_)
     new_src = np.empty(k, dtype=np.int64)
@@ -292,7 +302,7 @@ def kick_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max
             break
         _mark(size, src, dst, occ)
         if _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, max_len,
-                    state, np.int64(0), new_src, new_dst):
+                    state, c, new_src, new_dst):
             _copy(src, new_src)
             _copy(dst, new_dst)
             done += 1

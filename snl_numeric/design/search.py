@@ -17,11 +17,12 @@ from .._core.table import OVERSHOOT_CODES
 from ..board import Board
 from ..dice import Dice
 from .kernels import (
-    anneal_kernel,
+    ANNEAL,
+    EVALUATE,
+    KICK,
     apply_moves_kernel,
-    candidates_kernel,
-    kick_kernel,
     neighbours_kernel,
+    search_kernel,
 )
 from .result import DesignResult
 
@@ -171,6 +172,26 @@ def _random_layout(p: _Problem, gen: np.random.Generator) -> tuple[np.ndarray, n
         f"{int((~p.allowed_dst).sum())} forbidden squares); the constraints look infeasible")
 
 
+_F1 = np.empty(0)
+_F2 = np.empty((0, 0))
+_I1 = np.empty(0, dtype=np.int64)
+_I2 = np.empty((0, 0), dtype=np.int64)
+_U1 = np.empty(0, dtype=np.uint64)
+
+
+def _search(p: _Problem, op: int, i0: int, i1: int, i2: int, i3: int, *, mode: int = 0,
+            target: float = 0.0, temps: np.ndarray = _F1, state: np.ndarray = _U1,
+            src: np.ndarray = _I2, dst: np.ndarray = _I2, cost: np.ndarray = _F1,
+            best_src: np.ndarray = _I2, best_dst: np.ndarray = _I2, best_cost: np.ndarray = _F1,
+            best_mean: np.ndarray = _F1, best_var: np.ndarray = _F1, evals: np.ndarray = _I1,
+            trace: np.ndarray = _F2, trace_evals: np.ndarray = _I2) -> None:
+    """One call of :func:`search_kernel` (the arrays an operation does not use: empty)."""
+    search_kernel(op, i0, i1, i2, i3, p.size, p.n_snakes, p.allowed_src, p.allowed_dst,
+                  p.min_len, p.max_len, p.start, p.overshoot, p.chain, p.faces, p.probs,
+                  int(mode), float(target), temps, state, src, dst, cost, best_src, best_dst,
+                  best_cost, best_mean, best_var, evals, trace, trace_evals)
+
+
 def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | None = None
            ) -> tuple[np.ndarray, np.ndarray]:
     """Exact (mean, variance) of the first ``n`` candidate layouts, on the worker threads."""
@@ -185,8 +206,8 @@ def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | Non
             shares = min(default_threads(), hi - lo)
 
             def task(t: int, lo: int = lo, hi: int = hi, shares: int = shares) -> None:
-                candidates_kernel(lo + t, shares, p.size, cand_src, cand_dst, hi, p.start,
-                                  p.overshoot, p.chain, p.faces, p.probs, mean, var)
+                _search(p, EVALUATE, lo + t, shares, hi, 0, src=cand_src, dst=cand_dst,
+                        best_mean=mean, best_var=var)
 
             run_tasks(task, shares)
     return mean, var
@@ -237,8 +258,7 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         cs = src[np.arange(n_pilot) % chains]
         cd = dst[np.arange(n_pilot) % chains]
         for i in range(n_pilot):
-            kick_kernel(p.size, p.n_snakes, cs[i], cd[i], p.allowed_src, p.allowed_dst,
-                         p.min_len, p.max_len, ks, 1)
+            _search(p, KICK, i, 0, 1, 0, state=ks, src=cs, dst=cd)
         m, _ = _batch(p, cs, cd)
         evals0 += n_pilot
         delta = np.abs(_costs(mode, m, target) - cost[np.arange(n_pilot) % chains])
@@ -275,11 +295,11 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
             shares = min(threads, g_hi - g_lo)
 
             def task(t, g_lo=g_lo, g_hi=g_hi, tr=tr, te=te, shares=shares, temps=block_temps):
-                anneal_kernel(g_lo, g_hi, t, shares, p.size, p.n_snakes, p.allowed_src,
-                              p.allowed_dst, p.min_len, p.max_len, p.start, p.overshoot,
-                              p.chain, p.faces, p.probs, mode, target, temps, state, src,
-                              dst, cost, best_src, best_dst, best_cost, best_mean, best_var,
-                              evals, tr, te)
+                _search(p, ANNEAL, g_lo, g_hi, t, shares, mode=mode, target=target,
+                        temps=temps, state=state, src=src, dst=dst, cost=cost,
+                        best_src=best_src, best_dst=best_dst, best_cost=best_cost,
+                        best_mean=best_mean, best_var=best_var, evals=evals, trace=tr,
+                        trace_evals=te)
 
             run_tasks(task, shares)
             np.minimum(trace[lo:hi], tr.min(axis=0), out=trace[lo:hi])
@@ -339,8 +359,8 @@ def _local(p, mode, target, iterations, chains, children, batch, bar):
                 break
         if not moved and evals < budget:  # exact local optimum (or empty neighbourhood)
             cur_src, cur_dst = best[0].copy(), best[1].copy()
-            kick_kernel(p.size, p.n_snakes, cur_src, cur_dst, p.allowed_src, p.allowed_dst,
-                         p.min_len, p.max_len, state, _KICK)
+            _search(p, KICK, 0, 0, _KICK, 0, state=state, src=cur_src[None, :],
+                    dst=cur_dst[None, :])
             m, v = _batch(p, cur_src[None, :], cur_dst[None, :])
             evals += 1
             bar.update(1)
