@@ -388,12 +388,14 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):  # pra
         ordered = np.empty(k, dtype=np.int64)
         for t in range(k):
             ordered[t] = src[order[t]]
-        nxt = np.full(k, -1, dtype=np.int64)
+        nxt = np.empty(k, dtype=np.int64)
+        state = np.empty(k, dtype=np.int64)  # 1: on the current walk, 2: done
         for i in range(k):
+            nxt[i] = -1
+            state[i] = 0
             pos = lower_bound(ordered, dst[i])
             if pos < k and ordered[pos] == dst[i]:
                 nxt[i] = order[pos]
-        state = np.zeros(k, dtype=np.int8)  # 1: on the current walk, 2: done
         walk = np.empty(k, dtype=np.int64)
         for t in range(k):
             j = order[t]

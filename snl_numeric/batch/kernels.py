@@ -71,8 +71,12 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
     mass = np.zeros(n)
     nxt = np.zeros(n)
     mass[start] = 1.0
-    live = dist > 0
-    band = np.array([start, start])
+    live = np.empty(n, dtype=np.bool_)  # loops, not array expressions: less to compile
+    for x in range(n):
+        live[x] = dist[x] > 0
+    band = np.empty(2, dtype=np.int64)
+    band[0] = start
+    band[1] = start
     cum = 0.0
     best = 0.0
     mode = 0

@@ -177,8 +177,10 @@ def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max
     trace goes to row ``row`` of ``trace``/``trace_evals``)."""
     k = src.shape[1]
     occ = np.zeros(size + 1, dtype=np.bool_)
-    cur_src = src[c].copy()
-    cur_dst = dst[c].copy()
+    cur_src = np.empty(k, dtype=np.int64)
+    cur_dst = np.empty(k, dtype=np.int64)
+    _copy(cur_src, src[c])
+    _copy(cur_dst, dst[c])
     new_src = np.empty(k, dtype=np.int64)
     new_dst = np.empty(k, dtype=np.int64)
     jump_to = np.empty(size + 1, dtype=np.int64)
