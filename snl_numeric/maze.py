@@ -603,6 +603,7 @@ def count_paths(
         return PathCount(1, bound == 0, 1)
     max_count = _NO_BOUND if bound is None else bound + 1
     search = _Search(m, s, g)
+    search.run(0, search.stack[:0], search.stack[:0])  # compile before the bar starts
     with Progress(bound + 1 if bound is not None else 0, "counting paths",
                   enabled=progress) as bar:
         search.count(max_count, bar)

@@ -156,6 +156,13 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     return out
 
 
+def compile_kernels(settings: Settings) -> None:
+    """Compile (or load) the batch kernel on a one-board batch: compilation happens before a
+    progress bar starts, never inside its rate."""
+    one = BoardBatch.from_arrays(np.array([1], np.int64))
+    _run_kernel(one, settings)
+
+
 def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
     """Result rows of one chunk: a DataFrame with a ``row`` column."""
     pd = require_pandas()
@@ -359,6 +366,8 @@ def analyze_many(
     settings = make_settings(columns, errors, tail, max_throws, chunk_size)
     source = open_source(boards, int(chunk_size))
     frames = []
+    if progress and client is None:
+        compile_kernels(settings)
     with Progress(source.total, "batch", enabled=progress) as bar:
         for chunk, frame in execute(source.chunks, settings, client):
             frames.append(frame)

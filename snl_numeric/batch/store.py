@@ -14,7 +14,7 @@ from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL
 from ..io.store import ResultStore
 from .data import DEFAULT_CHUNK_SIZE
 from .files import Chunk, open_source
-from .run import execute, make_settings
+from .run import compile_kernels, execute, make_settings
 
 if TYPE_CHECKING:
     pass
@@ -112,6 +112,8 @@ def analyze_to_parquet(
     counts = {"rows": 0, "chunks": 0, "reused": 0, "computed": 0, "errors": 0}
     digests: dict[int, str] = {}
 
+    if progress and client is None:
+        compile_kernels(settings)  # before the bar: compilation is not run time
     with Progress(source.total, "batch", enabled=progress) as bar:
         def todo() -> Iterator[Chunk]:
             for chunk in source.chunks:

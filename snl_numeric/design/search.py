@@ -496,6 +496,7 @@ def design_board(
         gen = np.random.default_rng(rng)
         seq = np.random.SeedSequence([int(x) for x in gen.integers(0, 2**63, size=2)])
     children = seq.spawn(chains + 1)  # one per chain, one for the temperature pilot
+    _search(p, EVALUATE, 0, 1, 0, 0)  # compile (or load) first: the bar times the search only
     with Progress(iterations * chains, f"design ({method})", enabled=progress) as bar:
         if method == "anneal":
             out = _anneal(p, mode, tgt, iterations, chains, children[:-1], children[-1],
