@@ -456,7 +456,7 @@ def dask_client():
     # compile (or load) the kernels here first: workers then load them from the cache
     analyze_many(random_batch(4, 20, snakes=2, ladders=2, rng=0), columns=("median", "mode"))
     cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                       dashboard_address=None, silence_logs=50)
+                                       dashboard_address=":0", silence_logs=50)  # any free port
     client = distributed.Client(cluster)
     try:
         yield client
