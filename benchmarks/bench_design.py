@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import importlib
 import time
 
 import numba
@@ -24,16 +25,18 @@ from benchmarks._util import median_time, row
 from snl_numeric import Board, expected_throws
 from snl_numeric import design as D
 
+S = importlib.import_module("snl_numeric.design.search")  # the search's private helpers
+
 SIZE, SNAKES, LADDERS = 100, 10, 10
 
 
 def _layouts(n: int):
-    p = D._setup(SIZE, SNAKES, LADDERS, 1, None, (), "win", False, None, 0)
+    p = S._problem(SIZE, SNAKES, LADDERS, 1, None, (), "win", False, None, 0)
     src = np.empty((n, p.k), dtype=np.int64)
     dst = np.empty((n, p.k), dtype=np.int64)
     gen = np.random.default_rng(0)
     for i in range(n):
-        src[i], dst[i] = D._random_layout(p, gen)
+        src[i], dst[i] = S._random_layout(p, gen)
     return p, src, dst
 
 
@@ -56,13 +59,13 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     n = 500 if quick else 8000
     n_base = 50 if quick else 500
     p, src, dst = _layouts(n)
-    D._batch(p, src[:4], dst[:4])  # compile / load
-    mean, _ = D._batch(p, src, dst)
+    S._batch(p, src[:4], dst[:4])  # compile / load
+    mean, _ = S._batch(p, src, dst)
     ref = np.array(_core_one_at_a_time(src[:20], dst[:20]))
     assert np.allclose(mean[:20], ref, rtol=1e-10)
     assert np.allclose(np.array(_spsolve_one_at_a_time(src[:20], dst[:20])), ref, rtol=1e-8)
     threads = numba.get_num_threads()
-    ours = median_time(lambda: D._batch(p, src, dst), repeats) / n
+    ours = median_time(lambda: S._batch(p, src, dst), repeats) / n
     core = median_time(lambda: _core_one_at_a_time(src[:n_base], dst[:n_base]),
                        max(1, repeats // 2)) / n_base
     spl = median_time(lambda: _spsolve_one_at_a_time(src[:n_base], dst[:n_base]),

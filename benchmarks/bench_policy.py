@@ -80,11 +80,11 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
         ours = median_time(lambda s=specs: optimal_policy(mb, s), repeats, number=5)
         r = optimal_policy(mb, specs)
         v = python_value_iteration(mb, specs)
-        assert abs(v[0] - r.expected_start) < 1e-8 * r.expected_start
+        assert abs(v[0] - r.mean) < 1e-8 * r.mean
         base = median_time(lambda s=specs: python_value_iteration(mb, s), base_reps)
         rows.append(row(f"optimal_policy milton-bradley, {len(specs)} dice", ours,
                         "Python Gauss-Seidel value iteration", base,
-                        f"E[T]={r.expected_start:.6f}, {r.convergence.iterations} PI steps"))
+                        f"E[T]={r.mean:.6f}, {r.convergence.iterations} PI steps"))
     ours = median_time(lambda: optimal_policy(mb, DICE_2, method="value"), repeats, number=5)
     rows.append(row("optimal_policy method='value' milton-bradley, 2 dice", ours,
                     "Python Gauss-Seidel value iteration", rows[0]["baseline_s"]))
@@ -92,7 +92,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                        number=5)
     r = optimal_policy(mb, DICE_3, optional_jumps=True)
     rows.append(row("optimal_policy milton-bradley, 3 dice, optional jumps", ours,
-                    note=f"E[T]={r.expected_start:.6f}, declines {len(r.declined)} jumps"))
+                    note=f"E[T]={r.mean:.6f}, declines {len(r.declined)} jumps"))
     ours = median_time(lambda: finish_within(mb, DICE_2, 30), repeats, number=3)
     base = median_time(lambda: python_finish_within(mb, DICE_2, 30), base_reps)
     f = finish_within(mb, DICE_2, 30)
@@ -109,7 +109,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
         r = optimal_policy(big, specs)
         rows.append(row(f"optimal_policy random board {size}, {len(specs)} dice", ours,
                         "ours, method='value'", vi,
-                        f"E[T]={r.expected_start:.4f}, {r.convergence.iterations} PI steps"))
+                        f"E[T]={r.mean:.4f}, {r.convergence.iterations} PI steps"))
     return rows
 
 

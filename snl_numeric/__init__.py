@@ -31,6 +31,7 @@ from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_pol
 from .race import RaceResult, optimal_race, race_value
 from .shortest import min_throws, shortest_path, throw_distances
 from .simulate import SimulationResult, simulate
+from .warmup import cache_dir, warmup
 
 __version__ = "0.1.0"
 
@@ -49,6 +50,7 @@ __all__ = [
     "analyze",
     "analyze_many",
     "boards",
+    "cache_dir",
     "design_board",
     "expected_game_length",
     "expected_throws",
@@ -68,5 +70,13 @@ __all__ = [
     "throw_distances",
     "throws_variance",
     "throws_variance_all",
+    "warmup",
     "win_probabilities",
 ]
+
+del annotations  # the __future__ feature is not part of the namespace
+
+
+def __dir__() -> list[str]:
+    """The public names only (no private modules)."""
+    return sorted([*__all__, "__version__"])

@@ -91,6 +91,32 @@ class Analysis:
     tail: float = field(repr=False, default=DEFAULT_TAIL)
     note: str = ""
 
+    def to_frame(self, kind: str = "throws") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"throws", "squares", "jumps", "summary"}
+            One row per number of throws (``throws``, ``pmf``, ``cdf``), per
+            square (``expected_visits``), per jump (``from``, ``to``, ``kind``,
+            ``uses``, ``probability``), or one row of the key numbers.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from snl_numeric import analyze, boards
+        >>> mb = boards.get("milton-bradley")
+        >>> df = pd.concat([analyze(mb.replace(overshoot=r)).to_frame("summary").assign(rule=r)
+        ...                 for r in ("exact", "win")])
+        >>> df[["rule", "min_throws", "median"]].values.tolist()
+        [['exact', 7, 32], ['win', 7, 29]]
+        >>> analyze(mb).to_frame().columns.tolist()
+        ['throws', 'pmf', 'cdf']
+        """
+        from .display.frames import analysis_frame
+
+        return analysis_frame(self, kind)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (``pmf`` included, arrays as lists)."""
 
@@ -120,38 +146,9 @@ class Analysis:
         }
 
     def __str__(self) -> str:
-        b = self.board
-        title = b.name or f"board of size {b.size}"
-        lines = [
-            f"{title}: {len(b.ladders)} ladders, {len(b.snakes)} snakes; start {self.start}, "
-            f"overshoot {b.overshoot!r}, chain={b.chain}, dice {b.dice!r}",
-            f"  fewest throws     {self.min_throws if self.min_throws >= 0 else 'unreachable'}",
-        ]
-        if self.shortest_path:
-            play = " ".join(f"{x}-[{d}]->{y}" for x, d, y in self.shortest_path)
-            lines.append(f"  a shortest play   {play}")
-        lines += [
-            f"  expected throws   {self.mean:.6f}",
-            f"  std deviation     {self.std:.6f}   (variance {self.variance:.6f})",
-        ]
-        if self.finish_probability < 1.0:
-            lines.append(f"  finish chance     {self.finish_probability:.6f}")
-        lines.append(f"  median / mode     {self.median} / {self.mode}")
-        pct = "  ".join(f"p{q}={v}" for q, v in self.percentiles.items())
-        lines.append(f"  percentiles       {pct}")
-        if self.jump_uses and len(self.jump_uses) <= 60:
-            lines.append("  jump       P(used)  E[uses]")
-            probs = self.jump_probability or {}
-            for (s, d), uses in self.jump_uses.items():
-                kind = "ladder" if d > s else "snake "
-                p = f"{probs[(s, d)]:7.4f}" if (s, d) in probs else "      -"
-                lines.append(f"  {kind} {s:>3}->{d:<3} {p}  {uses:7.4f}")
-        elif self.jump_uses:
-            lines.append(f"  jumps             {len(self.jump_uses)} (see .jump_uses, "
-                         ".jump_probability)")
-        if self.note:
-            lines.append(f"  note              {self.note}")
-        return "\n".join(lines)
+        from .display.text import analysis_text
+
+        return analysis_text(self)
 
     def _repr_html_(self) -> str:
         from .display.html import analysis_html

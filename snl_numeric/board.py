@@ -281,6 +281,8 @@ class Board:
         src_list, dst_list = _pairs(jumps, "jumps")
         src = np.array(src_list, dtype=np.int64)
         dst = np.array(dst_list, dtype=np.int64)
+        for arr in (src, dst):  # read-only, as the dice: one compiled board_problem
+            arr.flags.writeable = False
         problem, i, j = board_problem(size, start, OVERSHOOT_CODES[overshoot], chain, src, dst,
                                       dice.faces, dice.probs, SUM_TOL)
         if problem:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -103,6 +104,24 @@ class SolveReport:
     error_estimate: float = 0.0
     condition: float = 0.0
     blocks: int = 0
+
+    def to_frame(self) -> Any:
+        """The report as a one-row pandas table (its fields as columns).
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, solver_report
+        >>> solver_report(boards.get("seed-30")).to_frame()["method"].item()
+        'woodbury'
+        """
+        from .display.frames import record_frame
+
+        return record_frame(self)
+
+    def _repr_html_(self) -> str:
+        from .display.html import solve_report_html
+
+        return solve_report_html(self)
 
 
 def sure_states(cb: CompiledBoard) -> np.ndarray:

@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from ._core.memory import check_memory, format_bytes
 from ._core.table import OVERSHOOT_CODES, reach_kernel, succ_table_kernel
+from ._core.validation import readonly
 
 if TYPE_CHECKING:
     from .board import Board
@@ -224,7 +225,7 @@ def compile_board(board: Board) -> CompiledBoard:
     succ = np.empty((size + 1, len(faces)), dtype=idx)
     landed = np.empty((size + 1, len(faces)), dtype=idx)
     succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
-                      faces.astype(idx), succ, landed)
+                      readonly(faces.astype(idx, copy=False)), succ, landed)
     fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32)
     for arr in (succ, fired):
         arr.flags.writeable = False

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ._core.memory import check_memory
+from ._core.text import sum_of_dice
 from ._core.validation import (
     MAX_FACE,
     SUM_TOL,
@@ -161,6 +162,9 @@ class Dice:
     def __repr__(self) -> str:
         if self.is_fair():
             return f"Dice.fair({len(self.faces)})"
+        n, sides = sum_of_dice(self.faces, self.probs)
+        if n:
+            return f"Dice.sum_of({n}, {sides})"
         return f"Dice({self.to_dict()})"
 
 
@@ -224,6 +228,8 @@ def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
                            or np.issubdtype(probs_arr.dtype, np.complexfloating)):
         raise TypeError(f"dice probabilities must be numbers, got {few(probs_arr)}")
     probs_arr = probs_arr.astype(np.float64)
+    for arr in (faces_arr, probs_arr):  # read-only, as Board passes them: one compiled check
+        arr.flags.writeable = False
     problem, i = dice_problem(faces_arr, probs_arr, SUM_TOL)
     if problem:
         raise ValueError(problem_message(problem, i, 0, size=0, start=0, code=0, src=faces_arr[:0],

@@ -53,18 +53,10 @@ from scipy.sparse import csgraph
 
 from ._core.memory import check_memory
 from ._core.numba_config import njit
+from ._core.progress import Progress
 
-__all__ = [
-    "MAX_PATHS",
-    "PathCount",
-    "corner_paths",
-    "count_paths",
-    "format_path",
-    "iter_paths",
-    "middle",
-    "paths",
-    "shortest_path",
-]
+__all__ = ["MAX_PATHS", "PathCount", "corner_paths", "count_paths", "format_path", "iter_paths",
+           "middle", "paths", "shortest_path"]
 
 #: Most paths :func:`paths` and :func:`corner_paths` return when ``limit`` is
 #: None. Pass an explicit ``limit`` (or use :func:`iter_paths`) for more.
@@ -74,6 +66,9 @@ MAX_PATHS = 1_000_000
 Cell = tuple[int, int] | Sequence[int] | np.ndarray
 
 _NO_BOUND = np.iinfo(np.int64).max
+#: DFS steps per kernel call (a few milliseconds): between calls the search can
+#: report progress and be interrupted (Ctrl-C), and resumes exactly where it was.
+STEPS_PER_CALL = 1 << 22
 # Directions in seed 003's order: up, down, left, right.
 _DROW = np.array([-1, 1, 0, 0], dtype=np.int64)
 _DCOL = np.array([0, 0, -1, 1], dtype=np.int64)
@@ -236,7 +231,8 @@ def _to_pairs(flat: np.ndarray, cols: int) -> np.ndarray:
 
 
 @njit()
-def _dfs_kernel(succ, goal, stack, nextdir, visited, state, max_count, out_cells, out_ends):
+def _dfs_kernel(succ, goal, stack, nextdir, visited, state, max_count, max_steps, out_cells,
+                out_ends):  # pragma: no cover - jitted
     """Resumable iterative DFS over ``succ`` towards ``goal``.
 
     The search state lives in ``stack`` (cells on the current path),
@@ -246,11 +242,13 @@ def _dfs_kernel(succ, goal, stack, nextdir, visited, state, max_count, out_cells
     to ``out_cells`` (flat cell indices, concatenated) with their end offsets
     in ``out_ends``; an empty ``out_ends`` means count only. Returns the
     number of paths written. Stops when the search is over (``depth == 0``),
-    when ``count`` reaches ``max_count`` or when the output buffers are full.
+    when ``count`` reaches ``max_count``, when the output buffers are full or
+    on backtracking after ``max_steps`` more steps (the caller regains control).
     """
     depth = state[0]
     count = state[1]
     steps = state[2]
+    stop = steps + max_steps
     emit = out_ends.shape[0] > 0
     n_out = 0
     used = 0
@@ -261,6 +259,8 @@ def _dfs_kernel(succ, goal, stack, nextdir, visited, state, max_count, out_cells
         if d == 4:  # all directions tried: backtrack
             visited[cur] = 0
             depth = top
+            if steps >= stop:  # tested here only: the hot path stays as fast
+                break
             continue
         nxt = succ[cur, d]
         if nxt < 0 or visited[nxt]:
@@ -316,10 +316,17 @@ class _Search:
         return bool(self.state[0] == 0)
 
     def run(self, max_count: int, out_cells: np.ndarray, out_ends: np.ndarray) -> int:
-        return _dfs_kernel(
-            self.succ, self.goal, self.stack, self.nextdir, self.visited,
-            self.state, max_count, out_cells, out_ends,
-        )
+        """One call of the kernel (at most :data:`STEPS_PER_CALL` steps); paths written."""
+        return _dfs_kernel(self.succ, self.goal, self.stack, self.nextdir, self.visited,
+                           self.state, max_count, STEPS_PER_CALL, out_cells, out_ends)
+
+    def count(self, max_count: int, bar: Progress) -> None:
+        """Count on until the search is over or ``max_count`` paths are found."""
+        empty = np.zeros(0, dtype=np.int64)
+        while not self.done and self.state[1] < max_count:
+            before = int(self.state[1])
+            self.run(max_count, empty, empty)
+            bar.update(int(self.state[1]) - before)
 
     def chunks(self, max_count: int) -> Iterator[list[np.ndarray]]:
         """Yield lists of paths, small chunks first, until ``max_count`` paths."""
@@ -555,14 +562,13 @@ def corner_paths(maze: ArrayLike, *, limit: int | None = None) -> list[np.ndarra
     limit = _as_count(limit, "limit")
     rows, cols = m.shape
     goal = (rows // 2) * cols + cols // 2
-    corners = dict.fromkeys(
-        [0, cols - 1, (rows - 1) * cols, (rows - 1) * cols + cols - 1]
-    )
+    corners = dict.fromkeys([0, cols - 1, (rows - 1) * cols, (rows - 1) * cols + cols - 1])
     return _collect([_Search(m, c, goal) for c in corners], limit)
 
 
 def count_paths(
-    maze: ArrayLike, start: Cell, goal: Cell, *, bound: int | None = None
+    maze: ArrayLike, start: Cell, goal: Cell, *, bound: int | None = None,
+    progress: bool | str = False,
 ) -> PathCount:
     """Count the simple paths from ``start`` to ``goal`` without building them.
 
@@ -576,7 +582,10 @@ def count_paths(
     bound : int or None, optional
         Stop as soon as more than ``bound`` paths are found and report
         ``exceeded=True`` (``count == bound + 1``). None (default) counts
-        them all, which on a large maze can take astronomically long.
+        them all, which on a large maze can take astronomically long (the
+        search runs in short calls: Ctrl-C stops it at once).
+    progress : bool or "always", default False
+        Show the count on standard error (as ``simulate`` shows its bar).
 
     Returns
     -------
@@ -602,8 +611,10 @@ def count_paths(
         return PathCount(1, bound == 0, 1)
     max_count = _NO_BOUND if bound is None else bound + 1
     search = _Search(m, s, g)
-    empty = np.zeros(0, dtype=np.int64)
-    search.run(max_count, empty, empty)
+    search.run(0, search.stack[:0], search.stack[:0])  # compile before the bar starts
+    with Progress(bound + 1 if bound is not None else 0, "counting paths",
+                  enabled=progress) as bar:
+        search.count(max_count, bar)
     count, steps = int(search.state[1]), int(search.state[2])
     return PathCount(count, bound is not None and count > bound, steps)
 

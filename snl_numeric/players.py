@@ -114,16 +114,30 @@ class GameLength:
         }
 
     def __str__(self) -> str:
-        lines = [f"  {self.players} players (player 1 throws first)"]
-        for i, p in enumerate(self.win_probabilities):
-            lines.append(f"  player {i + 1:<3} start {self.starts[i]:<4} wins {p:.6f}")
-        if self.no_winner > 0:
-            lines.append(f"  nobody wins        {self.no_winner:.6f}")
-        lines += [
-            f"  expected rounds    {self.mean_rounds:.6f}",
-            f"  expected throws    {self.mean_throws:.6f}   (all players together)",
-        ]
-        return "\n".join(lines)
+        from .display.text import game_length_text
+
+        return game_length_text(self)
+
+    def to_frame(self, kind: str = "players") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"players", "rounds"}
+            One row per player (``player`` from 1, ``start``,
+            ``win_probability``) or per round (``pmf``: someone wins in that
+            round; ``player_i``: player ``i`` wins in it).
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, expected_game_length
+        >>> g = expected_game_length(boards.get("milton-bradley"), 2)
+        >>> g.to_frame()["win_probability"].round(5).tolist()
+        [0.50791, 0.49209]
+        """
+        from .display.frames import game_length_frame
+
+        return game_length_frame(self, kind)
 
     def _repr_html_(self) -> str:
         from .display.html import game_length_html

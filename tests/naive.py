@@ -754,7 +754,7 @@ def batch_row(size, jumps, start=0, overshoot="win", chain=False, dice=None):
             mass = {x: m for x, m in new.items() if x in dist}
             if cum >= 0.5 - 1e-12:
                 median = k
-    return {"min_throws": dist.get(start, -1), "expected_throws": mean, "variance": var,
+    return {"min_throws": dist.get(start, -1), "mean": mean, "variance": var,
             "median": median}
 
 

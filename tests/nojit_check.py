@@ -53,10 +53,10 @@ def results() -> dict:
                        g.jump_used.sum(axis=0).tolist()]
     df = analyze_many([seed30.to_dict(), bounce.to_dict(), {"size": 5, "jumps": [[3, 9]]}],
                       errors="coerce",
-                      columns=["min_throws", "expected_throws", "variance", "median", "mode"])
+                      columns=["min_throws", "mean", "variance", "median", "mode"])
     out["batch"] = df.astype(object).where(df.notna(), None).to_dict("list")
     d = design_board(20, snakes=2, ladders=1, objective="max", iterations=30, chains=2, rng=1)
-    out["design"] = [d.board.to_dict(), d.expected]
+    out["design"] = [d.board.to_dict(), d.mean]
     p = optimal_policy(boards.get("milton-bradley"), ["1-3", "4-6"], optional_jumps=True)
     out["policy"] = [p.policy.tolist(), p.take.tolist(), p.expected.tolist()]
     v = optimal_policy(seed30, ["1-2", "d6"], method="value")

@@ -23,6 +23,7 @@ from snl_numeric import (
     analyze,
     boards,
     expected_throws,
+    finish_probability,
     min_throws,
     throws_variance,
 )
@@ -40,7 +41,7 @@ from snl_numeric.batch import store as batch_store
 from snl_numeric.cli import main
 from tests import naive
 
-ALL = ("min_throws", "expected_throws", "variance", "std", "median", "mode", "p10", "p90",
+ALL = ("min_throws", "mean", "variance", "std", "median", "mode", "p10", "p90",
        "p99.5", "size", "start", "n_snakes", "n_ladders", "n_faces")
 
 
@@ -48,7 +49,7 @@ def _expected_row(board: Board) -> dict:
     a = analyze(board, percentiles=(10, 50, 90, 99.5))
     return {
         "min_throws": min_throws(board),
-        "expected_throws": expected_throws(board),
+        "mean": expected_throws(board),
         "variance": throws_variance(board),
         "std": math.sqrt(throws_variance(board)),
         "median": a.median,
@@ -111,20 +112,20 @@ def test_fixed_boards_match_single_board_api():
     bl = _fixed_boards()
     df = analyze_many(bl, columns=ALL, chunk_size=5)
     _assert_matches(df, bl)
-    assert df.loc[12, "min_throws"] == -1 and df.loc[12, "expected_throws"] == math.inf
+    assert df.loc[12, "min_throws"] == -1 and df.loc[12, "mean"] == math.inf
     assert df.loc[12, "median"] is pd.NA and df.loc[12, "mode"] is pd.NA
     assert df.loc[13, "min_throws"] == 1 and df.loc[13, "variance"] == math.inf
-    assert df["min_throws"].dtype == "Int64" and df["expected_throws"].dtype == np.float64
+    assert df["min_throws"].dtype == "Int64" and df["mean"].dtype == np.float64
 
 
 def test_matches_naive_twin():
     bl = _fixed_boards()[3:]
-    df = analyze_many(bl, columns=("min_throws", "expected_throws", "variance", "median"))
+    df = analyze_many(bl, columns=("min_throws", "mean", "variance", "median"))
     for i, b in enumerate(bl):
         want = naive.batch_row(b.size, b.jumps, b.start, b.overshoot, b.chain, b.dice.to_dict())
         assert df["min_throws"].iloc[i] == want["min_throws"]
         assert _value(df["median"].iloc[i]) == want["median"]
-        for col in ("expected_throws", "variance"):
+        for col in ("mean", "variance"):
             assert df[col].iloc[i] == pytest.approx(want[col], rel=1e-8), (i, col)
 
 
@@ -154,12 +155,12 @@ def test_mixed_sizes_batch_agrees_with_random_batch_boards():
                              random_batch(30, 30, snakes=3, ladders=4, rng=2, overshoot="exact"),
                              random_batch(30, 50, snakes=5, ladders=5, rng=3, chain=True,
                                           overshoot="bounce")])
-    df = analyze_many(big, columns=("min_throws", "expected_throws", "variance", "median"))
+    df = analyze_many(big, columns=("min_throws", "mean", "variance", "median"))
     rng = np.random.default_rng(0)
     for i in rng.choice(len(big), 12, replace=False).tolist():
         b = big[i]
         assert df["min_throws"].iloc[i] == min_throws(b)
-        assert df["expected_throws"].iloc[i] == pytest.approx(expected_throws(b), rel=1e-9)
+        assert df["mean"].iloc[i] == pytest.approx(expected_throws(b), rel=1e-9)
         assert df["variance"].iloc[i] == pytest.approx(throws_variance(b), rel=1e-9)
         assert df["median"].iloc[i] == analyze(b).median
 
@@ -187,10 +188,10 @@ def test_from_arrays_canonical_dice_and_layout_errors():
     assert b.dice_ptr.tolist() == [0, 3, 4] and b.faces.tolist() == [1, 2, 3, 4]
     assert b[0] == Board(10, {3: 8}, overshoot="exact", dice={1: 0.5, 2: 0.5})
     # a face of probability zero is never thrown
-    df = analyze_many(b, columns=("min_throws", "expected_throws", "n_faces"))
+    df = analyze_many(b, columns=("min_throws", "mean", "n_faces"))
     assert df["n_faces"].tolist() == [2, 1]
     assert df["min_throws"].tolist() == [min_throws(b[0]), min_throws(b[1])] == [3, 2]
-    assert df["expected_throws"].iloc[0] == pytest.approx(expected_throws(b[0]), rel=1e-12)
+    assert df["mean"].iloc[0] == pytest.approx(expected_throws(b[0]), rel=1e-12)
     with pytest.raises(ValueError, match="jump_ptr must have 3 entries"):
         BoardBatch.from_arrays([10, 5], jump_ptr=[0, 1], jump_src=[3], jump_dst=[8])
     with pytest.raises(ValueError, match="jump_ptr must rise from 0 to 1"):
@@ -243,14 +244,14 @@ def _board_error(data: dict) -> str:
 def test_coerce_gives_the_board_message_per_row():
     good = {"size": 10, "jumps": [[3, 8]]}
     items = [good] + BAD + [good]
-    df = analyze_many(items, errors="coerce", columns=("min_throws", "expected_throws",
+    df = analyze_many(items, errors="coerce", columns=("min_throws", "mean",
                                                        "median", "n_snakes"), chunk_size=4)
     assert pd.isna(df["error"].iloc[0]) and pd.isna(df["error"].iloc[-1])
     assert df["min_throws"].iloc[-1] == min_throws(Board.from_dict(good))
     for i, data in enumerate(BAD, start=1):
         assert df["error"].iloc[i] == _board_error(data), data
         assert df["min_throws"].iloc[i] is pd.NA and df["median"].iloc[i] is pd.NA
-        assert df["n_snakes"].iloc[i] is pd.NA and math.isnan(df["expected_throws"].iloc[i])
+        assert df["n_snakes"].iloc[i] is pd.NA and math.isnan(df["mean"].iloc[i])
 
 
 def test_vectorised_validation_matches_board_messages():
@@ -312,10 +313,10 @@ def test_argument_errors():
 def test_streamed_iterable_equals_list():
     bl = [boards.random_board(30, 0.2, rng=i, overshoot="exact") for i in range(23)]
     gen = (b.to_dict() if i % 2 else b for i, b in enumerate(bl))
-    df = analyze_many(gen, columns=("min_throws", "expected_throws", "median"), chunk_size=4)
-    assert df.equals(analyze_many(bl, columns=("min_throws", "expected_throws", "median")))
+    df = analyze_many(gen, columns=("min_throws", "mean", "median"), chunk_size=4)
+    assert df.equals(analyze_many(bl, columns=("min_throws", "mean", "median")))
     mixed = [BoardBatch.from_boards(bl[:5]), bl[5], BoardBatch.from_boards(bl[6:])]
-    df2 = analyze_many(iter(mixed), columns=("min_throws", "expected_throws", "median"),
+    df2 = analyze_many(iter(mixed), columns=("min_throws", "mean", "median"),
                        chunk_size=7)
     assert df2.equals(df)
 
@@ -329,8 +330,14 @@ def test_jsonl_and_parquet_round_trips(tmp_path):
     assert list(read_boards(jl)) == bl
     assert list(read_boards(pqf)) == bl
     ref = analyze_many(bl, columns=ALL)
+    names = ref["name"].astype(object)
+    assert names.where(names.notna(), None).tolist() == [b.name for b in bl]  # names kept
     assert analyze_many(str(jl), columns=ALL, chunk_size=4).equals(ref)
-    assert analyze_many(pqf, columns=ALL, chunk_size=4).equals(ref)
+    # batches carry no names: the same numbers without the name column
+    assert analyze_many(pqf, columns=ALL, chunk_size=4).equals(ref.drop(columns="name"))
+    named = tmp_path / "named.parquet"
+    write_parquet(bl, named)
+    assert analyze_many(named, columns=ALL, chunk_size=5).equals(ref)
 
 
 def test_parquet_alternative_schema_and_defaults(tmp_path):
@@ -367,7 +374,7 @@ def test_cli_batch(tmp_path, capsys):
     bl = _fixed_boards()
     src, out = tmp_path / "in.jsonl", tmp_path / "out"
     write_jsonl(bl, src)
-    cols = "min_throws,expected_throws,median,p90"
+    cols = "min_throws,mean,median,p90"
     code = main(["batch", str(src), "-o", str(out), "--columns", cols, "--chunk-size", "5",
                  "--no-progress"])
     assert code == 0
@@ -388,14 +395,17 @@ def test_cli_batch(tmp_path, capsys):
     assert "board 1: jump 10->1 leaves the goal 10" in capsys.readouterr().err
     assert main(["batch", str(bad), "-o", str(tmp_path / "o3"), "--errors", "coerce"]) == 0
     captured = capsys.readouterr()
-    assert "1 errors" in captured.out and "batch [" in captured.err  # progress bar
+    assert "1 errors" in captured.out and captured.err == ""  # no bar in a pipe
+    assert main(["batch", str(bad), "-o", str(tmp_path / "o4"), "--errors", "coerce",
+                 "--progress"]) == 0
+    assert "batch: 100%" in capsys.readouterr().err  # asked for: a bar
     assert read_results(tmp_path / "o3")["error"].iloc[1].startswith("jump 10->1")
 
 
 # -- resume ---------------------------------------------------------------------------
 def test_resume_after_interruption(tmp_path, monkeypatch):
     batch = random_batch(230, 40, snakes=4, ladders=4, rng=11, overshoot="exact")
-    cols = ("min_throws", "expected_throws", "median")
+    cols = ("min_throws", "mean", "median")
     clean = analyze_to_parquet(batch, tmp_path / "clean", columns=cols, chunk_size=25)
     assert (clean.chunks, clean.computed, clean.reused) == (10, 10, 0)
 
@@ -447,7 +457,7 @@ def dask_client():
     # compile (or load) the kernels here first: workers then load them from the cache
     analyze_many(random_batch(4, 20, snakes=2, ladders=2, rng=0), columns=("median", "mode"))
     cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                       dashboard_address=None, silence_logs=50)
+                                       dashboard_address=":0", silence_logs=50)  # any free port
     client = distributed.Client(cluster)
     try:
         yield client
@@ -463,7 +473,7 @@ def dask_client():
 def test_dask_equals_local(dask_client, tmp_path):
     batch = BoardBatch.concat([random_batch(300, 60, snakes=6, ladders=6, rng=21),
                                BoardBatch.from_boards(_fixed_boards())])
-    cols = ("min_throws", "expected_throws", "variance", "median", "p90", "mode")
+    cols = ("min_throws", "mean", "variance", "median", "p90", "mode")
     local = analyze_many(batch, columns=cols, chunk_size=40)
     remote = analyze_many(batch, columns=cols, chunk_size=40, client=dask_client)
     assert remote.equals(local)
@@ -476,7 +486,7 @@ def test_dask_equals_local(dask_client, tmp_path):
 
 def test_dask_worker_killed_mid_run_loses_no_rows(dask_client):
     batch = random_batch(3000, 100, rng=31)
-    cols = ("min_throws", "expected_throws", "median", "mode")
+    cols = ("min_throws", "mean", "median", "mode")
     local = analyze_many(batch, columns=cols, chunk_size=100)
     pids = dask_client.run(os.getpid)
     killed = {}
@@ -503,7 +513,7 @@ def test_dask_worker_killed_mid_run_loses_no_rows(dask_client):
 
 def test_review_regressions_bad_codes_faces_and_rows():
     bad = analyze_many(BoardBatch.from_arrays([10, 10], overshoot=[258, 0]), errors="coerce")
-    assert "overshoot" in bad["error"].iloc[0] and bad["expected_throws"].iloc[1] > 0
+    assert "overshoot" in bad["error"].iloc[0] and bad["mean"].iloc[1] > 0
     with pytest.raises(ValueError, match="must name q in"):
         analyze_many([Board(10)], columns=["p100"])
     huge = BoardBatch.from_arrays([10], dice_ptr=[0, 2], faces=[1, 2**63 - 1], probs=[0.5, 0.5])
@@ -524,3 +534,44 @@ def test_batch_objects_display_in_notebooks(tmp_path):
     html_run = run._repr_html_()
     assert "BatchRun" in html_run and "computed" in html_run
     HTMLParser().feed(html + html_run)
+
+
+def test_vocabulary_columns_and_deprecated_alias():
+    mb = boards.get("milton-bradley")
+    df = analyze_many([mb, Board(10, {9: 0}, overshoot="exact", dice={3: 1.0})],
+                      columns=["mean", "finish_probability", "min_throws"])
+    a = analyze(mb)
+    assert df["mean"].iloc[0] == pytest.approx(a.mean, rel=1e-12)
+    assert df["finish_probability"].tolist() == [1.0, 0.0]
+    with pytest.warns(DeprecationWarning, match="'expected_throws' is now called 'mean'"):
+        old = analyze_many([mb], columns=["expected_throws"])
+    assert old.columns.tolist() == ["name", "expected_throws"]  # the name asked for
+    assert old["expected_throws"].iloc[0] == df["mean"].iloc[0]
+    with pytest.raises(ValueError, match="columns must be distinct"):
+        with pytest.warns(DeprecationWarning):
+            analyze_many([mb], columns=["expected_throws", "mean"])
+    with pytest.raises(ValueError, match="unknown column 'men'; did you mean 'mean'"):
+        analyze_many([mb], columns=["men"])
+
+
+def test_finish_probability_column_is_exact_where_not_sure():
+    half = Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5})  # 0.5, not sure
+    df = analyze_many([half, Board(10)], columns=["finish_probability"])
+    assert df["finish_probability"].tolist() == [finish_probability(half), 1.0] == [0.5, 1.0]
+
+
+def test_labels_carried_through(tmp_path):
+    named = [Board(10, name="ten"), Board(20), Board(30, name="thirty")]
+    df = analyze_many(named, columns=["min_throws"], chunk_size=2)
+    assert df.columns.tolist() == ["name", "min_throws"]
+    assert df["name"].iloc[0] == "ten" and pd.isna(df["name"].iloc[1])
+    # a Parquet file's own id and name columns, any types, as they were
+    path = tmp_path / "ids.parquet"
+    pq.write_table(pa.table({"id": pa.array([101, 102]), "name": pa.array(["a", None]),
+                             "size": pa.array([10, 20], pa.int64())}), path)
+    out = analyze_many(path, columns=["min_throws"], errors="coerce")
+    assert out["id"].tolist() == [101, 102] and out["name"].iloc[0] == "a"
+    # JSON Lines boards with names, streamed in chunks; unnamed dicts get no column
+    assert analyze_many(iter([{"size": 10}]), columns=["size"]).columns.tolist() == ["size"]
+    lines = iter([{"size": 10, "name": "x"}, {"size": 12}])
+    assert analyze_many(lines, columns=["size"])["name"].iloc[0] == "x"

@@ -17,7 +17,7 @@ from snl_numeric.batch import analyze_many, analyze_to_parquet, read_results
 from snl_numeric.batch import store as batch_store
 
 BIG = "1180591620717411303424"  # 2**70
-COLS = ("min_throws", "expected_throws")
+COLS = ("min_throws", "mean")
 
 
 def _dicts(n, base):
@@ -229,11 +229,11 @@ def test_parquet_integers_beyond_int64_are_error_rows(tmp_path):
     assert df["min_throws"].iloc[0] == df["min_throws"].iloc[4] == min_throws(Board(10, {3: 5}))
     floats = tmp_path / "f.parquet"
     pq.write_table(pa.table({"size": pa.array([10.0, 1e30, 10.5, None])}), floats)
-    df = analyze_many(floats, errors="coerce", columns=("expected_throws",))
+    df = analyze_many(floats, errors="coerce", columns=("mean",))
     assert df["error"].tolist()[1:] == ["size must fit in a 64-bit integer, got 1e+30",
                                         "size must be an integer, got 10.5",
                                         "board data needs a 'size'"]
-    assert df["expected_throws"].iloc[0] == pytest.approx(expected_throws(Board(10)))
+    assert df["mean"].iloc[0] == pytest.approx(expected_throws(Board(10)))
     strings = tmp_path / "s.parquet"
     pq.write_table(pa.table({"size": pa.array(["10", "x"])}), strings)
     with pytest.raises(TypeError, match="Parquet column 'size' must hold integers, got string"):
@@ -273,4 +273,4 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
         analyze_to_parquet([Board(10)], tmp_path, columns=COLS)
     assert sorted(os.listdir(tmp_path)) == [store.MANIFEST]
     assert np.isclose(expected_throws(Board(10)), analyze_many([Board(10)], columns=COLS)[
-        "expected_throws"].iloc[0])
+        "mean"].iloc[0])

@@ -20,7 +20,7 @@ def test_analyze_registry_board(capsys):
     a = analyze(boards.get("milton-bradley"))
     assert f"fewest throws     {a.min_throws}" in out
     assert f"{a.mean:.6f}" in out
-    assert "ladder   1->38" in out
+    assert "  ladder  1->38     0.1667" in out  # aligned columns
 
 
 def test_analyze_json_with_rule_flags(capsys):
@@ -44,7 +44,7 @@ def test_analyze_json_file_and_unreachable(capsys, tmp_path):
     data = json.loads(out)
     assert code == 0 and data["min_throws"] == -1 and data["mean"] == "inf"
     code, out, _ = run(capsys, "analyze", str(path))
-    assert "unreachable" in out
+    assert "fewest throws     - (the goal cannot be reached)" in out
 
 
 @pytest.mark.parametrize(
@@ -76,3 +76,120 @@ def test_python_dash_m():
     proc = subprocess.run([sys.executable, "-m", "snl_numeric", "analyze", "seed-30"],
                           capture_output=True, text=True, check=True)
     assert "fewest throws     3" in proc.stdout
+
+
+# -- manners (issue 16, item 6) ---------------------------------------------------------
+def _subparsers():
+    import argparse
+
+    from snl_numeric.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices
+
+
+def test_version(capsys):
+    import snl_numeric
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out == f"snl {snl_numeric.__version__}\n"
+
+
+def test_every_flag_has_help():
+    import argparse
+
+    missing = [(name, a.option_strings or a.dest) for name, sp in _subparsers().items()
+               for a in sp._actions if not a.help or a.help == argparse.SUPPRESS]
+    assert missing == []
+    assert set(_subparsers()) == {"analyze", "boards", "simulate", "maze", "design", "batch",
+                                  "policy", "race", "warmup"}
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["simulate", "milton-bradley", "--games", "10", "--sed", "3"], "did you mean --seed?"),
+    (["simulate", "milton-bradley", "--gmes", "10"], "unknown flag --gmes: did you mean --games?"),
+    (["design", "--snakes", "1", "--ladders", "1", "--max", "--chians", "2"],
+     "did you mean --chains?"),
+])
+def test_typo_shows_the_subcommands_usage(capsys, argv, hint):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith(f"usage: snl {argv[0]} ") and hint in err
+
+
+def test_mistyped_board_name(capsys):
+    assert main(["analyze", "milton-bradly"]) == 2
+    assert "did you mean 'milton-bradley'?" in capsys.readouterr().err
+    assert main(["analyze", "zzz"]) == 2
+    assert "did you mean" not in capsys.readouterr().err
+
+
+def test_text_reports_explain_align_and_count(capsys):
+    assert main(["analyze", "seed-30", "--dice", "2d6", "--overshoot", "bounce"]) == 0
+    out = capsys.readouterr().out
+    assert "dice 2d6" in out and "Dice(" not in out
+    assert "(a-[f]->b: from square a, face f, the token rests on b)" in out
+    rows = [r for r in out.splitlines() if r.startswith(("  ladder", "  snake"))]
+    assert len(rows) == 8 and len({r.index("0.") for r in rows}) == 1  # one column
+    assert main(["simulate", "seed-30", "--games", "1000", "--seed", "1", "--dice", "2d6"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "seed-30: 1000 simulated games (4 ladders, 4 snakes)"
+    # a label column, then every value starting in the same column
+    assert all(ln[:2] == "  " and ln[2] != " " and ln[19] == " " and ln[20] != " "
+               for ln in lines[1:]), lines
+    assert main(["design", "--size", "20", "--snakes", "1", "--ladders", "1", "--min",
+                 "--iterations", "30", "--seed", "1"]) == 0
+    assert capsys.readouterr().out.startswith("Designed board: size 20, 1 ladder, 1 snake\n")
+
+
+def test_missing_numbers_print_as_dash():
+    from snl_numeric import simulate
+
+    stuck = Board(10, {9: 0}, overshoot="exact", dice={3: 1.0})  # never finishes
+    text = str(analyze(stuck))
+    assert "None" not in text and "median / mode     - / -" in text and "p50=-" in text
+    with pytest.warns(RuntimeWarning):
+        r = simulate(stuck, 50, rng=1, max_throws=20)
+    text = str(r)
+    assert "None" not in text and "min / max         - / -" in text
+
+
+@pytest.mark.parametrize("argv", [
+    ["analyze", "seed-30", "--json"],
+    ["analyze", "seed-30", "--overshoot", "exact", "--dice", "5:1", "--json"],  # inf
+    ["boards", "--json"],
+    ["simulate", "seed-30", "--games", "100", "--seed", "1", "--json"],
+    ["policy", "milton-bradley", "--action", "1-3", "--action", "4-6", "--json"],
+    ["policy", "seed-30", "--horizon", "3", "--json"],
+    ["design", "--size", "20", "--snakes", "1", "--ladders", "1", "--min", "--iterations", "20",
+     "--seed", "1", "--json"],
+    ["warmup", "maze", "--processes", "1", "--json"],
+])
+def test_json_is_indented_and_strict_everywhere(capsys, argv):
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+
+    def refuse(name):
+        raise ValueError(name)
+
+    data = json.loads(out, parse_constant=refuse)  # no NaN / Infinity literals
+    assert out == json.dumps(data, indent=2) + "\n"
+
+
+def test_json_of_maze_and_batch_is_indented(capsys, tmp_path):
+    grid = tmp_path / "m.txt"
+    grid.write_text("1 1\n1 1\n")
+    for argv in (["maze", str(grid), "--json"], ["maze", str(grid), "--count", "--json"],
+                 ["maze", str(grid), "--shortest", "--start", "0", "0", "--json"]):
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert out == json.dumps(json.loads(out), indent=2) + "\n"
+    boards_file = tmp_path / "b.jsonl"
+    boards_file.write_text('{"size": 10}\n')
+    assert main(["batch", str(boards_file), "-o", str(tmp_path / "out"), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out == json.dumps(json.loads(out), indent=2) + "\n"

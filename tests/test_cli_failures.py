@@ -134,8 +134,9 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
 
 
 def test_ctrl_c_exits_130_without_a_traceback():
+    # --progress: a bar on stderr even in this pipe, so we see when the work has begun
     proc = subprocess.Popen(SNL + ["simulate", "milton-bradley", "--games", "1000000000",
-                                   "--seed", "1"],
+                                   "--seed", "1", "--progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120

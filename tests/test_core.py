@@ -136,7 +136,7 @@ def test_unreachable_goal():
     assert (a.min_throws, a.shortest_path, a.median, a.mode) == (-1, None, None, None)
     assert a.expected_visits is None and a.jump_probability is None
     assert all(v is None for v in a.percentiles.values())
-    assert "unreachable" in str(a)
+    assert "fewest throws     - (the goal cannot be reached)" in str(a)
 
 
 def test_goal_reached_with_probability_half():
@@ -325,3 +325,17 @@ def test_jump_probability_option():
 def test_absurd_board_is_refused_before_allocating():
     with pytest.raises(ValueError, match="board too large to compile"):
         expected_throws(Board(10**9))
+
+
+# --- the written-out sort and search of the board checks ---------------------------------
+@given(st.lists(st.integers(-5, 5), max_size=40))
+@settings(max_examples=200)
+def test_stable_order_and_lower_bound_match_numpy(values):
+    from snl_numeric._core.validation import lower_bound, stable_order
+
+    arr = np.array(values, dtype=np.int64)
+    order = stable_order(arr)
+    assert order.tolist() == np.argsort(arr, kind="stable").tolist()
+    ordered = arr[order]
+    for x in range(-6, 7):
+        assert lower_bound(ordered, x) == int(np.searchsorted(ordered, x, side="left"))

@@ -39,8 +39,8 @@ def assert_feasible(res: DesignResult, size, snakes, ladders, *, min_length=1, m
     assert len(set(ends)) == len(ends)  # no shared squares, hence no chained jumps
     assert not set(b.jumps.values()) & set(b.jumps)
     # the reported numbers are the core's exact numbers for the returned board
-    assert math.isfinite(res.expected)
-    assert res.expected == pytest.approx(expected_throws(b), rel=1e-10)
+    assert math.isfinite(res.mean)
+    assert res.mean == pytest.approx(expected_throws(b), rel=1e-10)
     assert res.variance == pytest.approx(throws_variance(b), rel=1e-8, abs=1e-9)
 
 
@@ -84,8 +84,8 @@ def test_target_gets_close_on_100_squares():
         res = design_board(100, snakes=10, ladders=10, target=target, iterations=1500,
                            chains=2, rng=0)
         assert_feasible(res, 100, 10, 10)
-        assert abs(res.expected - target) < 0.05
-        assert res.value == pytest.approx(abs(res.expected - target))
+        assert abs(res.mean - target) < 0.05
+        assert res.value == pytest.approx(abs(res.mean - target))
 
 
 def test_max_beats_min_and_trace_is_monotone():
@@ -102,7 +102,7 @@ def test_max_beats_min_and_trace_is_monotone():
         assert res.trace[-1] == res.value
     assert np.all(np.diff(hi.trace) >= 0) and np.all(np.diff(lo.trace) <= 0)
     # an empty 100-square board needs ~ 29.4 throws; designs move far off it both ways
-    assert lo.expected < 10 < 60 < hi.expected
+    assert lo.mean < 10 < 60 < hi.mean
 
 
 def test_reproducible_for_seed_and_threads():
@@ -156,18 +156,18 @@ def test_constraints_hold(size, snakes, ladders, min_length, extra, forbidden, o
                        chains=2, rng=seed, **goal, **kw)
     assert_feasible(res, size, snakes, ladders, **kw)
     if objective == "target":
-        assert res.value == pytest.approx(abs(res.expected - goal["target"]), abs=1e-9)
+        assert res.value == pytest.approx(abs(res.mean - goal["target"]), abs=1e-9)
     else:
-        assert res.value == res.expected
+        assert res.value == res.mean
 
 
 def test_result_str_and_dict():
     res = design_board(20, snakes=1, ladders=2, objective="min", iterations=50, chains=2, rng=0)
     text = str(res)
-    assert "expected throws" in text and "ladders:" in text
+    assert "  expected throws   " in text and "  ladders           " in text
     d = res.to_dict()
     assert Board.from_dict(d["board"]) == res.board
-    assert d["expected"] == res.expected and d["evaluations"] == res.evaluations
+    assert d["mean"] == res.mean and d["evaluations"] == res.evaluations
 
 
 def test_cli(tmp_path, capsys):
@@ -178,15 +178,16 @@ def test_cli(tmp_path, capsys):
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     board = Board.from_json(str(out))
-    assert data["expected"] == pytest.approx(expected_throws(board), rel=1e-10)
+    assert data["mean"] == pytest.approx(expected_throws(board), rel=1e-10)
     assert len(board.snakes) == 2 and len(board.ladders) == 2
     same = design_board(30, snakes=2, ladders=2, objective="min", iterations=200, chains=2,
                         rng=4)
     assert same.board.jumps == board.jumps
     code = main(["design", "--size", "30", "--snakes", "1", "--ladders", "1", "--target",
-                 "8", "--iterations", "200", "--seed", "4"])
+                 "8", "--iterations", "200", "--seed", "4", "--progress"])
     captured = capsys.readouterr()
-    assert code == 0 and "target 8" in captured.out and "design (anneal)" in captured.err
+    assert code == 0 and "closest to 8 (off by" in captured.out
+    assert "design (anneal)" in captured.err
     assert main(["design", "--size", "5", "--snakes", "4", "--ladders", "4", "--max"]) == 2
     assert "cannot place 8 jumps" in capsys.readouterr().err
 
@@ -240,7 +241,14 @@ def test_greedy_failure_is_reported():
     res = design_board(5, snakes=2, ladders=0, objective="max", min_length=2, max_length=2,
                        iterations=50, chains=2, rng=0)
     assert sorted(res.board.jumps.items()) in ([(2, 0), (3, 1)], [(3, 1), (4, 2)])
-    assert res.expected == pytest.approx(49 / 23, rel=1e-14)
+    assert res.mean == pytest.approx(49 / 23, rel=1e-14)
     with pytest.raises(ValueError, match="constraints look infeasible"):
         design_board(6, snakes=3, ladders=0, objective="max", min_length=2, max_length=2,
                      iterations=50, chains=2, rng=0)
+
+
+def test_renamed_expected_is_mean():
+    res = design_board(20, snakes=1, ladders=1, objective="max", iterations=20, chains=2, rng=1)
+    with pytest.warns(DeprecationWarning, match="DesignResult.expected is now DesignResult.mean"):
+        assert res.expected == res.mean
+    assert res.to_dict()["mean"] == res.mean and "expected" not in res.to_dict()

@@ -26,6 +26,7 @@ from snl_numeric.plot import (  # noqa: E402
     plot_board,
     plot_compare,
     plot_distribution,
+    plot_policy,
     plot_visits,
 )
 from tests.naive import plot_square_cells_naive  # noqa: E402
@@ -109,7 +110,7 @@ def test_distribution_bars_lines_and_labels():
     assert xs[f"median {a.median}"] == a.median
     labels = [t.get_text() for t in twin[0].get_legend().get_texts()]
     assert "percentiles p5, p25, p75, p95" in labels
-    assert {t.get_text().strip() for t in ax.texts} == {"p5", "p25", "p75", "p95"}
+    assert {t.get_text() for t in ax.texts} == {"p5", "p25", "p75", "p95"}
     marked = sorted(line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == ":")
     assert marked == [a.percentiles[5], a.percentiles[25], a.percentiles[75], a.percentiles[95]]
 
@@ -408,7 +409,7 @@ def test_design_html():
     res = design_board(30, snakes=2, ladders=2, objective="max", iterations=200, chains=2, rng=1)
     page = parse(res._repr_html_())
     text = " ".join(page.text)
-    for piece in ("Designed board of size 30", "longest expected game", fmt(res.expected),
+    for piece in ("Designed board of size 30", "longest expected game", fmt(res.mean),
                   f"{res.evaluations:,} exact evaluations", "ladders (2)", "snakes (2)"):
         assert piece in text, piece
     assert page.tags.count("line") == 4
@@ -437,8 +438,8 @@ def test_policy_map_matches_the_policy():
         assert (kinds[f"{s}->{d}"] == "declined") == (not take)
     assert r.declined and "47->26" not in [f"{s}->{d}" for s, d in r.declined]
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["A = 1-6", "B = 1-2", "C = 4-6", "declined jump"]
-    assert f"{r.expected_start:.2f} expected throws" in ax.get_title()
+    assert legend == ["A = d6", "B = 1-2", "C = 4-6", "declined jump"]
+    assert f"{r.mean:.2f} expected throws" in ax.get_title()
     shown = {t.get_text() for t in ax.texts}
     assert f"{r.expected[50]:.1f}" in shown and f"{r.expected[0]:.1f}" in shown
 
@@ -452,7 +453,7 @@ def test_policy_map_ax_worst_play_and_errors():
     fig, ax = plt.subplots()
     assert plot_policy(r, ax=ax, values=False, legend=False) is ax
     assert ax.get_title().startswith("Worst play on forward")
-    assert np.isfinite(r.expected_start)
+    assert np.isfinite(r.mean)
     assert ax.get_legend() is None
     assert not [a for a in arrows(ax) if a.get_gid().startswith("declined")]
     assert arrow_jumps(ax, board.size) == dict(board.jumps)
@@ -467,10 +468,60 @@ def test_policy_html():
     page = parse(r._repr_html_())
     text = " ".join(page.text)
     for piece in ("Policy on milton-bradley", "optimal play (fewest expected throws)",
-                  "jumps optional", fmt(r.expected_start), "Bellman residual", "1-6", "1-2"):
+                  "jumps optional", fmt(r.mean), "Bellman residual", "d6", "1-2"):
         assert piece in text, piece
     declined = ", ".join(f"{s}→{d}" for s, d in r.declined)
     assert declined and declined in text
     used = [int((r.policy[:100] == i).sum()) for i in range(2)]
     assert sum(used) == 100
-    assert f"<td {_CELL}>A</td><td {_CELL}>1-6</td><td {_CELL}>{used[0]}</td>" in r._repr_html_()
+    assert f"<td {_CELL}>A</td><td {_CELL}>d6</td><td {_CELL}>{used[0]}</td>" in r._repr_html_()
+
+
+
+# -- manners (issue 16, item 6) ---------------------------------------------------------
+def _inside_figure(artist) -> bool:
+    fig = artist.figure
+    fig.canvas.draw()
+    box = artist.get_window_extent()
+    return (box.x0 >= 0 and box.y0 >= 0 and box.x1 <= fig.bbox.width
+            and box.y1 <= fig.bbox.height)
+
+
+def test_board_and_policy_legends_are_never_clipped(tmp_path):
+    from snl_numeric import optimal_policy
+
+    mb = boards.get("milton-bradley")
+    for ax in (plot_board(mb), plot_board(random_board(900, 0.1, rng=1)),
+               plot_policy(optimal_policy(mb, ["1-3", "4-6"], optional_jumps=True))):
+        legend = ax.get_legend()
+        assert _inside_figure(legend)  # inside the figure: savefig keeps it, tight or not
+        ax.figure.savefig(tmp_path / "board.png")  # no bbox_inches
+        board_right = ax.transData.transform((ax.get_xlim()[1], 0))[0]
+        assert legend.get_window_extent().x1 <= board_right + 1  # inside the axes too
+        plt.close(ax.figure)
+
+
+def test_square_numbers_are_drawn_over_the_arrows():
+    ax = plot_board(boards.get("milton-bradley"))
+    numbers = [t for t in ax.texts if t.get_text().isdigit() and t.get_bbox_patch() is not None]
+    arrows = [t for t in ax.texts if t.get_gid()]
+    assert len(numbers) == 100 and len(arrows) == 19
+    assert min(t.get_zorder() for t in numbers) > max(a.get_zorder() for a in arrows)
+    plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("percentiles", [(5, 25, 75, 95), (5, 10, 25, 50, 75, 90, 95, 99),
+                                         (50, 51, 52)])
+def test_percentile_labels_overlap_neither_bars_nor_each_other(percentiles):
+    a = analyze(boards.get("milton-bradley"))
+    ax = plot_distribution(a, percentiles=percentiles, cdf=False)
+    ax.figure.canvas.draw()
+    labels = [t for t in ax.texts if t.get_gid() == "percentile label"]
+    names = ",".join(t.get_text() for t in labels).split(",")
+    assert sorted(names) == sorted(f"p{q:g}" for q in percentiles)  # each once
+    boxes = [t.get_window_extent() for t in labels]
+    bars = [p.get_window_extent() for p in ax.patches]
+    for i, box in enumerate(boxes):
+        assert not any(box.overlaps(bar) for bar in bars if bar.height > 0)
+        assert not any(box.overlaps(other) for other in boxes[i + 1:])
+    plt.close(ax.figure)

@@ -73,12 +73,12 @@ def _assert_values(got, want):
 # --- hand-made cases ----------------------------------------------------------------
 def test_milton_bradley_small_or_big_die():
     r = optimal_policy(MB, [D13, D46])
-    assert r.expected_start == pytest.approx(17.087382391556, rel=1e-11)
+    assert r.mean == pytest.approx(17.087382391556, rel=1e-11)
     want = naive.policy_value_iteration(MB, [D13, D46])
     np.testing.assert_allclose(r.expected, want, rtol=1e-11)
     # adding a fair d6 does not help on this board
     r3 = optimal_policy(MB, [D13, D46, D6])
-    assert r3.expected_start == pytest.approx(r.expected_start, rel=1e-12)
+    assert r3.mean == pytest.approx(r.mean, rel=1e-12)
     assert set(r3.policy[:100].tolist()) <= {0, 1}
     # near the goal the big die cannot finish under exact landing
     assert r.policy[99] == 0 and r.policy[98] == 0 and r.policy[100] == -1
@@ -87,8 +87,8 @@ def test_milton_bradley_small_or_big_die():
 def test_milton_bradley_optional_jumps_declines_every_snake():
     r = optimal_policy(MB, [D6], optional_jumps=True)
     assert sorted(r.declined) == sorted(MB.snakes.items())
-    assert expected_throws(r.induced_board()) == pytest.approx(r.expected_start, rel=1e-12)
-    assert r.expected_start < expected_throws(MB)
+    assert expected_throws(r.induced_board()) == pytest.approx(r.mean, rel=1e-12)
+    assert r.mean < expected_throws(MB)
 
 
 def test_choice_of_deterministic_moves_hand_derived():
@@ -111,7 +111,7 @@ def test_exact_rule_stuck_die_is_avoided():
 def test_min_is_infinite_where_no_play_finishes():
     b = Board(4, overshoot="exact", start=3)
     r = optimal_policy(b, [{2: 1.0}, {3: 1.0}])
-    assert r.expected_start == math.inf
+    assert r.mean == math.inf
     assert r.expected.tolist()[:3] == [2.0, 1.0, 1.0]  # 0 -2-> 2 -2-> 4; 1 -3-> 4
     assert math.isinf(r.expected[3])
 
@@ -135,12 +135,12 @@ def test_single_action_large_board_krylov_path():
 def test_max_objective_finite_and_against_single_die():
     # with one die there is nothing to choose: worst == best == the core's answer
     r = optimal_policy(MB, [D6], objective="max")
-    assert r.expected_start == pytest.approx(expected_throws(MB), rel=1e-12)
+    assert r.mean == pytest.approx(expected_throws(MB), rel=1e-12)
     # the worst player declines every ladder on Milton Bradley under "win"
     b = MB.replace(overshoot="win")
     r = optimal_policy(b, [D6], objective="max", optional_jumps=True)
     assert set(b.ladders.items()) <= set(r.declined)
-    assert expected_throws(r.induced_board()) == pytest.approx(r.expected_start, rel=1e-12)
+    assert expected_throws(r.induced_board()) == pytest.approx(r.mean, rel=1e-12)
     want = naive.policy_expected(b, [D6], r.policy, _take_map(r))
     np.testing.assert_allclose(r.expected, want, rtol=1e-10)
 
@@ -152,14 +152,14 @@ def test_max_objective_infinite_raises_with_square_and_reason():
         optimal_policy(Board(10, {5: 2}), [{1: 1.0}], objective="max")
     # a worst player loops on a snake only when jumps are optional... or not at all here
     b = Board(8, {6: 1})
-    assert math.isfinite(optimal_policy(b, [D13], objective="max").expected_start)
+    assert math.isfinite(optimal_policy(b, [D13], objective="max").mean)
 
 
 def test_max_infinite_elsewhere_but_finite_from_start():
     # moves of 1 or 2: 1 -2-> 3 => 1 loops forever, but not from the start 4 (4 -> 5 -> 6)
     b = Board(6, {3: 1}, start=4)
     r = optimal_policy(b, [{1: 1.0}, {2: 1.0}], objective="max")
-    assert r.expected_start == 2.0 and np.isinf(r.expected[:3]).all()
+    assert r.mean == 2.0 and np.isinf(r.expected[:3]).all()
     assert r.expected[3] == 3.0  # resting on the snake square: 3 -> 4 -> 5 -> 6
     assert r.policy[4] == 0
     want = naive.policy_brute_force(b, [Dice.from_probs({1: 1.0}), Dice.from_probs({2: 1.0})],
@@ -204,7 +204,7 @@ def test_simulation_matches_within_five_standard_errors():
                         (boards.get("seed004"), [D6, parse_dice("2d6")], True)):
         r = optimal_policy(b, acts, optional_jumps=oj)
         mean, se = naive.policy_simulate(b, list(r.actions), r.policy, _take_map(r), 20000, rng)
-        assert abs(mean - r.expected_start) < 5 * se
+        assert abs(mean - r.mean) < 5 * se
 
 
 def test_str_and_dict():
@@ -214,7 +214,7 @@ def test_str_and_dict():
     assert " 98 Ax" in text and " 80 B^" in text and "declined jumps    16->6" in text
     assert text.splitlines()[5].split()[0] == "100"  # top row starts at the goal
     d = json.loads(json.dumps(r.to_dict()))
-    assert d["policy"][100] == -1 and d["expected"][0] == pytest.approx(r.expected_start)
+    assert d["policy"][100] == -1 and d["expected"][0] == pytest.approx(r.mean)
     assert {"from": 16, "to": 6, "take": False} in d["jumps"]
     small = str(optimal_policy(boards.get("seed-30"), [D13]))
     assert " 0 A " in small and "1 die" in small
@@ -358,10 +358,22 @@ def test_bounce_below_zero_is_rejected():
     with pytest.raises(ValueError, match=r"actions\[1\]: face 6 is too large.*<= 4"):
         optimal_policy(Board(3, {2: 0}, overshoot="bounce", dice={1: 1.0}), [{1: 1.0}, D46])
     assert optimal_policy(Board(3, overshoot="bounce", dice={1: 1.0}), [{4: 1.0}]).expected[2] == math.inf
-    with pytest.raises(ValueError, match="k must be a non-negative"):
+    with pytest.raises(ValueError, match="horizon must be a non-negative"):
         finish_within(MB, [D6], -1)
-    with pytest.raises(TypeError, match="k must be an integer"):
+    with pytest.raises(TypeError, match="horizon must be an integer"):
         finish_within(MB, [D6], 2.0)
+
+
+def test_horizon_is_the_one_name():
+    new = finish_within(MB, [D13, D46], horizon=12)
+    assert new.horizon == 12 and new.to_dict()["horizon"] == 12
+    with pytest.warns(DeprecationWarning, match=r"k=\.\.\.\) is now finish_within\(\.\.\., horizon"):
+        old = finish_within(MB, [D13, D46], k=12)
+    assert np.array_equal(old.values, new.values)
+    with pytest.raises(TypeError, match="not both"):
+        finish_within(MB, [D13, D46], 12, k=12)
+    with pytest.raises(TypeError, match="missing the number of throws: horizon"):
+        finish_within(MB, [D13, D46])
 
 
 def test_iteration_caps_raise():
@@ -373,22 +385,36 @@ def test_iteration_caps_raise():
 
 # --- command line ------------------------------------------------------------------
 def test_cli_policy(capsys):
-    assert main(["policy", "milton-bradley", "--dice", "1-3", "--dice", "4-6"]) == 0
+    assert main(["policy", "milton-bradley", "--action", "1-3", "--action", "4-6"]) == 0
     out = capsys.readouterr().out
     assert "17.087382" in out and "one die only      A: 65.900775  B: inf" in out
-    assert main(["policy", "milton-bradley", "--dice", "1-3", "--dice", "4-6",
+    assert main(["policy", "milton-bradley", "--action", "1-3", "--action", "4-6",
                  "--optional-jumps", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["expected_start"] == pytest.approx(14.067875110576, rel=1e-11)
+    assert d["mean"] == pytest.approx(14.067875110576, rel=1e-11)
     assert d["single_die"] == {"A": pytest.approx(65.90077525407628), "B": "inf"}
-    assert main(["policy", "seed-30", "--dice", "d6", "--horizon", "3", "--json"]) == 0
+    assert main(["policy", "seed-30", "--action", "d6", "--horizon", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["probability_start"] == pytest.approx(
         length_distribution(boards.get("seed-30"))[:4].sum())
-    assert main(["policy", "milton-bradley", "--dice", "1-3", "--dice", "4-6",
+    assert main(["policy", "milton-bradley", "--action", "1-3", "--action", "4-6",
                  "--objective", "max"]) == 2
     assert "infinite" in capsys.readouterr().err
     assert main(["policy", "seed-30", "--overshoot", "win", "--method", "value"]) == 0
     assert "value iteration" in capsys.readouterr().out
+    # the old spelling still works for one release, and says what replaces it
+    assert main(["policy", "milton-bradley", "--dice", "1-3", "--dice", "4-6"]) == 0
+    cap = capsys.readouterr()
+    assert "17.087382" in cap.out
+    assert cap.err.count("--dice is deprecated here and will be removed in the next release; "
+                         "use --action") == 2
+
+
+def test_renamed_result_attributes_warn():
+    r = optimal_policy(MB, [D13, D46])
+    with pytest.warns(DeprecationWarning, match="PolicyResult.expected_start is now "
+                                                "PolicyResult.mean"):
+        assert r.expected_start == r.mean
+    assert r.to_dict()["mean"] == r.mean and "expected_start" not in r.to_dict()
 
 
 def test_max_far_beyond_1e12_is_certified():
@@ -396,10 +422,10 @@ def test_max_far_beyond_1e12_is_certified():
     # the cancellation-free evaluation resolves (it used to be refused as meaningless)
     b = boards.random_board(1000, 0.1, rng=32, chain=True)
     r = optimal_policy(b, ["d6", "1-3"], objective="max", optional_jumps=True)
-    assert r.expected_start > 1e12 and r.convergence.note == ""
+    assert r.mean > 1e12 and r.convergence.note == ""
     assert r.convergence.residual <= 1e-9 * r.expected.max()  # tol: switches gain > 1e-9
     # one die, every jump compulsory: the policy value is the board's expected throws
     one = optimal_policy(b.replace(dice={1: 1 / 3, 2: 1 / 3, 3: 1 / 3}), ["1-3"],
                          objective="max")
-    assert one.expected_start == pytest.approx(
+    assert one.mean == pytest.approx(
         expected_throws(b.replace(dice={1: 1 / 3, 2: 1 / 3, 3: 1 / 3})), rel=1e-12)

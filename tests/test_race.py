@@ -309,7 +309,7 @@ def test_max_sweeps_is_reported():
     (lambda: optimal_race(MB, SMALL_BIG, opponent=optimal_policy(Board(100), SMALL_BIG)),
      ValueError, "computed for another board"),
     (lambda: optimal_race(MB, SMALL_BIG, opponent=optimal_policy(MB, ["d6"])),
-     ValueError, "throws die 1-6, which is not among the dice"),
+     ValueError, "throws die d6, which is not among the dice"),
     (lambda: race_value(MB, SMALL_BIG, None, np.zeros(101, int)), TypeError, "first must be"),
     (lambda: race_value(MB, SMALL_BIG, np.zeros(101, int), [[0]]), ValueError, "second must"),
     (lambda: race_value(MB, SMALL_BIG, np.zeros(101, int), np.zeros(101, int),

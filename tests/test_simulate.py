@@ -204,6 +204,28 @@ def test_bit_identical_across_thread_counts():
     assert same(one, simulate(board, 30_000, rng=99, threads=2, progress=False))
 
 
+@pytest.mark.parametrize("name", ["loaded", "exact-cap", "strand", "long"])
+def test_rounds_of_any_length_give_the_same_games(monkeypatch, name):
+    """Blocks save their state between rounds and resume exactly: a run cut into rounds of
+    one to a few steps per block plays the same games as one long round."""
+    board, kw = {
+        "loaded": (boards.get("milton-bradley").replace(dice=DICE["loaded"]), {}),
+        "exact-cap": (Board(30, {29: 0}, overshoot="exact"), {"max_throws": 60}),
+        "strand": (Board(20, {10: 20}, overshoot="exact", dice={2: 1.0}), {}),
+        "long": (random_board(400, 0.2, rng=5), {}),
+    }[name]
+    whole = quiet(board, 3_000, rng=7, per_game=True, threads=2, **kw)
+    monkeypatch.setattr(simulate_kernel, "FIRST_BUDGET", 1)
+    monkeypatch.setattr(simulate_kernel, "MIN_BUDGET", 1)
+    monkeypatch.setattr(simulate_kernel, "ROUND_SECONDS", 0.0)
+    monkeypatch.setattr(simulate_kernel, "HIST_BINS", 8)  # the long-game replay in rounds too
+    cut = quiet(board, 3_000, rng=7, per_game=True, threads=2, **kw)
+    assert same(whole, cut) and whole.total_throws > 0
+    for a, b in ((whole.throws, cut.throws), (whole.final_square, cut.final_square),
+                 (whole.jump_used, cut.jump_used)):
+        assert np.array_equal(a, b)
+
+
 def test_same_seed_same_result_different_seed_different():
     board = boards.get("seed004")
     a = simulate(board, 5_000, rng=1)
@@ -379,5 +401,8 @@ def test_cli_text_and_progress(capsys):
                  "--max-throws", "20"])
     assert code == 0
     cap = capsys.readouterr()
-    assert "CENSORED" in cap.out and "simulate [" in cap.err
+    assert "CENSORED" in cap.out and cap.err == ""  # stderr is not a terminal: no bar
+    assert main(["simulate", "seed004", "--games", "3000", "--seed", "1", "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("\rsimulate:") and err.count("100%") == 1 and "3.00k/3.00k" in err
     assert main(["simulate", "seed004", "--games", "0", "--no-progress"]) == 2

@@ -96,7 +96,7 @@ def other_calls():
                                        rng=11 + i % 2).board.jumps),
         ("design_board local", lambda: None,
          lambda _, i: snl.design_board(30, snakes=2, ladders=2, target=12.0, method="local", iterations=20,
-                                       chains=2, rng=5).expected),
+                                       chains=2, rng=5).mean),
         ("maze paths", lambda: grid, lambda m, i: maze.paths(m, (0, 0), (3, 3), limit=500)),
         ("maze count", lambda: grid, lambda m, i: maze.count_paths(m, (0, 6), (3, 3),
                                                                     bound=20_000)),

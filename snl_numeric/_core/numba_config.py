@@ -1,36 +1,188 @@
-"""Numba options shared by every kernel in the package.
+"""Numba options shared by every kernel in the package, and where compiled kernels live.
 
-Kernels are compiled lazily, on first call, and cached on disk
-(``cache=True``), so importing :mod:`snl_numeric` never compiles anything.
-``fastmath`` is deliberately off: probabilities and Monte Carlo estimates
-must keep IEEE semantics for NaN and infinity.
+Kernels are compiled lazily, on first call, and kept on disk so that later
+processes load them in a fraction of a second; importing :mod:`snl_numeric`
+never compiles anything. ``fastmath`` is deliberately off: probabilities and
+Monte Carlo estimates must keep IEEE semantics for NaN and infinity.
+
+Where compiled kernels are kept
+    Never inside the installed package (a file left there survives
+    ``pip uninstall`` and can shadow a later install). The directory is, in
+    order:
+
+    1. ``$NUMBA_CACHE_DIR`` when set (Numba's own setting, honoured as Numba
+       does);
+    2. the per-user cache directory: ``$XDG_CACHE_HOME/snl_numeric`` or
+       ``~/.cache/snl_numeric`` on Linux, ``~/Library/Caches/snl_numeric`` on
+       macOS, ``%LOCALAPPDATA%\\snl_numeric\\Cache`` on Windows.
+
+    :func:`cache_dir` returns it. Inside, each installed copy of the package
+    gets its own sub-directory (named after its location), and each file of
+    kernels is keyed by a hash of its source, so upgrades never load stale
+    code. Nothing is written until a kernel is first compiled; when the
+    directory cannot be written, kernels are compiled in memory for the
+    process instead. ``snl warmup`` (or :func:`snl_numeric.warmup`) compiles
+    every kernel ahead of time, for container images and CI.
+
+The first compilation in a process prints one line on standard error
+(``snl_numeric: compiling kernels (first run only)...``) so that a cold start
+is never a silent wait.
 """
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import os
+import sys
 import threading
+from functools import cache
 
 import numba
-
-#: Held while a parallel (``prange``) kernel runs. Numba's workqueue threading layer is
-#: not thread-safe: two parallel kernels launched at once from two Python threads (Dask
-#: threaded workers, a ThreadPoolExecutor) can abort the process. Serial kernels release
-#: the GIL (``nogil``) and run concurrently; parallel ones take turns, each using every
-#: core it was given. ``numba.set_num_threads`` is per Python thread, so each caller's
-#: thread count holds for its own kernels.
-PARALLEL_LOCK = threading.Lock()
+from numba.core import caching, event
 
 #: Options for serial kernels.
 JIT = {"nogil": True, "cache": True, "fastmath": False}
-#: Options for kernels that use ``numba.prange``.
-PARALLEL_JIT = {**JIT, "parallel": True}
+
+#: The note printed once per process when a kernel of the package is first compiled.
+COMPILE_NOTE = "snl_numeric: compiling kernels (first run only)..."
+
+_PACKAGE = __name__.split(".")[0]
+
+
+def user_cache_dir() -> str:
+    """The per-user cache directory of the package (whether or not it exists yet)."""
+    home = os.path.expanduser("~")
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(base, _PACKAGE, "Cache")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Caches", _PACKAGE)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+    return os.path.join(base, _PACKAGE)
+
+
+def cache_dir() -> str:
+    """Where compiled kernels are kept: ``$NUMBA_CACHE_DIR`` if set, else :func:`user_cache_dir`.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.path.isabs(cache_dir())
+    True
+    """
+    return os.path.abspath(numba.config.CACHE_DIR or user_cache_dir())
+
+
+@cache
+def _source_hash(path: str, mtime: float, size: int) -> bytes:
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).digest()
+
+
+class PackageCacheLocator:
+    """A Numba cache locator that keeps a module's kernels under :func:`cache_dir`.
+
+    The sub-directory is named after the module's folder and a hash of its
+    path (as Numba names its own), so two installed copies never share files.
+    Unlike Numba's default locators it neither falls back to the source tree
+    nor creates anything before the first kernel is saved.
+    """
+
+    def __init__(self, py_func, py_file: str) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        folder = os.path.dirname(os.path.abspath(py_file))
+        digest = hashlib.sha1(folder.encode()).hexdigest()[:16]
+        self._cache_path = os.path.join(cache_dir(), f"{os.path.basename(folder)}_{digest}")
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        return cls(py_func, py_file) if os.path.exists(py_file) else None
+
+    def ensure_cache_path(self) -> None:
+        os.makedirs(self._cache_path, exist_ok=True)
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> bytes:
+        st = os.stat(self._py_file)
+        return _source_hash(self._py_file, st.st_mtime, st.st_size)
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+
+class _CacheImpl(caching.CompileResultCacheImpl):
+    _locator_classes = [PackageCacheLocator]
+
+
+class PackageFunctionCache(caching.FunctionCache):
+    """Numba's function cache with :class:`PackageCacheLocator`; a directory that cannot
+    be written turns caching off for the function instead of failing the compile."""
+
+    _impl_class = _CacheImpl
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except OSError:  # e.g. the directory is a file: compile instead
+            return None
+
+    def save_overload(self, sig, data):
+        try:
+            super().save_overload(sig, data)
+        except OSError:
+            self.disable()
+
+
+def _attach_cache(dispatcher) -> None:
+    """Give ``dispatcher`` the package's disk cache (Numba's ``cache=True`` would use
+    the source tree: inside the installed package)."""
+    if hasattr(dispatcher, "_cache") and os.path.exists(inspect.getfile(dispatcher.py_func)):
+        dispatcher._cache = PackageFunctionCache(dispatcher.py_func)
 
 
 def njit(**overrides):
-    """``numba.njit`` with the package defaults, optionally overridden."""
-    return numba.njit(**{**JIT, **overrides})
+    """``numba.njit`` with the package defaults (cached under :func:`cache_dir`)."""
+    options = {**JIT, **overrides}
+    cache = options.pop("cache")
+
+    def decorate(fn):
+        dispatcher = numba.njit(**options)(fn)
+        if cache:
+            _attach_cache(dispatcher)
+        return dispatcher
+
+    return decorate
 
 
-def pjit(**overrides):
-    """``numba.njit`` with the parallel package defaults."""
-    return numba.njit(**{**PARALLEL_JIT, **overrides})
+class _CompileNote(event.Listener):
+    """Prints :data:`COMPILE_NOTE` when the package's first kernel compilation starts."""
+
+    def __init__(self) -> None:
+        self.shown = False
+        self._lock = threading.Lock()
+
+    def on_start(self, ev) -> None:
+        if self.shown:
+            return
+        module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
+        if module.split(".")[0] != _PACKAGE:
+            return
+        with self._lock:
+            if self.shown:
+                return
+            self.shown = True
+        try:
+            print(COMPILE_NOTE, file=sys.stderr, flush=True)
+        except (OSError, ValueError):  # pragma: no cover - stderr closed
+            pass
+
+    def on_end(self, ev) -> None:
+        pass
+
+
+COMPILE_LISTENER = _CompileNote()
+event.register("numba:compile", COMPILE_LISTENER)

@@ -1,15 +1,63 @@
-"""A minimal progress bar on standard error (no third-party dependency).
+"""Progress bars that fit where they run: ``tqdm.auto`` behind one small class.
 
-Library functions take ``progress=False`` by default; the CLI turns it on.
-Updates are throttled to a few per second, so the bar costs nothing in a
-hot loop that reports in chunks.
+Library functions take ``progress=False`` by default; the command line turns
+it on. With ``progress=True`` a bar shows
+
+- as a widget in Jupyter (a plain-text bar there when ``ipywidgets`` is
+  missing),
+- as a terminal bar when standard error is a terminal,
+- nowhere otherwise (a pipe or a log file gets no ``\\r`` frames), unless
+  asked for with ``progress="always"``.
+
+The count never passes the total and the bar ends with a single final line.
 """
 
 from __future__ import annotations
 
 import sys
-import time
-from typing import TextIO
+import warnings
+from typing import Any, TextIO
+
+#: Values of the ``progress=`` switches.
+ALWAYS = "always"
+
+
+def check_progress(value: Any) -> bool | str:
+    """Validate a ``progress=`` argument: ``True``, ``False`` or ``"always"``.
+
+    Examples
+    --------
+    >>> check_progress(True), check_progress("always")
+    (True, 'always')
+    """
+    if value is ALWAYS or value == ALWAYS:
+        return ALWAYS
+    if isinstance(value, bool):
+        return value
+    raise TypeError(f"progress must be True, False or 'always', got {value!r}")
+
+
+def in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel."""
+    shell = sys.modules.get("IPython")
+    if shell is None or "ipykernel" not in sys.modules:
+        return False
+    ip = shell.get_ipython() if hasattr(shell, "get_ipython") else None
+    return ip is not None and hasattr(ip, "kernel")
+
+
+def _tqdm_class() -> Any:
+    with warnings.catch_warnings():  # tqdm warns when a notebook lacks ipywidgets
+        warnings.simplefilter("ignore")
+        from tqdm.auto import tqdm
+    return tqdm
+
+
+def _is_tty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 class Progress:
@@ -18,52 +66,60 @@ class Progress:
     Parameters
     ----------
     total : int
-        Units of work expected (``0`` for unknown).
+        Units of work expected (``0`` for unknown: the bar then counts).
     label : str
         Shown before the bar.
-    enabled : bool
-        When False every method is a no-op.
+    enabled : bool or "always"
+        False: every method is a no-op. True: a bar in Jupyter or on a
+        terminal, silence in pipes and files. ``"always"``: a bar in any case.
     stream : file, optional
         Defaults to ``sys.stderr``.
+
+    Examples
+    --------
+    >>> with Progress(10, "work", enabled=False) as bar:
+    ...     bar.update(25)
+    >>> bar.done
+    10
     """
 
-    def __init__(self, total: int, label: str = "", *, enabled: bool = True,
-                 stream: TextIO | None = None, interval: float = 0.2) -> None:
-        self.total = int(total)
+    def __init__(self, total: int, label: str = "", *, enabled: bool | str = True,
+                 stream: TextIO | None = None) -> None:
+        self.total = max(int(total), 0)
         self.label = label
-        self.enabled = enabled
-        self.stream = stream if stream is not None else sys.stderr
-        self.interval = interval
         self.done = 0
-        self._start = time.perf_counter()
-        self._last = 0.0
+        enabled = check_progress(enabled)
+        stream = stream if stream is not None else sys.stderr
+        show = enabled == ALWAYS or (enabled and (_is_tty(stream) or in_notebook()))
+        self._bar = None
+        if show:
+            self._bar = _tqdm_class()(total=self.total or None, desc=label, file=stream,
+                                      unit_scale=True, dynamic_ncols=True, leave=True)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether a bar is shown."""
+        return self._bar is not None
 
     def update(self, n: int = 1) -> None:
-        """Record ``n`` more units of work and redraw if due."""
-        self.done += int(n)
-        if self.enabled:
-            now = time.perf_counter()
-            if now - self._last >= self.interval:
-                self._last = now
-                self._draw(now)
+        """Record ``n`` more units of work (the count stops at the total)."""
+        n = int(n)
+        if self.total:
+            n = min(n, self.total - self.done)
+        if n <= 0:
+            return
+        self.done += n
+        if self._bar is not None:
+            self._bar.update(n)
 
-    def _draw(self, now: float, end: str = "\r") -> None:
-        elapsed = now - self._start
-        if self.total > 0:
-            frac = min(self.done / self.total, 1.0)
-            filled = int(30 * frac)
-            bar = "#" * filled + "-" * (30 - filled)
-            eta = elapsed / frac - elapsed if frac > 0 else float("nan")
-            text = (f"{self.label} [{bar}] {100 * frac:5.1f}% "
-                    f"{self.done}/{self.total} {elapsed:6.1f}s eta {eta:6.1f}s")
-        else:
-            text = f"{self.label} {self.done} {elapsed:6.1f}s"
-        self.stream.write(text + end)
-        self.stream.flush()
+    def close(self) -> None:
+        """End the bar (one final line); later calls do nothing."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
 
     def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            self._draw(time.perf_counter(), end="\n")
+        self.close()

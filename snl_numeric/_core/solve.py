@@ -63,6 +63,7 @@ from .blocks import (
 from .krylov import gmres
 from .numba_config import njit
 from .table import reach_kernel
+from .validation import readonly
 
 #: Woodbury is used when there are at most this many backward targets...
 WOODBURY_MAX = 64
@@ -131,10 +132,12 @@ class Solver:
 
     def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, *,
                  bmax: int = BLOCK_MAX, rotate: bool = True) -> None:
-        self.succ = np.ascontiguousarray(succ, dtype=np.int64)
+        # read-only inputs (as Board holds them): each kernel compiles once
+        self.succ = readonly(np.ascontiguousarray(succ, dtype=np.int64))
         probs = np.asarray(probs, dtype=np.float64)
         self.pstride = 0 if probs.ndim == 1 else 1
-        self.probs = np.ascontiguousarray(probs.reshape(1, -1) if probs.ndim == 1 else probs)
+        self.probs = readonly(np.ascontiguousarray(probs.reshape(1, -1) if probs.ndim == 1
+                                                   else probs))
         self.active = np.ascontiguousarray(active, dtype=np.bool_)
         n, nf = self.succ.shape
         self.n = n
@@ -173,9 +176,9 @@ class Solver:
                 self.cut = c
                 new = np.concatenate([np.arange(n - c, n), np.arange(0, n - c)])
                 self._new = new  # new[x]: the place of square x in the rotated order
-                succ = np.ascontiguousarray(new[succ][np.argsort(new)])
+                succ = readonly(np.ascontiguousarray(new[succ][np.argsort(new)]))
                 if self.pstride:
-                    probs = np.ascontiguousarray(probs[np.argsort(new)])
+                    probs = readonly(np.ascontiguousarray(probs[np.argsort(new)]))
                 active = active[np.argsort(new)]
                 succ, probs, active, nb, k, levels, block_start, tcol = self._structure(
                     succ, probs, active, bmax)

@@ -8,7 +8,7 @@
   token's position pushed one throw at a time (the distribution of game length).
 
 Kernels take only arrays and scalars, so batch analysis and board design can
-call them inside ``prange`` loops over many boards.
+call them in their loops over many boards.
 """
 
 from __future__ import annotations
@@ -68,13 +68,18 @@ def reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
     """
     n, n_faces = succ.shape
     goal = n - 1
-    ptr = np.zeros(n + 1, dtype=np.int64)
+    # loops rather than slice assignments and copies: much less to compile
+    ptr = np.empty(n + 1, dtype=np.int64)
+    for y in range(n + 1):
+        ptr[y] = 0
     for x in range(goal):
         for f in range(n_faces):
             ptr[succ[x, f] + 1] += 1
     for y in range(n):
         ptr[y + 1] += ptr[y]
-    fill = ptr[:-1].copy()
+    fill = np.empty(n, dtype=np.int64)
+    for y in range(n):
+        fill[y] = ptr[y]
     pred = np.empty(ptr[n], dtype=np.int64)
     for x in range(goal):
         for f in range(n_faces):
@@ -82,7 +87,9 @@ def reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
             pred[fill[y]] = x
             fill[y] += 1
     queue = np.empty(n, dtype=np.int64)
-    dist[:] = -1
+    for y in range(n):
+        dist[y] = -1
+        sure[y] = True
     dist[goal] = 0
     queue[0] = goal
     head, tail = 0, 1
@@ -96,7 +103,6 @@ def reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
                 queue[tail] = x
                 tail += 1
     # squares that can reach a stuck square are not sure
-    sure[:] = True
     head, tail = 0, 0
     for x in range(goal):
         if dist[x] == -1:

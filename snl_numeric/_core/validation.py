@@ -277,11 +277,76 @@ def int64_values(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(bad, 0, arr).astype(np.int64), bad
 
 
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr``: kernels get read-only inputs everywhere (as Board and
+    Dice hold them), so each compiles once.
+
+    Examples
+    --------
+    >>> readonly(np.arange(3)).flags.writeable
+    False
+    """
+    view = arr.view()
+    view.flags.writeable = False
+    return view
+
+
 # -- the rules of a board ---------------------------------------------------------------
 #: Problem codes of :func:`board_problem` (0: none).
 SIZE, START, OVERSHOOT = 1, 2, 3
 NO_FACE, FACE_RANGE, FACE_DUPLICATE, PROB_NAN, PROB_RANGE, PROB_SUM, BOUNCE_FACE = range(10, 17)
 JUMP_GOAL, JUMP_SOURCE, JUMP_DEST, JUMP_NOWHERE, JUMP_DUPLICATE, JUMP_CYCLE = range(20, 26)
+
+
+@njit()
+def stable_order(values):  # pragma: no cover - jitted
+    """Indices that sort ``values``, equal values in input order (bottom-up merge sort).
+
+    Written out rather than ``np.argsort``: Numba's generic sorts take seconds to compile.
+    """
+    n = values.shape[0]
+    order = np.empty(n, dtype=np.int64)
+    tmp = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        order[i] = i
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if values[order[j]] < values[order[i]]:
+                    tmp[k] = order[j]
+                    j += 1
+                else:
+                    tmp[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = order[j]
+                j += 1
+                k += 1
+        order, tmp = tmp, order
+        width *= 2
+    return order
+
+
+@njit()
+def lower_bound(ordered, x):  # pragma: no cover - jitted
+    """The first index ``i`` with ``ordered[i] >= x`` (``np.searchsorted``, left)."""
+    lo, hi = 0, ordered.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ordered[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @njit()
@@ -298,7 +363,7 @@ def dice_problem(faces, probs, tol):  # pragma: no cover - jitted
     for f in range(n):
         if faces[f] < 1 or faces[f] > MAX_FACE:
             return FACE_RANGE, f
-    order = np.argsort(faces)
+    order = stable_order(faces)
     for t in range(1, n):
         if faces[order[t]] == faces[order[t - 1]]:
             return FACE_DUPLICATE, order[t]
@@ -361,18 +426,22 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):  # pra
     for i in range(k):
         if src[i] == dst[i]:
             return JUMP_NOWHERE, i, 0
-    order = np.argsort(src, kind="mergesort")
+    order = stable_order(src)
     for t in range(1, k):
         if src[order[t]] == src[order[t - 1]]:
             return JUMP_DUPLICATE, order[t - 1], order[t]
     if chain and k:
-        ordered = src[order]
-        nxt = np.full(k, -1, dtype=np.int64)
+        ordered = np.empty(k, dtype=np.int64)
+        for t in range(k):
+            ordered[t] = src[order[t]]
+        nxt = np.empty(k, dtype=np.int64)
+        state = np.empty(k, dtype=np.int64)  # 1: on the current walk, 2: done
         for i in range(k):
-            pos = np.searchsorted(ordered, dst[i])
+            nxt[i] = -1
+            state[i] = 0
+            pos = lower_bound(ordered, dst[i])
             if pos < k and ordered[pos] == dst[i]:
                 nxt[i] = order[pos]
-        state = np.zeros(k, dtype=np.int8)  # 1: on the current walk, 2: done
         walk = np.empty(k, dtype=np.int64)
         for t in range(k):
             j = order[t]

@@ -7,7 +7,7 @@ arrays, CSR-style: the jumps of board ``b`` are
 increasing, as in :class:`~snl_numeric.Dice`).
 
 :func:`analyze_many` answers the core questions for every board in one pass
-of a parallel Numba kernel (``prange`` over boards, each thread writing its
+of a Numba kernel run on several threads (interleaved boards, each writing its
 own rows). Per board it
 
 1. validates the board against the rules of :class:`~snl_numeric.Board`
@@ -29,7 +29,7 @@ own rows). Per board it
    quantiles are known and the live mass is below the tail tolerance.
 
 Results agree with the single-board API: ``min_throws`` is ``-1`` for an
-unreachable goal, ``expected_throws``/``variance``/``std`` are ``inf``
+unreachable goal, ``mean``/``variance``/``std`` are ``inf``
 when the goal is not reached with probability 1, and a median that the
 distribution never reaches is missing (``<NA>``).
 
@@ -52,12 +52,14 @@ jump_dst      list<int64>           jump destinations, same lengths
 jumps         list<list<int64>>     alternative to jump_src/jump_dst: pairs
 dice_faces    list<int64>           dice faces (fair d6)
 dice_probs    list<double>          their probabilities, same lengths
+id, name      any                   labels, carried to the results as they are
 ============  ====================  =========================================
 
 *Parquet* (results): ``analyze_to_parquet`` writes a directory ``OUT`` of
 part files ``part-000000.parquet``, ... (one per chunk, each written to a
 temporary file then renamed) with a ``row`` column (the board's position in
-the input) and the requested columns, plus ``_manifest.json`` recording the
+the input), the input's ``id``/``name`` labels if it has any (a JSON Lines
+board's ``name``, a Board's ``name``) and the requested columns, plus ``_manifest.json`` recording the
 input fingerprint and the settings. A rerun with the same input and
 settings skips the parts already written. :func:`read_results` reads the
 directory back in row order.
@@ -67,7 +69,7 @@ Examples
 >>> from snl_numeric import Board, boards
 >>> from snl_numeric.batch import BoardBatch, analyze_many
 >>> batch = BoardBatch.from_boards([boards.get("milton-bradley"), Board(10)])
->>> df = analyze_many(batch, columns=("min_throws", "expected_throws", "median"))
+>>> df = analyze_many(batch, columns=("min_throws", "mean", "median"))
 >>> df["min_throws"].tolist(), df["median"].tolist()
 ([7, 2], [32, 3])
 """

@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,7 @@ import numpy as np
 from .._core.table import OVERSHOOT_CODES
 from ..board import Board, board_fields
 from ..io import jsonl, parquet, require_pyarrow
-from ..io.parquet import BoardColumns
+from ..io.parquet import LABELS, BoardColumns
 from ..io.store import file_fingerprint
 from .data import D6_FACES, D6_PROBS, DEFAULT_CHUNK_SIZE, BoardBatch, offsets
 
@@ -29,12 +29,16 @@ class Chunk:
     offset: int
     batch: BoardBatch
     parse_errors: dict[int, str]  # local row -> message
+    labels: dict[str, np.ndarray] = field(default_factory=dict)  # e.g. "name" -> objects
     lines: np.ndarray | None = None  # the line of each row in its file (JSON Lines)
 
     def digest(self) -> str:
         """A digest of everything the chunk's result rows depend on (but the settings)."""
         h = hashlib.sha256(self.batch.fingerprint().encode())
         h.update(json.dumps([self.offset, sorted(self.parse_errors.items())]).encode())
+        if self.labels:  # renamed boards: a new part
+            h.update(json.dumps({k: v.tolist() for k, v in self.labels.items()},
+                                default=str).encode())
         if self.lines is not None:
             h.update(b"lines")
             h.update(np.ascontiguousarray(self.lines, dtype=np.int64).tobytes())
@@ -43,6 +47,16 @@ class Chunk:
     def line_note(self, i: int) -> str:
         """`` (line N)`` for row ``i`` of a JSON Lines file, else empty."""
         return "" if self.lines is None else f" (line {int(self.lines[i])})"
+
+
+def _nones(n: int) -> np.ndarray:
+    return np.full(n, None, dtype=object)
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 D6_FACES_LIST = D6_FACES.tolist()
@@ -63,6 +77,7 @@ class _Collector:
         self.n_faces: list[int] = []
         self.faces: list[int] = []
         self.probs: list[float] = []
+        self.names: list[Any] = []
         self.parse_errors: dict[int, str] = {}
         self.lines: list[int] = []
 
@@ -72,10 +87,11 @@ class _Collector:
     def add_board(self, b: Board) -> None:
         self.add(b.size, b.start, OVERSHOOT_CODES[b.overshoot], b.chain,
                  list(b.jumps.keys()), list(b.jumps.values()), b.dice.faces.tolist(),
-                 b.dice.probs.tolist())
+                 b.dice.probs.tolist(), b.name)
 
     def add(self, size: int, start: int, code: int, chain: bool, src: list[int],
-            dst: list[int], faces: list[int], probs: list[float]) -> None:
+            dst: list[int], faces: list[int], probs: list[float], name: Any = None) -> None:
+        self.names.append(name)
         self.sizes.append(size)
         self.starts.append(start)
         self.codes.append(code)
@@ -87,23 +103,24 @@ class _Collector:
         self.faces.extend(faces)
         self.probs.extend(probs)
 
-    def add_error(self, message: str) -> None:
+    def add_error(self, message: str, name: Any = None) -> None:
         self.parse_errors[len(self.sizes)] = message
-        self.add(0, 0, 0, False, [], [], [1], [1.0])
+        self.add(0, 0, 0, False, [], [], [1], [1.0], name)
 
     def add_dict(self, data: Any) -> None:
         """A board dict, read by the one parser of the format (its rules: by the kernel)."""
         try:
             f = board_fields(data)
         except (ValueError, TypeError) as exc:
-            self.add_error(str(exc))
+            name = data.get("name") if isinstance(data, dict) else None
+            self.add_error(str(exc), name if isinstance(name, str) else None)
             return
         except Exception as exc:  # one strange row must not sink the batch  # noqa: BLE001
             self.add_error(f"cannot read this board ({type(exc).__name__}: {exc})")
             return
         faces, probs = (D6_FACES_LIST, D6_PROBS_LIST) if f.faces is None else (f.faces, f.probs)
         self.add(f.size, f.start, OVERSHOOT_CODES[f.overshoot], f.chain, f.src, f.dst, faces,
-                 probs)
+                 probs, f.name)
 
     def batch(self) -> BoardBatch:
         return BoardBatch.from_arrays(
@@ -114,19 +131,23 @@ class _Collector:
             dice_ptr=offsets(np.array(self.n_faces, np.int64)),
             faces=np.array(self.faces, np.int64), probs=np.array(self.probs, np.float64))
 
-
-    def line_array(self) -> np.ndarray | None:
-        return np.array(self.lines, np.int64) if self.lines and len(self.lines) == len(self) \
-            else None
+    def part(self) -> _Part:
+        lines = (np.array(self.lines, np.int64) if self.lines and len(self.lines) == len(self)
+                 else None)
+        return _Part(self.batch(), self.parse_errors, {"name": _objects(self.names)}, lines)
 
 
 @dataclass(frozen=True)
 class _Part:
-    """Internal stream item: some boards with their row-level read errors."""
+    """Internal stream item: some boards with their row-level read errors and labels."""
 
     batch: BoardBatch
     errors: dict[int, str]
+    labels: dict[str, np.ndarray] = field(default_factory=dict)
     lines: np.ndarray | None = None
+
+    def label(self, name: str) -> np.ndarray:
+        return self.labels.get(name, _nones(len(self.batch)))
 
 
 def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]:
@@ -149,13 +170,15 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
         lines = (np.concatenate([p.lines for p in pending])
                  if all(p.lines is not None for p in pending) else None)
         if len(pending) == 1:
-            return _Part(pending[0].batch, errs, lines)
-        return _Part(BoardBatch.concat([p.batch for p in pending]), errs, lines)
+            return _Part(pending[0].batch, errs, pending[0].labels, lines)
+        keys = {k for p in pending for k in p.labels}
+        labels = {k: np.concatenate([p.label(k) for p in pending]) for k in keys}
+        return _Part(BoardBatch.concat([p.batch for p in pending]), errs, labels, lines)
 
     def flush() -> None:
         nonlocal coll, pending_n
         if len(coll):
-            pending.append(_Part(coll.batch(), coll.parse_errors, coll.line_array()))
+            pending.append(coll.part())
             pending_n += len(coll)
             coll = _Collector()
 
@@ -167,10 +190,13 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
             rest = {k - chunk_size: v for k, v in whole.errors.items() if k >= chunk_size}
             lines = whole.lines
             yield Chunk(index, index * chunk_size, whole.batch[:chunk_size], head,
+                        {k: v[:chunk_size] for k, v in whole.labels.items()},
                         None if lines is None else lines[:chunk_size])
             tail_part = whole.batch[chunk_size:]
+            tail_labels = {k: v[chunk_size:] for k, v in whole.labels.items()}
             tail_lines = None if lines is None else lines[chunk_size:]
-            pending[:] = [_Part(tail_part, rest, tail_lines)] if len(tail_part) else []
+            pending[:] = ([_Part(tail_part, rest, tail_labels, tail_lines)] if len(tail_part)
+                          else [])
             pending_n = len(tail_part)
             index += 1
 
@@ -197,7 +223,8 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
     flush()
     if pending_n:
         whole = merged()
-        yield Chunk(index, index * chunk_size, whole.batch, whole.errors, whole.lines)
+        yield Chunk(index, index * chunk_size, whole.batch, whole.errors, whole.labels,
+                    whole.lines)
 
 
 def _file_kind(path: str) -> str:
@@ -214,7 +241,7 @@ def _part(columns: BoardColumns) -> _Part:
         columns.sizes, starts=columns.starts, overshoot=columns.codes, chain=columns.chain,
         jump_ptr=offsets(columns.n_jumps), jump_src=columns.src, jump_dst=columns.dst,
         dice_ptr=offsets(columns.n_faces), faces=columns.faces, probs=columns.probs),
-        columns.errors)
+        columns.errors, columns.labels)
 
 
 @dataclass(frozen=True)
@@ -222,6 +249,30 @@ class _Source:
     chunks: Iterator[Chunk]
     total: int  # 0 when unknown
     fingerprint: str | None  # None: an iterator, known only once read (stream_fingerprint)
+
+
+def _keep_labels(chunks: Iterator[Chunk], keep: tuple[str, ...] | None) -> Iterator[Chunk]:
+    """Chunks with exactly the label columns ``keep`` (None: those of the first chunk that
+    hold any value, then the same for every chunk, so every part has one schema)."""
+    for chunk in chunks:
+        if keep is None:
+            keep = tuple(k for k in LABELS if k in chunk.labels
+                         and any(v is not None for v in chunk.labels[k]))
+        n = len(chunk.batch)
+        labels = {k: chunk.labels.get(k, _nones(n)) for k in keep}
+        yield Chunk(chunk.index, chunk.offset, chunk.batch, chunk.parse_errors, labels,
+                    chunk.lines)
+
+
+def _jsonl_names(path: str) -> bool:
+    """Whether a JSON Lines file may name its boards (a ``"name"`` key somewhere)."""
+    with open(path, "rb") as fh:
+        tail = b""
+        while block := fh.read(1 << 20):
+            if b'"name"' in tail + block:
+                return True
+            tail = block[-5:]
+    return False
 
 
 def stream_fingerprint(digests: Iterable[str]) -> str:
@@ -247,24 +298,33 @@ def open_source(boards: Any, chunk_size: int, *, fingerprint: bool = False) -> _
             raise ValueError(f"no such board file: {path!r}")
         if kind == "jsonl":
             items, total = jsonl.iter_numbered(path), jsonl.count_lines(path)
+            keep = ("name",) if _jsonl_names(path) else ()
         else:
             items = map(_part, parquet.iter_columns(path, chunk_size))
             total = parquet.count_rows(path)
-        return _Source(_chunks_from_items(items, chunk_size), total,
+            keep = tuple(k for k in LABELS if k in parquet.schema_names(path))
+        return _Source(_keep_labels(_chunks_from_items(items, chunk_size), keep), total,
                        file_fingerprint(path) if fingerprint else None)
     if isinstance(boards, Board):
         raise TypeError("analyze_many expects many boards; wrap a single Board in a list")
     if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
         batch = BoardBatch.from_boards(boards)
-        return open_source(batch, chunk_size, fingerprint=fingerprint)
+        names = _objects([b.name for b in boards])
+        if not any(n is not None for n in names):
+            return open_source(batch, chunk_size, fingerprint=fingerprint)
+        chunks = (Chunk(i, lo, batch[lo:lo + chunk_size], {}, {"name": names[lo:lo + chunk_size]})
+                  for i, lo in enumerate(range(0, len(batch), chunk_size)))
+        return _Source(chunks, len(batch), "batch:" + batch.fingerprint() if fingerprint
+                       else None)
     if isinstance(boards, (bytes, dict)) or not isinstance(boards, Iterable):
         raise TypeError("boards must be a list of Board, a BoardBatch, a file path or an "
                         f"iterable of boards, got {type(boards).__name__}")
     total = len(boards) if hasattr(boards, "__len__") else 0
     digest = None
     if fingerprint and iter(boards) is not boards:  # a collection: read it twice
-        digest = stream_fingerprint(c.digest() for c in _chunks_from_items(boards, chunk_size))
-    return _Source(_chunks_from_items(boards, chunk_size), total, digest)
+        digest = stream_fingerprint(c.digest() for c in
+                                    _keep_labels(_chunks_from_items(boards, chunk_size), None))
+    return _Source(_keep_labels(_chunks_from_items(boards, chunk_size), None), total, digest)
 
 
 def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
@@ -305,8 +365,20 @@ def _as_batches(boards: Any) -> Iterator[BoardBatch]:
                 raise TypeError(f"expected Boards or BoardBatches, got {type(item).__name__}")
 
 
+def _boards(boards: Any) -> Iterator[Board]:
+    """Every board, names kept (a BoardBatch holds none)."""
+    if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
+        yield from boards
+        return
+    for batch in _as_batches(boards):
+        yield from batch
+
+
 def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
     """Write boards (a BoardBatch, Boards, or an iterable of either) as JSON Lines.
+
+    One :meth:`Board.to_dict` per line (names included), the format
+    :func:`read_boards` and :func:`analyze_many` read.
 
     Examples
     --------
@@ -317,8 +389,7 @@ def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
     >>> read_boards(path).sizes.tolist()
     [10, 20]
     """
-    jsonl.write_lines((board.to_dict() for batch in _as_batches(boards) for board in batch),
-                      path)
+    jsonl.write_lines((board.to_dict() for board in _boards(boards)), path)
 
 
 def _arrow_table(batch: BoardBatch) -> Any:
@@ -331,7 +402,9 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     """Write boards (a BoardBatch, Boards, or an iterable of either, streamed) as Parquet.
 
     The schema is the one documented in :mod:`snl_numeric.batch` (with
-    ``jump_src``/``jump_dst``); each batch becomes a row group.
+    ``jump_src``/``jump_dst``, and ``name`` when Boards with names are
+    given); each batch becomes a row group. :func:`read_boards` and
+    :func:`analyze_many` read it back.
 
     Examples
     --------
@@ -342,11 +415,17 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     >>> read_boards(path)[1] == boards.get("seed-30")
     True
     """
-    _, pq = require_pyarrow()
+    pa, pq = require_pyarrow()
+    names = None
+    if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
+        names = [b.name for b in boards]
+        names = names if any(n is not None for n in names) else None
     writer = None
     try:
         for batch in _as_batches(boards):
             table = _arrow_table(batch)
+            if names is not None:  # one batch for a list of Boards
+                table = table.append_column("name", pa.array(names, pa.string()))
             if writer is None:
                 writer = pq.ParquetWriter(os.fspath(path), table.schema)
             writer.write_table(table)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .._core.numba_config import njit, pjit
+from .._core.numba_config import njit
 from .._core.solve import moments_kernel
 from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
 from .._core.validation import board_problem
@@ -29,21 +28,10 @@ def row_bytes(size, n_faces):
     return (size + 1) * (8 * n_faces + ROW_BYTES)
 
 
-@njit()
-def _compile_one(size, start, code, chain, src, dst, faces, probs, sum_tol,
-                 max_bytes):  # pragma: no cover - jitted
-    """Check one board against the rules (``board_problem``, as ``Board`` does) and compile
-    it: ``(problem, i, j, succ, probs)`` with ``succ`` and ``probs`` over the faces of
-    positive probability; ``problem`` 0 for a valid board. A board above ``MAX_SIZE``
-    or needing more than ``max_bytes`` is ``TOO_LARGE`` (checked before allocating).
-    """
-    empty = np.empty((0, 0), dtype=np.int64)
-    none = probs[:0]
-    if size > MAX_SIZE or (size + 1) * (8 * faces.shape[0] + ROW_BYTES) > max_bytes:
-        return TOO_LARGE, 0, 0, empty, none
-    problem, i, j = board_problem(size, start, code, chain, src, dst, faces, probs, sum_tol)
-    if problem:
-        return problem, i, j, empty, none
+@njit(inline="always")
+def _table_one(size, code, chain, src, dst, faces, probs):  # pragma: no cover - jitted
+    """The successor table of a valid board over the faces of positive probability, and
+    those probabilities."""
     used = 0
     for f in range(faces.shape[0]):
         if probs[f] > 0.0:
@@ -56,15 +44,17 @@ def _compile_one(size, start, code, chain, src, dst, faces, probs, sum_tol,
             fc[u] = faces[f]
             pc[u] = probs[f]
             u += 1
-    jump_to = np.full(size + 1, -1, dtype=np.int64)
+    jump_to = np.empty(size + 1, dtype=np.int64)
+    for x in range(size + 1):
+        jump_to[x] = -1
     for t in range(src.shape[0]):
         jump_to[src[t]] = dst[t]
     succ = np.empty((size + 1, used), dtype=np.int64)
-    succ_table_kernel(size, jump_to, code, chain, fc, succ, empty)
-    return 0, 0, 0, succ, pc
+    succ_table_kernel(size, jump_to, code, chain, fc, succ, np.empty((0, 0), dtype=np.int64))
+    return succ, pc
 
 
-@njit()
+@njit(inline="always")
 def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws,
                    q_row):  # pragma: no cover - jitted
     """Quantiles (into ``q_row``) and mode of the number of throws: ``(mode, status)``.
@@ -95,8 +85,12 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
     mass = np.zeros(n)
     nxt = np.zeros(n)
     mass[start] = 1.0
-    live = dist > 0
-    band = np.array([start, start])
+    live = np.empty(n, dtype=np.bool_)  # loops, not array expressions: less to compile
+    for x in range(n):
+        live[x] = dist[x] > 0
+    band = np.empty(2, dtype=np.int64)
+    band[0] = start
+    band[1] = start
     cum = 0.0
     best = 0.0
     mode = 0
@@ -121,34 +115,44 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
     return (mode if best > 0.0 else -1), 0
 
 
-@pjit()
-def batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst, dice_ptr,
-                 faces, probs, sum_tol, max_bytes, moments, want_var, quantiles, levels,
-                 want_mode, tail,
-                 max_throws, problem, where, min_out, mean_out, var_out, q_out, mode_out,
-                 status):  # pragma: no cover - jitted
-    """Every board in parallel: validate, compile, BFS, moments, quantiles.
+@njit()
+def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
+                 dice_ptr, faces, probs, sum_tol, max_bytes, moments, want_var, quantiles,
+                 levels, want_mode, tail, max_throws, problem, where, min_out, sure_out,
+                 mean_out, var_out, q_out, mode_out, status):  # pragma: no cover - jitted
+    """Boards ``first, first + step, ...``: validate, compile, BFS, moments, quantiles.
 
+    One thread's share of a batch (the threads take interleaved rows, so boards
+    of mixed sizes spread evenly); each board writes only its own rows.
     ``problem[b]`` receives board ``b``'s problem code and ``where[b]`` the indices
-    (into its jumps or faces) that :func:`problem_message` needs to word it.
+    (into its jumps or faces) that :func:`problem_message` needs to word it;
+    ``sure_out[b]`` whether the goal is reached with probability 1. A board above
+    ``MAX_SIZE`` or needing more than ``max_bytes`` is ``TOO_LARGE`` (checked before
+    allocating).
     """
-    for b in numba.prange(sizes.shape[0]):
+    for b in range(first, sizes.shape[0], step):
         j0, j1 = jump_ptr[b], jump_ptr[b + 1]
         d0, d1 = dice_ptr[b], dice_ptr[b + 1]
-        code, i, j, succ, pr = _compile_one(sizes[b], starts[b], overshoot[b], chain[b],
-                                            jump_src[j0:j1], jump_dst[j0:j1], faces[d0:d1],
-                                            probs[d0:d1], sum_tol, max_bytes)
-        problem[b] = code
+        code = np.int64(overshoot[b])
+        if sizes[b] > MAX_SIZE or (sizes[b] + 1) * (8 * (d1 - d0) + ROW_BYTES) > max_bytes:
+            problem[b] = TOO_LARGE
+            continue
+        p, i, j = board_problem(sizes[b], starts[b], code, chain[b], jump_src[j0:j1],
+                                jump_dst[j0:j1], faces[d0:d1], probs[d0:d1], sum_tol)
+        problem[b] = p
         where[b, 0] = i
         where[b, 1] = j
-        if code != 0:
+        if p != 0:
             continue
+        succ, pr = _table_one(sizes[b], code, chain[b], jump_src[j0:j1], jump_dst[j0:j1],
+                              faces[d0:d1], probs[d0:d1])
         n = succ.shape[0]
         dist = np.empty(n, dtype=np.int64)
         sure = np.empty(n, dtype=np.bool_)
         reach_kernel(succ, dist, sure)
         start = starts[b]
         min_out[b] = dist[start]
+        sure_out[b] = sure[start]
         if moments:
             mean = np.empty(n)
             var = np.empty(n)
@@ -160,6 +164,6 @@ def batch_kernel(sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst, 
                 mean_out[b] = mean[start]
                 var_out[b] = var[start]
         if quantiles:
-            mode_out[b], tail_status = _quantiles_one(succ, pr, dist, start, levels, want_mode,
-                                                      tail, max_throws, q_out[b])
+            mode_out[b], tail_status = _quantiles_one(succ, pr, dist, start, levels,
+                                                      want_mode, tail, max_throws, q_out[b])
             status[b] |= tail_status

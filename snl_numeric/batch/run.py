@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import difflib
 import math
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
 
 from .._core.memory import available_memory, format_bytes
-from .._core.numba_config import PARALLEL_LOCK
+from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
 from .._core.table import QUANTILE_SLACK
 from .._core.validation import (
@@ -21,8 +22,9 @@ from .._core.validation import (
     SUM_TOL,
     check_tail,
     problem_message,
+    readonly,
 )
-from ..chain import moments
+from ..chain import finish_probability, moments
 from ..io import require_pandas
 from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, segment_ids
 from .files import Chunk, open_source, raise_for_row
@@ -32,12 +34,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: Columns computed when ``columns`` is not given.
-DEFAULT_COLUMNS = ("min_throws", "expected_throws", "variance", "std")
-#: Every fixed column name; ``"p<q>"`` (e.g. ``"p90"``, ``"p99.9"``) adds a percentile.
-COLUMNS = ("min_throws", "expected_throws", "variance", "std", "median", "mode",
+DEFAULT_COLUMNS = ("min_throws", "mean", "variance", "std")
+#: Every fixed column name (the attribute names of :class:`~snl_numeric.Analysis`);
+#: ``"p<q>"`` (e.g. ``"p90"``, ``"p99.9"``) adds a percentile.
+COLUMNS = ("min_throws", "mean", "variance", "std", "finish_probability", "median", "mode",
            "size", "start", "n_snakes", "n_ladders", "n_faces")
-
-
+#: Old column names still accepted for one release (with a ``DeprecationWarning``); the
+#: column keeps the name asked for.
+DEPRECATED_COLUMNS = {"expected_throws": "mean"}
 
 def _percentile_value(name: str) -> float | None:
     if name == "median":
@@ -65,16 +69,28 @@ def _check_columns(columns: Any) -> tuple[str, ...]:
             raise TypeError(f"column names must be strings, got {c!r}")
         if c in COLUMNS:
             continue
+        if c in DEPRECATED_COLUMNS:
+            warnings.warn(f"column {c!r} is now called {DEPRECATED_COLUMNS[c]!r} (as on "
+                          f"Analysis); {c!r} will be removed in the next release",
+                          DeprecationWarning, stacklevel=4)
+            continue
         q = _percentile_value(c)
         if q is None:
-            raise ValueError(f"unknown column {c!r}; expected one of {COLUMNS} or 'p<q>' "
-                             f"such as 'p90'")
+            close = difflib.get_close_matches(c, COLUMNS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(f"unknown column {c!r}{hint} (expected one of {COLUMNS} or "
+                             "'p<q>' such as 'p90')")
         if not 0 < q < 100:
             raise ValueError(f"percentile column {c!r} must name q in (0, 100) "
                              "(the distribution's tail is cut at the tolerance)")
-    if len(set(cols)) != len(cols):
+    if len({DEPRECATED_COLUMNS.get(c, c) for c in cols}) != len(cols):
         raise ValueError(f"columns must be distinct, got {list(cols)}")
     return cols
+
+
+def quantity(column: str) -> str:
+    """The current name of a column (an old spelling mapped to the new one)."""
+    return DEPRECATED_COLUMNS.get(column, column)
 
 
 @dataclass(frozen=True)
@@ -111,6 +127,7 @@ class _Out:
     problem: np.ndarray
     where: np.ndarray
     min_throws: np.ndarray
+    sure: np.ndarray
     mean: np.ndarray
     var: np.ndarray
     q: np.ndarray
@@ -119,32 +136,47 @@ class _Out:
 
 
 def _row_budget() -> int:
-    """Bytes one board may use in the parallel kernel: what is available, per thread."""
+    """Bytes one board may use in the kernel: what is available, per thread."""
     avail = available_memory()
-    return INT64_MAX if avail is None else avail // max(numba.get_num_threads(), 1)
+    return INT64_MAX if avail is None else avail // default_threads()
 
 
 def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
-    cols = settings.columns
+    cols = [quantity(c) for c in settings.columns]
     levels = np.array([_percentile_value(c) / 100.0 - QUANTILE_SLACK for c in cols
                        if _percentile_value(c) is not None])
     want_mode = "mode" in cols
     n = len(batch)
     out = _Out(np.zeros(n, np.int8), np.zeros((n, 2), np.int64), np.full(n, -1, np.int64),
-               np.full(n, np.nan),
+               np.zeros(n, np.bool_), np.full(n, np.nan),
                np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
                np.full(n, -1, np.int64), np.zeros(n, np.int8))
     if n:
-        with PARALLEL_LOCK:  # a Dask worker's threads take turns in the parallel kernel
-            batch_kernel(batch.sizes, batch.starts, batch.overshoot, batch.chain,
-                         batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
-                         batch.faces, batch.probs, SUM_TOL, _row_budget(),
-                         any(c in cols for c in ("expected_throws", "variance", "std")),
-                         any(c in cols for c in ("variance", "std")),
-                         bool(len(levels)) or want_mode, levels, want_mode,
+        # read-only inputs: the kernel shares Board's compiled board_problem
+        ro = [readonly(a) for a in (batch.jump_src, batch.jump_dst, batch.faces, batch.probs)]
+        want_moments = any(c in cols for c in ("mean", "variance", "std"))
+        want_var = any(c in cols for c in ("variance", "std"))
+        shares = min(default_threads(), n)
+        max_bytes = _row_budget()
+
+        def task(t: int) -> None:
+            batch_kernel(t, shares, batch.sizes, batch.starts, batch.overshoot, batch.chain,
+                         batch.jump_ptr, ro[0], ro[1], batch.dice_ptr, ro[2], ro[3], SUM_TOL,
+                         max_bytes, want_moments, want_var, bool(len(levels)) or want_mode,
+                         levels, want_mode,
                          float(settings.tail), int(settings.max_throws), out.problem, out.where,
-                         out.min_throws, out.mean, out.var, out.q, out.mode, out.status)
+                         out.min_throws, out.sure, out.mean, out.var, out.q, out.mode,
+                         out.status)
+
+        run_tasks(task, shares)
     return out
+
+
+def compile_kernels(settings: Settings) -> None:
+    """Compile (or load) the batch kernel on a one-board batch: compilation happens before a
+    progress bar starts, never inside its rate."""
+    one = BoardBatch.from_arrays(np.array([1], np.int64))
+    _run_kernel(one, settings)
 
 
 def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
@@ -188,13 +220,18 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
         return np.where(ok, values, np.nan)
 
     data: dict[str, Any] = {"row": np.arange(chunk.offset, chunk.offset + n, dtype=np.int64)}
+    for label, values in chunk.labels.items():  # the input's own id / name, as they were
+        data[label] = pd.Series(values, dtype=object)  # (object: one dtype in every chunk)
     jl = np.diff(batch.jump_ptr)
     owner = segment_ids(batch.jump_ptr)
     for c in cols:
-        if c == "min_throws":
+        what = quantity(c)
+        if what == "min_throws":
             data[c] = int_col(min_out)
-        elif c == "expected_throws":
+        elif what == "mean":
             data[c] = float_col(mean_out)
+        elif what == "finish_probability":
+            data[c] = float_col(_finish_probability(batch, out))
         elif c == "variance":
             data[c] = float_col(var_out)
         elif c == "std":
@@ -223,6 +260,15 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
             err[i] = msg
         data["error"] = err
     return pd.DataFrame(data)
+
+
+def _finish_probability(batch: BoardBatch, out: _Out) -> np.ndarray:
+    """1 where the goal is sure, 0 where it is unreachable, else the exact absorption
+    probability of :func:`~snl_numeric.finish_probability` (rare rows: one solve each)."""
+    prob = np.where(out.sure, 1.0, np.where(out.min_throws < 0, 0.0, np.nan))
+    for i in np.flatnonzero(np.isnan(prob) & (out.problem == 0)).tolist():
+        prob[i] = finish_probability(batch[i])
+    return prob
 
 
 def execute(chunks: Iterable[Chunk], settings: Settings, client: Any
@@ -279,7 +325,7 @@ def analyze_many(
     errors: str = "raise",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     client: Any = None,
-    progress: bool = False,
+    progress: bool | str = False,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
 ) -> pd.DataFrame:
@@ -292,11 +338,14 @@ def analyze_many(
         path of a JSON Lines or Parquet board file; or any iterable of
         Boards, ``Board.to_dict`` dicts or BoardBatches (streamed in chunks).
     columns : sequence of str, optional
-        Any of ``min_throws``, ``expected_throws``, ``variance``, ``std``,
-        ``median``, ``mode``, ``p<q>`` (e.g. ``p90``: the smallest ``k``
-        with ``P(T <= k) >= q / 100``), ``size``, ``start``, ``n_snakes``,
-        ``n_ladders``, ``n_faces``. Default :data:`DEFAULT_COLUMNS`. The
-        distribution is computed only for ``median``/``mode``/``p<q>``.
+        Any of ``min_throws``, ``mean``, ``variance``, ``std``,
+        ``finish_probability``, ``median``, ``mode`` (the names of
+        :class:`~snl_numeric.Analysis`), ``p<q>`` (e.g. ``p90``: the
+        smallest ``k`` with ``P(T <= k) >= q / 100``), ``size``, ``start``,
+        ``n_snakes``, ``n_ladders``, ``n_faces``. Default
+        :data:`DEFAULT_COLUMNS`. The distribution is computed only for
+        ``median``/``mode``/``p<q>``. ``expected_throws`` is the old name
+        of ``mean`` (deprecated).
     errors : {"raise", "coerce"}
         ``"raise"``: a bad board raises ``ValueError("board <row>: <why>")``
         with the :class:`~snl_numeric.Board` message. ``"coerce"``: an
@@ -308,17 +357,20 @@ def analyze_many(
     client : dask.distributed.Client, optional
         Run the chunks as tasks on this Dask cluster (one task per chunk,
         keyed by its index; results gathered in order). Default: here.
-    progress : bool
-        Show a progress bar on standard error.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter): True shows it
+        on a terminal or in a notebook only, ``"always"`` in pipes and files too.
     tail, max_throws : float, int
         As in :func:`~snl_numeric.length_distribution` (quantile columns).
 
     Returns
     -------
     pandas.DataFrame
-        One row per board, indexed by its position in the input (``row``).
+        One row per board, indexed by its position in the input (``row``),
+        with the input's own ``id`` and ``name`` columns first when it has
+        them (board names, or those columns of a Parquet file).
         Integer columns are nullable (``Int64``); ``min_throws`` is -1 for
-        an unreachable goal, ``expected_throws``/``variance``/``std`` are
+        an unreachable goal, ``mean``/``variance``/``std`` are
         ``inf`` when the goal is not reached with probability 1, and a
         quantile the distribution never reaches is ``<NA>``.
 
@@ -326,9 +378,9 @@ def analyze_many(
     --------
     >>> from snl_numeric import Board
     >>> df = analyze_many([Board(10), Board(10, {9: 0}, overshoot="exact")],
-    ...                   columns=["min_throws", "expected_throws", "p90"])
+    ...                   columns=["min_throws", "mean", "p90"])
     >>> df.round(3).to_dict("list")
-    {'min_throws': [2, 2], 'expected_throws': [3.324, 9.301], 'p90': [4, 19]}
+    {'min_throws': [2, 2], 'mean': [3.324, 9.301], 'p90': [4, 19]}
     >>> bad = {"size": 10, "jumps": [[10, 2]]}
     >>> analyze_many([{"size": 10}, bad], errors="coerce")["error"].tolist()[1]
     'jump 10->2 leaves the goal 10; no jump may leave it'
@@ -337,6 +389,8 @@ def analyze_many(
     settings = make_settings(columns, errors, tail, max_throws, chunk_size)
     source = open_source(boards, int(chunk_size))
     frames = []
+    if progress and client is None:
+        compile_kernels(settings)
     with Progress(source.total, "batch", enabled=progress) as bar:
         for chunk, frame in execute(source.chunks, settings, client):
             frames.append(frame)

@@ -12,7 +12,7 @@ from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL
 from ..io.store import ResultStore
 from .data import DEFAULT_CHUNK_SIZE
 from .files import Chunk, open_source, stream_fingerprint
-from .run import execute, make_settings
+from .run import compile_kernels, execute, make_settings
 
 _RESULTS_FORMAT = "snl_numeric.batch-results"
 #: Test hook: called with the chunk index after each part file is written.
@@ -62,7 +62,7 @@ def analyze_to_parquet(
     errors: str = "raise",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     client: Any = None,
-    progress: bool = False,
+    progress: bool | str = False,
     overwrite: bool = False,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
@@ -109,6 +109,8 @@ def analyze_to_parquet(
     digests: dict[int, str] = {}
     seen: list[str] = []  # every chunk's digest, in order (an iterator's fingerprint)
 
+    if progress and client is None:
+        compile_kernels(settings)  # before the bar: compilation is not run time
     with Progress(source.total, "batch", enabled=progress) as bar:
         def todo() -> Iterator[Chunk]:
             for chunk in source.chunks:

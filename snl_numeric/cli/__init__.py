@@ -14,8 +14,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import analyze, batch, boards, design, maze, policy, race, simulate
-from .common import add_board_arguments, board_from_args, cli_words, load_board
+from .. import __version__
+from . import analyze, batch, boards, design, maze, policy, race, simulate, warmup
+from .common import CommandParser, add_board_arguments, board_from_args, cli_words, load_board
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
 
@@ -24,8 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``snl`` argument parser with every command registered."""
     parser = argparse.ArgumentParser(
         prog="snl", description="Exact analysis of Snakes-and-Ladders boards and number mazes.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (analyze, boards, simulate, maze, design, batch, policy, race):
+    parser.add_argument("--version", action="version", version=f"snl {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=CommandParser)
+    for command in (analyze, boards, simulate, maze, design, batch, policy, race, warmup):
         command.add_parser(sub)
     return parser
 
@@ -47,8 +51,6 @@ def _quiet_stdout() -> None:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
 
 
 def failure_message(exc: BaseException) -> str:
@@ -78,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: long work stops between kernel rounds
         _quiet_stderr_print(f"snl {args.command}: interrupted")
         return 130
     except BrokenPipeError:  # e.g. piped into `head`

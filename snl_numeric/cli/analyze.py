@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..analysis import analyze
 from ..players import expected_game_length
-from .common import add_board_arguments, board_from_args, check_flag, cli_words
+from .common import add_board_arguments, board_from_args, check_flag, cli_words, print_json
 
 
 def add_parser(sub) -> None:
@@ -31,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
             out["note"] = cli_words(out["note"])
         if game is not None:
             out["players"] = game.to_dict()
-        print(json.dumps(out, indent=2))
+        print_json(out)
     else:
         print(cli_words(str(result)))
         if game is not None:

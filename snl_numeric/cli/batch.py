@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..batch import DEFAULT_COLUMNS, analyze_to_parquet
 from ..batch.data import DEFAULT_CHUNK_SIZE
-from .common import check_flag
+from .common import add_progress_arguments, check_flag, print_json
 
 
 def add_parser(sub: Any) -> None:
@@ -22,7 +21,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output directory of Parquet parts")
     p.add_argument("--columns", default=",".join(DEFAULT_COLUMNS),
-                   help="comma-separated columns, e.g. min_throws,expected_throws,median,p90 "
+                   help="comma-separated columns, e.g. min_throws,mean,median,p90 "
                         f"(default {','.join(DEFAULT_COLUMNS)})")
     p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE,
                    help=f"boards per chunk/part (default {DEFAULT_CHUNK_SIZE})")
@@ -32,8 +31,7 @@ def add_parser(sub: Any) -> None:
                    help="replace results of another input or other settings")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster (e.g. tcp://host:8786)")
-    p.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="hide the progress bar")
+    add_progress_arguments(p)
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
     p.set_defaults(func=run)
 
@@ -61,7 +59,7 @@ def run(args: Any) -> int:
         if client is not None:
             client.close()
     if args.json:
-        print(json.dumps(run.__dict__))
+        print_json(run.__dict__)
     else:
         print(f"{run.rows} boards -> {run.path} ({run.chunks} parts: {run.computed} computed, "
               f"{run.reused} reused; {run.errors} errors)")

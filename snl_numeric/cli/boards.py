@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from .. import boards
+from .common import print_json
 
 
 def add_parser(sub) -> None:
@@ -17,7 +17,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.json:
-        print(json.dumps({n: boards.describe(n) for n in boards.names()}, indent=2))
+        print_json({n: boards.describe(n) for n in boards.names()})
     else:
         for n in boards.names():
             print(f"{n:<20} {boards.describe(n)}")

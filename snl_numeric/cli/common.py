@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import json
 import os
 import re
+import sys
 from typing import Any
 
 from .. import boards
@@ -52,8 +55,10 @@ def load_board(spec: str) -> Board:
         return boards.get(spec)
     if os.path.exists(spec):
         return Board.from_json(os.fspath(spec))
+    close = difflib.get_close_matches(spec, boards.names(), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
     raise ValueError(
-        f"{spec!r} is neither a known board ({', '.join(boards.names())}) nor a JSON file"
+        f"{spec!r} is neither a known board ({', '.join(boards.names())}) nor a JSON file{hint}"
     )
 
 
@@ -124,3 +129,66 @@ def board_from_args(args: argparse.Namespace) -> Board:
     if getattr(args, "dice_spec", None):
         changes["dice"] = dice_from_flag(args.dice_spec)
     return board.replace(**changes) if changes else board
+
+
+def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress``: the bar on standard error.
+
+    By default the bar shows only when standard error is a terminal (a pipe
+    or a log file gets nothing); ``--progress`` shows it anyway.
+    """
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--progress", dest="progress", action="store_const", const="always",
+                       default=True,
+                       help="show the progress bar even when stderr is not a terminal")
+    group.add_argument("--no-progress", dest="progress", action="store_false",
+                       help="never show the progress bar")
+
+
+def print_json(data: Any) -> None:
+    """The one JSON style of every subcommand: indented by 2, strict (``inf``/``nan`` are
+    the strings ``"inf"``/``"nan"``, never bare literals)."""
+    print(json.dumps(data, indent=2, allow_nan=False))
+
+
+class DeprecatedFlag(argparse.Action):
+    """Store like ``action="append"`` and say on stderr which flag replaces this one."""
+
+    def __init__(self, option_strings, dest, new: str = "", **kwargs) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"{parser.prog}: {option_string} is deprecated here and will be removed in the "
+              f"next release; use {self.new}", file=sys.stderr)
+        items = list(getattr(namespace, self.dest) or [])
+        setattr(namespace, self.dest, [*items, values])
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: an unknown flag is reported with *this* command's usage (not
+    the top-level one), with the closest known flag, even when another error comes first."""
+
+    _tokens: list[str] = []
+
+    def _hints(self) -> list[str]:
+        flags = [o for a in self._actions for o in a.option_strings]
+        hints = []
+        for token in self._tokens:
+            name = token.split("=")[0]
+            if not name.startswith("--") or any(f.startswith(name) for f in flags):
+                continue
+            close = difflib.get_close_matches(name, flags, n=1)
+            hints.append(f"unknown flag {name}" + (f": did you mean {close[0]}?" if close else ""))
+        return hints
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self._tokens = list(sys.argv[1:] if args is None else args)
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    def error(self, message: str):  # type: ignore[override]
+        hints = self._hints()
+        super().error(message + "".join(f"\n  {h}" for h in hints))

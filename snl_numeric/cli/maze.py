@@ -13,7 +13,7 @@ Without ``--start`` the walker starts from each corner (seed 003); without
 from __future__ import annotations
 
 import argparse
-import json
+import itertools
 import re
 import sys
 from pathlib import Path
@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import maze
 from .._core.validation import parse_json
+from .common import add_progress_arguments, print_json
 
 __all__ = ["add_parser", "load_maze"]
 
@@ -132,6 +133,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--limit", type=int, metavar="N",
                    help="list at most N paths (with --count: stop counting above N)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_progress_arguments(p)
     p.set_defaults(func=run)
     return p
 
@@ -172,13 +174,13 @@ def _print_count(m: np.ndarray, starts: list, goal: tuple, args: argparse.Namesp
     total, steps, exceeded = 0, 0, False
     for start in starts:
         bound = None if args.limit is None else max(args.limit - total, 0)
-        res = maze.count_paths(m, start, goal, bound=bound)
+        res = maze.count_paths(m, start, goal, bound=bound, progress=args.progress)
         total, steps = total + res.count, steps + res.steps
         if res.exceeded:
             exceeded = True
             break
     if args.json:
-        print(json.dumps({"count": total, "exceeded": exceeded, "steps": steps}))
+        print_json({"count": total, "exceeded": exceeded, "steps": steps})
     else:
         print(f"more than {args.limit}" if exceeded else total)
     return 0
@@ -193,7 +195,7 @@ def _print_shortest(
         if path is not None and (best is None or len(path) < len(best)):
             best = path
     if args.json:
-        print(json.dumps({"path": None if best is None else best.tolist()}))
+        print_json({"path": None if best is None else best.tolist()})
     elif best is None:
         print("no path")
     else:
@@ -204,25 +206,28 @@ def _print_shortest(
 def _print_paths(
     m: np.ndarray, starts: list, goal: tuple, mid: tuple, args: argparse.Namespace
 ) -> int:
-    if not args.json:  # streamed: bounded memory, and `| head` sees the first path at once
-        label = "MIDDLE" if goal == mid else None
-        printed = 0
+    if args.json:
+        found: list[np.ndarray] = []
         for start in starts:
-            for path in maze.iter_paths(m, start, goal):
-                if args.limit is not None and printed >= args.limit:
-                    return 0
-                print(maze.format_path(path, goal_label=label))
-                printed += 1
+            remaining = None if args.limit is None else args.limit - len(found)
+            try:
+                found.extend(maze.paths(m, start, goal, limit=remaining))
+            except ValueError as exc:
+                if "MAX_PATHS" not in str(exc):
+                    raise
+                raise ValueError(f"more than {maze.MAX_PATHS:,} paths for --json; pass --limit "
+                                 "N, count them with --count, or drop --json to stream them"
+                                 ) from None
+        print_json({"goal": list(goal), "paths": [p.tolist() for p in found]})
         return 0
-    found: list[np.ndarray] = []
+    # text: each path printed as it is found (memory stays flat; `| head` and Ctrl-C stop it)
+    label = "MIDDLE" if goal == mid else None
+    left = args.limit
     for start in starts:
-        remaining = None if args.limit is None else args.limit - len(found)
-        try:
-            found.extend(maze.paths(m, start, goal, limit=remaining))
-        except ValueError as exc:
-            if "MAX_PATHS" not in str(exc):
-                raise
-            raise ValueError(f"more than {maze.MAX_PATHS:,} paths for --json; pass --limit N, "
-                             "count them with --count, or drop --json to stream them") from None
-    print(json.dumps({"goal": list(goal), "paths": [p.tolist() for p in found]}))
+        if left is not None and left <= 0:
+            break
+        for path in itertools.islice(maze.iter_paths(m, start, goal), left):
+            print(maze.format_path(path, goal_label=label))
+            if left is not None:
+                left -= 1
     return 0

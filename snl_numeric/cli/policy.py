@@ -3,23 +3,32 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from .._core.text import label
 from .._core.validation import json_float
 from ..chain import expected_throws
 from ..policy import METHODS, OBJECTIVES, finish_within, optimal_policy
-from .common import add_board_arguments, board_from_args, check_flag, dice_from_flag
+from .common import (
+    DeprecatedFlag,
+    add_board_arguments,
+    board_from_args,
+    check_flag,
+    dice_from_flag,
+    print_json,
+)
 
 
 def add_parser(sub: Any) -> None:
     """Register ``snl policy`` on the ``snl`` subparsers."""
     p = sub.add_parser("policy", help="optimal choice between dice (and optional jumps)")
     add_board_arguments(p, dice=False)
-    p.add_argument("--dice", "--action", dest="actions", action="append", metavar="DICE",
-                   help="a die to choose from (repeat): 'd6', '1-3', '2d6', '1:0.5,2:0.5'; "
-                        "default: the board's own die")
+    p.add_argument("--action", dest="actions", action="append", metavar="DICE",
+                   help="a die the player may choose before each throw (repeat the flag): "
+                        "'d6', '1-3', '2d6', '1:0.5,2:0.5'; default: the board's own die")
+    p.add_argument("--dice", dest="actions", action=DeprecatedFlag, new="--action",
+                   metavar="DICE", help="deprecated spelling of --action (elsewhere --dice "
+                                        "replaces the board's die)")
     p.add_argument("--optional-jumps", action="store_true",
                    help="the player may decline any snake or ladder")
     p.add_argument("--objective", choices=OBJECTIVES, default="min",
@@ -41,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--horizon maximises the chance to finish; drop --objective max")
         result: Any = finish_within(board, actions, args.horizon,
                                     optional_jumps=args.optional_jumps)
-        print(json.dumps(result.to_dict()) if args.json else result)
+        print_json(result.to_dict()) if args.json else print(result)
         return 0
     result = optimal_policy(board, actions, objective=args.objective,
                             optional_jumps=args.optional_jumps, method=args.method)
@@ -49,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = result.to_dict()
         out["single_die"] = {label(i): json_float(v) for i, v in enumerate(alone)}
-        print(json.dumps(out))
+        print_json(out)
     else:
         print(result)
         print("  one die only      " + "  ".join(

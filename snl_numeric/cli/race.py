@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
+from .._core.validation import json_float
 from ..policy import optimal_policy
 from ..race import optimal_race, race_value
-from .common import add_board_arguments, board_from_args, dice_from_flag
+from .common import add_board_arguments, board_from_args, dice_from_flag, print_json
 
 
 def add_parser(sub: Any) -> None:
@@ -16,9 +16,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("race", help="optimal play against an opponent when players choose "
                                     "their dice (chance to win)")
     add_board_arguments(p, dice=False)
-    p.add_argument("--dice", dest="race_dice", action="append", metavar="DICE",
+    p.add_argument("--action", "--dice", dest="race_dice", action="append", metavar="DICE",
                    help="a die both players choose from (repeat): 'd6', '1-3', '2d6', "
-                        "'1:0.5,2:0.5'; default: the board's own die")
+                        "'1:0.5,2:0.5'; default: the board's own die (--dice: the same)")
     p.add_argument("--optional-jumps", action="store_true",
                    help="players may decline any snake or ladder")
     p.add_argument("--vs-fewest-throws", action="store_true",
@@ -42,13 +42,13 @@ def run(args: argparse.Namespace) -> int:
         exploited = race_value(board, dice, fewest, exploit, optional_jumps=args.optional_jumps)
         p = result.win_probability
         out["vs_fewest_throws"] = {
-            "expected_throws": fewest.expected_start,
+            "mean": json_float(fewest.mean),
             "win_probability_first": first, "cost_first": p - first,
             "optimal_first_against_it": against,
             "win_probability_first_exploited": exploited,
         }
         lines += [
-            f"  fewest expected throws ({fewest.expected_start:.4f} throws) against an optimal "
+            f"  fewest expected throws ({fewest.mean:.4f} throws) against an optimal "
             "opponent:",
             f"    moving first    wins {first:.12f} (optimal play {p:.12f}, costs "
             f"{p - first:.3g})",
@@ -56,5 +56,8 @@ def run(args: argparse.Namespace) -> int:
             f"optimal play {p:.12f})",
             f"    moving first against a player who knows it: wins {exploited:.12f}",
         ]
-    print(json.dumps(out) if args.json else "\n".join(lines))
+    if args.json:
+        print_json(out)
+    else:
+        print("\n".join(lines))
     return 0

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import warnings
 from typing import Any
 
 import numba
 
 from ..simulate import DEFAULT_MAX_THROWS, simulate
-from .common import add_board_arguments, board_from_args, check_flag, cli_words
+from .common import (
+    add_board_arguments,
+    add_progress_arguments,
+    board_from_args,
+    check_flag,
+    cli_words,
+    print_json,
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -24,8 +30,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--threads", type=int, metavar="T", help="Numba threads (default: all)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="no progress bar")
+    add_progress_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -44,7 +49,7 @@ def run(args: Any) -> int:
                           threads=args.threads, progress=args.progress,
                           confidence=args.confidence)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print_json(result.to_dict())
     else:
         print(cli_words(str(result)))
     return 0

@@ -29,7 +29,7 @@ A layout is feasible when
 Two searches, both spending at most ``iterations * chains`` exact evaluations:
 
 - ``method="anneal"``: ``chains`` independent simulated-annealing chains run
-  in parallel (``prange``), each for ``iterations`` steps with a geometric
+  in parallel (threads, a group of chains per round), each for ``iterations`` steps with a geometric
   temperature schedule. A step proposes one move (relocate a jump's start,
   relocate its end, shift the whole jump keeping its length, or swap the
   starts of two jumps, each keeping its kind: this links a snake and a

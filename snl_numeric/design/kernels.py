@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
 
-from .._core.numba_config import njit, pjit
+from .._core.numba_config import njit
 from .._core.solve import moments_kernel
 from .._core.table import reach_kernel, succ_table_kernel
 
@@ -48,8 +47,16 @@ def _ok(s, d, snake, size, allowed_src, allowed_dst, min_len, max_len):  # pragm
 
 
 @njit()
+def _copy(dst, src):  # pragma: no cover - jitted
+    """``dst[:] = src`` for 1-d arrays of one length (a loop: no shape checks to compile)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit()
 def _mark(size, src, dst, occ):  # pragma: no cover - jitted
-    occ[:] = False
+    for x in range(occ.shape[0]):
+        occ[x] = False
     for j in range(src.shape[0]):
         occ[src[j]] = True
         occ[dst[j]] = True
@@ -83,7 +90,7 @@ def _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst
                     new_src[j] = src[j2]
                     new_src[j2] = s0
                 if record:
-                    _record(rec, rec_n + count, j, kind, j2, -1)
+                    _record(rec, rec_n + count, j, kind, j2, np.int64(-1))
                 count += 1
         return count
     occ[s0] = False
@@ -125,25 +132,26 @@ def _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, m
              state, c, new_src, new_dst):  # pragma: no cover - jitted
     """One random feasible move into ``new_src``/``new_dst``; False if none drawn."""
     k = src.shape[0]
-    new_src[:] = src
-    new_dst[:] = dst
+    _copy(new_src, src)
+    _copy(new_dst, dst)
     j = _randint(state, c, k)
-    kind = _randint(state, c, 4)
+    kind = _randint(state, c, np.int64(4))  # np.int64: no literal-typed specialisation
     no_rec = np.empty((0, 4), dtype=np.int64)
     n = _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
-                    min_len, max_len, -1, new_src, new_dst, no_rec, 0)
+                    min_len, max_len, np.int64(-1), new_src, new_dst, no_rec, np.int64(0))
     if n == 0:
         return False
     _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len,
-                max_len, _randint(state, c, n), new_src, new_dst, no_rec, 0)
+                max_len, _randint(state, c, n), new_src, new_dst, no_rec, np.int64(0))
     return True
 
 
 @njit()
-def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs, jump_to, succ, dist, sure,
-              mean, var):  # pragma: no cover - jitted
+def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs, jump_to,
+                           succ, dist, sure, mean, var):  # pragma: no cover - jitted
     """Exact (mean, variance) of the throws from ``start`` for one layout."""
-    jump_to[:] = -1
+    for x in range(jump_to.shape[0]):
+        jump_to[x] = -1
     for j in range(src.shape[0]):
         jump_to[src[j]] = dst[j]
     succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, np.empty((0, 0), np.int64))
@@ -164,43 +172,19 @@ def _cost(mode, mean, target):  # pragma: no cover - jitted
     return abs(mean - target)
 
 
-@njit()
-def _batch_chunk(size, cand_src, cand_dst, first, n, step, start, overshoot, chain, faces,
-                 probs, out_mean, out_var):  # pragma: no cover - jitted
-    """Evaluate candidates ``first, first + step, ...`` below ``n`` (one task's share)."""
-    jump_to = np.empty(size + 1, dtype=np.int64)
-    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
-    dist = np.empty(size + 1, dtype=np.int64)
-    sure = np.empty(size + 1, dtype=np.bool_)
-    mean = np.empty(size + 1)
-    var = np.empty(size + 1)
-    for i in range(first, n, step):
-        m, v = _layout_moments_kernel(size, cand_src[i], cand_dst[i], start, overshoot, chain, faces, probs,
-                         jump_to, succ, dist, sure, mean, var)
-        out_mean[i] = m
-        out_var[i] = v
-
-
-@pjit()
-def candidates_kernel(size, cand_src, cand_dst, n, start, overshoot, chain, faces, probs,
-                  out_mean, out_var):  # pragma: no cover - jitted
-    """Evaluate the first ``n`` candidate layouts, in parallel over 64 interleaved shares."""
-    n_tasks = min(n, 64)
-    for task in prange(n_tasks):
-        _batch_chunk(size, cand_src, cand_dst, task, n, n_tasks, start, overshoot, chain, faces,
-                     probs, out_mean, out_var)
-
-
-@njit()
-def _anneal_chain(c, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
+@njit(inline="always")
+def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
                   overshoot, chain, faces, probs, mode, target, temps, state, src, dst, cost,
                   best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
                   trace_evals):  # pragma: no cover - jitted
-    """Advance annealing chain ``c`` by ``len(temps)`` steps (touches only row ``c``)."""
+    """Advance annealing chain ``c`` by ``len(temps)`` steps (touches only row ``c``; its
+    trace goes to row ``row`` of ``trace``/``trace_evals``)."""
     k = src.shape[1]
     occ = np.zeros(size + 1, dtype=np.bool_)
-    cur_src = src[c].copy()
-    cur_dst = dst[c].copy()
+    cur_src = np.empty(k, dtype=np.int64)
+    cur_dst = np.empty(k, dtype=np.int64)
+    _copy(cur_src, src[c])
+    _copy(cur_dst, dst[c])
     new_src = np.empty(k, dtype=np.int64)
     new_dst = np.empty(k, dtype=np.int64)
     jump_to = np.empty(size + 1, dtype=np.int64)
@@ -214,42 +198,72 @@ def _anneal_chain(c, size, n_snakes, allowed_src, allowed_dst, min_len, max_len,
     for it in range(temps.shape[0]):
         if _propose(size, n_snakes, cur_src, cur_dst, occ, allowed_src, allowed_dst,
                     min_len, max_len, state, c, new_src, new_dst):
-            m, v = _layout_moments_kernel(size, new_src, new_dst, start, overshoot, chain, faces, probs,
-                             jump_to, succ, dist, sure, mean, var)
+            m, v = _layout_moments_kernel(size, new_src, new_dst, start, overshoot, chain,
+                                          faces, probs, jump_to, succ, dist, sure, mean, var)
             evals[c] += 1
             if m < np.inf:
                 cn = _cost(mode, m, target)
                 delta = cn - cc
                 # a change within rounding of the objective is a tie: accepted, no draw
                 if delta <= TIE * abs(cc) or _uniform(state, c) < math.exp(-delta / temps[it]):
-                    cur_src[:] = new_src
-                    cur_dst[:] = new_dst
+                    _copy(cur_src, new_src)
+                    _copy(cur_dst, new_dst)
                     cc = cn
                     _mark(size, cur_src, cur_dst, occ)
                     if cn < best_cost[c]:
                         best_cost[c] = cn
-                        best_src[c] = cur_src
-                        best_dst[c] = cur_dst
+                        _copy(best_src[c], cur_src)
+                        _copy(best_dst[c], cur_dst)
                         best_mean[c] = m
                         best_var[c] = v
-        trace[c, it] = best_cost[c]
-        trace_evals[c, it] = evals[c]
-    src[c] = cur_src
-    dst[c] = cur_dst
+        trace[row, it] = best_cost[c]
+        trace_evals[row, it] = evals[c]
+    _copy(src[c], cur_src)
+    _copy(dst[c], cur_dst)
     cost[c] = cc
 
 
-@pjit()
-def anneal_kernel(size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
-                   overshoot, chain, faces, probs, mode, target, temps, state, src, dst, cost,
-                   best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
-                   trace_evals):  # pragma: no cover - jitted
-    """Advance every annealing chain by ``len(temps)`` steps, one chain per task."""
-    for c in prange(src.shape[0]):
-        _anneal_chain(c, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
-                      overshoot, chain, faces, probs, mode, target, temps, state, src, dst,
-                      cost, best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
-                      trace_evals)
+#: Operations of :func:`search_kernel`.
+EVALUATE, KICK, ANNEAL = 0, 1, 2
+
+
+@njit()
+def search_kernel(op, i0, i1, i2, i3, size, n_snakes, allowed_src, allowed_dst, min_len,
+                  max_len, start, overshoot, chain, faces, probs, mode, target, temps, state,
+                  src, dst, cost, best_src, best_dst, best_cost, best_mean, best_var, evals,
+                  trace, trace_evals):  # pragma: no cover - jitted
+    """The three operations of a search in one kernel (one compilation for all of them):
+
+    - ``EVALUATE``: the exact (mean, variance) of candidate layouts ``i0, i0 + i1, ...``
+      below ``i2`` (rows of ``src``/``dst``) into ``best_mean``/``best_var`` (one
+      thread's share of a batch);
+    - ``KICK``: ``i2`` random feasible moves applied in place to row ``i0`` of
+      ``src``/``dst``, drawn from stream ``i1`` of ``state``;
+    - ``ANNEAL``: advance chains ``i0 + i2, i0 + i2 + i3, ...`` below ``i1`` by
+      ``len(temps)`` steps (one thread's share of the group ``i0 .. i1 - 1``, whose chain
+      ``c`` records its trace in row ``c - i0`` of ``trace``/``trace_evals``).
+    """
+    if op == EVALUATE:
+        jump_to = np.empty(size + 1, dtype=np.int64)
+        succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
+        dist = np.empty(size + 1, dtype=np.int64)
+        sure = np.empty(size + 1, dtype=np.bool_)
+        mean = np.empty(size + 1)
+        var = np.empty(size + 1)
+        for i in range(i0, i2, i1):
+            m, v = _layout_moments_kernel(size, src[i], dst[i], start, overshoot, chain,
+                                          faces, probs, jump_to, succ, dist, sure, mean, var)
+            best_mean[i] = m
+            best_var[i] = v
+    elif op == KICK:
+        _kick(size, n_snakes, src[i0], dst[i0], allowed_src, allowed_dst, min_len, max_len,
+              state, i1, i2)
+    else:
+        for c in range(i0 + i2, i1, i3):
+            _anneal_chain(c, c - i0, size, n_snakes, allowed_src, allowed_dst, min_len,
+                          max_len, start, overshoot, chain, faces, probs, mode, target, temps,
+                          state, src, dst, cost, best_src, best_dst, best_cost, best_mean,
+                          best_var, evals, trace, trace_evals)
 
 
 @njit()
@@ -262,7 +276,7 @@ def neighbours_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_le
     for j in range(src.shape[0]):
         for kind in range(4):
             n += _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
-                             min_len, max_len, -1, src, dst, rec, n)
+                             min_len, max_len, np.int64(-1), src, dst, rec, n)
     return n
 
 
@@ -271,8 +285,8 @@ def apply_moves_kernel(src, dst, rec, take, out_src, out_dst):  # pragma: no cov
     """Row ``i`` of ``out_*``: the layout after move ``rec[take[i]]``."""
     for i in range(take.shape[0]):
         j, kind, a, b = rec[take[i]]
-        out_src[i] = src
-        out_dst[i] = dst
+        _copy(out_src[i], src)
+        _copy(out_dst[i], dst)
         if kind == 3:
             out_src[i, j] = src[a]
             out_src[i, a] = src[j]
@@ -281,10 +295,10 @@ def apply_moves_kernel(src, dst, rec, take, out_src, out_dst):  # pragma: no cov
             out_dst[i, j] = b
 
 
-@njit()
-def kick_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len, state,
-                 moves):  # pragma: no cover - jitted
-    """Apply ``moves`` random feasible moves to ``src``/``dst`` in place."""
+@njit(inline="always")
+def _kick(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len, state, c,
+          moves):  # pragma: no cover - jitted
+    """Apply ``moves`` random feasible moves to ``src``/``dst`` in place (stream ``c``)."""
     k = src.shape[0]
     occ = np.zeros(size + 1, dtype=np.bool_)
     new_src = np.empty(k, dtype=np.int64)
@@ -295,7 +309,7 @@ def kick_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max
             break
         _mark(size, src, dst, occ)
         if _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, max_len,
-                    state, 0, new_src, new_dst):
-            src[:] = new_src
-            dst[:] = new_dst
+                    state, c, new_src, new_dst):
+            _copy(src, new_src)
+            _copy(dst, new_dst)
             done += 1

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._core.deprecation import renamed_attribute
 from ..board import Board
 
 
@@ -19,8 +19,9 @@ class DesignResult:
     ----------
     board : Board
         The best board (its jumps and the rules searched under).
-    expected : float
-        Its exact expected number of throws from ``board.start``.
+    mean : float
+        Its exact expected number of throws from ``board.start`` (the name
+        used by :class:`~snl_numeric.Analysis`; ``expected`` is deprecated).
     variance : float
         The variance of that number of throws.
     objective : str
@@ -28,8 +29,8 @@ class DesignResult:
     target : float or None
         The target length for ``objective="target"``.
     value : float
-        The objective value: ``expected`` for max/min, ``|expected - target|``
-        for a target.
+        The objective value: ``mean`` for max/min, ``|mean - target|`` for a
+        target.
     method : str
         ``"anneal"`` or ``"local"``.
     trace : ndarray of float64
@@ -48,7 +49,7 @@ class DesignResult:
     """
 
     board: Board
-    expected: float
+    mean: float
     variance: float
     objective: str
     target: float | None
@@ -61,9 +62,33 @@ class DesignResult:
     chains: int
     seed_entropy: tuple[int, ...]
 
+    expected = renamed_attribute("DesignResult", "expected", "mean")
+
+    def to_frame(self, kind: str = "trace") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"trace", "jumps"}
+            One row per recorded search step (``step``, ``evaluations``,
+            ``best``: the best objective value so far) or per jump of the board
+            found (``from``, ``to``, ``kind``).
+
+        Examples
+        --------
+        >>> from snl_numeric import design_board
+        >>> res = design_board(20, snakes=1, ladders=1, objective="max", iterations=50,
+        ...                    chains=2, rng=1)
+        >>> res.to_frame().shape, res.to_frame("jumps")["kind"].tolist()
+        ((50, 3), ['ladder', 'snake'])
+        """
+        from ..display.frames import design_frame
+
+        return design_frame(self, kind)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (the board in the ``snl_numeric.board`` format)."""
-        return {"board": self.board.to_dict(), "expected": self.expected,
+        return {"board": self.board.to_dict(), "mean": self.mean,
                 "variance": self.variance, "objective": self.objective, "target": self.target,
                 "value": self.value, "method": self.method, "evaluations": self.evaluations,
                 "iterations": self.iterations, "chains": self.chains,
@@ -75,13 +100,6 @@ class DesignResult:
         return design_html(self)
 
     def __str__(self) -> str:
-        b = self.board
-        goal = (f"target {self.target:g} (off by {self.value:.6g})"
-                if self.objective == "target" else self.objective)
-        ladders = " ".join(f"{s}->{d}" for s, d in b.ladders.items())
-        snakes = " ".join(f"{s}->{d}" for s, d in b.snakes.items())
-        return (f"Designed board: size {b.size}, {len(b.ladders)} ladders, {len(b.snakes)} "
-                f"snakes ({goal}, {self.method}, {self.evaluations} evaluations)\n"
-                f"  ladders: {ladders or '-'}\n"
-                f"  snakes:  {snakes or '-'}\n"
-                f"  expected throws: {self.expected:.6f} (sd {math.sqrt(self.variance):.4f})")
+        from ..display.text import design_text
+
+        return design_text(self)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
 from .._core.memory import check_memory
-from .._core.numba_config import PARALLEL_LOCK
+from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import seed_sequence
@@ -20,12 +20,13 @@ from ..board import Board
 from ..chain import throws_variance
 from ..dice import Dice
 from .kernels import (
+    ANNEAL,
+    EVALUATE,
+    KICK,
     TIE,
-    anneal_kernel,
     apply_moves_kernel,
-    candidates_kernel,
-    kick_kernel,
     neighbours_kernel,
+    search_kernel,
 )
 from .result import DesignResult
 
@@ -35,6 +36,11 @@ _MODES = {"max": 0, "min": 1, "target": 2}
 _KICK = 3  # random moves applied at a local optimum
 _INIT_ATTEMPTS = 200
 _PILOT = 64  # random moves evaluated to set the initial temperature
+#: Chains advanced per kernel call, and evaluations in the first call; later calls aim
+#: at ROUND_SECONDS, so progress shows and Ctrl-C stops a search within a round.
+_GROUP = 1024
+_FIRST_EVALS = 16384
+ROUND_SECONDS = 0.15
 
 
 def _count(value: Any, name: str, low: int = 0) -> int:
@@ -78,7 +84,7 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
     if probe.start == size:
         raise ValueError(f"start must be a square below the goal {size}, got {start}")
     # the allowed squares, and per thread a candidate's successor table and solve
-    threads = numba.get_num_threads()
+    threads = default_threads()
     check_memory((size + 1) * (2 + threads * (8 * len(probe.dice.faces) + 96)),
                  f"designing a board of {size + 1:,} squares on {threads} threads")
     min_len = _count(min_length, "min_length", 1)
@@ -135,6 +141,18 @@ def _destinations(s, snake, size, allowed, min_len, max_len) -> np.ndarray:
     return cand[allowed[lo:hi + 1]]
 
 
+def _feasible_starts(cands: np.ndarray, snake: bool, size: int, ends: np.ndarray,
+                     min_len: int, max_len: int) -> np.ndarray:
+    """The squares of ``cands`` from which ``_destinations`` is not empty (vectorised)."""
+    below = np.concatenate([[0], np.cumsum(ends)])  # below[i]: allowed ends in 0 .. i - 1
+    if snake:
+        lo, hi = np.maximum(0, cands - max_len), cands - min_len
+    else:
+        lo, hi = cands + min_len, np.minimum(size, cands + max_len)
+    lo_c, hi_c = np.clip(lo, 0, size + 1), np.clip(hi + 1, 0, size + 1)
+    return cands[(hi >= lo) & (below[hi_c] > below[lo_c])]
+
+
 def _random_layout(p: _Problem, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A uniformly built random feasible layout (greedy, with restarts)."""
     for _ in range(_INIT_ATTEMPTS):
@@ -144,9 +162,9 @@ def _random_layout(p: _Problem, gen: np.random.Generator) -> tuple[np.ndarray, n
         for j in gen.permutation(p.k):
             snake = j < p.n_snakes
             ends = p.allowed_dst & free
-            starts = [s for s in np.flatnonzero(p.allowed_src & free)
-                      if _destinations(s, snake, p.size, ends, p.min_len, p.max_len).size]
-            if not starts:
+            starts = _feasible_starts(np.flatnonzero(p.allowed_src & free), snake, p.size, ends,
+                                      p.min_len, p.max_len)
+            if not len(starts):
                 break
             s = int(starts[gen.integers(len(starts))])
             ends[s] = False
@@ -162,15 +180,44 @@ def _random_layout(p: _Problem, gen: np.random.Generator) -> tuple[np.ndarray, n
         f"{int((~p.allowed_dst).sum())} forbidden squares); the constraints look infeasible")
 
 
+_F1 = np.empty(0)
+_F2 = np.empty((0, 0))
+_I1 = np.empty(0, dtype=np.int64)
+_I2 = np.empty((0, 0), dtype=np.int64)
+_U1 = np.empty(0, dtype=np.uint64)
+
+
+def _search(p: _Problem, op: int, i0: int, i1: int, i2: int, i3: int, *, mode: int = 0,
+            target: float = 0.0, temps: np.ndarray = _F1, state: np.ndarray = _U1,
+            src: np.ndarray = _I2, dst: np.ndarray = _I2, cost: np.ndarray = _F1,
+            best_src: np.ndarray = _I2, best_dst: np.ndarray = _I2, best_cost: np.ndarray = _F1,
+            best_mean: np.ndarray = _F1, best_var: np.ndarray = _F1, evals: np.ndarray = _I1,
+            trace: np.ndarray = _F2, trace_evals: np.ndarray = _I2) -> None:
+    """One call of :func:`search_kernel` (the arrays an operation does not use: empty)."""
+    search_kernel(op, i0, i1, i2, i3, p.size, p.n_snakes, p.allowed_src, p.allowed_dst,
+                  p.min_len, p.max_len, p.start, p.overshoot, p.chain, p.faces, p.probs,
+                  int(mode), float(target), temps, state, src, dst, cost, best_src, best_dst,
+                  best_cost, best_mean, best_var, evals, trace, trace_evals)
+
+
 def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | None = None
            ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact (mean, variance) of the first ``n`` candidate layouts, on the worker threads."""
     n = len(cand_src) if n is None else n
     mean = np.empty(n)
     var = np.empty(n)
     if n:
-        with PARALLEL_LOCK:
-            candidates_kernel(p.size, cand_src, cand_dst, n, p.start, p.overshoot, p.chain,
-                              p.faces, p.probs, mean, var)
+        cand_src = np.ascontiguousarray(cand_src)
+        cand_dst = np.ascontiguousarray(cand_dst)
+        for lo in range(0, n, _GROUP * 16):  # rounds: Ctrl-C between them
+            hi = min(lo + _GROUP * 16, n)
+            shares = min(default_threads(), hi - lo)
+
+            def task(t: int, lo: int = lo, hi: int = hi, shares: int = shares) -> None:
+                _search(p, EVALUATE, lo + t, shares, hi, 0, src=cand_src, dst=cand_dst,
+                        best_mean=mean, best_var=var)
+
+            run_tasks(task, shares)
     return mean, var
 
 
@@ -219,8 +266,7 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         cs = src[np.arange(n_pilot) % chains]
         cd = dst[np.arange(n_pilot) % chains]
         for i in range(n_pilot):
-            kick_kernel(p.size, p.n_snakes, cs[i], cd[i], p.allowed_src, p.allowed_dst,
-                         p.min_len, p.max_len, ks, 1)
+            _search(p, KICK, i, 0, 1, 0, state=ks, src=cs, dst=cd)
         m, _ = _batch(p, cs, cd)
         evals0 += n_pilot
         delta = np.abs(_costs(mode, m, target) - cost[np.arange(n_pilot) % chains])
@@ -232,29 +278,49 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         t0, t1 = (float(t) for t in temperature)
         if not (t0 > 0 and t1 > 0):
             raise ValueError(f"temperatures must be positive, got {temperature!r}")
-    temps = t0 * (t1 / t0) ** (np.arange(iterations) / max(iterations - 1, 1))
+
+    def temps(lo: int, hi: int) -> np.ndarray:  # geometric schedule, one block at a time
+        return t0 * (t1 / t0) ** (np.arange(lo, hi) / max(iterations - 1, 1))
+
     best_src, best_dst = src.copy(), dst.copy()
     best_cost, best_mean, best_var = cost.copy(), mean.copy(), var.copy()
     evals = np.zeros(chains, dtype=np.int64)
-    trace = np.empty((chains, iterations))
-    trace_evals = np.empty((chains, iterations), dtype=np.int64)
-    block = max(1, min(iterations, 2000))
+    # per iteration: the best cost over all chains, and their evaluations so far
+    trace = np.full(iterations, np.inf)
+    trace_evals = np.zeros(iterations, dtype=np.int64)
+    threads = default_threads()
+    group = min(chains, _GROUP)
+    block = max(1, min(iterations, _FIRST_EVALS // group))
     bar.update(evals0)
-    for lo in range(0, iterations, block):
+    lo = 0
+    while lo < iterations:  # blocks of iterations, chain group after chain group
         hi = min(lo + block, iterations)
-        tr = np.empty((chains, hi - lo))
-        te = np.empty((chains, hi - lo), dtype=np.int64)
-        with PARALLEL_LOCK:
-            anneal_kernel(p.size, p.n_snakes, p.allowed_src, p.allowed_dst, p.min_len,
-                          p.max_len, p.start, p.overshoot, p.chain, p.faces, p.probs, mode,
-                          target, temps[lo:hi], state, src, dst, cost, best_src, best_dst,
-                          best_cost, best_mean, best_var, evals, tr, te)
-        trace[:, lo:hi] = tr
-        trace_evals[:, lo:hi] = te
-        bar.update((hi - lo) * chains)
+        block_temps = temps(lo, hi)
+        started = time.perf_counter()
+        for g_lo in range(0, chains, group):
+            g_hi = min(g_lo + group, chains)
+            tr = np.empty((g_hi - g_lo, hi - lo))
+            te = np.empty((g_hi - g_lo, hi - lo), dtype=np.int64)
+            shares = min(threads, g_hi - g_lo)
+
+            def task(t, g_lo=g_lo, g_hi=g_hi, tr=tr, te=te, shares=shares, temps=block_temps):
+                _search(p, ANNEAL, g_lo, g_hi, t, shares, mode=mode, target=target,
+                        temps=temps, state=state, src=src, dst=dst, cost=cost,
+                        best_src=best_src, best_dst=best_dst, best_cost=best_cost,
+                        best_mean=best_mean, best_var=best_var, evals=evals, trace=tr,
+                        trace_evals=te)
+
+            run_tasks(task, shares)
+            np.minimum(trace[lo:hi], tr.min(axis=0), out=trace[lo:hi])
+            trace_evals[lo:hi] += te.sum(axis=0)
+            bar.update((hi - lo) * (g_hi - g_lo))
+        per_group = (time.perf_counter() - started) * group / chains
+        scale = min(max(ROUND_SECONDS / max(per_group, 1e-4), 0.25), 4.0)
+        block = max(1, min(iterations, int((hi - lo) * scale)))
+        lo = hi
     c = int(np.argmin(best_cost))  # first chain on ties: independent of threads
-    return (best_src[c], best_dst[c], best_mean[c], best_var[c], trace.min(axis=0),
-            trace_evals.sum(axis=0) + evals0, int(evals.sum()) + evals0)
+    return (best_src[c], best_dst[c], best_mean[c], best_var[c], trace,
+            trace_evals + evals0, int(evals.sum()) + evals0)
 
 
 def _local(p, mode, target, iterations, chains, children, batch, bar):
@@ -302,8 +368,8 @@ def _local(p, mode, target, iterations, chains, children, batch, bar):
                 break
         if not moved and evals < budget:  # exact local optimum (or empty neighbourhood)
             cur_src, cur_dst = best[0].copy(), best[1].copy()
-            kick_kernel(p.size, p.n_snakes, cur_src, cur_dst, p.allowed_src, p.allowed_dst,
-                         p.min_len, p.max_len, state, _KICK)
+            _search(p, KICK, 0, 0, _KICK, 0, state=state, src=cur_src[None, :],
+                    dst=cur_dst[None, :])
             m, v = _batch(p, cur_src[None, :], cur_dst[None, :])
             evals += 1
             bar.update(1)
@@ -338,7 +404,7 @@ def design_board(
     temperature: tuple[float, float] | None = None,
     batch: int = 256,
     rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-    progress: bool = False,
+    progress: bool | str = False,
 ) -> DesignResult:
     """Search a layout of snakes and ladders with a wanted expected length.
 
@@ -379,8 +445,9 @@ def design_board(
         Candidates per parallel batch in the local search.
     rng : Generator, SeedSequence, int or None
         Source of the seed from which each chain's stream is spawned.
-    progress : bool, default False
-        Show a progress bar on standard error.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter): True shows it
+        on a terminal or in a notebook only, ``"always"`` in pipes and files too.
 
     Returns
     -------
@@ -407,7 +474,7 @@ def design_board(
     >>> len(res.board.snakes), len(res.board.ladders)
     (2, 2)
     >>> from snl_numeric import expected_throws
-    >>> abs(res.expected - expected_throws(res.board)) < 1e-9
+    >>> abs(res.mean - expected_throws(res.board)) < 1e-9
     True
     >>> res.trace.shape
     (300,)
@@ -441,6 +508,7 @@ def design_board(
                                     else seed_sequence(rng))
         seq = np.random.SeedSequence([int(x) for x in gen.integers(0, 2**63, size=2)])
     children = seq.spawn(chains + 1)  # one per chain, one for the temperature pilot
+    _search(p, EVALUATE, 0, 1, 0, 0)  # compile (or load) first: the bar times the search only
     with Progress(iterations * chains, f"design ({method})", enabled=progress) as bar:
         if method == "anneal":
             out = _anneal(p, mode, tgt, iterations, chains, children[:-1], children[-1],
@@ -456,7 +524,7 @@ def design_board(
                   **p.rules)
     # the search scores candidates by their mean only; the winner's variance is solved once
     variance = throws_variance(board)
-    return DesignResult(board=board, expected=float(mean), variance=variance, objective=name,
+    return DesignResult(board=board, mean=float(mean), variance=variance, objective=name,
                         target=float(target) if target is not None else None, value=value,
                         method=method, trace=trace, trace_evaluations=trace_evals,
                         evaluations=int(evals), iterations=iterations, chains=chains,

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from ..board import Board
     from ..players import GameLength
 
-__all__ = ["board_html", "analysis_html", "game_length_html", "race_html", "kv_table", "row_table",
-           "fmt"]
+__all__ = ["board_html", "analysis_html", "finish_within_html", "game_length_html", "race_html",
+           "solve_report_html", "kv_table", "row_table", "fmt"]
 
 #: Boards larger than this get no SVG thumbnail.
 SVG_MAX_SIZE = 400
@@ -261,7 +261,7 @@ def design_html(r: Any) -> str:
     goal = {"max": "longest expected game", "min": "shortest expected game"}.get(
         r.objective, f"expected game closest to {fmt(r.target)} (off by {fmt(r.value, 3)})")
     rows = [("objective", goal),
-            ("expected throws", f"{fmt(r.expected)} (std deviation {fmt(math.sqrt(r.variance))})"),
+            ("expected throws", f"{fmt(r.mean)} (std deviation {fmt(math.sqrt(r.variance))})"),
             ("search", f"{r.method}: {r.evaluations:,} exact evaluations, {r.chains} chains × "
                        f"{r.iterations:,} iterations"),
             ("seed entropy", str(tuple(r.seed_entropy)))]
@@ -281,7 +281,7 @@ def policy_html(r: Any) -> str:
         ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
         ("rules", f"{rules_text(b)}; start {b.start}"),
         ("objective", what + ("; jumps optional" if r.optional_jumps else "")),
-        ("expected throws", f"{fmt(r.expected_start)} from square {b.start}"),
+        ("expected throws", f"{fmt(r.mean)} from square {b.start}"),
         ("solver", f"{c.method} iteration, {c.iterations} steps, Bellman residual "
                    f"{c.residual:.2g}" + (f" ({c.note})" if c.note else "")),
     ]
@@ -327,3 +327,45 @@ def race_html(r: Any) -> str:
          for i, d in enumerate(r.dice)],
         caption="The dice")
     return side_by_side(kv_table(rows, caption=f"Race on {board_title(b)}"), dice)
+
+
+# -- finish within ---------------------------------------------------------------
+def finish_within_html(r: Any) -> str:
+    """The HTML display of a :class:`~snl_numeric.FinishWithinResult`."""
+    b = r.board
+    rows = [
+        ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
+        ("rules", f"{rules_text(b)}; start {b.start}"
+                  + ("; jumps optional" if r.optional_jumps else "")),
+        ("horizon", f"{r.horizon} {'throw' if r.horizon == 1 else 'throws'}"),
+        ("best chance", f"{fmt(r.probability_start)} to finish in time from square {b.start}"),
+    ]
+    if r.horizon:
+        first = r.policy[0, : b.size]
+        dice = row_table(
+            ["die", "faces", "squares (first throw)"],
+            [[label(i), dice_text(d), int((first == i).sum())] for i, d in enumerate(r.actions)],
+            caption="The dice")
+    else:
+        dice = ""
+    return side_by_side(kv_table(rows, caption=f"Finishing within {r.horizon} on "
+                                               f"{board_title(b)}"), dice)
+
+
+# -- solver report -----------------------------------------------------------------
+_SOLVERS = {"empty": "nothing to solve", "triangular": "one sweep",
+            "woodbury": "one sweep + a low-rank correction, eliminated exactly",
+            "gmres": "GMRES on the correction, refined", "splu": "SciPy sparse LU"}
+
+
+def solve_report_html(r: Any) -> str:
+    """The HTML display of a :class:`~snl_numeric.SolveReport`."""
+    rows = [("method", f"{r.method} ({_SOLVERS.get(r.method, r.method)})"),
+            ("unknowns", f"{r.unknowns:,}"),
+            ("backward targets", f"{r.backward_targets:,}"),
+            ("iterations", f"{r.iterations:,}"),
+            ("residual", f"{r.residual:.3g} (normwise relative backward error)"),
+            ("certified error", f"{r.error_estimate:.3g} (relative, every entry)"),
+            ("condition", f"{r.condition:.6g} (max expected throws)"),
+            ("blocks", f"{r.blocks:,}")]
+    return kv_table(rows, caption="How (I − Q) t = 1 was solved")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,8 @@ from .._core.table import OVERSHOOT_CODES
 from .._core.validation import OVERSHOOT_RULES, int64_values, shown
 from . import require_pyarrow
 
-__all__ = ["BoardColumns", "board_table", "count_rows", "iter_columns", "read_columns"]
+__all__ = ["LABELS", "BoardColumns", "board_table", "count_rows", "iter_columns",
+           "read_columns", "schema_names"]
 
 D6_FACES = np.arange(1, 7, dtype=np.int64)
 D6_PROBS = np.full(6, 1.0 / 6.0)
@@ -28,7 +29,8 @@ D6_PROBS = np.full(6, 1.0 / 6.0)
 class BoardColumns:
     """Boards as columns: per board its size, start, overshoot code and chain flag,
     the numbers of its jumps and faces, and those flattened; ``errors`` maps a row to
-    why it could not be read."""
+    why it could not be read; ``labels`` holds the file's :data:`LABELS` columns (object
+    arrays), carried through to the results."""
 
     sizes: np.ndarray
     starts: np.ndarray
@@ -41,6 +43,11 @@ class BoardColumns:
     faces: np.ndarray
     probs: np.ndarray
     errors: dict[int, str]
+    labels: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+#: Columns that name a board (any type), carried from a board file to its results.
+LABELS = ("id", "name")
 
 
 def _flag_rows(errs: dict[int, str], owner: np.ndarray, bad: np.ndarray, values: np.ndarray,
@@ -195,9 +202,14 @@ def read_columns(rb: Any) -> BoardColumns:
     else:
         faces, probs = np.tile(D6_FACES, n), np.tile(D6_PROBS, n)
         dl = np.full(n, 6, np.int64)
+    labels = {}
+    for name in LABELS:
+        if name in names:
+            labels[name] = np.empty(n, dtype=object)
+            labels[name][:] = rb.column(names.index(name)).to_pylist()
     return BoardColumns(sizes.astype(np.int64), starts.astype(np.int64), codes,
                         chain.astype(bool), jl.astype(np.int64), src, dst, dl.astype(np.int64),
-                        faces, probs, errs)
+                        faces, probs, errs, labels)
 
 
 
@@ -206,6 +218,12 @@ def iter_columns(path: str | os.PathLike[str], chunk_size: int) -> Iterator[Boar
     _, pq = require_pyarrow()
     for rb in pq.ParquetFile(os.fspath(path)).iter_batches(batch_size=chunk_size):
         yield read_columns(rb)
+
+
+def schema_names(path: str | os.PathLike[str]) -> list[str]:
+    """The column names of a Parquet file."""
+    _, pq = require_pyarrow()
+    return list(pq.ParquetFile(os.fspath(path)).schema_arrow.names)
 
 
 def count_rows(path: str | os.PathLike[str]) -> int:

@@ -14,7 +14,16 @@ from ..display.html import GOAL_COLOR, LADDER_COLOR, SNAKE_COLOR, board_title
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-from .common import as_analysis, axes, board_frame, cells, draw_jumps, number_squares, shows_zero
+from .common import (
+    as_analysis,
+    axes,
+    board_frame,
+    cells,
+    draw_jumps,
+    legend_beside_board,
+    number_squares,
+    shows_zero,
+)
 
 
 def plot_board(
@@ -96,7 +105,7 @@ def plot_board(
                       label=f"start {board.start}"),
             Rectangle((0, 0), 1, 1, facecolor=GOAL_COLOR, label=f"goal {size}"),
         ]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+        legend_beside_board(ax, handles, n)
     ax.set_title(title if title is not None else
                  f"{board_title(board)}: {len(board.ladders)} ladders, {len(board.snakes)} snakes")
     return ax

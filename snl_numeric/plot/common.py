@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 NUMBER_MAX_SIZE = 400
 #: Cumulative probability up to which distributions are drawn by default.
 DEFAULT_COVERAGE = 0.999
+#: Blank room kept right of a board for its legend, as a fraction of the columns: the
+#: legend sits inside the axes, so ``savefig`` never clips it (``bbox_inches`` or not).
+LEGEND_ROOM = 0.4
+#: Drawing order: jump arrows under the square numbers (which stay readable).
+ARROW_ZORDER = 2
+NUMBER_ZORDER = 4
 
 
 def pyplot() -> Any:
@@ -97,9 +103,18 @@ def number_squares(ax: Axes, size: int, numbers: bool | None, color: str = "blac
     _, n = grid_shape(size)
     fontsize = max(4.0, min(9.0, 90.0 / n))
     x, y = square_xy(np.arange(1, size + 1), size)
+    box = {"boxstyle": "square,pad=0.08", "facecolor": "white", "alpha": 0.65,
+           "linewidth": 0}
     for k, (xk, yk) in enumerate(zip(x.tolist(), y.tolist(), strict=True), start=1):
         ax.text(xk - 0.42, yk + 0.42, str(k), fontsize=fontsize, ha="left", va="top",
-                color=color, alpha=0.8)
+                color=color, alpha=0.9, zorder=NUMBER_ZORDER, bbox=box)
+
+
+def legend_beside_board(ax: Axes, handles: list, n: int, **kwargs: Any) -> Any:
+    """A legend in blank room added right of the board, inside the axes (never clipped)."""
+    lo, hi = ax.get_xlim()
+    ax.set_xlim(lo, hi + LEGEND_ROOM * n)
+    return ax.legend(handles=handles, loc="upper right", fontsize=8, **kwargs)
 
 
 def draw_jumps(ax: Axes, board: Board, *, alpha: float = 1.0,
@@ -131,6 +146,7 @@ def draw_jumps(ax: Axes, board: Board, *, alpha: float = 1.0,
                 "connectionstyle": "arc3,rad=0" if ladder else "arc3,rad=0.25",
             },
             annotation_clip=False,
+            zorder=ARROW_ZORDER,
         )
         ann.set_gid(f"{kind} {src[i]}->{dst[i]}")
 

@@ -18,6 +18,21 @@ if TYPE_CHECKING:
 
 from .common import DEFAULT_COVERAGE, as_analysis, axes, check_coverage, xmax
 
+#: Headroom above the tallest bar for the percentile labels (a fraction of its height),
+#: and the least distance between two labels (a fraction of the x range): closer ones merge.
+LABEL_BAND = 0.15
+MIN_LABEL_GAP = 0.045
+
+
+def _touch(left, right) -> bool:
+    """Whether two labels drawn now would overlap (measured; False without a renderer)."""
+    try:
+        renderer = left.figure.canvas.get_renderer()
+    except AttributeError:  # pragma: no cover - a backend without one
+        return False
+    a, b = left.get_window_extent(renderer), right.get_window_extent(renderer)
+    return a.x1 + 2 >= b.x0
+
 
 def plot_distribution(
     analysis_or_board: Analysis | Board,
@@ -105,14 +120,33 @@ def plot_distribution(
         ax.axvline(a.median, color="black", linestyle="-", linewidth=1.2,
                    label=f"median {a.median}")
     marked = []
+    at: dict[int, list[str]] = {}  # percentile labels by position
     for q in percentiles:
         v = quantile(a.cdf, q / 100.0)
         if v is None:
             continue
         marked.append(f"p{q:g}")
         ax.axvline(v, color="dimgray", linestyle=":", linewidth=1)
-        ax.text(v, 1.0, f" p{q:g}", transform=ax.get_xaxis_transform(), rotation=90,
-                va="top", ha="left", fontsize=8, color="dimgray")
+        at.setdefault(v, []).append(f"p{q:g}")
+    # labels in a band above the tallest bar (headroom added), neighbours merged, so they
+    # never overlap the bars or each other
+    top = ax.get_ylim()[1]
+    ax.set_ylim(0, top * (1 + LABEL_BAND))
+    y = top * (1 + LABEL_BAND / 2)
+    placed: list = []  # left to right; a label that would touch the previous one merges into it
+    for v in sorted(at):
+        text = ",".join(at[v])
+        if placed and v - placed[-1][0] < MIN_LABEL_GAP * (kmax + 1):
+            placed[-1][1].set_text(placed[-1][1].get_text() + "," + text)
+            continue
+        artist = ax.text(v, y, text, va="center", ha="center", fontsize=8, color="dimgray",
+                         gid="percentile label", bbox={"boxstyle": "square,pad=0.1",
+                                                       "facecolor": "white", "linewidth": 0})
+        if placed and _touch(placed[-1][1], artist):
+            placed[-1][1].set_text(placed[-1][1].get_text() + "," + text)
+            artist.remove()
+            continue
+        placed.append((v, artist))
     handles, labels = ax.get_legend_handles_labels()
     if marked:
         from matplotlib.lines import Line2D

@@ -14,7 +14,16 @@ from ..policy import PolicyResult
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-from .common import axes, board_frame, cells, draw_jumps, number_squares, shows_zero
+from .common import (
+    NUMBER_ZORDER,
+    axes,
+    board_frame,
+    cells,
+    draw_jumps,
+    legend_beside_board,
+    number_squares,
+    shows_zero,
+)
 
 
 def plot_policy(
@@ -62,7 +71,7 @@ def plot_policy(
     >>> r = optimal_policy(boards.get("milton-bradley"), [None, {1: 0.5, 2: 0.5}])
     >>> ax = plot_policy(r)
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
-    ['A = 1-6', 'B = 1-2']
+    ['A = d6', 'B = 1-2']
     """
     if not isinstance(policy_result, PolicyResult):
         raise TypeError("policy_result must be a PolicyResult, "
@@ -101,7 +110,8 @@ def plot_policy(
             v = float(r.expected[k])
             text = "∞" if not np.isfinite(v) else f"{v:.1f}"
             ax.text(float(x[k]), float(y[k]) - 0.12, text, ha="center", va="center",
-                    fontsize=max(4.0, min(7.0, 70.0 / n)), color="dimgray")
+                    fontsize=max(4.0, min(7.0, 70.0 / n)), color="dimgray",
+                    zorder=NUMBER_ZORDER)  # over the arrows
     draw_jumps(ax, board, declined=~np.asarray(r.take, dtype=bool))
     if legend:
         handles = [Patch(facecolor=colours[i], edgecolor="gray",
@@ -111,11 +121,10 @@ def plot_policy(
             from matplotlib.lines import Line2D
 
             handles.append(Line2D([], [], color="gray", linestyle="--", label="declined jump"))
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
-                  title="die thrown")
+        legend_beside_board(ax, handles, n, title="die thrown")
     what = "Optimal" if r.objective == "min" else "Worst"
     ax.set_title(title if title is not None else
                  f"{what} play on {board_title(board)}: "
-                 f"{r.expected_start:.2f} expected throws from square {board.start}")
+                 f"{r.mean:.2f} expected throws from square {board.start}")
     return ax
 

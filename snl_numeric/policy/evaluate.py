@@ -7,6 +7,7 @@ import numpy as np
 from .._core.numba_config import njit
 from .._core.solve import Solver
 from .._core.table import reach_kernel
+from .._core.validation import readonly
 from .problem import Problem
 
 
@@ -45,7 +46,7 @@ def _proper(succ: np.ndarray, prob: np.ndarray, active: np.ndarray, goal: int) -
     if not np.all(active[landing] | (landing == goal)):
         return False
     dist = np.empty(len(succ), dtype=np.int64)
-    reach_kernel(succ, dist, np.empty(len(succ), dtype=np.bool_))
+    reach_kernel(readonly(succ), dist, np.empty(len(succ), dtype=np.bool_))  # as Board's
     return bool(np.all(dist[active] >= 0))
 
 

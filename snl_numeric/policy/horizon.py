@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -21,11 +22,12 @@ _MAX_HORIZON_CELLS = 200_000_000
 def finish_within(
     board: Board,
     actions: Sequence[Dice | Mapping[int, float] | str | None],
-    k: int,
+    horizon: int | None = None,
     *,
     optional_jumps: bool = False,
+    k: int | None = None,
 ) -> FinishWithinResult:
-    """The play that maximises the chance to finish within ``k`` throws.
+    """The play that maximises the chance to finish within ``horizon`` throws.
 
     Backward induction over the throws left: ``P_0 = 1`` on the goal,
     ``P_r(x) = max_a sum_f P_a(f) W_{r-1}(landing)`` with the best jump
@@ -36,9 +38,12 @@ def finish_within(
     board : Board
     actions : sequence of Dice, mapping, str or None
         As in :func:`optimal_policy`.
-    k : int
-        The number of throws allowed (``>= 0``).
+    horizon : int
+        The number of throws allowed (``>= 0``): ``--horizon`` on the command
+        line, ``.horizon`` on the result.
     optional_jumps : bool, default False
+    k : int, optional
+        Deprecated spelling of ``horizon`` (removed in the next release).
 
     Returns
     -------
@@ -51,13 +56,21 @@ def finish_within(
     >>> r.probability_start, int(r.policy[0, 0])
     (0.3333333333333333, 1)
     """
+    if k is not None:
+        if horizon is not None:
+            raise TypeError("give horizon only (k is its deprecated spelling), not both")
+        warnings.warn("finish_within(..., k=...) is now finish_within(..., horizon=...); k will "
+                      "be removed in the next release", DeprecationWarning, stacklevel=2)
+        horizon = k
+    if horizon is None:
+        raise TypeError("finish_within() missing the number of throws: horizon")
     board, dice = check_common(board, actions, optional_jumps)
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"k must be an integer number of throws, got {k!r}")
-    if k < 0:
-        raise ValueError(f"k must be a non-negative number of throws, got {k}")
+    if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral):
+        raise TypeError(f"horizon must be an integer number of throws, got {horizon!r}")
+    if horizon < 0:
+        raise ValueError(f"horizon must be a non-negative number of throws, got {horizon}")
+    k = int(horizon)
     p = build_problem(board, dice, bool(optional_jumps))
-    k = int(k)
     if (k + 1) * p.n > _MAX_HORIZON_CELLS:
         raise ValueError(f"a horizon of {k:,} throws on {p.n:,} squares needs "
                          f"{(k + 1) * p.n:,} table entries; the limit is {_MAX_HORIZON_CELLS:,}")

@@ -189,8 +189,10 @@ def attractor_kernel(nxt, probs, src, tgt, optional, goal, indptr, choice,
     m = src.shape[0]
     n_nodes = n + m
     n_choice = n * n_act + 2 * m
-    in_u = np.ones(n_nodes, dtype=np.bool_)
-    allowed = np.zeros(n_choice, dtype=np.bool_)
+    in_u = np.empty(n_nodes, dtype=np.bool_)  # loops, not slice assignments: less to compile
+    for v in range(n_nodes):
+        in_u[v] = True
+    allowed = np.empty(n_choice, dtype=np.bool_)
     queue = np.empty(n_nodes, dtype=np.int64)
     while True:
         for x in range(n):
@@ -206,7 +208,8 @@ def attractor_kernel(nxt, probs, src, tgt, optional, goal, indptr, choice,
             base = n * n_act + 2 * j
             allowed[base] = optional and in_u[n + j] and in_u[src[j]]
             allowed[base + 1] = in_u[n + j] and in_u[tgt[j]]
-        dist[:] = -1
+        for v in range(n_nodes):
+            dist[v] = -1
         dist[goal] = 0
         queue[0] = goal
         head, tail = 0, 1

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._core.deprecation import renamed_attribute
 from .._core.text import dice_text, label, n_dice
 from .._core.validation import json_float
 from ..board import Board
@@ -66,8 +67,10 @@ class PolicyResult:
     expected : ndarray of float64, shape (size + 1,)
         Expected throws from every square under the policy (``inf`` where the
         goal is not reached with probability 1).
-    expected_start : float
-        ``expected[board.start]``.
+    mean : float
+        ``expected[board.start]``: the expected throws from the start (the
+        name used by :class:`~snl_numeric.Analysis`; ``expected_start`` is
+        deprecated).
     convergence : Convergence
         Method, iterations and the Bellman residual.
     """
@@ -80,8 +83,10 @@ class PolicyResult:
     jumps: tuple[tuple[int, int], ...] = field(repr=False)
     take: np.ndarray = field(repr=False)
     expected: np.ndarray = field(repr=False)
-    expected_start: float
+    mean: float
     convergence: Convergence
+
+    expected_start = renamed_attribute("PolicyResult", "expected_start", "mean")
 
     @property
     def declined(self) -> list[tuple[int, int]]:
@@ -127,7 +132,7 @@ class PolicyResult:
         >>> r = optimal_policy(b, [None], optional_jumps=True)
         >>> r.declined
         [(3, 1)]
-        >>> expected_throws(r.induced_board()) == r.expected_start
+        >>> expected_throws(r.induced_board()) == r.mean
         True
         """
         used = np.unique(self.policy[: self.board.size])
@@ -139,6 +144,27 @@ class PolicyResult:
         jumps = [j for j, t in zip(self.jumps, self.take, strict=True) if t]
         return self.board.replace(jumps=jumps, dice=self.actions[int(used[0])])
 
+    def to_frame(self, kind: str = "squares") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"squares", "jumps"}
+            One row per square (``action`` index, its ``label`` and ``dice``,
+            ``expected`` throws from there) or per jump (``from``, ``to``,
+            ``kind``, ``take``).
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, optimal_policy
+        >>> r = optimal_policy(boards.get("milton-bradley"), ["1-3", "4-6"])
+        >>> r.to_frame().loc[:2, ["square", "label", "dice"]].values.tolist()
+        [[0, 'A', '1-3'], [1, 'A', '1-3'], [2, 'A', '1-3']]
+        """
+        from ..display.frames import policy_frame
+
+        return policy_frame(self, kind)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (arrays as lists, ``inf`` as ``"inf"``)."""
         return {
@@ -148,7 +174,7 @@ class PolicyResult:
             "objective": self.objective,
             "optional_jumps": self.optional_jumps,
             "start": self.board.start,
-            "expected_start": json_float(self.expected_start),
+            "mean": json_float(self.mean),
             "policy": self.policy.tolist(),
             "jumps": [{"from": s, "to": d, "take": bool(t)}
                       for (s, d), t in zip(self.jumps, self.take, strict=True)],
@@ -174,9 +200,10 @@ class PolicyResult:
             + (", optional jumps" if self.optional_jumps else ""),
             "  dice              " + "  ".join(
                 f"{label(i)} = {dice_text(d)}" for i, d in enumerate(self.actions)),
-            f"  expected throws   {self.expected_start:.6f} from square {b.start}",
+            f"  expected throws   {self.mean:.6f} from square {b.start}",
             f"  {'policy' if c.method == 'policy' else 'value'} iteration  {c.iterations} "
-            f"{'steps' if c.method == 'policy' else 'sweeps'}, Bellman residual {c.residual:.2g}"
+            f"{('step' if c.method == 'policy' else 'sweep') + ('' if c.iterations == 1 else 's')}"
+            f", Bellman residual {c.residual:.2g}"
             + (f" ({c.note})" if c.note else ""),
         ]
         lines += _board_map(b, self.policy, self.jumps, self.take)
@@ -222,6 +249,35 @@ class FinishWithinResult:
     values: np.ndarray = field(repr=False)
     probability: np.ndarray = field(repr=False)
     probability_start: float
+
+    def to_frame(self, kind: str = "squares") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"squares", "steps"}
+            One row per square for the first throw (``horizon`` throws left:
+            the ``action`` to take and the ``probability`` of finishing in
+            time), or one row per square and number of throws left.
+
+        Examples
+        --------
+        >>> from snl_numeric import Board, finish_within
+        >>> r = finish_within(Board(4, overshoot="exact"), ["1-3", "4-6"], 2)
+        >>> first = r.to_frame()
+        >>> first["label"].tolist()[:2], first["probability"].round(4).tolist()[:2]
+        (['B', 'A'], [0.5556, 0.5556])
+        >>> len(r.to_frame("steps"))
+        10
+        """
+        from ..display.frames import finish_within_frame
+
+        return finish_within_frame(self, kind)
+
+    def _repr_html_(self) -> str:
+        from ..display.html import finish_within_html
+
+        return finish_within_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (arrays as nested lists)."""

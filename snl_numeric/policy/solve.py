@@ -80,7 +80,7 @@ def optimal_policy(
     --------
     >>> from snl_numeric import boards
     >>> r = optimal_policy(boards.get("milton-bradley"), ["1-3", "4-6"])
-    >>> round(r.expected_start, 4)
+    >>> round(r.mean, 4)
     17.0874
     >>> r.policy[:10].tolist()
     [0, 0, 0, 1, 1, 1, 0, 1, 1, 1]
@@ -167,7 +167,7 @@ def optimal_policy(
     return PolicyResult(
         board=board, actions=dice, objective=objective, optional_jumps=bool(optional_jumps),
         policy=die, jumps=jump_pairs(board, p),
-        take=take, expected=values, expected_start=float(values[board.start]),
+        take=take, expected=values, mean=float(values[board.start]),
         convergence=Convergence(method, iterations, float(residual), note),
     )
 

@@ -2,10 +2,13 @@
 
 Games are played on the compiled successor table (``board.compiled.succ``):
 one throw is one table look-up, so every rule variant (overshoot, chained
-jumps, any dice) costs the same. The kernel is a parallel Numba loop over
-blocks of games; inside a block four games run interleaved (independent
-dependency chains keep the CPU busy), two fair throws per 64-bit word.
-Memory does not grow with the number of games unless ``per_game=True``.
+jumps, any dice) costs the same. The kernel is a Numba loop over blocks of
+games, several threads each taking a share of the blocks; inside a block four
+games run interleaved (independent dependency chains keep the CPU busy), two
+fair throws per 64-bit word. The blocks advance in rounds of a fraction of a
+second (a block saves its state and resumes exactly), so a long run shows
+progress and stops on Ctrl-C. Memory does not grow with the number of games
+unless ``per_game=True``.
 
 Reproducibility
     The games are split into a fixed number of blocks (:data:`BLOCKS`,
@@ -15,7 +18,8 @@ Reproducibility
     (the child ``SeedSequence.spawn`` would create, built without mutating
     the parent). Each thread counts into its own row of the histogram and
     the rows are summed afterwards, so the result is bit-identical for a
-    given seed whatever ``NUMBA_NUM_THREADS`` or ``numba.set_num_threads``.
+    given seed whatever ``threads``, ``NUMBA_NUM_THREADS`` or
+    ``numba.set_num_threads``, and whatever the length of the rounds.
 
 Sampling a face
     A face is drawn with Walker's alias table: a column ``i`` uniform over

@@ -1,13 +1,15 @@
-"""The parallel simulation kernel and the passes over the blocks of games."""
+"""The simulation kernel, and the rounds of it that the threads run over the blocks of games."""
 
 from __future__ import annotations
 
-import numba
+import time
+
 import numpy as np
 
 from .._core.memory import check_memory
-from .._core.numba_config import PARALLEL_LOCK, njit, pjit
-from .rng import BLOCKS, MASK32, U32, column, draw_face, xoshiro
+from .._core.numba_config import njit
+from .._core.parallel import run_tasks, split
+from .rng import BLOCKS, MASK32, U32, alias_pick, column, xoshiro
 
 #: Histogram bins kept per thread in the first pass; longer games are re-run.
 HIST_BINS = 1 << 16
@@ -15,13 +17,24 @@ HIST_BINS = 1 << 16
 #: (``long_games``), so memory never grows with the length of a game.
 HIST_DENSE_MAX = 1 << 20
 
+#: Seconds a round of the kernel aims at: the caller regains control (progress,
+#: Ctrl-C) this often. The steps per round (first ``FIRST_BUDGET``, then adapted,
+#: never below ``MIN_BUDGET``) never change the result.
+ROUND_SECONDS = 0.15
+FIRST_BUDGET = 1 << 14
+MIN_BUDGET = 256
+
 # -- kernels ------------------------------------------------------------------
 #: ``n0`` of a parked lane: never limits the steps before the cap.
 _PARKED = np.int64(1) << np.int64(62)
+#: Columns of a block's saved state: step, next game, then per lane (square offset,
+#: step its game started, active, game id), then the phase (0 new, 1 running, 2 done).
+LANE_COLUMNS = 19
+_PHASE = 18
 
 
 @njit()
-def _settle(p, t, n, a, gid, g, end, start, goal, k, lo, hist, tid, tally, throws,
+def _settle(p, t, n, a, gid, g, end, start, goal, k, lo, hist, tid, tally, record, throws,
             final):  # pragma: no cover - jitted
     """Record a lane's game of ``t`` throws, then start the block's next game or park.
 
@@ -43,7 +56,7 @@ def _settle(p, t, n, a, gid, g, end, start, goal, k, lo, hist, tid, tally, throw
         if p > goal:
             tally[2] += 1
     tally[3] += t
-    if throws is not None:
+    if record:
         throws[gid] = t
         final[gid] = p // k
     if g < end:
@@ -51,7 +64,7 @@ def _settle(p, t, n, a, gid, g, end, start, goal, k, lo, hist, tid, tally, throw
     return goal, _PARKED, False, gid, g
 
 
-@njit(inline="always")
+@njit()
 def _fire(p, f, fired, jump_next, used, gid):  # pragma: no cover - jitted
     j = fired[p + f]
     while j >= 0:
@@ -59,38 +72,53 @@ def _fire(p, f, fired, jump_next, used, gid):  # pragma: no cover - jitted
         j = jump_next[j]
 
 
-@pjit()
-def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, bounds, blocks,
-                     lo, hist, tallies, fired, jump_next, throws, final, used):  # pragma: no cover
-    """Play the games of ``blocks``, four interleaved games (lanes) per block.
+@njit()
+def simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, bounds, blocks, budget,
+                    lo, hist, tid, rng, lanes, tallies, record, fired, jump_next, throws, final,
+                    used):  # pragma: no cover - jitted
+    """Advance each block of ``blocks`` by at most ``budget`` steps (four interleaved games).
 
     ``off[p + f]`` is the offset ``square * k`` of the square reached from the
     square at offset ``p`` with face index ``f``; offsets beyond ``goal``
-    (``size * k``) mark stranded squares. A finished game of ``t`` throws with
-    ``lo <= t < lo + hist.shape[1]`` adds one to ``hist[thread, t - lo]``;
-    ``tallies[b]`` receives block ``b``'s (longest finished game, censored,
-    stranded, throws). With ``throws`` not None (a compile-time switch) every
-    game is recorded in ``throws``, ``final`` (square) and ``used`` (jumps
-    fired, first ``fired[p + f]`` then ``jump_next`` along a chain).
+    (``size * k``) mark stranded squares. Block ``b`` plays games
+    ``bounds[b] .. bounds[b + 1] - 1`` from the xoshiro256** state ``rng[b]``;
+    its lanes are saved in ``lanes[b]`` (see :data:`LANE_COLUMNS`) and the
+    state advanced in place, so the next call resumes exactly where this one
+    stopped: the games never depend on ``budget``. A finished game of ``t``
+    throws with ``lo <= t < lo + hist.shape[1]`` adds one to ``hist[tid, t - lo]``;
+    ``tallies[b]`` accumulates block ``b``'s (longest finished game, censored,
+    stranded, throws). With ``record`` every game is also written to
+    ``throws``, ``final`` (square) and ``used`` (jumps fired, first
+    ``fired[p + f]`` then ``jump_next`` along a chain).
 
     The lanes step together; lane ``l``'s game started at step ``n_l``, so it
     has made ``n - n_l`` throws, and no lane can reach ``max_throws`` before
-    step ``min(n_l) + max_throws``: the hot loop runs to there without a cap
-    test. The lanes consume one stream in a fixed order, so block ``b``'s
-    games depend only on ``seeds[b]``.
+    step ``min(n_l) + max_throws``: the hot loop runs to there (or to the end
+    of the budget) without a cap test. The lanes consume one stream in a fixed
+    order, so block ``b``'s games depend only on its seed.
     """
+    for i in range(blocks.shape[0]):
+        b = blocks[i]
+        if lanes[b, _PHASE] != 2:
+            _run_block(off, alias, thresh, fair, start, goal, max_throws, bounds, b, budget, lo,
+                       hist, tid, rng, lanes[b], tallies[b], record, fired, jump_next, throws,
+                       final, used)
+
+
+@njit()
+def _run_block(off, alias, thresh, fair, start, goal, max_throws, bounds, b, budget, lo, hist,
+               tid, rng, st, tally, record, fired, jump_next, throws, final,
+               used):  # pragma: no cover - jitted
+    """One block's share of :func:`simulate_kernel` (its own function: LLVM keeps the
+    hot loop's state in registers)."""
     k = np.uint64(alias.shape[0])
     ki = alias.shape[0]
     nbins = hist.shape[1]
-    for i in numba.prange(blocks.shape[0]):
-        b = blocks[i]
-        tid = numba.get_thread_id()
-        tally = tallies[b]
-        s0, s1, s2, s3 = seeds[b, 0], seeds[b, 1], seeds[b, 2], seeds[b, 3]
-        g, end = bounds[b], bounds[b + 1]
+    s0, s1, s2, s3 = rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3]
+    end = bounds[b + 1]
+    if st[_PHASE] == 0:
+        g = bounds[b]
         n = 0
-        longest = 0  # of the finished games counted in the loop (the rest: _settle)
-        done = 0  # their throws
         # a parked lane sits on the absorbing goal row
         p0 = p1 = p2 = p3 = goal
         n0 = n1 = n2 = n3 = _PARKED
@@ -104,133 +132,207 @@ def _simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, seeds, b
             p2, n2, a2, g2, g = start, 0, True, g, g + 1
         if g < end:
             p3, n3, a3, g3, g = start, 0, True, g, g + 1
-        while a0 or a1 or a2 or a3:
-            stop = min(min(n0, n1), min(n2, n3)) + max_throws
-            while n < stop:
-                if fair:  # two faces per 64-bit word
-                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                    f0, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                    f1, s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
-                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                    f2, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                    f3, s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
-                else:
-                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                    f0, s0, s1, s2, s3 = draw_face(r, k, alias, thresh, s0, s1, s2, s3)
-                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                    f1, s0, s1, s2, s3 = draw_face(r, k, alias, thresh, s0, s1, s2, s3)
-                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                    f2, s0, s1, s2, s3 = draw_face(r, k, alias, thresh, s0, s1, s2, s3)
-                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                    f3, s0, s1, s2, s3 = draw_face(r, k, alias, thresh, s0, s1, s2, s3)
-                if throws is not None:
-                    _fire(p0, f0, fired, jump_next, used, g0)
-                    _fire(p1, f1, fired, jump_next, used, g1)
-                    _fire(p2, f2, fired, jump_next, used, g2)
-                    _fire(p3, f3, fired, jump_next, used, g3)
-                p0 = off[p0 + f0]
-                p1 = off[p1 + f1]
-                p2 = off[p2 + f2]
-                p3 = off[p3 + f3]
-                n += 1
-                if p0 >= goal or p1 >= goal or p2 >= goal or p3 >= goal:
-                    if p0 >= goal:
-                        if p0 == goal and a0 and g < end and throws is None:  # common case
-                            t = n - n0
-                            longest = max(longest, t)
-                            done += t
-                            if 0 <= t - lo < nbins:
-                                hist[tid, t - lo] += 1
-                            p0, n0, g0, g = start, n, g, g + 1
-                        else:
-                            p0, n0, a0, g0, g = _settle(
-                                p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid,
-                                tally, throws, final)
-                    if p1 >= goal:
-                        if p1 == goal and a1 and g < end and throws is None:  # common case
-                            t = n - n1
-                            longest = max(longest, t)
-                            done += t
-                            if 0 <= t - lo < nbins:
-                                hist[tid, t - lo] += 1
-                            p1, n1, g1, g = start, n, g, g + 1
-                        else:
-                            p1, n1, a1, g1, g = _settle(
-                                p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid,
-                                tally, throws, final)
-                    if p2 >= goal:
-                        if p2 == goal and a2 and g < end and throws is None:  # common case
-                            t = n - n2
-                            longest = max(longest, t)
-                            done += t
-                            if 0 <= t - lo < nbins:
-                                hist[tid, t - lo] += 1
-                            p2, n2, g2, g = start, n, g, g + 1
-                        else:
-                            p2, n2, a2, g2, g = _settle(
-                                p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid,
-                                tally, throws, final)
-                    if p3 >= goal:
-                        if p3 == goal and a3 and g < end and throws is None:  # common case
-                            t = n - n3
-                            longest = max(longest, t)
-                            done += t
-                            if 0 <= t - lo < nbins:
-                                hist[tid, t - lo] += 1
-                            p3, n3, g3, g = start, n, g, g + 1
-                        else:
-                            p3, n3, a3, g3, g = _settle(
-                                p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid,
-                                tally, throws, final)
-                    if not (a0 or a1 or a2 or a3):
-                        break
-            # lanes that used all max_throws throws are stopped (censored)
-            if a0 and n - n0 >= max_throws:
-                p0, n0, a0, g0, g = _settle(
-                    p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid, tally,
-                    throws, final)
-            if a1 and n - n1 >= max_throws:
-                p1, n1, a1, g1, g = _settle(
-                    p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid, tally,
-                    throws, final)
-            if a2 and n - n2 >= max_throws:
-                p2, n2, a2, g2, g = _settle(
-                    p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid, tally,
-                    throws, final)
-            if a3 and n - n3 >= max_throws:
-                p3, n3, a3, g3, g = _settle(
-                    p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid, tally,
-                    throws, final)
-        tally[0] = max(tally[0], longest)
-        tally[3] += done
+    else:
+        n, g = st[0], st[1]
+        p0, n0, a0, g0 = st[2], st[6], st[10] != 0, st[14]
+        p1, n1, a1, g1 = st[3], st[7], st[11] != 0, st[15]
+        p2, n2, a2, g2 = st[4], st[8], st[12] != 0, st[16]
+        p3, n3, a3, g3 = st[5], st[9], st[13] != 0, st[17]
+    n_end = n + budget
+    longest = 0  # of the finished games counted in the loop (the rest: _settle)
+    done = 0  # their throws
+    while a0 or a1 or a2 or a3:
+        stop = min(min(min(n0, n1), min(n2, n3)) + max_throws, n_end)
+        while n < stop:
+            if fair:  # two faces per 64-bit word
+                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                f0, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                f1, s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
+                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                f2, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                f3, s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
+            else:
+                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                f0, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                f0, s0, s1, s2, s3 = alias_pick(f0, r, thresh[f0], alias[f0], s0, s1, s2, s3)
+                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                f1, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                f1, s0, s1, s2, s3 = alias_pick(f1, r, thresh[f1], alias[f1], s0, s1, s2, s3)
+                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                f2, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                f2, s0, s1, s2, s3 = alias_pick(f2, r, thresh[f2], alias[f2], s0, s1, s2, s3)
+                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                f3, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                f3, s0, s1, s2, s3 = alias_pick(f3, r, thresh[f3], alias[f3], s0, s1, s2, s3)
+            if record:
+                _fire(p0, f0, fired, jump_next, used, g0)
+                _fire(p1, f1, fired, jump_next, used, g1)
+                _fire(p2, f2, fired, jump_next, used, g2)
+                _fire(p3, f3, fired, jump_next, used, g3)
+            p0 = off[p0 + f0]
+            p1 = off[p1 + f1]
+            p2 = off[p2 + f2]
+            p3 = off[p3 + f3]
+            n += 1
+            if p0 >= goal or p1 >= goal or p2 >= goal or p3 >= goal:
+                if p0 >= goal:
+                    if p0 == goal and a0 and g < end and not record:  # common case
+                        t = n - n0
+                        longest = max(longest, t)
+                        done += t
+                        if 0 <= t - lo < nbins:
+                            hist[tid, t - lo] += 1
+                        p0, n0, g0, g = start, n, g, g + 1
+                    else:
+                        p0, n0, a0, g0, g = _settle(
+                            p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid, tally,
+                            record, throws, final)
+                if p1 >= goal:
+                    if p1 == goal and a1 and g < end and not record:  # common case
+                        t = n - n1
+                        longest = max(longest, t)
+                        done += t
+                        if 0 <= t - lo < nbins:
+                            hist[tid, t - lo] += 1
+                        p1, n1, g1, g = start, n, g, g + 1
+                    else:
+                        p1, n1, a1, g1, g = _settle(
+                            p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid, tally,
+                            record, throws, final)
+                if p2 >= goal:
+                    if p2 == goal and a2 and g < end and not record:  # common case
+                        t = n - n2
+                        longest = max(longest, t)
+                        done += t
+                        if 0 <= t - lo < nbins:
+                            hist[tid, t - lo] += 1
+                        p2, n2, g2, g = start, n, g, g + 1
+                    else:
+                        p2, n2, a2, g2, g = _settle(
+                            p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid, tally,
+                            record, throws, final)
+                if p3 >= goal:
+                    if p3 == goal and a3 and g < end and not record:  # common case
+                        t = n - n3
+                        longest = max(longest, t)
+                        done += t
+                        if 0 <= t - lo < nbins:
+                            hist[tid, t - lo] += 1
+                        p3, n3, g3, g = start, n, g, g + 1
+                    else:
+                        p3, n3, a3, g3, g = _settle(
+                            p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid, tally,
+                            record, throws, final)
+                if not (a0 or a1 or a2 or a3):
+                    break
+        # lanes that used all max_throws throws are stopped (censored)
+        if a0 and n - n0 >= max_throws:
+            p0, n0, a0, g0, g = _settle(
+                p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid, tally, record,
+                throws, final)
+        if a1 and n - n1 >= max_throws:
+            p1, n1, a1, g1, g = _settle(
+                p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid, tally, record,
+                throws, final)
+        if a2 and n - n2 >= max_throws:
+            p2, n2, a2, g2, g = _settle(
+                p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid, tally, record,
+                throws, final)
+        if a3 and n - n3 >= max_throws:
+            p3, n3, a3, g3, g = _settle(
+                p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid, tally, record,
+                throws, final)
+        if n >= n_end:
+            break
+    tally[0] = max(tally[0], longest)
+    tally[3] += done
+    rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3] = s0, s1, s2, s3
+    st[0], st[1] = n, g
+    st[2], st[6], st[10], st[14] = p0, n0, a0, g0
+    st[3], st[7], st[11], st[15] = p1, n1, a1, g1
+    st[4], st[8], st[12], st[16] = p2, n2, a2, g2
+    st[5], st[9], st[13], st[17] = p3, n3, a3, g3
+    st[_PHASE] = 1 if (a0 or a1 or a2 or a3) else 2
 
 
 class Run:
-    """The kernel's inputs for one simulation, and the passes over the blocks."""
+    """The kernel's inputs for one simulation, and the rounds over the blocks."""
 
-    def __init__(self, cb, dead, alias, thresh, fair, start, max_throws, seeds, bounds, rows):
+    def __init__(self, cb, dead, alias, thresh, fair, start, max_throws, seeds, bounds,
+                 threads):
         k = cb.succ.shape[1]
         size = cb.size
         # flat table of offsets square * k; a move onto a dead square (one that
         # cannot reach the goal) lands beyond the goal row: stranded
         dest = np.where(dead[cb.succ], cb.succ + size + 1, cb.succ)
-        self.off = np.ascontiguousarray((dest * k).ravel(), dtype=np.intp)
+        self.off = np.ascontiguousarray((dest * k).ravel(), dtype=np.int64)
         self.k, self.size, self.goal = k, size, size * k
         self.start_sq = start
         self.start = (start + (size + 1 if dead[start] else 0)) * k
-        self.alias, self.thresh, self.fair = alias, thresh, fair
-        self.max_throws, self.seeds, self.bounds, self.rows = max_throws, seeds, bounds, rows
+        self.alias = alias.astype(np.int64)
+        self.thresh, self.fair = thresh, bool(fair)
+        self.max_throws, self.seeds, self.bounds = int(max_throws), seeds, bounds
+        self.threads = threads
         self.games = int(bounds[-1])
         self.cb = cb
+        self._budget = FIRST_BUDGET  # steps per block per round; adapted to ROUND_SECONDS
 
-    def _kernel(self, blocks, lo, hist, tallies, fired=None, jump_next=None, throws=None,
-                final=None, used=None):
-        with PARALLEL_LOCK:
-            _simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start,
-                             self.goal, self.max_throws, self.seeds, self.bounds, blocks, lo,
-                             hist, tallies, fired, jump_next, throws, final, used)
+    def _record_arrays(self, per_game):
+        if not per_game:
+            return (False, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64),
+                    np.empty(0, np.int64), np.empty((0, 0), np.bool_))
+        cb = self.cb
+        n_jumps = len(cb.jump_src)
+        jump_next = (cb.jump_index[cb.jump_dst].astype(np.int64) if cb.chained
+                     else np.full(n_jumps, -1, dtype=np.int64))
+        fired = np.ascontiguousarray(cb.fired, dtype=np.int64).ravel()
+        return (True, fired, jump_next, np.zeros(self.games, dtype=np.int64),
+                np.zeros(self.games, dtype=np.int64), np.zeros((self.games, n_jumps), np.bool_))
 
-    def play(self, chunks, per_game, bar):
+    def compile(self) -> None:
+        """Compile (or load) the kernel with a call that plays nothing."""
+        rec = self._record_arrays(False)
+        simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start, self.goal,
+                        self.max_throws, self.bounds, np.empty(0, np.int64), 1, 0,
+                        np.zeros((1, 1), np.int64), 0, self.seeds.copy(),
+                        np.zeros((BLOCKS, LANE_COLUMNS), np.int64),
+                        np.zeros((BLOCKS, 4), np.int64), *rec)
+
+    def _rounds(self, blocks, lo, hist, tallies, rec, bar, bounds=None):
+        """Run ``blocks`` to the end, round after round, from their original seeds (game
+        numbers from ``bounds``, by default the run's)."""
+        bounds = self.bounds if bounds is None else bounds
+        rng = self.seeds.copy()
+        lanes = np.zeros((BLOCKS, LANE_COLUMNS), dtype=np.int64)
+        todo = np.asarray(blocks, dtype=np.int64)
+        lanes[todo[bounds[todo + 1] == bounds[todo]], _PHASE] = 2  # empty blocks
+        todo = todo[lanes[todo, _PHASE] != 2]
+        reported = 0
+        while len(todo):
+            shares = split(todo, self.threads)
+            budget = self._budget
+            t0 = time.perf_counter()
+
+            def task(t, shares=shares, budget=budget):
+                simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start,
+                                self.goal, self.max_throws, bounds, shares[t], budget, lo,
+                                hist, t, rng, lanes, tallies, *rec)
+
+            run_tasks(task, len(shares))
+            took = time.perf_counter() - t0
+            if lanes[todo, _PHASE].min() != 2:  # a full round: aim at ROUND_SECONDS
+                scale = ROUND_SECONDS / max(took, 1e-4)
+                self._budget = int(min(max(budget * min(max(scale, 0.25), 4.0), MIN_BUDGET),
+                                       1 << 26))
+            todo = todo[lanes[todo, _PHASE] != 2]
+            if bar is not None:
+                active = (lanes[:, 10:14] != 0).sum(axis=1)
+                finished = int((lanes[:, 1] - bounds[:-1] - active)[lanes[:, _PHASE] > 0]
+                               .sum())
+                bar.update(finished - reported)
+                reported = finished
+
+    def play(self, per_game, bar):
         """``(histogram, (censored, stranded, throws), (throws, final, used), long_games)``."""
         games, size = self.games, self.size
         if self.start >= self.goal:  # starts on the goal (0 throws) or stranded
@@ -243,23 +345,10 @@ class Run:
             bar.update(games)
             return hist, (0 if done else games, 0 if done else games, 0), extra, None
         nbins = min(self.max_throws, HIST_BINS) + 1
-        hist = np.zeros((self.rows, nbins), dtype=np.int64)
+        hist = np.zeros((self.threads, nbins), dtype=np.int64)
         tallies = np.zeros((BLOCKS, 4), dtype=np.int64)
-        extra = (None, None, None)
-        if per_game:
-            cb = self.cb
-            n_jumps = len(cb.jump_src)
-            jump_next = (cb.jump_index[cb.jump_dst].astype(np.int64) if cb.chained
-                         else np.full(n_jumps, -1, dtype=np.int64))
-            fired = np.ascontiguousarray(cb.fired, dtype=np.int64).ravel()
-            extra = (np.zeros(games, dtype=np.int64), np.zeros(games, dtype=np.intp),
-                     np.zeros((games, n_jumps), dtype=np.bool_))
-        for blocks in chunks:
-            if per_game:
-                self._kernel(blocks, 0, hist, tallies, fired, jump_next, *extra)
-            else:
-                self._kernel(blocks, 0, hist, tallies)
-            bar.update(int(self.bounds[blocks[-1] + 1] - self.bounds[blocks[0]]))
+        rec = self._record_arrays(per_game)
+        self._rounds(np.arange(BLOCKS), 0, hist, tallies, rec, bar)
         merged = hist.sum(axis=0)
         long_games = None
         over = np.flatnonzero(tallies[:, 0] >= nbins)
@@ -275,9 +364,11 @@ class Run:
                 long_games.flags.writeable = False
         last = np.flatnonzero(merged)
         merged = merged[: last[-1] + 1] if len(last) else merged[:0]
+        extra = (None, None, None)
         if per_game:
-            final = extra[1]
+            final = rec[4].astype(np.intp)
             final[final > size] -= size + 1
+            extra = (rec[3], final, rec[5])
         _, censored, stranded, total = (int(x) for x in tallies.sum(axis=0))
         return merged, (censored, stranded, total), extra, long_games
 
@@ -288,19 +379,17 @@ class Run:
         cheaper of two ways: its games' throws recorded (16 bytes per game of the block,
         whatever their length), or a histogram of its long games (8 bytes per thread per
         throw of its longest game, whatever the number of games)."""
-        fired = np.full(len(self.off), -1, dtype=np.int64)  # no jump is recorded
-        jump_next = np.empty(0, dtype=np.int64)
-        hist = np.zeros((self.rows, 1), dtype=np.int64)  # unused: every game is recorded
-        tallies = np.zeros((BLOCKS, 4), dtype=np.int64)
         values, counts = [], []
         for b in blocks.tolist():
+            one = np.array([b], dtype=np.int64)
             n_b = int(self.bounds[b + 1] - self.bounds[b])
             width = int(longest[b]) - lo + 1
-            if 8 * self.rows * width < 16 * n_b:
-                check_memory(8 * self.rows * width, f"a histogram of games of up to "
-                                                     f"{int(longest[b]):,} throws")
-                tail = np.zeros((self.rows, width), dtype=np.int64)
-                self._kernel(np.array([b], dtype=np.int64), lo, tail, np.zeros_like(tallies))
+            if 8 * self.threads * width < 16 * n_b:
+                check_memory(8 * self.threads * width, f"a histogram of games of up to "
+                                                        f"{int(longest[b]):,} throws")
+                tail = np.zeros((self.threads, width), dtype=np.int64)
+                self._rounds(one, lo, tail, np.zeros((BLOCKS, 4), np.int64),
+                             self._record_arrays(False), None)
                 merged = tail.sum(axis=0)
                 found = np.flatnonzero(merged)
                 values.append(found + lo)
@@ -309,14 +398,13 @@ class Run:
             check_memory(16 * n_b, f"replaying {n_b:,} games to count those longer than "
                                    f"{lo - 1:,} throws")
             throws = np.zeros(n_b, dtype=np.int64)
-            final = np.zeros(n_b, dtype=np.intp)
-            used = np.zeros((n_b, 0), dtype=np.bool_)
-            with PARALLEL_LOCK:  # block b's games numbered from 0: arrays of one block
-                _simulate_kernel(self.off, self.alias, self.thresh, self.fair, self.start,
-                                 self.goal, self.max_throws, self.seeds,
-                                 self.bounds - self.bounds[b], np.array([b], dtype=np.int64),
-                                 np.int64(1) << np.int64(62), hist, tallies, fired, jump_next,
-                                 throws, final, used)
+            final = np.zeros(n_b, dtype=np.int64)
+            rec = (True, np.full(len(self.off), -1, dtype=np.int64),  # no jump is recorded
+                   np.empty(0, dtype=np.int64), throws, final, np.zeros((n_b, 0), np.bool_))
+            # block b's games numbered from 0: arrays of one block; no histogram
+            self._rounds(one, np.int64(1) << np.int64(62), np.zeros((self.threads, 1), np.int64),
+                         np.zeros((BLOCKS, 4), np.int64), rec, None,
+                         bounds=self.bounds - self.bounds[b])
             v, c = np.unique(throws[(final == self.size) & (throws >= lo)], return_counts=True)
             values.append(v)
             counts.append(c)

@@ -118,6 +118,27 @@ class SimulationResult:
         """Simulated throws per second of wall time."""
         return self.total_throws / self.elapsed if self.elapsed > 0 else math.inf
 
+    def to_frame(self, kind: str = "throws") -> Any:
+        """A tidy pandas table.
+
+        Parameters
+        ----------
+        kind : {"throws", "games", "summary"}
+            One row per number of throws (``throws``, ``games``, ``pmf``), per
+            game (``per_game=True`` runs: ``throws``, ``final_square``,
+            ``finished``), or one row of the statistics.
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, simulate
+        >>> r = simulate(boards.get("seed-30"), 1000, rng=1)
+        >>> int(r.to_frame()["games"].sum()), r.to_frame("summary")["games"].item()
+        (1000, 1000)
+        """
+        from ..display.frames import simulation_frame
+
+        return simulation_frame(self, kind)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (per-game arrays left out; ``inf``/``nan`` as strings)."""
         return {
@@ -140,28 +161,10 @@ class SimulationResult:
         return simulation_html(self)
 
     def __str__(self) -> str:
-        b = self.board
-        title = b.name or f"board of size {b.size}"
-        pct = f"{100 * self.confidence:g}%"
-        lines = [
-            f"{title}: {self.games} simulated games from square {self.start} "
-            f"(overshoot {b.overshoot!r}, chain={b.chain}, dice {b.dice!r})",
-            f"  mean throws       {self.mean:.4f} +/- {self.stderr:.4f} (standard error)",
-            f"  {pct} interval     [{self.ci[0]:.4f}, {self.ci[1]:.4f}]",
-            f"  std deviation     {self.std:.4f}   (variance {self.variance:.4f})",
-            f"  min / max         {self.min} / {self.max}",
-        ]
-        if self.censored:
-            lines.append(
-                f"  CENSORED          {self.censored} games did not finish "
-                f"({self.stranded} stranded, {self.censored - self.stranded} at "
-                f"max_throws={self.max_throws}); statistics describe the "
-                f"{self.finished} finished games only")
-        lines.append(f"  seed              entropy={self.entropy} spawn_key={self.spawn_key}")
-        rate = self.throws_per_second
-        lines.append(f"  {self.total_throws} throws in {self.elapsed:.3f} s "
-                     f"({rate / 1e6:.1f} M/s, {self.threads} threads)")
-        return "\n".join(lines)
+        from ..display.text import simulation_text
+
+        return simulation_text(self)
+
 
 
 def hist_moments(hist: np.ndarray, long_games: np.ndarray | None = None

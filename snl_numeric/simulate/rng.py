@@ -28,7 +28,7 @@ _NINE = np.uint64(9)
 
 
 # -- random numbers ------------------------------------------------------------
-@njit(inline="always")
+@njit()
 def xoshiro(s0, s1, s2, s3):  # pragma: no cover - jitted
     """One xoshiro256** step: ``(value, s0, s1, s2, s3)``."""
     x = s1 * _FIVE
@@ -53,7 +53,7 @@ def _reject(m, k, s0, s1, s2, s3):  # pragma: no cover - jitted
     return m, s0, s1, s2, s3
 
 
-@njit(inline="always")
+@njit()
 def column(x, k, s0, s1, s2, s3):  # pragma: no cover - jitted
     """Exactly uniform ``0 .. k-1`` from 32 random bits ``x`` (Lemire's method)."""
     m = x * k
@@ -62,30 +62,31 @@ def column(x, k, s0, s1, s2, s3):  # pragma: no cover - jitted
     return np.intp(m >> U32), s0, s1, s2, s3
 
 
-@njit(inline="always")
-def draw_face(r, k, alias, thresh, s0, s1, s2, s3):  # pragma: no cover - jitted
-    """A face index from the alias table and one 64-bit word ``r``.
+@njit()
+def alias_pick(f, r, th, other, s0, s1, s2, s3):  # pragma: no cover - jitted
+    """The face of alias column ``f`` (threshold ``th``, alias ``other``), given the
+    64-bit word ``r`` whose high 32 bits chose the column.
 
-    The column comes from the high 32 bits; the low 32 bits are the top of a
-    64-bit uniform compared with the column's threshold, extended by a fresh
-    word only on a tie (probability 2**-32), so the comparison is exact.
+    The low 32 bits are the top of a 64-bit uniform compared with the column's
+    threshold, extended by a fresh word only on a tie (probability 2**-32), so
+    the comparison is exact. Scalars only: an array passed to an inlined helper
+    costs reference counting in the hot loop.
     """
-    f, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
     low = r & MASK32
-    top = thresh[f] >> U32
+    top = th >> U32
     if low > top:
-        f = alias[f]
+        f = other
     elif low == top:
-        f, s0, s1, s2, s3 = _tie(f, alias, thresh, s0, s1, s2, s3)
+        f, s0, s1, s2, s3 = _tie(f, other, th, s0, s1, s2, s3)
     return f, s0, s1, s2, s3
 
 
 @njit()
-def _tie(f, alias, thresh, s0, s1, s2, s3):  # pragma: no cover - jitted
+def _tie(f, other, th, s0, s1, s2, s3):  # pragma: no cover - jitted
     """The low 32 bits of the threshold decide (probability 2**-32, not inlined)."""
     r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-    if (r >> U32) >= (thresh[f] & MASK32):
-        f = alias[f]
+    if (r >> U32) >= (th & MASK32):
+        f = other
     return f, s0, s1, s2, s3
 
 

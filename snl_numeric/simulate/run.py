@@ -7,11 +7,11 @@ import numbers
 import time
 import warnings
 
-import numba
 import numpy as np
 from scipy.special import ndtri
 
 from .._core.memory import check_memory
+from .._core.parallel import default_threads, max_threads
 from .._core.progress import Progress
 from .._core.validation import DEFAULT_MAX_THROWS, positive_int, seed_sequence
 from ..board import Board, check_board, check_start
@@ -32,7 +32,7 @@ def simulate(
     start: int | None = None,
     threads: int | None = None,
     per_game: bool = False,
-    progress: bool = False,
+    progress: bool | str = False,
     confidence: float = 0.95,
 ) -> SimulationResult:
     """Play ``games`` independent games and summarise the number of throws.
@@ -53,13 +53,14 @@ def simulate(
     start : int, optional
         Start square (default: the board's).
     threads : int, optional
-        Numba threads to use (default ``numba.get_num_threads()``); never
-        changes the result.
+        Threads to use (default ``numba.get_num_threads()``, at most
+        ``NUMBA_NUM_THREADS``); never changes the result.
     per_game : bool, default False
         Also return the throws, final square and jumps used of every game
         (O(games * jumps) memory; otherwise memory does not grow with ``games``).
-    progress : bool, default False
-        Show a progress bar on standard error.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter): True shows it
+        on a terminal or in a notebook only, ``"always"`` in pipes and files too.
     confidence : float, default 0.95
         Level of the confidence interval.
 
@@ -91,9 +92,9 @@ def simulate(
     start = check_start(board, start)
     if not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    n_max = numba.config.NUMBA_NUM_THREADS
+    n_max = max_threads()
     if threads is None:
-        threads = numba.get_num_threads()
+        threads = default_threads()
     threads = positive_int(threads, "threads", 1)
     if threads > n_max:
         raise ValueError(f"threads must be at most NUMBA_NUM_THREADS={n_max}, got {threads}")
@@ -104,26 +105,19 @@ def simulate(
         check_memory(games * (16 + len(cb.jump_src)),
                      f"per_game=True for {games:,} games on a board with {len(cb.jump_src)} jumps")
     # the flat successor table, and a histogram row per thread
-    check_memory(cb.succ.size * 16 + n_max * 8 * (HIST_BINS + 1),
+    check_memory(cb.succ.size * 16 + threads * 8 * (HIST_BINS + 1),
                  f"simulating a board of {cb.n_states:,} squares")
     alias, thresh, fair = alias_table(cb.probs)
     # exact Python integers: b * games overflows int64 beyond 2**63 / 256 games
     bounds = np.array([b * games // BLOCKS for b in range(BLOCKS + 1)], dtype=np.int64)
     seeds = block_seeds(ss, bounds)
-    per_call = BLOCKS if not progress else max(4 * threads, 16)
-    chunks = [np.arange(i, min(i + per_call, BLOCKS), dtype=np.int64)
-              for i in range(0, BLOCKS, per_call)]
     run = Run(cb, cb.reach[0] < 0, alias, thresh, fair, start,
-               min(max_throws, _MAX_CAP), seeds, bounds, n_max)
+              min(max_throws, _MAX_CAP), seeds, bounds, threads)
+    run.compile()  # compile time is not run time: the clock and the bar start after it
 
-    old_threads = numba.get_num_threads()
     t0 = time.perf_counter()
-    try:
-        numba.set_num_threads(threads)
-        with Progress(games, "simulate", enabled=progress) as bar:
-            hist, counts, extra, long_games = run.play(chunks, per_game, bar)
-    finally:
-        numba.set_num_threads(old_threads)
+    with Progress(games, "simulate", enabled=progress) as bar:
+        hist, counts, extra, long_games = run.play(per_game, bar)
     elapsed = time.perf_counter() - t0
     censored, stranded, total = counts
 

@@ -1,0 +1,35 @@
+"""``snl warmup``: compile every kernel ahead of time (container images, CI, Dask workers)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..warmup import GROUPS, cache_dir, warmup
+from .common import print_json
+
+
+def add_parser(sub) -> None:
+    """Register ``snl warmup``."""
+    p = sub.add_parser(
+        "warmup", help="compile every kernel now, into the cache directory",
+        description="Compile every kernel of snl_numeric into the cache directory (in parallel "
+                    "processes), so that later runs start at once: for container images, CI "
+                    "jobs and Dask workers. The cache is $NUMBA_CACHE_DIR when set, else a "
+                    "per-user cache directory (printed).")
+    p.add_argument("groups", nargs="*", metavar="GROUP", choices=[[], *GROUPS],
+                   help=f"only these groups of entry points ({', '.join(GROUPS)}; default all)")
+    p.add_argument("--processes", type=int, metavar="N",
+                   help="worker processes (default: the number of cores)")
+    p.add_argument("--json", action="store_true", help="print the timings as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    times = warmup(args.groups or None, processes=args.processes)
+    if args.json:
+        print_json({"cache_dir": cache_dir(), "seconds": times})
+    else:
+        for name, seconds in times.items():
+            print(f"{name:<10} {seconds:7.2f} s")
+        print(f"kernels cached in {cache_dir()}")
+    return 0

@@ -1,0 +1,167 @@
+"""Compile every kernel ahead of time: ``snl warmup`` / :func:`snl_numeric.warmup`.
+
+Kernels compile on first use and are kept in the cache directory
+(:func:`snl_numeric.cache_dir`), so only the first process of a new
+environment pays for compilation. Container images, CI jobs and Dask worker
+images can pay it once, at build time, with ``snl warmup``: the kernels
+compile in parallel processes (one group of entry points per process) and
+every later process loads them from disk in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+from ._core.numba_config import COMPILE_LISTENER, cache_dir
+
+
+def _core() -> None:
+    from . import boards, length_distribution, min_throws, solver_report, win_probabilities
+    from .analysis import analyze
+    from .board import Board
+    from .boards import random_board
+    from .chain import expected_throws_all
+
+    mb = boards.get("milton-bradley")
+    analyze(mb)
+    min_throws(mb)
+    win_probabilities(mb, 2)
+    bounce = Board(40, {7: 30, 33: 2, 25: 10}, overshoot="bounce", chain=True,
+                   dice={1: 0.3, 2: 0.3, 5: 0.4})
+    length_distribution(bounce)
+    expected_throws_all(random_board(600, 0.1, rng=3))  # the structured solver (Woodbury)
+    solver_report(random_board(5000, 0.2, rng=1))  # ... and GMRES
+
+
+def _simulate() -> None:
+    from . import boards
+    from .board import Board
+    from .simulate import simulate
+
+    mb = boards.get("milton-bradley")
+    simulate(mb, 1000, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        simulate(Board(20, {10: 2}, dice={1: 0.3, 2: 0.7}), 100, rng=0, per_game=True)
+
+
+def _batch() -> None:
+    from . import boards
+    from .batch import analyze_many
+
+    analyze_many([boards.get("milton-bradley"), {"size": 10, "jumps": [[10, 1]]}],
+                 columns=["min_throws", "mean", "variance", "median", "mode", "p90",
+                          "finish_probability"],
+                 errors="coerce")
+
+
+def _policy() -> None:
+    from . import boards
+    from .policy import finish_within, optimal_policy
+
+    mb = boards.get("milton-bradley")
+    str(optimal_policy(mb, ["1-3", "4-6"], optional_jumps=True))
+    optimal_policy(mb, ["1-3", "d6"], objective="max")
+    optimal_policy(boards.get("seed-30"), ["1-2", "d6"], method="value")
+    finish_within(mb, ["1-3", "4-6"], 5)
+
+
+def _design() -> None:
+    from .design import design_board
+
+    design_board(30, snakes=2, ladders=2, objective="max", iterations=20, chains=2, rng=0)
+    design_board(30, snakes=2, ladders=2, target=10.0, method="local", iterations=20, chains=2,
+                 rng=0)
+
+
+def _maze() -> None:
+    from . import maze
+
+    grid = [[1, 1, 1], [1, 1, 1], [1, 1, 1]]
+    maze.corner_paths(grid)
+    maze.count_paths(grid, (0, 0), (1, 1))
+
+
+#: Rough relative compile cost of each group (to start the longest first).
+_COST = {"design": 8, "batch": 6, "core": 5, "simulate": 4, "policy": 4, "maze": 1}
+
+#: The groups of entry points compiled by :func:`warmup`, each in its own process.
+GROUPS: dict[str, Callable[[], None]] = {
+    "core": _core, "simulate": _simulate, "batch": _batch, "policy": _policy,
+    "design": _design, "maze": _maze,
+}
+
+
+def _run_group(name: str, quiet: bool = False) -> tuple[str, float]:
+    if quiet:  # a worker process: the caller already printed the compile note
+        COMPILE_LISTENER.shown = True
+    t0 = time.perf_counter()
+    GROUPS[name]()
+    return name, time.perf_counter() - t0
+
+
+def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
+           ) -> dict[str, float]:
+    """Compile the package's kernels into the cache directory, in parallel processes.
+
+    Parameters
+    ----------
+    groups : sequence of str, optional
+        Which groups of entry points (keys of :data:`GROUPS`: ``core``,
+        ``simulate``, ``batch``, ``policy``, ``design``, ``maze``); default all.
+    processes : int, optional
+        Worker processes (default: the number of cores, at most one per
+        group). ``1`` compiles everything in this process.
+
+    Returns
+    -------
+    dict of str to float
+        Seconds spent on each group (a group whose kernels are already cached
+        takes a fraction of a second), plus ``"total"``.
+
+    Notes
+    -----
+    The kernels the groups share (the board checks) are compiled first, here,
+    so the processes do not compile them twice. Where the cache lives:
+    :func:`snl_numeric.cache_dir` (``$NUMBA_CACHE_DIR`` when set).
+
+    Examples
+    --------
+    >>> from snl_numeric import warmup
+    >>> times = warmup(["maze"], processes=1)
+    >>> sorted(times)
+    ['maze', 'total']
+    """
+    names = list(GROUPS) if groups is None else list(groups)
+    for name in names:
+        if name not in GROUPS:
+            raise ValueError(f"unknown warmup group {name!r}; expected some of {list(GROUPS)}")
+    if processes is None:
+        processes = os.cpu_count() or 1
+    if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+        raise ValueError(f"processes must be a positive integer, got {processes!r}")
+    t0 = time.perf_counter()
+    times: dict[str, float] = {}
+    if processes == 1 or len(names) <= 1:
+        for name in names:
+            times[name] = _run_group(name)[1]
+    else:
+        from . import boards
+
+        boards.get("milton-bradley")  # the shared board checks, compiled once, here
+        ctx = get_context("spawn")  # no fork of a process holding threads
+        longest_first = sorted(names, key=lambda n: -_COST.get(n, 0))  # packs the processes
+        with ProcessPoolExecutor(max_workers=min(processes, len(names)), mp_context=ctx) as pool:
+            for name, seconds in pool.map(_run_group, longest_first, [True] * len(names)):
+                times[name] = seconds
+        times = {name: times[name] for name in names}
+    times["total"] = time.perf_counter() - t0
+    return times
+
+
+__all__ = ["GROUPS", "cache_dir", "warmup"]

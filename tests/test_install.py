@@ -1,0 +1,129 @@
+"""A clean install (issue 16, item 1): nothing is ever written inside the installed package.
+
+A non-editable install of this checkout goes into a fresh virtual environment
+in a temporary directory; running the package there must leave
+``site-packages/snl_numeric`` exactly as pip wrote it (compiled kernels go to
+the per-user cache directory), a second install over the first and then the
+README's editable install must both work, and ``cd /tmp && python -c "from
+snl_numeric import Board"`` must import the package.
+
+Few downloads: the new environment sees this environment's dependencies (NumPy,
+SciPy, Numba, pip) through a ``.pth`` file pointing at a folder of links to
+them (this package's own entries left out) and pip runs with ``--no-deps``;
+only the build backend (setuptools, as ``pyproject.toml`` asks) comes from the
+configured index, as in any ``pip install .``. The wheel is built once and
+installed twice.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
+
+
+def _files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+def _deps_folder(target: Path) -> Path:
+    """Links to every entry of this environment's site-packages except this package's."""
+    target.mkdir()
+    purelib = Path(sysconfig.get_paths()["purelib"])
+    for entry in purelib.iterdir():
+        name = entry.name.lower()
+        if "snl_numeric" in name or "snl-numeric" in name or name.endswith(".pth") \
+                or name.startswith("__editable__"):
+            continue
+        (target / entry.name).symlink_to(entry)
+    return target
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    base = tmp_path_factory.mktemp("install")
+    src = base / "checkout"  # a copy: building never writes into the repository
+    shutil.copytree(ROOT / "snl_numeric", src / "snl_numeric",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    env_dir = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")
+    python = bindir / ("python.exe" if os.name == "nt" else "python")
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                                "['purelib'])"], capture_output=True, text=True,
+                               check=True).stdout.strip())
+    deps = _deps_folder(base / "deps")
+    (site / "_snl_test_deps.pth").write_text(str(deps) + "\n")
+    home = base / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"),
+               PATH=str(bindir) + os.pathsep + env.get("PATH", ""))
+    venv = {"src": src, "python": str(python), "site": site, "env": env, "home": home,
+            "bindir": bindir, "tmp": base}
+    wheels = base / "wheels"
+    _run(venv, venv["python"], "-m", "pip", "wheel", "-q", "--no-deps",
+         "--disable-pip-version-check", "-w", str(wheels), str(src))
+    (venv["wheel"],) = wheels.glob("snl_numeric-*.whl")
+    return venv
+
+
+def _run(venv, *args, cwd=None, check=True):
+    out = subprocess.run(list(args), env=venv["env"], cwd=cwd or venv["tmp"],
+                         capture_output=True, text=True, timeout=600)
+    if check and out.returncode != 0:
+        raise AssertionError(f"{args} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}")
+    return out
+
+
+def _pip(venv, *args):
+    return _run(venv, venv["python"], "-m", "pip", "install", "-q", "--no-deps",
+                "--disable-pip-version-check", *args)
+
+
+def test_installed_package_stays_clean(venv):
+    _pip(venv, str(venv["wheel"]))
+    pkg = venv["site"] / "snl_numeric"
+    assert (pkg / "__init__.py").exists()
+    before = _files(pkg)
+    # the README's first command, then a kernel of every kind
+    out = _run(venv, str(venv["bindir"] / "snl"), "analyze", "milton-bradley")
+    assert "39.225122" in out.stdout
+    assert "compiling kernels (first run only)" in out.stderr
+    code = ("from snl_numeric import boards, simulate, design_board\n"
+            "mb = boards.get('milton-bradley')\n"
+            "print(simulate(mb, 1000, rng=1).games)\n")
+    assert _run(venv, venv["python"], "-c", code).stdout.split() == ["1000"]
+    assert _files(pkg) == before, "files were written inside the installed package"
+    cache = venv["home"] / ".cache" / "snl_numeric"
+    assert any(p.suffix == ".nbi" for p in cache.rglob("*")), "kernels were not cached"
+    # a second process loads them: no compile note
+    again = _run(venv, str(venv["bindir"] / "snl"), "analyze", "milton-bradley")
+    assert "compiling kernels" not in again.stderr
+
+    # a second install over the first, then the README's editable install
+    _pip(venv, "--force-reinstall", str(venv["wheel"]))
+    assert _files(pkg) == before
+    out = _run(venv, venv["python"], "-c",
+               "from snl_numeric import Board; import snl_numeric; print(snl_numeric.__file__)",
+               cwd="/tmp" if os.name != "nt" else None)
+    assert out.stdout.strip() == str(pkg / "__init__.py")
+    _pip(venv, "-e", str(venv["src"]))
+    assert not pkg.exists(), "the editable install left the old package folder behind"
+    out = _run(venv, venv["python"], "-c",
+               "from snl_numeric import Board; import snl_numeric; print(snl_numeric.__file__)",
+               cwd="/tmp" if os.name != "nt" else None)
+    assert out.stdout.strip() == str(venv["src"] / "snl_numeric" / "__init__.py")
+    assert not list((venv["src"] / "snl_numeric").rglob("*.nb[ic]"))

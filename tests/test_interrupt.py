@@ -1,0 +1,126 @@
+"""Everything long can be stopped (issue 14, item 11, for the kernels run in rounds).
+
+Each long run starts in a child process; once it is running, SIGINT (Ctrl-C) must stop it
+within a couple of seconds: the kernels run in short rounds and Python checks for the
+interrupt between them. The command line exits with status 130.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from snl_numeric import maze
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(os.name == "nt", reason="POSIX signals")]
+
+#: Seconds allowed between SIGINT and the end of the process.
+STOP_WITHIN = 3.0
+
+
+class Child:
+    """A child process whose output is collected by threads (pipes never fill)."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self.threads = [threading.Thread(target=self._drain, args=(stream, sink), daemon=True)
+                        for stream, sink in ((self.proc.stdout, self.out),
+                                             (self.proc.stderr, self.err))]
+        for t in self.threads:
+            t.start()
+
+    @staticmethod
+    def _drain(stream, sink) -> None:
+        while chunk := os.read(stream.fileno(), 65536):  # whatever has arrived
+            sink.append(chunk.decode(errors="replace"))
+
+    def wait_for(self, text: str, where: str = "out", timeout: float = 120.0) -> None:
+        sink = self.out if where == "out" else self.err
+        t0 = time.perf_counter()
+        while text not in "".join(sink):
+            assert self.proc.poll() is None, f"ended early: {''.join(self.err)[-2000:]}"
+            assert time.perf_counter() - t0 < timeout, f"no {text!r} after {timeout} s"
+            time.sleep(0.05)
+
+    def interrupt(self, after: float) -> tuple[int, float]:
+        """SIGINT after ``after`` seconds; the exit status and how long stopping took."""
+        time.sleep(after)
+        assert self.proc.poll() is None, f"ended before SIGINT: {''.join(self.err)[-2000:]}"
+        t0 = time.perf_counter()
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=30)
+        finally:
+            if self.proc.poll() is None:  # pragma: no cover - only when the test fails
+                self.proc.kill()
+                self.proc.wait()
+            for t in self.threads:
+                t.join(timeout=10)
+            self.proc.stdout.close()
+            self.proc.stderr.close()
+        return code, time.perf_counter() - t0
+
+
+def _python(code: str) -> Child:
+    """Run ``code`` after a small call of the same function (compiled or loaded first)."""
+    return Child([sys.executable, "-c", code])
+
+
+def test_simulate_a_trillion_games_stops():
+    child = _python(
+        "from snl_numeric import boards, simulate\n"
+        "mb = boards.get('milton-bradley')\n"
+        "simulate(mb, 1000, rng=1)\n"
+        "print('ready', flush=True)\n"
+        "simulate(mb, 10**12, rng=1, progress='always')\n")
+    child.wait_for("ready")
+    code, took = child.interrupt(1.5)
+    err = "".join(child.err)
+    assert code != 0 and "KeyboardInterrupt" in err
+    assert took < STOP_WITHIN
+    assert "simulate:   0%" in err and "/1.00T" in err  # the bar showed the long run
+
+
+@pytest.mark.parametrize("chains, iterations", [(100_000, 20_000), (64, 10**7)])
+def test_design_board_stops(chains, iterations):
+    child = _python(
+        "from snl_numeric import design_board\n"
+        "design_board(30, snakes=2, ladders=2, objective='max', iterations=20, chains=2)\n"
+        "print('ready', flush=True)\n"
+        f"design_board(100, snakes=10, ladders=10, objective='max', chains={chains},"
+        f" iterations={iterations}, rng=1, progress='always')\n")
+    child.wait_for("ready")
+    code, took = child.interrupt(2.0)
+    assert code != 0 and "KeyboardInterrupt" in "".join(child.err)
+    assert took < STOP_WITHIN
+
+
+ONES = "\n".join(" ".join(["1"] * 30) for _ in range(30)) + "\n"
+
+
+@pytest.mark.parametrize("flags", [["--count"], ["--count", "--limit", str(10**15)],
+                                   [], ["--limit", str(10**15)]])
+def test_snl_maze_on_a_grid_of_ones_stops(tmp_path, flags):
+    maze.count_paths([[1, 1], [1, 1]], (0, 0), (1, 1))  # the kernel compiled (or loaded)
+    grid = tmp_path / "ones.txt"
+    grid.write_text(ONES)
+    child = Child([sys.executable, "-m", "snl_numeric", "maze", str(grid), *flags,
+                   "--progress"])
+    if "--count" in flags:
+        child.wait_for("counting paths", where="err")
+    else:
+        child.wait_for("MIDDLE")  # paths are printed as they are found
+    code, took = child.interrupt(1.0)
+    assert code == 130, "".join(child.err)[-2000:]
+    assert "snl maze: interrupted" in "".join(child.err)
+    assert took < STOP_WITHIN

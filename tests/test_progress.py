@@ -1,0 +1,80 @@
+"""Progress bars (issue 16, item 3): tqdm behind ``progress=``, silent in pipes unless asked."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from snl_numeric import analyze_many, boards, design_board, simulate
+from snl_numeric._core.progress import Progress, check_progress
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def frames(text: str) -> list[str]:
+    return [f for f in re.split(r"[\r\n]", text) if f.strip()]
+
+
+def test_pipe_gets_nothing_unless_asked():
+    pipe = io.StringIO()
+    with Progress(100, "work", stream=pipe) as bar:
+        bar.update(100)
+    assert pipe.getvalue() == "" and not bar.enabled and bar.done == 100
+    with Progress(100, "work", enabled="always", stream=pipe) as bar:
+        bar.update(100)
+    assert bar.done == 100 and "work: 100%" in pipe.getvalue()
+
+
+def test_terminal_gets_a_bar_that_never_passes_its_total():
+    term = FakeTerminal()
+    with Progress(16_000, "simulate", stream=term) as bar:
+        for _ in range(20):
+            bar.update(1_000)  # 20k reported, 16k expected
+    assert bar.done == 16_000
+    text = term.getvalue()
+    assert "16.0k/16.0k" in text and "16.1k" not in text and "nan" not in text
+    assert text.count("100%") == 1  # one final line, not two
+    assert text.endswith("\n")
+
+
+def test_unknown_total_counts():
+    term = FakeTerminal()
+    with Progress(0, "paths", stream=term) as bar:
+        bar.update(5)
+        bar.update(7)
+    assert bar.done == 12 and "paths: 12" in frames(term.getvalue())[-1]
+
+
+def test_disabled_writes_nothing_even_on_a_terminal():
+    term = FakeTerminal()
+    with Progress(10, "x", enabled=False, stream=term) as bar:
+        bar.update(3)
+    assert term.getvalue() == "" and bar.done == 3
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_bad_switch(bad):
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        check_progress(bad)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        simulate(boards.get("seed-30"), 10, progress=bad)
+
+
+def test_library_bars_in_a_pipe_write_nothing(capsys):
+    mb = boards.get("milton-bradley")
+    simulate(mb, 2_000, rng=1, progress=True)
+    design_board(20, snakes=1, ladders=1, objective="max", iterations=20, chains=2, rng=1,
+                 progress=True)
+    analyze_many([mb], progress=True)
+    assert capsys.readouterr().err == ""
+
+
+def test_library_bars_when_asked(capsys):
+    simulate(boards.get("milton-bradley"), 2_000, rng=1, progress="always")
+    err = capsys.readouterr().err
+    assert frames(err)[-1].startswith("simulate: 100%") and "2.00k/2.00k" in err
