@@ -1023,7 +1023,7 @@ def race_follow(board, x, face, take):
 
 
 def race_value_iteration(board, dice_list, *, optional_jumps=False, first=None, second=None,
-                         tol=1e-14, max_iter=200_000):
+                         tol=1e-14, max_iter=200_000, both=False):
     """Plain pair-state value iteration (seed 004, section 6.1, with choices).
 
     ``A[i][j]``: chance that the first player wins when about to throw on ``i``, the
@@ -1034,7 +1034,7 @@ def race_value_iteration(board, dice_list, *, optional_jumps=False, first=None, 
     follow the jump from ``s``) does not maximise. From 0 the even iterates rise
     to the chance to win, the odd ones fall to the chance not to lose; iterate
     until both stop moving. Returns ``(win, lose)`` for the first player about to
-    throw, shape ``(size, size)``.
+    throw, shape ``(size, size)`` (``both``: and the same for the second player).
     """
     n = board.size
     dice = [_policy_dice(d) for d in dice_list]
@@ -1073,8 +1073,246 @@ def race_value_iteration(board, dice_list, *, optional_jumps=False, first=None, 
         if len(a_hist) == 3 and max(np.max(np.abs(h[2] - h[0])) for h in (a_hist, b_hist)) < tol:
             break
     even, odd = (a_hist[2], a_hist[1]) if it % 2 == 0 else (a_hist[1], a_hist[2])
-    return even, 1.0 - odd
+    if not both:
+        return even, 1.0 - odd
+    b_even, b_odd = (b_hist[2], b_hist[1]) if it % 2 == 0 else (b_hist[1], b_hist[2])
+    return even, 1.0 - odd, b_even, 1.0 - b_odd
 
+
+def race_policy(board, dice_list, win0, win1, keep1, *, optional_jumps=False, second=None,
+                tie=1e-9):
+    """Slow twin of the race read-out (``snl_numeric/race/readout.py``).
+
+    ``win0[i][j]``: the first player's chance to win about to throw on ``i`` against
+    ``j``; ``win1``/``keep1``: the second player's chances to win and not to lose when
+    it is about to throw. The first player's value-optimal dice (within ``tie``), then,
+    positions ranked in the order in which they are found to reach the goal (the
+    second player's positions first on each pair of squares, diagonals from the last),
+    the first die that reaches an earlier ranked position with the largest chance not
+    to lose. ``second``: ``(die, take)`` of a fixed second player, else it may play any
+    of its own value-optimal dice (rests likewise). Returns ``(policy, take)`` with
+    ``take[(s, j)]`` for each jump ``s`` and opponent square ``j``.
+    """
+    n = board.size
+    dice = [_policy_dice(d) for d in dice_list]
+
+    def rests(x, face, opt):
+        return race_options(board, x, face, opt)
+
+    def val(r, other, z):
+        return 1.0 if r == n else 1.0 - z[other][r]
+
+    def die_value(me, other, a, z, opt):
+        total = sum(p for _, p in dice[a])
+        return sum(p * max(val(r, other, z) for r in rests(me, f, opt)) for f, p in dice[a]) / total
+
+    def tied(me, other, f, z, opt):
+        options = rests(me, f, opt)
+        best = max(val(r, other, z) for r in options)
+        return [r for r in options if val(r, other, z) >= best - tie]
+
+    cand0, fallback, cand1 = {}, {}, {}
+    for i in range(n):
+        for j in range(n):
+            v = [die_value(i, j, a, keep1, optional_jumps) for a in range(len(dice))]
+            cand0[i, j] = [a for a in range(len(dice)) if v[a] >= max(v) - tie]
+            pick, pick_keep = -1, -1.0
+            for a in cand0[i, j]:
+                k = die_value(i, j, a, win1, optional_jumps)
+                if k > pick_keep + tie:
+                    pick, pick_keep = a, k
+            fallback[i, j] = pick
+            if second is None:  # the second player on i against the first on j
+                w = [die_value(i, j, b, win0, optional_jumps) for b in range(len(dice))]
+                cand1[i, j] = [b for b in range(len(dice)) if w[b] >= max(w) - tie]
+    policy = dict(fallback)
+    rank0, rank1 = {}, {}
+    counter = 0
+    changed = True
+    while changed:
+        changed = False
+        for s in range(2 * n - 2, -1, -1):
+            for i in range(max(0, s - n + 1), min(s, n - 1) + 1):
+                j = s - i
+                if (j, i) not in rank1:  # the second player on j to throw
+                    if second is None:
+                        choices = cand1[j, i]
+                    else:
+                        choices = [second[0][j][i]]
+                    every = True
+                    for b in choices:
+                        some = False
+                        for f, p in dice[b]:
+                            if p == 0.0:
+                                continue
+                            if second is None:
+                                options = tied(j, i, f, win0, optional_jumps)
+                            else:
+                                options = [race_follow(board, j, f,
+                                                       lambda q, i=i: second[1](q, i))]
+                            if all(r != n and (i, r) in rank0 for r in options):
+                                some = True
+                                break
+                        if not some:
+                            every = False
+                            break
+                    if every:
+                        rank1[j, i] = counter
+                        counter += 1
+                        changed = True
+                if (i, j) in rank0:
+                    continue
+                pick, pick_keep = -1, -1.0
+                for a in cand0[i, j]:
+                    ok = any(any(r == n or (j, r) in rank1
+                                 for r in tied(i, j, f, keep1, optional_jumps))
+                             for f, p in dice[a] if p > 0.0)
+                    if ok:
+                        k = die_value(i, j, a, win1, optional_jumps)
+                        if k > pick_keep + tie:
+                            pick, pick_keep = a, k
+                if pick >= 0:
+                    rank0[i, j] = counter
+                    counter += 1
+                    policy[i, j] = pick
+                    changed = True
+    take = {}
+    if optional_jumps:
+        big = float("inf")
+        for j in range(n):
+            outcome = {}
+
+            def decide(src, j=j, outcome=outcome):
+                """Value and rank of resting after landing on jump ``src``, deciding it."""
+                if src in outcome:
+                    return outcome[src]
+                dst = board.jumps[src]
+                if board.chain and dst in board.jumps:
+                    fv, fr = decide(dst)
+                elif dst == n:
+                    fv, fr = 1.0, -1
+                else:
+                    fv, fr = 1.0 - keep1[j][dst], rank1.get((j, dst), big)
+                dv, dr = 1.0 - keep1[j][src], rank1.get((j, src), big)
+                follow = fv >= dv - tie and (fv > dv + tie or fr <= dr)
+                take[src, j] = follow
+                outcome[src] = (fv, fr) if follow else (dv, dr)
+                return outcome[src]
+
+            for src in board.jumps:
+                decide(src)
+    return [[policy[i, j] for j in range(n)] for i in range(n)], take
+
+
+
+
+def race_chain(board, dice_list, die0, die1, *, exact=False):
+    """Both players fixed (compulsory jumps): the first player's chance to win and the
+    second's, the first about to throw on ``i`` against ``j``, by one dense solve of
+    the chain on ``(i, j, mover)`` (``exact``: in fractions, each die scaled to sum to
+    1). ``die_k[i][j]``: side ``k``'s die on ``i`` against ``j``. Returns ``(win, lose)``
+    as nested lists."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    n = board.size
+    dice = [_policy_dice(d) for d in dice_list]
+    keys = [(i, j, k) for i in range(n) for j in range(n) for k in range(2)]
+    index = {key: pos for pos, key in enumerate(keys)}
+    m = len(keys)
+    zero = Fraction(0) if exact else 0.0
+    a = [[zero] * m for _ in range(m)]
+    rhs = [[zero, zero] for _ in range(m)]  # side 0 wins, side 1 wins
+    for (i, j, k), row in index.items():
+        a[row][row] += 1
+        die = dice[(die0 if k == 0 else die1)[i][j]]
+        total = sum(Fraction(p) for _, p in die) if exact else 1.0
+        for face, p in die:
+            q = Fraction(p) / total if exact else p
+            r = race_follow(board, i, face, lambda s: True)
+            if r == n:
+                rhs[row][k] += q
+            else:
+                a[row][index[j, r, 1 - k]] -= q
+    if exact:
+        for c in range(m):  # Gauss-Jordan in fractions (an M-matrix: no pivoting needed)
+            for r in range(m):
+                if r != c and a[r][c] != 0:
+                    f = a[r][c] / a[c][c]
+                    a[r] = [x - f * y for x, y in zip(a[r], a[c], strict=True)]
+                    rhs[r] = [x - f * y for x, y in zip(rhs[r], rhs[c], strict=True)]
+        x = [[v / a[r][r] for v in rhs[r]] for r in range(m)]
+    else:
+        x = np.linalg.solve(np.array(a), np.array(rhs)).tolist()
+    win = [[x[index[i, j, 0]][0] for j in range(n)] for i in range(n)]
+    lose = [[x[index[i, j, 0]][1] for j in range(n)] for i in range(n)]
+    return win, lose
+
+
+def race_avoid(board, dice_list, *, optional_jumps=False):
+    """Squares from which one token can keep off the goal for ever, for sure: remove,
+    until none is left to remove, every square none of whose dice keeps all throws
+    (any rest along a jump chain) off the goal and on the remaining squares."""
+    n = board.size
+    dice = [_policy_dice(d) for d in dice_list]
+    inside = set(range(n))
+    changed = True
+    while changed:
+        changed = False
+        for x in sorted(inside):
+            if not any(all(any(r != n and r in inside
+                               for r in race_options(board, x, f, optional_jumps))
+                           for f, p in die if p > 0.0) for die in dice):
+                inside.discard(x)
+                changed = True
+    return inside
+
+
+def race_trapped(board, dice_list, policy, take, *, optional_jumps=False, second=None):
+    """Positions ``(i, j)`` of a player A who throws ``policy[i][j]`` (following jump
+    ``s`` iff ``take(s, j)``) from which the other player B (any die and rest, or
+    ``second = (die, take)``) can keep the game going for ever: a greatest fixed point
+    on A's and B's positions; both staying put for sure does not count."""
+    n = board.size
+    dice = [_policy_dice(d) for d in dice_list]
+
+    def stuck(die, x):  # every throw of this die leaves the token on x
+        return all(race_options(board, x, f, optional_jumps) == [x]
+                   and race_follow(board, x, f, lambda s: True) == x for f, p in die if p > 0)
+
+    in_a = {(i, j) for i in range(n) for j in range(n)}
+    in_b = set(in_a)  # (j, i): B on j to throw, A on i
+    changed = True
+    while changed:
+        changed = False
+        for i, j in sorted(in_a):
+            die = dice[policy[i][j]]
+            ok = all((r := race_follow(board, i, f, lambda s, j=j: take(s, j))) != n
+                     and (j, r) in in_b for f, p in die if p > 0)
+            if not ok:
+                in_a.discard((i, j))
+                changed = True
+        for j, i in sorted(in_b):
+            choices = range(len(dice)) if second is None else [second[0][j][i]]
+            keep = False
+            for b in choices:
+                if stuck(dice[b], j):
+                    ok = not stuck(dice[policy[i][j]], i) and (i, j) in in_a
+                elif second is None:
+                    ok = all(any(r != n and (i, r) in in_a
+                                 for r in race_options(board, j, f, optional_jumps))
+                             for f, p in dice[b] if p > 0)
+                else:
+                    ok = all((r := race_follow(board, j, f, lambda s, i=i: second[1](s, i))) != n
+                             and (i, r) in in_a for f, p in dice[b] if p > 0)
+                if ok:
+                    keep = True
+                    break
+            if not keep:
+                in_b.discard((j, i))
+                changed = True
+    return in_a
 
 # -- accuracy references (issue 15) -------------------------------------------------
 def run_board(n):

@@ -18,14 +18,20 @@ from snl_numeric import (
     RaceResult,
     boards,
     expected_game_length,
+    finish_probability,
     optimal_policy,
     optimal_race,
     race_value,
     win_probabilities,
 )
+from snl_numeric.boards import random_board
 from snl_numeric.cli import main
 from snl_numeric.dice import as_dice
-from snl_numeric.race import solve
+from snl_numeric.policy.problem import build_problem
+from snl_numeric.race import bounds
+from snl_numeric.race.graph import avoid_kernel, trap_kernel
+from snl_numeric.race.kernels import from_diag_kernel, to_diag_kernel
+from snl_numeric.race.tables import make_tables
 
 MB = boards.get("milton-bradley")
 SMALL_BIG = ["1-3", "4-6"]
@@ -146,17 +152,64 @@ def test_no_winner_loop_of_fixed_players_is_certified():
 
 
 # -- against the naive twin (plain pair-state value iteration) ---------------------------
+def _follow(r):
+    """``take(s, j)`` of a result's jump decisions (for the naive twin)."""
+    take = {s: r.take[k] for k, (s, _) in enumerate(r.jumps)}
+    return lambda s, j: bool(take[s][j])
+
+
+def _played(r):
+    """A result's way of playing, as the naive twin takes it."""
+    return np.where(r.policy < 0, 0, r.policy), _follow(r)
+
+
+def _check_against_twin(board, dice, optional, r, *, second=None):
+    """The contract of a result (issue 17, review of the race): the policy guarantees
+    the value of the game, the tables are the policy played out, and ``race_value`` of
+    the result against itself (or its fixed opponent) is its ``win_probability``."""
+    n, s = board.size, board.start
+    fixed = None if second is None else (second, lambda q, j: True)
+    # the game's value: plain pair-state value iteration
+    win, lose, win1, lose1 = naive.race_value_iteration(board, dice, optional_jumps=optional,
+                                                        second=fixed, both=True)
+    me = _played(r)
+    # 1. the policy guarantees the game's value whatever the opponent does (or against it)
+    guaranteed, _ = naive.race_value_iteration(board, dice, optional_jumps=optional, first=me,
+                                               second=fixed)
+    np.testing.assert_allclose(guaranteed, win, atol=1e-9)
+    # 2. value and opponent_wins are the policy played out (against itself or the opponent)
+    w_c, l_c = naive.race_value_iteration(board, dice, optional_jumps=optional, first=me,
+                                          second=me if fixed is None else fixed)
+    np.testing.assert_allclose(r.value[:n, :n], w_c, atol=1e-10)
+    np.testing.assert_allclose(r.opponent_wins[:n, :n], l_c, atol=1e-10)
+    # 3. where somebody surely wins, that is the game's value
+    ends = np.abs(win + lose - 1.0) < 1e-12
+    np.testing.assert_allclose(r.value[:n, :n][ends], win[ends], atol=1e-10)
+    if s < n:
+        assert r.no_winner == pytest.approx(max(0.0, 1 - w_c[s, s] - l_c[s, s]), abs=1e-10)
+    # 4. the same read-out, slowly (ties: within the naive values' own error)
+    pol, take = naive.race_policy(board, dice, win, win if fixed is None else win1,
+                                  1 - lose if fixed is None else 1 - lose1,
+                                  optional_jumps=optional, second=fixed,
+                                  tie=2 * r.bracket + 1e-12)
+    g2, _ = naive.race_value_iteration(board, dice, optional_jumps=optional,
+                                       first=(pol, lambda q, j: take.get((q, j), True)),
+                                       second=fixed)
+    np.testing.assert_allclose(g2, win, atol=1e-9)
+    return win, w_c
+
+
 @settings(max_examples=40)
 @given(board_strategy(max_size=7), st.sampled_from(DICE_SETS), st.booleans())
 def test_matches_plain_value_iteration(board, dice_list, optional):
     dice = [as_dice(d) for d in dice_list]
     board = _fit(board, dice)
     r = optimal_race(board, dice, optional_jumps=optional)
-    win, lose = naive.race_value_iteration(board, dice, optional_jumps=optional)
-    n = board.size
-    np.testing.assert_allclose(r.value[:n, :n], win, atol=1e-10)
-    np.testing.assert_allclose(r.opponent_wins[:n, :n], lose, atol=1e-10)
+    _check_against_twin(board, dice, optional, r)
     assert r.bracket < 1e-12  # closes on every one of these (the players both maximise)
+    if board.start < board.size:
+        v = race_value(board, dice, r, r, optional_jumps=optional)
+        assert v == pytest.approx(r.win_probability, abs=r.bracket + 1e-12)
 
 
 @settings(max_examples=30)
@@ -169,20 +222,16 @@ def test_best_response_and_race_value_match_plain_value_iteration(board, dice_li
     opp = np.array(data.draw(st.lists(st.integers(0, 1), min_size=(n + 1) ** 2,
                                       max_size=(n + 1) ** 2))).reshape(n + 1, n + 1)
     r = optimal_race(board, dice, optional_jumps=optional, opponent=opp)
-    follow_all = (opp, lambda s, j: True)
-    win, lose = naive.race_value_iteration(board, dice, optional_jumps=optional,
-                                           second=follow_all)
-    np.testing.assert_allclose(r.value[:n, :n], win, atol=1e-10)
-    np.testing.assert_allclose(r.opponent_wins[:n, :n], lose, atol=1e-10)
-    assert r.bracket >= np.max(np.abs(r.value[:n, :n] - win)) - 1e-12
+    win, _ = _check_against_twin(board, dice, optional, r, second=opp)
+    np.testing.assert_allclose(r.value[:n, :n], win, atol=1e-10)  # a best response
     # both fixed: a Markov chain, always certified
-    mine = np.where(r.policy < 0, 0, r.policy)
     v = race_value(board, dice, opp, r, optional_jumps=optional)
-    take = {s: r.take[k] for k, (s, _) in enumerate(r.jumps)}
-    w2, _ = naive.race_value_iteration(board, dice, optional_jumps=optional, first=follow_all,
-                                       second=(mine, lambda s, j: bool(take[s][j])))
+    w2, _ = naive.race_value_iteration(board, dice, optional_jumps=optional,
+                                       first=(opp, lambda s, j: True), second=_played(r))
     if board.start < n:
         assert v == pytest.approx(w2[board.start, board.start], abs=1e-10)
+        v = race_value(board, dice, r, opp, optional_jumps=optional)
+        assert v == pytest.approx(r.win_probability, abs=r.bracket + 1e-12)
 
 
 @settings(max_examples=25)
@@ -192,6 +241,155 @@ def test_one_die_identity_random_boards(board):
     assert r.win_probability == pytest.approx(win_probabilities(board, 2, tail=1e-15)[0],
                                               abs=1e-12)
     assert r.bracket < 1e-12
+
+
+# -- the review of the race: policies that attain their value, rounding, slow races ------------
+@pytest.mark.parametrize("dice, win, lose", [
+    ([{3: 0.7, 4: 0.3}, {2: 0.5, 3: 0.5}], 0.35, 0.40),
+    ([{3: 0.712, 4: 0.288}, {2: 0.486, 3: 0.514}], 0.346032, 0.389772),
+])
+def test_the_policy_attains_the_reported_chances(dice, win, lose):
+    """Square 3 is a dead end (the goal needs a 1); on 2 die A never moves. With the
+    opponent stranded on 3, A "wins" as much as B one step ahead, but only B ever wins.
+
+    By hand: A on 0 throws B: half the time it reaches 2, the opponent then throws A
+    (B would give it less: 0.5 * 1/3 against 0.3) and loses 0.7 of the time to the
+    player on 2; else A is stranded and the opponent wins with B, half the time.
+    """
+    board = Board(4, overshoot="exact")
+    r = optimal_race(board, dice)
+    assert r.policy[2, 3] == 1 and r.value[2, 3] == pytest.approx(1.0, abs=1e-12)
+    assert r.policy[0, 0] == 1
+    assert r.win_probability == pytest.approx(win, abs=1e-12)
+    assert r.lose_probability == pytest.approx(lose, abs=1e-12)
+    assert r.no_winner == pytest.approx(1 - win - lose, abs=1e-12)
+    assert race_value(board, dice, r, r) == pytest.approx(r.win_probability, abs=1e-12)
+    assert r.bracket < 1e-12 and r.convergence.draw_bounds
+
+
+def test_rounding_stays_inside_the_bracket():
+    """A die that almost always stays put: the two-state game of lost throws divides by
+    ``1 - s t``, about 2e-8 here, and used to amplify the rounding of ``1 - t - d``."""
+    board = Board(2, overshoot="exact")
+    die = as_dice({1: 1e-8, 2: 1 - 1e-8})
+    r = optimal_race(board, [die])
+    zero = [[0, 0], [0, 0]]
+    win, lose = naive.race_chain(board, [die], zero, zero, exact=True)
+    for i in range(2):
+        for j in range(2):
+            assert abs(Fraction(r.value[i, j]) - win[i][j]) <= Fraction(r.bracket)
+            assert abs(Fraction(r.opponent_wins[i, j]) - lose[i][j]) <= Fraction(r.bracket)
+    assert r.value[1, 1] == pytest.approx(0.5000000025, abs=r.bracket) and r.bracket < 1e-13
+    # two such dice: the players choose, the exact values of the policy played out
+    dice = [die, as_dice({1: 3e-9, 2: 1 - 3e-9})]
+    r = optimal_race(board, dice)
+    pol = np.where(r.policy < 0, 0, r.policy)[:2, :2].tolist()
+    win, _ = naive.race_chain(board, dice, pol, pol, exact=True)
+    assert all(abs(Fraction(r.value[i, j]) - win[i][j]) <= Fraction(r.bracket)
+               for i in range(2) for j in range(2))
+
+
+def test_squares_that_cannot_reach_the_goal_win_nothing():
+    board = Board(23, {4: 7, 6: 13, 8: 14, 10: 1, 11: 8, 12: 20, 15: 6, 16: 14, 20: 10},
+                  overshoot="exact", chain=True, dice={1: 1e-6, 2: 0.999999})
+    r = optimal_race(board, [board.dice])
+    assert finish_probability(board) == 0.0 and win_probabilities(board, 2)[0] == 0.0
+    assert r.win_probability == 0.0 and r.bracket < 1e-12
+    n = board.size
+    for i in range(n):
+        if naive.naive_min_throws(board, start=i) < 0:
+            assert np.all(r.value[i, :n] == 0.0), i
+
+
+SLOW = Board(20, {2: 10, 4: 1, 6: 16, 7: 17, 9: 5, 11: 5, 16: 12, 18: 17}, overshoot="exact",
+             dice={1: 1e-6, 2: 0.999999})
+
+
+def test_a_slow_chain_is_solved_as_a_linear_system():
+    """About 2e6 throws per game: a million sweeps would not close the bracket."""
+    r = optimal_race(SLOW, [SLOW.dice])
+    c = r.convergence
+    assert "linear system" in c.note and c.sweeps < 2_000 and not c.draw_bounds
+    assert r.bracket < 1e-12
+    zero = [[0] * 20 for _ in range(20)]
+    win, lose = naive.race_chain(SLOW, [SLOW.dice], zero, zero)
+    np.testing.assert_allclose(r.value[:20, :20], win, atol=1e-8)  # a dense float solve
+    np.testing.assert_allclose(r.opponent_wins[:20, :20], lose, atol=1e-8)
+    assert r.value[0, 0] + r.opponent_wins[0, 0] == pytest.approx(1.0, abs=1e-12)
+    v = race_value(SLOW, [SLOW.dice, "d6"], np.zeros(21, int), np.zeros(21, int))
+    assert v == pytest.approx(r.win_probability, abs=1e-12)
+
+
+def test_a_slow_game_stops_with_a_warning():
+    """Choosing between two such dice: no sweep count certifies it; say so at once."""
+    with pytest.warns(RuntimeWarning, match="mixes too slowly for the sweeps"):
+        r = optimal_race(SLOW, [SLOW.dice, {1: 2e-6, 2: 1 - 2e-6}])
+    c = r.convergence
+    assert c.sweeps < 1_000 and c.bracket > 0.5 and "stopped after" in c.note
+    assert "certified only within the bracket" in str(r)
+
+
+@pytest.mark.parametrize("rng", [1, 2, 3])
+def test_the_accelerated_finish_agrees_with_plain_sweeps(monkeypatch, rng):
+    """Boards with many snakes: the box around the estimate is certified and accepted
+    (counted), and gives the values of plain sweeps and of the naive twin."""
+    board = random_board(40, 0.2, snake_fraction=0.8, rng=rng)
+    tried = []
+    accelerate = bounds._accelerate
+
+    def counted(*args):
+        out, used = accelerate(*args)
+        tried.append(out is not None)
+        return out, used
+
+    monkeypatch.setattr(bounds, "_accelerate", counted)
+    fast = optimal_race(board, SMALL_BIG)
+    assert any(tried)
+    monkeypatch.setattr(bounds, "ACCEL_TRIES", 0)
+    plain = optimal_race(board, SMALL_BIG)
+    assert fast.bracket < 1e-12 and plain.bracket < 1e-12
+    np.testing.assert_allclose(fast.value, plain.value, atol=fast.bracket + plain.bracket)
+    if rng == 1:
+        win, _ = naive.race_value_iteration(board, [as_dice(d) for d in SMALL_BIG])
+        np.testing.assert_allclose(fast.value[:40, :40], win, atol=1e-10)
+
+
+@settings(max_examples=30)
+@given(board_strategy(max_size=6), st.sampled_from(DICE_SETS), st.booleans(), st.data())
+def test_graph_analyses_match_their_twins(board, dice_list, optional, data):
+    dice = [as_dice(d) for d in dice_list]
+    board = _fit(board, dice)
+    n = board.size
+    t = make_tables(build_problem(board, tuple(dice), optional))
+    out = np.empty(n + 1, dtype=np.bool_)
+    avoid_kernel(t.nodes, t.probs, t.jumps, t.optional, out)
+    assert set(np.flatnonzero(out).tolist()) == naive.race_avoid(board, dice,
+                                                                 optional_jumps=optional)
+    k = len(dice)
+    pol = np.array(data.draw(st.lists(st.integers(0, k - 1), min_size=n * n,
+                                      max_size=n * n))).reshape(n, n)
+    take = np.array(data.draw(st.lists(st.booleans(), min_size=t.n_jumps * n,
+                                       max_size=t.n_jumps * n)), dtype=bool).reshape(-1, n)
+    take = take if optional and t.n_jumps else np.ones((max(t.n_jumps, 1), n), dtype=bool)
+    fixed = data.draw(st.booleans())
+    other = np.array(data.draw(st.lists(st.integers(0, k - 1), min_size=n * n,
+                                        max_size=n * n))).reshape(n, n)
+    diag = np.empty(n * n, dtype=np.int64)
+    to_diag_kernel(pol, t.base, diag)
+    odiag = np.empty(n * n, dtype=np.int32)
+    to_diag_kernel(other.astype(np.int32), t.base, odiag)
+    in_a = np.ones(n * n, dtype=np.bool_)
+    in_b = np.ones(n * n, dtype=np.bool_)
+    while trap_kernel(t.moves, t.jumps, t.optional, t.base, diag, take, fixed, odiag,
+                      np.ones((max(t.n_jumps, 1), n), dtype=bool), in_a, in_b):
+        pass
+    table = np.empty((n, n), dtype=np.bool_)
+    from_diag_kernel(in_a, t.base, table)
+    jumps = sorted(board.jumps)
+    follow = (lambda s, j: bool(take[jumps.index(s), j])) if optional else (lambda s, j: True)
+    expect = naive.race_trapped(board, dice, pol.tolist(), follow, optional_jumps=optional,
+                                second=(other.tolist(), lambda s, j: True) if fixed else None)
+    assert set(map(tuple, np.argwhere(table).tolist())) == expect
 
 
 # -- fixed opponents and race_value -------------------------------------------------------
@@ -323,7 +521,7 @@ def test_errors(call, exc, match):
 
 
 def test_memory_is_estimated_before_allocating(monkeypatch):
-    monkeypatch.setattr(solve, "MAX_BYTES", 10_000)
+    monkeypatch.setattr(bounds, "MAX_BYTES", 10_000)
     with pytest.raises(ValueError, match="pair states and needs about"):
         optimal_race(Board(30), SMALL_BIG)
 

@@ -53,14 +53,6 @@ def from_diag_kernel(diag, base, out):  # pragma: no cover - jitted
             out[p, q] = diag[base[p + q] + p]
 
 
-@njit(inline="always")
-def _square_value(r, q, z, goal, base):  # pragma: no cover - jitted
-    """The mover's value after resting on ``r``: 1 at the goal, else ``1 - z[(q, r)]``."""
-    if r == goal:
-        return 1.0
-    return 1.0 - z[base[q + r] + q]
-
-
 @njit()
 def jump_options_kernel(src, tgt, n, ptr, rest):  # pragma: no cover - jitted
     """Where a player who decides jumps may rest after landing on jump ``k``: the
@@ -80,17 +72,6 @@ def jump_options_kernel(src, tgt, n, ptr, rest):  # pragma: no cover - jitted
             rest[pos] = v
         pos += 1
     ptr[m] = pos
-
-
-@njit()
-def _fixed_rest(v, q, n, src, tgt, take):  # pragma: no cover - jitted
-    """Resting square after landing on node ``v`` for a player following ``take[k, q]``."""
-    while v >= n:
-        k = v - n
-        if not take[k, q]:
-            return src[k]
-        v = tgt[k]
-    return v
 
 
 @njit()
@@ -128,14 +109,59 @@ def moves_kernel(nodes, probs, cnt, node, prob, move, stay):  # pragma: no cover
             stay[a, x] = 1.0 if k == 0 else st
 
 
-@njit()
-def _solve_pair(c, s, fc, ka, d, t, fd, kb, loop_x):  # pragma: no cover - jitted
-    """The two-state game ``x = max_a c_a + s_a (1 - y)``, ``y = max_b d_b + t_b (1 - x)``.
+#: Rounding allowances, in units of the unit roundoff ``u``: a value ``(move - sum pr z) /
+#: total`` over ``K`` moving throws is off by at most ``(K + 4) u``; a two-state game
+#: (:func:`_solve_pair`) by at most ``(2 K + 11) u``. Every computed bound is moved
+#: outwards by these (``K`` = the dice's most faces), so rounding never takes a bound
+#: past the exact value; they are small enough not to stop a bracket closing (the
+#: allowance adds up over the sweeps to about itself over the chance to finish per sweep).
+ROUND_SIMPLE = 4.0
+ROUND_PAIR = 16.0
+_U = 2.0**-53
 
-    Side x maximises ``x``, side y maximises ``y`` (zero-sum: ``1 - y`` is x's
-    payoff in y's state), so ``x = max_a min_b x_ab`` over stationary choices;
-    a loop where both always stay put is worth ``loop_x`` to x (0 for a chance
-    to win: nobody wins; 1 for a chance not to lose).
+
+@njit(inline="always")
+def _per(v, total):  # pragma: no cover - jitted
+    """``v / total``, skipping the division for the usual total of exactly 1."""
+    return v if total == 1.0 else v / total
+
+
+@njit(inline="always")
+def _outward(v, allow, direction):  # pragma: no cover - jitted
+    """``v`` moved outwards by ``allow`` (``direction`` -1: a lower bound, +1: an upper
+    bound, 0: an estimate) and kept inside ``[0, 1]``."""
+    if direction < 0:
+        v -= allow
+        return v if v > 0.0 else 0.0
+    if direction > 0:
+        v += allow
+        return v if v < 1.0 else 1.0
+    return v
+
+
+@njit()
+def _solve_pair(c, s, m, tot, exact_c, ka, d, sd, t, m_d, tot_d, exact_d, kb, loop_x, rnd1,
+                rnd, direction):  # pragma: no cover - jitted
+    """The two-state game ``x = max_a (c_a + s_a (1 - y)) / T_a``,
+    ``y = max_b (d_b + t_b (1 - x)) / T_b``, each bound moved outwards.
+
+    Side x maximises ``x``, side y maximises ``y`` (zero-sum: ``1 - y`` is x's payoff in
+    y's state), so ``x = max_a min_b x_ab`` over stationary choices. ``c_a`` is the value
+    of die ``a``'s moving throws, ``s_a`` its chance to stay put, ``T_a = move_a + s_a``
+    its total (1 up to rounding: the die is scaled to sum to 1), and ``sd_b`` the sum of
+    ``pr * z`` over y's moving throws that miss the goal (so ``d_b = move_b - sd_b``).
+    For fixed ``a, b``::
+
+        x_ab = (c_a T_b + s_a sd_b) / (m_a m_b + m_a t_b + s_a m_b)
+
+    with ``m`` the chance to move: every term is a sum of non-negative
+    numbers, so rounding errors are not amplified by ``1 / (1 - s_a t_b)`` (the error of
+    ``c_a``, at most a few units of ``m_a``, is divided by at least ``m_a T_b``). A loop in
+    which both always stay put is worth ``loop_x`` to x (0 for a chance to win: nobody
+    wins; 1 for a chance not to lose). ``direction`` (-1, +1, 0) says whether x is a
+    lower bound, an upper bound or an estimate (y the opposite), moved outwards by
+    ``rnd1`` where it does not depend on the other state, else ``rnd``; ``exact_c[a]``:
+    die ``a``'s value is exact (it never stays and every moving throw wins).
     """
     x_stalls = False
     for a in range(ka):
@@ -145,46 +171,52 @@ def _solve_pair(c, s, fc, ka, d, t, fd, kb, loop_x):  # pragma: no cover - jitte
     for b in range(kb):
         if t[b] > 0.0:
             y_stalls = True
-    if not x_stalls or not y_stalls:
-        if not x_stalls:
-            x = c[0]
-            for a in range(1, ka):
-                if c[a] > x:
-                    x = c[a]
-            y = -1.0
-            for b in range(kb):
-                yb = d[b] + t[b] * (1.0 - x)
-                if yb > y:
-                    y = yb
-        else:
-            y = d[0]
-            for b in range(1, kb):
-                if d[b] > y:
-                    y = d[b]
-            x = -1.0
-            for a in range(ka):
-                xa = c[a] + s[a] * (1.0 - y)
+    if not x_stalls:  # x's value does not depend on y
+        x = -1.0
+        for a in range(ka):
+            xa = _outward(_per(c[a], tot[a]), 0.0 if exact_c[a] else rnd1, direction)
+            if xa > x:
+                x = xa
+    elif not y_stalls:
+        y = -1.0
+        for b in range(kb):
+            yb = _outward(_per(d[b], tot_d[b]), 0.0 if exact_d[b] else rnd1, -direction)
+            if yb > y:
+                y = yb
+        x = -1.0
+        for a in range(ka):
+            if s[a] == 0.0:  # this die does not depend on y
+                xa = _outward(_per(c[a], tot[a]), 0.0 if exact_c[a] else rnd1, direction)
+            else:
+                xa = _outward(_per(c[a] + s[a] * (1.0 - y), tot[a]), rnd, direction)
+            if xa > x:
+                x = xa
+        return x, y
+    else:
+        x = -1.0
+        for a in range(ka):
+            if s[a] == 0.0:  # this die does not depend on y
+                xa = _outward(_per(c[a], tot[a]), 0.0 if exact_c[a] else rnd1, direction)
                 if xa > x:
                     x = xa
-        return x, y
-    x = -1.0
-    for a in range(ka):
-        worst = 2.0
-        for b in range(kb):
-            if fc[a] and fd[b]:
-                xab = loop_x
-            else:
-                e = (1.0 - t[b]) - d[b]
-                if e < 0.0:
-                    e = 0.0
-                xab = (c[a] + s[a] * e) / (1.0 - s[a] * t[b])
-            if xab < worst:
-                worst = xab
-        if worst > x:
-            x = worst
+                continue
+            m_a = m[a]
+            worst = 2.0
+            for b in range(kb):
+                m_b = m_d[b]
+                if m_a == 0.0 and m_b == 0.0:
+                    xab = loop_x
+                else:
+                    den = m_a * m_b + m_a * t[b] + s[a] * m_b
+                    xab = _outward((c[a] * tot_d[b] + s[a] * sd[b]) / den, rnd, direction)
+                if xab < worst:
+                    worst = xab
+            if worst > x:
+                x = worst
     y = -1.0
     for b in range(kb):
-        yb = d[b] + t[b] * (1.0 - x)
+        yb = _outward(_per(d[b] + t[b] * (1.0 - x), tot_d[b]),
+                      0.0 if exact_d[b] and t[b] == 0.0 else rnd, -direction)
         if yb > y:
             y = yb
     return x, y
@@ -192,18 +224,21 @@ def _solve_pair(c, s, fc, ka, d, t, fd, kb, loop_x):  # pragma: no cover - jitte
 
 @njit(inline="always")
 def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal, n, optional,
-          c, d, stay, full):  # pragma: no cover - jitted
+          single, c, sc, d, sd, stay, mov, tot, exact_c, exact_d):  # pragma: no cover - jitted
     """One side's candidates at ``(me, other)``: the value of its moving throws against
-    ``zc`` and ``zd`` (``c``, ``d``), the chance of staying put and whether it is
-    certain. Returns the number of candidates and whether any may stay put."""
+    ``zc`` and ``zd`` (``c``, ``d``) and the sums ``sc``, ``sd`` of ``pr * z`` they subtract
+    from the chance to move, the chances of staying put and of moving, the die's total
+    and whether
+    each value is exact. With ``single`` only ``zc`` is read (``d`` copies ``c``).
+    Returns the number of candidates and whether any may stay put."""
     cnt, node, prob, move, stay_p = moves
     src, tgt, ptr, rest = jumps
     k = 1 if fixed else cnt.shape[0]
     stalls = False
     for cand in range(k):
         a = a_fix if fixed else cand
-        vc = move[a, me]
-        vd = vc
+        vc = 0.0
+        vd = 0.0
         for e in range(cnt[a, me]):
             v = node[a, me, e]
             pr = prob[a, me, e]
@@ -211,8 +246,9 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
                 continue
             if not optional or v < n:
                 x = base[v + other] + other
-                vc -= pr * zc[x]
-                vd -= pr * zd[x]
+                vc += pr * zc[x]
+                if not single:
+                    vd += pr * zd[x]
             elif free:  # the best place to rest along the jump's chain
                 bc = 2.0
                 bd = 2.0
@@ -224,9 +260,11 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
                         break
                     x = base[r + other] + other
                     bc = min(bc, zc[x])
-                    bd = min(bd, zd[x])
-                vc -= pr * bc
-                vd -= pr * bd
+                    if not single:
+                        bd = min(bd, zd[x])
+                vc += pr * bc
+                if not single:
+                    vd += pr * bd
             else:  # follow the fixed decisions (written out: a call here slows the loop)
                 r = v
                 while r >= n:
@@ -236,13 +274,22 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
                     r = tgt[r - n]
                 if r != goal:
                     x = base[r + other] + other
-                    vc -= pr * zc[x]
-                    vd -= pr * zd[x]
-        c[cand] = vc
-        d[cand] = vd
+                    vc += pr * zc[x]
+                    if not single:
+                        vd += pr * zd[x]
+        if single:
+            vd = vc
+        mv = move[a, me]
         sa = stay_p[a, me]
-        full[cand] = sa == 1.0
+        c[cand] = mv - vc
+        sc[cand] = vc
+        d[cand] = mv - vd
+        sd[cand] = vd
         stay[cand] = sa
+        mov[cand] = mv
+        tot[cand] = mv + sa
+        exact_c[cand] = vc == 0.0 and sa == 0.0
+        exact_d[cand] = vd == 0.0 and sa == 0.0
         stalls = stalls or sa > 0.0
     return k, stalls
 
@@ -256,23 +303,33 @@ def _clamp(old, new, rise):  # pragma: no cover - jitted
 
 @njit()
 def sweep_kernel(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
-                 symmetric, base, p0, q0, p1, q1, lower, skip):  # pragma: no cover - jitted
+                 symmetric, base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol
+                 ):  # pragma: no cover - jitted
     """One sweep with compulsory jumps (every node a square); see :func:`_sweep`."""
     return _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
-                  symmetric, base, p0, q0, p1, q1, lower, skip, False)
+                  symmetric, base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol, False)
 
 
 @njit()
 def sweep_jumps_kernel(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
-                       symmetric, base, p0, q0, p1, q1, lower, skip):  # pragma: no cover
+                       symmetric, base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol
+                       ):  # pragma: no cover - jitted
     """One sweep with optional jumps (nodes may be jumps); see :func:`_sweep`."""
     return _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
-                  symmetric, base, p0, q0, p1, q1, lower, skip, True)
+                  symmetric, base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol, True)
+
+
+#: Sweep modes: bounds only improve (clamped); bounds are replaced (a trial from a box,
+#: see ``bounds.py``); one estimate per side instead of bounds (``p is q``, no allowance).
+CLAMPED = 0
+UNCLAMPED = 1
+SINGLE = 2
 
 
 @njit(inline="always")
 def _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1, symmetric,
-           base, p0, q0, p1, q1, lower, skip, optional):  # pragma: no cover - jitted
+           base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol, optional
+           ):  # pragma: no cover - jitted
     """One Gauss-Seidel sweep, last diagonal first: ``(largest change, largest |q - p|)``.
 
     ``moves``: :func:`moves_kernel`'s tables; ``jumps``: ``(src, tgt, ptr, rest)``,
@@ -285,20 +342,43 @@ def _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
     ``k`` throws ``pol_k[state]`` and follows jump ``j`` iff ``take_k[j,
     opponent's square]``; else it maximises, deciding jumps itself when ``free_k``.
     A state and its mirror whose brackets are both within ``skip`` already are
-    left as they are (still valid bounds, and counted in the width).
+    left as they are (still valid bounds, and counted in the width). Every bound is
+    moved outwards by a rounding allowance (:func:`_solve_pair`); ``mode``:
+    :data:`CLAMPED`, :data:`UNCLAMPED` or :data:`SINGLE` (``p_k is q_k`` hold
+    estimates: only the chance to win is computed, a loop of lost throws counting
+    as nobody winning, and nothing is moved). With ``restrict``, a side that maximises
+    computes its chance to win (``p``, not ``q``) with the die ``rpol[state]`` only (a
+    lower bound certified through that policy, see ``bounds.py``); jump decisions
+    stay free.
     """
     cnt = moves[0]
     n_act, n = cnt.shape
+    width = moves[1].shape[2]
+    rnd1 = (width + ROUND_SIMPLE) * _U
+    rnd = (2 * width + ROUND_PAIR) * _U
+    single = mode == SINGLE
+    clamped = mode == CLAMPED
     goal = n - 1
     n_sq = goal
     c0 = np.empty(n_act)
+    sc0 = np.empty(n_act)
     d0 = np.empty(n_act)
+    sd0 = np.empty(n_act)
     s0 = np.empty(n_act)
-    f0 = np.empty(n_act, dtype=np.bool_)
+    m0 = np.empty(n_act)
+    t0 = np.empty(n_act)
+    ec0 = np.empty(n_act, dtype=np.bool_)
+    ed0 = np.empty(n_act, dtype=np.bool_)
     c1 = np.empty(n_act)
+    sc1 = np.empty(n_act)
     d1 = np.empty(n_act)
+    sd1 = np.empty(n_act)
     s1 = np.empty(n_act)
-    f1 = np.empty(n_act, dtype=np.bool_)
+    m1 = np.empty(n_act)
+    t1 = np.empty(n_act)
+    ec1 = np.empty(n_act, dtype=np.bool_)
+    ed1 = np.empty(n_act, dtype=np.bool_)
+    da = 0 if single else (-1 if lower else 1)  # direction of p0 (and of p1)
     change = 0.0
     width_max = 0.0
     for s in range(2 * n_sq - 2, -1, -1):
@@ -317,164 +397,62 @@ def _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
                 continue
             # side 0 against side 1's not-lose (for p0) and win (for q0) bounds, and back
             k0, st0 = _side(moves, i, j, q1, p1, fixed0, pol0[u] if fixed0 else 0, free0,
-                            take0, jumps, base, goal, n, optional, c0, d0, s0, f0)
+                            take0, jumps, base, goal, n, optional, single, c0, sc0, d0, sd0,
+                            s0, m0, t0, ec0, ed0)
             k1, st1 = _side(moves, j, i, p0, q0, fixed1, pol1[w] if fixed1 else 0, free1,
-                            take1, jumps, base, goal, n, optional, c1, d1, s1, f1)
-            if st0 or st1:  # system alpha: p0(i, j) with q1(j, i); beta: q0(i, j) with p1(j, i)
-                xa, ya = _solve_pair(c0, s0, f0, k0, c1, s1, f1, k1, 0.0)
-                xb, yb = _solve_pair(d0, s0, f0, k0, d1, s1, f1, k1, 1.0)
+                            take1, jumps, base, goal, n, optional, single, c1, sc1, d1, sd1,
+                            s1, m1, t1, ec1, ed1)
+            # system alpha: p0(i, j) with q1(j, i); beta: q0(i, j) with p1(j, i)
+            a0 = 0
+            n0 = k0  # side 0's dice for p0 (restricted: one)
+            if restrict and not fixed0:
+                a0 = rpol[u]
+                n0 = a0 + 1
+            a1 = 0
+            n1 = k1  # side 1's dice for p1
+            if restrict and not fixed1:
+                a1 = rpol[w]
+                n1 = a1 + 1
+            if st0 or st1:
+                xa, ya = _solve_pair(c0[a0:n0], s0[a0:n0], m0[a0:n0], t0[a0:n0], ec0[a0:n0],
+                                     n0 - a0, c1, sc1, s1, m1, t1, ec1, k1, 0.0, rnd1, rnd, da)
+                if single:
+                    xb, yb = xa, ya
+                else:
+                    xb, yb = _solve_pair(d0, s0, m0, t0, ed0, k0, d1[a1:n1], sd1[a1:n1],
+                                         s1[a1:n1], m1[a1:n1], t1[a1:n1], ed1[a1:n1], n1 - a1,
+                                         1.0, rnd1, rnd, -da)
             else:
-                xa = c0[0]
-                xb = d0[0]
-                for a in range(1, k0):
-                    xa = max(xa, c0[a])
-                    xb = max(xb, d0[a])
-                ya = c1[0]
-                yb = d1[0]
-                for a in range(1, k1):
-                    ya = max(ya, c1[a])
-                    yb = max(yb, d1[a])
+                xa = -1.0
+                xb = -1.0
+                ya = -1.0
+                yb = -1.0
+                for a in range(a0, n0):
+                    xa = max(xa, _outward(_per(c0[a], t0[a]), 0.0 if ec0[a] else rnd1, da))
+                for a in range(k1):
+                    ya = max(ya, _outward(_per(c1[a], t1[a]), 0.0 if ec1[a] else rnd1, -da))
+                if not single:
+                    for a in range(k0):
+                        xb = max(xb, _outward(_per(d0[a], t0[a]), 0.0 if ed0[a] else rnd1, -da))
+                    for a in range(a1, n1):
+                        yb = max(yb, _outward(_per(d1[a], t1[a]), 0.0 if ed1[a] else rnd1, da))
             if symmetric and i == j:  # one state: alpha and beta are the same system
                 xb, yb = ya, xa
-            old = p0[u]
-            p0[u] = _clamp(old, xa, lower)
-            change = max(change, abs(p0[u] - old))
-            old = q1[w]
-            q1[w] = _clamp(old, ya, not lower)
-            change = max(change, abs(q1[w] - old))
-            old = q0[u]
-            q0[u] = _clamp(old, xb, not lower)
-            change = max(change, abs(q0[u] - old))
-            old = p1[w]
-            p1[w] = _clamp(old, yb, lower)
-            change = max(change, abs(p1[w] - old))
+            if single:
+                change = max(change, abs(p0[u] - xa), abs(q1[w] - ya))
+                p0[u] = xa
+                q1[w] = ya
+                continue
+            if clamped:
+                xa = _clamp(p0[u], xa, lower)
+                ya = _clamp(q1[w], ya, not lower)
+                xb = _clamp(q0[u], xb, not lower)
+                yb = _clamp(p1[w], yb, lower)
+            change = max(change, abs(p0[u] - xa), abs(q1[w] - ya), abs(q0[u] - xb),
+                         abs(p1[w] - yb))
+            p0[u] = xa
+            q1[w] = ya
+            q0[u] = xb
+            p1[w] = yb
             width_max = max(width_max, abs(q0[u] - p0[u]), abs(q1[w] - p1[w]))
     return change, width_max
-
-
-@njit()
-def greedy_kernel(nodes, probs, jumps, optional, base, keep, tol, policy, take):  # pragma: no cover
-    """Side 0's best die per state against the other side's chances not to lose.
-
-    ``policy[state]`` (diagonal layout) gets the smallest die index within
-    ``tol`` of the best; with ``optional`` jumps, ``take[k, j]`` whether
-    following jump ``k`` is within ``tol`` of declining it, the opponent being on
-    ``j``. ``keep``: side 1's chance not to lose, diagonal layout.
-    """
-    src, tgt, ptr, rest = jumps
-    n_act, n, width = nodes.shape
-    goal = n - 1
-    n_sq = goal
-    m = src.shape[0]
-    qv = np.empty(n_act)
-    for s in range(2 * n_sq - 1):
-        lo = max(0, s - n_sq + 1)
-        hi = min(s, n_sq - 1)
-        for i in range(lo, hi + 1):
-            j = s - i
-            best = -1.0
-            for a in range(n_act):
-                acc = 0.0
-                for f in range(width):
-                    pr = probs[a, f]
-                    if pr == 0.0:
-                        continue
-                    v = nodes[a, i, f]
-                    if v < n:
-                        acc += pr * _square_value(v, j, keep, goal, base)
-                    else:
-                        b = -1.0
-                        for e in range(ptr[v - n], ptr[v - n + 1]):
-                            b = max(b, _square_value(rest[e], j, keep, goal, base))
-                        acc += pr * b
-                qv[a] = acc
-                best = max(best, acc)
-            for a in range(n_act):
-                if qv[a] >= best - tol:
-                    policy[base[s] + i] = a
-                    break
-    if optional:
-        for k in range(m):
-            for j in range(n_sq):
-                decline = _square_value(src[k], j, keep, goal, base)
-                t = tgt[k]
-                if t < n:
-                    follow = _square_value(t, j, keep, goal, base)
-                else:
-                    follow = -1.0
-                    for e in range(ptr[t - n], ptr[t - n + 1]):
-                        follow = max(follow, _square_value(rest[e], j, keep, goal, base))
-                take[k, j] = follow >= decline - tol
-
-
-@njit()
-def live_kernel(nodes, probs, jumps, optional, pol0, take0, pol1, take1, symmetric, base, live0,
-                live1):  # pragma: no cover - jitted
-    """Pair states from which somebody can still win, both sides following fixed choices.
-
-    ``live_k[state]`` (in: all False) becomes True where a chain of throws under
-    ``pol_k``/``take_k`` reaches the goal; repeated sweeps until nothing changes.
-    The other states form closed classes in which nobody ever wins.
-    """
-    src, tgt, ptr, rest = jumps
-    n_act, n, width = nodes.shape
-    goal = n - 1
-    n_sq = goal
-    changed = True
-    while changed:
-        changed = False
-        for s in range(2 * n_sq - 2, -1, -1):
-            lo = max(0, s - n_sq + 1)
-            hi = min(s, n_sq - 1)
-            for i in range(lo, hi + 1):
-                j = s - i
-                for side in range(1 if symmetric else 2):
-                    if side == 0:
-                        u = base[s] + i
-                        me, other, pol, take, live, z = i, j, pol0, take0, live0, live1
-                    else:
-                        u = base[s] + j
-                        me, other, pol, take, live, z = j, i, pol1, take1, live1, live0
-                    if live[u]:
-                        continue
-                    a = pol[u]
-                    for f in range(width):
-                        if probs[a, f] == 0.0:
-                            continue
-                        r = nodes[a, me, f]
-                        if optional and r >= n:
-                            r = _fixed_rest(r, other, n, src, tgt, take)
-                        if r == goal or z[base[other + r] + other]:
-                            live[u] = True
-                            changed = True
-                            break
-
-
-@njit()
-def alive_kernel(nodes, probs, jumps, optional, alive):  # pragma: no cover - jitted
-    """``alive[x]``: some play reaches the goal from square ``x`` (any die, any jump decision)."""
-    src, tgt, ptr, rest = jumps
-    n_act, n, width = nodes.shape
-    goal = n - 1
-    alive[:] = False
-    alive[goal] = True
-    changed = True
-    while changed:
-        changed = False
-        for x in range(goal - 1, -1, -1):
-            if alive[x]:
-                continue
-            for a in range(n_act):
-                for f in range(width):
-                    if probs[a, f] == 0.0:
-                        continue
-                    v = nodes[a, x, f]
-                    if v < n:
-                        ok = alive[v]
-                    else:
-                        ok = False
-                        for e in range(ptr[v - n], ptr[v - n + 1]):
-                            ok = ok or alive[rest[e]]
-                    if ok:
-                        alive[x] = True
-                        changed = True

@@ -4,30 +4,20 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._core.memory import check_memory
 from .._core.validation import flag, positive_int
 from ..board import Board
 from ..dice import Dice
 from ..policy.problem import Problem, build_problem, check_common, jump_pairs
-from .kernels import (
-    alive_kernel,
-    diag_base_kernel,
-    from_diag_kernel,
-    greedy_kernel,
-    jump_options_kernel,
-    live_kernel,
-    moves_kernel,
-    sweep_jumps_kernel,
-    sweep_kernel,
-    to_diag_kernel,
-)
+from .bounds import Bounds, check_race_memory, solve_bounds
+from .kernels import from_diag_kernel, to_diag_kernel
 from .players import FixedPlayer, fixed_player
+from .readout import read_policy
 from .result import RaceConvergence, RaceResult
+from .tables import Tables, make_tables
 
 DiceList = Sequence[Dice | Mapping[int, float] | str | None]
 
@@ -35,31 +25,10 @@ DiceList = Sequence[Dice | Mapping[int, float] | str | None]
 DEFAULT_TOL = 1e-12
 #: Default cap on Gauss-Seidel sweeps.
 DEFAULT_MAX_SWEEPS = 1_000_000
-#: Refuse races whose arrays would take more than this many bytes.
-MAX_BYTES = 2 * 2**30
-#: Ties between dice (and jump decisions) within this are broken towards the
-#: smaller die index (and following the jump).
-TIE_TOL = 1e-10
-#: Positions whose bracket is already this fraction of ``tol`` wide are not
-#: updated again (their bounds stay valid): late sweeps only visit the rest.
-SKIP_RATIO = 0.25
-#: A bracket whose values moved by less than this fraction of its width in a
-#: sweep has stalled: nobody may win from some positions (see the package notes).
-STALL_RATIO = 1e-3
-
-
-@dataclass(frozen=True, eq=False)
-class Bounds:
-    """The solved bounds (diagonal layout), side 0 then side 1 (the same arrays when
-    the game is symmetric). ``win_lo/win_hi`` bracket the chance to win,
-    ``keep_lo/keep_hi`` the chance not to lose."""
-
-    base: np.ndarray
-    win_lo: tuple[np.ndarray, np.ndarray]
-    win_hi: tuple[np.ndarray, np.ndarray]
-    keep_lo: tuple[np.ndarray, np.ndarray]
-    keep_hi: tuple[np.ndarray, np.ndarray]
-    convergence: RaceConvergence
+#: Dice (and jump decisions) whose values differ by less than twice the bracket plus
+#: this are ties (the values are midpoints of the bracket, so exact ties may differ by
+#: up to the bracket); among ties the read-out prefers progress (see ``readout.py``).
+TIE_FLOOR = 1e-14
 
 
 def _in_our_words(exc: Exception) -> Exception:
@@ -88,174 +57,6 @@ def _check_tol(tol: Any) -> float:
     return float(tol)
 
 
-def _nodes(p: Problem) -> np.ndarray:
-    """Per-die successor nodes; with compulsory jumps every jump node is followed to its
-    resting square, so the kernels only see squares."""
-    if p.optional or len(p.src) == 0:
-        return p.nxt
-    rest = np.arange(p.n + len(p.src))
-    for j in p.order.tolist():  # chained jumps come first
-        rest[p.n + j] = rest[p.tgt[j]]
-    return rest[p.nxt]
-
-
-def jump_tables(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(src, tgt, ptr, rest)``: the jumps, and where a deciding player may rest after
-    landing on each (``rest[ptr[k]:ptr[k + 1]]``)."""
-    m = len(p.src)
-    ptr = np.zeros(m + 1, dtype=np.int64)
-    jump_options_kernel(p.src, p.tgt, p.n, ptr, np.zeros(0, dtype=np.int64))
-    rest = np.zeros(max(int(ptr[m]), 1), dtype=np.int64)
-    jump_options_kernel(p.src, p.tgt, p.n, ptr, rest)
-    return p.src, p.tgt, ptr, rest
-
-
-def move_tables(nodes: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, ...]:
-    """``(cnt, node, prob, move, stay)`` of :func:`moves_kernel`."""
-    n_act, n, width = nodes.shape
-    cnt = np.empty((n_act, n), dtype=np.int64)
-    node = np.empty((n_act, n, width), dtype=np.int64)
-    prob = np.empty((n_act, n, width))
-    move = np.empty((n_act, n))
-    stay = np.empty((n_act, n))
-    moves_kernel(nodes, probs, cnt, node, prob, move, stay)
-    return cnt, node, prob, move, stay
-
-
-def _check_memory(size: int, arrays: int, tables: int) -> None:
-    """Refuse before allocating: ``arrays`` float64 bounds and ``tables`` fixed-choice
-    tables per pair state, plus the result's tables and their temporaries."""
-    states = size * size
-    need = states * (8 * arrays + 8 * tables + 64)
-    if need > MAX_BYTES:
-        raise ValueError(
-            f"a race on {size} squares has {states:,} pair states and needs about "
-            f"{need / 2**30:.1f} GiB of memory; the limit is {MAX_BYTES / 2**30:.0f} GiB")
-    check_memory(need, f"a race on {size:,} squares ({states:,} pair states)")
-
-
-def solve_bounds(p: Problem, size: int, players: tuple[FixedPlayer | None, FixedPlayer | None],
-                 tol: float, max_sweeps: int) -> Bounds:
-    """Bracket both sides' chances to win and not to lose on every pair state.
-
-    ``players[k]`` is None for a side that maximises its chance to win; both
-    None is the symmetric game (one set of arrays). A side without a choice
-    (one die, compulsory jumps) is played as a fixed one.
-    """
-    symmetric = players[0] is None and players[1] is None
-    if p.n_actions == 1 and not p.optional:  # nothing to choose: a Markov chain
-        no_choice = FixedPlayer(np.zeros((size, size), dtype=np.int32),
-                                np.ones((len(p.src), size), dtype=np.bool_), False, "")
-        players = tuple(no_choice if pl is None else pl for pl in players)
-    chain = players[0] is not None and players[1] is not None
-    _check_memory(size, 4 if symmetric else 8, sum(pl is not None for pl in players))
-    nodes = _nodes(p)
-    n_sq = size
-    base = np.zeros(2 * n_sq - 1, dtype=np.int64)
-    diag_base_kernel(n_sq, base)
-    states = n_sq * n_sq
-    jumps = jump_tables(p)
-    moves = move_tables(nodes, p.probs)
-    kernel = sweep_jumps_kernel if p.optional else sweep_kernel
-    skip = SKIP_RATIO * tol
-
-    def side_args(pl: FixedPlayer | None) -> tuple[bool, bool, np.ndarray, np.ndarray]:
-        if pl is None:
-            return p.optional, False, np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_)
-        die = np.empty(states, dtype=np.int32)
-        to_diag_kernel(pl.die, base, die)
-        take = pl.take if p.optional else np.ones((max(len(p.src), 1), 1), np.bool_)
-        return False, True, die, np.ascontiguousarray(take)
-
-    side0 = side_args(players[0])
-    side1 = side0 if symmetric else side_args(players[1])
-
-    def sweep(arrays: tuple[np.ndarray, ...], lower: bool) -> tuple[float, float]:
-        return kernel(moves, jumps, side0[0], side1[0], side0[1], side0[2], side0[3],
-                      side1[1], side1[2], side1[3], symmetric, base, *arrays, lower,
-                      skip if lower else -1.0)  # pair 2's gap q - p brackets nothing
-
-    def pair(lo_value: float, hi_value: float) -> tuple[np.ndarray, ...]:
-        a0, b0 = np.full(states, lo_value), np.full(states, hi_value)
-        if symmetric:
-            return a0, b0, a0, b0
-        return a0, b0, np.full(states, lo_value), np.full(states, hi_value)
-
-    # pair 1 from (0, 1): lower bounds on the chance to win rise, upper bounds on the
-    # chance not to lose fall; they meet unless nobody may win from some position
-    low = pair(0.0, 1.0)
-    high: tuple[np.ndarray, ...] | None = None
-    sweeps, width, note = 0, 1.0, ""
-    while True:
-        if sweeps == max_sweeps:
-            note = f"max_sweeps={max_sweeps} reached"
-            break
-        change, width = sweep(low, True)
-        sweeps += 1
-        if high is not None:
-            change = max(change, sweep(high, False)[0])
-            width = _draw_width(low, high)
-        if width <= tol:
-            break
-        if change > STALL_RATIO * width:
-            continue
-        if high is None:  # pair 2 from above (win) and below (not lose), see _draw_start
-            high = _draw_start(nodes, p, jumps, chain, side0, side1, symmetric, base, states)
-            continue
-        if change <= 1e-3 * tol:  # nothing moves any more: pair 1's limits are the answer
-            note = ("nobody may win from some positions and the players' choices keep the "
-                    "bounds apart: value and opponent_wins are the limits of the iteration "
-                    "from below and above, within the bracket of the exact values")
-            break
-    conv = RaceConvergence(sweeps, float(width), high is not None, note)
-    w_lo, k_hi = (low[0], low[2]), (low[1], low[3])
-    if high is None:  # the game always ends: win and not-lose coincide
-        return Bounds(base, w_lo, k_hi, w_lo, k_hi, conv)
-    if width > tol:  # report pair 1's limits, not midpoints
-        return Bounds(base, w_lo, w_lo, k_hi, k_hi, conv)
-    return Bounds(base, w_lo, (high[0], high[2]), (high[1], high[3]), k_hi, conv)
-
-
-def _draw_width(low: tuple[np.ndarray, ...], high: tuple[np.ndarray, ...]) -> float:
-    """Widths of the separate brackets on the chances to win and not to lose."""
-    win = max(float(np.max(high[k] - low[k])) for k in (0, 2))
-    keep = max(float(np.max(low[k] - high[k])) for k in (1, 3))
-    return max(win, keep)
-
-
-def _draw_start(nodes: np.ndarray, p: Problem, jumps: tuple[np.ndarray, ...], chain: bool,
-                side0: tuple, side1: tuple, symmetric: bool, base: np.ndarray,
-                states: int) -> tuple[np.ndarray, ...]:
-    """Pair 2: upper bounds on the chance to win, lower bounds on the chance not to lose.
-
-    Nobody can win where no throw sequence reaches the goal: in a Markov chain (both
-    sides fixed) the pair states that cannot reach it, whose values are then unique
-    elsewhere, so pair 2 meets pair 1; with choices, the squares from which no play
-    reaches the goal (a side there cannot win, the other cannot lose).
-    """
-    if chain:
-        live0 = np.zeros(states, dtype=np.bool_)
-        live1 = live0 if symmetric else np.zeros(states, dtype=np.bool_)
-        live_kernel(nodes, p.probs, jumps, p.optional, side0[2], side0[3], side1[2], side1[3],
-                    symmetric, base, live0, live1)
-        win0, win1 = live0.astype(np.float64), live1.astype(np.float64)
-        keep0 = 1.0 - win0
-        if symmetric:  # one player: the kernel needs the very same arrays for both sides
-            return win0, keep0, win0, keep0
-        return win0, keep0, win1, 1.0 - win1
-    n_sq = p.n - 1
-    alive = np.empty(p.n, dtype=np.bool_)
-    alive_kernel(nodes, p.probs, jumps, p.optional, alive)
-    can = alive[:n_sq].astype(np.float64)
-    win_hi = np.empty(states)
-    keep_lo = np.empty(states)
-    to_diag_kernel(np.repeat(can[:, None], n_sq, axis=1), base, win_hi)
-    to_diag_kernel(np.repeat(1.0 - can[None, :], n_sq, axis=0), base, keep_lo)
-    if symmetric:
-        return win_hi, keep_lo, win_hi, keep_lo
-    return win_hi, keep_lo, win_hi.copy(), keep_lo.copy()
-
-
 def _table(diag: np.ndarray, size: int, base: np.ndarray) -> np.ndarray:
     out = np.empty((size, size))
     from_diag_kernel(diag, base, out)
@@ -279,21 +80,48 @@ def _value_tables(b: Bounds, side: int, size: int) -> tuple[np.ndarray, np.ndarr
     return _full(win, size, 1.0, 0.0), _full(1.0 - keep, size, 0.0, 1.0)
 
 
-def _read_policy(p: Problem, b: Bounds, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Side 0's choices against side 1's (midpoint) chances not to lose."""
-    keep1 = 0.5 * (b.keep_lo[1] + b.keep_hi[1])
-    m = len(p.src)
-    diag = np.empty(size * size, dtype=np.int64)
-    inner_take = np.ones((m, size), dtype=np.bool_)
-    greedy_kernel(_nodes(p), p.probs, jump_tables(p), p.optional, b.base, keep1, TIE_TOL, diag,
-                  inner_take)
+def _mid(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return 0.5 * (lo + hi)
+
+
+def _policy_tables(t: Tables, b: Bounds, opponent: FixedPlayer | None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Side 0's choices read off the bounds' midpoints (``readout.py``), as full tables."""
+    size = t.n_sq
+    fixed = None
+    if opponent is not None:
+        die = np.empty(size * size, dtype=np.int32)
+        to_diag_kernel(opponent.die, t.base, die)
+        fixed = (die, np.ascontiguousarray(opponent.take) if t.optional
+                 else np.ones((max(t.n_jumps, 1), 1), np.bool_))
+    tie = 2.0 * b.convergence.bracket + TIE_FLOOR
+    diag, inner_take = read_policy(t, _mid(b.win_lo[0], b.win_hi[0]), _mid(b.win_lo[1], b.win_hi[1]),
+                                   _mid(b.keep_lo[1], b.keep_hi[1]), tie, fixed)
     policy = np.full((size + 1, size + 1), -1, dtype=np.int64)
     inner = np.empty((size, size), dtype=np.int64)
-    from_diag_kernel(diag, b.base, inner)
+    from_diag_kernel(diag, t.base, inner)
     policy[:size, :size] = inner
-    take = np.ones((m, size + 1), dtype=np.bool_)
+    take = np.ones((t.n_jumps, size + 1), dtype=np.bool_)
     take[:, :size] = inner_take
     return policy, take
+
+
+def _as_player(policy: np.ndarray, take: np.ndarray, size: int, optional: bool) -> FixedPlayer:
+    return FixedPlayer(np.ascontiguousarray(policy[:size, :size], dtype=np.int32),
+                       np.ascontiguousarray(take[:, :size]), optional, "")
+
+
+def _played_out(p: Problem, t: Tables, b: Bounds, policy: np.ndarray, take: np.ndarray,
+                opponent: FixedPlayer | None, tol: float, max_sweeps: int) -> Bounds:
+    """Where nobody may win, the chances of the policy played out (against itself, or
+    against the fixed opponent): the Markov chain both make, bracketed on its own."""
+    me = _as_player(policy, take, t.n_sq, p.optional)
+    chain = solve_bounds(p, t, (me, me if opponent is None else opponent), tol, max_sweeps)
+    c, g = chain.convergence, b.convergence
+    notes = "; ".join(x for x in (g.note, c.note and f"playing the policy out: {c.note}") if x)
+    conv = RaceConvergence(g.sweeps + c.sweeps, max(g.bracket, c.bracket), g.draw_bounds,
+                           notes)
+    return Bounds(chain.base, chain.win_lo, chain.win_hi, chain.keep_lo, chain.keep_hi, conv)
 
 
 def _freeze(*arrays: np.ndarray) -> None:
@@ -365,14 +193,17 @@ def optimal_race(
     tol = _check_tol(tol)
     max_sweeps = positive_int(max_sweeps, "max_sweeps")
     size = board.size
-    _check_memory(size, 4 if opponent is None else 8, 0 if opponent is None else 1)
+    check_race_memory(size, 4 if opponent is None else 8, 0 if opponent is None else 1)
     p = _problem(board, dice_t, bool(optional_jumps))
     fixed = None
     if opponent is not None:
         fixed = fixed_player(opponent, board, dice_t, len(p.src), "opponent")
-    b = solve_bounds(p, size, (None, fixed), tol, max_sweeps)
+    t = make_tables(p)
+    b = solve_bounds(p, t, (None, fixed), tol, max_sweeps)
+    policy, take = _policy_tables(t, b, fixed)
+    if b.convergence.draw_bounds:  # report the chances of the policy played out
+        b = _played_out(p, t, b, policy, take, fixed, tol, max_sweeps)
     value, opp = _value_tables(b, 0, size)
-    policy, take = _read_policy(p, b, size)
     s = board.start
     if fixed is None:
         second = float(opp[s, s])
@@ -437,13 +268,13 @@ def race_value(
     """
     board, dice_t = _common(board, dice, False if optional_jumps is None else optional_jumps)
     tol = _check_tol(tol)
-    _check_memory(board.size, 8, 2)
+    check_race_memory(board.size, 8, 2)
     probe = _problem(board, dice_t, False)
     players = (fixed_player(first, board, dice_t, len(probe.src), "first"),
                fixed_player(second, board, dice_t, len(probe.src), "second"))
     optional = (any(pl.optional for pl in players) if optional_jumps is None
                 else flag(optional_jumps, "optional_jumps"))
     p = _problem(board, dice_t, optional) if optional else probe
-    b = solve_bounds(p, board.size, players, tol, DEFAULT_MAX_SWEEPS)
+    b = solve_bounds(p, make_tables(p), players, tol, DEFAULT_MAX_SWEEPS)
     value, _ = _value_tables(b, 0, board.size)
     return float(value[board.start, board.start])

@@ -1,0 +1,418 @@
+"""Bracketing the values of a race: the sweeps, their acceleration and their certificate.
+
+See the package notes (:mod:`snl_numeric.race`) for the scheme. This module drives
+the kernels: pair 1 of bounds from (0, 1), pair 2 when nobody may win from some
+positions, the accelerated finish when the game's values are unique, the linear
+solver for chains that mix too slowly, and a clear stop when nothing would certify
+the answer within ``max_sweeps``.
+
+**Why the certificate holds.** Pair 1 is value iteration from below for two
+reachability games at once: ``p`` bounds each side's chance to win from below (a
+least fixed point, so any iterate from 0 is a lower bound), ``q = 1 -`` a lower bound
+on the other side's chance. When ``q - p <= tol`` everywhere, the two lower bounds add
+up to at least ``1 - tol``, so each is within ``tol`` of its exact value: no
+uniqueness of fixed points is needed.
+
+**The accelerated finish.** Sweeps of one array per side (no bounds: the errors of
+fresh and stale reads partly cancel) estimate the values much faster than the bracket
+closes. The policy read off the estimate, ``sigma`` (``readout.py``), then certifies a
+box ``[x - delta, x + delta]``: if ``K`` sweeps from the box, with each side's chance to
+win computed under ``sigma`` only (``restrict``) and without clamping, land inside it,
+and if ``sigma`` cannot be kept from finishing (no end component of the game with
+``sigma`` fixed, :func:`~.graph.trap_kernel`), the box's lower ends are a sub-solution
+of a stopping game whose value is the chance ``sigma`` guarantees, hence lower bounds:
+the iterates rise monotonically to its unique fixed point, which is at most the exact
+chance to win. The ``K``-th iterate is then a valid pair 1, and the sweeps go on from it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core.memory import check_memory
+from ..policy.problem import Problem
+from .graph import alive_kernel, avoid_kernel, live_kernel, trap_kernel
+from .kernels import CLAMPED, SINGLE, UNCLAMPED, sweep_jumps_kernel, sweep_kernel, to_diag_kernel
+from .linear import MAX_STATES, solve_chain
+from .players import FixedPlayer
+from .readout import read_policy
+from .result import RaceConvergence
+from .tables import Tables
+
+#: Positions whose bracket is already this fraction of ``tol`` wide are not
+#: updated again (their bounds stay valid): late sweeps only visit the rest.
+SKIP_RATIO = 0.25
+#: A bracket whose values moved by less than this fraction of its width in a
+#: sweep has stalled: nobody may win from some positions (see the package notes).
+STALL_RATIO = 1e-3
+#: Refuse races whose arrays would take more than this many bytes.
+MAX_BYTES = 2 * 2**30
+#: The acceleration is tried once the bracket is below this width...
+ACCEL_WIDTH = 0.5
+#: ... and shrinks by less than this factor per sweep (fast brackets need no help),
+ACCEL_RATE = 0.5
+#: at most this many times, each after the bracket shrank this much since the last try.
+ACCEL_TRIES = 3
+ACCEL_GAIN = 1e-3
+#: Sweeps of the estimate at most, and sweeps of a trial box.
+SINGLE_SWEEPS = 200
+TRIAL_SWEEPS = 24
+#: The rate of the bracket is judged over this many sweeps, after at least this many.
+RATE_WINDOW = 64
+RATE_AFTER = 256
+#: A chain whose bracket would need more sweeps than this goes to the linear solver.
+CHAIN_SWEEPS = 2_000
+
+
+@dataclass(frozen=True, eq=False)
+class Bounds:
+    """The solved bounds (diagonal layout), side 0 then side 1 (the same arrays when
+    the game is symmetric). ``win_lo/win_hi`` bracket the chance to win,
+    ``keep_lo/keep_hi`` the chance not to lose."""
+
+    base: np.ndarray
+    win_lo: tuple[np.ndarray, np.ndarray]
+    win_hi: tuple[np.ndarray, np.ndarray]
+    keep_lo: tuple[np.ndarray, np.ndarray]
+    keep_hi: tuple[np.ndarray, np.ndarray]
+    convergence: RaceConvergence
+
+
+def check_race_memory(size: int, arrays: int, tables: int) -> None:
+    """Refuse before allocating: ``arrays`` float64 bounds and ``tables`` fixed-choice
+    tables per pair state, plus the result's tables and their temporaries."""
+    states = size * size
+    need = states * (8 * arrays + 8 * tables + 64)
+    if need > MAX_BYTES:
+        raise ValueError(
+            f"a race on {size} squares has {states:,} pair states and needs about "
+            f"{need / 2**30:.1f} GiB of memory; the limit is {MAX_BYTES / 2**30:.0f} GiB")
+    check_memory(need, f"a race on {size:,} squares ({states:,} pair states)")
+
+
+_NO_POLICY = np.zeros(1, dtype=np.int64)
+
+
+class _Sides:
+    """The two sides' arguments of the sweep kernels, and one sweep."""
+
+    def __init__(self, t: Tables, players: tuple[FixedPlayer | None, FixedPlayer | None],
+                 symmetric: bool) -> None:
+        self.t = t
+        self.symmetric = symmetric
+        self.kernel = sweep_jumps_kernel if t.optional else sweep_kernel
+        self.side0 = self._args(players[0])
+        self.side1 = self.side0 if symmetric else self._args(players[1])
+
+    def _args(self, pl: FixedPlayer | None) -> tuple[bool, bool, np.ndarray, np.ndarray]:
+        t = self.t
+        m = len(t.jumps[0])
+        if pl is None:
+            return t.optional, False, np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_)
+        die = np.empty(t.n_sq * t.n_sq, dtype=np.int32)
+        to_diag_kernel(pl.die, t.base, die)
+        take = pl.take if t.optional else np.ones((max(m, 1), 1), np.bool_)
+        return False, True, die, np.ascontiguousarray(take)
+
+    def sweep(self, arrays: tuple[np.ndarray, ...], lower: bool, skip: float,
+              mode: int = CLAMPED, restrict: np.ndarray | None = None) -> tuple[float, float]:
+        t, s0, s1 = self.t, self.side0, self.side1
+        rpol = _NO_POLICY if restrict is None else restrict
+        return self.kernel(t.moves, t.jumps, s0[0], s1[0], s0[1], s0[2], s0[3], s1[1], s1[2],
+                           s1[3], self.symmetric, t.base, *arrays, lower, skip, mode,
+                           restrict is not None, rpol)
+
+    def pair(self, lo_value: float, hi_value: float) -> tuple[np.ndarray, ...]:
+        states = self.t.n_sq * self.t.n_sq
+        a0, b0 = np.full(states, lo_value), np.full(states, hi_value)
+        if self.symmetric:
+            return a0, b0, a0, b0
+        return a0, b0, np.full(states, lo_value), np.full(states, hi_value)
+
+
+def _width(arrays: tuple[np.ndarray, ...]) -> float:
+    return max(float(np.max(np.abs(arrays[1] - arrays[0]))),
+               float(np.max(np.abs(arrays[3] - arrays[2]))))
+
+
+def _rate(history: list[float]) -> float:
+    """The factor by which the bracket shrank per sweep over the last window."""
+    old, new = history[-RATE_WINDOW - 1], history[-1]
+    if new <= 0.0 or old <= 0.0:
+        return 0.0
+    return min(1.0, (new / old) ** (1.0 / RATE_WINDOW))
+
+
+def _sweeps_needed(width: float, rate: float, tol: float) -> float:
+    if width <= tol:
+        return 0.0
+    if rate >= 1.0 - 1e-15:
+        return math.inf
+    return math.log(tol / width) / math.log(rate)
+
+
+def _estimate(sides: _Sides, low: tuple[np.ndarray, ...], tol: float, budget: int
+              ) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """Sweeps of one array per side from the midpoints: ``(x0, x1, error, sweeps)``."""
+    x0 = 0.5 * (low[0] + low[1])
+    x1 = x0 if sides.symmetric else 0.5 * (low[2] + low[3])
+    single = (x0, x0, x1, x1)
+    used, prev, change, ratio = 0, math.inf, math.inf, 1.0
+    for _ in range(max(4, min(budget, SINGLE_SWEEPS))):
+        change = sides.sweep(single, True, -1.0, SINGLE)[0]
+        used += 1
+        if change <= tol / 64:
+            break
+        ratio = change / prev if prev > 0 else 1.0
+        if used >= 4 and ratio > 0.95:
+            break
+        prev = change
+    r = min(max(ratio, 0.0), 0.95)
+    return x0, x1, change * r / (1.0 - r), used
+
+
+def _trapped(t: Tables, pol_a: np.ndarray, take_a: np.ndarray, fixed_b: bool,
+             pol_b: np.ndarray, take_b: np.ndarray) -> bool:
+    """Whether the other side can keep a game going for ever against side A's policy."""
+    states = t.n_sq * t.n_sq
+    in_a = np.ones(states, dtype=np.bool_)
+    in_b = np.ones(states, dtype=np.bool_)
+    while trap_kernel(t.moves, t.jumps, t.optional, t.base, pol_a, take_a, fixed_b, pol_b,
+                      take_b, in_a, in_b):
+        pass  # one pass per call (Ctrl-C)
+    return bool(in_a.any())
+
+
+def _accelerate(sides: _Sides, low: tuple[np.ndarray, ...], width: float, tol: float,
+                budget: int) -> tuple[tuple[np.ndarray, ...] | None, int]:
+    """Estimate the values, read the policy off the estimate and try a box around it
+    (see the module notes). Returns the new pair 1 (or None) and the sweeps spent."""
+    t, sym = sides.t, sides.symmetric
+    x0, x1, error, used = _estimate(sides, low, tol, budget)
+    delta = max(4.0 * error, tol / 4)
+    if delta >= width / 8:
+        return None, used
+    tie = max(4.0 * error, 1e-13)
+    if sym:
+        sigma, take = read_policy(t, x0, x0, x0, tie)
+    else:
+        sigma, take = read_policy(t, x0, x1, x1, tie, (sides.side1[2], sides.side1[3]))
+    take = take if t.optional else sides.side0[3]
+    none = (np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_))
+    if sym:
+        trapped = _trapped(t, sigma, take, False, *none)
+    else:  # sigma against the fixed opponent, and the fixed opponent against anything
+        trapped = (_trapped(t, sigma, take, True, sides.side1[2], sides.side1[3])
+                   or _trapped(t, sides.side1[2], sides.side1[3], False, *none))
+    if trapped:
+        return None, used
+    box = [np.maximum(x0 - delta, 0.0), np.minimum(x0 + delta, 1.0)]
+    if not sym:
+        box += [np.maximum(x1 - delta, 0.0), np.minimum(x1 + delta, 1.0)]
+    trial = [b.copy() for b in box]
+    arrays = tuple(trial) if not sym else (trial[0], trial[1], trial[0], trial[1])
+    for _ in range(TRIAL_SWEEPS):
+        sides.sweep(arrays, True, -1.0, UNCLAMPED, sigma)
+        used += 1
+        if all(bool(np.all(trial[k] >= box[k])) for k in range(0, len(box), 2)) and \
+                all(bool(np.all(trial[k] <= box[k])) for k in range(1, len(box), 2)):
+            # both brackets are valid: keep the narrower end of each
+            out = [np.maximum(trial[0], low[0]), np.minimum(trial[1], low[1])]
+            if sym:
+                return (out[0], out[1], out[0], out[1]), used
+            out += [np.maximum(trial[2], low[2]), np.minimum(trial[3], low[3])]
+            return tuple(out), used
+    return None, used
+
+
+def _draws(t: Tables) -> bool:
+    """Whether some token can keep away from the goal for ever (so a game may never end)."""
+    out = np.empty(t.n_sq + 1, dtype=np.bool_)
+    avoid_kernel(t.nodes, t.probs, t.jumps, t.optional, out)
+    return bool(out.any())
+
+
+def _live(t: Tables, sides: _Sides) -> tuple[np.ndarray, np.ndarray]:
+    states = t.n_sq * t.n_sq
+    live0 = np.zeros(states, dtype=np.bool_)
+    live1 = live0 if sides.symmetric else np.zeros(states, dtype=np.bool_)
+    live_kernel(t.nodes, t.probs, t.jumps, t.optional, sides.side0[2], sides.side0[3],
+                sides.side1[2], sides.side1[3], sides.symmetric, t.base, live0, live1)
+    return live0, live1
+
+
+def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, FixedPlayer | None],
+                 tol: float, max_sweeps: int) -> Bounds:
+    """Bracket both sides' chances to win and not to lose on every pair state.
+
+    ``players[k]`` is None for a side that maximises its chance to win; both
+    None is the symmetric game (one set of arrays). A side without a choice
+    (one die, compulsory jumps) is played as a fixed one.
+    """
+    size = t.n_sq
+    symmetric = players[0] is None and players[1] is None
+    if p.n_actions == 1 and not p.optional:  # nothing to choose: a Markov chain
+        no_choice = FixedPlayer(np.zeros((size, size), dtype=np.int32),
+                                np.ones((len(p.src), size), dtype=np.bool_), False, "")
+        players = tuple(no_choice if pl is None else pl for pl in players)
+    chain = players[0] is not None and players[1] is not None
+    check_race_memory(size, 4 if symmetric else 8, sum(pl is not None for pl in players))
+    sides = _Sides(t, players, symmetric)
+    skip = SKIP_RATIO * tol
+    if chain:
+        live = _live(t, sides)
+        draws = not (bool(live[0].all()) and bool(live[1].all()))
+    else:
+        live = None
+        draws = _draws(t)
+
+    low = sides.pair(0.0, 1.0)
+    high: tuple[np.ndarray, ...] | None = None
+    history = [1.0]
+    sweeps, width, note = 0, 1.0, ""
+    tries, last_try = 0, math.inf
+    while True:
+        if sweeps >= max_sweeps:
+            note = f"max_sweeps={max_sweeps} reached"
+            break
+        change, width = sides.sweep(low, True, skip)
+        sweeps += 1
+        if high is not None:
+            change = max(change, sides.sweep(high, False, -1.0)[0])
+            width = _draw_width(low, high)
+        history.append(width)
+        if width <= tol:
+            break
+        if (high is None and (live is None or not draws) and tries < ACCEL_TRIES
+                and width <= min(ACCEL_WIDTH, last_try * ACCEL_GAIN) and len(history) > 4
+                and (width / history[-5]) ** 0.25 > ACCEL_RATE):
+            tries, last_try = tries + 1, width
+            rate = (width / history[-5]) ** 0.25
+            budget = int(min(_sweeps_needed(width, rate, tol), max_sweeps - sweeps))
+            out, used = _accelerate(sides, low, width, tol, budget)
+            sweeps += used
+            if out is not None:
+                low = out
+                width = _width(low)
+                history.append(width)
+                if width <= tol:
+                    break
+        if len(history) > RATE_AFTER and len(history) % RATE_WINDOW == 0:
+            rate = _rate(history)
+            needed = _sweeps_needed(width, rate, tol)
+            if chain and needed > CHAIN_SWEEPS and 2 * size * size <= MAX_STATES:
+                return _linear(t, sides, live, tol, sweeps)
+            # stop when the rate of the last window (not twice as fast as the one before)
+            # would not close the bracket within max_sweeps
+            if needed > max_sweeps - sweeps and \
+                    1.0 - rate < 2.0 * (1.0 - _rate(history[:-RATE_WINDOW])):
+                note = _too_slow(rate, needed, width, sweeps, max_sweeps, tol)
+                break
+        if change > STALL_RATIO * width:
+            continue
+        if high is None:
+            if draws:  # pair 2 from above (win) and below (not lose), see _draw_start
+                high = _draw_start(t, sides, live, chain)
+            continue
+        if change <= 1e-3 * tol:  # nothing moves any more: pair 1's limits are the answer
+            note = ("nobody may win from some positions and the players' choices keep the "
+                    "bounds apart: value and opponent_wins are the limits of the iteration "
+                    "from below and above, within the bracket of the exact values")
+            break
+    conv = RaceConvergence(sweeps, float(width), high is not None, note)
+    w_lo, k_hi = (low[0], low[2]), (low[1], low[3])
+    if high is None:  # the game always ends: win and not-lose coincide
+        return Bounds(t.base, w_lo, k_hi, w_lo, k_hi, conv)
+    if width > tol:  # report pair 1's limits, not midpoints
+        return Bounds(t.base, w_lo, w_lo, k_hi, k_hi, conv)
+    return Bounds(t.base, w_lo, (high[0], high[2]), (high[1], high[3]), k_hi, conv)
+
+
+def _too_slow(rate: float, needed: float, width: float, sweeps: int, max_sweeps: int,
+              tol: float) -> str:
+    more = "for ever" if math.isinf(needed) else f"about {needed:.1e} more sweeps"
+    note = (f"stopped after {sweeps:,} sweeps: the game mixes too slowly for the sweeps "
+            f"(the bracket, {width:.1e} wide, shrinks by a factor {rate:.9f} per sweep: "
+            f"{more} to reach tol={tol:g}, over max_sweeps={max_sweeps:,}); value is "
+            "certified only within the bracket")
+    warnings.warn(f"snl_numeric race: {note}. Sweeps cannot certify this race closer "
+                  "(its games last too long); pass a larger tol to accept the bracket.",
+                  RuntimeWarning, stacklevel=4)
+    return note
+
+
+def _linear(t: Tables, sides: _Sides, live: tuple[np.ndarray, np.ndarray], tol: float,
+            sweeps: int) -> Bounds:
+    """A chain that mixes too slowly for the sweeps: solve it exactly."""
+    s0, s1 = sides.side0, sides.side1
+    m = max(len(t.jumps[0]), 1)
+    take0 = s0[3] if t.optional else np.ones((m, 1), np.bool_)
+    take1 = s1[3] if t.optional else np.ones((m, 1), np.bool_)
+    side0, side1, err = solve_chain(t, s0[2], take0, s1[2], take1, live[0], live[1])
+    mover, other = _alive_tables(t)  # exact zeros where a side cannot reach the goal
+    side0 = (side0[0] * mover, side0[1] * other)
+    side1 = (side1[0] * mover, side1[1] * other)
+    err = err + 4 * np.finfo(float).eps  # and the rounding of 1 - x below
+    draws = not (bool(live[0].all()) and bool(live[1].all()))
+    note = (f"after {sweeps:,} sweeps the chain mixed too slowly for them and was solved "
+            "as a linear system")
+    conv = RaceConvergence(sweeps, float(2 * err), draws, note if 2 * err <= tol else
+                           note + f"; its certified error {err:.1e} is above tol")
+
+    def lo_hi(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.clip(x - err, 0.0, 1.0), np.clip(x + err, 0.0, 1.0)
+
+    w0, l0 = side0
+    w1, l1 = side1
+    (w0lo, w0hi), (w1lo, w1hi) = lo_hi(w0), lo_hi(w1)
+    (l0lo, l0hi), (l1lo, l1hi) = lo_hi(l0), lo_hi(l1)
+    return Bounds(t.base, (w0lo, w1lo), (w0hi, w1hi), (1.0 - l0hi, 1.0 - l1hi),
+                  (1.0 - l0lo, 1.0 - l1lo), conv)
+
+
+def _draw_width(low: tuple[np.ndarray, ...], high: tuple[np.ndarray, ...]) -> float:
+    """Widths of the separate brackets on the chances to win and not to lose."""
+    win = max(float(np.max(high[k] - low[k])) for k in (0, 2))
+    keep = max(float(np.max(low[k] - high[k])) for k in (1, 3))
+    return max(win, keep)
+
+
+def _draw_start(t: Tables, sides: _Sides, live: tuple[np.ndarray, np.ndarray] | None,
+                chain: bool) -> tuple[np.ndarray, ...]:
+    """Pair 2: upper bounds on the chance to win, lower bounds on the chance not to lose.
+
+    Nobody can win where no throw sequence reaches the goal: in a Markov chain (both
+    sides fixed) the pair states that cannot reach it, whose values are then unique
+    elsewhere, so pair 2 meets pair 1; with choices, the squares from which no play
+    reaches the goal (a side there cannot win, the other cannot lose).
+    """
+    mover, other = _alive_tables(t)
+    win_hi, keep_lo = mover.copy(), 1.0 - other
+    if not chain:
+        if sides.symmetric:
+            return win_hi, keep_lo, win_hi, keep_lo
+        return win_hi, keep_lo, win_hi.copy(), keep_lo.copy()
+    # a chain: also nobody wins where nobody can reach the goal any more
+    win0, win1 = live[0] * win_hi, live[1] * win_hi
+    if sides.symmetric:  # one player: the kernel needs the very same arrays for both sides
+        return win0, 1.0 - live[0] * (1.0 - keep_lo), win0, 1.0 - live[0] * (1.0 - keep_lo)
+    return win0, 1.0 - live[0] * (1.0 - keep_lo), win1, 1.0 - live[1] * (1.0 - keep_lo)
+
+
+def _alive_tables(t: Tables) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair state (diagonal layout), 1.0 where the mover's (the other's) square can
+    still reach the goal by some play, else 0.0: a chance to win there is exactly 0."""
+    n_sq = t.n_sq
+    alive = np.empty(n_sq + 1, dtype=np.bool_)
+    alive_kernel(t.nodes, t.probs, t.jumps, t.optional, alive)
+    can = alive[:n_sq].astype(np.float64)
+    states = n_sq * n_sq
+    mover = np.empty(states)
+    other = np.empty(states)
+    to_diag_kernel(np.repeat(can[:, None], n_sq, axis=1), t.base, mover)
+    to_diag_kernel(np.repeat(can[None, :], n_sq, axis=0), t.base, other)
+    return mover, other
