@@ -71,6 +71,18 @@ def _policy() -> None:
     finish_within(mb, ["1-3", "4-6"], 5)
 
 
+def _race() -> None:
+    from . import boards
+    from .policy import optimal_policy
+    from .race import optimal_race, race_value
+
+    mb = boards.get("milton-bradley")
+    both = optimal_race(mb, ["1-3", "4-6"])
+    fewest = optimal_policy(mb, ["1-3", "4-6"])
+    optimal_race(mb, ["1-3", "4-6"], opponent=fewest, optional_jumps=True)
+    race_value(mb, ["1-3", "4-6"], both, fewest)
+
+
 def _design() -> None:
     from .design import design_board
 
@@ -88,12 +100,12 @@ def _maze() -> None:
 
 
 #: Rough relative compile cost of each group (to start the longest first).
-_COST = {"design": 8, "batch": 6, "core": 5, "simulate": 4, "policy": 4, "maze": 1}
+_COST = {"design": 8, "batch": 6, "core": 5, "simulate": 4, "policy": 4, "race": 4, "maze": 1}
 
 #: The groups of entry points compiled by :func:`warmup`, each in its own process.
 GROUPS: dict[str, Callable[[], None]] = {
     "core": _core, "simulate": _simulate, "batch": _batch, "policy": _policy,
-    "design": _design, "maze": _maze,
+    "race": _race, "design": _design, "maze": _maze,
 }
 
 
@@ -113,7 +125,7 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
     ----------
     groups : sequence of str, optional
         Which groups of entry points (keys of :data:`GROUPS`: ``core``,
-        ``simulate``, ``batch``, ``policy``, ``design``, ``maze``); default all.
+        ``simulate``, ``batch``, ``policy``, ``race``, ``design``, ``maze``); default all.
     processes : int, optional
         Worker processes (default: the number of cores, at most one per
         group). ``1`` compiles everything in this process.
