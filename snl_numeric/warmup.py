@@ -72,15 +72,21 @@ def _policy() -> None:
 
 
 def _race() -> None:
-    from . import boards
+    from .board import Board
     from .policy import optimal_policy
     from .race import optimal_race, race_value
 
-    mb = boards.get("milton-bradley")
-    both = optimal_race(mb, ["1-3", "4-6"])
-    fewest = optimal_policy(mb, ["1-3", "4-6"])
-    optimal_race(mb, ["1-3", "4-6"], opponent=fewest, optional_jumps=True)
-    race_value(mb, ["1-3", "4-6"], both, fewest)
+    # compulsory and optional jumps, lost throws under "exact", chains, a best response,
+    # tokens that can be stranded (draws), and a race between fixed policies
+    small = Board(30, {3: 22, 8: 4, 17: 9, 25: 12, 27: 29}, overshoot="exact", chain=True)
+    fewest = optimal_policy(small, ["1-3", "4-6"])
+    for optional in (False, True):
+        optimal_race(small, ["1-3", "4-6"], optional_jumps=optional)
+        optimal_race(small, ["1-3", "4-6"], opponent=fewest, optional_jumps=optional)
+    stuck = Board(6, {2: 1}, overshoot="exact", dice={3: 0.5, 4: 0.5})
+    optimal_race(stuck, [stuck.dice])
+    optimal_race(stuck, [stuck.dice, {3: 0.75, 4: 0.25}], optional_jumps=True)
+    race_value(stuck, [stuck.dice, "1-2"], [1] * 7, [0] * 7)
 
 
 def _design() -> None:
