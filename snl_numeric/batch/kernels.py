@@ -14,7 +14,7 @@ from .data import MAX_SIZE
 TOO_LARGE = 99
 
 
-@njit()
+@njit(inline="always")
 def _table_one(size, code, chain, src, dst, faces, probs):  # pragma: no cover - jitted
     """The successor table of a valid board over the faces of positive probability, and
     those probabilities."""
@@ -40,7 +40,7 @@ def _table_one(size, code, chain, src, dst, faces, probs):  # pragma: no cover -
     return succ, pc
 
 
-@njit()
+@njit(inline="always")
 def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws,
                    q_row):  # pragma: no cover - jitted
     """Quantiles (into ``q_row``) and mode of the number of throws: ``(mode, status)``.
