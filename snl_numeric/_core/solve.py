@@ -90,7 +90,11 @@ MAX_ROUNDS = 4
 GMRES_RTOL = 1e-13
 CORRECTION_RTOL = 1e-6
 #: GMRES steps per solve at most (each one sweep over the board).
-MAX_ITERATIONS = 500
+MAX_ITERATIONS = 2000
+#: Steps between GMRES restarts at most (fewer when ``KRYLOV_BYTES`` says so). Restarting
+#: early stalls on slow-mixing boards (a die that nearly always throws 1: 360 steps at
+#: 10^5 squares, where restarts every 60 steps never converged).
+RESTART_MAX = 1000
 #: GMRES keeps ``restart + 1`` vectors of length ``k``: at most this many bytes of them.
 KRYLOV_BYTES = 1 << 28
 _EPS = np.finfo(float).eps / 2  # unit roundoff
@@ -206,7 +210,7 @@ class Solver:
             self._woodbury()
         else:
             self.method = "gmres"
-            self.restart = int(min(60, max(5, KRYLOV_BYTES // (8 * k) - 1)))
+            self.restart = int(min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1)))
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
