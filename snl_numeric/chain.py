@@ -33,7 +33,6 @@ holding mass, until the mass that can still finish is below ``tail``.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +47,7 @@ from ._core.solve import (
 )
 from ._core.table import push_kernel
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
+from ._core.warn import warn_user
 from .board import Board, check_board, check_start
 from .compile import CompiledBoard
 
@@ -140,28 +140,38 @@ def fundamental(cb: CompiledBoard) -> Solver:
 
 
 def mean_all(cb: CompiledBoard) -> np.ndarray:
-    """Expected throws from every square (``inf`` off ``S``), read-only."""
-    return _solved(cb)[0]
+    """Expected throws from every square (``inf`` off ``S``), read-only; warns (every
+    call, cached or not) when they are not certified."""
+    mean, _, _, notes = _solved(cb)
+    _warn(notes)
+    return mean
 
 
-def _solved(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution]:
+def _solved(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution, tuple[str, ...]]:
     return cb.cache.get("mean", lambda: _solve_mean(cb))
 
 
-def _warn(error: float, what: str, values: np.ndarray | None = None) -> None:
+def _notes(error: float, what: str, values: np.ndarray | None = None) -> tuple[str, ...]:
+    """The warnings an answer certified to ``error`` deserves (none when it is good)."""
     if values is not None and np.isinf(error) and np.any(np.isinf(values)):
-        warnings.warn(f"{what} on this board exceed the largest double (about 1.8e308) on some "
-                      "squares; they are reported as inf", RuntimeWarning, stacklevel=4)
-    elif error > WARN_ERROR:
-        warnings.warn(f"{what} on this board are certified only to a relative error of "
-                      f"{error:.1g} (the solver could not refine them further in double "
-                      "precision)", RuntimeWarning, stacklevel=4)
+        return (f"{what} on this board exceed the largest double (about 1.8e308) on some "
+                "squares; they are reported as inf",)
+    if error > WARN_ERROR:
+        return (f"{what} on this board are certified only to a relative error of "
+                f"{error:.1g} (the solver could not refine them further in double precision)",)
+    return ()
 
 
-def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution]:
+def _warn(notes: tuple[str, ...]) -> None:
+    for note in notes:
+        warn_user(note)
+
+
+def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution, tuple[str, ...]]:
     solver = fundamental(cb)
     mean = np.full(cb.n_states, np.inf)
     mean[cb.size] = 0.0
+    notes: tuple[str, ...] = ()
     if solver.unknowns == 0:
         sol = Solution(np.zeros(cb.n_states), 0, 0.0, 0.0)
         report = SolveReport("empty", 0, 0, 0, 0.0)
@@ -170,44 +180,52 @@ def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution]:
         mean[solver.active] = sol.x[solver.active]
         report = SolveReport(solver.method, solver.unknowns, solver.k, sol.iterations,
                              sol.residual, sol.error, float(sol.x.max()), solver.blocks)
-        _warn(sol.error, "expected throws", sol.x[solver.active])
+        notes = _notes(sol.error, "expected throws", sol.x[solver.active])
     mean.flags.writeable = False
-    return mean, report, sol
+    return mean, report, sol, notes
 
 
 def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
-    """Expected throws and variance from every square (``inf`` off ``S``), read-only."""
-    return cb.cache.get("moments", lambda: _solve_moments(cb))
+    """Expected throws and variance from every square (``inf`` off ``S``), read-only;
+    warns (every call) when they are not certified."""
+    mean = mean_all(cb)
+    var, notes = cb.cache.get("moments", lambda: _solve_moments(cb))
+    _warn(notes)
+    return mean, var
 
 
-def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
+def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, tuple[str, ...]]:
     """``var = 2 u - t - t**2`` with ``u = N t``, except on squares where that would cancel
     (``var`` below ``t**2 / CANCELLATION``): there ``var = N w`` with
     ``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw, a
     non-negative right-hand side. ``t`` is refined to double-double first, so both ``u``
     and the differences in ``w`` start from ``t`` exact to about ``2**-100``."""
     solver = fundamental(cb)
-    mean = mean_all(cb)
     var = np.full(cb.n_states, np.inf)
     var[cb.size] = 0.0
     act = solver.active
+    notes: tuple[str, ...] = ()
     if solver.unknowns:
         thi, tlo = solver.refined(act.astype(np.float64))
         sol = solver.solve(thi, target=1e-13)
-        v = 2.0 * sol.x - thi - thi * thi
-        cancel = act & (v * 10.0 < thi * thi)  # the bound below stays under WARN_ERROR
-        keep = act & ~cancel
-        error = float(np.max(2.0 * sol.x[keep] * sol.error / v[keep], initial=0.0))
-        if cancel.any():
-            w = np.empty(cb.n_states)
-            step_variance_kernel(solver.succ, solver.probs, solver.pstride, act, thi, tlo, w)
-            sol_w = solver.solve(w / solver.rowsum)
-            v = np.where(cancel, sol_w.x, v)
-            error = max(error, sol_w.error)
-        _warn(error + 8.0 * np.finfo(float).eps, "variances")
+        with np.errstate(over="ignore", invalid="ignore"):  # t**2 beyond the largest double
+            v = 2.0 * sol.x - thi - thi * thi
+            # the bound below stays under WARN_ERROR; NaN/inf (overflow) are solved too
+            cancel = act & ~(v * 10.0 >= thi * thi)
+            keep = act & ~cancel
+            error = (np.inf if keep.any() and not np.isfinite(sol.error) else
+                     float(np.max(2.0 * np.abs(sol.x[keep]) * sol.error / v[keep], initial=0.0)))
+            if cancel.any():
+                w = np.empty(cb.n_states)
+                step_variance_kernel(solver.succ, solver.probs, solver.pstride, act, thi, tlo,
+                                     w)
+                sol_w = solver.solve(w / solver.rowsum)
+                v = np.where(cancel, sol_w.x, v)
+                error = max(error, sol_w.error)
         var[act] = np.maximum(v[act], 0.0)
+        notes = _notes(error + 8.0 * np.finfo(float).eps, "variances", var[act])
     var.flags.writeable = False
-    return mean, var
+    return var, notes
 
 
 def solver_report(board: Board) -> SolveReport:
@@ -339,7 +357,7 @@ def visit_counts(cb: CompiledBoard, start: int) -> np.ndarray | None:
     e = np.zeros(cb.n_states)
     e[start] = 1.0
     sol = solver.solve(e, trans=True)
-    _warn(sol.error, "expected visits")
+    _warn(_notes(sol.error, "expected visits"))
     return np.maximum(sol.x, 0.0)
 
 
@@ -372,7 +390,7 @@ def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = Non
         for i, t in enumerate(targets):
             e[t] = 1.0
             sol = solver.solve(e, trans=True)
-            _warn(sol.error, "jump-use probabilities")
+            _warn(_notes(sol.error, "jump-use probabilities"))
             rows_n[:, i] = np.maximum(sol.x, 0.0)
             e[t] = 0.0
         part = fire[:, need].tocoo()
@@ -484,5 +502,5 @@ def finish_probability(board: Board, start: int | None = None) -> float:
     solver = Solver(cb.succ, cb.probs, live)
     goal = ((cb.succ == cb.size) * cb.probs).sum(axis=1) / solver.rowsum  # rows sum to 1
     h = solver.solve(np.where(live, goal, 0.0))
-    _warn(h.error, "finish probabilities")
+    _warn(_notes(h.error, "finish probabilities"))
     return float(min(max(h.x[start], 0.0), 1.0))

@@ -71,6 +71,24 @@ def _policy() -> None:
     finish_within(mb, ["1-3", "4-6"], 5)
 
 
+def _race() -> None:
+    from .board import Board
+    from .policy import optimal_policy
+    from .race import optimal_race, race_value
+
+    # compulsory and optional jumps, lost throws under "exact", chains, a best response,
+    # tokens that can be stranded (draws), and a race between fixed policies
+    small = Board(30, {3: 22, 8: 4, 17: 9, 25: 12, 27: 29}, overshoot="exact", chain=True)
+    fewest = optimal_policy(small, ["1-3", "4-6"])
+    for optional in (False, True):
+        optimal_race(small, ["1-3", "4-6"], optional_jumps=optional)
+        optimal_race(small, ["1-3", "4-6"], opponent=fewest, optional_jumps=optional)
+    stuck = Board(6, {2: 1}, overshoot="exact", dice={3: 0.5, 4: 0.5})
+    optimal_race(stuck, [stuck.dice])
+    optimal_race(stuck, [stuck.dice, {3: 0.75, 4: 0.25}], optional_jumps=True)
+    race_value(stuck, [stuck.dice, "1-2"], [1] * 7, [0] * 7)
+
+
 def _design() -> None:
     from .design import design_board
 
@@ -88,12 +106,12 @@ def _maze() -> None:
 
 
 #: Rough relative compile cost of each group (to start the longest first).
-_COST = {"design": 8, "batch": 6, "core": 5, "simulate": 4, "policy": 4, "maze": 1}
+_COST = {"design": 8, "batch": 6, "core": 5, "simulate": 4, "policy": 4, "race": 4, "maze": 1}
 
 #: The groups of entry points compiled by :func:`warmup`, each in its own process.
 GROUPS: dict[str, Callable[[], None]] = {
     "core": _core, "simulate": _simulate, "batch": _batch, "policy": _policy,
-    "design": _design, "maze": _maze,
+    "race": _race, "design": _design, "maze": _maze,
 }
 
 
@@ -113,7 +131,7 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
     ----------
     groups : sequence of str, optional
         Which groups of entry points (keys of :data:`GROUPS`: ``core``,
-        ``simulate``, ``batch``, ``policy``, ``design``, ``maze``); default all.
+        ``simulate``, ``batch``, ``policy``, ``race``, ``design``, ``maze``); default all.
     processes : int, optional
         Worker processes (default: the number of cores, at most one per
         group). ``1`` compiles everything in this process.

@@ -99,6 +99,46 @@ def naive_expected_dense(board):
     return out, var
 
 
+def naive_expected_gth(board):
+    """Expected throws from every square by state elimination without subtraction (GTH).
+
+    Squares are removed one at a time, the moves into each rerouted through it. The
+    chance of leaving a square is always summed from its moves (to the goal and to the
+    squares left), never computed as ``1 - p``, so every operation adds, multiplies or
+    divides non-negative numbers and the answer is accurate to a small multiple of ``n``
+    roundings however large it is. ``inf`` off the sure set.
+    """
+    n = board.size
+    sure = sorted(naive_sure(board) - {n})
+    index = {x: i for i, x in enumerate(sure)}
+    m = len(sure)
+    q = np.zeros((m, m))  # moves between squares of the system; a square's own row and
+    goal = np.zeros(m)  # column meet on the diagonal, which is kept at 0 (staying put)
+    cost = np.zeros(m)  # the die's row sum (1 within 1e-12): A t = rowsum, as the solver
+    for x in sure:
+        for _, p, w in naive_outcomes(board, x):
+            cost[index[x]] += p
+            if w == n:
+                goal[index[x]] += p
+            elif w != x:
+                q[index[x], index[w]] += p
+    leave = np.zeros(m)
+    for k in range(m - 1, -1, -1):  # squares k+1.. are gone; remove k
+        leave[k] = goal[k] + q[k, :k].sum()
+        w = q[:k, k] / leave[k]
+        q[:k, :k] += np.outer(w, q[k, :k])
+        q[np.arange(k), np.arange(k)] = 0.0  # i -> k -> i: a stay on i
+        goal[:k] += w * goal[k]
+        cost[:k] += w * cost[k]
+    t = np.zeros(m)
+    for k in range(m):
+        t[k] = (cost[k] + q[k, :k] @ t[:k]) / leave[k]
+    out = np.full(n + 1, np.inf)
+    out[n] = 0.0
+    out[sure] = t
+    return out
+
+
 def _fraction(p):
     return Fraction(p).limit_denominator(10**9)
 
@@ -1315,6 +1355,19 @@ def race_trapped(board, dice_list, policy, take, *, optional_jumps=False, second
     return in_a
 
 # -- accuracy references (issue 15) -------------------------------------------------
+def plain_moments(n):
+    """Exact mean and variance of the throws on ``Board(n)`` (no jumps, a fair d6, a throw
+    past the goal wins), by first-step analysis from the goal down, in Fractions:
+    ``t_x = 1 + sum_f t_{x+f} / 6`` and ``E[T_x^2] = 1 + sum_f (2 t_{x+f} + E[T_{x+f}^2]) / 6``."""
+    t = [Fraction(0)] * (n + 1)
+    s = [Fraction(0)] * (n + 1)
+    for x in range(n - 1, -1, -1):
+        nxt = [min(x + f, n) for f in range(1, 7)]
+        t[x] = 1 + sum(t[y] for y in nxt) / 6
+        s[x] = 1 + sum(2 * t[y] + s[y] for y in nxt) / 6
+    return t[0], s[0] - t[0] ** 2
+
+
 def run_board(n):
     """``Board(6n)`` with a snake to 0 on every square that is not a multiple of 6."""
     from snl_numeric import Board

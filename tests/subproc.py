@@ -8,6 +8,7 @@ output instead of killing or stalling pytest.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -34,3 +35,10 @@ def run_ok(code: str, **kwargs) -> str:
         pytest.fail(f"exit status {proc.returncode}\nstdout:\n{proc.stdout}\n"
                     f"stderr:\n{proc.stderr}")
     return proc.stdout
+
+
+def hear_ctrl_c() -> None:
+    """``preexec_fn`` of a child that must stop on SIGINT as at a terminal: a runner
+    started in the background (``cmd &`` in a script) ignores SIGINT, its children
+    inherit that, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

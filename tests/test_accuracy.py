@@ -24,6 +24,7 @@ from snl_numeric import (
     throws_variance_all,
 )
 from snl_numeric._core.solve import Solver, structured_moments
+from snl_numeric.boards import random_board
 from snl_numeric.chain import fundamental
 
 
@@ -177,3 +178,117 @@ def test_every_path_agrees_to_1e12(board):
     if fin[board.start]:
         exact = naive.naive_expected_fraction(board)
         assert rel(mean[board.start], exact[0]) < 1e-12 if exact[0] else mean[board.start] == 0
+
+
+def far_snakes(n, seed=3):
+    """A fifth of the squares start a snake to a random lower square (no six in a row):
+    expected lengths up to ~1e31 at 1,000 squares, where GMRES cannot certify."""
+    gen = np.random.default_rng(seed)
+    src = gen.choice(np.arange(10, n), size=n // 5, replace=False)
+    mark = np.zeros(n, bool)
+    mark[src] = True
+    run = 0
+    for i in range(n):
+        run = run + 1 if mark[i] else 0
+        if run >= 6:
+            mark[i], run = False, 0
+    return Board(n, {int(x): int(gen.integers(0, x)) for x in np.flatnonzero(mark)})
+
+
+def test_gmres_that_cannot_certify_hands_over_to_the_exact_correction():
+    board = far_snakes(1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # certified: no warning
+        t = expected_throws_all(board)
+    rep = solver_report(board)
+    assert rep.method == "woodbury" and rep.backward_targets > 64  # GMRES's board at first
+    assert rep.error_estimate < 1e-11 and rep.condition > 1e30
+    ref = naive.naive_expected_gth(board)
+    fin = np.isfinite(ref) & (ref > 0)
+    np.testing.assert_allclose(t[fin], ref[fin], rtol=1e-12)
+    assert analyze_many([board], columns=["mean"])["mean"].iloc[0] == pytest.approx(ref[0],
+                                                                                     rel=1e-12)
+
+
+def test_sparse_lu_solves_the_solvers_own_matrix():
+    # a die summing to 1 + 9.6e-13 (within the tolerance): A = diag(rowsum) - Q, not I - Q,
+    # which would move these ~3e8 expectations by a relative 3e-4
+    board = far_snakes(300)
+    board = Board(300, board.jumps, dice={f: 1 / 6 + 1.6e-13 for f in range(1, 7)})
+    solver = fundamental(board.compiled)
+    lu = Solver(solver.succ, board.compiled.probs, solver.active)
+    lu._to_splu()
+    ref = naive.naive_expected_gth(board)
+    x = lu.solve(solver.active.astype(float)).x
+    np.testing.assert_allclose(x[solver.active], ref[solver.active], rtol=1e-12)
+    assert ref[0] > 1e8
+
+
+@pytest.mark.parametrize("size", [300, 400])
+def test_batch_variance_matches_the_single_board_solve(size):
+    # long plain boards: t**2 / var ~ 400, where 2u - t - t**2 loses ~1e-12 to cancellation
+    board = Board(size)
+    ref = naive.plain_moments(size)
+    assert rel(throws_variance(board), ref[1]) < 1e-13
+    assert rel(analyze_many([board], columns=["variance"])["variance"].iloc[0], ref[1]) < 1e-13
+
+
+def test_variance_beyond_the_largest_double_is_inf_not_nan():
+    board = naive.run_board(200)  # E = 5.1e155, Var ~ 1e311
+    assert naive.run_moments(200)[1] > 10**308
+    with pytest.warns(RuntimeWarning, match="variances on this board exceed the largest double"):
+        assert throws_variance(board) == math.inf
+    with pytest.warns(RuntimeWarning, match="variances on this board exceed the largest double"):
+        assert analyze(board, max_throws=10).variance == math.inf
+    assert analyze_many([board], columns=["variance"])["variance"].iloc[0] == math.inf
+
+
+def test_error_estimate_is_never_below_one_rounding():
+    # the double-double residual certifies ~1e-17 here; the double returned is rounded
+    board = Board(7, overshoot="exact", dice={2: 0.3, 5: 0.7})
+    est = solver_report(board).error_estimate
+    assert est == 2.0**-53
+    t = expected_throws_all(board)
+    for x in sorted(naive.naive_sure(board) - {7}):
+        assert rel(t[x], naive.naive_expected_fraction(board, x)[0]) <= est
+
+
+def test_warnings_point_at_the_callers_line_on_every_call():
+    gen = np.random.default_rng(1)  # the board of the test above: E beyond 1.8e308
+    n = 20_000
+    src = [s for s in range(n - 5000, n) if gen.random() < 0.5 and s % 6 != 5]
+    board = Board(n, {s: int(gen.integers(0, n - 5000)) for s in src})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        expected_throws(board)
+        expected_throws(board)  # cached: warned again
+        analyze(board, max_throws=10)
+    assert len(caught) >= 3
+    assert {w.filename for w in caught} == {__file__}
+
+
+def test_an_uncertified_policy_warns(monkeypatch):
+    import snl_numeric.policy.solve as policy_solve
+
+    monkeypatch.setattr(policy_solve, "WARN_ERROR", 0.0)  # every estimate is "too large"
+    with pytest.warns(RuntimeWarning, match="optimal_policy: the expected throws of this "
+                                            "policy are certified only to a relative error"):
+        r = optimal_policy(Board(30, {20: 3}), ["1-3", "4-6"])
+    assert "certified only" in r.convergence.note
+
+
+def test_a_slow_mixing_board_is_solved_not_handed_to_sparse_lu():
+    # a die that nearly always throws 1: GMRES restarted every 60 steps never converged
+    # here and sparse LU took ~20 s; unrestarted it certifies in a few hundred steps
+    board = random_board(100_000, 0.1, rng=1, dice={1: 0.999, 6: 0.001})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t = expected_throws(board)
+    rep = solver_report(board)
+    assert rep.method == "gmres" and rep.iterations > 100 and rep.error_estimate < 1e-10
+    # independently: the answers solve t = 1 + P t (P built square by square)
+    every = expected_throws_all(board)
+    p = naive.large_transitions(board)
+    every[board.size] = 0.0
+    np.testing.assert_allclose(every[:-1], 1.0 + (p @ every)[:-1], rtol=1e-12)
+    assert every[0] == t > 100

@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+from subproc import hear_ctrl_c
 
 from snl_numeric.cli import main
 
@@ -137,7 +138,8 @@ def test_ctrl_c_exits_130_without_a_traceback():
     # --progress: a bar on stderr even in this pipe, so we see when the work has begun
     proc = subprocess.Popen(SNL + ["simulate", "milton-bradley", "--games", "1000000000",
                                    "--seed", "1", "--progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=hear_ctrl_c)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # wait for the progress bar: the work has begun

@@ -112,7 +112,7 @@ def test_warmup_compiles_every_kernel_once():
     env = {"NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR")}
     out = run_python("import snl_numeric, json; print(json.dumps(snl_numeric.warmup()))", **env)
     times = json.loads(out.stdout)
-    assert set(times) == {"core", "simulate", "batch", "policy", "design", "maze", "total"}
+    assert set(times) == {"core", "simulate", "batch", "policy", "race", "design", "maze", "total"}
     report = json.loads(run_python(COUNT_COMPILES, **env).stdout)
     assert report["compiled"] == []
     several = {k: v for k, v in report["signatures"].items()

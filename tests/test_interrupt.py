@@ -15,6 +15,7 @@ import threading
 import time
 
 import pytest
+from subproc import hear_ctrl_c
 
 from snl_numeric import maze
 
@@ -30,7 +31,8 @@ class Child:
 
     def __init__(self, args: list[str]) -> None:
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                     preexec_fn=hear_ctrl_c)
         self.out: list[str] = []
         self.err: list[str] = []
         self.threads = [threading.Thread(target=self._drain, args=(stream, sink), daemon=True)

@@ -17,8 +17,9 @@ Where compiled kernels are kept
        macOS, ``%LOCALAPPDATA%\\snl_numeric\\Cache`` on Windows.
 
     :func:`cache_dir` returns it. Inside, each installed copy of the package
-    gets its own sub-directory (named after its location), and each file of
-    kernels is keyed by a hash of its source, so upgrades never load stale
+    gets its own sub-directory (named after its location), and every cached
+    kernel is keyed by a hash of the whole package's source (kernels inline
+    kernels of other modules), so an upgrade or an edit never loads stale
     code. Nothing is written until a kernel is first compiled; when the
     directory cannot be written, kernels are compiled in memory for the
     process instead. ``snl warmup`` (or :func:`snl_numeric.warmup`) compiles
@@ -48,6 +49,7 @@ JIT = {"nogil": True, "cache": True, "fastmath": False}
 COMPILE_NOTE = "snl_numeric: compiling kernels (first run only)..."
 
 _PACKAGE = __name__.split(".")[0]
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def user_cache_dir() -> str:
@@ -75,9 +77,17 @@ def cache_dir() -> str:
 
 
 @cache
-def _source_hash(path: str, mtime: float, size: int) -> bytes:
-    with open(path, "rb") as fh:
-        return hashlib.sha256(fh.read()).digest()
+def _package_hash(root: str) -> bytes:
+    """A hash of every source file of the package (read once per process)."""
+    h = hashlib.sha256()
+    for dirpath, _, filenames in sorted(os.walk(root)):
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                path = os.path.join(dirpath, name)
+                h.update(os.path.relpath(path, root).encode() + b"\0")
+                with open(path, "rb") as fh:
+                    h.update(fh.read())
+    return h.digest()
 
 
 class PackageCacheLocator:
@@ -107,8 +117,9 @@ class PackageCacheLocator:
         return self._cache_path
 
     def get_source_stamp(self) -> bytes:
-        st = os.stat(self._py_file)
-        return _source_hash(self._py_file, st.st_mtime, st.st_size)
+        # the whole package, not the kernel's file: a kernel inlines kernels of other
+        # modules, and is stale when any of them changes (an upgrade, an edit)
+        return _package_hash(_PACKAGE_ROOT)
 
     def get_disambiguator(self) -> str:
         return str(self._lineno)

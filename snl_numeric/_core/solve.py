@@ -76,18 +76,25 @@ TARGET_ERROR = 1e-11
 #: Answers certified only above this raise a RuntimeWarning (in the callers).
 WARN_ERROR = 1e-10
 #: Variances use the one-step formula where ``2 N t - t - t**2`` would lose more than
-#: this factor to cancellation (``var * CANCELLATION < t**2``; the per-board kernel
-#: keeps the formula where ``t = 1`` exactly: every throw finishes, and it gives 0).
-CANCELLATION = 1e3
+#: this factor to cancellation (``var * CANCELLATION < t**2``, as the single-board path;
+#: the per-board kernel keeps the formula where ``t = 1`` exactly: every throw finishes,
+#: and it gives 0).
+CANCELLATION = 10.0
 #: GMRES that cannot certify its answer hands over to SciPy's sparse LU up to this size.
 SPLU_MAX = 200_000
+#: Most backward targets for which a failed GMRES falls back to the Woodbury correction.
+FALLBACK_WOODBURY_MAX = 3000
 #: Refinement rounds at most.
 MAX_ROUNDS = 4
 #: GMRES relative tolerance of the first solve (a correction's: ``CORRECTION_RTOL``).
 GMRES_RTOL = 1e-13
 CORRECTION_RTOL = 1e-6
 #: GMRES steps per solve at most (each one sweep over the board).
-MAX_ITERATIONS = 500
+MAX_ITERATIONS = 2000
+#: Steps between GMRES restarts at most (fewer when ``KRYLOV_BYTES`` says so). Restarting
+#: early stalls on slow-mixing boards (a die that nearly always throws 1: 360 steps at
+#: 10^5 squares, where restarts every 60 steps never converged).
+RESTART_MAX = 1000
 #: GMRES keeps ``restart + 1`` vectors of length ``k``: at most this many bytes of them.
 KRYLOV_BYTES = 1 << 28
 _EPS = np.finfo(float).eps / 2  # unit roundoff
@@ -203,7 +210,7 @@ class Solver:
             self._woodbury()
         else:
             self.method = "gmres"
-            self.restart = int(min(60, max(5, KRYLOV_BYTES // (8 * k) - 1)))
+            self.restart = int(min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1)))
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
@@ -314,20 +321,34 @@ class Solver:
             return self._sweep_t(b + full)[0], steps[0]
         return self._sweep(b, full), steps[0]
 
+    def _fall_back(self) -> None:
+        """GMRES could not certify the answer: switch, for good, to the cancellation-free
+        Woodbury correction when it fits in memory (its capacitance factorisation costs
+        ``k**3 / 3``), else to SciPy's sparse LU of the same matrix."""
+        if 8 * self.n * self.k <= WOODBURY_BYTES and self.k <= FALLBACK_WOODBURY_MAX:
+            self._woodbury()
+            self.method = "woodbury"
+        elif self.n <= SPLU_MAX:
+            self._to_splu()
+
     def _to_splu(self) -> None:
-        """Switch to SciPy's sparse LU of the system (GMRES stalled); for good."""
+        """SciPy's sparse LU of ``A`` (in the solving order): the pivot of square ``x`` is
+        the sum of its moving probabilities, as in the sweeps and the residual."""
         states = np.flatnonzero(self._active)
         pos = np.full(self.n, -1, dtype=np.int64)
         pos[states] = np.arange(len(states))
         nf = self._succ.shape[1]
         probs = np.broadcast_to(self._probs, (self.n, nf)) if self.pstride == 0 else self._probs
         rows = np.repeat(pos[states], nf)
-        cols = pos[self._succ[states].ravel()]
+        dest = self._succ[states].ravel()
         vals = probs[states].ravel()
-        keep = cols >= 0
+        moving = (dest != np.repeat(states, nf)) & (vals > 0.0)
         m = len(states)
-        q = sp.csc_matrix((vals[keep], (rows[keep], cols[keep])), shape=(m, m))
-        self.lu_sparse = spla.splu((sp.identity(m, format="csc") - q).tocsc())
+        pivot = np.bincount(rows[moving], weights=vals[moving], minlength=m)
+        cols = pos[dest]
+        off = moving & (cols >= 0)
+        q = sp.csc_matrix((vals[off], (rows[off], cols[off])), shape=(m, m))
+        self.lu_sparse = spla.splu((sp.diags(pivot, format="csc") - q).tocsc())
         self.states = states
         self.method = "splu"
 
@@ -341,11 +362,10 @@ class Solver:
         (``trans=False``), else normwise. The normwise backward error is measured when the
         answer needs it to be certified, or when ``measure`` asks for it (else NaN).
         """
-        b = np.where(self.active, np.asarray(b, dtype=np.float64), 0.0)
+        b0 = np.where(self.active, np.asarray(b, dtype=np.float64), 0.0)
         if self.unknowns == 0:
             return Solution(np.zeros(self.n), 0, 0.0, 0.0)
-        if not trans:
-            b = b * self.rowsum
+        b = b0 * self.rowsum if not trans else b0
         x, lo, steps, error, backward = self._refine(b, trans, target, measure=measure)
         if trans:
             x, lo = x * self.rowsum, lo * self.rowsum
@@ -353,14 +373,16 @@ class Solver:
         if not np.all(np.isfinite(x[self.active])):  # beyond the largest double
             x[self.active & ~np.isfinite(x)] = np.inf
             return Solution(x, steps, np.inf, np.inf)
-        if self.method == "gmres" and error > WARN_ERROR and self.n <= SPLU_MAX:
+        if self.method == "gmres" and error > WARN_ERROR:
             with self._lock:
                 if self.method == "gmres":
-                    self._to_splu()
-            return self.solve(b, trans, target=target, measure=measure)
+                    self._fall_back()
+            if self.method != "gmres":
+                return self.solve(b0, trans, target=target, measure=measure)
         if self.method in ("triangular", "woodbury"):
             error = min(error, self.a_priori)
-        return Solution(x, steps, float(error), float(backward))
+        # the bound is for the double-double answer: the double returned is rounded once more
+        return Solution(x, steps, float(max(error, _EPS)), float(backward))
 
     def refined(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``A^-1 b`` as a double-double pair ``(hi, lo)``, refined to about ``2**-100``
@@ -529,7 +551,7 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
     sure[n - 1] = False  # the goal: absorbing, not in the system
     block_start = np.empty(n + 1, dtype=np.int64)
     tcol = np.empty(n, dtype=np.int64)
-    nb, k, _ = structure_kernel(succ, probs, pstride, sure, 1, block_start, tcol)
+    nb, k, levels = structure_kernel(succ, probs, pstride, sure, 1, block_start, tcol)
     if k > kmax:
         return 1
     bs = block_start[: nb + 1]
@@ -598,18 +620,37 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
             tx = t[x, 0]
             mean[x] = tx
             var[x] = 2.0 * u[x] - tx - tx * tx
-            if var[x] * CANCELLATION < tx * tx and tx > 1.0:
+            if not var[x] * CANCELLATION >= tx * tx and tx > 1.0:  # NaN/inf: overflow
                 cancel = True
     if cancel:  # where the formula cancels: the variance of one step of t, solved
-        w = np.empty(n)
         tt = np.empty(n)
         for x in range(n):
             tt[x] = t[x, 0]
-        step_variance_kernel(succ, probs, pstride, sure, tt, np.zeros(n), w)
+        # t to double-double (one correction from the exact residual), so that the
+        # differences t[y] - t[x] in the step variance are exact to about 2**-100
+        r = np.empty(n)
+        size = np.empty(n)
+        b = np.empty(n)
+        for x in range(n):
+            b[x] = rhs[x, 0]
+        residual_kernel(succ, probs, pstride, sure, b, tt, np.zeros(n), False, r, size)
+        tlo = np.empty(n)
+        _woodbury_solve(succ, probs, pstride, sure, bs, offsets, lu, piv, z, targets, cap,
+                        cap_piv, r, tlo)
+        # the residual has both signs, so its solve may cancel: a correction larger than
+        # the a priori error of t (Solver.a_priori) is known wrong, and dropped
+        bound = _EPS * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)
+        for x in range(n):
+            if not abs(tlo[x]) <= bound * abs(tt[x]):
+                for y in range(n):
+                    tlo[y] = 0.0
+                break
+        w = np.empty(n)
+        step_variance_kernel(succ, probs, pstride, sure, tt, tlo, w)
         _woodbury_solve(succ, probs, pstride, sure, bs, offsets, lu, piv, z, targets, cap,
                         cap_piv, w, u)
         for x in range(n):
-            if sure[x] and var[x] * CANCELLATION < mean[x] * mean[x] and mean[x] > 1.0:
+            if sure[x] and not var[x] * CANCELLATION >= mean[x] * mean[x] and mean[x] > 1.0:
                 var[x] = u[x]
     for x in range(n):
         if var[x] < 0.0:

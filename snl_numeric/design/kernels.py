@@ -146,7 +146,7 @@ def _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, m
     return True
 
 
-@njit()
+@njit(inline="always")
 def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs, jump_to,
                            succ, dist, sure, mean, var):  # pragma: no cover - jitted
     """Exact (mean, variance) of the throws from ``start`` for one layout."""

@@ -11,6 +11,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .._core.solve import WARN_ERROR
 from .._core.text import dice_text, few, label
+from .._core.warn import warn_user
 from ..board import Board
 from ..dice import Dice
 from .evaluate import evaluate, greedy_kernel, value_iteration_kernel
@@ -161,6 +162,8 @@ def optimal_policy(
     if error > WARN_ERROR:
         note = (note + "; " if note else "") + (
             f"expected throws certified only to a relative error of {error:.1g}")
+        warn_user(f"optimal_policy: the expected throws of this policy are certified only to a "
+                  f"relative error of {error:.1g} (see .convergence)")
     die[p.goal] = -1
     for arr in (die, take, values):
         arr.flags.writeable = False
