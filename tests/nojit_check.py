@@ -77,6 +77,12 @@ def results() -> dict:
                         optimal_race(stuck, [stuck.dice, {3: 0.75, 4: 0.25}],
                                      optional_jumps=True).value.tolist(),
                         race_value(stuck, [stuck.dice, "1-2"], [1] * 7, [0] * 7)]
+    # the accelerated finish (many snakes) and a chain too slow for sweeps (linear solve)
+    acc = optimal_race(random_board(30, 0.2, snake_fraction=0.8, rng=1), ["1-3", "4-6"])
+    slow = Board(20, {2: 10, 4: 1, 6: 16, 7: 17, 9: 5, 11: 5, 16: 12, 18: 17},
+                 overshoot="exact", dice={1: 1e-6, 2: 0.999999})
+    out["race_fast"] = [acc.value.tolist(), acc.policy.tolist(),
+                        optimal_race(slow, [slow.dice]).value.tolist()]
     grid = [[3, 4, 4, 4, 7, 3, 4, 6, 3], [6, 7, 5, 6, 6, 2, 6, 6, 2],
             [3, 3, 4, 3, 2, 5, 4, 7, 2], [6, 5, 5, 1, 2, 3, 6, 5, 6],
             [3, 3, 4, 3, 0, 1, 4, 3, 4], [3, 5, 4, 3, 2, 1, 3, 3, 5],

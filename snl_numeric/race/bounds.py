@@ -28,7 +28,6 @@ chance to win. The ``K``-th iterate is then a valid pair 1, and the sweeps go on
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -339,9 +338,6 @@ def _too_slow(rate: float, needed: float, width: float, sweeps: int, max_sweeps:
             f"(the bracket, {width:.1e} wide, shrinks by a factor {rate:.9f} per sweep: "
             f"{more} to reach tol={tol:g}, over max_sweeps={max_sweeps:,}); value is "
             "certified only within the bracket")
-    warnings.warn(f"snl_numeric race: {note}. Sweeps cannot certify this race closer "
-                  "(its games last too long); pass a larger tol to accept the bracket.",
-                  RuntimeWarning, stacklevel=4)
     return note
 
 
@@ -397,10 +393,10 @@ def _draw_start(t: Tables, sides: _Sides, live: tuple[np.ndarray, np.ndarray] | 
             return win_hi, keep_lo, win_hi, keep_lo
         return win_hi, keep_lo, win_hi.copy(), keep_lo.copy()
     # a chain: also nobody wins where nobody can reach the goal any more
-    win0, win1 = live[0] * win_hi, live[1] * win_hi
+    win0, keep0 = live[0] * win_hi, 1.0 - live[0] * (1.0 - keep_lo)
     if sides.symmetric:  # one player: the kernel needs the very same arrays for both sides
-        return win0, 1.0 - live[0] * (1.0 - keep_lo), win0, 1.0 - live[0] * (1.0 - keep_lo)
-    return win0, 1.0 - live[0] * (1.0 - keep_lo), win1, 1.0 - live[1] * (1.0 - keep_lo)
+        return win0, keep0, win0, keep0
+    return win0, keep0, live[1] * win_hi, 1.0 - live[1] * (1.0 - keep_lo)
 
 
 def _alive_tables(t: Tables) -> tuple[np.ndarray, np.ndarray]:

@@ -128,7 +128,7 @@ def candidates_kernel(moves, jumps, optional, base, win1, keep1, tie, cand, fall
                 cand[u, a] = ok
                 if ok:
                     k = _die_value(moves, jumps, optional, i, j, a, win1, base, goal, n)
-                    if k > pick_keep + tie:
+                    if pick < 0 or k > pick_keep + tie:
                         pick = a
                         pick_keep = k
             fallback[u] = pick
@@ -260,7 +260,7 @@ def attract_kernel(moves, jumps, optional, base, cand0, keep1, win1, fixed1, pol
                                             False)
                 if some:
                     k = _die_value(moves, jumps, optional, i, j, a, win1, base, goal, n)
-                    if k > pick_keep + tie:
+                    if pick < 0 or k > pick_keep + tie:
                         pick = a
                         pick_keep = k
             if pick >= 0:

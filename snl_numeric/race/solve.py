@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._core.validation import flag, positive_int
+from .._core.warn import warn_user
 from ..board import Board
 from ..dice import Dice
 from ..policy.problem import Problem, build_problem, check_common, jump_pairs
@@ -124,6 +125,12 @@ def _played_out(p: Problem, t: Tables, b: Bounds, policy: np.ndarray, take: np.n
     return Bounds(chain.base, chain.win_lo, chain.win_hi, chain.keep_lo, chain.keep_hi, conv)
 
 
+def _warn_uncertified(c: RaceConvergence, tol: float) -> None:
+    if c.bracket > tol:
+        warn_user(f"snl_numeric race: not certified to tol={tol:g}: the proven bracket is "
+                  f"{c.bracket:.1e} wide ({c.note}). A larger tol accepts the bracket.")
+
+
 def _freeze(*arrays: np.ndarray) -> None:
     for a in arrays:
         a.flags.writeable = False
@@ -201,8 +208,9 @@ def optimal_race(
     t = make_tables(p)
     b = solve_bounds(p, t, (None, fixed), tol, max_sweeps)
     policy, take = _policy_tables(t, b, fixed)
-    if b.convergence.draw_bounds:  # report the chances of the policy played out
-        b = _played_out(p, t, b, policy, take, fixed, tol, max_sweeps)
+    if b.convergence.draw_bounds and b.convergence.bracket <= tol:
+        b = _played_out(p, t, b, policy, take, fixed, tol, max_sweeps)  # the policy's chances
+    _warn_uncertified(b.convergence, tol)
     value, opp = _value_tables(b, 0, size)
     s = board.start
     if fixed is None:
@@ -276,5 +284,6 @@ def race_value(
                 else flag(optional_jumps, "optional_jumps"))
     p = _problem(board, dice_t, optional) if optional else probe
     b = solve_bounds(p, make_tables(p), players, tol, DEFAULT_MAX_SWEEPS)
+    _warn_uncertified(b.convergence, tol)
     value, _ = _value_tables(b, 0, board.size)
     return float(value[board.start, board.start])
