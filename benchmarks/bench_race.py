@@ -1,7 +1,8 @@
 """Racing to win (``optimal_race``): ordered, bracketed Gauss-Seidel vs plain value iteration.
 
 Rows: Milton Bradley with dice 1-3 / 4-6 (compulsory and optional jumps), random
-boards of 300 squares, and the 10^6 pair states of a random 1,000-square board.
+boards of 300 squares, and the 10^6 pair states of a random 1,000-square board and
+of one with many snakes (long games: the accelerated finish).
 The baseline is plain pair-state value iteration (the issue's scheme, Numba-jitted
 like ours): ``V <- T V`` from 0 over all pair states at once, stopped when two
 consecutive iterates (which bracket the answer) are within 1e-12. Both reach the
@@ -79,10 +80,10 @@ import json, resource, sys, time
 from snl_numeric import optimal_race
 from snl_numeric.boards import random_board
 optimal_race(random_board(60, 0.1, rng=2), ["1-3", "4-6"])  # compile
-size, repeats = int(sys.argv[1]), int(sys.argv[2])
-b = random_board(size, 0.1, rng=1)
+size, repeats, density, snakes, rng = sys.argv[1:6]
+b = random_board(int(size), float(density), snake_fraction=float(snakes), rng=int(rng))
 times = []
-for _ in range(repeats):
+for _ in range(int(repeats)):
     t = time.perf_counter(); r = optimal_race(b, ["1-3", "4-6"]); times.append(time.perf_counter() - t)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 print(json.dumps({"times": times, "p": r.win_probability, "sweeps": r.convergence.sweeps,
@@ -94,7 +95,8 @@ import json, sys, time
 from benchmarks.bench_race import plain
 from snl_numeric.boards import random_board
 plain(random_board(60, 0.1, rng=2), ["1-3", "4-6"])  # compile
-b = random_board(int(sys.argv[1]), 0.1, rng=1)
+size, density, snakes, rng = sys.argv[1:5]
+b = random_board(int(size), float(density), snake_fraction=float(snakes), rng=int(rng))
 t = time.perf_counter(); p, it = plain(b, ["1-3", "4-6"])
 print(json.dumps({"time": time.perf_counter() - t, "p": p, "iterations": it}))
 """
@@ -140,15 +142,18 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                     f"{it} iterations"))
 
     size = 400 if quick else 1000
-    big = _child(_BIG, size, 1 if quick else 3)
-    base_big = None if quick else _child(_BIG_PLAIN, size)
-    note = (f"{size**2:,} pair states, P={big['p']:.12f}, {big['sweeps']} sweeps, bracket "
-            f"{big['bracket']:.1e}, peak RSS {big['peak_gib']:.2f} GiB")
-    if base_big is not None:
-        note += f"; baseline {base_big['iterations']} iterations, P={base_big['p']:.12f}"
-    rows.append(row(f"optimal_race random board {size}, 1-3/4-6", float(np.median(big["times"])),
-                    None if base_big is None else "plain pair-state VI (Numba)",
-                    None if base_big is None else base_big["time"], note))
+    # a random board, and one of many snakes (80% of 20% of squares: long games, the
+    # accelerated finish), each in a child process for its own peak memory
+    for label, board in (("random board", (0.1, 0.5, 1)), ("many snakes", (0.2, 0.8, 5))):
+        big = _child(_BIG, size, 1 if quick else 3, *board)
+        base_big = None if quick else _child(_BIG_PLAIN, size, *board)
+        note = (f"{size**2:,} pair states, P={big['p']:.12f}, {big['sweeps']} sweeps, "
+                f"bracket {big['bracket']:.1e}, peak RSS {big['peak_gib']:.2f} GiB")
+        if base_big is not None:
+            note += f"; baseline {base_big['iterations']} iterations, P={base_big['p']:.12f}"
+        rows.append(row(f"optimal_race {label} {size}, 1-3/4-6", float(np.median(big["times"])),
+                        None if base_big is None else "plain pair-state VI (Numba)",
+                        None if base_big is None else base_big["time"], note))
     return rows
 
 

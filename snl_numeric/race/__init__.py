@@ -49,7 +49,7 @@ bracketed separately by a second pair of bounds started from above and below
 (nobody wins where no throw reaches the goal): when both players follow fixed
 choices (:func:`race_value`, or a single die) the brackets close; when choices
 can keep a loop going they may stay apart, and the result reports the limits
-of the iteration with the (wider) bracket and a note. The chance that nobody
+of the iteration with the (wider) bracket, a note and a ``RuntimeWarning``. The chance that nobody
 wins is reported (``no_winner``), never folded into a win. Under such loops
 ``value`` is the chance the mover can make sure of against an opponent who
 plays to stop it; with one die it is exactly
@@ -60,6 +60,13 @@ player's choices (a :class:`~snl_numeric.PolicyResult`, a :class:`RaceResult`
 or die indices): the first player's best response is a Markov decision problem
 over the same pair states, solved by the same sweeps with the opponent's max
 replaced by its choice; :func:`race_value` fixes both players (a Markov chain).
+
+**Faster than the bracket alone.** ``bounds.py``: when the bracket closes slowly,
+the values are estimated, a policy is read off the estimate and a box around it
+is certified by sweeps of that policy; a Markov chain too slow for sweeps is
+solved as a linear system (``linear.py``, the core solver). ``readout.py``: the
+policy is read off so that it attains its value (the attractor of the goal).
+``graph.py``: which positions can still reach the goal, or be kept from it.
 """
 
 from __future__ import annotations
