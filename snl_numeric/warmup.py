@@ -89,7 +89,7 @@ def _race() -> None:
     optimal_race(stuck, [stuck.dice, {3: 0.75, 4: 0.25}], optional_jumps=True)
     race_value(stuck, [stuck.dice, "1-2"], [1] * 7, [0] * 7)
     # the accelerated finish (many snakes) and a chain too slow for sweeps (linear solve)
-    optimal_race(random_board(30, 0.2, snake_fraction=0.8, rng=1), ["1-3", "4-6"])
+    optimal_race(random_board(80, 0.2, snake_fraction=0.8, rng=5), ["1-3", "4-6"])
     slow = Board(20, {2: 10, 4: 1, 6: 16, 7: 17, 9: 5, 11: 5, 16: 12, 18: 17},
                  overshoot="exact", dice={1: 1e-6, 2: 0.999999})
     optimal_race(slow, [slow.dice])

@@ -29,6 +29,7 @@ from snl_numeric import (
 )
 from snl_numeric import maze as mz
 from snl_numeric.boards import random_board
+from snl_numeric.race import bounds as race_bounds
 
 
 def results() -> dict:
@@ -78,6 +79,7 @@ def results() -> dict:
                                      optional_jumps=True).value.tolist(),
                         race_value(stuck, [stuck.dice, "1-2"], [1] * 7, [0] * 7)]
     # the accelerated finish (many snakes) and a chain too slow for sweeps (linear solve)
+    race_bounds.ACCEL_AFTER, race_bounds.ACCEL_SWEEPS = 4, 0  # try it on a small board
     acc = optimal_race(random_board(30, 0.2, snake_fraction=0.8, rng=1), ["1-3", "4-6"])
     slow = Board(20, {2: 10, 4: 1, 6: 16, 7: 17, 9: 5, 11: 5, 16: 12, 18: 17},
                  overshoot="exact", dice={1: 1e-6, 2: 0.999999})

@@ -366,6 +366,11 @@ def test_the_accelerated_finish_agrees_with_plain_sweeps(monkeypatch, rng):
         return out, used
 
     monkeypatch.setattr(bounds, "_accelerate", counted)
+    if rng == 1:  # on its own it waits for a board whose bracket closes slowly
+        optimal_race(random_board(80, 0.2, snake_fraction=0.8, rng=5), SMALL_BIG)
+        assert tried == [True]
+    monkeypatch.setattr(bounds, "ACCEL_AFTER", 4)  # try it early on these small boards
+    monkeypatch.setattr(bounds, "ACCEL_SWEEPS", 0)
     fast = optimal_race(board, SMALL_BIG)
     assert any(tried)
     monkeypatch.setattr(bounds, "ACCEL_TRIES", 0)

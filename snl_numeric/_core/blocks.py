@@ -310,7 +310,9 @@ def block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu,
     m = rhs.shape[1]
     nb = block_start.shape[0] - 1
     use_back = back_out.shape[1] > 0
-    out[:, :] = rhs
+    for x in range(n):  # a loop: an array assignment compiles its shape-error message
+        for j in range(m):
+            out[x, j] = rhs[x, j]
     if use_back:
         back_out[:, :] = 0.0
     for b in range(nb):

@@ -54,6 +54,10 @@ MAX_BYTES = 2 * 2**30
 ACCEL_WIDTH = 0.5
 #: ... and shrinks by less than this factor per sweep (fast brackets need no help),
 ACCEL_RATE = 0.5
+#: ... and would need more sweeps than this to close (else plain sweeps are cheaper),
+ACCEL_SWEEPS = 40
+#: ... judged after this many sweeps (most boards are done by then).
+ACCEL_AFTER = 20
 #: at most this many times, each after the bracket shrank this much since the last try.
 ACCEL_TRIES = 3
 ACCEL_GAIN = 1e-3
@@ -286,12 +290,16 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
         history.append(width)
         if width <= tol:
             break
+        needed = 0.0
         if (high is None and (live is None or not draws) and tries < ACCEL_TRIES
-                and width <= min(ACCEL_WIDTH, last_try * ACCEL_GAIN) and len(history) > 4
-                and (width / history[-5]) ** 0.25 > ACCEL_RATE):
-            tries, last_try = tries + 1, width
+                and width <= min(ACCEL_WIDTH, last_try * ACCEL_GAIN)
+                and len(history) > ACCEL_AFTER):
             rate = (width / history[-5]) ** 0.25
-            budget = int(min(_sweeps_needed(width, rate, tol), max_sweeps - sweeps))
+            if rate > ACCEL_RATE:
+                needed = _sweeps_needed(width, rate, tol)
+        if needed > ACCEL_SWEEPS:  # the estimate and its trial cost about as much
+            tries, last_try = tries + 1, width
+            budget = int(min(needed, max_sweeps - sweeps))
             out, used = _accelerate(sides, low, width, tol, budget)
             sweeps += used
             if out is not None:

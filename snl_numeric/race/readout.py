@@ -51,7 +51,10 @@ def read_policy(t: Tables, win0: np.ndarray, win1: np.ndarray, keep1: np.ndarray
     if opponent is None:
         fixed1, pol1, take1 = False, np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_)
         cand1 = np.empty((states, n_act), dtype=np.bool_)
-        opponent_candidates_kernel(t.moves, t.jumps, t.optional, t.base, win0, tie, cand1)
+        # side 1's dice within tie of its best chance not to lose, at its states (j, i):
+        # the same kernel with side 0's chance to win (its fallback dice are not needed)
+        candidates_kernel(t.moves, t.jumps, t.optional, t.base, win0, win0, tie, cand1,
+                          np.empty(states, dtype=np.int64))
     else:
         fixed1, cand1 = True, np.ones((1, 1), np.bool_)
         pol1, take1 = opponent
@@ -104,8 +107,7 @@ def candidates_kernel(moves, jumps, optional, base, win1, keep1, tie, cand, fall
                       ):  # pragma: no cover - jitted
     """The mover's value-optimal dice ``cand[state, a]`` (side 0 against side 1's
     chance not to lose ``keep1``) and, per state, the die of those with the largest
-    chance not to lose (against side 1's chance to win ``win1``), smallest index first.
-    Returns the largest spread of the best value over the candidates (for tests)."""
+    chance not to lose (against side 1's chance to win ``win1``), smallest index first."""
     cnt = moves[0]
     n_act, n = cnt.shape
     goal = n - 1
@@ -132,30 +134,6 @@ def candidates_kernel(moves, jumps, optional, base, win1, keep1, tie, cand, fall
                         pick = a
                         pick_keep = k
             fallback[u] = pick
-
-
-@njit()
-def opponent_candidates_kernel(moves, jumps, optional, base, win0, tie, cand
-                               ):  # pragma: no cover - jitted
-    """Side 1's dice within ``tie`` of its best chance not to lose (against side 0's
-    chance to win ``win0``), ``cand[state, b]`` at side 1's states ``(j, i)``."""
-    cnt = moves[0]
-    n_act, n = cnt.shape
-    goal = n - 1
-    n_sq = goal
-    val = np.empty(n_act)
-    for s in range(2 * n_sq - 1):
-        lo = max(0, s - n_sq + 1)
-        hi = min(s, n_sq - 1)
-        for j in range(lo, hi + 1):
-            i = s - j
-            w = base[s] + j
-            best = -1.0
-            for b in range(n_act):
-                val[b] = _die_value(moves, jumps, optional, j, i, b, win0, base, goal, n)
-                best = max(best, val[b])
-            for b in range(n_act):
-                cand[w, b] = val[b] >= best - tie
 
 
 @njit(inline="always")
