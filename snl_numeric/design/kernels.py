@@ -148,8 +148,9 @@ def _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, m
 
 @njit(inline="always")
 def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs, jump_to,
-                           succ, dist, sure, mean, var):  # pragma: no cover - jitted
-    """Exact (mean, variance) of the throws from ``start`` for one layout."""
+                           succ, dist, sure, mean, var, want_var):  # pragma: no cover - jitted
+    """Exact mean (and variance if ``want_var``, else NaN) of the throws from ``start``
+    for one layout."""
     for x in range(jump_to.shape[0]):
         jump_to[x] = -1
     for j in range(src.shape[0]):
@@ -159,7 +160,7 @@ def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs
     if not sure[start]:
         return np.inf, np.inf
     moments_kernel(succ, probs.reshape((1, probs.shape[0])), 0, sure, mean, var, size + 1,
-                   False)
+                   want_var)
     return mean[start], var[start]
 
 
@@ -176,7 +177,7 @@ def _cost(mode, mean, target):  # pragma: no cover - jitted
 def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
                   overshoot, chain, faces, probs, mode, target, temps, state, src, dst, cost,
                   best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
-                  trace_evals):  # pragma: no cover - jitted
+                  trace_evals, want_var):  # pragma: no cover - jitted
     """Advance annealing chain ``c`` by ``len(temps)`` steps (touches only row ``c``; its
     trace goes to row ``row`` of ``trace``/``trace_evals``)."""
     k = src.shape[1]
@@ -199,7 +200,8 @@ def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max
         if _propose(size, n_snakes, cur_src, cur_dst, occ, allowed_src, allowed_dst,
                     min_len, max_len, state, c, new_src, new_dst):
             m, v = _layout_moments_kernel(size, new_src, new_dst, start, overshoot, chain,
-                                          faces, probs, jump_to, succ, dist, sure, mean, var)
+                                          faces, probs, jump_to, succ, dist, sure, mean, var,
+                                          want_var)
             evals[c] += 1
             if m < np.inf:
                 cn = _cost(mode, m, target)
@@ -224,7 +226,7 @@ def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max
 
 
 #: Operations of :func:`search_kernel`.
-EVALUATE, KICK, ANNEAL = 0, 1, 2
+EVALUATE, KICK, ANNEAL, MOMENTS = 0, 1, 2, 3
 
 
 @njit()
@@ -232,18 +234,20 @@ def search_kernel(op, i0, i1, i2, i3, size, n_snakes, allowed_src, allowed_dst, 
                   max_len, start, overshoot, chain, faces, probs, mode, target, temps, state,
                   src, dst, cost, best_src, best_dst, best_cost, best_mean, best_var, evals,
                   trace, trace_evals):  # pragma: no cover - jitted
-    """The three operations of a search in one kernel (one compilation for all of them):
+    """The operations of a search in one kernel (one compilation for all of them):
 
-    - ``EVALUATE``: the exact (mean, variance) of candidate layouts ``i0, i0 + i1, ...``
-      below ``i2`` (rows of ``src``/``dst``) into ``best_mean``/``best_var`` (one
-      thread's share of a batch);
+    - ``EVALUATE``: the exact mean of candidate layouts ``i0, i0 + i1, ...`` below
+      ``i2`` (rows of ``src``/``dst``) into ``best_mean`` (one thread's share of a
+      batch); ``MOMENTS``: the same with the variance into ``best_var`` (the winner's,
+      with the kernels the search compiled: no second solver to compile);
     - ``KICK``: ``i2`` random feasible moves applied in place to row ``i0`` of
       ``src``/``dst``, drawn from stream ``i1`` of ``state``;
     - ``ANNEAL``: advance chains ``i0 + i2, i0 + i2 + i3, ...`` below ``i1`` by
       ``len(temps)`` steps (one thread's share of the group ``i0 .. i1 - 1``, whose chain
       ``c`` records its trace in row ``c - i0`` of ``trace``/``trace_evals``).
     """
-    if op == EVALUATE:
+    want_var = op == MOMENTS  # a run-time flag: one specialisation of moments_kernel
+    if op == EVALUATE or want_var:
         jump_to = np.empty(size + 1, dtype=np.int64)
         succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
         dist = np.empty(size + 1, dtype=np.int64)
@@ -252,7 +256,8 @@ def search_kernel(op, i0, i1, i2, i3, size, n_snakes, allowed_src, allowed_dst, 
         var = np.empty(size + 1)
         for i in range(i0, i2, i1):
             m, v = _layout_moments_kernel(size, src[i], dst[i], start, overshoot, chain,
-                                          faces, probs, jump_to, succ, dist, sure, mean, var)
+                                          faces, probs, jump_to, succ, dist, sure, mean, var,
+                                          want_var)
             best_mean[i] = m
             best_var[i] = v
     elif op == KICK:
@@ -263,7 +268,7 @@ def search_kernel(op, i0, i1, i2, i3, size, n_snakes, allowed_src, allowed_dst, 
             _anneal_chain(c, c - i0, size, n_snakes, allowed_src, allowed_dst, min_len,
                           max_len, start, overshoot, chain, faces, probs, mode, target, temps,
                           state, src, dst, cost, best_src, best_dst, best_cost, best_mean,
-                          best_var, evals, trace, trace_evals)
+                          best_var, evals, trace, trace_evals, want_var)
 
 
 @njit()

@@ -17,12 +17,12 @@ from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import seed_sequence
 from ..board import Board
-from ..chain import throws_variance
 from ..dice import Dice
 from .kernels import (
     ANNEAL,
     EVALUATE,
     KICK,
+    MOMENTS,
     TIE,
     apply_moves_kernel,
     neighbours_kernel,
@@ -200,9 +200,10 @@ def _search(p: _Problem, op: int, i0: int, i1: int, i2: int, i3: int, *, mode: i
                   best_cost, best_mean, best_var, evals, trace, trace_evals)
 
 
-def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | None = None
-           ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact (mean, variance) of the first ``n`` candidate layouts, on the worker threads."""
+def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | None = None,
+           op: int = EVALUATE) -> tuple[np.ndarray, np.ndarray]:
+    """Exact mean (with ``op=MOMENTS`` and variance) of the first ``n`` candidate layouts,
+    on the worker threads."""
     n = len(cand_src) if n is None else n
     mean = np.empty(n)
     var = np.empty(n)
@@ -214,7 +215,7 @@ def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | Non
             shares = min(default_threads(), hi - lo)
 
             def task(t: int, lo: int = lo, hi: int = hi, shares: int = shares) -> None:
-                _search(p, EVALUATE, lo + t, shares, hi, 0, src=cand_src, dst=cand_dst,
+                _search(p, op, lo + t, shares, hi, 0, src=cand_src, dst=cand_dst,
                         best_mean=mean, best_var=var)
 
             run_tasks(task, shares)
@@ -523,7 +524,7 @@ def design_board(
     board = Board(p.size, zip(src.tolist(), dst.tolist(), strict=True), name=f"design-{name}",
                   **p.rules)
     # the search scores candidates by their mean only; the winner's variance is solved once
-    variance = throws_variance(board)
+    variance = float(_batch(p, src[None, :], dst[None, :], op=MOMENTS)[1][0])
     return DesignResult(board=board, mean=float(mean), variance=variance, objective=name,
                         target=float(target) if target is not None else None, value=value,
                         method=method, trace=trace, trace_evaluations=trace_evals,
