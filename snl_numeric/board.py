@@ -33,9 +33,8 @@ from ._core.table import OVERSHOOT_CODES
 from ._core.validation import (
     INT64_MAX,
     OVERSHOOT_RULES,
-    SUM_TOL,
-    board_problem,
     few,
+    find_board_problem,
     flag,
     int_array,
     integer,
@@ -281,10 +280,8 @@ class Board:
         src_list, dst_list = _pairs(jumps, "jumps")
         src = np.array(src_list, dtype=np.int64)
         dst = np.array(dst_list, dtype=np.int64)
-        for arr in (src, dst):  # read-only, as the dice: one compiled board_problem
-            arr.flags.writeable = False
-        problem, i, j = board_problem(size, start, OVERSHOOT_CODES[overshoot], chain, src, dst,
-                                      dice.faces, dice.probs, SUM_TOL)
+        problem, i, j = find_board_problem(size, start, OVERSHOOT_CODES[overshoot], chain, src,
+                                           dst, dice.faces, dice.probs)
         if problem:
             raise ValueError(problem_message(
                 problem, i, j, size=size, start=start, code=OVERSHOOT_CODES[overshoot], src=src,

@@ -21,9 +21,8 @@ from ._core.memory import check_memory
 from ._core.text import sum_of_dice
 from ._core.validation import (
     MAX_FACE,
-    SUM_TOL,
-    dice_problem,
     few,
+    find_dice_problem,
     int_array,
     positive_int,
     probability,
@@ -228,9 +227,7 @@ def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
                            or np.issubdtype(probs_arr.dtype, np.complexfloating)):
         raise TypeError(f"dice probabilities must be numbers, got {few(probs_arr)}")
     probs_arr = probs_arr.astype(np.float64)
-    for arr in (faces_arr, probs_arr):  # read-only, as Board passes them: one compiled check
-        arr.flags.writeable = False
-    problem, i = dice_problem(faces_arr, probs_arr, SUM_TOL)
+    problem, i = find_dice_problem(faces_arr, probs_arr)
     if problem:
         raise ValueError(problem_message(problem, i, 0, size=0, start=0, code=0, src=faces_arr[:0],
                                          dst=faces_arr[:0], faces=faces_arr, probs=probs_arr))

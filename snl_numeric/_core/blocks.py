@@ -110,7 +110,9 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
     is the longest chain of blocks linked by forward moves (for error bounds).
     """
     n, nf = succ.shape
-    left = np.arange(n)
+    left = np.empty(n, dtype=np.int64)  # loops, not np.arange/np.ones: less to compile
+    for x in range(n):
+        left[x] = x
     for x in range(n if bmax > 1 else 0):
         if active[x]:
             for f in range(nf):
@@ -118,7 +120,7 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
                 if y < x and x - y < bmax and active[y] and probs[x * pstride, f] > 0.0:
                     if y < left[x]:
                         left[x] = y
-    free = np.ones(n, dtype=np.bool_)  # no short backward move crosses the cut after t
+    free = np.empty(n, dtype=np.bool_)  # no short backward move crosses the cut after t
     low = n
     for t in range(n - 1 if bmax > 1 else -1, -1, -1):
         free[t] = low > t
@@ -160,6 +162,14 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
     return nb, k, top
 
 
+@njit(inline="always")
+def _largest_block(block_start):  # pragma: no cover - jitted
+    top = 0
+    for b in range(block_start.shape[0] - 1):
+        top = max(top, block_start[b + 1] - block_start[b])
+    return top
+
+
 @njit(error_model="numpy")
 def block_factor_kernel(succ, probs, pstride, active, block_start, offsets, lu,
                         piv):  # pragma: no cover - jitted
@@ -181,8 +191,11 @@ def block_factor_kernel(succ, probs, pstride, active, block_start, offsets, lu,
             piv[lo] = d
             continue
         a = lu[offsets[b]: offsets[b] + s * s].reshape((s, s))
-        a[:, :] = 0.0
-        slack = np.zeros(s)
+        slack = np.empty(s)
+        for i in range(s):
+            slack[i] = 0.0
+            for j in range(s):
+                a[i, j] = 0.0
         for i in range(s):
             x = lo + i
             if not active[x]:
@@ -262,7 +275,10 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
     n, nf = succ.shape
     m = rhs.shape[1]
     nb = block_start.shape[0] - 1
-    last = np.full(n, -1, dtype=np.int64)  # last[x]: highest column first non-zero at row x
+    last = np.empty(n, dtype=np.int64)  # last[x]: highest column first non-zero at row x
+    for x in range(n):
+        last[x] = -1
+    col = np.empty(_largest_block(block_start))  # contiguous: one compiled GTH solve for all
     for j in range(m):
         for x in range(n - 1, -1, -1):
             if active[x] and rhs[x, j] != 0.0:
@@ -298,7 +314,11 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
         elif cols:
             a = lu[offsets[b]: offsets[b] + s * s].reshape((s, s))
             for j in range(cols):
-                gth_solve_kernel(a, piv[lo:hi], out[lo:hi, j])
+                for i in range(s):
+                    col[i] = out[lo + i, j]
+                gth_solve_kernel(a, piv[lo:hi], col[:s])
+                for i in range(s):
+                    out[lo + i, j] = col[i]
 
 
 @njit(error_model="numpy")
@@ -314,7 +334,10 @@ def block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu,
         for j in range(m):
             out[x, j] = rhs[x, j]
     if use_back:
-        back_out[:, :] = 0.0
+        for x in range(n):
+            for j in range(m):
+                back_out[x, j] = 0.0
+    col = np.empty(_largest_block(block_start))  # contiguous: one compiled GTH solve for all
     for b in range(nb):
         lo, hi = block_start[b], block_start[b + 1]
         s = hi - lo
@@ -326,7 +349,11 @@ def block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu,
         else:
             a = lu[offsets[b]: offsets[b] + s * s].reshape((s, s))
             for j in range(m):
-                gth_solve_t_kernel(a, piv[lo:hi], out[lo:hi, j])
+                for i in range(s):
+                    col[i] = out[lo + i, j]
+                gth_solve_t_kernel(a, piv[lo:hi], col[:s])
+                for i in range(s):
+                    out[lo + i, j] = col[i]
         for x in range(lo, hi):
             if not active[x]:
                 for j in range(m):
@@ -409,9 +436,11 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
     of ``r[i]`` is below ``(terms + 4) * 2**-104 * size[i]``.
     """
     n, nf = succ.shape
-    rh = np.zeros(n)
-    rl = np.zeros(n)
+    rh = np.empty(n)
+    rl = np.empty(n)
     for i in range(n):
+        rh[i] = 0.0
+        rl[i] = 0.0
         size[i] = 0.0
         if active[i]:
             rh[i] = b[i]

@@ -98,7 +98,6 @@ RESTART_MAX = 1000
 #: GMRES keeps ``restart + 1`` vectors of length ``k``: at most this many bytes of them.
 KRYLOV_BYTES = 1 << 28
 _EPS = np.finfo(float).eps / 2  # unit roundoff
-_NO_BACK = np.zeros(0)
 _DD_EPS = 2.0**-104
 
 
@@ -226,16 +225,19 @@ class Solver:
 
     # -- the sweeps ------------------------------------------------------------------------
     def _sweep(self, rhs: np.ndarray, back: np.ndarray | None = None) -> np.ndarray:
-        """``P^-1 (rhs + R back)``: one column (``back`` allowed) or several."""
+        """``P^-1 (rhs + R back)``: one column (``back`` allowed: GMRES) or several.
+
+        Without ``back`` a column goes through the many-column kernel too, so that a
+        board solved directly compiles one forward kernel, not two."""
         out = np.empty(rhs.shape)
-        if rhs.ndim == 1:
-            bk = _NO_BACK if back is None else back
+        if back is not None:
             sweep_kernel(self._succ, self._probs, self.pstride, self._active, self.block_start,
-                         self.offsets, self.lu, self.piv, rhs, bk, out)
+                         self.offsets, self.lu, self.piv, rhs, back, out)
         else:
+            cols = np.ascontiguousarray(rhs.reshape(self.n, -1))
             block_solve_kernel(self._succ, self._probs, self.pstride, self._active,
-                               self.block_start, self.offsets, self.lu, self.piv,
-                               np.ascontiguousarray(rhs), out)
+                               self.block_start, self.offsets, self.lu, self.piv, cols,
+                               out.reshape(cols.shape))
         return out
 
     def _sweep_t(self, rhs: np.ndarray, with_back: bool = False

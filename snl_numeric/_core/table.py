@@ -161,7 +161,9 @@ def push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # prag
     Returns the next free index of ``pmf``; stops early (returning a negative
     index ``-(k + 1)``) once the live mass is below ``tail``.
     """
-    nxt = np.zeros(mass.shape[0])
+    nxt = np.empty(mass.shape[0])  # a loop, not np.zeros: less to compile
+    for x in range(mass.shape[0]):
+        nxt[x] = 0.0
     for k in range(offset, pmf.shape[0]):
         pmf[k], remaining = push_step_kernel(succ, probs, mass, nxt, live, goal, band)
         if remaining < tail:

@@ -2,9 +2,11 @@
 
 Python-level checks (types, integer ranges, options) raise our own
 ``TypeError``/``ValueError`` naming the value. The value rules of a board
-(squares, jumps, dice) are checked by one Numba function,
-:func:`board_problem`, that :class:`~snl_numeric.Board` calls once and batch
-analysis calls per row inside its parallel kernel; :func:`problem_message`
+(squares, jumps, dice) are checked by one function, :func:`board_problem`,
+written in the subset of Python that Numba compiles: batch analysis compiles
+it into its per-row kernel, and :class:`~snl_numeric.Board` runs it through
+:func:`find_board_problem`, as plain Python for the boards people type (no
+compile on a cold start) and compiled for large ones. :func:`problem_message`
 words what it finds, so a bad board gets the same message either way.
 """
 
@@ -17,6 +19,7 @@ import reprlib
 from typing import Any
 
 import numpy as np
+from numba.extending import register_jitable
 
 from .numba_config import njit
 
@@ -298,13 +301,13 @@ NO_FACE, FACE_RANGE, FACE_DUPLICATE, PROB_NAN, PROB_RANGE, PROB_SUM, BOUNCE_FACE
 JUMP_GOAL, JUMP_SOURCE, JUMP_DEST, JUMP_NOWHERE, JUMP_DUPLICATE, JUMP_CYCLE = range(20, 26)
 
 
-@njit()
-def stable_order(values):  # pragma: no cover - jitted
+@register_jitable
+def stable_order(values):
     """Indices that sort ``values``, equal values in input order (bottom-up merge sort).
 
     Written out rather than ``np.argsort``: Numba's generic sorts take seconds to compile.
     """
-    n = values.shape[0]
+    n = len(values)
     order = np.empty(n, dtype=np.int64)
     tmp = np.empty(n, dtype=np.int64)
     for i in range(n):
@@ -336,10 +339,10 @@ def stable_order(values):  # pragma: no cover - jitted
     return order
 
 
-@njit()
-def lower_bound(ordered, x):  # pragma: no cover - jitted
+@register_jitable
+def lower_bound(ordered, x):
     """The first index ``i`` with ``ordered[i] >= x`` (``np.searchsorted``, left)."""
-    lo, hi = 0, ordered.shape[0]
+    lo, hi = 0, len(ordered)
     while lo < hi:
         mid = (lo + hi) // 2
         if ordered[mid] < x:
@@ -349,15 +352,15 @@ def lower_bound(ordered, x):  # pragma: no cover - jitted
     return lo
 
 
-@njit()
-def dice_problem(faces, probs, tol):  # pragma: no cover - jitted
+@register_jitable
+def dice_problem(faces, probs, tol):
     """``(code, index)`` of the first broken dice rule, ``(0, 0)`` if none.
 
     Faces in ``1 .. MAX_FACE`` and distinct (in any order); probabilities not
     NaN, finite, non-negative, summing to 1 within ``tol`` (a compensated sum,
     so the test does not depend on the number or order of the faces).
     """
-    n = faces.shape[0]
+    n = len(faces)
     if n == 0:
         return NO_FACE, 0
     for f in range(n):
@@ -388,8 +391,8 @@ def dice_problem(faces, probs, tol):  # pragma: no cover - jitted
     return 0, 0
 
 
-@njit()
-def board_problem(size, start, code, chain, src, dst, faces, probs, tol):  # pragma: no cover
+@register_jitable
+def board_problem(size, start, code, chain, src, dst, faces, probs, tol):
     """``(problem, i, j)``: the first rule of a board that ``(size, start, code, chain,
     src -> dst, faces, probs)`` breaks, with the jump (or face) indices concerned.
 
@@ -407,13 +410,13 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):  # pra
         return problem, f, 0
     if code == 2:
         top = 0
-        for f in range(faces.shape[0]):
+        for f in range(len(faces)):
             if probs[f] > 0.0 and faces[f] > faces[top]:
                 top = f
         if faces[top] - 1 > size:  # from size - 1 it would bounce below square 0
             # (written so that size + 1 cannot overflow for size = 2**63 - 1)
             return BOUNCE_FACE, top, 0
-    k = src.shape[0]
+    k = len(src)
     for i in range(k):
         if src[i] == size:
             return JUMP_GOAL, i, 0
@@ -456,6 +459,43 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):  # pra
             for w in range(n):
                 state[walk[w]] = 2
     return 0, 0, 0
+
+
+#: Up to this many jumps plus faces, :func:`find_board_problem` runs the rules as plain
+#: Python (about 1 ms at the limit); above it, compiled.
+PYTHON_RULES_MAX = 1000
+
+_dice_problem_kernel = njit()(dice_problem)
+_board_problem_kernel = njit()(board_problem)
+
+
+def find_dice_problem(faces: np.ndarray, probs: np.ndarray, tol: float = SUM_TOL
+                      ) -> tuple[int, int]:
+    """:func:`dice_problem` of 1-d int64 ``faces`` and float64 ``probs``: plain Python for
+    a few faces (nothing to compile on a cold start), compiled for many."""
+    if len(faces) <= PYTHON_RULES_MAX:
+        return dice_problem(faces.tolist(), probs.tolist(), tol)
+    return _dice_problem_kernel(faces, probs, tol)
+
+
+def find_board_problem(size: int, start: int, code: int, chain: bool, src: np.ndarray,
+                       dst: np.ndarray, faces: np.ndarray, probs: np.ndarray,
+                       tol: float = SUM_TOL) -> tuple[int, int, int]:
+    """:func:`board_problem`, run as :func:`find_dice_problem` runs its rules.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> find_board_problem(10, 0, 0, False, i64(3), i64(7), i64(1, 2), np.array([0.5, 0.5]))
+    (0, 0, 0)
+    >>> find_board_problem(10, 0, 0, True, i64(3, 7), i64(7, 3), i64(1), np.array([1.0]))[0]
+    25
+    """
+    if len(src) + len(faces) <= PYTHON_RULES_MAX:
+        return board_problem(size, start, code, chain, src.tolist(), dst.tolist(),
+                             faces.tolist(), probs.tolist(), tol)
+    return _board_problem_kernel(size, start, code, chain, src, dst, faces, probs, tol)
 
 
 def problem_message(problem: int, i: int, j: int, *, size: int, start: int, code: int,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._core.memory import check_memory
-from .._core.numba_config import njit
+from .._core.numba_config import SMALL_LOOP, njit, python_twin
 from ..board import Board, check_board
 from ..compile import table_bytes
 from ..dice import Dice, as_dice, parse_dice
@@ -88,7 +88,10 @@ def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Probl
         nxt_jump = cb.jump_index[dst]
         tgt = np.where(nxt_jump >= 0, n + nxt_jump, dst).astype(np.intp)
     depth = np.zeros(len(src), dtype=np.int64)
-    _jump_depth_kernel(tgt, n, depth)
+    if len(src) <= SMALL_LOOP:  # a few jumps: as plain Python, nothing to compile
+        python_twin(_jump_depth_kernel)(tgt.tolist(), n, depth)
+    else:
+        _jump_depth_kernel(tgt, n, depth)
     order = np.argsort(depth, kind="stable").astype(np.intp)
     return Problem(n, nxt, probs, src, tgt, order, bool(optional))
 
@@ -96,7 +99,7 @@ def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Probl
 @njit()
 def _jump_depth_kernel(tgt, n, depth):  # pragma: no cover - jitted
     """``depth[j]``: number of jumps chained after ``j`` (no cycles: checked by Board)."""
-    m = tgt.shape[0]
+    m = len(tgt)
     done = np.zeros(m, dtype=np.bool_)
     stack = np.empty(m, dtype=np.int64)
     for j0 in range(m):
@@ -168,7 +171,7 @@ def reverse(p: Problem) -> tuple[np.ndarray, np.ndarray]:
     return indptr, choice
 
 
-@njit()
+@njit(inline="always")
 def _owner(c, n, n_act):  # pragma: no cover - jitted
     if c < n * n_act:
         return c // n_act
