@@ -488,12 +488,37 @@ def backward_columns_kernel(succ, probs, pstride, active, block_start, tcol, col
 
 
 @njit()
-def _woodbury_solve(succ, probs, pstride, active, bs, offsets, lu, piv, z, targets, cap, cap_piv,
-                    rhs, out):  # pragma: no cover - jitted
+def _unit_solve(succ, probs, pstride, active, piv, rhs, out):  # pragma: no cover - jitted
+    """``out = P^-1 rhs`` for the columns of ``rhs`` when every block is one square (``P``
+    upper triangular, ``piv`` its diagonal): what :func:`block_solve_kernel` and
+    :func:`sweep_kernel` compute there, in the same order, in a fraction of the code."""
+    n, nf = succ.shape
+    m = rhs.shape[1]
+    for x in range(n - 1, -1, -1):
+        if not active[x]:
+            for j in range(m):
+                out[x, j] = 0.0
+            continue
+        for j in range(m):
+            out[x, j] = rhs[x, j]
+        for f in range(nf):
+            y = succ[x, f]
+            if y > x:
+                p = probs[x * pstride, f]
+                for j in range(m):
+                    out[x, j] += p * out[y, j]
+        d = piv[x]
+        for j in range(m):
+            out[x, j] /= d
+
+
+@njit()
+def _woodbury_solve(succ, probs, pstride, active, piv, z, targets, cap, cap_piv, rhs,
+                    out):  # pragma: no cover - jitted
     """``out = A^-1 rhs`` (one column) by the Woodbury method, ``W = z[:, 1 : k + 1]``."""
     n = rhs.shape[0]
     k = targets.shape[0]
-    sweep_kernel(succ, probs, pstride, active, bs, offsets, lu, piv, rhs, np.zeros(0), out)
+    _unit_solve(succ, probs, pstride, active, piv, rhs.reshape((n, 1)), out.reshape((n, 1)))
     coef = np.empty(k)
     for a in range(k):
         coef[a] = out[targets[a]]
@@ -557,16 +582,15 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
     if k > kmax:
         return 1
     bs = block_start[: nb + 1]
-    offsets = np.zeros(nb, dtype=np.int64)
-    total = 0
-    for b in range(nb):
-        s = bs[b + 1] - bs[b]
-        if s >= 2:
-            offsets[b] = total
-            total += s * s
-    lu = np.empty(total)
-    piv = np.empty(n)
-    block_factor_kernel(succ, probs, pstride, sure, bs, offsets, lu, piv)
+    piv = np.empty(n)  # the pivots (block_factor_kernel's, for blocks of one square)
+    for x in range(n):
+        d = 1.0
+        if sure[x]:
+            d = 0.0
+            for f in range(nf):
+                if succ[x, f] != x:
+                    d += probs[x * pstride, f]
+        piv[x] = d
     # columns: the ones, the R columns, the probability of leaving
     rhs = np.zeros((n, k + 2))
     rowsum = np.empty(n)  # the chain's rows scaled to sum to 1 (see Solver)
@@ -579,7 +603,7 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
             rhs[x, 0] = acc
     backward_columns_kernel(succ, probs, pstride, sure, bs, tcol, 1, rhs)
     z = np.empty((n, k + 2))
-    block_solve_kernel(succ, probs, pstride, sure, bs, offsets, lu, piv, rhs, z)
+    _unit_solve(succ, probs, pstride, sure, piv, rhs, z)
     targets = np.empty(k, dtype=np.int64)
     for y in range(n):
         if tcol[y] >= 0:
@@ -614,8 +638,7 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
     ts = np.empty(n)
     for x in range(n):
         ts[x] = t[x, 0] * rowsum[x]
-    _woodbury_solve(succ, probs, pstride, sure, bs, offsets, lu, piv, z, targets, cap, cap_piv,
-                    ts, u)
+    _woodbury_solve(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, ts, u)
     cancel = False
     for x in range(n):
         if sure[x]:
@@ -637,8 +660,7 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
             b[x] = rhs[x, 0]
         residual_kernel(succ, probs, pstride, sure, b, tt, np.zeros(n), False, r, size)
         tlo = np.empty(n)
-        _woodbury_solve(succ, probs, pstride, sure, bs, offsets, lu, piv, z, targets, cap,
-                        cap_piv, r, tlo)
+        _woodbury_solve(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, r, tlo)
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t (Solver.a_priori) is known wrong, and dropped
         bound = _EPS * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)
@@ -649,8 +671,7 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
                 break
         w = np.empty(n)
         step_variance_kernel(succ, probs, pstride, sure, tt, tlo, w)
-        _woodbury_solve(succ, probs, pstride, sure, bs, offsets, lu, piv, z, targets, cap,
-                        cap_piv, w, u)
+        _woodbury_solve(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, w, u)
         for x in range(n):
             if sure[x] and not var[x] * CANCELLATION >= mean[x] * mean[x] and mean[x] > 1.0:
                 var[x] = u[x]
