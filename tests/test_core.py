@@ -1,3 +1,4 @@
+import functools
 import math
 from fractions import Fraction
 
@@ -328,14 +329,70 @@ def test_absurd_board_is_refused_before_allocating():
 
 
 # --- the written-out sort and search of the board checks ---------------------------------
+@functools.cache
+def _compiled_sort_and_search():
+    import numba
+
+    from snl_numeric._core.validation import lower_bound, stable_order
+
+    return numba.njit(lambda v: stable_order(v)), numba.njit(lambda v, x: lower_bound(v, x))
+
+
+@functools.cache
+def _compiled_board_problem():
+    import numba
+
+    from snl_numeric._core.validation import board_problem
+
+    return numba.njit(lambda *args: board_problem(*args))
+
+
 @given(st.lists(st.integers(-5, 5), max_size=40))
 @settings(max_examples=200)
 def test_stable_order_and_lower_bound_match_numpy(values):
+    """From Python (``sorted``/``bisect``) and compiled (merge sort/binary search)."""
     from snl_numeric._core.validation import lower_bound, stable_order
 
+    compiled_order, compiled_bound = _compiled_sort_and_search()
     arr = np.array(values, dtype=np.int64)
-    order = stable_order(arr)
-    assert order.tolist() == np.argsort(arr, kind="stable").tolist()
-    ordered = arr[order]
+    expect = np.argsort(arr, kind="stable").tolist()
+    assert list(stable_order(arr)) == expect
+    assert compiled_order(arr).tolist() == expect
+    ordered = arr[expect]
     for x in range(-6, 7):
-        assert lower_bound(ordered, x) == int(np.searchsorted(ordered, x, side="left"))
+        want = int(np.searchsorted(ordered, x, side="left"))
+        assert lower_bound(ordered, x) == want
+        assert compiled_bound(ordered, x) == want
+
+
+@given(size=st.integers(-1, 12), start=st.integers(-1, 13), code=st.integers(-1, 3),
+       chain=st.booleans(), pairs=st.lists(st.tuples(st.integers(-1, 13), st.integers(-1, 13)),
+                                           max_size=8),
+       dice=st.lists(st.tuples(st.integers(-1, 14),
+                               st.sampled_from([0.0, 0.25, 0.5, 1.0, -0.5, np.nan, np.inf])),
+                     max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_board_rules_same_in_python_and_compiled(size, start, code, chain, pairs, dice):
+    """Board checks its rules as plain Python, batch rows and huge boards compiled: the
+    same rule code, so the same first problem and indices."""
+    from snl_numeric._core.validation import SUM_TOL, board_problem
+
+    src = np.array([a for a, _ in pairs], dtype=np.int64)
+    dst = np.array([b for _, b in pairs], dtype=np.int64)
+    faces = np.array([f for f, _ in dice], dtype=np.int64)
+    probs = np.array([p for _, p in dice], dtype=np.float64)
+    args = (size, start, code, chain, src, dst, faces, probs, SUM_TOL)
+    in_python = board_problem(size, start, code, chain, src.tolist(), dst.tolist(),
+                              faces.tolist(), probs.tolist(), SUM_TOL)
+    assert tuple(in_python) == tuple(_compiled_board_problem()(*args))
+
+
+def test_many_jumps_checked_compiled_with_the_same_message():
+    """Above PYTHON_RULES_MAX jumps the rules run compiled: a cycle is still named."""
+    from snl_numeric._core.validation import PYTHON_RULES_MAX
+
+    n = PYTHON_RULES_MAX + 5
+    jumps = {x: x + 1 for x in range(1, n)} | {n: 1}  # one long chain closed into a loop
+    with pytest.raises(ValueError, match="cycle"):
+        Board(n + 10, jumps, chain=True)
+    assert len(Board(n + 10, {x: x + 1 for x in range(1, n, 2)}, chain=True).jumps) == n // 2

@@ -576,12 +576,32 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
     n, nf = succ.shape
     sure = sure.copy()
     sure[n - 1] = False  # the goal: absorbing, not in the system
-    block_start = np.empty(n + 1, dtype=np.int64)
+    # structure_kernel's answer for blocks of one square: the backward targets numbered
+    # from the highest move down, and the longest chain of forward moves
     tcol = np.empty(n, dtype=np.int64)
-    nb, k, levels = structure_kernel(succ, probs, pstride, sure, 1, block_start, tcol)
+    level = np.empty(n, dtype=np.int64)
+    for x in range(n):
+        tcol[x] = -1
+    k = 0
+    levels = 0
+    for x in range(n - 1, -1, -1):
+        lv = 0
+        if sure[x]:
+            for f in range(nf):
+                y = succ[x, f]
+                if not sure[y] or probs[x * pstride, f] == 0.0:
+                    continue
+                if y > x:
+                    if level[y] > lv:
+                        lv = level[y]
+                elif y < x and tcol[y] < 0:
+                    tcol[y] = k
+                    k += 1
+        level[x] = lv + 1
+        if lv + 1 > levels:
+            levels = lv + 1
     if k > kmax:
         return 1
-    bs = block_start[: nb + 1]
     piv = np.empty(n)  # the pivots (block_factor_kernel's, for blocks of one square)
     for x in range(n):
         d = 1.0
@@ -591,17 +611,27 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
                 if succ[x, f] != x:
                     d += probs[x * pstride, f]
         piv[x] = d
-    # columns: the ones, the R columns, the probability of leaving
-    rhs = np.zeros((n, k + 2))
+    # columns: the ones, the R columns (backward_columns_kernel's), the probability of leaving
+    rhs = np.empty((n, k + 2))
     rowsum = np.empty(n)  # the chain's rows scaled to sum to 1 (see Solver)
     for x in range(n):
         acc = 0.0
         for f in range(nf):
             acc += probs[x * pstride, f]
         rowsum[x] = acc
+        for c in range(k + 2):
+            rhs[x, c] = 0.0
         if sure[x]:
             rhs[x, 0] = acc
-    backward_columns_kernel(succ, probs, pstride, sure, bs, tcol, 1, rhs)
+            for f in range(nf):
+                p = probs[x * pstride, f]
+                y = succ[x, f]
+                if p == 0.0:
+                    continue
+                if not sure[y]:
+                    rhs[x, k + 1] += p
+                elif y < x:
+                    rhs[x, 1 + tcol[y]] += p
     z = np.empty((n, k + 2))
     _unit_solve(succ, probs, pstride, sure, piv, rhs, z)
     targets = np.empty(k, dtype=np.int64)
@@ -658,7 +688,10 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
         b = np.empty(n)
         for x in range(n):
             b[x] = rhs[x, 0]
-        residual_kernel(succ, probs, pstride, sure, b, tt, np.zeros(n), False, r, size)
+        zero = np.empty(n)
+        for x in range(n):
+            zero[x] = 0.0
+        residual_kernel(succ, probs, pstride, sure, b, tt, zero, False, r, size)
         tlo = np.empty(n)
         _woodbury_solve(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, r, tlo)
         # the residual has both signs, so its solve may cancel: a correction larger than

@@ -12,6 +12,7 @@ words what it finds, so a bad board gets the same message either way.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import numbers
@@ -19,7 +20,7 @@ import reprlib
 from typing import Any
 
 import numpy as np
-from numba.extending import register_jitable
+from numba.extending import overload, register_jitable
 
 from .numba_config import njit
 
@@ -301,12 +302,17 @@ NO_FACE, FACE_RANGE, FACE_DUPLICATE, PROB_NAN, PROB_RANGE, PROB_SUM, BOUNCE_FACE
 JUMP_GOAL, JUMP_SOURCE, JUMP_DEST, JUMP_NOWHERE, JUMP_DUPLICATE, JUMP_CYCLE = range(20, 26)
 
 
-@register_jitable
 def stable_order(values):
-    """Indices that sort ``values``, equal values in input order (bottom-up merge sort).
+    """Indices that sort ``values``, equal values in input order.
 
-    Written out rather than ``np.argsort``: Numba's generic sorts take seconds to compile.
+    Python's ``sorted`` when called from Python; a written-out bottom-up merge sort
+    (:func:`_merge_order`) inside compiled kernels: Numba's generic sorts take seconds
+    to compile.
     """
+    return sorted(range(len(values)), key=values.__getitem__)
+
+
+def _merge_order(values):  # pragma: no cover - compiled as stable_order
     n = len(values)
     order = np.empty(n, dtype=np.int64)
     tmp = np.empty(n, dtype=np.int64)
@@ -339,9 +345,13 @@ def stable_order(values):
     return order
 
 
-@register_jitable
 def lower_bound(ordered, x):
-    """The first index ``i`` with ``ordered[i] >= x`` (``np.searchsorted``, left)."""
+    """The first index ``i`` with ``ordered[i] >= x`` (``np.searchsorted``, left):
+    :func:`bisect.bisect_left` from Python, :func:`_bisect` compiled."""
+    return bisect.bisect_left(ordered, x)
+
+
+def _bisect(ordered, x):  # pragma: no cover - compiled as lower_bound
     lo, hi = 0, len(ordered)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -350,6 +360,16 @@ def lower_bound(ordered, x):
         else:
             hi = mid
     return lo
+
+
+@overload(stable_order)
+def _stable_order_overload(values):  # pragma: no cover - runs when a kernel compiles
+    return _merge_order
+
+
+@overload(lower_bound)
+def _lower_bound_overload(ordered, x):  # pragma: no cover - runs when a kernel compiles
+    return _bisect
 
 
 @register_jitable

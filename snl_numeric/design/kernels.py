@@ -181,7 +181,7 @@ def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max
     """Advance annealing chain ``c`` by ``len(temps)`` steps (touches only row ``c``; its
     trace goes to row ``row`` of ``trace``/``trace_evals``)."""
     k = src.shape[1]
-    occ = np.zeros(size + 1, dtype=np.bool_)
+    occ = np.empty(size + 1, dtype=np.bool_)  # set by _mark
     cur_src = np.empty(k, dtype=np.int64)
     cur_dst = np.empty(k, dtype=np.int64)
     _copy(cur_src, src[c])
@@ -275,7 +275,7 @@ def search_kernel(op, i0, i1, i2, i3, size, n_snakes, allowed_src, allowed_dst, 
 def neighbours_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len,
                        rec):  # pragma: no cover - jitted
     """Record every feasible single move of a layout in ``rec``; return how many."""
-    occ = np.zeros(size + 1, dtype=np.bool_)
+    occ = np.empty(size + 1, dtype=np.bool_)  # set by _mark
     _mark(size, src, dst, occ)
     n = 0
     for j in range(src.shape[0]):
@@ -305,7 +305,7 @@ def _kick(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len, 
           moves):  # pragma: no cover - jitted
     """Apply ``moves`` random feasible moves to ``src``/``dst`` in place (stream ``c``)."""
     k = src.shape[0]
-    occ = np.zeros(size + 1, dtype=np.bool_)
+    occ = np.empty(size + 1, dtype=np.bool_)  # set by _mark
     new_src = np.empty(k, dtype=np.int64)
     new_dst = np.empty(k, dtype=np.int64)
     done = 0
