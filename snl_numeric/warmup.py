@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
+import numpy as np
+
 from ._core.numba_config import COMPILE_LISTENER, cache_dir
 
 
@@ -26,6 +28,7 @@ def _core() -> None:
     from .board import Board
     from .boards import random_board
     from .chain import expected_throws_all
+    from .dice import Dice
 
     mb = boards.get("milton-bradley")
     analyze(mb)
@@ -35,7 +38,8 @@ def _core() -> None:
                    dice={1: 0.3, 2: 0.3, 5: 0.4})
     length_distribution(bounce)
     expected_throws_all(random_board(600, 0.1, rng=3))  # the structured solver (Woodbury)
-    solver_report(random_board(5000, 0.2, rng=1))  # ... and GMRES
+    solver_report(random_board(5000, 0.2, rng=1))  # ... and GMRES (and 1,000 jumps: the
+    Dice(np.arange(1, 1202), np.full(1201, 1 / 1201))  # board and dice rules compiled)
 
 
 def _simulate() -> None:
@@ -62,6 +66,7 @@ def _batch() -> None:
 
 def _policy() -> None:
     from . import boards
+    from .boards import random_board
     from .policy import finish_within, optimal_policy
 
     mb = boards.get("milton-bradley")
@@ -69,6 +74,7 @@ def _policy() -> None:
     optimal_policy(mb, ["1-3", "d6"], objective="max")
     optimal_policy(boards.get("seed-30"), ["1-2", "d6"], method="value")
     finish_within(mb, ["1-3", "4-6"], 5)
+    optimal_policy(random_board(2000, 0.2, rng=2), ["1-3", "4-6"])  # 400 jumps: compiled depths
 
 
 def _race() -> None:
@@ -150,8 +156,8 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
 
     Notes
     -----
-    The kernels the groups share (the board checks) are compiled first, here,
-    so the processes do not compile them twice. Where the cache lives:
+    The kernels every group uses (the successor table and its BFS) are compiled
+    first, here, so the processes do not compile them twice. Where the cache lives:
     :func:`snl_numeric.cache_dir` (``$NUMBA_CACHE_DIR`` when set).
 
     Examples
@@ -176,8 +182,9 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
             times[name] = _run_group(name)[1]
     else:
         from . import boards
+        from .shortest import min_throws
 
-        boards.get("milton-bradley")  # the shared board checks, compiled once, here
+        min_throws(boards.get("milton-bradley"))  # the shared kernels, compiled once, here
         ctx = get_context("spawn")  # no fork of a process holding threads
         longest_first = sorted(names, key=lambda n: -_COST.get(n, 0))  # packs the processes
         with ProcessPoolExecutor(max_workers=min(processes, len(names)), mp_context=ctx) as pool:

@@ -22,6 +22,7 @@ from .._core.validation import (
     SUM_TOL,
     check_tail,
     problem_message,
+    readonly,
 )
 from ..chain import finish_probability, moments
 from ..io import require_pandas
@@ -151,6 +152,8 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
                np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
                np.full(n, -1, np.int64), np.zeros(n, np.int8))
     if n:
+        # read-only inputs, as every kernel of the package gets them
+        ro = [readonly(a) for a in (batch.jump_src, batch.jump_dst, batch.faces, batch.probs)]
         want_moments = any(c in cols for c in ("mean", "variance", "std"))
         want_var = any(c in cols for c in ("variance", "std"))
         shares = min(default_threads(), n)
@@ -158,9 +161,9 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
 
         def task(t: int) -> None:
             batch_kernel(t, shares, batch.sizes, batch.starts, batch.overshoot, batch.chain,
-                         batch.jump_ptr, batch.jump_src, batch.jump_dst, batch.dice_ptr,
-                         batch.faces, batch.probs, SUM_TOL, max_bytes, want_moments, want_var,
-                         bool(len(levels)) or want_mode, levels, want_mode,
+                         batch.jump_ptr, ro[0], ro[1], batch.dice_ptr, ro[2], ro[3], SUM_TOL,
+                         max_bytes, want_moments, want_var, bool(len(levels)) or want_mode,
+                         levels, want_mode,
                          float(settings.tail), int(settings.max_throws), out.problem, out.where,
                          out.min_throws, out.sure, out.mean, out.var, out.q, out.mode,
                          out.status)
