@@ -5,7 +5,7 @@ Each row runs one entry point in new Python processes:
 - *cold*: an empty Numba cache directory (``NUMBA_CACHE_DIR`` set to a new
   temporary directory), so the first call compiles every kernel it needs;
   the time runs from after ``import snl_numeric`` to the answer (building
-  the board included: a ``Board`` checks its rules in a compiled kernel);
+  the board included);
 - *cached*: a fresh process again, with the cache the cold run filled: what
   every later process pays (kernels loaded from disk);
 - *warm*: the second call in the cold process (nothing compiled or loaded).

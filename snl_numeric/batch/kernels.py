@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.moments import moments_kernel
 from .._core.numba_config import njit
-from .._core.solve import moments_kernel
 from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
 from .._core.validation import board_problem
 from .data import MAX_SIZE

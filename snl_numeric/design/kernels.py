@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
+from .._core.moments import moments_kernel
 from .._core.numba_config import njit
-from .._core.solve import moments_kernel
 from .._core.table import reach_kernel, succ_table_kernel
 
 #: Objective values closer than this (relative) are ties: they differ by rounding only.
