@@ -121,6 +121,8 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
                     if y < left[x]:
                         left[x] = y
     free = np.empty(n, dtype=np.bool_)  # no short backward move crosses the cut after t
+    for t in range(n):
+        free[t] = True
     low = n
     for t in range(n - 1 if bmax > 1 else -1, -1, -1):
         free[t] = low > t

@@ -16,10 +16,8 @@ from .numba_config import njit
 from .solve import CANCELLATION, UNIT_ROUNDOFF, step_variance_kernel
 from .table import reach_kernel
 
-_EPS = UNIT_ROUNDOFF
 
-
-@njit()
+@njit(error_model="numpy")  # divisions as the block kernels do theirs
 def _unit_solve(succ, probs, pstride, active, piv, rhs, out):  # pragma: no cover - jitted
     """``out = P^-1 rhs`` for the columns of ``rhs`` when every block is one square (``P``
     upper triangular, ``piv`` its diagonal): what :func:`block_solve_kernel` and
@@ -44,7 +42,7 @@ def _unit_solve(succ, probs, pstride, active, piv, rhs, out):  # pragma: no cove
             out[x, j] /= d
 
 
-@njit()
+@njit(error_model="numpy")
 def _woodbury_solve(succ, probs, pstride, active, piv, z, targets, cap, cap_piv, rhs,
                     out):  # pragma: no cover - jitted
     """``out = A^-1 rhs`` (one column) by the Woodbury method, ``W = z[:, 1 : k + 1]``."""
@@ -69,7 +67,6 @@ def _woodbury_solve(succ, probs, pstride, active, piv, z, targets, cap, cap_piv,
         for a in range(k):
             acc += z[x, 1 + a] * coef[a]
         out[x] = acc
-
 
 
 @njit()
@@ -205,7 +202,7 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
         _woodbury_solve(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, r, tlo)
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t (Solver.a_priori) is known wrong, and dropped
-        bound = _EPS * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)
+        bound = UNIT_ROUNDOFF * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)
         for x in range(n):
             if not abs(tlo[x]) <= bound * abs(tt[x]):
                 for y in range(n):

@@ -234,7 +234,8 @@ class Solver:
 
         Below :data:`SWEEP_MIN` squares a column without ``back`` goes through the
         many-column kernel, so that a small board compiles one forward kernel, not two
-        (the arithmetic is the same)."""
+        (the same arithmetic, except that rows above the column's first non-zero are set
+        to 0, not computed)."""
         out = np.empty(rhs.shape)
         if back is not None or (rhs.ndim == 1 and self.n >= SWEEP_MIN):
             sweep_kernel(self._succ, self._probs, self.pstride, self._active, self.block_start,

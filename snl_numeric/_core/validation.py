@@ -495,7 +495,7 @@ def find_dice_problem(faces: np.ndarray, probs: np.ndarray, tol: float = SUM_TOL
     a few faces (nothing to compile on a cold start), compiled for many."""
     if len(faces) <= PYTHON_RULES_MAX:
         return dice_problem(faces.tolist(), probs.tolist(), tol)
-    return _dice_problem_kernel(faces, probs, tol)
+    return _dice_problem_kernel(readonly(faces), readonly(probs), tol)
 
 
 def find_board_problem(size: int, start: int, code: int, chain: bool, src: np.ndarray,
@@ -515,7 +515,8 @@ def find_board_problem(size: int, start: int, code: int, chain: bool, src: np.nd
     if len(src) + len(faces) <= PYTHON_RULES_MAX:
         return board_problem(size, start, code, chain, src.tolist(), dst.tolist(),
                              faces.tolist(), probs.tolist(), tol)
-    return _board_problem_kernel(size, start, code, chain, src, dst, faces, probs, tol)
+    return _board_problem_kernel(size, start, code, chain, readonly(src), readonly(dst),
+                                 readonly(faces), readonly(probs), tol)
 
 
 def problem_message(problem: int, i: int, j: int, *, size: int, start: int, code: int,
