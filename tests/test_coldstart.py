@@ -46,6 +46,31 @@ def test_compile_note_once_then_kernels_load_silently(tmp_path):
     assert second.stdout.split() == ["2"] and second.stderr == ""
 
 
+GC_DURING_COMPILES = """
+import gc
+from numba.core import event
+from snl_numeric import Board, min_throws, simulate
+seen = []
+class Watch(event.Listener):
+    def on_start(self, ev):
+        seen.append(gc.isenabled())
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Watch())
+min_throws(Board(10, {3: 8}))
+after = gc.isenabled()
+gc.disable()  # the user's choice is kept
+simulate(Board(10, {3: 8}), 10, rng=0)
+print(len(seen), any(seen), after, gc.isenabled())
+"""
+
+
+def test_garbage_collector_paused_while_compiling_then_as_it_was(tmp_path):
+    out = run_python(GC_DURING_COMPILES, NUMBA_CACHE_DIR=str(tmp_path))
+    n, during, after, kept_off = out.stdout.split()
+    assert int(n) > 2 and (during, after, kept_off) == ("False", "True", "False")
+
+
 def test_cache_dir_is_per_user_unless_numba_cache_dir_is_set(tmp_path):
     code = "import snl_numeric; print(snl_numeric.cache_dir())"
     out = run_python(code, NUMBA_CACHE_DIR=None, XDG_CACHE_HOME=str(tmp_path / "xdg"))
