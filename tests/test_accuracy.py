@@ -25,6 +25,7 @@ from snl_numeric import (
 )
 from snl_numeric._core.moments import structured_moments
 from snl_numeric._core.solve import Solver
+from snl_numeric.boards import get as board_named
 from snl_numeric.boards import random_board
 from snl_numeric.chain import fundamental
 
@@ -232,6 +233,21 @@ def test_batch_variance_matches_the_single_board_solve(size):
     ref = naive.plain_moments(size)
     assert rel(throws_variance(board), ref[1]) < 1e-13
     assert rel(analyze_many([board], columns=["variance"])["variance"].iloc[0], ref[1]) < 1e-13
+
+
+def test_batch_runs_only_cancelling_rows_again_with_the_fallback():
+    # the first pass leaves NaN where the formula cancels; rows whose start cancels run
+    # again through the kernel with the fallback, wherever they sit in the batch
+    mb = board_named("milton-bradley")
+    plain = [Board(300), Board(40, {39: 0}), Board(400)]
+    rows = [mb, plain[0], Board(20, {5: 15}), plain[1], {"size": 5, "jumps": [[5, 1]]},
+            plain[2]]
+    df = analyze_many(rows, columns=["mean", "variance"], errors="coerce")
+    assert df["error"].notna().tolist() == [False] * 4 + [True, False]
+    for i in (0, 1, 2, 3, 5):
+        assert rel(df["mean"].iloc[i], expected_throws(rows[i])) < 1e-13
+        assert rel(df["variance"].iloc[i], throws_variance(rows[i])) < 1e-12
+    assert rel(df["variance"].iloc[5], naive.plain_moments(400)[1]) < 1e-13
 
 
 def test_variance_beyond_the_largest_double_is_inf_not_nan():

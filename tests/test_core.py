@@ -373,9 +373,9 @@ def test_stable_order_and_lower_bound_match_numpy(values):
                      max_size=4))
 @settings(max_examples=300, deadline=None)
 def test_board_rules_same_in_python_and_compiled(size, start, code, chain, pairs, dice):
-    """Board checks its rules as plain Python, batch rows and huge boards compiled: the
-    same rule code, so the same first problem and indices."""
-    from snl_numeric._core.validation import SUM_TOL, board_problem
+    """Board checks its rules as plain Python, huge boards compiled: the same rule code,
+    so the same first problem and indices; batch rows by rules_hold: the same verdict."""
+    from snl_numeric._core.validation import SUM_TOL, board_problem, rules_hold
 
     src = np.array([a for a, _ in pairs], dtype=np.int64)
     dst = np.array([b for _, b in pairs], dtype=np.int64)
@@ -385,6 +385,11 @@ def test_board_rules_same_in_python_and_compiled(size, start, code, chain, pairs
     in_python = board_problem(size, start, code, chain, src.tolist(), dst.tolist(),
                               faces.tolist(), probs.tolist(), SUM_TOL)
     assert tuple(in_python) == tuple(_compiled_board_problem()(*args))
+    # batch analysis screens its rows with rules_hold, then words a broken rule as above
+    scratch = np.full((2, max(size + 1, 1)), 7, dtype=np.int64)
+    assert rules_hold(*args, scratch[0], scratch[1]) == (in_python[0] == 0)
+    if in_python[0] == 0:  # rules_hold leaves the jump table of the board behind
+        assert scratch[0].tolist() == [dict(pairs).get(x, -1) for x in range(size + 1)]
 
 
 def test_many_jumps_checked_compiled_with_the_same_message():

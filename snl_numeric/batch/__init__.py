@@ -11,7 +11,8 @@ of a Numba kernel run on several threads (interleaved boards, each writing its
 own rows). Per board it
 
 1. validates the board against the rules of :class:`~snl_numeric.Board`
-   (rows flagged here are rebuilt as a ``Board`` only to word the error);
+   (``_core.validation.rules_hold``: only the verdict; a flagged row's broken
+   rule is found and worded afterwards as ``Board`` words it);
 2. compiles the successor table (``_core.table.succ_table_kernel``);
 3. finds the fewest throws by breadth-first propagation from the goal over
    the reversed successor table, and the *sure* squares (goal reached with
@@ -20,9 +21,11 @@ own rows). Per board it
    forward moves plus a low-rank correction for the squares that snakes (and
    bounces) lead back to, eliminated without cancellation
    (``_core.moments.moments_kernel``, the single-board solver's Woodbury method):
-   ``E[T] = t[start]``, ``Var T = 2 u - t - t**2`` (or the variance of one step,
-   solved, where that would cancel); a board with more backward targets than
-   the kernel takes is handed to the single-board solver;
+   ``E[T] = t[start]``, ``Var T = 2 u - t - t**2``; the rare boards where that
+   would cancel at the start run again through a second specialisation of the
+   kernel that solves the variance of one step there (compiled only when such
+   a board comes); a board with more backward targets than the kernel takes is
+   handed to the single-board solver;
 5. only when a median, percentile or mode is asked for, pushes the
    probability mass over the successor table one throw at a time (exactly
    as :func:`~snl_numeric.length_distribution` does) until the requested

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.moments import moments_kernel
+from .._core.moments import CANCELS, TOO_MANY_TARGETS, moments_kernel
 from .._core.numba_config import njit
 from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
-from .._core.validation import board_problem
+from .._core.validation import rules_hold
 from .data import MAX_SIZE
 
-#: Problem code of a board larger than :data:`MAX_SIZE`, or needing more memory than a
-#: thread may use (the others: ``board_problem``).
-TOO_LARGE = 99
+#: Problem codes of :func:`batch_kernel`: a board larger than :data:`MAX_SIZE`, or needing
+#: more memory than a thread may use; a board that breaks a rule (the caller finds which,
+#: with ``find_board_problem``).
+TOO_LARGE, BROKEN_RULE = 99, 98
 #: ``status`` bits: the tail did not fall below ``tail`` within ``max_throws`` throws;
-#: the board has too many backward targets for the per-board kernel (the caller solves it).
-TAIL_NOT_REACHED, NEEDS_SOLVER = 1, 2
+#: the board has too many backward targets for the per-board kernel (the caller solves it);
+#: the variance formula cancels (the caller runs the board again with ``fallback=True``).
+TAIL_NOT_REACHED, NEEDS_SOLVER, NEEDS_FALLBACK = 1, 2, 4
 #: Most backward targets the per-board kernel takes.
 KMAX = 512
 #: Bytes per square of one board in :func:`batch_kernel`, besides 8 per face: the jump
@@ -29,9 +31,9 @@ def row_bytes(size, n_faces):
 
 
 @njit(inline="always")
-def _table_one(size, code, chain, src, dst, faces, probs):  # pragma: no cover - jitted
-    """The successor table of a valid board over the faces of positive probability, and
-    those probabilities."""
+def _table_one(size, code, chain, jump_to, faces, probs):  # pragma: no cover - jitted
+    """The successor table of a valid board (``jump_to``: each square's jump destination,
+    or -1) over the faces of positive probability, and those probabilities."""
     used = 0
     for f in range(faces.shape[0]):
         if probs[f] > 0.0:
@@ -44,11 +46,6 @@ def _table_one(size, code, chain, src, dst, faces, probs):  # pragma: no cover -
             fc[u] = faces[f]
             pc[u] = probs[f]
             u += 1
-    jump_to = np.empty(size + 1, dtype=np.int64)
-    for x in range(size + 1):
-        jump_to[x] = -1
-    for t in range(src.shape[0]):
-        jump_to[src[t]] = dst[t]
     succ = np.empty((size + 1, used), dtype=np.int64)
     succ_table_kernel(size, jump_to, code, chain, fc, succ, np.empty((0, 0), dtype=np.int64))
     return succ, pc
@@ -82,12 +79,14 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
             unresolved += 1
     if dist[start] <= 0:  # pmf = [0.0]
         return -1, 0
-    mass = np.zeros(n)
-    nxt = np.zeros(n)
-    mass[start] = 1.0
+    mass = np.empty(n)
+    nxt = np.empty(n)
     live = np.empty(n, dtype=np.bool_)  # loops, not array expressions: less to compile
     for x in range(n):
+        mass[x] = 0.0
+        nxt[x] = 0.0
         live[x] = dist[x] > 0
+    mass[start] = 1.0
     band = np.empty(2, dtype=np.int64)
     band[0] = start
     band[1] = start
@@ -116,38 +115,37 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
 
 
 @njit()
-def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
-                 dice_ptr, faces, probs, sum_tol, max_bytes, moments, want_var, quantiles,
-                 levels, want_mode, tail, max_throws, problem, where, min_out, sure_out,
+def batch_kernel(rows, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
+                 dice_ptr, faces, probs, sum_tol, max_bytes, moments, want_var, fallback,
+                 quantiles, levels, want_mode, tail, max_throws, problem, min_out, sure_out,
                  mean_out, var_out, q_out, mode_out, status):  # pragma: no cover - jitted
-    """Boards ``first, first + step, ...``: validate, compile, BFS, moments, quantiles.
+    """Boards ``rows``: validate, compile, BFS, moments, quantiles.
 
     One thread's share of a batch (the threads take interleaved rows, so boards
     of mixed sizes spread evenly); each board writes only its own rows.
-    ``problem[b]`` receives board ``b``'s problem code and ``where[b]`` the indices
-    (into its jumps or faces) that :func:`problem_message` needs to word it;
-    ``sure_out[b]`` whether the goal is reached with probability 1. A board above
-    ``MAX_SIZE`` or needing more than ``max_bytes`` is ``TOO_LARGE`` (checked before
-    allocating).
+    ``problem[b]`` receives board ``b``'s problem code: ``BROKEN_RULE`` when it breaks
+    a rule of ``board_problem``, ``TOO_LARGE`` above ``MAX_SIZE`` or when it needs more
+    than ``max_bytes`` (checked before allocating); ``sure_out[b]`` whether the goal is
+    reached with probability 1. ``fallback`` is ``moments_kernel``'s: with None, a board
+    whose variance formula cancels gets ``NEEDS_FALLBACK`` in ``status``.
     """
-    for b in range(first, sizes.shape[0], step):
+    for b in rows:
         j0, j1 = jump_ptr[b], jump_ptr[b + 1]
         d0, d1 = dice_ptr[b], dice_ptr[b + 1]
         code = np.int64(overshoot[b])
-        if sizes[b] > MAX_SIZE or (sizes[b] + 1) * (8 * (d1 - d0) + ROW_BYTES) > max_bytes:
+        size = sizes[b]
+        if size > MAX_SIZE or (size + 1) * (8 * (d1 - d0) + ROW_BYTES) > max_bytes:
             problem[b] = TOO_LARGE
             continue
-        p, i, j = board_problem(sizes[b], starts[b], code, chain[b], jump_src[j0:j1],
-                                jump_dst[j0:j1], faces[d0:d1], probs[d0:d1], sum_tol)
-        problem[b] = p
-        where[b, 0] = i
-        where[b, 1] = j
-        if p != 0:
+        jump_to = np.empty(max(size + 1, 1), dtype=np.int64)
+        dist = np.empty(max(size + 1, 1), dtype=np.int64)  # also rules_hold's scratch
+        if not rules_hold(size, starts[b], code, chain[b], jump_src[j0:j1], jump_dst[j0:j1],
+                          faces[d0:d1], probs[d0:d1], sum_tol, jump_to, dist):
+            problem[b] = BROKEN_RULE
             continue
-        succ, pr = _table_one(sizes[b], code, chain[b], jump_src[j0:j1], jump_dst[j0:j1],
-                              faces[d0:d1], probs[d0:d1])
+        problem[b] = 0
+        succ, pr = _table_one(size, code, chain[b], jump_to, faces[d0:d1], probs[d0:d1])
         n = succ.shape[0]
-        dist = np.empty(n, dtype=np.int64)
         sure = np.empty(n, dtype=np.bool_)
         reach_kernel(succ, dist, sure)
         start = starts[b]
@@ -157,9 +155,12 @@ def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_sr
             mean = np.empty(n)
             var = np.empty(n)
             kmax = min(KMAX, max(64, (1 << 24) // n))
-            if moments_kernel(succ, pr.reshape((1, pr.shape[0])), 0, sure, mean, var, kmax,
-                              want_var):
+            answer = moments_kernel(succ, pr.reshape((1, pr.shape[0])), 0, sure, mean, var,
+                                    kmax, want_var, fallback)
+            if answer == TOO_MANY_TARGETS:
                 status[b] |= NEEDS_SOLVER
+            elif answer == CANCELS and var[start] != var[start]:  # cancels here: NaN
+                status[b] |= NEEDS_FALLBACK
             else:
                 mean_out[b] = mean[start]
                 var_out[b] = var[start]

@@ -21,6 +21,7 @@ from .._core.validation import (
     INT64_MAX,
     SUM_TOL,
     check_tail,
+    find_board_problem,
     problem_message,
     readonly,
 )
@@ -28,7 +29,14 @@ from ..chain import finish_probability, moments
 from ..io import require_pandas
 from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, segment_ids
 from .files import Chunk, open_source, raise_for_row
-from .kernels import NEEDS_SOLVER, TAIL_NOT_REACHED, TOO_LARGE, batch_kernel, row_bytes
+from .kernels import (
+    NEEDS_FALLBACK,
+    NEEDS_SOLVER,
+    TAIL_NOT_REACHED,
+    TOO_LARGE,
+    batch_kernel,
+    row_bytes,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -105,7 +113,7 @@ class Settings:
                 "max_throws": self.max_throws}
 
 
-def _problem_message(batch: BoardBatch, b: int, problem: int, where: np.ndarray) -> str:
+def _problem_message(batch: BoardBatch, b: int, problem: int) -> str:
     """The words of the Board's own error for a row the kernel flagged."""
     if problem == TOO_LARGE:
         size = int(batch.sizes[b])
@@ -116,16 +124,19 @@ def _problem_message(batch: BoardBatch, b: int, problem: int, where: np.ndarray)
                 f"{format_bytes(_row_budget())} per thread here")
     j0, j1 = batch.jump_ptr[b], batch.jump_ptr[b + 1]
     d0, d1 = batch.dice_ptr[b], batch.dice_ptr[b + 1]
-    return problem_message(problem, int(where[0]), int(where[1]), size=int(batch.sizes[b]),
-                           start=int(batch.starts[b]), code=int(batch.overshoot[b]),
-                           src=batch.jump_src[j0:j1], dst=batch.jump_dst[j0:j1],
-                           faces=batch.faces[d0:d1], probs=batch.probs[d0:d1])
+    size, start, code = int(batch.sizes[b]), int(batch.starts[b]), int(batch.overshoot[b])
+    src, dst = batch.jump_src[j0:j1], batch.jump_dst[j0:j1]
+    faces, probs = batch.faces[d0:d1], batch.probs[d0:d1]
+    # the kernel only knows that a rule is broken: which one, as a Board finds it
+    problem, i, j = find_board_problem(size, start, code, bool(batch.chain[b]), src, dst,
+                                       faces, probs)
+    return problem_message(problem, i, j, size=size, start=start, code=code, src=src,
+                           dst=dst, faces=faces, probs=probs)
 
 
 @dataclass
 class _Out:
     problem: np.ndarray
-    where: np.ndarray
     min_throws: np.ndarray
     sure: np.ndarray
     mean: np.ndarray
@@ -147,7 +158,7 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
                        if _percentile_value(c) is not None])
     want_mode = "mode" in cols
     n = len(batch)
-    out = _Out(np.zeros(n, np.int8), np.zeros((n, 2), np.int64), np.full(n, -1, np.int64),
+    out = _Out(np.zeros(n, np.int8), np.full(n, -1, np.int64),
                np.zeros(n, np.bool_), np.full(n, np.nan),
                np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
                np.full(n, -1, np.int64), np.zeros(n, np.int8))
@@ -156,19 +167,29 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
         ro = [readonly(a) for a in (batch.jump_src, batch.jump_dst, batch.faces, batch.probs)]
         want_moments = any(c in cols for c in ("mean", "variance", "std"))
         want_var = any(c in cols for c in ("variance", "std"))
-        shares = min(default_threads(), n)
         max_bytes = _row_budget()
 
-        def task(t: int) -> None:
-            batch_kernel(t, shares, batch.sizes, batch.starts, batch.overshoot, batch.chain,
-                         batch.jump_ptr, ro[0], ro[1], batch.dice_ptr, ro[2], ro[3], SUM_TOL,
-                         max_bytes, want_moments, want_var, bool(len(levels)) or want_mode,
-                         levels, want_mode,
-                         float(settings.tail), int(settings.max_throws), out.problem, out.where,
-                         out.min_throws, out.sure, out.mean, out.var, out.q, out.mode,
-                         out.status)
+        def run(rows: np.ndarray, fallback: bool | None, quantiles: bool) -> None:
+            shares = min(default_threads(), len(rows))
 
-        run_tasks(task, shares)
+            def task(t: int) -> None:  # interleaved rows: boards of mixed sizes spread evenly
+                batch_kernel(np.ascontiguousarray(rows[t::shares]), batch.sizes, batch.starts,
+                             batch.overshoot, batch.chain, batch.jump_ptr, ro[0], ro[1],
+                             batch.dice_ptr, ro[2], ro[3], SUM_TOL, max_bytes, want_moments,
+                             want_var, fallback, quantiles, levels, want_mode,
+                             float(settings.tail), int(settings.max_throws), out.problem,
+                             out.min_throws, out.sure, out.mean, out.var, out.q, out.mode,
+                             out.status)
+
+            run_tasks(task, shares)
+
+        # the kernel without the cancellation fallback compiles seconds faster; the rare
+        # boards that need it run again, through the kernel that has it
+        run(np.arange(n, dtype=np.int64), None, bool(len(levels)) or want_mode)
+        again = np.flatnonzero(out.status & NEEDS_FALLBACK)
+        if len(again):
+            out.status[again] &= ~NEEDS_FALLBACK
+            run(again.astype(np.int64), True, False)
     return out
 
 
@@ -192,7 +213,7 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
         messages[i] = msg
     for i in np.flatnonzero((out.problem != 0) & ~error).tolist():
         error[i] = True
-        messages[i] = _problem_message(batch, i, int(out.problem[i]), out.where[i])
+        messages[i] = _problem_message(batch, i, int(out.problem[i]))
     for i in np.flatnonzero((out.status & TAIL_NOT_REACHED) & ~error).tolist():
         error[i] = True
         messages[i] = (f"the tail did not fall below {settings.tail} within max_throws="
