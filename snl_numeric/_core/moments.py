@@ -65,12 +65,12 @@ def _correct(z, targets, cap, cap_piv, out):  # pragma: no cover - jitted
 
 
 @njit()
-def _step_variance(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, rhs, t, levels,
+def _step_variance(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, rhs, t, bound,
                    u):  # pragma: no cover - jitted
     """``u = N w``, ``w`` the variance of one step of ``t``: the variance where the
-    formula cancels (as ``Solver`` computes it)."""
-    n, nf = succ.shape
-    k = targets.shape[0]
+    formula cancels (as ``Solver`` computes it); ``bound``: the a priori relative error
+    of ``t``."""
+    n = succ.shape[0]
     tt = np.empty(n)
     for x in range(n):
         tt[x] = t[x, 0]
@@ -89,8 +89,7 @@ def _step_variance(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, rh
     _unit_solve(succ, probs, pstride, sure, piv, r.reshape((n, 1)), tlo.reshape((n, 1)))
     _correct(z, targets, cap, cap_piv, tlo.reshape((n, 1)))
     # the residual has both signs, so its solve may cancel: a correction larger than
-    # the a priori error of t (Solver.a_priori) is known wrong, and dropped
-    bound = UNIT_ROUNDOFF * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)
+    # the a priori error of t is known wrong, and dropped
     for x in range(n):
         if not abs(tlo[x]) <= bound * abs(tt[x]):
             for y in range(n):
@@ -223,8 +222,9 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var,
             for x in range(n):
                 u[x, 0] = np.nan
         else:  # the variance of one step of t, solved, where the formula cancels
+            bound = UNIT_ROUNDOFF * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)  # a_priori
             _step_variance(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, rhs, t,
-                           levels, u)
+                           bound, u)
         for x in range(n):
             if sure[x] and not var[x] * CANCELLATION >= mean[x] * mean[x] and mean[x] > 1.0:
                 var[x] = u[x, 0]
