@@ -3,11 +3,13 @@
 Python-level checks (types, integer ranges, options) raise our own
 ``TypeError``/``ValueError`` naming the value. The value rules of a board
 (squares, jumps, dice) are checked by one function, :func:`board_problem`,
-written in the subset of Python that Numba compiles: batch analysis compiles
-it into its per-row kernel, and :class:`~snl_numeric.Board` runs it through
-:func:`find_board_problem`, as plain Python for the boards people type (no
-compile on a cold start) and compiled for large ones. :func:`problem_message`
-words what it finds, so a bad board gets the same message either way.
+written in the subset of Python that Numba compiles: :class:`~snl_numeric.Board`
+runs it through :func:`find_board_problem`, as plain Python for the boards
+people type (no compile on a cold start) and compiled for large ones.
+:func:`problem_message` words what it finds, so a bad board gets the same
+message either way. Batch analysis screens its rows with :func:`rules_hold`,
+the same verdict in far less to compile, and words the rows it flags as a
+``Board`` would (property tests hold the two to the same verdict).
 """
 
 from __future__ import annotations
