@@ -375,6 +375,29 @@ def _lower_bound_overload(ordered, x):  # pragma: no cover - runs when a kernel 
 
 
 @register_jitable
+def compensated_sum(values):
+    """Neumaier's compensated sum: the test of a dice sum then depends on neither the
+    number nor the order of the faces.
+
+    Examples
+    --------
+    >>> compensated_sum([1e16, 1.0, -1e16]), sum([1e16, 1.0, -1e16])
+    (1.0, 0.0)
+    """
+    total = 0.0
+    comp = 0.0
+    for i in range(len(values)):
+        p = values[i]
+        t = total + p
+        if abs(total) >= abs(p):
+            comp += (total - t) + p
+        else:
+            comp += (p - t) + total
+        total = t
+    return total + comp
+
+
+@register_jitable
 def dice_problem(faces, probs, tol):
     """``(code, index)`` of the first broken dice rule, ``(0, 0)`` if none.
 
@@ -398,17 +421,7 @@ def dice_problem(faces, probs, tol):
     for f in range(n):
         if probs[f] < 0.0 or probs[f] == np.inf:
             return PROB_RANGE, f
-    total = 0.0
-    comp = 0.0
-    for f in range(n):  # Neumaier's compensated summation
-        p = probs[f]
-        t = total + p
-        if abs(total) >= abs(p):
-            comp += (total - t) + p
-        else:
-            comp += (p - t) + total
-        total = t
-    if abs((total + comp) - 1.0) > tol:
+    if abs(compensated_sum(probs) - 1.0) > tol:
         return PROB_SUM, 0
     return 0, 0
 
@@ -509,17 +522,7 @@ def rules_hold(size, start, code, chain, src, dst, faces, probs, tol, jump_to,
             for g in range(f):
                 if faces[f] == faces[g]:
                     return False
-    total = 0.0
-    comp = 0.0
-    for f in range(n):  # dice_problem's compensated sum, to the last bit
-        p = probs[f]
-        t = total + p
-        if abs(total) >= abs(p):
-            comp += (total - t) + p
-        else:
-            comp += (p - t) + total
-        total = t
-    if abs((total + comp) - 1.0) > tol:
+    if abs(compensated_sum(probs) - 1.0) > tol:
         return False
     if code == 2:
         top = 0
