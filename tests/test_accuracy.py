@@ -235,9 +235,8 @@ def test_batch_variance_matches_the_single_board_solve(size):
     assert rel(analyze_many([board], columns=["variance"])["variance"].iloc[0], ref[1]) < 1e-13
 
 
-def test_batch_runs_only_cancelling_rows_again_with_the_fallback():
-    # the first pass leaves NaN where the formula cancels; rows whose start cancels run
-    # again through the kernel with the fallback, wherever they sit in the batch
+def test_batch_rows_whose_variance_formula_cancels_at_the_start_elsewhere_or_nowhere():
+    # plain boards cancel at the start; Board(20, {5: 15}) only on squares near the goal
     mb = board_named("milton-bradley")
     plain = [Board(300), Board(40, {39: 0}), Board(400)]
     rows = [mb, plain[0], Board(20, {5: 15}), plain[1], {"size": 5, "jumps": [[5, 1]]},

@@ -122,12 +122,9 @@ print(json.dumps({"compiled": sorted(set(compiled)), "signatures": signatures}))
 """
 
 #: Kernels called with two signatures on purpose: the race's diagonal packing of integer
-#: (policies) and float (values) tables; the per-board moments without their cancellation
-#: fallback (``fallback=None``: a batch's first pass, seconds faster to compile) and with it.
+#: (policies) and float (values) tables.
 TWO_SIGNATURES = {"snl_numeric.race.kernels.to_diag_kernel",
-                  "snl_numeric.race.kernels.from_diag_kernel",
-                  "snl_numeric.batch.kernels.batch_kernel",
-                  "snl_numeric._core.moments.moments_kernel"}
+                  "snl_numeric.race.kernels.from_diag_kernel"}
 
 
 @pytest.mark.slow

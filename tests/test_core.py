@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from snl_numeric import (
     Board,
     analyze,
+    analyze_many,
     boards,
     expected_throws,
     expected_throws_all,
@@ -390,6 +391,28 @@ def test_board_rules_same_in_python_and_compiled(size, start, code, chain, pairs
     assert rules_hold(*args, scratch[0], scratch[1]) == (in_python[0] == 0)
     if in_python[0] == 0:  # rules_hold leaves the jump table of the board behind
         assert scratch[0].tolist() == [dict(pairs).get(x, -1) for x in range(size + 1)]
+
+
+@pytest.mark.parametrize("faces", [[1, 2, 3], [3, 1, 2], [1, 2, 2], [2, 1, 2]])
+@pytest.mark.parametrize("excess", [-1.5, -0.9, 0.0, 0.9, 1.5])
+def test_rules_hold_at_the_edge_of_the_dice_sum(faces, excess):
+    """Sums just inside and just outside the tolerance, sorted or not, distinct or not."""
+    from snl_numeric._core.validation import SUM_TOL, board_problem, rules_hold
+
+    probs = np.array([0.5, 0.25, 0.25 + excess * SUM_TOL])
+    f = np.array(faces, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    problem = board_problem(10, 0, 0, False, [], [], faces, probs.tolist(), SUM_TOL)[0]
+    scratch = np.empty((2, 11), dtype=np.int64)
+    assert rules_hold(10, 0, 0, False, none, none, f, probs, SUM_TOL, scratch[0],
+                      scratch[1]) == (problem == 0)
+    assert (problem == 0) == (abs(excess) < 1 and len(set(faces)) == 3)
+
+
+def test_batch_row_of_a_huge_negative_size_is_a_size_error():
+    df = analyze_many([{"size": -2**57}, {"size": 10}], errors="coerce")
+    assert df["error"].tolist()[0] == f"size must be at least 1, got {-2**57}"
+    assert df["mean"].notna().tolist() == [False, True]
 
 
 def test_many_jumps_checked_compiled_with_the_same_message():

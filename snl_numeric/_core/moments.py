@@ -16,9 +16,8 @@ from .numba_config import njit
 from .solve import CANCELLATION, UNIT_ROUNDOFF, step_variance_kernel
 from .table import reach_kernel
 
-#: :func:`moments_kernel`'s answers besides 0: the board has more backward targets than
-#: asked for; the variance formula cancels (and no fallback was asked for).
-TOO_MANY_TARGETS, CANCELS = 1, 2
+#: :func:`moments_kernel`'s answer when the board has more backward targets than asked for.
+TOO_MANY_TARGETS = 1
 
 
 @njit(error_model="numpy")  # divisions as the block kernels do theirs
@@ -102,15 +101,11 @@ def _step_variance(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, rh
 
 
 @njit()
-def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var,
-                   fallback):  # pragma: no cover - jitted
+def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pragma: no cover
     """Expected throws and (if ``want_var``, else NaN) variance from every square (``inf``
     where not sure), by the Woodbury method of ``Solver`` (cancellation-free).
-    Returns 0; :data:`TOO_MANY_TARGETS` (nothing written) when the board has more than
-    ``kmax`` backward targets; :data:`CANCELS` when ``fallback`` is None and the variance
-    formula cancels on some squares: their variance is NaN. ``fallback=True`` solves the
-    variance of one step there instead; with None that code is not even compiled (Numba
-    prunes the branch), which saves batch analysis a second of its cold start.
+    Returns 0, or :data:`TOO_MANY_TARGETS` (nothing written) when the board has more than
+    ``kmax`` backward targets.
 
     Blocks are single squares here: on the small boards of a batch every backward target
     fits the correction, and dense blocks would only cost time.
@@ -217,21 +212,17 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var,
             var[x] = 2.0 * u[x, 0] - tx - tx * tx
             if not var[x] * CANCELLATION >= tx * tx and tx > 1.0:  # NaN/inf: overflow
                 cancel = True
-    if cancel:
-        if fallback is None:  # NaN where the formula cancels
-            for x in range(n):
-                u[x, 0] = np.nan
-        else:  # the variance of one step of t, solved, where the formula cancels
-            bound = UNIT_ROUNDOFF * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)  # a_priori
-            _step_variance(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, rhs, t,
-                           bound, u)
+    if cancel:  # where the formula cancels: the variance of one step of t, solved
+        bound = UNIT_ROUNDOFF * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)  # Solver.a_priori
+        _step_variance(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, rhs, t,
+                       bound, u)
         for x in range(n):
             if sure[x] and not var[x] * CANCELLATION >= mean[x] * mean[x] and mean[x] > 1.0:
                 var[x] = u[x, 0]
     for x in range(n):
         if var[x] < 0.0:
             var[x] = 0.0
-    return CANCELS if cancel and fallback is None else 0
+    return 0
 
 
 def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray,
@@ -254,5 +245,5 @@ def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray,
     mean = np.empty(n)
     var = np.empty(n)
     probs2 = np.ascontiguousarray(np.asarray(probs, dtype=np.float64).reshape(1, -1))
-    moments_kernel(succ, probs2, 0, sure, mean, var, n, True, True)
+    moments_kernel(succ, probs2, 0, sure, mean, var, n, True)
     return dist, mean, var

@@ -515,9 +515,11 @@ def rules_hold(size, start, code, chain, src, dst, faces, probs, tol, jump_to,
         if faces[f] < 1 or faces[f] > MAX_FACE or probs[f] != probs[f] or \
                 probs[f] < 0.0 or probs[f] == np.inf:
             return False
-        if f and faces[f] <= faces[f - 1]:
+        if f and faces[f] == faces[f - 1]:
+            return False
+        if f and faces[f] < faces[f - 1]:
             increasing = False
-    if not increasing:  # distinct in any order (Dice keeps its faces sorted)
+    if not increasing:  # distinct in any order (batches and Dice keep faces sorted)
         for f in range(n):
             for g in range(f):
                 if faces[f] == faces[g]:

@@ -21,11 +21,9 @@ own rows). Per board it
    forward moves plus a low-rank correction for the squares that snakes (and
    bounces) lead back to, eliminated without cancellation
    (``_core.moments.moments_kernel``, the single-board solver's Woodbury method):
-   ``E[T] = t[start]``, ``Var T = 2 u - t - t**2``; the rare boards where that
-   would cancel at the start run again through a second specialisation of the
-   kernel that solves the variance of one step there (compiled only when such
-   a board comes); a board with more backward targets than the kernel takes is
-   handed to the single-board solver;
+   ``E[T] = t[start]``, ``Var T = 2 u - t - t**2`` (or the variance of one step,
+   solved, where that would cancel); a board with more backward targets than
+   the kernel takes is handed to the single-board solver;
 5. only when a median, percentile or mode is asked for, pushes the
    probability mass over the successor table one throw at a time (exactly
    as :func:`~snl_numeric.length_distribution` does) until the requested

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.moments import CANCELS, TOO_MANY_TARGETS, moments_kernel
+from .._core.moments import TOO_MANY_TARGETS, moments_kernel
 from .._core.numba_config import njit
 from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
 from .._core.validation import rules_hold
@@ -15,9 +15,8 @@ from .data import MAX_SIZE
 #: with ``find_board_problem``).
 TOO_LARGE, BROKEN_RULE = 99, 98
 #: ``status`` bits: the tail did not fall below ``tail`` within ``max_throws`` throws;
-#: the board has too many backward targets for the per-board kernel (the caller solves it);
-#: the variance formula cancels (the caller runs the board again with ``fallback=True``).
-TAIL_NOT_REACHED, NEEDS_SOLVER, NEEDS_FALLBACK = 1, 2, 4
+#: the board has too many backward targets for the per-board kernel (the caller solves it).
+TAIL_NOT_REACHED, NEEDS_SOLVER = 1, 2
 #: Most backward targets the per-board kernel takes.
 KMAX = 512
 #: Bytes per square of one board in :func:`batch_kernel`, besides 8 per face: the jump
@@ -115,26 +114,26 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
 
 
 @njit()
-def batch_kernel(rows, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
-                 dice_ptr, faces, probs, sum_tol, max_bytes, moments, want_var, fallback,
-                 quantiles, levels, want_mode, tail, max_throws, problem, min_out, sure_out,
-                 mean_out, var_out, q_out, mode_out, status):  # pragma: no cover - jitted
-    """Boards ``rows``: validate, compile, BFS, moments, quantiles.
+def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
+                 dice_ptr, faces, probs, sum_tol, max_bytes, moments, want_var, quantiles,
+                 levels, want_mode, tail, max_throws, problem, min_out, sure_out, mean_out,
+                 var_out, q_out, mode_out, status):  # pragma: no cover - jitted
+    """Boards ``first, first + step, ...``: validate, compile, BFS, moments, quantiles.
 
     One thread's share of a batch (the threads take interleaved rows, so boards
     of mixed sizes spread evenly); each board writes only its own rows.
     ``problem[b]`` receives board ``b``'s problem code: ``BROKEN_RULE`` when it breaks
     a rule of ``board_problem``, ``TOO_LARGE`` above ``MAX_SIZE`` or when it needs more
     than ``max_bytes`` (checked before allocating); ``sure_out[b]`` whether the goal is
-    reached with probability 1. ``fallback`` is ``moments_kernel``'s: with None, a board
-    whose variance formula cancels gets ``NEEDS_FALLBACK`` in ``status``.
+    reached with probability 1.
     """
-    for b in rows:
+    for b in range(first, sizes.shape[0], step):
         j0, j1 = jump_ptr[b], jump_ptr[b + 1]
         d0, d1 = dice_ptr[b], dice_ptr[b + 1]
         code = np.int64(overshoot[b])
         size = sizes[b]
-        if size > MAX_SIZE or (size + 1) * (8 * (d1 - d0) + ROW_BYTES) > max_bytes:
+        if size > MAX_SIZE or (size >= 1 and (size + 1) * (8 * (d1 - d0) + ROW_BYTES)
+                                > max_bytes):  # (size < 1 is a broken rule, not a size)
             problem[b] = TOO_LARGE
             continue
         jump_to = np.empty(max(size + 1, 1), dtype=np.int64)
@@ -143,7 +142,6 @@ def batch_kernel(rows, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump
                           faces[d0:d1], probs[d0:d1], sum_tol, jump_to, dist):
             problem[b] = BROKEN_RULE
             continue
-        problem[b] = 0
         succ, pr = _table_one(size, code, chain[b], jump_to, faces[d0:d1], probs[d0:d1])
         n = succ.shape[0]
         sure = np.empty(n, dtype=np.bool_)
@@ -155,12 +153,9 @@ def batch_kernel(rows, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump
             mean = np.empty(n)
             var = np.empty(n)
             kmax = min(KMAX, max(64, (1 << 24) // n))
-            answer = moments_kernel(succ, pr.reshape((1, pr.shape[0])), 0, sure, mean, var,
-                                    kmax, want_var, fallback)
-            if answer == TOO_MANY_TARGETS:
+            if moments_kernel(succ, pr.reshape((1, pr.shape[0])), 0, sure, mean, var, kmax,
+                              want_var) == TOO_MANY_TARGETS:
                 status[b] |= NEEDS_SOLVER
-            elif answer == CANCELS and var[start] != var[start]:  # cancels here: NaN
-                status[b] |= NEEDS_FALLBACK
             else:
                 mean_out[b] = mean[start]
                 var_out[b] = var[start]

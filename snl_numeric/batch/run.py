@@ -29,14 +29,7 @@ from ..chain import finish_probability, moments
 from ..io import require_pandas
 from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, segment_ids
 from .files import Chunk, open_source, raise_for_row
-from .kernels import (
-    NEEDS_FALLBACK,
-    NEEDS_SOLVER,
-    TAIL_NOT_REACHED,
-    TOO_LARGE,
-    batch_kernel,
-    row_bytes,
-)
+from .kernels import NEEDS_SOLVER, TAIL_NOT_REACHED, TOO_LARGE, batch_kernel, row_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -167,38 +160,26 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
         ro = [readonly(a) for a in (batch.jump_src, batch.jump_dst, batch.faces, batch.probs)]
         want_moments = any(c in cols for c in ("mean", "variance", "std"))
         want_var = any(c in cols for c in ("variance", "std"))
+        shares = min(default_threads(), n)
         max_bytes = _row_budget()
 
-        def run(rows: np.ndarray, fallback: bool | None, quantiles: bool) -> None:
-            shares = min(default_threads(), len(rows))
+        def task(t: int) -> None:
+            batch_kernel(t, shares, batch.sizes, batch.starts, batch.overshoot, batch.chain,
+                         batch.jump_ptr, ro[0], ro[1], batch.dice_ptr, ro[2], ro[3], SUM_TOL,
+                         max_bytes, want_moments, want_var, bool(len(levels)) or want_mode,
+                         levels, want_mode, float(settings.tail), int(settings.max_throws),
+                         out.problem, out.min_throws, out.sure, out.mean, out.var, out.q,
+                         out.mode, out.status)
 
-            def task(t: int) -> None:  # interleaved rows: boards of mixed sizes spread evenly
-                batch_kernel(np.ascontiguousarray(rows[t::shares]), batch.sizes, batch.starts,
-                             batch.overshoot, batch.chain, batch.jump_ptr, ro[0], ro[1],
-                             batch.dice_ptr, ro[2], ro[3], SUM_TOL, max_bytes, want_moments,
-                             want_var, fallback, quantiles, levels, want_mode,
-                             float(settings.tail), int(settings.max_throws), out.problem,
-                             out.min_throws, out.sure, out.mean, out.var, out.q, out.mode,
-                             out.status)
-
-            run_tasks(task, shares)
-
-        # the kernel without the cancellation fallback compiles seconds faster; the rare
-        # boards that need it run again, through the kernel that has it
-        run(np.arange(n, dtype=np.int64), None, bool(len(levels)) or want_mode)
-        again = np.flatnonzero(out.status & NEEDS_FALLBACK)
-        if len(again):
-            out.status[again] &= ~NEEDS_FALLBACK
-            run(again.astype(np.int64), True, False)
+        run_tasks(task, shares)
     return out
 
 
 def compile_kernels(settings: Settings) -> None:
-    """Compile (or load) the batch kernel on a tiny batch: compilation happens before a
-    progress bar starts, never inside its rate. With variances, a plain 300-square board
-    (whose variance formula cancels) compiles the kernel's fallback too."""
-    sizes = [1, 300] if {"variance", "std"} & {quantity(c) for c in settings.columns} else [1]
-    _run_kernel(BoardBatch.from_arrays(np.array(sizes, np.int64)), settings)
+    """Compile (or load) the batch kernel on a one-board batch: compilation happens before a
+    progress bar starts, never inside its rate."""
+    one = BoardBatch.from_arrays(np.array([1], np.int64))
+    _run_kernel(one, settings)
 
 
 def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:

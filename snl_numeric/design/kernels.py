@@ -160,7 +160,7 @@ def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs
     if not sure[start]:
         return np.inf, np.inf
     moments_kernel(succ, probs.reshape((1, probs.shape[0])), 0, sure, mean, var, size + 1,
-                   want_var, True)
+                   want_var)
     return mean[start], var[start]
 
 
