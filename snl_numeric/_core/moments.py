@@ -16,9 +16,6 @@ from .numba_config import njit
 from .solve import CANCELLATION, UNIT_ROUNDOFF, step_variance_kernel
 from .table import reach_kernel
 
-#: :func:`moments_kernel`'s answer when the board has more backward targets than asked for.
-TOO_MANY_TARGETS = 1
-
 
 @njit(error_model="numpy")  # divisions as the block kernels do theirs
 def _unit_solve(succ, probs, pstride, active, piv, rhs, out):  # pragma: no cover - jitted
@@ -45,67 +42,39 @@ def _unit_solve(succ, probs, pstride, active, piv, rhs, out):  # pragma: no cove
             out[x, j] /= d
 
 
-@njit()
-def _correct(z, targets, cap, cap_piv, out):  # pragma: no cover - jitted
-    """``out += W cap^-1 out[targets]`` column by column, ``W = z[:, 1 : k + 1]``: turns
-    ``P^-1 rhs`` (:func:`_unit_solve`) into ``A^-1 rhs``, the Woodbury method."""
-    n = z.shape[0]
+@njit(error_model="numpy")
+def _woodbury_solve(succ, probs, pstride, active, piv, z, targets, cap, cap_piv, rhs,
+                    out):  # pragma: no cover - jitted
+    """``out = A^-1 rhs`` (one column) by the Woodbury method, ``W = z[:, 1 : k + 1]``."""
+    n, nf = succ.shape
     k = targets.shape[0]
+    for x in range(n - 1, -1, -1):  # _unit_solve for one column, as sweep_kernel does it
+        if not active[x]:
+            out[x] = 0.0
+            continue
+        acc = rhs[x]
+        for f in range(nf):
+            y = succ[x, f]
+            if y > x:
+                acc += probs[x * pstride, f] * out[y]
+        out[x] = acc / piv[x]
     coef = np.empty(k)
-    for j in range(out.shape[1]):
+    for a in range(k):
+        coef[a] = out[targets[a]]
+    gth_solve_kernel(cap, cap_piv, coef)
+    for x in range(n):
+        acc = out[x]
         for a in range(k):
-            coef[a] = out[targets[a], j]
-        gth_solve_kernel(cap, cap_piv, coef)
-        for x in range(n):
-            acc = out[x, j]
-            for a in range(k):
-                acc += z[x, 1 + a] * coef[a]
-            out[x, j] = acc
-
-
-@njit()
-def _step_variance(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, rhs, t, bound,
-                   u):  # pragma: no cover - jitted
-    """``u = N w``, ``w`` the variance of one step of ``t``: the variance where the
-    formula cancels (as ``Solver`` computes it); ``bound``: the a priori relative error
-    of ``t``."""
-    n = succ.shape[0]
-    tt = np.empty(n)
-    for x in range(n):
-        tt[x] = t[x, 0]
-    # t to double-double (one correction from the exact residual), so that the
-    # differences t[y] - t[x] in the step variance are exact to about 2**-100
-    r = np.empty(n)
-    size = np.empty(n)
-    b = np.empty(n)
-    for x in range(n):
-        b[x] = rhs[x, 0]
-    zero = np.empty(n)
-    for x in range(n):
-        zero[x] = 0.0
-    residual_kernel(succ, probs, pstride, sure, b, tt, zero, False, r, size)
-    tlo = np.empty(n)
-    _unit_solve(succ, probs, pstride, sure, piv, r.reshape((n, 1)), tlo.reshape((n, 1)))
-    _correct(z, targets, cap, cap_piv, tlo.reshape((n, 1)))
-    # the residual has both signs, so its solve may cancel: a correction larger than
-    # the a priori error of t is known wrong, and dropped
-    for x in range(n):
-        if not abs(tlo[x]) <= bound * abs(tt[x]):
-            for y in range(n):
-                tlo[y] = 0.0
-            break
-    w = np.empty(n)
-    step_variance_kernel(succ, probs, pstride, sure, tt, tlo, w)
-    _unit_solve(succ, probs, pstride, sure, piv, w.reshape((n, 1)), u)
-    _correct(z, targets, cap, cap_piv, u)
+            acc += z[x, 1 + a] * coef[a]
+        out[x] = acc
 
 
 @njit()
 def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pragma: no cover
     """Expected throws and (if ``want_var``, else NaN) variance from every square (``inf``
     where not sure), by the Woodbury method of ``Solver`` (cancellation-free).
-    Returns 0, or :data:`TOO_MANY_TARGETS` (nothing written) when the board has more than
-    ``kmax`` backward targets.
+    Returns 0, or 1 (nothing written) when the board has more than ``kmax`` backward
+    targets.
 
     Blocks are single squares here: on the small boards of a batch every backward target
     fits the correction, and dense blocks would only cost time.
@@ -138,7 +107,7 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
         if lv + 1 > levels:
             levels = lv + 1
     if k > kmax:
-        return TOO_MANY_TARGETS
+        return 1
     piv = np.empty(n)  # the pivots (block_factor_kernel's, for blocks of one square)
     for x in range(n):
         d = 1.0
@@ -183,13 +152,16 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
         slack[a] = z[targets[a], k + 1]
     cap_piv = np.empty(k)
     gth_factor_kernel(cap, slack, cap_piv)
+    coef = np.empty(k)
+    for a in range(k):
+        coef[a] = z[targets[a], 0]
+    gth_solve_kernel(cap, cap_piv, coef)
     t = np.empty((n, 1))
     for x in range(n):
-        t[x, 0] = z[x, 0]
-    _correct(z, targets, cap, cap_piv, t)
-    for x in range(n):
-        if not sure[x]:
-            t[x, 0] = 0.0
+        acc = z[x, 0]
+        for a in range(k):
+            acc += z[x, 1 + a] * coef[a]
+        t[x, 0] = acc if sure[x] else 0.0
     for x in range(n):
         mean[x] = 0.0 if x == n - 1 else np.inf
         var[x] = mean[x]
@@ -198,27 +170,50 @@ def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pr
             var[x] = np.nan
     if not want_var:
         return 0
-    u = np.empty((n, 1))
-    ts = np.empty((n, 1))
+    u = np.empty(n)
+    ts = np.empty(n)
     for x in range(n):
-        ts[x, 0] = t[x, 0] * rowsum[x]
-    _unit_solve(succ, probs, pstride, sure, piv, ts, u)
-    _correct(z, targets, cap, cap_piv, u)
+        ts[x] = t[x, 0] * rowsum[x]
+    _woodbury_solve(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, ts, u)
     cancel = False
     for x in range(n):
         if sure[x]:
             tx = t[x, 0]
             mean[x] = tx
-            var[x] = 2.0 * u[x, 0] - tx - tx * tx
+            var[x] = 2.0 * u[x] - tx - tx * tx
             if not var[x] * CANCELLATION >= tx * tx and tx > 1.0:  # NaN/inf: overflow
                 cancel = True
     if cancel:  # where the formula cancels: the variance of one step of t, solved
-        bound = UNIT_ROUNDOFF * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)  # Solver.a_priori
-        _step_variance(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, rhs, t,
-                       bound, u)
+        tt = np.empty(n)
+        for x in range(n):
+            tt[x] = t[x, 0]
+        # t to double-double (one correction from the exact residual), so that the
+        # differences t[y] - t[x] in the step variance are exact to about 2**-100
+        r = np.empty(n)
+        size = np.empty(n)
+        b = np.empty(n)
+        for x in range(n):
+            b[x] = rhs[x, 0]
+        zero = np.empty(n)
+        for x in range(n):
+            zero[x] = 0.0
+        residual_kernel(succ, probs, pstride, sure, b, tt, zero, False, r, size)
+        tlo = np.empty(n)
+        _woodbury_solve(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, r, tlo)
+        # the residual has both signs, so its solve may cancel: a correction larger than
+        # the a priori error of t (Solver.a_priori) is known wrong, and dropped
+        bound = UNIT_ROUNDOFF * (levels * (2 * nf + 6) + 6 * (k + 1) + 10)
+        for x in range(n):
+            if not abs(tlo[x]) <= bound * abs(tt[x]):
+                for y in range(n):
+                    tlo[y] = 0.0
+                break
+        w = np.empty(n)
+        step_variance_kernel(succ, probs, pstride, sure, tt, tlo, w)
+        _woodbury_solve(succ, probs, pstride, sure, piv, z, targets, cap, cap_piv, w, u)
         for x in range(n):
             if sure[x] and not var[x] * CANCELLATION >= mean[x] * mean[x] and mean[x] > 1.0:
-                var[x] = u[x, 0]
+                var[x] = u[x]
     for x in range(n):
         if var[x] < 0.0:
             var[x] = 0.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.moments import TOO_MANY_TARGETS, moments_kernel
+from .._core.moments import moments_kernel
 from .._core.numba_config import njit
 from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
 from .._core.validation import rules_hold
@@ -154,7 +154,7 @@ def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_sr
             var = np.empty(n)
             kmax = min(KMAX, max(64, (1 << 24) // n))
             if moments_kernel(succ, pr.reshape((1, pr.shape[0])), 0, sure, mean, var, kmax,
-                              want_var) == TOO_MANY_TARGETS:
+                              want_var):
                 status[b] |= NEEDS_SOLVER
             else:
                 mean_out[b] = mean[start]
