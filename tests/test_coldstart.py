@@ -69,6 +69,12 @@ def test_garbage_collector_runs_less_often_while_compiling_then_as_it_was(tmp_pa
                                       "(500, 5, 5) True\n"]
 
 
+def test_garbage_collector_switched_off_by_threshold_stays_off(tmp_path):
+    code = GC_DURING_COMPILES.replace("gc.set_threshold(500, 5, 5)", "gc.set_threshold(0)")
+    out = run_python(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert out.stdout.split("] ")[0] == "[(0, 10, 10)"
+
+
 def test_cache_dir_is_per_user_unless_numba_cache_dir_is_set(tmp_path):
     code = "import snl_numeric; print(snl_numeric.cache_dir())"
     out = run_python(code, NUMBA_CACHE_DIR=None, XDG_CACHE_HOME=str(tmp_path / "xdg"))

@@ -195,8 +195,10 @@ class _CompileWatch(event.Listener):
     thresholds the collections they trigger scan the compiler's large, long-lived object
     graph again and again. :data:`COMPILE_GC_THRESHOLD` makes a cold start about 10%
     faster (0.5 s of ``analyze_many``'s first call) for a few percent more peak memory
-    (14 MB of its 308; young garbage is still collected). The thresholds are restored
-    as soon as the outermost compilation ends (even by an error).
+    (14 MB of its 308; young garbage is still collected). A higher threshold of the
+    user's is kept, and a threshold of 0 (automatic collection off) is left alone; the
+    thresholds are restored as soon as the outermost compilation ends (even by an
+    error).
     """
 
     def __init__(self) -> None:
@@ -217,7 +219,8 @@ class _CompileWatch(event.Listener):
             self._depth += 1
             if self._depth == 1:
                 self._threshold = gc.get_threshold()
-                gc.set_threshold(*COMPILE_GC_THRESHOLD)
+                if self._threshold[0]:  # 0: the user turned automatic collection off
+                    gc.set_threshold(*map(max, self._threshold, COMPILE_GC_THRESHOLD))
             show = not self.shown
             self.shown = True
         if show:
