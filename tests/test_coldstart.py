@@ -15,7 +15,12 @@ import pytest
 
 import snl_numeric
 from snl_numeric import cache_dir, warmup
-from snl_numeric._core.numba_config import COMPILE_GC_THRESHOLD, COMPILE_NOTE, user_cache_dir
+from snl_numeric._core.numba_config import (
+    COMPILE_GC_THRESHOLD,
+    COMPILE_NOTE,
+    PER_BOARD_OPT,
+    user_cache_dir,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -73,6 +78,50 @@ def test_garbage_collector_switched_off_by_threshold_stays_off(tmp_path):
     code = GC_DURING_COMPILES.replace("gc.set_threshold(500, 5, 5)", "gc.set_threshold(0)")
     out = run_python(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert out.stdout.split("] ")[0] == "[(0, 10, 10)"
+
+
+OPT_DURING_COMPILES = """
+import numba
+from numba.core import event
+from snl_numeric import boards
+from snl_numeric._core.moments import structured_moments
+def level():
+    return int(numba.config.OPT), getattr(numba.config.OPT, "is_opt_max", False)
+seen = {}
+class Watch(event.Listener):  # registered after the package's listener: runs after it
+    def on_start(self, ev):
+        seen[ev.data["dispatcher"].py_func.__name__] = level()
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Watch())
+before = level()
+cb = boards.get("milton-bradley").compiled
+structured_moments(cb.succ, cb.probs)
+print(before, level(), *(seen[k] for k in ("reach_kernel", "moments_kernel", "_unit_solve",
+                                          "gth_factor_kernel")), sep=";")
+"""
+
+
+@pytest.mark.parametrize("user", [None, "0", "max"])
+def test_kernels_compile_at_their_opt_level_then_numba_is_as_it_was(tmp_path, user):
+    out = run_python(OPT_DURING_COMPILES, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_OPT=user)
+    before = {None: (3, False), "0": (0, False), "max": (3, True)}[user]
+    # moments_kernel and its own _unit_solve are lowered, never raised; a kernel they
+    # call (gth_factor_kernel) and one called alone (reach_kernel) keep the user's level
+    low = (PER_BOARD_OPT, False) if user is None else before
+    assert out.stdout.strip().split(";") == [str(v) for v in (before, before, before, low, low,
+                                                                before)]
+
+
+def test_opt_level_reloaded_during_a_compile_is_kept(tmp_path):
+    # Numba re-reads its settings when the environment changed: that value then stays
+    code = OPT_DURING_COMPILES.replace(
+        "        seen[ev.data",
+        "        if ev.data['dispatcher'].py_func.__name__ == 'moments_kernel':\n"
+        "            numba.config.OPT = type(numba.config.OPT)(2)\n"
+        "        seen[ev.data")
+    out = run_python(code, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_OPT=None)
+    assert out.stdout.strip().split(";")[:2] == ["(3, False)", "(2, False)"]
 
 
 def test_cache_dir_is_per_user_unless_numba_cache_dir_is_set(tmp_path):

@@ -28,7 +28,8 @@ Where compiled kernels are kept
 The first compilation in a process prints one line on standard error
 (``snl_numeric: compiling kernels (first run only)...``) so that a cold start
 is never a silent wait. While the package compiles, Python's cyclic garbage
-collector runs less often (see :class:`_CompileWatch`).
+collector runs less often, and a few kernels are optimised by LLVM at a lower
+level (see :class:`_CompileWatch`).
 """
 
 from __future__ import annotations
@@ -158,8 +159,22 @@ def _attach_cache(dispatcher) -> None:
         dispatcher._cache = PackageFunctionCache(dispatcher.py_func)
 
 
-def njit(**overrides):
-    """``numba.njit`` with the package defaults (cached under :func:`cache_dir`)."""
+#: LLVM's optimisation level for the per-board kernels of batch analysis and board
+#: design (``njit(opt=PER_BOARD_OPT)``): they loop over one small board's successor table,
+#: where level 3 finds nothing more; they run as fast at 1, and compile faster.
+PER_BOARD_OPT = 1
+#: LLVM optimisation levels (``NUMBA_OPT``) of the kernels given one by :func:`njit`.
+_KERNEL_OPT: dict = {}
+
+
+def njit(*, opt: int | None = None, **overrides):
+    """``numba.njit`` with the package defaults (cached under :func:`cache_dir`).
+
+    ``opt`` lowers LLVM's optimisation level (``NUMBA_OPT``, 3 by default) for this
+    kernel's own compilation, whoever triggers it (see :class:`_CompileWatch`): for
+    kernels measured to run as fast at that level (``benchmarks/``), which then compile
+    faster. It never raises the user's level, and ``NUMBA_OPT=max`` is kept.
+    """
     options = {**JIT, **overrides}
     cache = options.pop("cache")
 
@@ -167,6 +182,8 @@ def njit(**overrides):
         dispatcher = numba.njit(**options)(fn)
         if cache:
             _attach_cache(dispatcher)
+        if opt is not None:
+            _KERNEL_OPT[fn] = opt
         return dispatcher
 
     return decorate
@@ -188,8 +205,9 @@ COMPILE_GC_THRESHOLD = (100_000, 50, 1000)
 
 
 class _CompileWatch(event.Listener):
-    """Prints :data:`COMPILE_NOTE` when the package's first kernel compilation starts, and
-    makes Python's cyclic garbage collector run less often while the package compiles.
+    """Prints :data:`COMPILE_NOTE` when the package's first kernel compilation starts;
+    makes Python's cyclic garbage collector run less often while the package compiles;
+    sets LLVM's optimisation level for each of the package's kernels it compiles.
 
     A compilation allocates millions of short-lived objects, and with the default
     thresholds the collections they trigger scan the compiler's large, long-lived object
@@ -199,28 +217,46 @@ class _CompileWatch(event.Listener):
     user's is kept, and a threshold of 0 (automatic collection off) is left alone; the
     thresholds are restored as soon as the outermost compilation ends (even by an
     error).
+
+    A kernel given ``opt`` by :func:`njit` is optimised at that level, and every other
+    kernel at the user's (so a kernel a lowered one calls is compiled as it would be
+    alone): the level is set when a kernel's compilation starts and put back when it
+    ends, unless Numba reloaded it meanwhile from a changed environment. Numba holds its
+    compiler lock through a compilation, so no other compilation sees these levels.
     """
 
     def __init__(self) -> None:
         self.shown = False
         self._lock = threading.Lock()
-        self._depth = 0
         self._threshold = gc.get_threshold()
+        self._user_opt = numba.config.OPT
+        self._running: list = []  # per compilation under way: (level before, level set)
 
     @staticmethod
     def _ours(ev) -> bool:
         module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
         return module.split(".")[0] == _PACKAGE
 
+    def _opt_level(self, py_func):
+        """The level to compile ``py_func``'s kernel at."""
+        user = self._user_opt
+        level = _KERNEL_OPT.get(py_func)
+        if level is None or level >= user or getattr(user, "is_opt_max", False):
+            return user
+        return type(user)(level)  # Numba's own int type
+
     def on_start(self, ev) -> None:
         if not self._ours(ev):
             return
         with self._lock:
-            self._depth += 1
-            if self._depth == 1:
+            if not self._running:  # the outermost compilation
                 self._threshold = gc.get_threshold()
                 if self._threshold[0]:  # 0: the user turned automatic collection off
                     gc.set_threshold(*map(max, self._threshold, COMPILE_GC_THRESHOLD))
+                self._user_opt = numba.config.OPT
+            level = self._opt_level(ev.data["dispatcher"].py_func)
+            self._running.append((numba.config.OPT, level))
+            numba.config.OPT = level
             show = not self.shown
             self.shown = True
         if show:
@@ -233,8 +269,10 @@ class _CompileWatch(event.Listener):
         if not self._ours(ev):
             return
         with self._lock:
-            self._depth -= 1
-            if self._depth == 0:
+            before, level = self._running.pop()
+            if numba.config.OPT is level:
+                numba.config.OPT = before
+            if not self._running:
                 gc.set_threshold(*self._threshold)
 
 
