@@ -80,48 +80,61 @@ def test_garbage_collector_switched_off_by_threshold_stays_off(tmp_path):
     assert out.stdout.split("] ")[0] == "[(0, 10, 10)"
 
 
-OPT_DURING_COMPILES = """
-import numba
-from numba.core import event
+OPT_LEVELS = """
+import os, numba
+from numba.core import codegen
 from snl_numeric import boards
 from snl_numeric._core.moments import structured_moments
-def level():
-    return int(numba.config.OPT), getattr(numba.config.OPT, "is_opt_max", False)
-seen = {}
-class Watch(event.Listener):  # registered after the package's listener: runs after it
-    def on_start(self, ev):
-        seen[ev.data["dispatcher"].py_func.__name__] = level()
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Watch())
-before = level()
+{before}
+used, building = {{}}, []  # the level of each library's optimisation passes, as LLVM gets it
+final = codegen.CPUCodeLibrary._optimize_final_module
+def optimize_final_module(self):
+    building.append(self.name.split(".")[-1])
+    try:
+        return final(self)
+    finally:
+        building.pop()
+passes = codegen.CPUCodegen._pass_builder
+def pass_builder(self, **kwargs):
+    if building and "opt" not in kwargs:  # the full pipeline (the cheap one is always 0)
+        used.setdefault(building[-1], set()).add(int(numba.config.OPT))
+    return passes(self, **kwargs)
+codegen.CPUCodeLibrary._optimize_final_module = optimize_final_module
+codegen.CPUCodegen._pass_builder = pass_builder
 cb = boards.get("milton-bradley").compiled
 structured_moments(cb.succ, cb.probs)
-print(before, level(), *(seen[k] for k in ("reach_kernel", "moments_kernel", "_unit_solve",
-                                          "gth_factor_kernel")), sep=";")
+o = numba.config.OPT
+print(*(sorted(used[k]) for k in ("moments_kernel", "_unit_solve", "gth_factor_kernel",
+                                  "reach_kernel")), (int(o), getattr(o, "is_opt_max", False)))
 """
 
 
-@pytest.mark.parametrize("user", [None, "0", "max"])
-def test_kernels_compile_at_their_opt_level_then_numba_is_as_it_was(tmp_path, user):
-    out = run_python(OPT_DURING_COMPILES, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_OPT=user)
-    before = {None: (3, False), "0": (0, False), "max": (3, True)}[user]
-    # moments_kernel and its own _unit_solve are lowered, never raised; a kernel they
-    # call (gth_factor_kernel) and one called alone (reach_kernel) keep the user's level
-    low = (PER_BOARD_OPT, False) if user is None else before
-    assert out.stdout.strip().split(";") == [str(v) for v in (before, before, before, low, low,
-                                                                before)]
+RELOAD_DURING_MOMENTS = """
+from numba.core import event
+class Reload(event.Listener):  # registered after the package's listener: runs after it
+    def on_start(self, ev):
+        if ev.data["dispatcher"].py_func.__name__ == "moments_kernel":
+            numba.config.OPT = type(numba.config.OPT)(2)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Reload())
+"""
 
 
-def test_opt_level_reloaded_during_a_compile_is_kept(tmp_path):
-    # Numba re-reads its settings when the environment changed: that value then stays
-    code = OPT_DURING_COMPILES.replace(
-        "        seen[ev.data",
-        "        if ev.data['dispatcher'].py_func.__name__ == 'moments_kernel':\n"
-        "            numba.config.OPT = type(numba.config.OPT)(2)\n"
-        "        seen[ev.data")
-    out = run_python(code, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_OPT=None)
-    assert out.stdout.strip().split(";")[:2] == ["(3, False)", "(2, False)"]
+@pytest.mark.parametrize("user, before, expected", [
+    (None, None, f"[{PER_BOARD_OPT}] [{PER_BOARD_OPT}] [3] [3] (3, False)"),
+    ("max", None, "[3] [3] [3] [3] (3, True)"),
+    # the user lowers the level after the import: nothing is compiled above it
+    (None, 'os.environ["NUMBA_OPT"] = "0"', "[0] [0] [0] [0] (0, False)"),
+    # Numba reloads a level during moments_kernel's compilation: that level stays
+    (None, RELOAD_DURING_MOMENTS, "[2] [1] [3] [3] (2, False)")])
+def test_kernels_are_optimised_at_their_level_then_numba_is_as_it_was(tmp_path, user, before,
+                                                                     expected):
+    # moments_kernel and its _unit_solve are lowered; gth_factor_kernel, which it calls,
+    # and reach_kernel, called alone, keep the user's level; the level is put back
+    out = run_python(OPT_LEVELS.format(before=before or ""), NUMBA_CACHE_DIR=str(tmp_path),
+                     NUMBA_OPT=user)
+    assert out.stdout.strip() == expected
 
 
 def test_cache_dir_is_per_user_unless_numba_cache_dir_is_set(tmp_path):

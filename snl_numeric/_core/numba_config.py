@@ -40,6 +40,7 @@ import inspect
 import os
 import sys
 import threading
+from collections.abc import Callable
 from functools import cache
 
 import numba
@@ -160,20 +161,22 @@ def _attach_cache(dispatcher) -> None:
 
 
 #: LLVM's optimisation level for the per-board kernels of batch analysis and board
-#: design (``njit(opt=PER_BOARD_OPT)``): they loop over one small board's successor table,
-#: where level 3 finds nothing more; they run as fast at 1, and compile faster.
+#: design (``njit(opt=PER_BOARD_OPT)``): measured as fast at 1 as at Numba's 3 on boards
+#: of 100 and 10,000 squares (README, Performance), they compile faster. Level 1
+#: everywhere was measured too, and refused: the large-board solver, ``throw_distances``,
+#: race and policy kernels ran 7-45% slower.
 PER_BOARD_OPT = 1
 #: LLVM optimisation levels (``NUMBA_OPT``) of the kernels given one by :func:`njit`.
-_KERNEL_OPT: dict = {}
+_KERNEL_OPT: dict[Callable, int] = {}
 
 
 def njit(*, opt: int | None = None, **overrides):
     """``numba.njit`` with the package defaults (cached under :func:`cache_dir`).
 
     ``opt`` lowers LLVM's optimisation level (``NUMBA_OPT``, 3 by default) for this
-    kernel's own compilation, whoever triggers it (see :class:`_CompileWatch`): for
-    kernels measured to run as fast at that level (``benchmarks/``), which then compile
-    faster. It never raises the user's level, and ``NUMBA_OPT=max`` is kept.
+    kernel's compilation, whoever triggers it (see :class:`_CompileWatch`): for kernels
+    measured to run as fast at that level, which then compile faster. It never raises
+    the user's level, and ``NUMBA_OPT=max`` is kept.
     """
     options = {**JIT, **overrides}
     cache = options.pop("cache")
@@ -219,10 +222,15 @@ class _CompileWatch(event.Listener):
     error).
 
     A kernel given ``opt`` by :func:`njit` is optimised at that level, and every other
-    kernel at the user's (so a kernel a lowered one calls is compiled as it would be
-    alone): the level is set when a kernel's compilation starts and put back when it
-    ends, unless Numba reloaded it meanwhile from a changed environment. Numba holds its
-    compiler lock through a compilation, so no other compilation sees these levels.
+    kernel of the package at the user's: the level is set when a kernel's compilation
+    starts and put back when it ends (the user's is first re-read from the environment,
+    as Numba itself does; a level Numba reloads during a compilation stays). A kernel's
+    own compiled copy so has one level whoever triggers it; its copy linked into a
+    lowered kernel, and any of Numba's helpers first compiled there, are optimised with
+    that kernel. Numba holds its compiler lock through a compilation: no other thread
+    compiles meanwhile. What follows the level is LLVM's optimisation passes, which
+    Numba (0.68) builds for every compiled library from ``NUMBA_OPT``; the machine-code
+    generator keeps the level Numba started with.
     """
 
     def __init__(self) -> None:
@@ -250,6 +258,7 @@ class _CompileWatch(event.Listener):
             return
         with self._lock:
             if not self._running:  # the outermost compilation
+                numba.config.reload_config()  # as Numba will: the user's current level
                 self._threshold = gc.get_threshold()
                 if self._threshold[0]:  # 0: the user turned automatic collection off
                     gc.set_threshold(*map(max, self._threshold, COMPILE_GC_THRESHOLD))
