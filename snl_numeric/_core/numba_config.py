@@ -224,10 +224,10 @@ class _CompileWatch(event.Listener):
     A kernel given ``opt`` by :func:`njit` is optimised at that level, and every other
     kernel of the package at the user's: the level is set when a kernel's compilation
     starts and put back when it ends (the user's is first re-read from the environment,
-    as Numba itself does; a level Numba reloads during a compilation stays). A kernel's
-    own compiled copy so has one level whoever triggers it; its copy linked into a
-    lowered kernel, and any of Numba's helpers first compiled there, are optimised with
-    that kernel. Numba holds its compiler lock through a compilation: no other thread
+    as Numba itself does; a level Numba reloads during a compilation stays). So a
+    kernel's own compiled copy has one level, whoever triggers it; its copy linked into
+    a lowered kernel, and any of Numba's helpers first compiled there, are optimised
+    with that kernel. Numba holds its compiler lock through a compilation: no other thread
     compiles meanwhile. What follows the level is LLVM's optimisation passes, which
     Numba (0.68) builds for every compiled library from ``NUMBA_OPT``; the machine-code
     generator keeps the level Numba started with.
