@@ -19,7 +19,7 @@ from multiprocessing import get_context
 
 import numpy as np
 
-from ._core.numba_config import COMPILE_LISTENER, cache_dir
+from ._core.numba_config import cache_dir
 
 
 def _core() -> None:
@@ -128,9 +128,7 @@ GROUPS: dict[str, Callable[[], None]] = {
 }
 
 
-def _run_group(name: str, quiet: bool = False) -> tuple[str, float]:
-    if quiet:  # a worker process: the caller already printed the compile note
-        COMPILE_LISTENER.shown = True
+def _run_group(name: str) -> tuple[str, float]:
     t0 = time.perf_counter()
     GROUPS[name]()
     return name, time.perf_counter() - t0
@@ -189,7 +187,7 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
         ctx = get_context("spawn")  # no fork of a process holding threads
         longest_first = sorted(names, key=lambda n: -_COST.get(n, 0))  # packs the processes
         with ProcessPoolExecutor(max_workers=min(processes, len(names)), mp_context=ctx) as pool:
-            for name, seconds in pool.map(_run_group, longest_first, [True] * len(names)):
+            for name, seconds in pool.map(_run_group, longest_first):
                 times[name] = seconds
         times = {name: times[name] for name in names}
     times["total"] = time.perf_counter() - t0

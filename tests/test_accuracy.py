@@ -23,8 +23,7 @@ from snl_numeric import (
     throws_variance,
     throws_variance_all,
 )
-from snl_numeric._core.moments import structured_moments
-from snl_numeric._core.solve import Solver
+from snl_numeric._core.solve import Solver, structured_moments
 from snl_numeric.boards import get as board_named
 from snl_numeric.boards import random_board
 from snl_numeric.chain import fundamental

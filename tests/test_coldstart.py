@@ -15,12 +15,7 @@ import pytest
 
 import snl_numeric
 from snl_numeric import cache_dir, warmup
-from snl_numeric._core.numba_config import (
-    COMPILE_GC_THRESHOLD,
-    COMPILE_NOTE,
-    PER_BOARD_OPT,
-    user_cache_dir,
-)
+from snl_numeric._core.numba_config import COMPILE_NOTE, user_cache_dir
 
 HERE = Path(__file__).resolve().parent
 
@@ -42,99 +37,30 @@ SMALL = ("from snl_numeric import Board, min_throws\n"
          "print(min_throws(Board(10, {3: 8})))\n")
 
 
-def test_compile_note_once_then_kernels_load_silently(tmp_path):
-    first = run_python(SMALL, NUMBA_CACHE_DIR=str(tmp_path))
-    assert first.stdout.split() == ["2"]
-    assert first.stderr == COMPILE_NOTE + "\n"  # one line, once per process
+#: A kernel that compiles on any board (the simulation's), called twice.
+COMPILING = ("import logging\n"
+             "logging.basicConfig(level=logging.INFO, format='%(name)s|%(message)s')\n"
+             "from snl_numeric import Board, simulate\n"
+             "print(simulate(Board(10, {3: 8}), 100, rng=0).games)\n"
+             "print(simulate(Board(12), 100, rng=0).games)\n")
+
+
+def test_compile_note_is_logged_once_then_kernels_load_silently(tmp_path):
+    first = run_python(COMPILING, NUMBA_CACHE_DIR=str(tmp_path))
+    assert first.stdout.split() == ["100", "100"]
+    assert first.stderr == f"snl_numeric|{COMPILE_NOTE}\n"  # one record, once per process
     assert list(tmp_path.rglob("*.nbi")), "nothing cached"
-    second = run_python(SMALL, NUMBA_CACHE_DIR=str(tmp_path))
-    assert second.stdout.split() == ["2"] and second.stderr == ""
+    second = run_python(COMPILING, NUMBA_CACHE_DIR=str(tmp_path))
+    assert second.stdout.split() == ["100", "100"] and second.stderr == ""
 
 
-GC_DURING_COMPILES = """
-import gc
-from numba.core import event
-from snl_numeric import Board, min_throws
-seen = set()
-class Watch(event.Listener):
-    def on_start(self, ev):
-        seen.add(gc.get_threshold())
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Watch())
-gc.set_threshold(500, 5, 5)  # the user's own thresholds
-min_throws(Board(10, {3: 8}))
-print(sorted(seen), gc.get_threshold(), gc.isenabled())
-"""
-
-
-def test_garbage_collector_runs_less_often_while_compiling_then_as_it_was(tmp_path):
-    out = run_python(GC_DURING_COMPILES, NUMBA_CACHE_DIR=str(tmp_path))
-    assert out.stdout.split("] ") == [f"[{COMPILE_GC_THRESHOLD!r}",
-                                      "(500, 5, 5) True\n"]
-
-
-def test_garbage_collector_switched_off_by_threshold_stays_off(tmp_path):
-    code = GC_DURING_COMPILES.replace("gc.set_threshold(500, 5, 5)", "gc.set_threshold(0)")
-    out = run_python(code, NUMBA_CACHE_DIR=str(tmp_path))
-    assert out.stdout.split("] ")[0] == "[(0, 10, 10)"
-
-
-OPT_LEVELS = """
-import os, numba
-from numba.core import codegen
-from snl_numeric import boards
-from snl_numeric._core.moments import structured_moments
-{before}
-used, building = {{}}, []  # the level of each library's optimisation passes, as LLVM gets it
-final = codegen.CPUCodeLibrary._optimize_final_module
-def optimize_final_module(self):
-    building.append(self.name.split(".")[-1])
-    try:
-        return final(self)
-    finally:
-        building.pop()
-passes = codegen.CPUCodegen._pass_builder
-def pass_builder(self, **kwargs):
-    if building and "opt" not in kwargs:  # the full pipeline (the cheap one is always 0)
-        used.setdefault(building[-1], set()).add(int(numba.config.OPT))
-    return passes(self, **kwargs)
-codegen.CPUCodeLibrary._optimize_final_module = optimize_final_module
-codegen.CPUCodegen._pass_builder = pass_builder
-cb = boards.get("milton-bradley").compiled
-structured_moments(cb.succ, cb.probs)
-o = numba.config.OPT
-print(*(sorted(used[k]) for k in ("moments_kernel", "_unit_solve", "gth_factor_kernel",
-                                  "reach_kernel")), (int(o), getattr(o, "is_opt_max", False)))
-"""
-
-
-RELOAD_DURING_MOMENTS = """
-from numba.core import event
-class Reload(event.Listener):  # registered after the package's listener: runs after it
-    def on_start(self, ev):
-        if ev.data["dispatcher"].py_func.__name__ == "moments_kernel":
-            numba.config.OPT = type(numba.config.OPT)(2)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Reload())
-"""
-
-
-@pytest.mark.parametrize("user, before, expected", [
-    (None, None, f"[{PER_BOARD_OPT}] [{PER_BOARD_OPT}] [3] [3] (3, False)"),
-    ("max", None, "[3] [3] [3] [3] (3, True)"),
-    # the user lowers the level after the import: nothing is compiled above it
-    (None, 'os.environ["NUMBA_OPT"] = "0"', "[0] [0] [0] [0] (0, False)"),
-    # Numba reloads a level during moments_kernel's compilation: that level stays
-    (None, RELOAD_DURING_MOMENTS, "[2] [1] [3] [3] (2, False)")])
-def test_kernels_are_optimised_at_their_level_then_numba_is_as_it_was(tmp_path, user, before,
-                                                                     expected):
-    # moments_kernel and its _unit_solve are lowered; gth_factor_kernel, which it calls,
-    # and reach_kernel, called alone, keep the user's level; the level is put back
-    out = run_python(OPT_LEVELS.format(before=before or ""), NUMBA_CACHE_DIR=str(tmp_path),
-                     NUMBA_OPT=user)
-    assert out.stdout.strip() == expected
+def test_library_prints_nothing_the_cli_shows_the_note(tmp_path):
+    silent = run_python(COMPILING.split("\n", 2)[2], NUMBA_CACHE_DIR=str(tmp_path / "a"))
+    assert silent.stderr == ""  # no handler configured: the INFO record is not shown
+    cli = run_python("import sys; from snl_numeric.cli import main\n"
+                     "sys.exit(main(['simulate', 'seed-30', '--games', '100', '--seed', '0']))",
+                     NUMBA_CACHE_DIR=str(tmp_path / "b"))
+    assert cli.stderr == f"snl_numeric: {COMPILE_NOTE}\n"
 
 
 def test_cache_dir_is_per_user_unless_numba_cache_dir_is_set(tmp_path):

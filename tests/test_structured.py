@@ -5,7 +5,7 @@ from conftest import boards as board_strategy
 from hypothesis import given, settings
 
 from snl_numeric import expected_throws_all, throw_distances, throws_variance_all
-from snl_numeric._core.moments import structured_moments
+from snl_numeric._core.solve import structured_moments
 from snl_numeric._core.table import OVERSHOOT_CODES
 from snl_numeric._core.table import succ_table_kernel as _fill_succ
 

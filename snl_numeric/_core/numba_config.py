@@ -25,22 +25,19 @@ Where compiled kernels are kept
     process instead. ``snl warmup`` (or :func:`snl_numeric.warmup`) compiles
     every kernel ahead of time, for container images and CI.
 
-The first compilation in a process prints one line on standard error
-(``snl_numeric: compiling kernels (first run only)...``) so that a cold start
-is never a silent wait. While the package compiles, Python's cyclic garbage
-collector runs less often, and a few kernels are optimised by LLVM at a lower
-level (see :class:`_CompileWatch`).
+The first compilation in a process is logged once (logger ``snl_numeric``, level
+INFO: ``compiling kernels (first run only)...``); the ``snl`` command shows it on
+standard error so that a cold start is never a silent wait. Library code prints
+nothing, and nothing here changes Numba's or Python's process-wide settings.
 """
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import inspect
+import logging
 import os
 import sys
-import threading
-from collections.abc import Callable
 from functools import cache
 
 import numba
@@ -50,8 +47,10 @@ from numba.core import caching, event
 #: so none needs Numba's C wrapper: leaving it out saves ~10% of every cold compile.
 JIT = {"nogil": True, "cache": True, "fastmath": False, "no_cfunc_wrapper": True}
 
-#: The note printed once per process when a kernel of the package is first compiled.
-COMPILE_NOTE = "snl_numeric: compiling kernels (first run only)..."
+#: The note logged once per process when a kernel of the package is first compiled.
+COMPILE_NOTE = "compiling kernels (first run only)..."
+#: The package's logger (the ``snl`` command shows its INFO records on standard error).
+LOGGER = logging.getLogger("snl_numeric")
 
 _PACKAGE = __name__.split(".")[0]
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -78,7 +77,7 @@ def cache_dir() -> str:
     >>> os.path.isabs(cache_dir())
     True
     """
-    return os.path.abspath(numba.config.CACHE_DIR or user_cache_dir())
+    return os.path.abspath(os.environ.get("NUMBA_CACHE_DIR") or user_cache_dir())
 
 
 @cache
@@ -160,24 +159,8 @@ def _attach_cache(dispatcher) -> None:
         dispatcher._cache = PackageFunctionCache(dispatcher.py_func)
 
 
-#: LLVM's optimisation level for the per-board kernels of batch analysis and board
-#: design (``njit(opt=PER_BOARD_OPT)``): measured as fast at 1 as at Numba's 3 on boards
-#: of 100 and 10,000 squares (README, Performance), they compile faster. Level 1
-#: everywhere was measured too, and refused: the large-board solver, ``throw_distances``,
-#: race and policy kernels ran 7-45% slower.
-PER_BOARD_OPT = 1
-#: LLVM optimisation levels (``NUMBA_OPT``) of the kernels given one by :func:`njit`.
-_KERNEL_OPT: dict[Callable, int] = {}
-
-
-def njit(*, opt: int | None = None, **overrides):
-    """``numba.njit`` with the package defaults (cached under :func:`cache_dir`).
-
-    ``opt`` lowers LLVM's optimisation level (``NUMBA_OPT``, 3 by default) for this
-    kernel's compilation, whoever triggers it (see :class:`_CompileWatch`): for kernels
-    measured to run as fast at that level, which then compile faster. It never raises
-    the user's level, and ``NUMBA_OPT=max`` is kept.
-    """
+def njit(**overrides):
+    """``numba.njit`` with the package defaults (cached under :func:`cache_dir`)."""
     options = {**JIT, **overrides}
     cache = options.pop("cache")
 
@@ -185,8 +168,6 @@ def njit(*, opt: int | None = None, **overrides):
         dispatcher = numba.njit(**options)(fn)
         if cache:
             _attach_cache(dispatcher)
-        if opt is not None:
-            _KERNEL_OPT[fn] = opt
         return dispatcher
 
     return decorate
@@ -203,87 +184,23 @@ def python_twin(kernel):
     return getattr(kernel, "py_func", kernel)
 
 
-#: Python's garbage-collector thresholds while the package compiles (see :class:`_CompileWatch`).
-COMPILE_GC_THRESHOLD = (100_000, 50, 1000)
-
-
-class _CompileWatch(event.Listener):
-    """Prints :data:`COMPILE_NOTE` when the package's first kernel compilation starts;
-    makes Python's cyclic garbage collector run less often while the package compiles;
-    sets LLVM's optimisation level for each of the package's kernels it compiles.
-
-    A compilation allocates millions of short-lived objects, and with the default
-    thresholds the collections they trigger scan the compiler's large, long-lived object
-    graph again and again. :data:`COMPILE_GC_THRESHOLD` makes a cold start about 10%
-    faster (0.5 s of ``analyze_many``'s first call) for a few percent more peak memory
-    (14 MB of its 308; young garbage is still collected). A higher threshold of the
-    user's is kept, and a threshold of 0 (automatic collection off) is left alone; the
-    thresholds are restored as soon as the outermost compilation ends (even by an
-    error).
-
-    A kernel given ``opt`` by :func:`njit` is optimised at that level, and every other
-    kernel of the package at the user's: the level is set when a kernel's compilation
-    starts and put back when it ends (the user's is first re-read from the environment,
-    as Numba itself does; a level Numba reloads during a compilation stays). So a
-    kernel's own compiled copy has one level, whoever triggers it; its copy linked into
-    a lowered kernel, and any of Numba's helpers first compiled there, are optimised
-    with that kernel. Numba holds its compiler lock through a compilation: no other thread
-    compiles meanwhile. What follows the level is LLVM's optimisation passes, which
-    Numba (0.68) builds for every compiled library from ``NUMBA_OPT``; the machine-code
-    generator keeps the level Numba started with.
-    """
+class _CompileNote(event.Listener):
+    """Logs :data:`COMPILE_NOTE` (logger ``snl_numeric``, level INFO) when the first of the
+    package's kernels starts compiling in this process; observes, changes nothing."""
 
     def __init__(self) -> None:
         self.shown = False
-        self._lock = threading.Lock()
-        self._threshold = gc.get_threshold()
-        self._user_opt = numba.config.OPT
-        self._running: list = []  # per compilation under way: (level before, level set)
-
-    @staticmethod
-    def _ours(ev) -> bool:
-        module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
-        return module.split(".")[0] == _PACKAGE
-
-    def _opt_level(self, py_func):
-        """The level to compile ``py_func``'s kernel at."""
-        user = self._user_opt
-        level = _KERNEL_OPT.get(py_func)
-        if level is None or level >= user or getattr(user, "is_opt_max", False):
-            return user
-        return type(user)(level)  # Numba's own int type
 
     def on_start(self, ev) -> None:
-        if not self._ours(ev):
+        if self.shown:
             return
-        with self._lock:
-            if not self._running:  # the outermost compilation
-                numba.config.reload_config()  # as Numba will: the user's current level
-                self._threshold = gc.get_threshold()
-                if self._threshold[0]:  # 0: the user turned automatic collection off
-                    gc.set_threshold(*map(max, self._threshold, COMPILE_GC_THRESHOLD))
-                self._user_opt = numba.config.OPT
-            level = self._opt_level(ev.data["dispatcher"].py_func)
-            self._running.append((numba.config.OPT, level))
-            numba.config.OPT = level
-            show = not self.shown
+        module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
+        if module.split(".")[0] == _PACKAGE:
             self.shown = True
-        if show:
-            try:
-                print(COMPILE_NOTE, file=sys.stderr, flush=True)
-            except (OSError, ValueError):  # pragma: no cover - stderr closed
-                pass
+            LOGGER.info(COMPILE_NOTE)
 
     def on_end(self, ev) -> None:
-        if not self._ours(ev):
-            return
-        with self._lock:
-            before, level = self._running.pop()
-            if numba.config.OPT is level:
-                numba.config.OPT = before
-            if not self._running:
-                gc.set_threshold(*self._threshold)
+        pass
 
 
-COMPILE_LISTENER = _CompileWatch()
-event.register("numba:compile", COMPILE_LISTENER)
+event.register("numba:compile", _CompileNote())

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numba.extending import overload, register_jitable
 
-from .numba_config import PER_BOARD_OPT, njit
+from .numba_config import njit
 
 #: Default tail mass left out of game-length distributions.
 DEFAULT_TAIL = 1e-12
@@ -496,7 +496,7 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):
     return 0, 0, 0
 
 
-@njit(opt=PER_BOARD_OPT)
+@njit()
 def rules_hold(size, start, code, chain, src, dst, faces, probs, tol, jump_to,
                state):  # pragma: no cover - jitted
     """Whether the board keeps every rule of :func:`board_problem`: the same verdict, in

@@ -20,7 +20,7 @@ own rows). Per board it
 4. solves ``(I - Q) t = 1`` and ``(I - Q) u = t`` by one sweep over the
    forward moves plus a low-rank correction for the squares that snakes (and
    bounces) lead back to, eliminated without cancellation
-   (``_core.moments.moments_kernel``, the single-board solver's Woodbury method):
+   (``_core.solve.moments.moments_kernel``, the single-board solver's Woodbury method):
    ``E[T] = t[start]``, ``Var T = 2 u - t - t**2`` (or the variance of one step,
    solved, where that would cancel); a board with more backward targets than
    the kernel takes is handed to the single-board solver;

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.moments import moments_kernel
-from .._core.numba_config import PER_BOARD_OPT, njit
+from .._core.numba_config import njit
+from .._core.solve import moments_kernel
 from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
 from .._core.validation import rules_hold
 from .data import MAX_SIZE
@@ -113,7 +113,7 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
     return (mode if best > 0.0 else -1), 0
 
 
-@njit(opt=PER_BOARD_OPT)
+@njit()
 def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
                  dice_ptr, faces, probs, sum_tol, max_bytes, moments, want_var, quantiles,
                  levels, want_mode, tail, max_throws, problem, min_out, sure_out, mean_out,

@@ -10,6 +10,7 @@ argparse is used nowhere else in the package.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -76,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    _show_notes()
     try:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
@@ -92,6 +94,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = cli_words(failure_message(exc))
         _quiet_stderr_print(_one_line(f"snl {args.command}: error: {message}"))
         return 2
+
+
+class _StderrNotes(logging.StreamHandler):
+    """The package's INFO records on standard error, one line each (``snl_numeric: ...``);
+    standard error looked up at each record (tests and callers may replace it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+
+    @property  # type: ignore[override]
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+    def handleError(self, record) -> None:  # standard error closed: say nothing
+        pass
+
+
+def _show_notes() -> None:
+    """Let the package's notes (the one-time compile note) reach standard error, once."""
+    logger = logging.getLogger("snl_numeric")
+    if not any(isinstance(h, _StderrNotes) for h in logger.handlers):
+        logger.addHandler(_StderrNotes())
+    if logger.level == logging.NOTSET or logger.level > logging.INFO:
+        logger.setLevel(logging.INFO)
 
 
 def _quiet_stderr_print(line: str) -> None:

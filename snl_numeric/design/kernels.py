@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from .._core.moments import moments_kernel
-from .._core.numba_config import PER_BOARD_OPT, njit
+from .._core.numba_config import njit
+from .._core.solve import moments_kernel
 from .._core.table import reach_kernel, succ_table_kernel
 
 #: Objective values closer than this (relative) are ties: they differ by rounding only.
@@ -229,7 +229,7 @@ def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max
 EVALUATE, KICK, ANNEAL, MOMENTS = 0, 1, 2, 3
 
 
-@njit(opt=PER_BOARD_OPT)
+@njit()
 def search_kernel(op, i0, i1, i2, i3, size, n_snakes, allowed_src, allowed_dst, min_len,
                   max_len, start, overshoot, chain, faces, probs, mode, target, temps, state,
                   src, dst, cost, best_src, best_dst, best_cost, best_mean, best_var, evals,

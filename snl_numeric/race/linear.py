@@ -3,7 +3,7 @@
 The chain's states are ``(mover's square, other square, mover's side)``, ``2 N^2`` of
 them; side ``k`` wins with probability ``x_k = (I - Q)^-1 b_k``, where ``b_k`` is the
 chance that side ``k`` finishes with the throw it is about to make. The core solver
-(:class:`~snl_numeric._core.solve.Solver`: a block-triangular sweep along the diagonals
+(:class:`~snl_numeric._core.solve.structured.Solver`: a block-triangular sweep along the diagonals
 plus a low-rank or Krylov correction for the throws that go back, every pivot formed
 as a sum) certifies a relative error, whatever the chain's mixing time: this is what
 the sweeps fall back on when a chain mixes too slowly for them (a die that almost

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .numba_config import njit
+from ..numba_config import njit
 
 #: Most squares in one diagonal block.
 BLOCK_MAX = 16

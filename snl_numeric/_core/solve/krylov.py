@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.linalg as sla
 
-from .numba_config import njit
+from ..numba_config import njit
 
 #: Below ``FLOOR`` (relative), stop after ``STALL`` steps that do not halve the residual:
 #: the rounding floor of the sweeps, where refinement takes over.

@@ -47,6 +47,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from ..numba_config import njit
+from ..validation import readonly
 from .blocks import (
     BLOCK_MAX,
     block_factor_kernel,
@@ -61,8 +63,6 @@ from .blocks import (
     sweep_kernel,
 )
 from .krylov import gmres
-from .numba_config import njit
-from .validation import readonly
 
 #: Woodbury is used when there are at most this many backward targets...
 WOODBURY_MAX = 64

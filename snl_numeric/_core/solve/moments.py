@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..numba_config import njit
+from ..table import reach_kernel
 from .blocks import gth_factor_kernel, gth_solve_kernel, residual_kernel
-from .numba_config import PER_BOARD_OPT, njit
-from .solve import CANCELLATION, UNIT_ROUNDOFF, step_variance_kernel
-from .table import reach_kernel
+from .structured import CANCELLATION, UNIT_ROUNDOFF, step_variance_kernel
 
 
-@njit(opt=PER_BOARD_OPT, error_model="numpy")  # divisions as the block kernels do theirs
+@njit(error_model="numpy")  # divisions as the block kernels do theirs
 def _unit_solve(succ, probs, pstride, active, piv, rhs, out):  # pragma: no cover - jitted
     """``out = P^-1 rhs`` for the columns of ``rhs`` when every block is one square (``P``
     upper triangular, ``piv`` its diagonal): what :func:`block_solve_kernel` and
@@ -42,7 +42,7 @@ def _unit_solve(succ, probs, pstride, active, piv, rhs, out):  # pragma: no cove
             out[x, j] /= d
 
 
-@njit(opt=PER_BOARD_OPT, error_model="numpy")
+@njit(error_model="numpy")
 def _woodbury_solve(succ, probs, pstride, active, piv, z, targets, cap, cap_piv, rhs,
                     out):  # pragma: no cover - jitted
     """``out = A^-1 rhs`` (one column) by the Woodbury method, ``W = z[:, 1 : k + 1]``."""
@@ -69,7 +69,7 @@ def _woodbury_solve(succ, probs, pstride, active, piv, z, targets, cap, cap_piv,
         out[x] = acc
 
 
-@njit(opt=PER_BOARD_OPT)
+@njit()
 def moments_kernel(succ, probs, pstride, sure, mean, var, kmax, want_var):  # pragma: no cover
     """Expected throws and (if ``want_var``, else NaN) variance from every square (``inf``
     where not sure), by the Woodbury method of ``Solver`` (cancellation-free).
