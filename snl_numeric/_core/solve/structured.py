@@ -365,14 +365,23 @@ class Solver:
     # -- the public solve: refined and certified --------------------------------------------
     def solve(self, b: np.ndarray, trans: bool = False, *, target: float = TARGET_ERROR,
               measure: bool = False) -> Solution:
-        """Solve ``A x = b`` (``A^T x = b``) with ``b`` of length ``n`` (zero off the system).
+        """Solve ``A x = b`` (``A^T x = b``) with ``b`` of shape ``(n,)`` or ``(n, m)`` (zero
+        off the system; ``m`` columns are solved one by one).
 
         Returns the answer with its certified relative error (refined until it is below
-        ``target`` or stops improving): componentwise when ``b > 0`` on the system
-        (``trans=False``), else normwise. The normwise backward error is measured when the
-        answer needs it to be certified, or when ``measure`` asks for it (else NaN).
+        ``target`` or stops improving; the largest over the columns): componentwise when
+        ``b > 0`` on the system (``trans=False``), else normwise. The normwise backward error
+        is measured when the answer needs it to be certified, or when ``measure`` asks for it
+        (else NaN).
         """
-        b0 = np.where(self.active, np.asarray(b, dtype=np.float64), 0.0)
+        b = np.asarray(b, dtype=np.float64)
+        if b.ndim == 2:
+            sols = [self.solve(col, trans, target=target, measure=measure) for col in b.T]
+            x = np.stack([s.x for s in sols], axis=1) if sols else np.zeros(b.shape)
+            return Solution(x, sum(s.iterations for s in sols),
+                            max((s.error for s in sols), default=0.0),
+                            max((s.residual for s in sols), default=0.0))
+        b0 = np.where(self.active, b, 0.0)
         if self.unknowns == 0:
             return Solution(np.zeros(self.n), 0, 0.0, 0.0)
         b = b0 * self.rowsum if not trans else b0
