@@ -44,6 +44,7 @@ from ._core.solve import (
     Solution,
     Solver,
     step_variance_kernel,
+    system_solver,
 )
 from ._core.table import push_kernel
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
@@ -134,7 +135,7 @@ def fundamental(cb: CompiledBoard) -> Solver:
     def build() -> Solver:
         system = sure_states(cb).copy()
         system[cb.size] = False
-        return Solver(cb.succ, cb.probs, system)
+        return system_solver(cb.succ, cb.probs, system)
 
     return cb.cache.get("solver", build)
 
@@ -499,7 +500,7 @@ def finish_probability(board: Board, start: int | None = None) -> float:
     live = cb.reach[0] > 0
     if not live[start]:
         return 0.0
-    solver = Solver(cb.succ, cb.probs, live)
+    solver = system_solver(cb.succ, cb.probs, live)
     goal = ((cb.succ == cb.size) * cb.probs).sum(axis=1) / solver.rowsum  # rows sum to 1
     h = solver.solve(np.where(live, goal, 0.0))
     _warn(_notes(h.error, "finish probabilities"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.numba_config import njit
-from .._core.solve import Solver
+from .._core.solve import system_solver
 from .._core.table import reach_kernel
 from .._core.validation import readonly
 from .problem import Problem
@@ -71,7 +71,7 @@ def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray
         return values, 0.0
     system = np.zeros(n, dtype=np.bool_)
     system[states] = True
-    sol = Solver(succ, prob, system).solve(system.astype(np.float64))
+    sol = system_solver(succ, prob, system).solve(system.astype(np.float64))
     values[states] = sol.x[states]
     return values, sol.error
 
