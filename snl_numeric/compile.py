@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from ._core.memory import check_memory, format_bytes
 from ._core.table import OVERSHOOT_CODES, reach_kernel, succ_table_kernel
 from ._core.validation import readonly
+from ._core.vectorised import ordinary, reach, succ_table
 
 if TYPE_CHECKING:
     from .board import Board
@@ -143,10 +144,19 @@ class CompiledBoard:
         """
         return self.cache.get("reach", self._reach)
 
+    @property
+    def ordinary(self) -> bool:
+        """Whether the board is of ordinary size: answered by NumPy/SciPy, nothing compiled
+        (:func:`~snl_numeric._core.vectorised.ordinary`)."""
+        return ordinary(*self.succ.shape)
+
     def _reach(self) -> tuple[np.ndarray, np.ndarray]:
-        dist = np.empty(self.n_states, dtype=np.int64)
-        sure = np.empty(self.n_states, dtype=np.bool_)
-        reach_kernel(self.succ, dist, sure)
+        if self.ordinary:
+            dist, sure = reach(self.succ)
+        else:
+            dist = np.empty(self.n_states, dtype=np.int64)
+            sure = np.empty(self.n_states, dtype=np.bool_)
+            reach_kernel(self.succ, dist, sure)
         for arr in (dist, sure):
             arr.flags.writeable = False
         return dist, sure
@@ -194,7 +204,8 @@ def table_bytes(size: int, faces: int) -> int:
 
 
 def compile_board(board: Board) -> CompiledBoard:
-    """Build the successor table of ``board`` (one Numba pass, O(size * faces)).
+    """Build the successor table of ``board`` (O(size * faces): NumPy on an ordinary board, a
+    Numba pass on a large one).
 
     Usually reached through the cached ``board.compiled``.
 
@@ -222,10 +233,14 @@ def compile_board(board: Board) -> CompiledBoard:
     jump_to[src] = dst
     jump_index = np.full(size + 1, -1, dtype=np.int32)
     jump_index[src] = np.arange(len(src), dtype=np.int32)
-    succ = np.empty((size + 1, len(faces)), dtype=idx)
-    landed = np.empty((size + 1, len(faces)), dtype=idx)
-    succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
-                      readonly(faces.astype(idx, copy=False)), succ, landed)
+    if ordinary(size + 1, len(faces)):
+        succ, landed = succ_table(size, jump_to, board.overshoot, board.chain,
+                                  faces.astype(idx, copy=False))
+    else:
+        succ = np.empty((size + 1, len(faces)), dtype=idx)
+        landed = np.empty((size + 1, len(faces)), dtype=idx)
+        succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
+                          readonly(faces.astype(idx, copy=False)), succ, landed)
     fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32)
     for arr in (succ, fired):
         arr.flags.writeable = False
