@@ -130,7 +130,7 @@ class SolveReport:
 
 def sure_states(cb: CompiledBoard) -> np.ndarray:
     """Boolean mask of squares that reach the goal with probability 1."""
-    return cb.reach[1]
+    return cb.sure
 
 
 def fundamental(cb: CompiledBoard) -> DirectSolver | Solver:

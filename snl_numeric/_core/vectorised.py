@@ -10,10 +10,11 @@ in the tests.
   reach the goal with probability 1 (those that cannot reach a square that cannot);
 - :func:`push`: the distribution of the number of throws. The mass ``v_k`` on the squares
   that can still finish after ``k`` throws obeys ``v_{k+1} = v_k Q``, and
-  ``P(T = k + 1) = v_k r`` with ``r`` the chance of finishing in one throw; the masses of a
-  chunk of throws are kept as rows and read out by one product with ``(r, Q 1, d)`` (``d``:
-  the chance of moving where the goal cannot be reached). Every product adds non-negative
-  terms, so each entry keeps its relative accuracy.
+  ``P(T = k + 1) = v_k r`` with ``r`` the chance of finishing in one throw. On a small
+  board the mass moves ``B`` throws per product, ``v_{k+B} = v_k Q^B``, and the throws in
+  between are read out together: ``v_k Q^i (r, Q 1, d)`` for ``i < B`` (``d``: the chance of
+  moving where the goal cannot be reached), one product for a chunk of ``v_k``. Every
+  product adds non-negative terms, so each entry keeps its relative accuracy.
 """
 
 from __future__ import annotations
@@ -30,8 +31,11 @@ __all__ = ["ORDINARY_ENTRIES", "ordinary", "succ_table", "reach", "reachable_fro
 #: NumPy/SciPy here and by the direct solver, with nothing compiled. Above, the Numba
 #: kernels take over (README, Performance: the crossover measured with a d6).
 ORDINARY_ENTRIES = 30_000
-#: Squares up to which the mass is pushed by a dense product per throw (sparse above).
+#: Squares up to which the mass is pushed ``BLOCK`` throws per dense product (``Q^BLOCK``
+#: from squarings, which cost ``m**3`` each); one sparse product per throw above.
 DENSE_PUSH_MAX = 128
+#: Throws per product on the dense path.
+BLOCK = 16
 
 
 def ordinary(n_states: int, n_faces: int) -> bool:
@@ -46,23 +50,24 @@ def ordinary(n_states: int, n_faces: int) -> bool:
 
 
 def succ_table(size: int, jump_to: np.ndarray, overshoot: str, chain: bool,
-               faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(succ, landed)``: where a token on each square rests after each face, and the
-    square of the first jump that throw lands on (-1 for none).
+               faces: np.ndarray, landing: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(succ, landed)``: where a token on each square rests after each face, and (when
+    ``landing``) the square of the first jump that throw lands on (-1 for none).
 
     ``jump_to[x]`` is the destination of the jump starting on ``x``, or -1.
 
     Examples
     --------
     >>> succ, landed = succ_table(6, np.array([-1, -1, 5, -1, -1, -1, -1]), "exact",
-    ...                           False, np.array([1, 2]))
+    ...                           False, np.array([1, 2]), landing=True)
     >>> succ.tolist()
     [[1, 5], [5, 3], [3, 4], [4, 5], [5, 6], [6, 5], [6, 6]]
     >>> landed[:2].tolist()
     [[-1, 2], [2, -1]]
     """
     squares = np.arange(size + 1)
-    rest = np.where(jump_to >= 0, jump_to, squares)  # one jump followed
+    jumps = jump_to >= 0
+    rest = np.where(jumps, jump_to, squares)  # one jump followed
     if chain:  # follow chains to their end (Board rules out cycles): pointer doubling
         while True:
             further = rest[rest]
@@ -70,21 +75,21 @@ def succ_table(size: int, jump_to: np.ndarray, overshoot: str, chain: bool,
                 break
             rest = further
     x = squares[:, None]
-    left = size - x  # faces are compared with the distance to the goal before adding
-    over = faces[None, :] > left
-    target = x + np.minimum(faces, size + 1)[None, :]
-    stay = np.zeros_like(over)
+    target = x + np.minimum(faces, size + 1)  # no overflow: faces are at most size + 1 here
+    over = target > size
     if overshoot == "win":
-        target = np.where(over, size, target)
-    elif overshoot == "exact":
-        stay = over
-        target = np.where(over, x, target)
-    else:  # bounce: Board guarantees faces <= size + 1
+        target = np.minimum(target, size)
+    elif overshoot == "bounce":  # Board guarantees faces <= size + 1
         target = np.where(over, 2 * size - target, target)
-    jumps = (jump_to[target] >= 0) & ~stay
-    landed = np.where(jumps, target, -1)
-    succ = np.where(jumps, rest[target], target)
+    else:
+        target[over] = size  # the goal: no jump, replaced below
+    succ = rest[target]
+    if overshoot == "exact":  # the token stays, and takes no jump where it stays
+        succ = np.where(over, x, succ)
     succ[size] = size
+    if not landing:
+        return succ, None
+    landed = np.where(jumps[target], target, -1)
     landed[size] = -1
     return succ, landed
 
@@ -198,35 +203,40 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     >>> pmf.tolist(), live.tolist()
     ([0.0, 0.5, 0.5], [1.0, 0.5, 0.0])
     """
-    states, q, r, d = _chain(succ, probs, live, succ.shape[0] - 1)
+    states, q, r, d = _chain(succ, probs, live & reachable_from(succ, start), succ.shape[0] - 1)
     m = len(states)
-    # one product per throw: a dense one on small boards (cheapest to call), else sparse
-    step = q.toarray() if m <= DENSE_PUSH_MAX else q.T.tocsr()
-    dense = m <= DENSE_PUSH_MAX
-    columns = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)
+    readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)
+    if m <= DENSE_PUSH_MAX:  # B throws per product: v Q^i (r, Q 1, d), i < B, then v Q^B
+        power, width = q.toarray(), 1
+        while width < BLOCK:
+            readout = np.concatenate([readout, power @ readout], axis=1)
+            power = power @ power
+            width *= 2
+        advance = power.__rmatmul__
+    else:  # one sparse product per throw
+        width, advance = 1, q.T.tocsr().__matmul__
     v = np.zeros(m)
     v[np.searchsorted(states, start)] = 1.0
     parts = [np.array([[0.0, 1.0, 0.0]])]
-    done, chunk = 0, 64
+    done, steps = 0, max(1, 64 // width)
     while done < max_throws:
-        take = min(chunk, max_throws - done)
-        mass = np.empty((take, m))  # mass[i]: after done + i throws
-        mass[0] = v
-        for i in range(1, take):
-            if dense:
-                np.dot(mass[i - 1], step, out=mass[i])
-            else:
-                mass[i] = step @ mass[i - 1]
-        block = mass @ columns  # throw done + i + 1: (finished, still live, lost)
+        mass = np.empty((steps, m))  # mass[i]: after done + i * width throws
+        for i in range(steps):
+            mass[i] = v
+            v = advance(v)
+        block = (mass @ readout).reshape(-1, 3)  # each throw: (finished, live, lost)
+        block = block[: max_throws - done]
         below = np.flatnonzero(block[:, 1] < tail)
         if len(below):
             parts.append(block[: below[0] + 1])
             break
         parts.append(block)
-        done += take
-        v = mass[-1] @ step if dense else step @ mass[-1]
-        chunk = min(2 * chunk, 4096)
-        check_memory(24 * (done + chunk) + 8 * chunk * m,
-                     f"a distribution of {done + chunk:,} throws")
+        done += len(block)
+        # the live mass falls about geometrically: aim the next chunk at the tail
+        rate = (block[-1, 1] / parts[-1][0, 1]) ** (1.0 / len(block)) if len(block) > 1 else 0.5
+        wanted = np.log(tail / block[-1, 1]) / np.log(rate) if 0.0 < rate < 1.0 else 4 * done
+        steps = int(min(max(wanted * 1.05 + width, 16), 4 * done + 64, 1 << 16)) // width + 1
+        check_memory(24 * (done + steps * width) + 8 * steps * m,
+                     f"a distribution of {done + steps * width:,} throws")
     out = np.concatenate(parts)
     return out[:, 0], out[:, 1], np.cumsum(out[:, 2])

@@ -79,25 +79,22 @@ class DirectSolver:
         self.active = np.array(active, dtype=np.bool_)
         self.states = states = np.flatnonzero(self.active)
         self.unknowns = m = len(states)
-        p = np.broadcast_to(probs, (n, nf))
-        self.rowsum = p.sum(axis=1) if probs.ndim == 2 else np.full(n, probs.sum())
-        pos = np.full(n, -1, dtype=np.intp)
+        pos = np.full(n, m, dtype=np.intp)  # each square's place in the system, m off it
         pos[states] = np.arange(m)
         dest = succ[states]
-        ps = p[states]
-        to = pos[dest]
-        stay = dest == states[:, None]
-        off = (to >= 0) & ~stay & (ps > 0.0)
-        self._to = np.where(to >= 0, to, m)  # where each face leads (m: off the system)
-        self._probs = ps
-        self._moving = np.where(stay, 0.0, ps)
+        self._to = to = pos[dest]
+        if probs.ndim == 1:
+            self.rowsum = np.full(n, probs.sum())
+            self._probs = ps = np.broadcast_to(probs, dest.shape)
+        else:
+            self.rowsum = probs.sum(axis=1)
+            self._probs = ps = probs[states]
+        self._moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay
         self._pivot = self._moving.sum(axis=1)  # the sum of the probabilities of moving
-        self._off = off
-        self._backward = dest[off & (dest < states[:, None])]
+        self._dest = dest
         self.blocks = 0
         self._lock = threading.Lock()
         self._rows: dict[bool, Rows] = {}
-        self._abs = None
         self._gth: _Gth | None = None
         self._fallback = None
         self._table = (succ, probs)
@@ -109,24 +106,25 @@ class DirectSolver:
                 self._lu = dgetrf(self._a)[:2]
         else:
             self.method = "splu"
+            off = (to < m) & (self._moving > 0.0)
             rows = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
-            g = sp.csc_matrix((ps[off], (rows, to[off])), shape=(m, m))
+            g = sp.csc_matrix((self._moving[off], (rows, to[off])), shape=(m, m))
             self._a = (sp.diags(self._pivot) - g).tocsc()
             self._splu = spla.splu(self._a)
 
     @property
     def k(self) -> int:
         """Distinct squares of the system that moves back down lead to."""
-        return int(len(np.unique(self._backward)))
+        back = (self._to < self.unknowns) & (self._dest < self.states[:, None])
+        return int(len(np.unique(self._dest[back & (self._moving > 0.0)])))
 
     def _dense(self) -> np.ndarray:
-        """``A`` as a dense array."""
+        """``A`` as a dense array (a column for "off the system", dropped)."""
         m = self.unknowns
-        rows = np.broadcast_to(np.arange(m)[:, None] * m, self._off.shape)[self._off]
-        idx = rows + self._to[self._off]
-        a = -np.bincount(idx, weights=self._probs[self._off], minlength=m * m).astype(
-            np.float64, copy=False).reshape(m, m)
-        a[np.diag_indices(m)] += self._pivot
+        idx = np.arange(0, m * (m + 1), m + 1)[:, None] + self._to
+        q = np.bincount(idx.ravel(), weights=self._moving.ravel(), minlength=m * (m + 1))
+        a = -q.reshape(m, m + 1)[:, :m]
+        a[np.diag_indices(m)] = self._pivot
         return a
 
     def _lu_solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
@@ -138,12 +136,19 @@ class DirectSolver:
     def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
         """``(r, bound)``: ``rhs - A x`` (``A^T``) in double precision, and a bound on its
-        distance from the exact residual (the rounding of ``r``, and of ``A``'s pivots)."""
+        distance from the exact residual (the rounding of ``r``, and of ``A``'s pivots).
+
+        ``|A| = D + G = 2 D - A``, so ``|A| |x| = 2 D |x| - A |x|``: one product when
+        ``x >= 0`` (the usual case), two otherwise."""
         a = self._a.T if trans else self._a
-        if self._abs is None:
-            self._abs = abs(self._a)
-        size = np.abs(rhs) + (self._abs.T if trans else self._abs) @ np.abs(x)
-        return rhs - a @ x, gamma(2 * self.faces + 4) * size
+        ax = a @ x
+        pivot = self._pivot[:, None]
+        if (x >= 0.0).all():
+            size = np.abs(rhs) + 2.0 * pivot * x - ax
+        else:
+            ab = np.abs(x)
+            size = np.abs(rhs) + 2.0 * pivot * ab - a @ ab
+        return rhs - ax, gamma(2 * self.faces + 6) * size
 
     def _rows_of(self, trans: bool) -> Rows:
         """The rows of ``A`` or of ``A^T`` as padded tables, for residuals in
@@ -151,8 +156,9 @@ class DirectSolver:
         with self._lock:
             if trans not in self._rows:
                 m = self.unknowns
-                src = np.broadcast_to(np.arange(m)[:, None], self._off.shape)[self._off]
-                dst, prob = self._to[self._off], self._probs[self._off]
+                off = (self._to < m) & (self._moving > 0.0)
+                src = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
+                dst, prob = self._to[off], self._moving[off]
                 if trans:
                     src, dst = dst, src
                 order = np.argsort(src, kind="stable")
@@ -172,32 +178,34 @@ class DirectSolver:
         """Solve ``A x = b`` (``A^T x = b``), ``b`` of shape ``(n,)`` or ``(n, m)`` (zero off
         the system): the answer of the chain with rows scaled to sum to 1, with its
         certified relative error (the largest over the columns; componentwise for a column
-        with ``b > 0`` on the system and ``trans=False``, else normwise) and normwise
-        backward error. ``measure`` is accepted for the structured solver's signature."""
+        with ``b > 0`` on the system and ``trans=False``, else normwise) and, when
+        ``measure``, its normwise backward error (else NaN)."""
         b = np.asarray(b, dtype=np.float64)
-        shape = b.shape
-        cols = b.reshape(self.n, -1)
-        if self.unknowns == 0 or cols.shape[1] == 0:
-            return Solution(np.zeros(shape), 0, 0.0, 0.0, self.method)
-        rhs = cols[self.states]
+        rhs = b[self.states]
+        if rhs.ndim == 1:
+            rhs = rhs[:, None]
+        if self.unknowns == 0 or rhs.shape[1] == 0:
+            return Solution(np.zeros(b.shape), 0, 0.0, 0.0, self.method)
         if not trans:
             rhs = rhs * self.rowsum[self.states, None]
-        x, lo, error, backward, how = self._certified(rhs, trans, target)
+        x, lo, error, backward, how = self._certified(rhs, trans, target, measure)
         if error > max(target, REFACTOR_ERROR) and self.unknowns > GTH_MAX and np.all(
                 np.isfinite(x)):
             sol = self.structured().solve(b, trans, target=target)
             if sol.error < total_error(error, self.faces):
                 return Solution(sol.x, sol.iterations, sol.error, sol.residual, "structured")
         with np.errstate(over="ignore", invalid="ignore"):
-            x = x + lo
+            if lo is not None:
+                x = x + lo
             if trans:
                 x = x * self.rowsum[self.states, None]
-        out = np.zeros(cols.shape)
+        out = np.zeros((self.n, x.shape[1]))
         out[self.states] = x
-        if not np.all(np.isfinite(x)):  # beyond the largest double
-            out[self.states] = np.where(np.isfinite(x), x, np.inf)
-            return Solution(out.reshape(shape), 0, np.inf, np.inf, how)
-        return Solution(out.reshape(shape), 0, total_error(error, self.faces), backward, how)
+        out = out.reshape(b.shape)
+        if not np.isfinite(x).all():  # beyond the largest double
+            out[~np.isfinite(out)] = np.inf
+            return Solution(out, 0, np.inf, np.inf, how)
+        return Solution(out, 0, total_error(error, self.faces), backward, how)
 
     def refined(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``A^-1 b`` as a double-double pair ``(hi, lo)``, refined to about ``2**-100``
@@ -208,44 +216,50 @@ class DirectSolver:
         if error > REFACTOR_ERROR and self.unknowns > GTH_MAX and np.all(np.isfinite(x)):
             return self.structured().refined(b)
         hi, low = np.zeros(self.n), np.zeros(self.n)
-        hi[self.states], low[self.states] = x[:, 0], lo[:, 0]
+        hi[self.states] = x[:, 0]
+        if lo is not None:
+            low[self.states] = lo[:, 0]
         return hi, low
 
-    def _certified(self, rhs: np.ndarray, trans: bool, target: float):
-        """``(x, lo, error, backward, method)``: solved by LU and refined; solved again by
-        GTH elimination where the LU answer cannot be certified to ``REFACTOR_ERROR``
-        (here up to :data:`GTH_MAX` unknowns; above, the caller asks the structured solver)."""
-        x, lo, error, backward = self._refine(self._lu_solve, rhs, trans, target)
-        if (error <= max(target, REFACTOR_ERROR) or not np.all(np.isfinite(x))
+    def _certified(self, rhs: np.ndarray, trans: bool, target: float, measure: bool = False):
+        """``(x, lo, error, backward, method)``: solved by LU and refined (``lo`` None when no
+        refinement was needed); solved again by GTH elimination where the LU answer cannot
+        be certified to ``REFACTOR_ERROR`` (here up to :data:`GTH_MAX` unknowns; above, the
+        caller asks the structured solver)."""
+        x, lo, error, backward = self._refine(self._lu_solve, rhs, trans, target, measure)
+        if (error <= max(target, REFACTOR_ERROR) or not np.isfinite(x).all()
                 or self.unknowns > GTH_MAX):
             return x, lo, error, backward, self.method
         gth = self._elimination()
         # cancellation-free for a right-hand side >= 0: its a priori bound holds
-        bound = gth.a_priori if np.all(rhs >= 0.0) else np.inf
-        y, ylo, gerror, gbackward = self._refine(gth.solve, rhs, trans, target, bound)
+        bound = gth.a_priori if (rhs >= 0.0).all() else np.inf
+        y, ylo, gerror, gbackward = self._refine(gth.solve, rhs, trans, target, measure, bound)
         if gerror < error:
             return y, ylo, gerror, gbackward, "gth"
         return x, lo, error, backward, self.method
 
-    def _refine(self, solve, rhs: np.ndarray, trans: bool, target: float,
+    def _refine(self, solve, rhs: np.ndarray, trans: bool, target: float, measure: bool,
                 a_priori: float = np.inf):
         """Solve, then refine in double-double until the certified error (or ``a_priori``,
         a bound known without a residual) is below ``target`` or stops improving:
-        ``(x, lo, error, backward)``."""
+        ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             x = solve(rhs, trans)
-        lo = np.zeros_like(x)
-        if not np.all(np.isfinite(x)):
-            return x, lo, np.inf, np.inf
+        if not np.isfinite(x).all():
+            return x, None, np.inf, np.inf
         r, bound = self._residual(rhs, x, trans)
-        scale = 2.0 * np.abs(x).max() + np.abs(rhs).max()
-        backward = float(np.abs(r).max() / scale) if scale > 0 else 0.0
+        backward = np.nan
+        if measure:
+            scale = 2.0 * np.abs(x).max() + np.abs(rhs).max()
+            backward = float(np.abs(r).max() / scale) if scale > 0 else 0.0
         if a_priori <= target:
-            return x, lo, a_priori, backward
-        best = (x, lo, min(a_priori, self._relative(rhs, x, np.abs(r) + bound, trans)))
+            return x, None, a_priori, backward
+        error = min(a_priori, self._relative(rhs, x, np.abs(r) + bound, trans))
+        if error <= target:
+            return x, None, error, backward
+        lo = np.zeros_like(x)
+        best = (x, lo, error)
         for round_ in range(MAX_ROUNDS + 1):
-            if best[2] <= target:
-                break
             r, bound = self._rows_of(trans).dd_residual(rhs, x, lo)
             error = min(a_priori, self._relative(rhs, x + lo, np.abs(r) + bound, trans))
             if error < best[2]:
@@ -256,25 +270,27 @@ class DirectSolver:
                 break
             with np.errstate(over="ignore", invalid="ignore"):
                 x, lo = dd_add(x, lo, solve(r, trans))
-            if not np.all(np.isfinite(x)):
+            if not np.isfinite(x).all():
                 break
         return best[0], best[1], best[2], backward
 
     def _relative(self, rhs: np.ndarray, x: np.ndarray, err: np.ndarray, trans: bool) -> float:
         """The certified relative error of the columns of ``x`` from a bound ``err`` on their
         exact residuals (see :mod:`.certify`): the largest over the columns."""
-        positive = np.all(rhs > 0.0, axis=0) & (not trans)
-        eps = np.zeros(rhs.shape[1])
-        if positive.any():
-            eps[positive] = np.max(err[:, positive] / rhs[:, positive], axis=0)
-        if not positive.all():
+        positive = (rhs > 0.0).all(axis=0) if not trans else np.zeros(rhs.shape[1], bool)
+        if positive.all():
+            worst = float((err / rhs).max())
+        else:
+            eps = np.zeros(rhs.shape[1])
+            if positive.any():
+                eps[positive] = (err[:, positive] / rhs[:, positive]).max(axis=0)
             norm = np.sum if trans else np.max
             size = norm(np.abs(x[:, ~positive]), axis=0)
             enorm = norm(err[:, ~positive], axis=0)
             with np.errstate(divide="ignore", invalid="ignore"):
                 eps[~positive] = np.where(size > 0.0, enorm / size * self.inverse_norm(),
                                           np.where(enorm > 0.0, np.inf, 0.0))
-        worst = float(eps.max())
+            worst = float(eps.max())
         return worst / (1.0 - worst) if worst < 1.0 else np.inf
 
     def inverse_norm(self) -> float:
@@ -301,8 +317,7 @@ class DirectSolver:
         """GTH elimination of ``A``, built once, on first need."""
         with self._lock:
             if self._gth is None:
-                leave = np.where((self._to == self.unknowns) & (self._probs > 0.0),
-                                 self._probs, 0.0).sum(axis=1)
+                leave = np.where(self._to == self.unknowns, self._moving, 0.0).sum(axis=1)
                 self._gth = _Gth(self._dense(), leave, self.faces)
             return self._gth
 
