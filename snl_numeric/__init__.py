@@ -19,13 +19,13 @@ from .chain import (
     expected_throws,
     expected_throws_all,
     finish_probability,
-    length_distribution,
     solver_report,
     throws_variance,
     throws_variance_all,
 )
 from .design import DesignResult, design_board
 from .dice import Dice
+from .distribution import length_distribution
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .race import RaceResult, optimal_race, race_value
