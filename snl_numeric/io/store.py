@@ -12,9 +12,9 @@ lands outside ``OUT``.
 
 A run first records its manifest as unfinished and finishes it last, so
 :func:`read_results` never returns the rows of a run that stopped halfway, nor
-parts left by another input. A run holds a lock on ``OUT/.lock`` (released
-when it ends, however it ends), so a second writer is refused instead of
-interleaving its parts. A folder holding results of another version of the
+parts left by another input. A run holds a lock on ``OUT`` (released when it
+ends, however it ends), so a second writer is refused instead of interleaving
+its parts. A folder holding results of another version of the
 package is refused too (unless mixing is allowed explicitly).
 """
 
@@ -42,8 +42,6 @@ PART_KEY = b"snl_numeric.chunk"
 ERRORS_KEY = b"snl_numeric.errors"
 #: Schema metadata key of the package version that computed a part.
 VERSION_KEY = b"snl_numeric.version"
-#: The lock file a run holds in its output folder.
-LOCK = ".lock"
 #: Manifest keys that describe the state of a run, not what it is for.
 _STATE_KEYS = ("complete", "parts", "errors", "versions")
 
@@ -89,23 +87,24 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None
         raise
 
 
-def _lock(folder: str) -> int:
-    """Hold the lock of ``folder`` (a file descriptor; closing it releases the lock, as the
-    end of the process does), or refuse: another run is writing there."""
-    fd = os.open(os.path.join(folder, LOCK),
-                 os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
+def _lock(folder: str) -> int | None:
+    """Hold the lock of ``folder`` (an advisory ``flock`` on the folder itself, released when
+    its descriptor is closed or the process ends, however it ends), or refuse: another run
+    is writing there. None where folders cannot be locked (Windows, some network disks)."""
     try:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
-            import msvcrt
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        else:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+        import fcntl
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):  # pragma: no cover - Windows
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
         os.close(fd)
-        raise ValueError(f"{folder!r} is being written by another run (it holds {LOCK} "
-                         "there); wait for it to end or use another output folder") from None
+        raise ValueError(f"{folder!r} is being written by another run; wait for it to end or "
+                         "use another output folder") from None
+    except OSError:  # pragma: no cover - no locks on this file system
+        os.close(fd)
+        return None
     return fd
 
 
@@ -154,38 +153,31 @@ class ResultStore:
     def _open(self, manifest: dict[str, Any], version: str, overwrite: bool, fresh: bool,
               allow_mixed: bool) -> None:
         self.manifest = dict(manifest)
-        self.allow_mixed = allow_mixed
         old = _read_manifest(self.path)
         parts = self.part_names()
         same = (old is not None and not fresh and
                 {k: v for k, v in old.items() if k not in _STATE_KEYS} == self.manifest)
-        if (old is not None or parts) and not same:
-            if not overwrite:
-                if fresh:
-                    why = ("holds results, and an iterator of boards cannot be fingerprinted "
-                           "before it is read (pass a list or a file to resume)")
-                elif old is None:
-                    why = "holds part files but no manifest"
-                else:
-                    why = ("holds results for another input or other settings (see its "
-                           "_manifest.json)")
-                raise ValueError(f"{self.path!r} {why}; use a new output folder or "
-                                 "overwrite=True")
+        kept = same and bool(parts)
+        self.versions: set[str] = set(old.get("versions") or ["unknown"]) if kept else set()
+        others = sorted(self.versions - {version})  # of the parts a resume would keep
+        if (old is not None or parts) and not same and not overwrite:
+            if fresh:
+                why = ("holds results, and an iterator of boards cannot be fingerprinted "
+                       "before it is read (pass a list or a file to resume)")
+            elif old is None:
+                why = "holds part files but no manifest"
+            else:
+                why = "holds results for another input or other settings (see its _manifest.json)"
+            raise ValueError(f"{self.path!r} {why}; use a new output folder or overwrite=True")
+        if others and not overwrite and not allow_mixed:
+            raise ValueError(f"{self.path!r} holds results of snl_numeric {', '.join(others)} "
+                             f"and this is {version}: the results would mix versions; use a new "
+                             "output folder, overwrite=True, or allow_mixed_versions=True")
+        if not same or (others and overwrite):  # start afresh
             for name in parts:
                 os.remove(os.path.join(self.path, name))
-            parts = []
-        self.versions: set[str] = set()
-        if parts:  # kept: the versions they were computed with
-            self.versions = set(old.get("versions") or ["unknown"]) if old else {"unknown"}
-            self._check_version(version, "holds results of")
+            self.versions = set()
         self._write_manifest(complete=False)
-
-    def _check_version(self, version: str, what: str) -> None:
-        others = sorted(self.versions - {version})
-        if others and not self.allow_mixed:
-            raise ValueError(f"{self.path!r} {what} snl_numeric {', '.join(others)} and this "
-                             f"is {version}: the results would mix versions; use a new output "
-                             "folder, overwrite=True, or allow_mixed_versions=True")
 
     def close(self) -> None:
         """Release the folder's lock."""
