@@ -198,7 +198,6 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
         raise ValueError(f"processes must be a positive integer, got {processes!r}")
     check_cache_writable()
     t0 = time.perf_counter()
-    runs: list[tuple[str, float, bool]] = []
     if processes == 1 or len(names) <= 1:
         runs = [_run_group(name) for name in names]
     else:

@@ -32,9 +32,12 @@ Where compiled kernels are kept
     compiles every kernel ahead of time, for container images and CI.
 
 The first compilation in a process is logged once (logger ``snl_numeric``, level
-INFO: ``compiling kernels (first run only)...``); the ``snl`` command shows it (and
-the warnings) on standard error so that a cold start is never a silent wait. Library code prints
-nothing, and nothing here changes Numba's or Python's process-wide settings.
+INFO: ``compiling kernels (first run only)...``); the ``snl`` command shows it on
+standard error so that a cold start is never a silent wait. Library code prints
+nothing itself: its notes and warnings (a damaged entry, a directory that cannot be
+written) go through that logger, whose warnings Python shows on standard error when
+no handler is configured. Nothing here changes Numba's or Python's process-wide
+settings.
 """
 
 from __future__ import annotations
@@ -174,16 +177,13 @@ class PackageFunctionCache(caching.FunctionCache):
     #: Whether a kernel could not be saved in this process (``warmup`` reports it).
     unsaved = False
 
-    def _index_path(self) -> str:
-        return os.path.join(self.cache_path, self._impl.filename_base + ".nbi")
-
     def load_overload(self, sig, target_context):
         try:
             return super().load_overload(sig, target_context)
         except OSError:  # e.g. the directory is a file: compile instead
             return None
         except Exception as exc:  # a truncated, empty or garbage file: drop it, recompile
-            index = self._index_path()
+            index = os.path.join(self.cache_path, self._impl.filename_base + ".nbi")
             LOGGER.warning("dropped a damaged kernel cache entry %s (%s: %s); recompiling it",
                            index, type(exc).__name__, exc)
             try:  # without its index, the entry's data files are overwritten when saved
