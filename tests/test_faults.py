@@ -233,6 +233,8 @@ def test_warmup_workers_end_with_their_parent(compiling_warmup, sig):
     os.kill(proc.pid, sig)
     proc.wait(timeout=30)
     assert _gone_within(workers, 5.0), f"workers still compiling after {sig!r} to the parent"
+    if sig == signal.SIGTERM:  # stopped as by Ctrl-C: nothing left for Python to clean up
+        assert proc.returncode == 128 + signal.SIGTERM and proc.stderr.read() == b""
 
 
 @POSIX
