@@ -88,10 +88,10 @@ def open_rows(path: str | os.PathLike[str]) -> tuple[Iterator[Any], int]:
 
     Examples
     --------
-    >>> import os, tempfile
+    >>> import json, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "board.json")
     >>> with open(path, "w") as fh:
-    ...     _ = fh.write('[\n  {"size": 10},\n  {"size": 20}\n]\n')
+    ...     _ = fh.write(json.dumps([{"size": 10}, {"size": 20}], indent=2))
     >>> rows, n = open_rows(path)
     >>> list(rows), n
     ([{'size': 10}, {'size': 20}], 2)
