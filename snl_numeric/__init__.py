@@ -11,6 +11,7 @@ Examples
 from __future__ import annotations
 
 from . import boards, maze, plot
+from ._core.version import VERSION as __version__  # noqa: F401 - the one version
 from .analysis import Analysis, analyze
 from .batch import BoardBatch, analyze_many
 from .board import Board
@@ -32,8 +33,6 @@ from .race import RaceResult, optimal_race, race_value
 from .shortest import min_throws, shortest_path, throw_distances
 from .simulate import SimulationResult, simulate
 from .warmup import cache_dir, warmup
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Analysis",
