@@ -26,6 +26,7 @@ from .chain import (
 )
 from .design import DesignResult, design_board
 from .dice import Dice
+from .impact import JumpCandidates, JumpImpact, jump_candidates, jump_impact
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .race import RaceResult, optimal_race, race_value
@@ -43,6 +44,8 @@ __all__ = [
     "Dice",
     "FinishWithinResult",
     "GameLength",
+    "JumpCandidates",
+    "JumpImpact",
     "PolicyResult",
     "RaceResult",
     "SimulationResult",
@@ -57,6 +60,8 @@ __all__ = [
     "expected_throws_all",
     "finish_probability",
     "finish_within",
+    "jump_candidates",
+    "jump_impact",
     "length_distribution",
     "maze",
     "min_throws",
