@@ -30,6 +30,7 @@ from .impact import JumpCandidates, JumpImpact, jump_candidates, jump_impact
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .race import RaceResult, optimal_race, race_value
+from .report import report
 from .shortest import min_throws, shortest_path, throw_distances
 from .simulate import SimulationResult, simulate
 from .warmup import cache_dir, warmup
@@ -69,6 +70,7 @@ __all__ = [
     "optimal_race",
     "plot",
     "race_value",
+    "report",
     "shortest_path",
     "simulate",
     "solver_report",
