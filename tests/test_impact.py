@@ -275,3 +275,41 @@ def test_candidates_refusals(monkeypatch):
     monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "64M")
     with pytest.raises(MemoryLimitError, match=r"board of 5,001 squares .*5,001 x 5,001"):
         jump_candidates(Board(5000))
+
+
+# -- plots -------------------------------------------------------------------------------
+def test_plot_impact_bars():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from snl_numeric.plot import plot_impact
+
+    board = Board(10, {9: 10, 4: 2}, overshoot="exact", dice={2: 0.5, 3: 0.5})
+    ax = plot_impact(board)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["4→2", "9→10"]  # the endless removal on top
+    widths = [p.get_width() for p in ax.patches]
+    assert widths[0] == pytest.approx(jump_impact(board).mean_change[0])
+    assert widths[1] == ax.get_xlim()[1] and any(t.get_text() == " ∞ " for t in ax.texts)
+    imp = jump_impact(registry.get("seed-30"), median=True)
+    assert len(plot_impact(imp, by="median", top=3).patches) == 3
+    with pytest.raises(ValueError, match="by must be one of"):
+        plot_impact(imp, by="mode")
+    with pytest.raises(TypeError, match="expected a JumpImpact or a Board"):
+        plot_impact(3)
+
+
+def test_plot_candidates_heat_map():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from snl_numeric.plot import plot_candidates
+
+    cand = jump_candidates(Board(6, dice={1: 1.0}))
+    ax = plot_candidates(cand)
+    image = ax.images[0]
+    data = image.get_array()
+    assert data.shape == (7, 7) and data.mask[0, 0] and data[1, 2] == -1.0
+    assert image.cmap(image.norm(data[2, 1]))[:3] == (0.0, 0.0, 0.0)  # endless: black
+    with pytest.raises(TypeError, match="expected a JumpCandidates or a Board"):
+        plot_candidates(np.zeros((3, 3)))
