@@ -67,7 +67,7 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     step = 10 ** math.floor(math.log10(raw))
     step *= next(m for m in (1, 2, 5, 10) if step * m >= raw)
     first = math.ceil(lo / step) * step
-    return [round(first + k * step, 12) for k in range(int((hi - first) / step + 1e-9) + 1)]
+    return [float(round(first + k * step, 12)) for k in range(int((hi - first) / step + 1e-9) + 1)]
 
 
 def _label(x: float) -> str:

@@ -214,7 +214,7 @@ class JumpCandidates:
         --------
         >>> from snl_numeric import Board, jump_candidates
         >>> jump_candidates(Board(3, dice={1: 0.5, 2: 0.5}), kind="ladder").top(2, longer=False)
-        [(0, 3, -1.5), (1, 3, -0.75)]
+        [(1, 3, -0.75), (2, 3, -0.75)]
         """
         k = positive_int(k, "k", low=0)
         a, b = np.nonzero(~np.isnan(self.change))
