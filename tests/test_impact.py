@@ -313,3 +313,16 @@ def test_plot_candidates_heat_map():
     assert image.cmap(image.norm(data[2, 1]))[:3] == (0.0, 0.0, 0.0)  # endless: black
     with pytest.raises(TypeError, match="expected a JumpCandidates or a Board"):
         plot_candidates(np.zeros((3, 3)))
+
+
+def test_blocks_of_right_hand_sides_give_the_same_answers(monkeypatch):
+    from snl_numeric.impact import compute
+
+    mb = registry.get("milton-bradley")
+    whole_imp, whole_cand = jump_impact(mb.replace()), jump_candidates(mb.replace())
+    monkeypatch.setattr(compute, "BLOCK_BYTES", 8 * 101 * 4)  # four columns at a time
+    assert len(compute._blocks(101, 19)) == 5
+    imp, cand = jump_impact(mb.replace()), jump_candidates(mb.replace())
+    for new, old in ((imp.mean_without, whole_imp.mean_without),
+                     (imp.std_without, whole_imp.std_without), (cand.change, whole_cand.change)):
+        assert np.allclose(new, old, rtol=1e-13, atol=0.0, equal_nan=True)

@@ -116,3 +116,18 @@ def test_a_broken_page_is_caught(tmp_path, browser):
     for seen in ("broken image: 'gone'", "broken image: 'far'", "console error", "exception",
                  "request to http://127.0.0.1:9/x.png"):
         assert seen in text, text
+
+
+def test_snl_report_needs_no_matplotlib(tmp_path):
+    """A plain install (no ``plot`` extra) writes the whole page: matplotlib is blocked."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "r.html"
+    code = ("import sys; sys.modules['matplotlib'] = None\n"
+            "from snl_numeric.cli import main\n"
+            f"sys.exit(main(['report', 'milton-bradley', '-o', {str(out)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "Jump impact" in out.read_text(encoding="utf-8")

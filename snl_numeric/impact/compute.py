@@ -108,7 +108,7 @@ def _build_events(board: Board, cb: CompiledBoard) -> tuple[sp.csr_array, np.nda
     rows = np.concatenate([x, fire0 + np.arange(nj), rest0 + np.arange(n)])
     cols = np.concatenate([heads, after, np.arange(n)])
     total = n + nj + n
-    graph = sp.csr_array((np.ones(len(rows), dtype=np.int8), (rows, cols)),
+    graph = sp.csr_array((np.ones(len(rows), dtype=bool), (rows, cols)),
                          shape=(total, total))
     tin, tout = dominator_ranges(sp.csr_array(graph.T), cb.size)
     return graph, tin, tout
@@ -134,43 +134,56 @@ def _clean(x: np.ndarray, active: np.ndarray) -> np.ndarray:
 
 
 # -- removing each jump ----------------------------------------------------------------
+#: Right-hand sides are solved in blocks of at most this many bytes (a few such arrays are
+#: alive at once), so memory stays bounded however many jumps or squares there are.
+BLOCK_BYTES = 1 << 26
+
+
+def _blocks(n: int, m: int) -> list[np.ndarray]:
+    step = max(1, BLOCK_BYTES // (8 * n))
+    return [np.arange(i, min(i + step, m)) for i in range(0, m, step)]
+
+
 def _removals(board: Board, cb: CompiledBoard, start: int, mean: float, var: float
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean and variance from ``start`` without each jump, and the chance each is used,
     for a start that finishes surely (see the module docstring)."""
-    nj = len(cb.jump_src)
+    nj, n = len(cb.jump_src), cb.n_states
     mean_w, var_w, prob = np.full(nj, mean), np.full(nj, var), np.zeros(nj)
     graph, tin, tout = _events(board, cb)
-    fires = _reached(graph, start)[cb.n_states: cb.n_states + nj]
-    cols = np.flatnonzero(fires)
+    cols = np.flatnonzero(_reached(graph, start)[n: n + nj])  # jumps the start can fire
     if not len(cols):
         return mean_w, var_w, prob
     solver = fundamental(cb)
     act = solver.active
-    n, m = cb.n_states, len(cols)
-    check_memory(8 * n * (4 * m + 8), f"the impact of {m:,} jumps on a board of {n:,} squares "
-                                      f"({m + 1:,} solves)")
+    check_memory(6 * 8 * n * len(_blocks(n, len(cols))[0]),
+                 f"the impact of {len(cols):,} jumps on a board of {n:,} squares")
     t = np.where(act, moments(cb)[0], 0.0)
-    fire = sp.csc_array(cb.fire_matrix)[:, cols].toarray() / cb.probs.sum()
-    first = solver.solve(fire)
-    z = _clean(first.x, act)
-    second = solver.solve(np.column_stack([z, t]))
-    y, u = _clean(second.x[:, :m], act), _clean(second.x[:, m], act)
-    _warn_error(max(first.error, second.error), "jump impacts")
-    s, r = cb.jump_src[cols], np.array([cb.rest_of(int(j)) for j in cols], dtype=np.intp)
-    k = np.arange(m)
-    z0, zs, zr = z[start], z[s, k], z[r, k]
-    prob[cols] = np.clip(z0 / (1.0 + zr), 0.0, 1.0)
-    fire_node = n + cols
-    blocked = ~act[s] | ((tin[fire_node] <= tin[s]) & (tin[s] <= tout[fire_node]))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d = 1.0 - zs + zr
-        a = (t[s] - t[r]) / d
-        dt = a * z0
-        du = a * y[start] + z0 * (u[s] - u[r] + a * (y[s, k] - y[r, k])) / d
-        dvar = 2.0 * du - dt * (1.0 + 2.0 * t[start] + dt)
-        mean_w[cols] = np.where(blocked, np.inf, mean + dt)
-        var_w[cols] = np.where(blocked, np.inf, np.maximum(var + dvar, 0.0))
+    sol = solver.solve(t)
+    u, error = _clean(sol.x, act), sol.error  # u = N t
+    fire = sp.csc_array(cb.fire_matrix)
+    s = cb.jump_src[cols]
+    r = np.array([cb.rest_of(int(j)) for j in cols], dtype=np.intp)
+    for part in _blocks(n, len(cols)):
+        first = solver.solve(fire[:, cols[part]].toarray() / cb.probs.sum())
+        z = _clean(first.x, act)  # z = N c, one column per jump
+        second = solver.solve(z)
+        y = _clean(second.x, act)  # N z
+        error = max(error, first.error, second.error)
+        sp_, rp, k = s[part], r[part], np.arange(len(part))
+        z0, zs, zr = z[start], z[sp_, k], z[rp, k]
+        prob[cols[part]] = np.clip(z0 / (1.0 + zr), 0.0, 1.0)
+        node = n + cols[part]  # "jump j fires": on every way from s to the goal?
+        blocked = ~act[sp_] | ((tin[node] <= tin[sp_]) & (tin[sp_] <= tout[node]))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            d = 1.0 - zs + zr
+            a = (t[sp_] - t[rp]) / d
+            dt = a * z0
+            du = a * y[start] + z0 * (u[sp_] - u[rp] + a * (y[sp_, k] - y[rp, k])) / d
+            dvar = 2.0 * du - dt * (1.0 + 2.0 * t[start] + dt)
+            mean_w[cols[part]] = np.where(blocked, np.inf, mean + dt)
+            var_w[cols[part]] = np.where(blocked, np.inf, np.maximum(var + dvar, 0.0))
+    _warn_error(error, "jump impacts")
     return mean_w, var_w, prob
 
 
@@ -318,8 +331,8 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     cb = board.compiled
     n = cb.n_states
-    check_memory(48 * n * n, f"the jump candidates of a board of {n:,} squares (arrays of "
-                             f"{n:,} x {n:,})")
+    check_memory(10 * n * n + 6 * BLOCK_BYTES, f"the jump candidates of a board of {n:,} "
+                                               f"squares (arrays of {n:,} x {n:,})")
     t_all = mean_all(cb)
     mean = float(t_all[start])
     if not math.isfinite(mean):
@@ -337,25 +350,28 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     change = np.where(allowed, 0.0, np.nan)
     graph, tin, tout = _events(board, cb)
     rows = np.flatnonzero(allowed.any(axis=1) & _reached(graph, start)[n + len(cb.jump_src):])
-    if len(rows):
-        solver = fundamental(cb)
-        act = solver.active
-        t = t_all  # inf off S, 0 on the goal
-        sol = solver.solve(_rest_weights(board, cb)[:, rows].toarray())
-        _warn_error(sol.error, "jump candidates")
-        z = _clean(sol.x, act)
-        k = np.arange(len(rows))
-        z0, za = z[start], z[rows, k]
-        zb = z[rest].T  # zb[i, b] = z[rest[b], column of rows[i]]
-        node = n + len(cb.jump_src) + rows
+    solver = fundamental(cb)
+    act = solver.active
+    sure = act.copy()
+    sure[cb.size] = True
+    weights = _rest_weights(board, cb)
+    error = 0.0
+    for part in _blocks(n, len(rows)):
+        a = rows[part]
+        sol = solver.solve(weights[:, a].toarray())
+        z = _clean(sol.x, act)  # z[:, i] = N c_a: expected rests on a by a move, from x
+        error = max(error, sol.error)
+        k = np.arange(len(a))
+        z0, za = z[start], z[a, k]
+        zb = z[rest].T  # zb[i, b] = z[rest[b], i]
+        node = n + len(cb.jump_src) + a  # "rest on a": on every way from rest[b] to the goal?
         tb = tin[rest]
-        cut = (tin[node][:, None] <= tb[None, :]) & (tb[None, :] <= tout[node][:, None])
-        sure = act.copy()
-        sure[cb.size] = True
-        endless = cut | ~sure[rest][None, :]
+        endless = ((tin[node][:, None] <= tb[None, :]) & (tb[None, :] <= tout[node][:, None])
+                   | ~sure[rest][None, :])
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            block = z0[:, None] * (t[rest][None, :] - t[rows][:, None]) / (1.0 - zb
-                                                                          + za[:, None])
-        change[rows] = np.where(allowed[rows], np.where(endless, np.inf, block), np.nan)
+            block = z0[:, None] * (t_all[rest][None, :] - t_all[a][:, None]) / (
+                1.0 - zb + za[:, None])
+        change[a] = np.where(allowed[a], np.where(endless, np.inf, block), np.nan)
+    _warn_error(error, "jump candidates")
     change.flags.writeable = False
     return JumpCandidates(board=board, start=start, kind=kind, mean=mean, change=change)
