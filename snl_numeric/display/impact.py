@@ -36,29 +36,29 @@ def signed(x: float, digits: int = 4) -> str:
     return f"{x:+.{digits}f}"
 
 
-def _columns(r: Any) -> list[tuple[str, Any, Any, int]]:
-    """``(name, without, change, digits)`` of each measure the impact holds."""
-    out = [("mean", r.mean_without, r.mean_change, 4), ("std", r.std_without, r.std_change, 4)]
+def _columns(r: Any) -> list[tuple[str, str, int]]:
+    """``(field, title, digits)`` of each measure the impact holds (``field_without`` and
+    ``field_change`` are its attributes)."""
+    out = [("mean", "mean", 4), ("std", "std", 4)]
     if r.median_without is not None:
-        out.append(("median", r.median_without, r.median_change, 0))
+        out.append(("median", "median", 0))
     if r.win_probability_without is not None:
-        out.append((f"P(1st of {r.players} wins)", r.win_probability_without,
-                    r.win_probability_change, 4))
+        out.append(("win_probability", f"P(1st of {r.players} wins)", 4))
     return out
 
 
 def impact_rows(r: Any, limit: int | None = None) -> tuple[list[str], list[list[str]]]:
     """Header and rows (most effect first) of an impact table."""
     header = ["jump", "kind", "P(used)"]
-    cols = _columns(r)
-    for name, _, _, _ in cols:
+    cols = []
+    for key, name, digits in _columns(r):
         header += [f"{name} without", "change"]
-    order = r.ranked()[:limit]
+        cols.append((getattr(r, f"{key}_without"), getattr(r, f"{key}_change"), digits))
     kinds = r.kind
     rows = []
-    for j in order.tolist():
+    for j in r.ranked()[:limit].tolist():
         row = [f"{r.source[j]}->{r.destination[j]}", kinds[j], value(float(r.probability[j]), 4)]
-        for _, without, change, digits in cols:
+        for without, change, digits in cols:
             row += [value(float(without[j]), digits) if digits else value_int(without[j]),
                     signed(float(change[j]), digits)]
         rows.append(row)
@@ -111,11 +111,9 @@ def impact_frame(r: Any) -> Any:
     """One row per jump (see :meth:`JumpImpact.to_frame`)."""
     data: dict[str, Any] = {"from": r.source, "to": r.destination, "kind": list(r.kind),
                             "probability": r.probability}
-    names = {"mean": "mean", "std": "std", "median": "median"}
-    for name, without, change, _ in _columns(r):
-        key = names.get(name, "win_probability")
-        data[f"{key}_without"] = without
-        data[f"{key}_change"] = change
+    for key, _, _ in _columns(r):
+        data[f"{key}_without"] = getattr(r, f"{key}_without")
+        data[f"{key}_change"] = getattr(r, f"{key}_change")
     return require_pandas().DataFrame(data)
 
 
