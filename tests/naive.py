@@ -1496,3 +1496,63 @@ def players_joint_length(boards, starts):
                 a[r, index[(tuple(new), (turn + 1) % k)]] -= float(cb.probs[f])
     t = np.linalg.solve(a, np.ones(len(index)))
     return float(t[index[(tuple(starts), 0)]])
+
+# -- jump impact and jump candidates (issue 26) ---------------------------------------
+def impact_without(board, start=None):
+    """Mean and variance from ``start`` with each jump removed alone: the board rebuilt
+    without it and solved from scratch (dense), in the order of ``board.jumps``."""
+    start = board.start if start is None else start
+    out = []
+    for src in board.jumps:
+        smaller = board.replace(jumps={s: d for s, d in board.jumps.items() if s != src})
+        t, var = naive_expected_dense(smaller)
+        out.append((float(t[start]), float(var[start])))
+    return out
+
+
+def candidates_with(board, kind="both", start=None, pairs=None):
+    """``change[a, b]``: expected throws from ``start`` with a jump ``a -> b`` added (the
+    board rebuilt and solved from scratch) minus without; NaN where ``Board`` refuses the
+    jump or ``kind`` excludes it. ``pairs``: only these ``(a, b)`` (others NaN)."""
+    start = board.start if start is None else start
+    n = board.size + 1
+    base = naive_expected_dense(board)[0][start]
+    out = np.full((n, n), np.nan)
+    for a in range(n):
+        for b in range(n):
+            if pairs is not None and (a, b) not in pairs:
+                continue
+            if a in board.jumps or (kind == "ladder" and b <= a) or (kind == "snake" and b >= a):
+                continue
+            try:
+                bigger = board.replace(jumps={**board.jumps, a: b})
+            except ValueError:  # from the goal, onto itself, a cycle under chain=True
+                continue
+            out[a, b] = naive_expected_dense(bigger)[0][start] - base
+    return out
+
+
+def dominated_naive(graph, root):
+    """``dom[u, v]``: every path from ``root`` to ``v`` passes through ``u`` (for ``v``
+    reachable): ``v`` is not reachable once ``u`` is taken out (``u == v``: True)."""
+    n = graph.shape[0]
+    succ = [list(graph.indices[graph.indptr[i]:graph.indptr[i + 1]]) for i in range(n)]
+
+    def reach(skip):
+        seen = set() if root == skip else {root}
+        stack = list(seen)
+        while stack:
+            v = stack.pop()
+            for w in succ[v]:
+                if w != skip and w not in seen:
+                    seen.add(w)
+                    stack.append(w)
+        return seen
+
+    everything = reach(-1)
+    dom = np.zeros((n, n), dtype=bool)
+    for u in range(n):
+        left = reach(u)
+        for v in everything:
+            dom[u, v] = v == u or v not in left
+    return dom, everything

@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Sequence
 
 from .. import __version__
-from . import analyze, batch, boards, design, maze, policy, race, simulate, warmup
+from . import analyze, batch, boards, design, maze, policy, race, report, simulate, warmup
 from .common import CommandParser, add_board_arguments, board_from_args, cli_words, load_board
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=CommandParser)
-    for command in (analyze, boards, simulate, maze, design, batch, policy, race, warmup):
+    for command in (analyze, boards, simulate, maze, design, batch, policy, race, report,
+                    warmup):
         command.add_parser(sub)
     return parser
 
