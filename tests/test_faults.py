@@ -74,26 +74,31 @@ def test_a_damaged_cache_entry_is_dropped_and_recompiled(tmp_path, monkeypatch, 
     sys.modules.pop("kern29", None)
 
 
-def test_snl_analyze_heals_a_damaged_cache(tmp_path):
-    """The audit's case: one truncated file made every later ``snl analyze`` fail."""
-    from snl_numeric import analyze, boards
-    from snl_numeric._core import table
+def test_snl_simulate_heals_a_damaged_cache(tmp_path):
+    """The audit's case: one truncated file made every later run fail (``snl analyze`` then;
+    it compiles nothing now, ``snl simulate`` does)."""
+    from snl_numeric import boards, simulate
+    from snl_numeric.simulate import kernel
 
-    analyze(boards.get("milton-bradley"))  # its kernels are in the user's cache
-    folder = table.push_kernel.stats.cache_path
+    simulate(boards.get("milton-bradley"), 100, rng=1)  # its kernels are in the user's cache
+    folder = kernel.simulate_kernel.stats.cache_path
     copy = tmp_path / "cache" / os.path.basename(folder)
     shutil.copytree(folder, copy)
-    for entry in copy.glob("table.push_kernel-*.nbi"):
+    for entry in copy.glob("kernel.simulate_kernel-*.nbi"):
         _damage(str(entry), "truncated")
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    first = snl("analyze", "milton-bradley", "--json", env=env)
+    command = ("simulate", "milton-bradley", "--games", "100", "--seed", "1", "--json")
+    first = snl(*command, env=env)
     assert first.returncode == 0, first.stderr
-    note, warning = first.stderr.splitlines()  # one line each
+    warning, note = first.stderr.splitlines()  # one line each: the load fails first
     assert note == f"snl_numeric: {numba_config.COMPILE_NOTE}"
     assert warning.startswith("snl_numeric: warning: dropped a damaged kernel cache entry ")
-    assert "table.push_kernel-" in warning and warning.endswith("; recompiling it")
-    again = snl("analyze", "milton-bradley", "--json", env=env)
-    assert again.returncode == 0 and again.stderr == "" and again.stdout == first.stdout
+    assert "kernel.simulate_kernel-" in warning and warning.endswith("; recompiling it")
+    again = snl(*command, env=env)
+    assert again.returncode == 0 and again.stderr == ""
+    strip = ("elapsed", "throws_per_second")
+    assert ({k: v for k, v in json.loads(again.stdout).items() if k not in strip}
+            == {k: v for k, v in json.loads(first.stdout).items() if k not in strip})
 
 
 @pytest.mark.parametrize("env, where", [

@@ -49,12 +49,12 @@ from ..board import Board, check_board, check_start
 from ..chain import (
     expected_throws,
     fundamental,
-    length_distribution,
     mean_all,
     moments,
     throws_variance,
 )
 from ..compile import CompiledBoard
+from ..distribution import length_distribution
 from ..players import win_probabilities
 from .result import KINDS, JumpCandidates, JumpImpact
 
