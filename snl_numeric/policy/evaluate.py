@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
 from .._core.numba_config import njit
 from .._core.solve import system_solver
-from .problem import Problem, resolve
+from .problem import Problem, csr_graph, resolve
 
 
 def policy_table(p: Problem, die: np.ndarray, take: np.ndarray
@@ -36,10 +35,9 @@ def _proper(succ: np.ndarray, prob: np.ndarray, active: np.ndarray, goal: int) -
     land = succ[rows, faces]
     if not np.all(active[land] | (land == goal)):
         return False
-    n = len(succ)
-    back = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (land, rows)), shape=(n, n))
-    reached = np.zeros(n, dtype=bool)
-    reached[breadth_first_order(back, goal, return_predecessors=False)] = True
+    reached = np.zeros(len(succ), dtype=bool)
+    reached[breadth_first_order(csr_graph(land, rows, len(succ)), goal,
+                                return_predecessors=False)] = True
     return bool(np.all(reached[active]))
 
 
@@ -48,11 +46,12 @@ def proper(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) ->
     return _proper(*policy_table(p, die, take), active, p.goal)
 
 
-def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray
-             ) -> tuple[np.ndarray, float, Any]:
+def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray,
+             check: bool = True) -> tuple[np.ndarray, float, Any]:
     """Expected throws under a policy (``inf`` off the ``active`` squares, or everywhere
-    but the goal when the policy does not finish surely from all of them), their certified
-    relative error and the solver (``None`` when nothing was solved).
+    but the goal when the policy does not finish surely from all of them: checked unless
+    ``check`` is False), their certified relative error and the solver (``None`` when
+    nothing was solved).
 
     The policy's chain is a successor table with per-square probabilities, solved by
     the core's one entry for the fundamental system.
@@ -60,7 +59,7 @@ def evaluate(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray
     succ, prob = policy_table(p, die, take)
     values = np.full(p.n, np.inf)
     values[p.goal] = 0.0
-    if not active.any() or not _proper(succ, prob, active, p.goal):
+    if not active.any() or (check and not _proper(succ, prob, active, p.goal)):
         return values, 0.0, None
     solver = system_solver(succ, prob, active)
     sol = solver.solve(active.astype(np.float64))

@@ -27,7 +27,7 @@ from .._core.numba_config import njit
 from .._core.text import dice_text, few, label
 from ..board import Board
 from ..dice import Dice
-from .problem import Problem
+from .problem import Problem, csr_graph
 
 
 @dataclass(frozen=True)
@@ -61,13 +61,26 @@ def _once(items: np.ndarray, size: int) -> np.ndarray:
     return items[last[items] == np.arange(len(items))]
 
 
-def _graph(src: np.ndarray, dst: np.ndarray, size: int) -> sp.csr_matrix:
-    return sp.csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(size, size))
-
-
 def _leaving(e: _Edges, keep: np.ndarray, outside: np.ndarray) -> np.ndarray:
     """Per choice: whether one of its edges (among ``keep``) is ``outside`` (per edge)."""
     return np.bincount(e.choice[keep], weights=outside[keep], minlength=len(e.owner)) > 0
+
+
+def _layers(graph: sp.csr_matrix, root: int) -> np.ndarray:
+    """Breadth-first distance from ``root`` (``inf`` where not reached): the depth in the
+    search tree, by pointer doubling along the predecessors."""
+    order, pred = breadth_first_order(graph, root, return_predecessors=True)
+    ptr = np.where(pred >= 0, pred, np.arange(len(pred)))
+    depth = (pred >= 0).astype(np.int64)
+    while True:
+        up = ptr[ptr]
+        if np.array_equal(up, ptr):
+            break
+        depth += depth[ptr]
+        ptr = up
+    dist = np.full(len(pred), np.inf)
+    dist[order] = depth[order]
+    return dist
 
 
 def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,8 +97,7 @@ def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     while True:
         allowed = e.exists & inside[e.owner] & ~_leaving(e, every, ~inside[e.dst])
         keep = allowed[e.choice]
-        dist = dijkstra(_graph(e.dst[keep], e.src[keep], n_nodes), indices=p.goal,
-                        unweighted=True)
+        dist = _layers(csr_graph(e.dst[keep], e.src[keep], n_nodes), p.goal)
         reached = np.isfinite(dist)
         if np.array_equal(reached, inside):
             break
@@ -117,7 +129,7 @@ def worst_region(board: Board, dice: tuple[Dice, ...], p: Problem
     if not trap.any():
         return np.ones(n_nodes, dtype=bool), die, take
     # reaching the traps with positive probability, one layer closer at each step
-    level, toward, _ = dijkstra(_graph(e.dst, e.src, n_nodes), indices=np.flatnonzero(trap),
+    level, toward, _ = dijkstra(csr_graph(e.dst, e.src, n_nodes), indices=np.flatnonzero(trap),
                                 unweighted=True, min_only=True, return_predecessors=True)
     doomed = np.isfinite(level)
     sq = np.flatnonzero(doomed[:n] & ~trap[:n])
@@ -175,7 +187,7 @@ def _witness(board: Board, dice: tuple[Dice, ...], p: Problem, e: _Edges, trap: 
     """Why the worst play never finishes: preferably a square where a die never moves."""
     n = p.n
     reach = np.zeros(len(trap), dtype=bool)
-    reach[breadth_first_order(_graph(e.src, e.dst, len(trap)), board.start,
+    reach[breadth_first_order(csr_graph(e.src, e.dst, len(trap)), board.start,
                               return_predecessors=False)] = True
     for x in np.flatnonzero(trap[:n] & reach[:n]).tolist():
         for a in np.flatnonzero(stays[:, x]).tolist():

@@ -72,8 +72,7 @@ class _Gains:
 def _rel(g: np.ndarray) -> np.ndarray:
     """The relative improvement a switch gaining at most ``g`` can make (``inf`` at 1)."""
     g = np.maximum(g, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(g < 1.0, g / (1.0 - g), np.inf)
+    return np.divide(g, 1.0 - g, out=np.full(g.shape, np.inf), where=g < 1.0)
 
 
 def improve(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray,
@@ -84,12 +83,24 @@ def improve(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray,
     jactive = jactive & p.optional
     steps, canonical = 0, False
     while True:
-        g = _gains(p, pol, active, jactive, sense)
         tau = max(tol, pol.error)
-        if _switch(g, pol, g.sq > g.sq_d, g.jp > g.jp_d, tau):
+        loose = _inflate(pol.error)
+        g = _gains(p, pol, active, jactive, sense, loose)
+        switched = _switch(g, pol, g.sq > g.sq_d, g.jp > g.jp_d, tau)
+        if not switched:  # the values may be certified more tightly by their residual
+            tight, residual = _residual_error(p, pol, active)
+            if tight < loose:
+                g = _gains(p, pol, active, jactive, sense, tight)
+                switched = _switch(g, pol, g.sq > g.sq_d, g.jp > g.jp_d, tau)
+        if switched:
             steps = _step(steps, max_iter)
             _evaluate(p, pol, active)
             continue
+        # under "min", a policy whose every choice is at most 1 worse than V's (per throw,
+        # with the jumps along a chain) finishes surely (a class it never leaves would have
+        # to gain a throw per throw): near ties need no check then
+        check = sense > 0 and (max(g.sq_d.max(initial=0.0), g.jp_d.max(initial=0.0))
+                               * (1 + len(p.levels)) >= 0.5)
         if not canonical:  # ties: the smallest die index, and taking a jump
             canonical = True
             trial = _Policy(pol.die.copy(), pol.take.copy())
@@ -97,9 +108,9 @@ def improve(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray,
             tied[pol.die, np.arange(p.n)] = True
             trial.die[active] = np.argmax(tied, axis=0)[active]
             trial.take |= jactive & (g.jp >= -g.jp_d)
-            if _differs(trial, pol) and _adopt(p, pol, trial, active):
+            if _differs(trial, pol) and _adopt(p, pol, trial, active, check):
                 continue
-        gap = _certify(p, pol, g, active, jactive, sense, tau)
+        gap = _certify(p, pol, g, active, sense, tau, check, residual)
         if gap is None:  # a switch was taken
             steps = _step(steps, max_iter)
             continue
@@ -114,7 +125,8 @@ def _step(steps: int, max_iter: int) -> int:
 
 
 def _evaluate(p: Problem, pol: _Policy, active: np.ndarray) -> None:
-    pol.values, pol.error, pol.solver = evaluate(p, pol.die, pol.take, active)
+    """Evaluate after certain improvements (which keep a policy proper)."""
+    pol.values, pol.error, pol.solver = evaluate(p, pol.die, pol.take, active, check=False)
     if not np.all(np.isfinite(pol.values[active])):  # pragma: no cover - a certified step
         raise RuntimeError("optimal_policy: a policy step left the squares where play "
                            "surely finishes; please report this board")
@@ -124,9 +136,10 @@ def _differs(a: _Policy, b: _Policy) -> bool:
     return not (np.array_equal(a.die, b.die) and np.array_equal(a.take, b.take))
 
 
-def _adopt(p: Problem, pol: _Policy, trial: _Policy, active: np.ndarray) -> bool:
+def _adopt(p: Problem, pol: _Policy, trial: _Policy, active: np.ndarray, check: bool
+           ) -> bool:
     """Evaluate ``trial`` and take it when it finishes surely."""
-    trial.values, trial.error, trial.solver = evaluate(p, trial.die, trial.take, active)
+    trial.values, trial.error, trial.solver = evaluate(p, trial.die, trial.take, active, check)
     if trial.solver is None or not np.all(np.isfinite(trial.values[active])):
         return False
     _take(pol, trial)
@@ -138,24 +151,45 @@ def _take(pol: _Policy, trial: _Policy) -> None:
     pol.values, pol.error, pol.solver = trial.values, trial.error, trial.solver
 
 
+def _residual_error(p: Problem, pol: _Policy, active: np.ndarray
+                    ) -> tuple[float, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """A relative error of the values (componentwise) from their residual: with
+    ``A = diag(rowsum) - P`` and ``A V = rowsum``, ``|V - V^| = |A^-1 r|`` is at most
+    ``max |r| / rowsum`` times ``V`` (``A^-1 >= 0``); the residual in error-free
+    arithmetic (also returned with its error bound and the row sums, for :func:`_precise`)."""
+    succ, prob = policy_table(p, pol.die, pol.take)
+    v = np.where(active, pol.values, 0.0)
+    rs = p.rowsum[pol.die]
+    r, err = _exact_rows(rs, prob, v[succ], v)
+    rho = float(np.max(np.where(active, (np.abs(r) + err) / rs, 0.0))) * (1 + 4 * U)
+    return (rho / (1.0 - rho) if rho < 1.0 else np.inf), (r, err, rs)
+
+
 def _gains(p: Problem, pol: _Policy, active: np.ndarray, jactive: np.ndarray,
-           sense: float) -> _Gains:
+           sense: float, e: float) -> _Gains:
+    """Every alternative's gain, with an error bound from ``e``, the relative error of
+    the values (as those of the true values)."""
     n, rows = p.n, np.arange(p.n)
     w = pol.values[resolve(p, pol.take)]
-    q = face_sums(p, w) / p.rowsum[:, None]
-    v = pol.values[:n]
-    e = _inflate(pol.error)
-    ok = active & np.isfinite(q)
-    with np.errstate(invalid="ignore"):
-        sq = np.where(ok, sense * (v - 1.0 - q), -np.inf)
-        sq_d = np.where(ok, e * (q + v) + (p.nxt.shape[2] + 4) * 2 * U * (1.0 + q + v), 0.0)
-        own = sq[pol.die, rows]
-        sq[pol.die, rows] = -np.inf
+    q = face_sums(p, w)
+    if np.any(p.rowsum != 1.0):
+        q /= p.rowsum[:, None]
+    ok = np.isfinite(q) & active
+    q = np.where(ok, q, 0.0)
+    v = np.where(active, pol.values[:n], 0.0)
+    sq = np.where(ok, sense * (v - 1.0 - q), -np.inf)
+    sq_d = e * (q + v) + (p.nxt.shape[2] + 4) * 2 * U * (1.0 + q + v)
+    own = sq[pol.die, rows]
+    sq[pol.die, rows] = -np.inf
+    jp = np.full(len(p.src), -np.inf)
+    jp_d = np.zeros(len(p.src))
+    if jactive.any():
         cur = w[n:]
         alt = np.where(pol.take, pol.values[p.src], w[p.tgt])
         jok = jactive & np.isfinite(alt) & np.isfinite(cur)
+        cur, alt = np.where(jok, cur, 0.0), np.where(jok, alt, 0.0)
         jp = np.where(jok, sense * (cur - alt), -np.inf)
-        jp_d = np.where(jok, e * (cur + alt), 0.0)
+        jp_d = e * (cur + alt)
     residual = max(np.abs(own[active]).max(initial=0.0), sq.max(initial=0.0),
                    jp.max(initial=0.0))
     return _Gains(sq, sq_d, jp, jp_d, float(residual))
@@ -164,31 +198,32 @@ def _gains(p: Problem, pol: _Policy, active: np.ndarray, jactive: np.ndarray,
 def _switch(g: _Gains, pol: _Policy, sure: np.ndarray, jsure: np.ndarray, tau: float) -> int:
     """Switch every square to its best certainly better die, and every certainly better
     jump decision, where the gain can matter (above ``tau``); returns the count."""
-    sure = sure & (_rel(g.sq + g.sq_d) > tau)
-    score = np.where(sure, g.sq, -np.inf)
-    best = np.argmax(score, axis=0)
+    least = tau / (1.0 + tau)  # a switch gaining less improves by at most tau (relative)
+    sure = sure & (g.sq + g.sq_d > least)
     squares = np.flatnonzero(sure.any(axis=0))
-    pol.die[squares] = best[squares]
-    jumps = np.flatnonzero(jsure & (_rel(g.jp + g.jp_d) > tau))
+    if len(squares):
+        pol.die[squares] = np.argmax(np.where(sure, g.sq, -np.inf), axis=0)[squares]
+    jumps = np.flatnonzero(jsure & (g.jp + g.jp_d > least))
     pol.take[jumps] = ~pol.take[jumps]
     return len(squares) + len(jumps)
 
 
-def _certify(p: Problem, pol: _Policy, g: _Gains, active: np.ndarray, jactive: np.ndarray,
-             sense: float, tau: float) -> float | None:
+def _certify(p: Problem, pol: _Policy, g: _Gains, active: np.ndarray, sense: float,
+             tau: float, check: bool, residual: tuple) -> float | None:
     """The gap no single switch is shown not to exceed (0 when every one is within
     ``tau``), or ``None`` after taking a switch that improves."""
-    open_sq = _rel(g.sq + g.sq_d) > tau
-    open_jp = _rel(g.jp + g.jp_d) > tau
+    least = tau / (1.0 + tau)
+    open_sq = g.sq + g.sq_d > least
+    open_jp = g.jp + g.jp_d > least
     if not (open_sq.any() or open_jp.any()):
         return 0.0
-    fine = _precise(p, pol, open_sq, open_jp, active, sense)
+    fine = _precise(p, pol, open_sq, open_jp, active, sense, *residual)
     if _switch(fine, pol, fine.sq > fine.sq_d, fine.jp > fine.jp_d, tau):
         _evaluate(p, pol, active)
         return None
     batch = _Policy(pol.die.copy(), pol.take.copy())  # every open switch that looks better
-    if _switch(fine, batch, fine.sq > 0, fine.jp > 0, tau) and _improves(p, pol, batch, active,
-                                                                          sense):
+    if (_switch(fine, batch, fine.sq > 0, fine.jp > 0, tau)
+            and _improves(p, pol, batch, active, sense, check)):
         _take(pol, batch)
         return None
     bound_sq = np.where(open_sq, _rel(fine.sq + fine.sq_d), 0.0)
@@ -206,18 +241,18 @@ def _certify(p: Problem, pol: _Policy, g: _Gains, active: np.ndarray, jactive: n
         else:
             trial.die[x] = a
             bound_sq[a, x] = 0.0
-        if _improves(p, pol, trial, active, sense):
+        if _improves(p, pol, trial, active, sense, check):
             _take(pol, trial)
             return None
     gap = max(bound_sq.max(initial=0.0), bound_jp.max(initial=0.0))
     return float(gap) if gap > tau else 0.0
 
 
-def _improves(p: Problem, pol: _Policy, trial: _Policy, active: np.ndarray,
-              sense: float) -> bool:
+def _improves(p: Problem, pol: _Policy, trial: _Policy, active: np.ndarray, sense: float,
+              check: bool) -> bool:
     """Evaluate ``trial``: better than ``pol`` beyond both certified errors somewhere, and
     worse nowhere beyond them (a play that never finishes is no improvement)."""
-    trial.values, trial.error, trial.solver = evaluate(p, trial.die, trial.take, active)
+    trial.values, trial.error, trial.solver = evaluate(p, trial.die, trial.take, active, check)
     if trial.solver is None:
         return False
     v, v2 = pol.values[active], trial.values[active]
@@ -273,13 +308,11 @@ def _exact_rows(scale: np.ndarray, probs: np.ndarray, after: np.ndarray, here: n
 
 
 def _precise(p: Problem, pol: _Policy, open_sq: np.ndarray, open_jp: np.ndarray,
-             active: np.ndarray, sense: float) -> _Gains:
+             active: np.ndarray, sense: float, r: np.ndarray, r_err: np.ndarray,
+             rs: np.ndarray) -> _Gains:
     """The gains of the open alternatives from values refined by one correction solve:
-    ``V + c`` with ``(I - Q) c`` the residual of ``V`` in error-free arithmetic."""
-    succ, prob = policy_table(p, pol.die, pol.take)
+    ``V + c`` with ``(I - Q) c = r``, the residual of ``V`` in error-free arithmetic."""
     v = np.where(active, pol.values, 0.0)
-    rs = p.rowsum[np.maximum(pol.die, 0)]
-    r, r_err = _exact_rows(rs, prob, v[succ], v)
     sol = pol.solver.solve(np.where(active, r / rs, 0.0))
     c = np.where(active, sol.x, 0.0)
     tmax = v.max() * (1.0 + _inflate(pol.error))

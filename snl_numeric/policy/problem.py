@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._core.memory import check_memory
 from ..board import Board, check_board
@@ -153,3 +154,13 @@ def check_common(board: Board, actions: Any, optional_jumps: Any) -> tuple[Board
     if not isinstance(optional_jumps, (bool, np.bool_)):
         raise TypeError(f"optional_jumps must be True or False, got {optional_jumps!r}")
     return board, dice
+
+
+def csr_graph(src: np.ndarray, dst: np.ndarray, size: int) -> sp.csr_matrix:
+    """The adjacency ``src -> dst`` over ``size`` nodes (repeats allowed) as a CSR matrix
+    for :mod:`scipy.sparse.csgraph`, built directly (no COO conversion)."""
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(size + 1, dtype=np.int32)
+    np.cumsum(np.bincount(src, minlength=size), out=indptr[1:])
+    return sp.csr_matrix((np.ones(len(src)), dst[order].astype(np.int32), indptr),
+                         shape=(size, size))
