@@ -1431,6 +1431,147 @@ def chained_snakes_mean(size, step, low, digits=100):
         return a[0] + b[0] * t_bottom
 
 
+# -- issue 28: optimal policies in exact rational arithmetic ---------------------------
+def policy_exact(board, dice_list, *, objective="min", optional_jumps=False):
+    """Optimal expected throws from every square (``Fraction``; ``None`` where infinite),
+    by policy iteration in exact rational arithmetic: each policy evaluated by Gauss-Jordan
+    elimination over ``Fraction``, a choice switched only for a strict gain.
+
+    Nodes are the squares and, with optional jumps, ``("j", s)``: landing on the start
+    ``s`` of a jump, where the player declines (rests on ``s``) or follows. The chain is
+    the one the core's solver defines: each face's probability (the float, exactly)
+    divided by their exact sum, so that every row sums to 1. Returns
+    ``None`` under "max" when a play never finishes from the start.
+    """
+    from fractions import Fraction
+
+    n, jumps = board.size, board.jumps
+    sense = 1 if objective == "min" else -1
+    dice = []
+    for d in dice_list:
+        total = sum(map(Fraction, d.probs.tolist()))
+        dice.append([(int(f), Fraction(q) / total)
+                     for f, q in zip(d.faces.tolist(), d.probs.tolist(), strict=True)])
+
+    def arrive(square):  # the node reached on landing on a square
+        if square not in jumps:
+            return square
+        if optional_jumps:
+            return ("j", square)
+        return arrive(jumps[square]) if board.chain else jumps[square]
+
+    def follow(s):  # the node reached by following the jump at s
+        return arrive(jumps[s]) if board.chain else jumps[s]
+
+    def throw(x, a):  # node -> probability
+        out = {}
+        for face, q in dice[a]:
+            land, landed = policy_landing(board, x, face)
+            v = arrive(land) if landed else land
+            out[v] = out.get(v, 0) + q
+        return out
+
+    squares = list(range(n))
+    nodes = squares + [("j", s) for s in sorted(jumps)] * bool(optional_jumps)
+    choices = {x: [set(throw(x, a)) for a in range(len(dice))] for x in squares}
+    choices.update({v: [{v[1]}, {follow(v[1])}] for v in nodes[n:]})  # decline, take
+    if objective == "min":  # the almost-sure attractor of the goal, in layers
+        inside = set(nodes) | {n}
+        while True:
+            layer, pick, k = {n: 0}, {}, 0
+            while True:
+                k += 1
+                new = {}
+                for v in nodes:
+                    if v in inside and v not in layer:
+                        c = next((i for i, e in enumerate(choices[v]) if e <= inside
+                                  and any(layer.get(y, k) < k for y in e)), None)
+                        if c is not None:
+                            new[v] = c
+                if not new:
+                    break
+                layer.update(dict.fromkeys(new, k))
+                pick.update(new)
+            if set(layer) == inside:
+                break
+            inside = set(layer)
+        finite = inside
+    else:  # plays that never finish: from a trap (a choice never leaving the traps)
+        trap, changed = set(nodes), True
+        while changed:
+            changed = False
+            for v in list(trap):
+                if not any(e <= trap for e in choices[v]):
+                    trap.discard(v)
+                    changed = True
+        doomed, changed = set(trap), True
+        while changed:
+            changed = False
+            for v in nodes:
+                if v not in doomed and any(e & doomed for e in choices[v]):
+                    doomed.add(v)
+                    changed = True
+        if board.start in doomed:
+            return None
+        finite = (set(nodes) | {n}) - doomed
+        pick = {v: 0 if v in squares else 1 for v in nodes}
+    pick = {v: pick.get(v, 0 if v in squares else 1) for v in nodes}
+
+    def resolve(v):
+        while not isinstance(v, int):
+            v = v[1] if pick[v] == 0 else follow(v[1])
+        return v
+
+    live = [x for x in squares if x in finite]
+
+    def evaluate():
+        index = {x: i for i, x in enumerate(live)}
+        m = len(live)
+        a = [[Fraction(0)] * m + [Fraction(1)] for _ in range(m)]
+        for x in live:
+            a[index[x]][index[x]] += 1
+            for v, q in throw(x, pick[x]).items():
+                y = resolve(v)
+                if y != n:
+                    a[index[x]][index[y]] -= q
+        for c in range(m):  # Gauss-Jordan
+            piv = next(r for r in range(c, m) if a[r][c] != 0)
+            a[c], a[piv] = a[piv], a[c]
+            inv = 1 / a[c][c]
+            a[c] = [w * inv for w in a[c]]
+            for r in range(m):
+                if r != c and a[r][c] != 0:
+                    f = a[r][c]
+                    a[r] = [w - f * u for w, u in zip(a[r], a[c], strict=True)]
+        out = {x: a[index[x]][m] for x in live}
+        out[n] = Fraction(0)
+        return out
+
+    while True:
+        values = evaluate()
+        changed = False
+        for v in nodes:
+            if v not in finite:
+                continue
+            options = choices[v] if v in squares else [{v[1]}, {follow(v[1])}]
+            best, best_i = None, pick[v]
+            for i, e in enumerate(options):
+                if not e <= finite:
+                    continue
+                if v in squares:
+                    val = 1 + sum(q * values[resolve(y)] for y, q in throw(v, i).items())
+                else:
+                    val = values[resolve(next(iter(e)))]
+                if i == pick[v]:
+                    cur = val
+                if best is None or sense * (val - best) < 0:
+                    best, best_i = val, i
+            if sense * (best - cur) < 0:
+                pick[v], changed = best_i, True
+        if not changed:
+            return [values.get(x) for x in range(n + 1)]
+
+
 # -- issue 24: the single-board paths; issue 28: bounds and game length ------------------------
 def exact_chain_moments(board, start=None):
     """Exact mean and variance from ``start`` of the chain the library solves: the dice's
