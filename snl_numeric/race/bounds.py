@@ -35,7 +35,15 @@ import numpy as np
 from .._core.memory import check_memory
 from ..policy.problem import Problem
 from .graph import alive_kernel, avoid_kernel, live_kernel, trap_kernel
-from .kernels import CLAMPED, SINGLE, UNCLAMPED, sweep_jumps_kernel, sweep_kernel, to_diag_kernel
+from .kernels import (
+    CLAMPED,
+    SINGLE,
+    UNCLAMPED,
+    sweep_jumps_kernel,
+    sweep_kernel,
+    to_diag_kernel,
+    value_sweep_kernel,
+)
 from .linear import MAX_STATES, solve_chain
 from .players import FixedPlayer
 from .readout import read_policy
@@ -69,6 +77,19 @@ RATE_WINDOW = 64
 RATE_AFTER = 256
 #: A chain whose bracket would need more sweeps than this goes to the linear solver.
 CHAIN_SWEEPS = 2_000
+#: A game that always ends is first estimated (one value per state, in place) until the
+#: estimate's error, judged by the rate of its last sweeps, is below this fraction of tol...
+ESTIMATE_ERROR = 1 / 64
+#: ... or its sweeps change nothing by more than rounding does, or (judged after this
+#: many sweeps) it would need more sweeps than this.
+ROUNDING_CHANGE = 2.0**-50
+ESTIMATE_JUDGED = 16
+ESTIMATE_SWEEPS = 5_000
+#: ... then a box around it is certified by at most this many bracket sweeps, trying
+#: boxes of this many widths (each this factor wider) before the plain bracket from (0, 1).
+BOX_SWEEPS = 6
+BOX_TRIES = 3
+BOX_GROWTH = 16.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,6 +104,11 @@ class Bounds:
     keep_lo: tuple[np.ndarray, np.ndarray]
     keep_hi: tuple[np.ndarray, np.ndarray]
     convergence: RaceConvergence
+    #: Whether every game ends, whatever the players do (no token can be kept from the goal).
+    ends: bool = False
+    #: Side 0's die per position and jump decisions when the bracket was certified through
+    #: them (they attain the lower bounds), else None.
+    policy: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def check_race_memory(size: int, arrays: int, tables: int) -> None:
@@ -232,6 +258,76 @@ def _accelerate(sides: _Sides, low: tuple[np.ndarray, ...], width: float, tol: f
     return None, used
 
 
+def _estimate_value(t: Tables, tol: float, budget: int) -> tuple[np.ndarray, float, int]:
+    """In-place Gauss-Seidel sweeps of the symmetric game's value (one array): the
+    estimate, its error judged by the rate of the last sweeps, and the sweeps spent."""
+    cnt, node, prob, move, stay = t.moves
+    total = move + stay  # each die scaled to sum to 1 (no division in the sweeps)
+    prob, stay = prob / total[:, :, None], stay / total
+    w = np.full(t.n_sq * t.n_sq, 0.5)
+    prev, error, used = math.inf, math.inf, 0
+    while used < budget:
+        change = value_sweep_kernel(cnt, node, prob, stay, t.jumps, t.optional, t.base, w)
+        used += 1
+        rate = min(change / prev, 0.9999) if prev > 0.0 else 0.0
+        prev = change
+        if change <= ROUNDING_CHANGE:
+            error = change
+            break
+        if used >= 3:
+            error = change * rate / (1.0 - rate)
+            if error <= ESTIMATE_ERROR * tol:
+                break
+            if used >= ESTIMATE_JUDGED and math.log(ESTIMATE_ERROR * tol / error) / \
+                    math.log(rate) > min(budget - used, ESTIMATE_SWEEPS):
+                break  # too slow: the error says so, and the bracket takes over
+    return w, error, used
+
+
+def _certify_box(sides: _Sides, x: np.ndarray, delta: float, sigma: np.ndarray | None,
+                 budget: int) -> tuple[tuple[np.ndarray, ...] | None, int]:
+    """Bracket sweeps (not clamped) from the box ``[x - delta, x + delta]``, the chance to
+    win computed with the dice of ``sigma`` only (None: any die; the game always ends):
+    once they land inside the box, it held the values and the sweeps' bounds are a valid
+    pair 1 (see the module notes). Returns it (or None) and the sweeps spent."""
+    lo, hi = np.maximum(x - delta, 0.0), np.minimum(x + delta, 1.0)
+    low, up = lo.copy(), hi.copy()
+    arrays = (low, up, low, up)
+    sweeps = min(BOX_SWEEPS, budget)
+    for used in range(1, sweeps + 1):
+        sides.sweep(arrays, True, -1.0, UNCLAMPED, sigma)
+        if bool(np.all(low >= lo)) and bool(np.all(up <= hi)):
+            return arrays, used
+    return None, sweeps
+
+
+def _estimated_pair(sides: _Sides, tol: float, max_sweeps: int, draws: bool
+                    ) -> tuple[tuple[np.ndarray, ...] | None, tuple[np.ndarray, ...] | None, int]:
+    """The symmetric game: estimate its value cheaply, then certify a box around the
+    estimate (widening it if the sweeps do not land inside). Where a token can be kept
+    from the goal (``draws``), the chance to win is certified through the policy read off
+    the estimate, which must finish against any opponent. Returns pair 1 (or None), the
+    policy it was certified through (None if it was not) and the sweeps spent."""
+    t = sides.t
+    x, error, sweeps = _estimate_value(t, tol, max_sweeps // 2)
+    sigma = take = None
+    if draws:
+        sigma, take = read_policy(t, x, x, x, max(4.0 * error, 1e-13))
+        none = (np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_))
+        if _trapped(t, sigma, take if t.optional else sides.side0[3], False, *none):
+            return None, None, sweeps
+    delta = max(tol / 4, 4.0 * error)
+    for _ in range(BOX_TRIES):
+        if sweeps >= max_sweeps or not delta < 0.5:
+            break
+        pair, used = _certify_box(sides, x, delta, sigma, max_sweeps - sweeps)
+        sweeps += used
+        if pair is not None:
+            return pair, None if sigma is None else (sigma, take), sweeps
+        delta *= BOX_GROWTH
+    return None, None, sweeps
+
+
 def _draws(t: Tables) -> bool:
     """Whether some token can keep away from the goal for ever (so a game may never end)."""
     out = np.empty(t.n_sq + 1, dtype=np.bool_)
@@ -274,11 +370,17 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
         draws = _draws(t)
 
     low = sides.pair(0.0, 1.0)
+    sweeps, width, note, sigma = 0, 1.0, "", None
+    if symmetric and not chain:  # estimate, then certify a box around the estimate
+        pair, sigma, sweeps = _estimated_pair(sides, tol, max_sweeps, draws)
+        if pair is not None:
+            low, width = pair, _width(pair)
+        if width > tol:  # the bracket goes on without the policy
+            sigma = None
     high: tuple[np.ndarray, ...] | None = None
-    history = [1.0]
-    sweeps, width, note = 0, 1.0, ""
+    history = [width]
     tries, last_try = 0, math.inf
-    while True:
+    while width > tol:
         if sweeps >= max_sweeps:
             note = f"max_sweeps={max_sweeps} reached"
             break
@@ -333,7 +435,7 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
     conv = RaceConvergence(sweeps, float(width), high is not None, note)
     w_lo, k_hi = (low[0], low[2]), (low[1], low[3])
     if high is None:  # the game always ends: win and not-lose coincide
-        return Bounds(t.base, w_lo, k_hi, w_lo, k_hi, conv)
+        return Bounds(t.base, w_lo, k_hi, w_lo, k_hi, conv, not draws, sigma)
     if width > tol:  # report pair 1's limits, not midpoints
         return Bounds(t.base, w_lo, w_lo, k_hi, k_hi, conv)
     return Bounds(t.base, w_lo, (high[0], high[2]), (high[1], high[3]), k_hi, conv)

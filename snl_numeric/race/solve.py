@@ -95,9 +95,13 @@ def _policy_tables(t: Tables, b: Bounds, opponent: FixedPlayer | None
         to_diag_kernel(opponent.die, t.base, die)
         fixed = (die, np.ascontiguousarray(opponent.take) if t.optional
                  else np.ones((max(t.n_jumps, 1), 1), np.bool_))
-    tie = 2.0 * b.convergence.bracket + TIE_FLOOR
-    diag, inner_take = read_policy(t, _mid(b.win_lo[0], b.win_hi[0]), _mid(b.win_lo[1], b.win_hi[1]),
-                                   _mid(b.keep_lo[1], b.keep_hi[1]), tie, fixed)
+    if b.policy is not None:  # the policy the bracket was certified through
+        diag, inner_take = b.policy
+    else:
+        tie = 2.0 * b.convergence.bracket + TIE_FLOOR
+        diag, inner_take = read_policy(t, _mid(b.win_lo[0], b.win_hi[0]),
+                                       _mid(b.win_lo[1], b.win_hi[1]),
+                                       _mid(b.keep_lo[1], b.keep_hi[1]), tie, fixed, ends=b.ends)
     policy = np.full((size + 1, size + 1), -1, dtype=np.int64)
     inner = np.empty((size, size), dtype=np.int64)
     from_diag_kernel(diag, t.base, inner)
