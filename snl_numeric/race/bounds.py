@@ -58,6 +58,8 @@ SKIP_RATIO = 0.25
 STALL_RATIO = 1e-3
 #: Refuse races whose arrays would take more than this many bytes.
 MAX_BYTES = 2 * 2**30
+#: Bytes per die, square and face of the per-face tables (and per chain state and face).
+FACE_BYTES = 40
 #: The acceleration is tried once the bracket is below this width...
 ACCEL_WIDTH = 0.5
 #: ... and shrinks by less than this factor per sweep (fast brackets need no help),
@@ -111,16 +113,23 @@ class Bounds:
     policy: tuple[np.ndarray, np.ndarray] | None = None
 
 
-def check_race_memory(size: int, arrays: int, tables: int) -> None:
+def check_race_memory(size: int, arrays: int, tables: int, dice: tuple = (),
+                      chain: bool = False) -> None:
     """Refuse before allocating: ``arrays`` float64 bounds and ``tables`` fixed-choice
-    tables per pair state, plus the result's tables and their temporaries."""
+    tables per pair state, the result's tables and their temporaries, the per-face tables
+    of ``dice`` (successors and probabilities per die, square and face) and, with
+    ``chain``, the Markov chain of two fixed players for the linear solver (per face too)."""
     states = size * size
-    need = states * (8 * arrays + 8 * tables + 64)
+    faces = max((len(d.faces) for d in dice), default=0)
+    need = states * (8 * arrays + 8 * tables + 64) + len(dice) * (size + 1) * faces * FACE_BYTES
+    if chain:
+        need += (2 * states + 1) * faces * FACE_BYTES
+    what = f"a race on {size:,} squares ({states:,} pair states" + (
+        f", dice of up to {faces:,} faces)" if faces else ")")
     if need > MAX_BYTES:
-        raise ValueError(
-            f"a race on {size} squares has {states:,} pair states and needs about "
-            f"{need / 2**30:.1f} GiB of memory; the limit is {MAX_BYTES / 2**30:.0f} GiB")
-    check_memory(need, f"a race on {size:,} squares ({states:,} pair states)")
+        raise ValueError(f"{what} needs about {need / 2**30:.1f} GiB of memory; the limit is "
+                         f"{MAX_BYTES / 2**30:.0f} GiB")
+    check_memory(need, what)
 
 
 _NO_POLICY = np.zeros(1, dtype=np.int64)
@@ -339,8 +348,9 @@ def _live(t: Tables, sides: _Sides) -> tuple[np.ndarray, np.ndarray]:
     states = t.n_sq * t.n_sq
     live0 = np.zeros(states, dtype=np.bool_)
     live1 = live0 if sides.symmetric else np.zeros(states, dtype=np.bool_)
-    live_kernel(t.nodes, t.probs, t.jumps, t.optional, sides.side0[2], sides.side0[3],
-                sides.side1[2], sides.side1[3], sides.symmetric, t.base, live0, live1)
+    while live_kernel(t.nodes, t.probs, t.jumps, t.optional, sides.side0[2], sides.side0[3],
+                      sides.side1[2], sides.side1[3], sides.symmetric, t.base, live0, live1):
+        pass  # one pass per call (Ctrl-C)
     return live0, live1
 
 
@@ -418,7 +428,7 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
             # stop when the rate of the last window (not twice as fast as the one before)
             # would not close the bracket within max_sweeps
             if needed > max_sweeps - sweeps and \
-                    1.0 - rate < 2.0 * (1.0 - _rate(history[:-RATE_WINDOW])):
+                    1.0 - rate <= 2.0 * (1.0 - _rate(history[:-RATE_WINDOW])):
                 note = _too_slow(rate, needed, width, sweeps, max_sweeps, tol)
                 break
         if change > STALL_RATIO * width:

@@ -75,38 +75,53 @@ def jump_options_kernel(src, tgt, n, ptr, rest):  # pragma: no cover - jitted
 
 
 @njit()
-def moves_kernel(nodes, probs, cnt, node, prob, move, stay):  # pragma: no cover - jitted
+def moves_kernel(nodes, probs, n_nodes, cnt, node, prob, move, stay):  # pragma: no cover
     """Per die and square, the throws that move the token: ``cnt[a, x]`` distinct
     nodes ``node[a, x, :cnt]`` with their probabilities, the total ``move[a, x]``,
-    and the probability ``stay[a, x]`` of staying put (exactly 1 if every throw does)."""
+    and the probability ``stay[a, x]`` of staying put (exactly 1 if every throw does).
+    Faces landing on one node are summed with a compensation term (Neumaier), so each
+    probability is within a few units of roundoff however many faces it sums; one pass
+    over the faces (``n_nodes``: the nodes' count, for the slot of each)."""
     n_act, n, width = nodes.shape
+    slot = np.full(n_nodes, -1, dtype=np.int64)
+    comp = np.zeros(width)
     for a in range(n_act):
         for x in range(n):
             k = 0
-            mv = 0.0
             st = 0.0
+            st_comp = 0.0
             for f in range(width):
                 pr = probs[a, f]
                 if pr == 0.0:
                     continue
                 v = nodes[a, x, f]
                 if v == x:
-                    st += pr
+                    total = st + pr
+                    st_comp += (st - total) + pr if st >= pr else (pr - total) + st
+                    st = total
                     continue
-                mv += pr
-                found = False
-                for e in range(k):
-                    if node[a, x, e] == v:
-                        prob[a, x, e] += pr
-                        found = True
-                        break
-                if not found:
+                e = slot[v]
+                if e < 0:
+                    slot[v] = k
                     node[a, x, k] = v
                     prob[a, x, k] = pr
+                    comp[k] = 0.0
                     k += 1
+                    continue
+                total = prob[a, x, e] + pr
+                if abs(prob[a, x, e]) >= abs(pr):
+                    comp[e] += (prob[a, x, e] - total) + pr
+                else:
+                    comp[e] += (pr - total) + prob[a, x, e]
+                prob[a, x, e] = total
+            mv = 0.0
+            for e in range(k):
+                prob[a, x, e] += comp[e]
+                mv += prob[a, x, e]
+                slot[node[a, x, e]] = -1
             cnt[a, x] = k
             move[a, x] = mv
-            stay[a, x] = 1.0 if k == 0 else st
+            stay[a, x] = 1.0 if k == 0 else st + st_comp
 
 
 @njit(inline="always")
