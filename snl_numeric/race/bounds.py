@@ -1,7 +1,8 @@
 """Bracketing the values of a race: the sweeps, their acceleration and their certificate.
 
 See the package notes (:mod:`snl_numeric.race`) for the scheme. This module drives
-the kernels: pair 1 of bounds from (0, 1), pair 2 when nobody may win from some
+the kernels: the estimate and its certified box, pair 1 of bounds from (0, 1) when no
+box closes, pair 2 when nobody may win from some
 positions, the accelerated finish when the game's values are unique, the linear
 solver for chains that mix too slowly, and a clear stop when nothing would certify
 the answer within ``max_sweeps``.
@@ -13,16 +14,19 @@ on the other side's chance. When ``q - p <= tol`` everywhere, the two lower boun
 up to at least ``1 - tol``, so each is within ``tol`` of its exact value: no
 uniqueness of fixed points is needed.
 
-**The accelerated finish.** Sweeps of one array per side (no bounds: the errors of
-fresh and stale reads partly cancel) estimate the values much faster than the bracket
-closes. The policy read off the estimate, ``sigma`` (``readout.py``), then certifies a
-box ``[x - delta, x + delta]``: if ``K`` sweeps from the box, with each side's chance to
-win computed under ``sigma`` only (``restrict``) and without clamping, land inside it,
-and if ``sigma`` cannot be kept from finishing (no end component of the game with
-``sigma`` fixed, :func:`~.graph.trap_kernel`), the box's lower ends are a sub-solution
-of a stopping game whose value is the chance ``sigma`` guarantees, hence lower bounds:
-the iterates rise monotonically to its unique fixed point, which is at most the exact
-chance to win. The ``K``-th iterate is then a valid pair 1, and the sweeps go on from it.
+**The estimated box.** A symmetric game is estimated first (one array, in place,
+no allowances: ``kernels.value_sweep_kernel``), then a box ``[x - delta, x + delta]``
+around the estimate is swept (bounds not clamped). If ``K`` sweeps land inside the box,
+the box is a sub-solution of the monotone map one sweep makes of the pair of bounds,
+and so are the sweeps' bounds; where every game ends (no token can be kept from the
+goal) that map has one fixed point, the values, so the bounds bracket them. Where a
+token can be stranded, the chance to win is computed with the dice of the policy
+``sigma`` read off the estimate only (``restrict``), after checking that ``sigma``
+cannot be kept from finishing (no end component of the game with ``sigma`` fixed,
+:func:`~.graph.trap_kernel`): the game with ``sigma`` fixed always ends, its unique
+fixed point is the chance ``sigma`` guarantees, at most the exact chance to win, and
+the result plays ``sigma``. The same box certifies the accelerated finish of slow
+brackets (``_accelerate``), with a policy read off sweeps of the bounds' midpoints.
 """
 
 from __future__ import annotations
