@@ -124,8 +124,9 @@ print(json.dumps({"time": statistics.median(times), "p": r.win_probability}))
 
 def _child(code: str, *args: object, tree: str | None = None) -> dict:
     env = None if tree is None else {**os.environ, "PYTHONPATH": tree}
+    # run inside the tree: ``python -c`` puts the working directory first on the path
     proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
-                          text=True, check=True, env=env)
+                          text=True, check=True, env=env, cwd=tree)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
