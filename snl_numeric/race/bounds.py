@@ -43,6 +43,7 @@ from .kernels import (
     CLAMPED,
     SINGLE,
     UNCLAMPED,
+    from_diag_kernel,
     sweep_jumps_kernel,
     sweep_kernel,
     to_diag_kernel,
@@ -217,6 +218,29 @@ def _estimate(sides: _Sides, low: tuple[np.ndarray, ...], tol: float, budget: in
     return x0, x1, change * r / (1.0 - r), used
 
 
+def _finishes(t: Tables, sigma: np.ndarray) -> bool:
+    """Whether, with compulsory jumps, a token thrown with the dice ``sigma`` uses on its
+    square (against any opponent square) surely reaches the goal: no set of squares where
+    some of those dice keep every throw inside (a greatest fixed point). Then nobody can
+    keep a game going for ever against ``sigma`` (a quick sufficient test before
+    :func:`_trapped`)."""
+    if t.optional:
+        return False
+    n_act, n = t.nodes.shape[0], t.n_sq + 1
+    table = np.empty((t.n_sq, t.n_sq), dtype=np.int64)
+    from_diag_kernel(sigma, t.base, table)
+    used = np.zeros((n_act, n), dtype=np.bool_)
+    used[table, np.arange(t.n_sq)[:, None]] = True
+    thrown = t.probs[:, None, :] > 0.0
+    inside = np.arange(n) < n - 1
+    while True:  # at most size passes, each over the small per-die tables
+        stays = (~thrown | inside[t.nodes]).all(axis=2)  # (dice, squares)
+        keep = inside & (used & stays).any(axis=0)
+        if np.array_equal(keep, inside):
+            return not inside.any()
+        inside = keep
+
+
 def _trapped(t: Tables, pol_a: np.ndarray, take_a: np.ndarray, fixed_b: bool,
              pol_b: np.ndarray, take_b: np.ndarray) -> bool:
     """Whether the other side can keep a game going for ever against side A's policy."""
@@ -327,7 +351,8 @@ def _estimated_pair(sides: _Sides, tol: float, max_sweeps: int, draws: bool
     if draws:
         sigma, take = read_policy(t, x, x, x, max(4.0 * error, 1e-13))
         none = (np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_))
-        if _trapped(t, sigma, take if t.optional else sides.side0[3], False, *none):
+        if not _finishes(t, sigma) and \
+                _trapped(t, sigma, take if t.optional else sides.side0[3], False, *none):
             return None, None, sweeps
     delta = max(tol / 4, 4.0 * error)
     for _ in range(BOX_TRIES):
