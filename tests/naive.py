@@ -1572,6 +1572,135 @@ def policy_exact(board, dice_list, *, objective="min", optional_jumps=False):
             return [values.get(x) for x in range(n + 1)]
 
 
+# -- best responses to a fixed opponent (issue 28) ---------------------------------------
+def race_best_response(board, dice_list, opponent, *, optional_jumps=False,
+                       opponent_take=None, gain=1e-12, max_iter=500):
+    """The first player's best response to a fixed second player, by policy iteration
+    with dense solves over the pair chain.
+
+    States ``(me, other, k)``: side ``k`` (0: the first player) on ``me`` to throw.
+    ``opponent[j][i]``: the second player's die on ``j`` against ``i``; it follows jump
+    ``s`` iff ``opponent_take(s, i)`` (default: every jump). The first player picks a
+    die and, with optional jumps, a resting square per face; a choice switches only
+    when it gains more than ``gain`` against the dense solve of the current policy
+    (``numpy.linalg.solve`` over the states from which the first player can still win;
+    elsewhere 0). Returns ``(win, win_second, policy)``: the first player's chance about
+    to throw on ``i`` against ``j``, its chance when the second player on ``j`` is about
+    to throw against ``i`` (``win_second[j][i]``), and its dice ``policy[i][j]``.
+    """
+    import numpy as np
+
+    n = board.size
+    dice = []
+    for d in dice_list:
+        faces = _policy_dice(d)
+        total = sum(p for _, p in faces)
+        dice.append([(f, p / total) for f, p in faces if p > 0.0])
+    take1 = opponent_take or (lambda s, i: True)
+    keys = [(me, other, k) for me in range(n) for other in range(n) for k in range(2)]
+    index = {key: pos for pos, key in enumerate(keys)}
+
+    def rests(i, f):
+        return race_options(board, i, f, optional_jumps)
+
+    die = {(i, j): 0 for i in range(n) for j in range(n)}
+    rest = {(i, j, a, f): rests(i, f)[0] for i in range(n) for j in range(n)
+            for a in range(len(dice)) for f, _ in dice[a]}
+
+    def evaluate():
+        m = len(keys)
+        q = np.zeros((m, m))
+        b = np.zeros(m)
+        for (me, other, k), row in index.items():
+            if k == 0:
+                for f, p in dice[die[me, other]]:
+                    r = rest[me, other, die[me, other], f]
+                    if r == n:
+                        b[row] += p
+                    else:
+                        q[row, index[other, r, 1]] += p
+            else:
+                for f, p in dice[opponent[me][other]]:
+                    r = race_follow(board, me, f, lambda s, i=other: take1(s, i))
+                    if r != n:
+                        q[row, index[other, r, 0]] += p
+        can = b > 0  # the states from which the first player can still win
+        changed = True
+        while changed:
+            reach = can | (q[:, can].sum(axis=1) > 0)
+            changed = bool((reach != can).any())
+            can = reach
+        x = np.zeros(m)
+        sub = np.ix_(can, can)
+        x[can] = np.linalg.solve(np.eye(int(can.sum())) - q[sub], b[can])
+        return x
+
+    def after(r, j, x):
+        return 1.0 if r == n else x[index[j, r, 1]]
+
+    for _ in range(max_iter):
+        x = evaluate()
+        changed = False
+        for i in range(n):
+            for j in range(n):
+                for a in range(len(dice)):
+                    for f, _ in dice[a]:
+                        cur = rest[i, j, a, f]
+                        best = max(rests(i, f), key=lambda r, j=j: after(r, j, x))
+                        if after(best, j, x) > after(cur, j, x) + gain:
+                            rest[i, j, a, f] = best
+                            changed = True
+                values = [sum(p * after(rest[i, j, a, f], j, x) for f, p in dice[a])
+                          for a in range(len(dice))]
+                best = int(np.argmax(values))
+                if values[best] > values[die[i, j]] + gain:
+                    die[i, j] = best
+                    changed = True
+        if not changed:
+            break
+    win = [[x[index[i, j, 0]] for j in range(n)] for i in range(n)]
+    win_second = [[x[index[j, i, 1]] for i in range(n)] for j in range(n)]
+    return win, win_second, [[die[i, j] for j in range(n)] for i in range(n)]
+
+
+def race_policy_value(board, dice_list, first, first_take, opponent, *, opponent_take=None):
+    """The first player's chance to win, ``win[i][j]`` (about to throw on ``i`` against
+    ``j``), when it throws ``first[i][j]`` and follows jump ``s`` iff ``first_take(s, j)``
+    against the second player's ``opponent[j][i]`` (and ``opponent_take(s, i)``): one
+    dense solve of the pair chain (0 where the first player can no longer win)."""
+    import numpy as np
+
+    n = board.size
+    take1 = opponent_take or (lambda s, i: True)
+    dice = []
+    for d in dice_list:
+        faces = _policy_dice(d)
+        total = sum(p for _, p in faces)
+        dice.append([(f, p / total) for f, p in faces if p > 0.0])
+    keys = [(me, other, k) for me in range(n) for other in range(n) for k in range(2)]
+    index = {key: pos for pos, key in enumerate(keys)}
+    m = len(keys)
+    q = np.zeros((m, m))
+    b = np.zeros(m)
+    for (me, other, k), row in index.items():
+        die, take = (first[me][other], first_take) if k == 0 else (opponent[me][other], take1)
+        for f, p in dice[die]:
+            r = race_follow(board, me, f, lambda s, o=other, tk=take: tk(s, o))
+            if r == n:
+                b[row] += p if k == 0 else 0.0
+            else:
+                q[row, index[other, r, 1 - k]] += p
+    can = b > 0
+    changed = True
+    while changed:
+        reach = can | (q[:, can].sum(axis=1) > 0)
+        changed = bool((reach != can).any())
+        can = reach
+    x = np.zeros(m)
+    x[can] = np.linalg.solve(np.eye(int(can.sum())) - q[np.ix_(can, can)], b[can])
+    return [[x[index[i, j, 0]] for j in range(n)] for i in range(n)]
+
+
 # -- issue 24: the single-board paths; issue 28: bounds and game length ------------------------
 def exact_chain_moments(board, start=None):
     """Exact mean and variance from ``start`` of the chain the library solves: the dice's
