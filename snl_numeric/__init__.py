@@ -27,7 +27,7 @@ from .chain import (
 from .design import DesignResult, design_board
 from .dice import Dice
 from .distribution import length_distribution
-from .impact import JumpCandidates, JumpImpact, jump_candidates, jump_impact
+from .impact import JumpImpact, jump_candidates, jump_impact, top_candidates
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .race import RaceResult, optimal_race, race_value
@@ -44,7 +44,6 @@ __all__ = [
     "Dice",
     "FinishWithinResult",
     "GameLength",
-    "JumpCandidates",
     "JumpImpact",
     "PolicyResult",
     "RaceResult",
@@ -76,6 +75,7 @@ __all__ = [
     "throw_distances",
     "throws_variance",
     "throws_variance_all",
+    "top_candidates",
     "warmup",
     "win_probabilities",
 ]

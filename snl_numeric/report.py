@@ -29,7 +29,7 @@ from .display.report import (
     race_section,
     visits_section,
 )
-from .impact import jump_candidates, jump_impact
+from .impact import candidates, jump_impact
 from .policy import optimal_policy
 from .race import optimal_race
 
@@ -98,7 +98,7 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
     ]
     if board.size <= CANDIDATES_MAX_SIZE and math.isfinite(a.mean):
         sections.append(("candidates", "Adding one more jump",
-                         candidates_section(jump_candidates(board))))
+                         candidates_section(candidates(board))))
     if actions is not None:
         policy = optimal_policy(board, list(actions))
         alone = [expected_throws(board.replace(dice=d)) for d in policy.actions]

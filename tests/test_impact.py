@@ -17,11 +17,13 @@ from snl_numeric import (
     analyze,
     jump_candidates,
     jump_impact,
+    top_candidates,
     win_probabilities,
 )
 from snl_numeric import boards as registry
 from snl_numeric._core.dominators import dominator_ranges
 from snl_numeric._core.memory import MemoryLimitError
+from snl_numeric.impact import candidates
 
 RTOL = 1e-10
 
@@ -189,7 +191,7 @@ def test_ranked_refuses_what_was_not_computed():
 # -- adding any jump ---------------------------------------------------------------------
 def check_candidates(board: Board, kind: str = "both", start: int | None = None,
                      pairs=None) -> None:
-    fast = np.asarray(jump_candidates(board, kind=kind, start=start))
+    fast = jump_candidates(board, kind=kind, start=start)
     slow = naive.candidates_with(board, kind, start, pairs)
     mean = naive.naive_expected_dense(board)[0][board.start if start is None else start]
     if pairs is not None:
@@ -227,18 +229,18 @@ def test_candidates_match_rebuilt_boards_sampled(board, data):
 def test_candidate_into_a_trap_is_infinite():
     board = trap_board()
     cand = jump_candidates(board)
-    assert cand.change[5, 9] == math.inf  # resting on 9 (not landing) strands the token
+    assert cand[5, 9] == math.inf  # resting on 9 (not landing) strands the token
     check_candidates(board)
 
 
 def test_candidates_that_loop_forever_are_infinite():
     # one face: every way from b to the goal passes through a when b < a
     cand = jump_candidates(Board(6, dice={1: 1.0}))
-    a, b = np.indices(cand.change.shape)
+    a, b = np.indices(cand.shape)
     inner = (a >= 1) & (a < 6)
-    assert np.all(cand.change[inner & (b < a)] == math.inf)
-    assert np.array_equal(cand.change[inner & (b > a)], (a - b)[inner & (b > a)])
-    assert np.all(cand.change[0, 1:] == 0)  # nobody lands on the start square 0
+    assert np.all(cand[inner & (b < a)] == math.inf)
+    assert np.array_equal(cand[inner & (b > a)], (a - b)[inner & (b > a)])
+    assert np.all(cand[0, 1:] == 0)  # nobody lands on the start square 0
     check_candidates(Board(6, dice={1: 1.0}))
 
 
@@ -251,20 +253,26 @@ def test_removal_that_loops_forever_is_infinite():
 def test_candidates_chain_and_cycles():
     board = Board(20, {3: 9, 9: 15}, chain=True)
     cand = jump_candidates(board)
-    assert math.isnan(cand.change[15, 3]) and math.isnan(cand.change[15, 9])  # cycles
-    assert math.isnan(cand.change[3, 0]) and math.isnan(cand.change[20, 0])   # taken, goal
+    assert math.isnan(cand[15, 3]) and math.isnan(cand[15, 9])  # cycles
+    assert math.isnan(cand[3, 0]) and math.isnan(cand[20, 0])   # taken, goal
     check_candidates(board)
 
 
 def test_candidates_top_and_frame():
-    cand = jump_candidates(registry.get("milton-bradley"), kind="snake")
-    top = cand.top(3)
+    change = jump_candidates(registry.get("milton-bradley"), kind="snake")
+    assert isinstance(change, np.ndarray) and not change.flags.writeable
+    top = top_candidates(change, 3)
     assert [t[:2] for t in top] == [(94, 1), (94, 2), (94, 4)]
-    assert top[0][2] == cand.change[94, 1]
+    assert top[0][2] == change[94, 1]
+    assert top_candidates(change, 1, longer=False)[0][2] == np.nanmin(change)
+    cand = candidates(registry.get("milton-bradley"), kind="snake")
+    assert cand.top(3) == top and np.array_equal(cand.change, change, equal_nan=True)
     df = cand.to_frame()
-    assert len(df) == int(np.count_nonzero(~np.isnan(cand.change)))
+    assert len(df) == int(np.count_nonzero(~np.isnan(change)))
     assert (df["to"] < df["from"]).all()
     assert "94->1" in str(cand) and "94-&gt;1" in cand._repr_html_()
+    with pytest.raises(TypeError, match="square float array"):
+        top_candidates(np.zeros(3))
 
 
 def test_candidates_refusals(monkeypatch):
@@ -305,13 +313,12 @@ def test_plot_candidates_heat_map():
     matplotlib.use("Agg")
     from snl_numeric.plot import plot_candidates
 
-    cand = jump_candidates(Board(6, dice={1: 1.0}))
-    ax = plot_candidates(cand)
+    ax = plot_candidates(Board(6, dice={1: 1.0}))
     image = ax.images[0]
     data = image.get_array()
     assert data.shape == (7, 7) and data.mask[0, 0] and data[1, 2] == -1.0
     assert image.cmap(image.norm(data[2, 1]))[:3] == (0.0, 0.0, 0.0)  # endless: black
-    with pytest.raises(TypeError, match="expected a JumpCandidates or a Board"):
+    with pytest.raises(TypeError, match="expected a Board or a JumpCandidates"):
         plot_candidates(np.zeros((3, 3)))
 
 
@@ -324,5 +331,5 @@ def test_blocks_of_right_hand_sides_give_the_same_answers(monkeypatch):
     assert len(compute._blocks(101, 19)) == 5
     imp, cand = jump_impact(mb.replace()), jump_candidates(mb.replace())
     for new, old in ((imp.mean_without, whole_imp.mean_without),
-                     (imp.std_without, whole_imp.std_without), (cand.change, whole_cand.change)):
+                     (imp.std_without, whole_imp.std_without), (cand, whole_cand)):
         assert np.allclose(new, old, rtol=1e-13, atol=0.0, equal_nan=True)

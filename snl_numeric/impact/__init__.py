@@ -11,7 +11,8 @@ see :mod:`snl_numeric.impact.compute` for the maths.
 
 from __future__ import annotations
 
-from .compute import jump_candidates, jump_impact
-from .result import JumpCandidates, JumpImpact
+from .compute import candidates, jump_candidates, jump_impact
+from .result import JumpCandidates, JumpImpact, top_candidates
 
-__all__ = ["JumpCandidates", "JumpImpact", "jump_candidates", "jump_impact"]
+__all__ = ["JumpCandidates", "JumpImpact", "candidates", "jump_candidates", "jump_impact",
+           "top_candidates"]

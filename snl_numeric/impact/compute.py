@@ -287,7 +287,46 @@ def _resting(cb: CompiledBoard) -> np.ndarray:
 
 
 def jump_candidates(board: Board, *, kind: str = "both", start: int | None = None
-                    ) -> JumpCandidates:
+                    ) -> np.ndarray:
+    """The exact change of expected throws for every single jump one could add.
+
+    ``out[a, b]`` is the expected throws from the start with a new jump ``a -> b`` minus
+    those without it (see :func:`candidates` for the method, the rules and the errors).
+
+    Parameters
+    ----------
+    board : Board
+    kind : {"both", "snake", "ladder"}
+        Which jumps to consider: snakes go down (``b < a``), ladders up.
+    start : int, optional
+        Start square; the board's own by default.
+
+    Returns
+    -------
+    ndarray of float64, shape (size + 1, size + 1)
+        Read-only; NaN where the rules (or ``kind``) forbid the jump, ``inf`` where the
+        goal would no longer be reached with probability 1.
+
+    See Also
+    --------
+    candidates : the same with the board, a top list, a table and HTML.
+    top_candidates : the jumps that lengthen (or shorten) the game most.
+    snl_numeric.plot.plot_candidates : the heat map.
+
+    Examples
+    --------
+    >>> from snl_numeric import boards, jump_candidates, top_candidates
+    >>> change = jump_candidates(boards.get("milton-bradley"), kind="snake")
+    >>> change.shape, round(float(change[94, 1]), 2)
+    ((101, 101), 15.09)
+    >>> [(a, b, round(c, 2)) for a, b, c in top_candidates(change, 1)]  # the longest
+    [(94, 1, 15.09)]
+    """
+    return candidates(board, kind=kind, start=start).change
+
+
+def candidates(board: Board, *, kind: str = "both", start: int | None = None
+               ) -> JumpCandidates:
     """The exact change of expected throws for every single jump one could add.
 
     ``change[a, b]`` is the expected throws from the start with a new jump ``a -> b``
@@ -320,8 +359,8 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
 
     Examples
     --------
-    >>> from snl_numeric import boards, jump_candidates
-    >>> cand = jump_candidates(boards.get("milton-bradley"), kind="snake")
+    >>> from snl_numeric import boards
+    >>> cand = candidates(boards.get("milton-bradley"), kind="snake")
     >>> a, b, change = cand.top(1)[0]       # the snake that lengthens the game most
     >>> a, b, round(change, 2)
     (94, 1, 15.09)

@@ -11,7 +11,7 @@ import numpy as np
 from .._core.validation import json_float, positive_int, readonly
 from ..board import Board
 
-__all__ = ["JumpImpact", "JumpCandidates", "KINDS"]
+__all__ = ["JumpImpact", "JumpCandidates", "KINDS", "top_candidates"]
 
 #: The ``kind`` options of :func:`jump_candidates`.
 KINDS = ("both", "snake", "ladder")
@@ -177,9 +177,35 @@ class JumpImpact:
         return impact_html(self)
 
 
+def top_candidates(change: np.ndarray, k: int = 10, *, longer: bool = True
+                   ) -> list[tuple[int, int, float]]:
+    """The ``k`` jumps ``a -> b`` that lengthen the game most (``longer=False``: shorten it
+    most) in a :func:`~snl_numeric.jump_candidates` array, as ``(a, b, change)``, ties in
+    square order.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board, jump_candidates
+    >>> top_candidates(jump_candidates(Board(3, dice={1: 0.5, 2: 0.5}), kind="ladder"), 2,
+    ...                longer=False)
+    [(1, 3, -0.75), (2, 3, -0.75)]
+    """
+    k = positive_int(k, "k", low=0)
+    change = np.asarray(change)
+    if change.ndim != 2 or change.shape[0] != change.shape[1] or change.dtype.kind != "f":
+        raise TypeError(f"change must be a square float array (as jump_candidates returns), "
+                        f"got {change.dtype} of shape {change.shape}")
+    a, b = np.nonzero(~np.isnan(change))
+    values = change[a, b]
+    order = np.argsort(-values if longer else values, kind="stable")[:k]
+    return [(int(a[i]), int(b[i]), float(values[i])) for i in order]
+
+
 @dataclass(frozen=True, eq=False)
 class JumpCandidates:
-    """The change of expected throws for every single jump one could add.
+    """The change of expected throws for every single jump one could add, with its board
+    (:func:`~snl_numeric.impact.candidates`; :func:`~snl_numeric.jump_candidates` returns
+    the array alone).
 
     Attributes
     ----------
@@ -212,15 +238,12 @@ class JumpCandidates:
 
         Examples
         --------
-        >>> from snl_numeric import Board, jump_candidates
-        >>> jump_candidates(Board(3, dice={1: 0.5, 2: 0.5}), kind="ladder").top(2, longer=False)
+        >>> from snl_numeric import Board
+        >>> from snl_numeric.impact import candidates
+        >>> candidates(Board(3, dice={1: 0.5, 2: 0.5}), kind="ladder").top(2, longer=False)
         [(1, 3, -0.75), (2, 3, -0.75)]
         """
-        k = positive_int(k, "k", low=0)
-        a, b = np.nonzero(~np.isnan(self.change))
-        values = self.change[a, b]
-        order = np.argsort(-values if longer else values, kind="stable")[:k]
-        return [(int(a[i]), int(b[i]), float(values[i])) for i in order]
+        return top_candidates(self.change, k, longer=longer)
 
     def to_frame(self) -> Any:
         """One row per allowed jump: ``from``, ``to``, ``kind``, ``change``, ``mean`` (the
@@ -228,8 +251,9 @@ class JumpCandidates:
 
         Examples
         --------
-        >>> from snl_numeric import Board, jump_candidates
-        >>> jump_candidates(Board(3), kind="snake").to_frame().shape
+        >>> from snl_numeric import Board
+        >>> from snl_numeric.impact import candidates
+        >>> candidates(Board(3), kind="snake").to_frame().shape
         (3, 5)
         """
         from ..display.impact import candidates_frame

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..board import Board
 from ..display.html import LADDER_COLOR, SNAKE_COLOR, board_title
-from ..impact import JumpCandidates, JumpImpact, jump_candidates, jump_impact
+from ..impact import JumpCandidates, JumpImpact, candidates, jump_impact
 from .common import axes
 
 if TYPE_CHECKING:
@@ -108,8 +108,8 @@ def plot_candidates(
 
     Parameters
     ----------
-    candidates_or_board : JumpCandidates or Board
-        A board is passed to :func:`~snl_numeric.jump_candidates` first.
+    candidates_or_board : Board or JumpCandidates
+        A board is passed to :func:`~snl_numeric.impact.candidates` first.
     ax : matplotlib Axes, optional
     cmap : str, default "RdBu_r"
         A diverging colour map.
@@ -134,9 +134,10 @@ def plot_candidates(
 
     c = candidates_or_board
     if isinstance(c, Board):
-        c = jump_candidates(c)
+        c = candidates(c)
     if not isinstance(c, JumpCandidates):
-        raise TypeError(f"expected a JumpCandidates or a Board, got {type(c).__name__}")
+        raise TypeError(f"expected a Board or a JumpCandidates (snl_numeric.impact.candidates), "
+                        f"got {type(c).__name__}")
     change = c.change
     finite = change[np.isfinite(change)]
     lo = min(float(finite.min(initial=0.0)), -1e-12)
