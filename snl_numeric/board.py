@@ -260,6 +260,17 @@ class Board:
     __slots__ = ("size", "jumps", "start", "overshoot", "chain", "dice", "name", "_compiled",
                  "_jump_arrays")
 
+    # the slots' types, for type checkers (set once in ``__init__``; a Board is immutable)
+    size: int
+    jumps: Mapping[int, int]
+    start: int
+    overshoot: str
+    chain: bool
+    dice: Dice
+    name: str | None
+    _compiled: CompiledBoard | None
+    _jump_arrays: tuple[np.ndarray, np.ndarray]
+
     def __init__(
         self,
         size: int,
