@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ._core.table import quantile
-from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, json_float, shown
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, shown
 from .board import Board, check_board, check_start
 from .chain import (
     finish_probability,
@@ -128,9 +128,9 @@ class Analysis:
             "start": self.start,
             "min_throws": self.min_throws,
             "shortest_path": self.shortest_path,
-            "mean": json_float(self.mean),
-            "variance": json_float(self.variance),
-            "std": json_float(self.std),
+            "mean": self.mean,
+            "variance": self.variance,
+            "std": self.std,
             "finish_probability": self.finish_probability,
             "median": self.median,
             "mode": self.mode,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import re
 import sys
 from typing import Any
 
 from .. import boards
-from .._core.validation import INT64_MAX, shown
+from .._core.validation import INT64_MAX, json_text, shown
 from ..board import OVERSHOOT_RULES, Board
 from ..dice import Dice, parse_dice
 
@@ -147,8 +146,8 @@ def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
 
 def print_json(data: Any) -> None:
     """The one JSON style of every subcommand: indented by 2, strict (``inf``/``nan`` are
-    the strings ``"inf"``/``"nan"``, never bare literals)."""
-    print(json.dumps(data, indent=2, allow_nan=False))
+    the strings ``"inf"``/``"nan"``, never bare literals; see ``json_text``)."""
+    print(json_text(data, indent=2))
 
 
 class DeprecatedFlag(argparse.Action):

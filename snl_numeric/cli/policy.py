@@ -6,7 +6,6 @@ import argparse
 from typing import Any
 
 from .._core.text import label
-from .._core.validation import json_float
 from ..chain import expected_throws
 from ..policy import METHODS, OBJECTIVES, finish_within, optimal_policy
 from .common import (
@@ -57,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     alone = [expected_throws(board.replace(dice=d)) for d in result.actions]
     if args.json:
         out = result.to_dict()
-        out["single_die"] = {label(i): json_float(v) for i, v in enumerate(alone)}
+        out["single_die"] = {label(i): v for i, v in enumerate(alone)}
         print_json(out)
     else:
         print(result)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._core.validation import json_float
 from ..policy import optimal_policy
 from ..race import optimal_race, race_value
 from .common import add_board_arguments, board_from_args, dice_from_flag, print_json
@@ -42,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         exploited = race_value(board, dice, fewest, exploit, optional_jumps=args.optional_jumps)
         p = result.win_probability
         out["vs_fewest_throws"] = {
-            "mean": json_float(fewest.mean),
+            "mean": fewest.mean,
             "win_probability_first": first, "cost_first": p - first,
             "optimal_first_against_it": against,
             "win_probability_first_exploited": exploited,

@@ -17,7 +17,7 @@ from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import seed_sequence
 from ..board import Board
-from ..dice import Dice
+from ..dice import DiceLike
 from .kernels import (
     ANNEAL,
     EVALUATE,
@@ -400,7 +400,7 @@ def design_board(
     forbidden: Iterable[int] = (),
     overshoot: str = "win",
     chain: bool = False,
-    dice: Dice | dict[int, float] | None = None,
+    dice: DiceLike | None = None,
     start: int = 0,
     temperature: tuple[float, float] | None = None,
     batch: int = 256,

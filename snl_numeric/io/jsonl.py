@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .._core.validation import parse_json
+from .._core.validation import json_text, parse_json
 
 __all__ = ["Line", "ReadError", "count_lines", "iter_lines", "iter_numbered", "write_lines"]
 
@@ -62,4 +61,4 @@ def write_lines(values: Iterable[Any], path: str | os.PathLike[str]) -> None:
     """Write each value as one line of compact JSON."""
     with open(path, "w", encoding="utf-8") as fh:
         for value in values:
-            fh.write(json.dumps(value) + "\n")
+            fh.write(json_text(value) + "\n")

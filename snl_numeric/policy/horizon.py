@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from .._core.memory import check_memory
 from .._core.numba_config import njit
 from ..board import Board
-from ..dice import Dice
+from ..dice import DiceLike
 from .problem import build_problem, check_common, jump_pairs
 from .result import FinishWithinResult
 
@@ -21,7 +21,7 @@ _MAX_HORIZON_CELLS = 200_000_000
 
 def finish_within(
     board: Board,
-    actions: Sequence[Dice | Mapping[int, float] | str | None],
+    actions: Sequence[DiceLike | None],
     horizon: int | None = None,
     *,
     optional_jumps: bool = False,

@@ -11,7 +11,6 @@ import scipy.sparse as sp
 
 from .._core.deprecation import renamed_attribute
 from .._core.text import dice_text, label, n_dice
-from .._core.validation import json_float
 from ..board import Board
 from ..dice import Dice
 from .evaluate import policy_table_kernel
@@ -166,7 +165,7 @@ class PolicyResult:
         return policy_frame(self, kind)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary (arrays as lists, ``inf`` as ``"inf"``)."""
+        """A summary of Python numbers and lists (``math.inf`` where the goal is not reached)."""
         return {
             "board": self.board.to_dict(),
             "actions": [{"label": label(i), "dice": dice_text(d)}
@@ -174,11 +173,11 @@ class PolicyResult:
             "objective": self.objective,
             "optional_jumps": self.optional_jumps,
             "start": self.board.start,
-            "mean": json_float(self.mean),
+            "mean": self.mean,
             "policy": self.policy.tolist(),
             "jumps": [{"from": s, "to": d, "take": bool(t)}
                       for (s, d), t in zip(self.jumps, self.take, strict=True)],
-            "expected": [json_float(v) for v in self.expected.tolist()],
+            "expected": self.expected.tolist(),
             "convergence": {"method": self.convergence.method,
                             "iterations": self.convergence.iterations,
                             "residual": self.convergence.residual,

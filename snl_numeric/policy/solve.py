@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -13,7 +13,7 @@ from .._core.solve import WARN_ERROR
 from .._core.text import dice_text, few, label
 from .._core.warn import warn_user
 from ..board import Board
-from ..dice import Dice
+from ..dice import Dice, DiceLike
 from .evaluate import evaluate, greedy_kernel, value_iteration_kernel
 from .problem import (
     Problem,
@@ -32,7 +32,7 @@ METHODS = ("policy", "value")
 
 def optimal_policy(
     board: Board,
-    actions: Sequence[Dice | Mapping[int, float] | str | None],
+    actions: Sequence[DiceLike | None],
     *,
     objective: str = "min",
     optional_jumps: bool = False,

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from .._core.text import dice_text, label, n_dice
-from .._core.validation import json_float
 from ..board import Board
 from ..dice import Dice
 
@@ -120,13 +119,13 @@ class RaceResult:
             "optional_jumps": self.optional_jumps,
             "opponent": self.opponent,
             "start": self.board.start,
-            "win_probability": json_float(self.win_probability),
-            "lose_probability": json_float(self.lose_probability),
-            "no_winner": json_float(self.no_winner),
-            "win_probability_second": json_float(self.win_probability_second),
+            "win_probability": self.win_probability,
+            "lose_probability": self.lose_probability,
+            "no_winner": self.no_winner,
+            "win_probability_second": self.win_probability_second,
             "policy_start": int(self.policy[self.board.start, self.board.start]),
             "convergence": {"sweeps": self.convergence.sweeps,
-                            "bracket": json_float(self.convergence.bracket),
+                            "bracket": self.convergence.bracket,
                             "draw_bounds": self.convergence.draw_bounds,
                             "note": self.convergence.note},
         }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -11,7 +11,7 @@ import numpy as np
 from .._core.validation import flag, positive_int
 from .._core.warn import warn_user
 from ..board import Board
-from ..dice import Dice
+from ..dice import Dice, DiceLike
 from ..policy.problem import Problem, build_problem, check_common, jump_pairs
 from .bounds import Bounds, check_race_memory, solve_bounds
 from .kernels import from_diag_kernel, to_diag_kernel
@@ -20,7 +20,7 @@ from .readout import read_policy
 from .result import RaceConvergence, RaceResult
 from .tables import Tables, make_tables
 
-DiceList = Sequence[Dice | Mapping[int, float] | str | None]
+DiceList = Sequence[DiceLike | None]
 
 #: Default certificate: the bracket around every value must be narrower than this.
 DEFAULT_TOL = 1e-12
