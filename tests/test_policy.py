@@ -405,7 +405,7 @@ def test_cli_policy(capsys):
     assert main(["policy", "milton-bradley", "--dice", "1-3", "--dice", "4-6"]) == 0
     cap = capsys.readouterr()
     assert "17.087382" in cap.out
-    assert cap.err.count("--dice is deprecated here and will be removed in the next release; "
+    assert cap.err.count("--dice is deprecated here and will be removed in snl_numeric 0.2.0; "
                          "use --action") == 2
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import difflib
 import math
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.deprecation import warn_renamed
 from .._core.memory import available_memory, format_bytes
 from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
@@ -71,9 +71,7 @@ def _check_columns(columns: Any) -> tuple[str, ...]:
         if c in COLUMNS:
             continue
         if c in DEPRECATED_COLUMNS:
-            warnings.warn(f"column {c!r} is now called {DEPRECATED_COLUMNS[c]!r} (as on "
-                          f"Analysis); {c!r} will be removed in the next release",
-                          DeprecationWarning, stacklevel=4)
+            warn_renamed(f"column {c!r}", f"{DEPRECATED_COLUMNS[c]!r} (as on Analysis)")
             continue
         q = _percentile_value(c)
         if q is None:

@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from .. import boards
+from .._core.deprecation import REMOVED_IN
 from .._core.validation import INT64_MAX, json_text, shown
 from ..board import OVERSHOOT_RULES, Board
 from ..dice import Dice, parse_dice
@@ -158,8 +159,8 @@ class DeprecatedFlag(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        print(f"{parser.prog}: {option_string} is deprecated here and will be removed in the "
-              f"next release; use {self.new}", file=sys.stderr)
+        print(f"{parser.prog}: {option_string} is deprecated here and will be removed in "
+              f"snl_numeric {REMOVED_IN}; use {self.new}", file=sys.stderr)
         items = list(getattr(namespace, self.dest) or [])
         setattr(namespace, self.dest, [*items, values])
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
+from .._core.deprecation import warn_renamed
 from .._core.memory import check_memory
 from .._core.numba_config import njit
 from ..board import Board
@@ -43,7 +43,7 @@ def finish_within(
         line, ``.horizon`` on the result.
     optional_jumps : bool, default False
     k : int, optional
-        Deprecated spelling of ``horizon`` (removed in the next release).
+        Deprecated spelling of ``horizon`` (removed in snl_numeric 0.2.0).
 
     Returns
     -------
@@ -59,8 +59,7 @@ def finish_within(
     if k is not None:
         if horizon is not None:
             raise TypeError("give horizon only (k is its deprecated spelling), not both")
-        warnings.warn("finish_within(..., k=...) is now finish_within(..., horizon=...); k will "
-                      "be removed in the next release", DeprecationWarning, stacklevel=2)
+        warn_renamed("finish_within(..., k=...)", "finish_within(..., horizon=...)")
         horizon = k
     if horizon is None:
         raise TypeError("finish_within() missing the number of throws: horizon")

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._core.deprecation import renamed_attribute
+from .._core.deprecation import deprecated
 from .._core.text import dice_text, label, n_dice
 from ..board import Board
 from ..dice import Dice
@@ -85,7 +85,12 @@ class PolicyResult:
     mean: float
     convergence: Convergence
 
-    expected_start = renamed_attribute("PolicyResult", "expected_start", "mean")
+    @property
+    @deprecated("PolicyResult.expected_start is now PolicyResult.mean; "
+                "PolicyResult.expected_start will be removed in snl_numeric 0.2.0")
+    def expected_start(self) -> float:
+        """Deprecated: the old name of :attr:`mean` (removed in snl_numeric 0.2.0)."""
+        return self.mean
 
     @property
     def declined(self) -> list[tuple[int, int]]:
