@@ -26,6 +26,7 @@ from .chain import (
 )
 from .design import DesignResult, design_board
 from .dice import Dice
+from .export import to_networkx, transition_matrix
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .race import RaceResult, optimal_race, race_value
@@ -70,6 +71,8 @@ __all__ = [
     "throw_distances",
     "throws_variance",
     "throws_variance_all",
+    "to_networkx",
+    "transition_matrix",
     "warmup",
     "win_probabilities",
 ]

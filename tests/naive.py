@@ -1429,3 +1429,14 @@ def chained_snakes_mean(size, step, low, digits=100):
             a[x], b[x] = sa, sb
         t_bottom = a[bottom] / (1 - b[bottom])
         return a[0] + b[0] * t_bottom
+
+
+# --- export (issue 27) ---
+def export_matrix(board):
+    """The dense transition matrix, one throw at a time from the rules."""
+    n = board.size + 1
+    p = np.zeros((n, n))
+    for x in range(n):
+        for _, q, w in naive_outcomes(board, x):
+            p[x, w] += q
+    return p

@@ -4,7 +4,6 @@ taken; ``to_dict`` holds Python numbers and JSON spells infinity in one place.""
 import json
 import math
 
-import numpy as np
 import pytest
 
 from snl_numeric import (
