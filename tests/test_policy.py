@@ -217,7 +217,7 @@ def test_str_and_dict():
     assert d["policy"][100] == -1 and d["expected"][0] == pytest.approx(r.mean)
     assert {"from": 16, "to": 6, "take": False} in d["jumps"]
     small = str(optimal_policy(boards.get("seed-30"), [D13]))
-    assert " 0 A " in small and "1 die" in small
+    assert "square 0 (off the board): die A" in small and "1 die" in small
 
 
 # --- brute force over every deterministic policy on tiny boards ---------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 import os
 import re
 import sys
@@ -55,11 +56,29 @@ def load_board(spec: str) -> Board:
         return boards.get(spec)
     if os.path.exists(spec):
         return Board.from_json(os.fspath(spec))
+    if spec.lower().endswith(".json") or os.sep in spec or "/" in spec:
+        raise ValueError(f"board file {spec!r} not found")
     close = difflib.get_close_matches(spec, boards.names(), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise ValueError(
-        f"{spec!r} is neither a known board ({', '.join(boards.names())}) nor a JSON file{hint}"
-    )
+    raise ValueError(f"board {spec!r} not found: no such file, nor a known board "
+                     f"({', '.join(boards.names())}){hint}")
+
+
+class _ExamplesFormatter(argparse.HelpFormatter):
+    """Descriptions wrapped as usual; the examples after them kept line by line."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def add_command(sub: Any, name: str, *, help: str, description: str,
+                examples: list[str]) -> argparse.ArgumentParser:
+    """A subcommand's parser whose ``--help`` says what it does and shows ``examples``."""
+    return sub.add_parser(name, help=help, description=description,
+                          epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
+                          formatter_class=_ExamplesFormatter)
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, *, dice: bool = True) -> None:
@@ -105,6 +124,29 @@ def check_flag(value: Any, flag: str, *, low: float | None = None,
             raise ValueError(f"{flag} must be at least {low}, got {shown(value)}")
         raise ValueError(f"{flag} must be at most {high:,}, got {shown(value)}")
     return value
+
+
+def whole_number(text: str) -> int:
+    """An argparse ``type`` for counts: ``1000000``, ``1_000_000``, ``1,000,000`` or ``1e6``.
+
+    Examples
+    --------
+    >>> whole_number("1e6"), whole_number("1,000"), whole_number("250")
+    (1000000, 1000, 250)
+    """
+    clean = text.strip().replace(",", "").replace("_", "")
+    try:
+        return int(clean)
+    except ValueError:
+        pass
+    try:
+        value = float(clean)
+    except ValueError:
+        value = math.nan
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number such as 1000000 or 1e6, got {text!r}")
+    return int(value)
 
 
 def dice_from_flag(spec: str, flag: str = "--dice") -> Dice:

@@ -7,13 +7,19 @@ from typing import Any
 
 from ..policy import optimal_policy
 from ..race import optimal_race, race_value
-from .common import add_board_arguments, board_from_args, dice_from_flag, print_json
+from .common import add_board_arguments, add_command, board_from_args, dice_from_flag, print_json
 
 
 def add_parser(sub: Any) -> None:
     """Register ``snl race`` on the ``snl`` subparsers."""
-    p = sub.add_parser("race", help="optimal play against an opponent when players choose "
-                                    "their dice (chance to win)")
+    p = add_command(
+        sub, "race", help="optimal play against an opponent when players choose "
+                     "their dice (chance to win)",
+        description="Two players alternate on one board; before each throw each picks a die "
+                    "to maximise their own chance of winning. Prints the first player's "
+                    "chance with a proven error bracket and the die to throw on each square.",
+        examples=["snl race milton-bradley --action 1-3 --action 4-6",
+                  "snl race seed-30 --action d6 --action 2d6 --vs-fewest-throws --json"])
     add_board_arguments(p, dice=False)
     p.add_argument("--action", "--dice", dest="race_dice", action="append", metavar="DICE",
                    help="a die both players choose from (repeat): 'd6', '1-3', '2d6', "

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.deprecation import deprecated
-from .._core.text import dice_text, label, n_dice
+from .._core.text import dice_text, grid_text, label, n_dice
 from ..board import Board
 from ..dice import Dice
 from .evaluate import policy_table_kernel
@@ -329,18 +329,7 @@ def _board_map(board: Board, policy: np.ndarray, jumps: Sequence[tuple[int, int]
         lab = "" if policy[x] < 0 else label(int(policy[x]))
         return f"{x:>{w}} {lab:<{labw}}{mark.get(x, ' ')}"
 
-    lines = []
-    if board.size == 100:
-        lines.append(f"  square 0 (off the board): die {label(int(policy[0]))}; "
-                     "square 1 is bottom left")
-        for r in range(9, -1, -1):
-            row = list(range(10 * r + 1, 10 * r + 11))
-            if r % 2:
-                row.reverse()
-            lines.append("  " + "  ".join(cell(x) for x in row))
-    else:
-        for lo in range(0, board.size + 1, 10):
-            lines.append("  " + "  ".join(cell(x) for x in range(lo, min(lo + 10,
-                                                                         board.size + 1))))
+    lines = [f"  square 0 (off the board): die {label(int(policy[0]))}; square 1 is bottom left"]
+    lines += grid_text(board.size, cell)
     lines.append("  (cell: square, die; ^ ladder, v snake, x jump declined)")
     return lines
