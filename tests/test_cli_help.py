@@ -6,11 +6,11 @@ import json
 import re
 
 import pytest
+from test_maze import SEED_003
 
 from snl_numeric import boards
 from snl_numeric.cli import build_parser, main
 from snl_numeric.cli.common import whole_number
-from test_maze import SEED_003
 
 
 def _help(command):
