@@ -215,6 +215,8 @@ def analyze(
     mean_all, var_all = moments(cb)
     mean, var = float(mean_all[start]), float(var_all[start])
     tail = check_tail(tail, max_throws)
+    pmf: np.ndarray | None
+    cdf: np.ndarray | None
     pmf, remaining = pmf_within(cb, start, tail, int(max_throws))
     note = ""
     if remaining >= tail:
@@ -224,16 +226,15 @@ def analyze(
         pmf = cdf = None
     else:
         cdf = np.minimum(np.cumsum(pmf), 1.0)
-    visits = uses = probs = None
-    if math.isfinite(mean):
-        visits = visit_counts(cb, start)
+    visits = visit_counts(cb, start) if math.isfinite(mean) else None
+    uses = probs = None
+    if visits is not None:
         limit = AUTO_JUMP_SOLVES if jump_probability is None else None if jump_probability else -1
         u, p = jump_use(cb, visits, limit)
         pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=True))
         uses = dict(zip(pairs, u.tolist(), strict=True))
         probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
-        for arr in (visits,):
-            arr.flags.writeable = False
+        visits.flags.writeable = False
     for arr in (pmf, cdf):
         if arr is not None:
             arr.flags.writeable = False

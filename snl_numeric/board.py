@@ -497,20 +497,23 @@ class Board:
         """A board from JSON text or from the path of a JSON file."""
         if isinstance(source, bytes):
             return cls.from_dict(parse_json(source))
+        text: str | bytes
         if isinstance(source, os.PathLike) or (
             isinstance(source, str) and not source.lstrip().startswith(("{", "[", '"'))
             and "\n" not in source
         ):
             try:
                 with open(source, "rb") as fh:
-                    source = fh.read()
+                    text = fh.read()
             except FileNotFoundError:
                 raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "
                                  "text either)") from None
-        if not isinstance(source, (str, bytes)):
+        elif isinstance(source, (str, bytes)):
+            text = source
+        else:
             raise TypeError(f"source must be JSON text or a path, got {type(source).__name__}")
         try:
-            data = parse_json(source)
+            data = parse_json(text)
         except ValueError as exc:
             raise ValueError(f"invalid board JSON: {str(exc).removeprefix('invalid JSON: ')}"
                              ) from None

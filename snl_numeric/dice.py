@@ -101,13 +101,15 @@ class Dice:
             c = np.clip(fftconvolve(a, b), 0.0, None)
             return c / math.fsum(c)
 
-        one, out, m = np.full(sides, 1.0 / sides), None, n
+        one, m = np.full(sides, 1.0 / sides), n
+        out: np.ndarray | None = None
         while m:
             if m & 1:
                 out = one if out is None else product(out, one)
             m >>= 1
             if m:
                 one = product(one, one)
+        assert out is not None  # n >= 1
         return cls(faces, out)
 
     @classmethod
@@ -208,7 +210,7 @@ def as_dice(dice: DiceLike | None) -> Dice:
 def _face(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"dice faces must be integers, got {shown(value)}")
-    if not 1 <= value <= MAX_FACE:
+    if not 1 <= int(value) <= MAX_FACE:
         raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {shown(value)}")
     return int(value)
 

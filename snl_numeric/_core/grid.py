@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["grid_rows", "grid_shape", "square_xy"]
 
@@ -29,7 +30,7 @@ def grid_shape(size: int) -> tuple[int, int]:
     return -(-size // n), n
 
 
-def square_xy(squares: np.ndarray | list[int] | int, size: int) -> tuple[np.ndarray, np.ndarray]:
+def square_xy(squares: npt.ArrayLike, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Column and row of each square (square 0 at column -1, row 0).
 
     Examples

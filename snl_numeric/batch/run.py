@@ -145,8 +145,8 @@ def _row_budget() -> int:
 
 def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     cols = [quantity(c) for c in settings.columns]
-    levels = np.array([_percentile_value(c) / 100.0 - QUANTILE_SLACK for c in cols
-                       if _percentile_value(c) is not None])
+    levels = np.array([q / 100.0 - QUANTILE_SLACK for q in map(_percentile_value, cols)
+                       if q is not None])
     want_mode = "mode" in cols
     n = len(batch)
     out = _Out(np.zeros(n, np.int8), np.full(n, -1, np.int64),

@@ -48,7 +48,7 @@ def file_fingerprint(path: str | os.PathLike[str]) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> None:
+def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> None:
     """Write ``path`` whole or not at all: ``write(fh)`` fills a new temporary file made by
     :func:`tempfile.mkstemp` beside ``path`` (a unique name: a file or link planted in
     advance is never followed), which then replaces ``path`` (a link there is replaced,

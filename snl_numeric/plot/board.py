@@ -192,7 +192,7 @@ def plot_visits(
                  f"Expected visits: {board_title(board)} (total {a.mean:.2f} throws)")
     if created:
         fit_board_figure(ax, colorbar=True)
-    number_squares(ax, size, numbers, background=im.cmap(im.norm(visits)))
+    number_squares(ax, size, numbers, background=np.asarray(im.cmap(im.norm(visits))))
     if jumps:
         draw_jumps(ax, board, alpha=0.45)
     return ax

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from ..display.html import LADDER_COLOR, SNAKE_COLOR
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 #: Boards up to this many squares get their squares numbered by default.
@@ -61,14 +62,22 @@ def as_analysis(obj: Any, *, distribution: bool = True) -> Analysis:
         obj = analyze(obj)
     if not isinstance(obj, Analysis):
         raise TypeError(f"expected an Analysis or a Board, got {type(obj).__name__}")
-    if distribution and obj.pmf is None:
-        raise ValueError(f"nothing to plot: {obj.note}")
+    if distribution:
+        pmf_cdf(obj)
     return obj
 
 
+def pmf_cdf(a: Analysis) -> tuple[np.ndarray, np.ndarray]:
+    """The analysis' distribution, ``(pmf, cdf)``; ``ValueError`` if it was not computed."""
+    if a.pmf is None or a.cdf is None:
+        raise ValueError(f"nothing to plot: {a.note}")
+    return a.pmf, a.cdf
+
+
 def xmax(a: Analysis, coverage: float) -> int:
-    k = quantile(a.cdf, coverage * a.finish_probability)
-    return len(a.pmf) - 1 if k is None else max(k, a.min_throws, 1)
+    pmf, cdf = pmf_cdf(a)
+    k = quantile(cdf, coverage * a.finish_probability)
+    return len(pmf) - 1 if k is None else max(k, a.min_throws, 1)
 
 
 def check_coverage(coverage: float) -> float:
@@ -104,7 +113,7 @@ def cell_points(ax: Axes) -> float:
     """The side of a board cell in points, as the axes stand (equal aspect)."""
     box = ax.get_position()
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-    width, height = ax.figure.get_size_inches()
+    width, height = cast("Figure", ax.figure).get_size_inches()
     return 72.0 * min(box.width * width / (x1 - x0), box.height * height / (y1 - y0))
 
 
@@ -151,8 +160,9 @@ def fit_board_figure(ax: Axes, *, colorbar: bool = False) -> None:
     room included), laid out by matplotlib's constrained layout: no blank bands."""
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     width = BOARD_HEIGHT * (x1 - x0) / (y1 - y0) + (1.4 if colorbar else 0.0)
-    ax.figure.set_size_inches(width, BOARD_HEIGHT + 0.4)  # + the title
-    ax.figure.set_layout_engine("constrained")
+    fig = cast("Figure", ax.figure)
+    fig.set_size_inches(width, BOARD_HEIGHT + 0.4)  # + the title
+    fig.set_layout_engine("constrained")
 
 
 def legend_beside_board(ax: Axes, handles: list, n: int, **kwargs: Any) -> Any:

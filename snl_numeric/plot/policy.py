@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -128,9 +128,9 @@ def plot_policy(
                                edgecolor="gray", zorder=0.5))
         ax.text(-1.0, -0.45, "0", ha="center", va="bottom", fontsize=7, color="gray")
     if legend:
-        handles = [Patch(facecolor=colours[i], edgecolor="gray",
-                         label=f"{label(i)} = {dice_text(d)}")
-                   for i, d in enumerate(r.actions)]
+        handles: list[Any] = [Patch(facecolor=colours[i], edgecolor="gray",
+                                    label=f"{label(i)} = {dice_text(d)}")
+                              for i, d in enumerate(r.actions)]
         if not np.all(take):
             from matplotlib.lines import Line2D
 

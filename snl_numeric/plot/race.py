@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -77,7 +77,8 @@ def plot_race(
             plt = pyplot()
             fig, pair = plt.subplots(1, 2, figsize=(13, 5.5))
         else:
-            pair = list(np.ravel(ax)) if isinstance(ax, (Sequence, np.ndarray)) else [ax]
+            pair = list(np.ravel(cast(Any, ax))) if isinstance(ax, (Sequence, np.ndarray)) \
+                else [ax]
             if len(pair) != 2:
                 raise ValueError(f"which='both' draws on two Axes, got {len(pair)}")
             pair = [axes(a, (6, 5.5)) for a in pair]

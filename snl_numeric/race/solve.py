@@ -53,7 +53,7 @@ def _problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Problem:
 
 
 def _check_tol(tol: Any) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < tol < 1.0:
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < float(tol) < 1.0:
         raise ValueError(f"tol must be a number in (0, 1), got {tol!r}")
     return float(tol)
 
