@@ -4,6 +4,7 @@ has a page, and the examples in the user guide run as printed."""
 from __future__ import annotations
 
 import doctest
+import json
 import re
 import subprocess
 import sys
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 
 import snl_numeric
+from snl_numeric import Board
+from snl_numeric import batch as batch_module
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -70,3 +73,20 @@ def test_guide_examples_run(page):
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0, f"{runner.failures} failing example(s) in {page.name}"
+
+
+def test_board_format_example_is_a_valid_board():
+    text = (DOCS / "user_guide" / "formats.md").read_text(encoding="utf-8")
+    (example,) = [b for b in re.findall(r"```json\n(.*?)```", text, flags=re.S)
+                  if '"format": "snl_numeric.board"' in b]
+    board = Board.from_dict(json.loads(example))
+    assert board.size == 100 and board.jumps == {1: 38, 16: 6} and board.overshoot == "exact"
+    assert board.dice.faces.tolist() == [1, 2, 3, 4]
+
+
+def test_documented_file_functions_exist():
+    formats = (DOCS / "user_guide" / "formats.md").read_text(encoding="utf-8")
+    for name in ("write_jsonl", "write_parquet", "read_boards", "read_results"):
+        assert f"{name}(" in formats and callable(getattr(batch_module, name))
+    install = (DOCS / "install.md").read_text(encoding="utf-8")
+    assert "snl warmup" in install and "NUMBA_CACHE_DIR" in install
