@@ -126,7 +126,7 @@ def plot_policy(
     if zero_shown:
         ax.add_patch(Rectangle((-1.5, -0.5), 1, 1, facecolor=colours[int(policy[0])],
                                edgecolor="gray", zorder=0.5))
-        ax.text(-1.0, -0.45, "0", ha="center", va="bottom", fontsize=7, color="gray")
+        ax.text(-1.42, 0.42, "0", ha="left", va="top", fontsize=7, color="gray")
     if legend:
         handles: list[Any] = [Patch(facecolor=colours[i], edgecolor="gray",
                                     label=f"{label(i)} = {dice_text(d)}")
