@@ -584,7 +584,7 @@ def test_cli_race_text_and_defaults(capsys):
 
 @pytest.mark.parametrize("argv, match", [
     (["race", "milton-bradley", "--dice", "0-3"], "cannot read dice"),
-    (["race", "no-such-board"], "neither a known board"),
+    (["race", "no-such-board"], "board 'no-such-board' not found"),
     (["race", "seed-30", "--overshoot", "bounce", "--dice", "40"], "dice[0]: face 40"),
 ])
 def test_cli_race_errors(capsys, argv, match):

@@ -147,12 +147,10 @@ def number_squares(ax: Axes, size: int, numbers: bool | None,
         dark = contrast_ratio(background, (1.0, 1.0, 1.0)) > contrast_ratio(background,
                                                                              (0.0, 0.0, 0.0))
     for k, (xk, yk) in enumerate(zip(x.tolist(), y.tolist(), strict=True), start=1):
-        if background is None:
-            ax.text(xk - 0.42, yk + 0.42, str(k), fontsize=fontsize, ha="left", va="top",
-                    color="black", alpha=0.9, zorder=NUMBER_ZORDER, bbox=box)
-        else:
-            ax.text(xk - 0.42, yk + 0.42, str(k), fontsize=fontsize, ha="left", va="top",
-                    color="white" if dark[k] else "black", zorder=NUMBER_ZORDER)
+        style = ({"color": "black", "alpha": 0.9, "bbox": box} if background is None
+                 else {"color": "white" if dark[k] else "black"})
+        ax.text(xk - 0.42, yk + 0.42, str(k), fontsize=fontsize, ha="left", va="top",
+                zorder=NUMBER_ZORDER, **style)
 
 
 def fit_board_figure(ax: Axes, *, colorbar: bool = False) -> None:

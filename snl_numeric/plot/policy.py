@@ -94,8 +94,10 @@ def plot_policy(
         default_title = (f"{what} play on {board_title(r.board)}: "
                          f"{r.mean:.2f} expected throws from square {r.board.start}")
     elif isinstance(r, FinishWithinResult):
-        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < r.horizon:
-            raise ValueError(f"step must be a throw in 0..{r.horizon - 1}, got {step!r}")
+        if isinstance(step, bool) or not isinstance(step, int):
+            raise TypeError(f"step must be an integer, got {step!r}")
+        if not 0 <= step < r.horizon:
+            raise ValueError(f"step must be a throw in 0..{r.horizon - 1}, got {step}")
         policy, take = r.policy[step], r.take[step]
         cell_values, value_format = r.values[r.horizon - step], "{:.2f}"
         default_title = (f"Best chance to finish within {r.horizon - step} throws on "
