@@ -22,10 +22,11 @@ def test_readme_is_a_front_door():
     assert "docs/index.md" in README and "sphinx-build -W docs" in README
 
 
-def test_readme_examples_run_as_doctests():
+def test_readme_examples_run_as_doctests(tmp_path, monkeypatch):
     examples = [b for b in _blocks("python") if b.lstrip().startswith(">>>")]
     assert len(examples) >= 8 and len(examples) == len(_blocks("python"))
     matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)  # where the report example writes its page
     test = doctest.DocTestParser().get_doctest("\n".join(examples), {}, "README.md",
                                                "README.md", 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -192,7 +192,8 @@ def json_text(data: Any, *, indent: int | None = None) -> str:
 
 def parse_json(text: str | bytes) -> Any:
     """Strict JSON: duplicate keys, nesting deeper than :data:`MAX_JSON_DEPTH`,
-    ``NaN``/``Infinity`` literals and undecodable bytes are all ``ValueError``.
+    ``NaN``/``Infinity`` literals and undecodable bytes are all ``ValueError``; a UTF-8
+    byte order mark before bytes is skipped.
 
     Examples
     --------
@@ -205,7 +206,7 @@ def parse_json(text: str | bytes) -> Any:
     """
     if isinstance(text, bytes):
         try:
-            text = text.decode("utf-8")
+            text = text.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise ValueError(f"invalid JSON: not UTF-8 text ({exc.reason} at byte "
                              f"{exc.start})") from None

@@ -41,7 +41,6 @@ and board design to call per board.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -62,6 +61,7 @@ from .blocks import (
     structure_kernel,
     sweep_kernel,
 )
+from .certify import Solution, total_error
 from .krylov import gmres
 
 #: Woodbury is used when there are at most this many backward targets...
@@ -104,16 +104,6 @@ UNIT_ROUNDOFF = np.finfo(float).eps / 2
 _EPS = UNIT_ROUNDOFF
 _NO_BACK = np.zeros(0)
 _DD_EPS = 2.0**-104
-
-
-@dataclass(frozen=True)
-class Solution:
-    """A solve's answer, the GMRES steps it took and its certified relative error."""
-
-    x: np.ndarray
-    iterations: int
-    error: float
-    residual: float
 
 
 class Solver:
@@ -381,10 +371,10 @@ class Solver:
             x = np.stack([s.x for s in sols], axis=1) if sols else np.zeros(b.shape)
             return Solution(x, sum(s.iterations for s in sols),
                             max((s.error for s in sols), default=0.0),
-                            max((s.residual for s in sols), default=0.0))
+                            max((s.residual for s in sols), default=0.0), self.method)
         b0 = np.where(self.active, b, 0.0)
         if self.unknowns == 0:
-            return Solution(np.zeros(self.n), 0, 0.0, 0.0)
+            return Solution(np.zeros(self.n), 0, 0.0, 0.0, self.method)
         b = b0 * self.rowsum if not trans else b0
         x, lo, steps, error, backward = self._refine(b, trans, target, measure=measure)
         if trans:
@@ -392,7 +382,7 @@ class Solver:
         x = x + lo
         if not np.all(np.isfinite(x[self.active])):  # beyond the largest double
             x[self.active & ~np.isfinite(x)] = np.inf
-            return Solution(x, steps, np.inf, np.inf)
+            return Solution(x, steps, np.inf, np.inf, self.method)
         if self.method == "gmres" and error > WARN_ERROR:
             with self._lock:
                 if self.method == "gmres":
@@ -401,8 +391,10 @@ class Solver:
                 return self.solve(b0, trans, target=target, measure=measure)
         if self.method in ("triangular", "woodbury"):
             error = min(error, self.a_priori)
-        # the bound is for the double-double answer: the double returned is rounded once more
-        return Solution(x, steps, float(max(error, _EPS)), float(backward))
+        # the bound is for the double-double answer of the scaled system: the row sums and
+        # b * s are rounded, and so is the double returned
+        return Solution(x, steps, total_error(error, self.succ.shape[1]), float(backward),
+                        self.method)
 
     def refined(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``A^-1 b`` as a double-double pair ``(hi, lo)``, refined to about ``2**-100``
@@ -462,6 +454,13 @@ class Solver:
             eps = float(tmax * norm(err) / norm(xs)) if norm(xs) > 0 else (
                 0.0 if not err.any() else np.inf)
         return (eps / (1.0 - eps) if eps < 1.0 else np.inf), backward
+
+    def step_variance(self, thi: np.ndarray, tlo: np.ndarray) -> np.ndarray:
+        """The variance of ``t`` after one throw from each square of the system
+        (:func:`step_variance_kernel`); ``t`` given as a double-double pair."""
+        w = np.empty(self.n)
+        step_variance_kernel(self.succ, self.probs, self.pstride, self.active, thi, tlo, w)
+        return w
 
     def tmax(self) -> float:
         """``max(t)`` for ``t = A^-1 1``: the exact infinity norm of ``A^-1``."""
