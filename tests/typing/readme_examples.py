@@ -16,6 +16,7 @@ from snl_numeric import (
     Board,
     Dice,
     GameLength,
+    JumpImpact,
     PolicyResult,
     RaceResult,
     SimulationResult,
@@ -24,10 +25,13 @@ from snl_numeric import (
     boards,
     expected_game_length,
     expected_throws,
+    jump_candidates,
+    jump_impact,
     maze,
     min_throws,
     optimal_policy,
     optimal_race,
+    report,
     simulate,
     to_networkx,
     transition_matrix,
@@ -70,6 +74,12 @@ def main() -> None:
     race = optimal_race(mb, ["1-3", {4: 1 / 3, 5: 1 / 3, 6: 1 / 3}])
     assert_type(race, RaceResult)
     assert race.win_probability > 0.5 and policy.mean < 18
+
+    imp = jump_impact(mb)
+    assert_type(imp, JumpImpact)
+    assert [(a, b) for a, b, _ in jump_candidates(mb, kind="snake").top(2)] == [(94, 1), (94, 2)]
+    page = report(mb, actions=["1-3", "4-6"])
+    assert_type(page, str)
 
     df = analyze_many(random_batch(100, 100, snakes=10, ladders=10, rng=0),
                       columns=["min_throws", "mean"])
