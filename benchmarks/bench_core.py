@@ -1,9 +1,12 @@
-"""Single-board speed (issue 2): analyze, expected throws, fewest throws, import.
+"""Single-board speed (issues 2 and 24): analyze, expected throws, fewest throws, import.
 
-Baselines, written plainly in Python and timed in the same run:
-- seed 004's Gauss-Seidel iteration for expected throws (tolerance 1e-9);
-- the seeds' queue BFS for the fewest throws;
-- plain SciPy: build ``I - Q`` with ``scipy.sparse`` and ``spsolve``.
+Baselines, timed in the same run:
+- seed 004's Gauss-Seidel iteration for expected throws (tolerance 1e-9), plain Python;
+- the seeds' queue BFS for the fewest throws, plain Python;
+- plain SciPy: build ``I - Q`` with ``scipy.sparse`` and ``spsolve``;
+- QuantEcon's ``gth_solve`` (Numba, compiled before timing) on the same chain made
+  irreducible (the goal leads back to the start): ``E[T] = 1 / pi_goal - 1``. Skipped when
+  ``quantecon`` is not installed (``pip install ".[bench]"``).
 """
 
 from __future__ import annotations
@@ -80,6 +83,24 @@ def scipy_expected(board):
     return t[board.start]
 
 
+def gth_chain(board):
+    """The board's chain as a dense matrix with the goal leading back to the start."""
+    cb = board.compiled
+    n = cb.n_states
+    p = np.zeros((n, n))
+    np.add.at(p, (np.repeat(np.arange(n), cb.succ.shape[1]), cb.succ.ravel()),
+              np.tile(cb.probs, n))
+    p[cb.size] = 0.0
+    p[cb.size, board.start] = 1.0
+    return p
+
+
+def quantecon_expected(gth_solve, p):
+    """QuantEcon's GTH stationary distribution: the mean return time to the goal is
+    ``1 / pi_goal = E[T] + 1``."""
+    return 1.0 / gth_solve(p)[-1] - 1.0
+
+
 def exact_expected(board):
     """Exact rational answer by Gauss-Jordan elimination over Fractions."""
     n = board.size
@@ -137,6 +158,19 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     t_sc = median_time(lambda: scipy_expected(mb), repeats, 5 if quick else 20)
     rows.append(row("expected_throws, MB, new Board each call", t_exp,
                     "plain SciPy build + spsolve", t_sc))
+    rows.append(row("analyze(), MB, new Board each call", t_an,
+                    "plain SciPy build + spsolve", t_sc,
+                    note="the ratio should be at least 0.5 (analyze within 2x)"))
+    try:
+        from quantecon import gth_solve
+    except ImportError:
+        pass
+    else:
+        p = gth_chain(mb)
+        assert abs(quantecon_expected(gth_solve, p) - ours) < 1e-9 * ours  # compiled here
+        t_qe = median_time(lambda: quantecon_expected(gth_solve, p), repeats, n_calls)
+        rows.append(row("expected_throws, MB, new Board each call", t_exp,
+                        "QuantEcon gth_solve (matrix given)", t_qe))
 
     t_min = median_time(lambda: min_throws(next(it)), repeats, n_calls)
     t_bfs = median_time(lambda: queue_bfs(mb), repeats, n_calls)

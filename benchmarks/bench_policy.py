@@ -3,8 +3,10 @@
 Rows: ``optimal_policy`` on the Milton Bradley board with 2, 3 and 6 dice
 (baseline: seed-style Gauss-Seidel value iteration in plain Python, to a
 relative change of 1e-12), optional jumps, ``finish_within`` (baseline: plain
-Python backward induction), and random boards of 10^5 squares (compared with
-our own value iteration, ``method="value"``).
+Python backward induction), random boards of 10^5 squares (compared with
+our own value iteration, ``method="value"``), and a board at the size where the
+NumPy path hands over to the Numba kernels (``policy.problem.KERNEL_SQUARES``),
+answered both ways.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 
 from snl_numeric import boards, finish_within, optimal_policy
 from snl_numeric.dice import parse_dice
+from snl_numeric.policy import problem
 
 from ._util import median_time, row
 
@@ -100,6 +103,18 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                     "Python backward induction", base,
                     f"P(T<=30)={f.probability_start:.6f}"))
 
+    edge = boards.random_board(problem.KERNEL_SQUARES, 0.1, rng=3)
+    numpy_path = {name: median_time(fn, 1 if quick else 3) for name, fn in _edge_calls(edge)}
+    saved = problem.KERNEL_SQUARES
+    problem.KERNEL_SQUARES = 0
+    try:
+        for name, fn in _edge_calls(edge):
+            fn()  # compile the kernels
+            rows.append(row(f"{name}, {edge.size:,} squares: NumPy path", numpy_path[name],
+                            "Numba kernels", median_time(fn, 1 if quick else 3)))
+    finally:
+        problem.KERNEL_SQUARES = saved
+
     size = 10**4 if quick else 10**5
     big = boards.random_board(size, 0.1, rng=np.random.default_rng(12345))
     for specs in (DICE_2, DICE_6):
@@ -111,6 +126,13 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                         "ours, method='value'", vi,
                         f"E[T]={r.mean:.4f}, {r.convergence.iterations} PI steps"))
     return rows
+
+
+def _edge_calls(board):
+    return [("optimal_policy", lambda: optimal_policy(board, DICE_2)),
+            ("optimal_policy method='value'",
+             lambda: optimal_policy(board, DICE_2, method="value")),
+            ("finish_within K=30", lambda: finish_within(board, DICE_2, 30))]
 
 
 if __name__ == "__main__":

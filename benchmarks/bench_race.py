@@ -10,12 +10,17 @@ same certificate; the note gives the answer, our sweeps and the baseline's
 iterations. The 10^6 row runs in a child process so that its peak resident memory
 (``ru_maxrss``) is its own.
 
+With ``SNL_BENCH_BASELINE`` set to a checkout of an earlier commit (e.g. ``git worktree
+add /tmp/base c035537``), Milton Bradley and the random 1,000-square board are also timed
+against that tree in the same run: fresh processes, alternating old and new, medians.
+
 Usage: ``PYTHONPATH=. python -m benchmarks.bench_race [--quick]``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -102,10 +107,45 @@ print(json.dumps({"time": time.perf_counter() - t, "p": p, "iterations": it}))
 """
 
 
-def _child(code: str, *args: object) -> dict:
+_TIMED = """
+import json, statistics, sys, time
+from snl_numeric import boards, optimal_race
+from snl_numeric.boards import random_board
+name, repeats = sys.argv[1], int(sys.argv[2])
+b = boards.get(name) if name in boards.names() else random_board(int(name), 0.1,
+                                                                 snake_fraction=0.5, rng=1)
+optimal_race(b, ["1-3", "4-6"])  # compile or load the kernels
+times = []
+for _ in range(repeats):
+    t = time.perf_counter(); r = optimal_race(b, ["1-3", "4-6"]); times.append(time.perf_counter() - t)
+print(json.dumps({"time": statistics.median(times), "p": r.win_probability}))
+"""
+
+
+def _child(code: str, *args: object, tree: str | None = None) -> dict:
+    env = None if tree is None else {**os.environ, "PYTHONPATH": tree}
+    # run inside the tree: ``python -c`` puts the working directory first on the path
     proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
-                          text=True, check=True)
+                          text=True, check=True, env=env, cwd=tree)
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def against_tree(tree: str, quick: bool = False) -> list[dict]:
+    """Milton Bradley and a random 1,000-square board, this tree against ``tree``: fresh
+    processes, old and new alternating, the median of each process's median."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rows = []
+    for name, repeats, rounds in (("milton-bradley", 20, 5), ("400" if quick else "1000", 1, 3)):
+        new, old = [], []
+        for _ in range(1 if quick else rounds):
+            new.append(_child(_TIMED, name, repeats, tree=here))
+            old.append(_child(_TIMED, name, repeats, tree=tree))
+        assert abs(new[0]["p"] - old[0]["p"]) < 1e-11
+        rows.append(row(f"optimal_race {name}, 1-3/4-6: A/B", float(np.median([x["time"] for x in new])),
+                        f"the same at {os.path.basename(tree)}",
+                        float(np.median([x["time"] for x in old])),
+                        f"P={new[0]['p']:.12f}; fresh processes, {rounds} alternating rounds"))
+    return rows
 
 
 def run(repeats: int = 5, quick: bool = False) -> list[dict]:
@@ -154,6 +194,8 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
         rows.append(row(f"optimal_race {label} {size}, 1-3/4-6", float(np.median(big["times"])),
                         None if base_big is None else "plain pair-state VI (Numba)",
                         None if base_big is None else base_big["time"], note))
+    if os.environ.get("SNL_BENCH_BASELINE"):
+        rows += against_tree(os.environ["SNL_BENCH_BASELINE"], quick)
     return rows
 
 

@@ -222,10 +222,9 @@ def analyze(
     mode = int(np.argmax(pmf)) if pmf.max() > remaining * (1.0 + 1e-9) else None
     note = ""
     if remaining >= tail:
-        note = (f"the distribution was not completed: the tail did not fall below {tail:g} "
+        note = (f"the distribution was not computed: the tail did not fall below {tail:g} "
                 f"within max_throws={int(max_throws)} throws (remaining mass "
-                f"{remaining:.3g}; percentiles beyond P(T <= {len(pmf) - 1}) = "
-                f"{cdf[-1]:.3g} are None); raise max_throws or tail")
+                f"{remaining:.3g}); raise max_throws or tail")
     visits = visit_counts(cb, start) if math.isfinite(mean) else None
     uses = probs = None
     if visits is not None:

@@ -1431,6 +1431,276 @@ def chained_snakes_mean(size, step, low, digits=100):
         return a[0] + b[0] * t_bottom
 
 
+# -- issue 28: optimal policies in exact rational arithmetic ---------------------------
+def policy_exact(board, dice_list, *, objective="min", optional_jumps=False):
+    """Optimal expected throws from every square (``Fraction``; ``None`` where infinite),
+    by policy iteration in exact rational arithmetic: each policy evaluated by Gauss-Jordan
+    elimination over ``Fraction``, a choice switched only for a strict gain.
+
+    Nodes are the squares and, with optional jumps, ``("j", s)``: landing on the start
+    ``s`` of a jump, where the player declines (rests on ``s``) or follows. The chain is
+    the one the core's solver defines: each face's probability (the float, exactly)
+    divided by their exact sum, so that every row sums to 1. Returns
+    ``None`` under "max" when a play never finishes from the start.
+    """
+    from fractions import Fraction
+
+    n, jumps = board.size, board.jumps
+    sense = 1 if objective == "min" else -1
+    dice = []
+    for d in dice_list:
+        total = sum(map(Fraction, d.probs.tolist()))
+        dice.append([(int(f), Fraction(q) / total)
+                     for f, q in zip(d.faces.tolist(), d.probs.tolist(), strict=True)])
+
+    def arrive(square):  # the node reached on landing on a square
+        if square not in jumps:
+            return square
+        if optional_jumps:
+            return ("j", square)
+        return arrive(jumps[square]) if board.chain else jumps[square]
+
+    def follow(s):  # the node reached by following the jump at s
+        return arrive(jumps[s]) if board.chain else jumps[s]
+
+    def throw(x, a):  # node -> probability
+        out = {}
+        for face, q in dice[a]:
+            land, landed = policy_landing(board, x, face)
+            v = arrive(land) if landed else land
+            out[v] = out.get(v, 0) + q
+        return out
+
+    squares = list(range(n))
+    nodes = squares + [("j", s) for s in sorted(jumps)] * bool(optional_jumps)
+    choices = {x: [set(throw(x, a)) for a in range(len(dice))] for x in squares}
+    choices.update({v: [{v[1]}, {follow(v[1])}] for v in nodes[n:]})  # decline, take
+    if objective == "min":  # the almost-sure attractor of the goal, in layers
+        inside = set(nodes) | {n}
+        while True:
+            layer, pick, k = {n: 0}, {}, 0
+            while True:
+                k += 1
+                new = {}
+                for v in nodes:
+                    if v in inside and v not in layer:
+                        c = next((i for i, e in enumerate(choices[v]) if e <= inside
+                                  and any(layer.get(y, k) < k for y in e)), None)
+                        if c is not None:
+                            new[v] = c
+                if not new:
+                    break
+                layer.update(dict.fromkeys(new, k))
+                pick.update(new)
+            if set(layer) == inside:
+                break
+            inside = set(layer)
+        finite = inside
+    else:  # plays that never finish: from a trap (a choice never leaving the traps)
+        trap, changed = set(nodes), True
+        while changed:
+            changed = False
+            for v in list(trap):
+                if not any(e <= trap for e in choices[v]):
+                    trap.discard(v)
+                    changed = True
+        doomed, changed = set(trap), True
+        while changed:
+            changed = False
+            for v in nodes:
+                if v not in doomed and any(e & doomed for e in choices[v]):
+                    doomed.add(v)
+                    changed = True
+        if board.start in doomed:
+            return None
+        finite = (set(nodes) | {n}) - doomed
+        pick = {v: 0 if v in squares else 1 for v in nodes}
+    pick = {v: pick.get(v, 0 if v in squares else 1) for v in nodes}
+
+    def resolve(v):
+        while not isinstance(v, int):
+            v = v[1] if pick[v] == 0 else follow(v[1])
+        return v
+
+    live = [x for x in squares if x in finite]
+
+    def evaluate():
+        index = {x: i for i, x in enumerate(live)}
+        m = len(live)
+        a = [[Fraction(0)] * m + [Fraction(1)] for _ in range(m)]
+        for x in live:
+            a[index[x]][index[x]] += 1
+            for v, q in throw(x, pick[x]).items():
+                y = resolve(v)
+                if y != n:
+                    a[index[x]][index[y]] -= q
+        for c in range(m):  # Gauss-Jordan
+            piv = next(r for r in range(c, m) if a[r][c] != 0)
+            a[c], a[piv] = a[piv], a[c]
+            inv = 1 / a[c][c]
+            a[c] = [w * inv for w in a[c]]
+            for r in range(m):
+                if r != c and a[r][c] != 0:
+                    f = a[r][c]
+                    a[r] = [w - f * u for w, u in zip(a[r], a[c], strict=True)]
+        out = {x: a[index[x]][m] for x in live}
+        out[n] = Fraction(0)
+        return out
+
+    while True:
+        values = evaluate()
+        changed = False
+        for v in nodes:
+            if v not in finite:
+                continue
+            options = choices[v] if v in squares else [{v[1]}, {follow(v[1])}]
+            best, best_i = None, pick[v]
+            for i, e in enumerate(options):
+                if not e <= finite:
+                    continue
+                if v in squares:
+                    val = 1 + sum(q * values[resolve(y)] for y, q in throw(v, i).items())
+                else:
+                    val = values[resolve(next(iter(e)))]
+                if i == pick[v]:
+                    cur = val
+                if best is None or sense * (val - best) < 0:
+                    best, best_i = val, i
+            if sense * (best - cur) < 0:
+                pick[v], changed = best_i, True
+        if not changed:
+            return [values.get(x) for x in range(n + 1)]
+
+
+# -- best responses to a fixed opponent (issue 28) ---------------------------------------
+def race_best_response(board, dice_list, opponent, *, optional_jumps=False,
+                       opponent_take=None, gain=1e-12, max_iter=500):
+    """The first player's best response to a fixed second player, by policy iteration
+    with dense solves over the pair chain.
+
+    States ``(me, other, k)``: side ``k`` (0: the first player) on ``me`` to throw.
+    ``opponent[j][i]``: the second player's die on ``j`` against ``i``; it follows jump
+    ``s`` iff ``opponent_take(s, i)`` (default: every jump). The first player picks a
+    die and, with optional jumps, a resting square per face; a choice switches only
+    when it gains more than ``gain`` against the dense solve of the current policy
+    (``numpy.linalg.solve`` over the states from which the first player can still win;
+    elsewhere 0). Returns ``(win, win_second, policy)``: the first player's chance about
+    to throw on ``i`` against ``j``, its chance when the second player on ``j`` is about
+    to throw against ``i`` (``win_second[j][i]``), and its dice ``policy[i][j]``.
+    """
+    import numpy as np
+
+    n = board.size
+    dice = []
+    for d in dice_list:
+        faces = _policy_dice(d)
+        total = sum(p for _, p in faces)
+        dice.append([(f, p / total) for f, p in faces if p > 0.0])
+    take1 = opponent_take or (lambda s, i: True)
+    keys = [(me, other, k) for me in range(n) for other in range(n) for k in range(2)]
+    index = {key: pos for pos, key in enumerate(keys)}
+
+    def rests(i, f):
+        return race_options(board, i, f, optional_jumps)
+
+    die = {(i, j): 0 for i in range(n) for j in range(n)}
+    rest = {(i, j, a, f): rests(i, f)[0] for i in range(n) for j in range(n)
+            for a in range(len(dice)) for f, _ in dice[a]}
+
+    def evaluate():
+        m = len(keys)
+        q = np.zeros((m, m))
+        b = np.zeros(m)
+        for (me, other, k), row in index.items():
+            if k == 0:
+                for f, p in dice[die[me, other]]:
+                    r = rest[me, other, die[me, other], f]
+                    if r == n:
+                        b[row] += p
+                    else:
+                        q[row, index[other, r, 1]] += p
+            else:
+                for f, p in dice[opponent[me][other]]:
+                    r = race_follow(board, me, f, lambda s, i=other: take1(s, i))
+                    if r != n:
+                        q[row, index[other, r, 0]] += p
+        can = b > 0  # the states from which the first player can still win
+        changed = True
+        while changed:
+            reach = can | (q[:, can].sum(axis=1) > 0)
+            changed = bool((reach != can).any())
+            can = reach
+        x = np.zeros(m)
+        sub = np.ix_(can, can)
+        x[can] = np.linalg.solve(np.eye(int(can.sum())) - q[sub], b[can])
+        return x
+
+    def after(r, j, x):
+        return 1.0 if r == n else x[index[j, r, 1]]
+
+    for _ in range(max_iter):
+        x = evaluate()
+        changed = False
+        for i in range(n):
+            for j in range(n):
+                for a in range(len(dice)):
+                    for f, _ in dice[a]:
+                        cur = rest[i, j, a, f]
+                        best = max(rests(i, f), key=lambda r, j=j: after(r, j, x))
+                        if after(best, j, x) > after(cur, j, x) + gain:
+                            rest[i, j, a, f] = best
+                            changed = True
+                values = [sum(p * after(rest[i, j, a, f], j, x) for f, p in dice[a])
+                          for a in range(len(dice))]
+                best = int(np.argmax(values))
+                if values[best] > values[die[i, j]] + gain:
+                    die[i, j] = best
+                    changed = True
+        if not changed:
+            break
+    win = [[x[index[i, j, 0]] for j in range(n)] for i in range(n)]
+    win_second = [[x[index[j, i, 1]] for i in range(n)] for j in range(n)]
+    return win, win_second, [[die[i, j] for j in range(n)] for i in range(n)]
+
+
+def race_policy_value(board, dice_list, first, first_take, opponent, *, opponent_take=None):
+    """The first player's chance to win, ``win[i][j]`` (about to throw on ``i`` against
+    ``j``), when it throws ``first[i][j]`` and follows jump ``s`` iff ``first_take(s, j)``
+    against the second player's ``opponent[j][i]`` (and ``opponent_take(s, i)``): one
+    dense solve of the pair chain (0 where the first player can no longer win)."""
+    import numpy as np
+
+    n = board.size
+    take1 = opponent_take or (lambda s, i: True)
+    dice = []
+    for d in dice_list:
+        faces = _policy_dice(d)
+        total = sum(p for _, p in faces)
+        dice.append([(f, p / total) for f, p in faces if p > 0.0])
+    keys = [(me, other, k) for me in range(n) for other in range(n) for k in range(2)]
+    index = {key: pos for pos, key in enumerate(keys)}
+    m = len(keys)
+    q = np.zeros((m, m))
+    b = np.zeros(m)
+    for (me, other, k), row in index.items():
+        die, take = (first[me][other], first_take) if k == 0 else (opponent[me][other], take1)
+        for f, p in dice[die]:
+            r = race_follow(board, me, f, lambda s, o=other, tk=take: tk(s, o))
+            if r == n:
+                b[row] += p if k == 0 else 0.0
+            else:
+                q[row, index[other, r, 1 - k]] += p
+    can = b > 0
+    changed = True
+    while changed:
+        reach = can | (q[:, can].sum(axis=1) > 0)
+        changed = bool((reach != can).any())
+        can = reach
+    x = np.zeros(m)
+    x[can] = np.linalg.solve(np.eye(int(can.sum())) - q[np.ix_(can, can)], b[can])
+    return [[x[index[i, j, 0]] for j in range(n)] for i in range(n)]
+
+
 # -- issue 24: the single-board paths; issue 28: bounds and game length ------------------------
 def exact_chain_moments(board, start=None):
     """Exact mean and variance from ``start`` of the chain the library solves: the dice's

@@ -31,7 +31,7 @@ def test_worst_play_witness_walk_cannot_circle():
     (6, {2: 0, 5: 2}, "win", [{2: 0.31, 3: 0.69}, {3: 1.0}],
      "after landing on square 5, the jump 5->2 leads into a loop"),
     (12, {5: 4}, "bounce", [{1: 0.26, 2: 0.74}, {4: 0.8, 2: 0.2}],
-     "on square 7, die B (2:0.2,4:0.8) only leads to squares 9, 11, from which"),
+     "on square 9, die B (2:0.2,4:0.8) only leads to squares 11, from which"),
     (12, {7: 3, 8: 3, 2: 1, 4: 1, 9: 8}, "win", [{1: 0.73, 4: 0.27}, {4: 1.0}],
      "after landing on square 7, the jump 7->3 leads into a loop"),
     (11, {7: 10, 10: 5, 3: 8, 9: 4}, "bounce", [{3: 1.0}, {4: 0.36, 3: 0.64}],

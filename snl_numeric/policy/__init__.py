@@ -21,14 +21,15 @@ with ``W(y) = V(y)`` for a square ``y``. The answer is a stationary policy:
 one die per square and one take/decline decision per jump.
 
 **Policy iteration** (default) evaluates a policy ``pi`` exactly by solving
-``(I - Q_pi) t = 1`` with the core's solver family (:mod:`snl_numeric._core.solve`:
-a triangular sweep plus a low-rank correction, cancellation-free), then switches
-each square and jump to a
-*strictly* better choice until none exists. **Value iteration** runs
-Gauss-Seidel sweeps from the goal downwards until no value moves by more than
-``tol``, reads off the greedy policy and evaluates it exactly. Both return
-the policy with the smallest die index among (numerically) tied choices, and
-the take decision where taking and declining tie.
+``(I - Q_pi) t = 1`` with the core's solver (``_core.solve.system_solver``), then
+switches every square and jump whose gain is certainly positive given the
+certified error of ``t``, until none is; the decisions are then certified
+(:mod:`.improve`): no single switch improves any expected throws by more than
+their certified error, or a ``RuntimeWarning`` gives the gap. **Value
+iteration** sweeps until no value moves by more than ``tol`` (relative), reads
+off the greedy policy, and certifies it the same way. Both return the policy
+with the smallest die index among tied choices, and the take decision where
+taking and declining tie.
 
 *Improper policies.* Under "min" a policy may never finish from some square
 (e.g. a die 4-6 on square 98 under the exact-landing rule). The squares from
@@ -46,6 +47,11 @@ the square and the die.
 throws by backward induction: ``P_0 = 1[goal]``,
 ``P_k(x) = max_a sum_f P_a(f) W_{k-1}(land(x, a, f))``; the optimal policy
 depends on the number of throws left.
+
+Boards up to ``policy.problem.KERNEL_SQUARES`` (20,000) squares are answered with
+NumPy and SciPy only, with nothing to compile; larger ones use Numba kernels for
+the steps that loop (value iteration, backward induction, the improvement sums
+and the worst-play traps).
 """
 
 from __future__ import annotations

@@ -12,11 +12,13 @@ from .._core.memory import check_memory
 from .._core.numba_config import njit
 from ..board import Board
 from ..dice import DiceLike
-from .problem import build_problem, check_common, jump_pairs
+from .problem import Problem, build_problem, check_common, jump_pairs
 from .result import FinishWithinResult
 
 #: Largest ``(k + 1) * squares`` table :func:`finish_within` will allocate.
 _MAX_HORIZON_CELLS = 200_000_000
+#: Chances within this of the best are ties (the smaller die index, and taking a jump).
+TIE = 1e-13
 
 
 def finish_within(
@@ -78,8 +80,11 @@ def finish_within(
     values = np.zeros((k + 1, p.n))
     policy = np.full((k, p.n), -1, dtype=np.int64)
     take = np.ones((k, len(p.src)), dtype=np.bool_)
-    _horizon_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order, p.goal, 1e-13,
-                    values, policy, take)
+    if p.kernels:
+        _horizon_kernel(p.nxt, p.probs, p.src, p.tgt, p.optional, p.order, p.goal, TIE,
+                        values, policy, take)
+    else:
+        _backward_induction(p, values, policy, take)
     for arr in (values, policy, take):
         arr.flags.writeable = False
     return FinishWithinResult(
@@ -90,14 +95,40 @@ def finish_within(
     )
 
 
+def _backward_induction(p: Problem, values: np.ndarray, policy: np.ndarray,
+                        take: np.ndarray) -> None:
+    """``values[r]`` for ``r`` throws left and the choices ``policy[K - r]``,
+    ``take[K - r]``, one throw at a time in NumPy (:func:`_horizon_kernel`'s twin)."""
+    n, horizon = p.n, len(policy)
+    rows = np.arange(n)
+    values[0, p.goal] = 1.0
+    w = np.zeros(n + len(p.src))
+    for r in range(1, horizon + 1):
+        i = horizon - r
+        w[:n] = values[r - 1]
+        for js in p.levels:  # jumps leading to squares first, then chains into them
+            follow, rest = w[p.tgt[js]], values[r - 1, p.src[js]]
+            if p.optional:
+                take[i, js] = rest <= follow + TIE
+            w[n + js] = np.where(take[i, js], follow, rest)
+        q = np.einsum("af,anf->an", p.probs, w[p.nxt])
+        best = np.argmax(q >= q.max(axis=0) - TIE, axis=0)
+        values[r] = np.minimum(q[best, rows], 1.0)
+        values[r, p.goal] = 1.0
+        policy[i] = best
+        policy[i, p.goal] = -1
+
+
 @njit()
 def _horizon_kernel(nxt, probs, src, tgt, optional, order, goal, tie, values, policy,
                     take):  # pragma: no cover - jitted
-    """Backward induction; ``values[r]`` for ``r`` throws left, ``policy[K - r]``."""
+    """Backward induction; ``values[r]`` for ``r`` throws left, ``policy[K - r]``: on each
+    square the smallest die index within ``tie`` of the best."""
     n_act, n, width = nxt.shape
     m = src.shape[0]
     horizon = policy.shape[0]
     wj = np.empty(m)
+    q = np.empty(n_act)
     values[0, goal] = 1.0
     for r in range(1, horizon + 1):
         prev = values[r - 1]
@@ -106,27 +137,23 @@ def _horizon_kernel(nxt, probs, src, tgt, optional, order, goal, tie, values, po
             j = order[kk]
             t = tgt[j]
             w_take = prev[t] if t < n else wj[t - n]
-            w = w_take
-            take[i, j] = True
-            if optional and prev[src[j]] > w_take + tie:
-                w = prev[src[j]]
-                take[i, j] = False
-            wj[j] = w
+            take[i, j] = not (optional and prev[src[j]] > w_take + tie)
+            wj[j] = w_take if take[i, j] else prev[src[j]]
         for x in range(n):
             if x == goal:
                 values[r, x] = 1.0
                 continue
             best = -1.0
-            best_a = 0
             for a in range(n_act):
-                q = 0.0
+                s = 0.0
                 for f in range(width):
-                    pf = probs[a, f]
-                    if pf > 0.0:
+                    if probs[a, f] > 0.0:
                         v = nxt[a, x, f]
-                        q += pf * (prev[v] if v < n else wj[v - n])
-                if q > best + tie:
-                    best = q
-                    best_a = a
-            values[r, x] = min(best, 1.0)
-            policy[i, x] = best_a
+                        s += probs[a, f] * (prev[v] if v < n else wj[v - n])
+                q[a] = s
+                best = max(best, s)
+            a = 0
+            while q[a] < best - tie:
+                a += 1
+            values[r, x] = min(q[a], 1.0)
+            policy[i, x] = a

@@ -13,7 +13,7 @@ from .._core.deprecation import deprecated
 from .._core.text import dice_text, grid_text, label, n_dice
 from ..board import Board
 from ..dice import Dice
-from .evaluate import policy_table_kernel
+from .evaluate import policy_table
 from .problem import build_problem
 
 
@@ -32,12 +32,21 @@ class Convergence:
         over the squares and jumps where they are finite.
     note : str
         Anything unusual (e.g. a fallback), empty otherwise.
+    error : float
+        Certified relative error of ``expected`` as the values of ``policy``.
+    gap : float
+        0 when no single switch of die or jump decision improves ``expected``
+        anywhere by more than ``max(tol, error)`` relative (the decisions are
+        optimal to that accuracy); else a bound on what one might gain (a
+        ``RuntimeWarning`` says so).
     """
 
     method: str
     iterations: int
     residual: float
     note: str = ""
+    error: float = 0.0
+    gap: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,12 +117,8 @@ class PolicyResult:
         [0.0, 0.0, 0.0, 1.0]
         """
         p = build_problem(self.board, self.actions, self.optional_jumps)
-        width = p.nxt.shape[2]
-        succ = np.empty((p.n, width), dtype=np.intp)
-        prob = np.empty((p.n, width))
-        policy_table_kernel(p.nxt, p.probs, p.src, p.tgt, self.policy, self.take, p.goal,
-                             succ, prob)
-        rows = np.repeat(np.arange(p.n), width)
+        succ, prob = policy_table(p, self.policy, self.take)
+        rows = np.repeat(np.arange(p.n), succ.shape[1])
         keep = prob.ravel() > 0
         rows = np.append(rows[keep], p.goal)
         cols = np.append(succ.ravel()[keep], p.goal)
@@ -186,6 +191,8 @@ class PolicyResult:
             "convergence": {"method": self.convergence.method,
                             "iterations": self.convergence.iterations,
                             "residual": self.convergence.residual,
+                            "error": self.convergence.error,
+                            "gap": self.convergence.gap,
                             "note": self.convergence.note},
         }
 

@@ -24,23 +24,24 @@ for the opponent is a worse one for the mover), so plain value iteration from
 ``W = 0`` alternates: even iterates rise to the answer from below, odd ones
 fall to it from above, and two consecutive iterates bracket it.
 
-**The scheme.** Two bounds per position, a lower bound on the chance to win
-and an upper bound on the chance not to lose, updated together in place
-(``lower <- T(upper)``, ``upper <- T(lower)``, each only allowed to improve) by
-Gauss-Seidel sweeps over the anti-diagonals ``i + j`` from the last to the
-first: a throw moves the mover forward, so every forward move reads a value
-already updated in the same sweep and a board without snakes (or bounces) is
-solved in one sweep; only backward moves carry information to the next sweep.
-A throw that leaves the mover where it was (a lost throw under the "exact"
-rule) couples ``(i, j)`` with ``(j, i)``; that two-state game is solved exactly
-(``max_a min_b`` over the stationary choices) instead of being iterated.
-Positions whose bracket is already well below ``tol`` are not visited again
-(their bounds stay valid), so late sweeps only work where snakes still carry
-information back. The sweeps stop when the bracket, the largest gap between the
-bounds over all positions, is below ``tol`` (1e-12): a certificate, not a
-stopping rule. On Milton Bradley with dice 1-3 / 4-6 this takes 30 sweeps where
-plain value iteration needs 178 iterations (42 against 624 on a random
-1,000-square board; ``benchmarks/bench_race.py`` times both).
+**The scheme.** First an estimate: in-place Gauss-Seidel sweeps of one array
+``W`` over the anti-diagonals ``i + j`` from the last to the first
+(``kernels.value_sweep_kernel``): a throw moves the mover forward, so every
+forward move reads a value already updated in the same sweep; a position and its
+mirror are updated together, and where lost throws (the "exact" rule) couple them
+their two-state game is solved. Then the certificate: two bounds per position, a
+lower bound on the chance to win and an upper bound on the chance not to lose,
+swept together (``lower <- T(upper)``, ``upper <- T(lower)``, each moved outwards by
+its rounding; a lost throw's two-state game solved exactly, ``max_a min_b`` over the
+stationary choices) from a box ``tol / 4`` around the estimate: once a few sweeps
+land inside the box, the box held the values (``bounds.py`` says why), and the
+bracket, the largest gap between the bounds over all positions, is below ``tol``
+(1e-12): a certificate, not a stopping rule. On Milton Bradley with dice 1-3 / 4-6
+this takes 27 estimate sweeps and one bracket sweep where plain value iteration
+needs 178 iterations (``benchmarks/bench_race.py`` times both). If no box closes,
+the bounds are swept from ``(0, 1)`` instead (plain value iteration from below for
+the chance to win, always valid), skipping positions whose bracket is already well
+below ``tol``.
 
 **Nobody may win.** If some positions can be played forever without a winner
 (tokens stranded under the "exact" rule, or loops), the bounds converge to two
@@ -58,15 +59,13 @@ plays to stop it; with one die it is exactly
 **Fixed opponents.** ``optimal_race(..., opponent=...)`` fixes the second
 player's choices (a :class:`~snl_numeric.PolicyResult`, a :class:`RaceResult`
 or die indices): the first player's best response is a Markov decision problem
-over the same pair states, solved by the same sweeps with the opponent's max
-replaced by its choice; :func:`race_value` fixes both players (a Markov chain).
+over the same pair states, solved exactly by policy iteration with exact
+evaluations (``response.py``); :func:`race_value` fixes both players (a Markov
+chain, swept, or solved as a linear system when it mixes slowly: ``linear.py``).
 
-**Faster than the bracket alone.** ``bounds.py``: when the bracket closes slowly,
-the values are estimated, a policy is read off the estimate and a box around it
-is certified by sweeps of that policy; a Markov chain too slow for sweeps is
-solved as a linear system (``linear.py``, the core solver). ``readout.py``: the
-policy is read off so that it attains its value (the attractor of the goal).
-``graph.py``: which positions can still reach the goal, or be kept from it.
+``readout.py``: the policy is read off so that it attains its value (the attractor
+of the goal). ``graph.py``: which positions can still reach the goal, or be kept
+from it.
 """
 
 from __future__ import annotations

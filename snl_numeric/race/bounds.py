@@ -1,7 +1,8 @@
 """Bracketing the values of a race: the sweeps, their acceleration and their certificate.
 
 See the package notes (:mod:`snl_numeric.race`) for the scheme. This module drives
-the kernels: pair 1 of bounds from (0, 1), pair 2 when nobody may win from some
+the kernels: the estimate and its certified box, pair 1 of bounds from (0, 1) when no
+box closes, pair 2 when nobody may win from some
 positions, the accelerated finish when the game's values are unique, the linear
 solver for chains that mix too slowly, and a clear stop when nothing would certify
 the answer within ``max_sweeps``.
@@ -13,16 +14,19 @@ on the other side's chance. When ``q - p <= tol`` everywhere, the two lower boun
 up to at least ``1 - tol``, so each is within ``tol`` of its exact value: no
 uniqueness of fixed points is needed.
 
-**The accelerated finish.** Sweeps of one array per side (no bounds: the errors of
-fresh and stale reads partly cancel) estimate the values much faster than the bracket
-closes. The policy read off the estimate, ``sigma`` (``readout.py``), then certifies a
-box ``[x - delta, x + delta]``: if ``K`` sweeps from the box, with each side's chance to
-win computed under ``sigma`` only (``restrict``) and without clamping, land inside it,
-and if ``sigma`` cannot be kept from finishing (no end component of the game with
-``sigma`` fixed, :func:`~.graph.trap_kernel`), the box's lower ends are a sub-solution
-of a stopping game whose value is the chance ``sigma`` guarantees, hence lower bounds:
-the iterates rise monotonically to its unique fixed point, which is at most the exact
-chance to win. The ``K``-th iterate is then a valid pair 1, and the sweeps go on from it.
+**The estimated box.** A symmetric game is estimated first (one array, in place,
+no allowances: ``kernels.value_sweep_kernel``), then a box ``[x - delta, x + delta]``
+around the estimate is swept (bounds not clamped). If ``K`` sweeps land inside the box,
+the box is a sub-solution of the monotone map one sweep makes of the pair of bounds,
+and so are the sweeps' bounds; where every game ends (no token can be kept from the
+goal) that map has one fixed point, the values, so the bounds bracket them. Where a
+token can be stranded, the chance to win is computed with the dice of the policy
+``sigma`` read off the estimate only (``restrict``), after checking that ``sigma``
+cannot be kept from finishing (no end component of the game with ``sigma`` fixed,
+:func:`~.graph.trap_kernel`): the game with ``sigma`` fixed always ends, its unique
+fixed point is the chance ``sigma`` guarantees, at most the exact chance to win, and
+the result plays ``sigma``. The same box certifies the accelerated finish of slow
+brackets (``_accelerate``), with a policy read off sweeps of the bounds' midpoints.
 """
 
 from __future__ import annotations
@@ -35,7 +39,16 @@ import numpy as np
 from .._core.memory import check_memory
 from ..policy.problem import Problem
 from .graph import alive_kernel, avoid_kernel, live_kernel, trap_kernel
-from .kernels import CLAMPED, SINGLE, UNCLAMPED, sweep_jumps_kernel, sweep_kernel, to_diag_kernel
+from .kernels import (
+    CLAMPED,
+    SINGLE,
+    UNCLAMPED,
+    from_diag_kernel,
+    sweep_jumps_kernel,
+    sweep_kernel,
+    to_diag_kernel,
+    value_sweep_kernel,
+)
 from .linear import MAX_STATES, solve_chain
 from .players import FixedPlayer
 from .readout import read_policy
@@ -50,6 +63,8 @@ SKIP_RATIO = 0.25
 STALL_RATIO = 1e-3
 #: Refuse races whose arrays would take more than this many bytes.
 MAX_BYTES = 2 * 2**30
+#: Bytes per die, square and face of the per-face tables (and per chain state and face).
+FACE_BYTES = 40
 #: The acceleration is tried once the bracket is below this width...
 ACCEL_WIDTH = 0.5
 #: ... and shrinks by less than this factor per sweep (fast brackets need no help),
@@ -69,6 +84,19 @@ RATE_WINDOW = 64
 RATE_AFTER = 256
 #: A chain whose bracket would need more sweeps than this goes to the linear solver.
 CHAIN_SWEEPS = 2_000
+#: A game that always ends is first estimated (one value per state, in place) until the
+#: estimate's error, judged by the rate of its last sweeps, is below this fraction of tol...
+ESTIMATE_ERROR = 1 / 64
+#: ... or its sweeps change nothing by more than rounding does, or (judged after this
+#: many sweeps) it would need more sweeps than this.
+ROUNDING_CHANGE = 2.0**-50
+ESTIMATE_JUDGED = 16
+ESTIMATE_SWEEPS = 5_000
+#: ... then a box around it is certified by at most this many bracket sweeps, trying
+#: boxes of this many widths (each this factor wider) before the plain bracket from (0, 1).
+BOX_SWEEPS = 6
+BOX_TRIES = 3
+BOX_GROWTH = 16.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,18 +111,30 @@ class Bounds:
     keep_lo: tuple[np.ndarray, np.ndarray]
     keep_hi: tuple[np.ndarray, np.ndarray]
     convergence: RaceConvergence
+    #: Whether every game ends, whatever the players do (no token can be kept from the goal).
+    ends: bool = False
+    #: Side 0's die per position and jump decisions when the bracket was certified through
+    #: them (they attain the lower bounds), else None.
+    policy: tuple[np.ndarray, np.ndarray] | None = None
 
 
-def check_race_memory(size: int, arrays: int, tables: int) -> None:
+def check_race_memory(size: int, arrays: int, tables: int, dice: tuple = (),
+                      chain: bool = False) -> None:
     """Refuse before allocating: ``arrays`` float64 bounds and ``tables`` fixed-choice
-    tables per pair state, plus the result's tables and their temporaries."""
+    tables per pair state, the result's tables and their temporaries, the per-face tables
+    of ``dice`` (successors and probabilities per die, square and face) and, with
+    ``chain``, the Markov chain of two fixed players for the linear solver (per face too)."""
     states = size * size
-    need = states * (8 * arrays + 8 * tables + 64)
+    faces = max((len(d.faces) for d in dice), default=0)
+    need = states * (8 * arrays + 8 * tables + 64) + len(dice) * (size + 1) * faces * FACE_BYTES
+    if chain:
+        need += (2 * states + 1) * faces * FACE_BYTES
+    what = f"a race on {size:,} squares ({states:,} pair states" + (
+        f", dice of up to {faces:,} faces)" if faces else ")")
     if need > MAX_BYTES:
-        raise ValueError(
-            f"a race on {size} squares has {states:,} pair states and needs about "
-            f"{need / 2**30:.1f} GiB of memory; the limit is {MAX_BYTES / 2**30:.0f} GiB")
-    check_memory(need, f"a race on {size:,} squares ({states:,} pair states)")
+        raise ValueError(f"{what} needs about {need / 2**30:.1f} GiB of memory; the limit is "
+                         f"{MAX_BYTES / 2**30:.0f} GiB")
+    check_memory(need, what)
 
 
 _NO_POLICY = np.zeros(1, dtype=np.int64)
@@ -178,6 +218,29 @@ def _estimate(sides: _Sides, low: tuple[np.ndarray, ...], tol: float, budget: in
     return x0, x1, change * r / (1.0 - r), used
 
 
+def _finishes(t: Tables, sigma: np.ndarray) -> bool:
+    """Whether, with compulsory jumps, a token thrown with the dice ``sigma`` uses on its
+    square (against any opponent square) surely reaches the goal: no set of squares where
+    some of those dice keep every throw inside (a greatest fixed point). Then nobody can
+    keep a game going for ever against ``sigma`` (a quick sufficient test before
+    :func:`_trapped`)."""
+    if t.optional:
+        return False
+    n_act, n = t.nodes.shape[0], t.n_sq + 1
+    table = np.empty((t.n_sq, t.n_sq), dtype=np.int64)
+    from_diag_kernel(sigma, t.base, table)
+    used = np.zeros((n_act, n), dtype=np.bool_)
+    used[table, np.arange(t.n_sq)[:, None]] = True
+    thrown = t.probs[:, None, :] > 0.0
+    inside = np.arange(n) < n - 1
+    while True:  # at most size passes, each over the small per-die tables
+        stays = (~thrown | inside[t.nodes]).all(axis=2)  # (dice, squares)
+        keep = inside & (used & stays).any(axis=0)
+        if np.array_equal(keep, inside):
+            return not inside.any()
+        inside = keep
+
+
 def _trapped(t: Tables, pol_a: np.ndarray, take_a: np.ndarray, fixed_b: bool,
              pol_b: np.ndarray, take_b: np.ndarray) -> bool:
     """Whether the other side can keep a game going for ever against side A's policy."""
@@ -232,6 +295,78 @@ def _accelerate(sides: _Sides, low: tuple[np.ndarray, ...], width: float, tol: f
     return None, used
 
 
+def _estimate_value(t: Tables, tol: float, budget: int) -> tuple[np.ndarray, float, int]:
+    """In-place Gauss-Seidel sweeps of the symmetric game's value (one array): the
+    estimate, its error judged by the rate of the last sweeps, and the sweeps spent."""
+    cnt, node, prob, move, stay = t.moves
+    total = move + stay  # each die scaled to sum to 1 (no division in the sweeps)
+    prob, stay = prob / total[:, :, None], stay / total
+    w = np.full(t.n_sq * t.n_sq, 0.5)
+    prev, error, used = math.inf, math.inf, 0
+    while used < budget:
+        change = value_sweep_kernel(cnt, node, prob, stay, t.jumps, t.optional, t.base, w)
+        used += 1
+        rate = min(change / prev, 0.9999) if prev > 0.0 else 0.0
+        prev = change
+        if change <= ROUNDING_CHANGE:
+            error = change
+            break
+        if used >= 3:
+            error = change * rate / (1.0 - rate)
+            if error <= ESTIMATE_ERROR * tol:
+                break
+            if used >= ESTIMATE_JUDGED and math.log(ESTIMATE_ERROR * tol / error) / \
+                    math.log(rate) > min(budget - used, ESTIMATE_SWEEPS):
+                break  # too slow: the error says so, and the bracket takes over
+    return w, error, used
+
+
+def _certify_box(sides: _Sides, x: np.ndarray, delta: float, sigma: np.ndarray | None,
+                 budget: int) -> tuple[tuple[np.ndarray, ...] | None, int]:
+    """Bracket sweeps (not clamped) from the box ``[x - delta, x + delta]``, the chance to
+    win computed with the dice of ``sigma`` only (None: any die; the game always ends):
+    once they land inside the box, it held the values and the sweeps' bounds are a valid
+    pair 1 (see the module notes). Returns it (or None) and the sweeps spent."""
+    lo, hi = np.maximum(x - delta, 0.0), np.minimum(x + delta, 1.0)
+    low, up = lo.copy(), hi.copy()
+    arrays = (low, up, low, up)
+    sweeps = min(BOX_SWEEPS, budget)
+    for used in range(1, sweeps + 1):
+        sides.sweep(arrays, True, -1.0, UNCLAMPED, sigma)
+        if bool(np.all(low >= lo)) and bool(np.all(up <= hi)):
+            return arrays, used
+    return None, sweeps
+
+
+def _estimated_pair(sides: _Sides, tol: float, max_sweeps: int, draws: bool
+                    ) -> tuple[tuple[np.ndarray, ...] | None,
+                               tuple[np.ndarray, np.ndarray] | None, int]:
+    """The symmetric game: estimate its value cheaply, then certify a box around the
+    estimate (widening it if the sweeps do not land inside). Where a token can be kept
+    from the goal (``draws``), the chance to win is certified through the policy read off
+    the estimate, which must finish against any opponent. Returns pair 1 (or None), the
+    policy it was certified through (None if it was not) and the sweeps spent."""
+    t = sides.t
+    x, error, sweeps = _estimate_value(t, tol, max_sweeps // 2)
+    sigma = take = None
+    if draws:
+        sigma, take = read_policy(t, x, x, x, max(4.0 * error, 1e-13))
+        none = (np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_))
+        if not _finishes(t, sigma) and \
+                _trapped(t, sigma, take if t.optional else sides.side0[3], False, *none):
+            return None, None, sweeps
+    delta = max(tol / 4, 4.0 * error)
+    for _ in range(BOX_TRIES):
+        if sweeps >= max_sweeps or not delta < 0.5:
+            break
+        pair, used = _certify_box(sides, x, delta, sigma, max_sweeps - sweeps)
+        sweeps += used
+        if pair is not None:
+            return pair, None if sigma is None or take is None else (sigma, take), sweeps
+        delta *= BOX_GROWTH
+    return None, None, sweeps
+
+
 def _draws(t: Tables) -> bool:
     """Whether some token can keep away from the goal for ever (so a game may never end)."""
     out = np.empty(t.n_sq + 1, dtype=np.bool_)
@@ -243,8 +378,9 @@ def _live(t: Tables, sides: _Sides) -> tuple[np.ndarray, np.ndarray]:
     states = t.n_sq * t.n_sq
     live0 = np.zeros(states, dtype=np.bool_)
     live1 = live0 if sides.symmetric else np.zeros(states, dtype=np.bool_)
-    live_kernel(t.nodes, t.probs, t.jumps, t.optional, sides.side0[2], sides.side0[3],
-                sides.side1[2], sides.side1[3], sides.symmetric, t.base, live0, live1)
+    while live_kernel(t.nodes, t.probs, t.jumps, t.optional, sides.side0[2], sides.side0[3],
+                      sides.side1[2], sides.side1[3], sides.symmetric, t.base, live0, live1):
+        pass  # one pass per call (Ctrl-C)
     return live0, live1
 
 
@@ -275,11 +411,17 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
         draws = _draws(t)
 
     low = sides.pair(0.0, 1.0)
+    sweeps, width, note, sigma = 0, 1.0, "", None
+    if symmetric and not chain:  # estimate, then certify a box around the estimate
+        pair, sigma, sweeps = _estimated_pair(sides, tol, max_sweeps, draws)
+        if pair is not None:
+            low, width = pair, _width(pair)
+        if width > tol:  # the bracket goes on without the policy
+            sigma = None
     high: tuple[np.ndarray, ...] | None = None
-    history = [1.0]
-    sweeps, width, note = 0, 1.0, ""
+    history = [width]
     tries, last_try = 0, math.inf
-    while True:
+    while width > tol:
         if sweeps >= max_sweeps:
             note = f"max_sweeps={max_sweeps} reached"
             break
@@ -317,7 +459,7 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
             # stop when the rate of the last window (not twice as fast as the one before)
             # would not close the bracket within max_sweeps
             if needed > max_sweeps - sweeps and \
-                    1.0 - rate < 2.0 * (1.0 - _rate(history[:-RATE_WINDOW])):
+                    1.0 - rate <= 2.0 * (1.0 - _rate(history[:-RATE_WINDOW])):
                 note = _too_slow(rate, needed, width, sweeps, max_sweeps, tol)
                 break
         if change > STALL_RATIO * width:
@@ -334,7 +476,7 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
     conv = RaceConvergence(sweeps, float(width), high is not None, note)
     w_lo, k_hi = (low[0], low[2]), (low[1], low[3])
     if high is None:  # the game always ends: win and not-lose coincide
-        return Bounds(t.base, w_lo, k_hi, w_lo, k_hi, conv)
+        return Bounds(t.base, w_lo, k_hi, w_lo, k_hi, conv, not draws, sigma)
     if width > tol:  # report pair 1's limits, not midpoints
         return Bounds(t.base, w_lo, w_lo, k_hi, k_hi, conv)
     return Bounds(t.base, w_lo, (high[0], high[2]), (high[1], high[3]), k_hi, conv)

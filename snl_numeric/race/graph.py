@@ -22,42 +22,41 @@ def live_kernel(nodes, probs, jumps, optional, pol0, take0, pol1, take1, symmetr
                 live1):  # pragma: no cover - jitted
     """Pair states from which somebody can still win, both sides following fixed choices.
 
-    ``live_k[state]`` (in: all False) becomes True where a chain of throws under
-    ``pol_k``/``take_k`` reaches the goal; repeated sweeps until nothing changes.
-    The other states form closed classes in which nobody ever wins.
+    One pass: ``live_k[state]`` (at first all False) becomes True where a throw under
+    ``pol_k``/``take_k`` reaches the goal or a live state; call until it returns False
+    (nothing changed). The other states form closed classes in which nobody ever wins.
     """
     src, tgt, ptr, rest = jumps
     n_act, n, width = nodes.shape
     goal = n - 1
     n_sq = goal
-    changed = True
-    while changed:
-        changed = False
-        for s in range(2 * n_sq - 2, -1, -1):
-            lo = max(0, s - n_sq + 1)
-            hi = min(s, n_sq - 1)
-            for i in range(lo, hi + 1):
-                j = s - i
-                for side in range(1 if symmetric else 2):
-                    if side == 0:
-                        u = base[s] + i
-                        me, other, pol, take, live, z = i, j, pol0, take0, live0, live1
-                    else:
-                        u = base[s] + j
-                        me, other, pol, take, live, z = j, i, pol1, take1, live1, live0
-                    if live[u]:
+    changed = False
+    for s in range(2 * n_sq - 2, -1, -1):
+        lo = max(0, s - n_sq + 1)
+        hi = min(s, n_sq - 1)
+        for i in range(lo, hi + 1):
+            j = s - i
+            for side in range(1 if symmetric else 2):
+                if side == 0:
+                    u = base[s] + i
+                    me, other, pol, take, live, z = i, j, pol0, take0, live0, live1
+                else:
+                    u = base[s] + j
+                    me, other, pol, take, live, z = j, i, pol1, take1, live1, live0
+                if live[u]:
+                    continue
+                a = pol[u]
+                for f in range(width):
+                    if probs[a, f] == 0.0:
                         continue
-                    a = pol[u]
-                    for f in range(width):
-                        if probs[a, f] == 0.0:
-                            continue
-                        r = nodes[a, me, f]
-                        if optional and r >= n:
-                            r = _fixed_rest(r, other, n, src, tgt, take)
-                        if r == goal or z[base[other + r] + other]:
-                            live[u] = True
-                            changed = True
-                            break
+                    r = nodes[a, me, f]
+                    if optional and r >= n:
+                        r = _fixed_rest(r, other, n, src, tgt, take)
+                    if r == goal or z[base[other + r] + other]:
+                        live[u] = True
+                        changed = True
+                        break
+    return changed
 
 
 @njit()

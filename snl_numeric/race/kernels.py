@@ -75,38 +75,161 @@ def jump_options_kernel(src, tgt, n, ptr, rest):  # pragma: no cover - jitted
 
 
 @njit()
-def moves_kernel(nodes, probs, cnt, node, prob, move, stay):  # pragma: no cover - jitted
+def moves_kernel(nodes, probs, n_nodes, cnt, node, prob, move, stay):  # pragma: no cover
     """Per die and square, the throws that move the token: ``cnt[a, x]`` distinct
     nodes ``node[a, x, :cnt]`` with their probabilities, the total ``move[a, x]``,
-    and the probability ``stay[a, x]`` of staying put (exactly 1 if every throw does)."""
+    and the probability ``stay[a, x]`` of staying put (exactly 1 if every throw does).
+    Faces landing on one node are summed with a compensation term (Neumaier), so each
+    probability is within a few units of roundoff however many faces it sums; one pass
+    over the faces (``n_nodes``: the nodes' count, for the slot of each)."""
     n_act, n, width = nodes.shape
+    slot = np.full(n_nodes, -1, dtype=np.int64)
+    comp = np.zeros(width)
     for a in range(n_act):
         for x in range(n):
             k = 0
-            mv = 0.0
             st = 0.0
+            st_comp = 0.0
             for f in range(width):
                 pr = probs[a, f]
                 if pr == 0.0:
                     continue
                 v = nodes[a, x, f]
                 if v == x:
-                    st += pr
+                    total = st + pr
+                    st_comp += (st - total) + pr if st >= pr else (pr - total) + st
+                    st = total
                     continue
-                mv += pr
-                found = False
-                for e in range(k):
-                    if node[a, x, e] == v:
-                        prob[a, x, e] += pr
-                        found = True
-                        break
-                if not found:
+                e = slot[v]
+                if e < 0:
+                    slot[v] = k
                     node[a, x, k] = v
                     prob[a, x, k] = pr
+                    comp[k] = 0.0
                     k += 1
+                    continue
+                total = prob[a, x, e] + pr
+                if abs(prob[a, x, e]) >= abs(pr):
+                    comp[e] += (prob[a, x, e] - total) + pr
+                else:
+                    comp[e] += (pr - total) + prob[a, x, e]
+                prob[a, x, e] = total
+            mv = 0.0
+            for e in range(k):
+                prob[a, x, e] += comp[e]
+                mv += prob[a, x, e]
+                slot[node[a, x, e]] = -1
             cnt[a, x] = k
             move[a, x] = mv
-            stay[a, x] = 1.0 if k == 0 else st
+            stay[a, x] = 1.0 if k == 0 else st + st_comp
+
+
+@njit(inline="always")
+def _lost_sum(cnt, node, prob, jumps, optional, base, w, a, i, j, goal, n
+              ):  # pragma: no cover - jitted
+    """``sum_f P_a(f) w[(j, r)]`` over die ``a``'s throws from ``(i, j)`` that move the
+    token and miss the goal (resting, along an optional jump's chain, where ``w`` is
+    smallest): what the mover's chance to win loses to the opponent's."""
+    src, tgt, ptr, rest = jumps
+    lost = 0.0
+    for e in range(cnt[a, i]):
+        v = node[a, i, e]
+        if v == goal:
+            continue
+        if not optional or v < n:
+            lost += prob[a, i, e] * w[base[j + v] + j]
+        else:
+            least = 1.0
+            for q in range(ptr[v - n], ptr[v - n + 1]):
+                r = rest[q]
+                if r == goal:
+                    least = 0.0
+                    break
+                least = min(least, w[base[j + r] + j])
+            lost += prob[a, i, e] * least
+    return lost
+
+
+@njit(inline="always")
+def _best_value(cnt, node, prob, stay, jumps, optional, base, w, i, j, goal, n
+                ):  # pragma: no cover - jitted
+    """``max_a sum_f P_a(f) (1 if r is the goal else 1 - w[(j, r)])`` at ``(i, j)``, a
+    lost throw resting on ``r = i`` (each die's throws scaled to sum to 1)."""
+    best = 0.0
+    for a in range(cnt.shape[0]):
+        lost = _lost_sum(cnt, node, prob, jumps, optional, base, w, a, i, j, goal, n)
+        if stay[a, i] > 0.0:
+            lost += stay[a, i] * w[base[i + j] + j]
+        best = max(best, 1.0 - lost)
+    return best
+
+
+@njit()
+def value_sweep_kernel(cnt, node, prob, stay, jumps, optional, base, w
+                       ):  # pragma: no cover - jitted
+    """One in-place Gauss-Seidel sweep of ``w = T w`` for the symmetric race, last
+    diagonal first: ``w[(i, j)]``, the mover's chance to win, becomes
+    :func:`_best_value`, with ``prob`` and ``stay`` each die's moving and lost throws
+    (scaled to sum to 1). An estimate: no bounds, no rounding allowance.
+
+    A position and its mirror are updated together, the one a lost throw reads first.
+    Where lost throws from both couple them, their two-state game is solved: with ``M``
+    the chance to move, ``S = 1 - M`` to stay and ``L`` the :func:`_lost_sum` of a die,
+    the mover's chance with die ``a`` against ``b`` is ``(M_a - L_a + S_a L_b) / (M_a +
+    S_a M_b)`` (sums of non-negative terms: no cancellation however likely the lost
+    throws), and ``x = max_a min_b`` of it (0 if both surely stay: nobody wins).
+    Returns the largest change."""
+    n_act, n = cnt.shape
+    goal = n - 1
+    n_sq = goal
+    lost_i = np.empty(n_act)
+    lost_j = np.empty(n_act)
+    change = 0.0
+    for s in range(2 * n_sq - 2, -1, -1):
+        for i in range(max(0, s - n_sq + 1), s // 2 + 1):
+            j = s - i
+            stays_i = False
+            stays_j = False
+            for a in range(n_act):
+                stays_i = stays_i or stay[a, i] > 0.0
+                stays_j = stays_j or stay[a, j] > 0.0
+            if stays_i and not stays_j:  # (i, j) reads (j, i): update that first
+                i, j = j, i
+            u = base[s] + i
+            m = base[s] + j
+            if stays_i and stays_j:
+                for a in range(n_act):
+                    lost_i[a] = _lost_sum(cnt, node, prob, jumps, optional, base, w, a, i, j,
+                                          goal, n)
+                    lost_j[a] = _lost_sum(cnt, node, prob, jumps, optional, base, w, a, j, i,
+                                          goal, n)
+                x = 0.0
+                for a in range(n_act):
+                    move_a = 1.0 - stay[a, i]
+                    worst = 1.0
+                    for b in range(n_act):
+                        den = move_a + stay[a, i] * (1.0 - stay[b, j])
+                        xab = 0.0 if den == 0.0 else \
+                            (move_a - lost_i[a] + stay[a, i] * lost_j[b]) / den
+                        worst = min(worst, xab)
+                    x = max(x, worst)
+                y = x
+                if i != j:
+                    y = 0.0
+                    for b in range(n_act):
+                        y = max(y, 1.0 - lost_j[b] - stay[b, j] * x)
+                change = max(change, abs(x - w[u]), abs(y - w[m]))
+                w[u] = x
+                w[m] = y
+                continue
+            x = _best_value(cnt, node, prob, stay, jumps, optional, base, w, i, j, goal, n)
+            change = max(change, abs(x - w[u]))
+            w[u] = x
+            if i != j:
+                y = _best_value(cnt, node, prob, stay, jumps, optional, base, w, j, i, goal, n)
+                change = max(change, abs(y - w[m]))
+                w[m] = y
+    return change
 
 
 #: Rounding allowances, in units of the unit roundoff ``u``: a value ``(move - sum pr z) /

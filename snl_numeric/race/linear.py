@@ -3,7 +3,7 @@
 The chain's states are ``(mover's square, other square, mover's side)``, ``2 N^2`` of
 them; side ``k`` wins with probability ``x_k = (I - Q)^-1 b_k``, where ``b_k`` is the
 chance that side ``k`` finishes with the throw it is about to make. The core solver
-(:class:`~snl_numeric._core.solve.structured.Solver`: a block-triangular sweep along the diagonals
+(:func:`~snl_numeric._core.solve.system_solver`: today a block-triangular sweep along the diagonals
 plus a low-rank or Krylov correction for the throws that go back, every pivot formed
 as a sum) certifies a relative error, whatever the chain's mixing time: this is what
 the sweeps fall back on when a chain mixes too slowly for them (a die that almost
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.solve import Solver
+from .._core.solve import TARGET_ERROR, system_solver
 from .graph import chain_table_kernel
 
 #: The sweeps hand a slow chain to the solver up to this many chain states ``2 N^2``.
@@ -36,11 +36,12 @@ def chain_index_base(n_sq: int) -> np.ndarray:
 
 
 def solve_chain(tables, die0: np.ndarray, take0: np.ndarray, die1: np.ndarray, take1: np.ndarray,
-                live0: np.ndarray, live1: np.ndarray
+                live0: np.ndarray, live1: np.ndarray, target: float = TARGET_ERROR
                 ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], float]:
     """``((win0, lose0), (win1, lose1), error)``: per pair state (diagonal layout), side
     ``k``'s chance to win and the other side's when side ``k`` is about to throw, and
-    the certified bound on the absolute error of every entry."""
+    the certified bound on the absolute error of every entry (the solver refines its
+    answer towards the relative error ``target``)."""
     n_sq = tables.n_sq
     cbase = chain_index_base(n_sq)
     n = int(cbase[-1])
@@ -55,9 +56,9 @@ def solve_chain(tables, die0: np.ndarray, take0: np.ndarray, die1: np.ndarray, t
                        active)
     succ[n] = n
     prob[n] = 0.0
-    solver = Solver(succ, prob, active)
-    x0 = solver.solve(b0)
-    x1 = solver.solve(b1)
+    solver = system_solver(succ, prob, active)
+    x0 = solver.solve(b0, target=target)
+    x1 = solver.solve(b1, target=target)
     error = max(x0.error * float(np.max(x0.x, initial=0.0)),
                 x1.error * float(np.max(x1.x, initial=0.0)))
     # back to the diagonal layout of pair states, for side 0 (k = 0) and side 1 (k = 1)

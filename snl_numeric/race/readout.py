@@ -35,19 +35,23 @@ from .tables import Tables
 
 
 def read_policy(t: Tables, win0: np.ndarray, win1: np.ndarray, keep1: np.ndarray, tie: float,
-                opponent: tuple[np.ndarray, np.ndarray] | None = None
+                opponent: tuple[np.ndarray, np.ndarray] | None = None, *, ends: bool = False
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Side 0's die per position (diagonal layout) and its jump decisions ``take[k, j]``.
 
     ``win0``/``win1``: the two sides' chances to win, ``keep1`` side 1's chance not to
     lose (diagonal layout); ``opponent``: side 1's fixed dice (diagonal layout, int32)
-    and jump decisions, or None for an opponent who plays to stop side 0.
+    and jump decisions, or None for an opponent who plays to stop side 0. ``ends``:
+    every game ends, whatever the players do; then any value-optimal die attains its
+    value and the attractor (steps 2 and 3) is not needed.
     """
     states, n_act = t.n_sq * t.n_sq, t.moves[0].shape[0]
-    m = t.n_jumps
     cand0 = np.empty((states, n_act), dtype=np.bool_)
     policy = np.empty(states, dtype=np.int64)
     candidates_kernel(t.moves, t.jumps, t.optional, t.base, win1, keep1, tie, cand0, policy)
+    rank1 = np.full(states, -1, dtype=np.int64)
+    if ends:
+        return policy, _decide_jumps(t, keep1, rank1, tie)
     if opponent is None:
         fixed1, pol1, take1 = False, np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_)
         cand1 = np.empty((states, n_act), dtype=np.bool_)
@@ -59,16 +63,19 @@ def read_policy(t: Tables, win0: np.ndarray, win1: np.ndarray, keep1: np.ndarray
         fixed1, cand1 = True, np.ones((1, 1), np.bool_)
         pol1, take1 = opponent
     rank0 = np.full(states, -1, dtype=np.int64)
-    rank1 = np.full(states, -1, dtype=np.int64)
     counter = np.zeros(1, dtype=np.int64)
     while attract_kernel(t.moves, t.jumps, t.optional, t.base, cand0, keep1, win1, fixed1,
                          pol1, take1, cand1, win0, tie, rank0, rank1, counter, policy):
         pass  # one pass per call: Ctrl-C is honoured between passes
-    take = np.ones((m, t.n_sq), dtype=np.bool_)
-    if t.optional and m:
+    return policy, _decide_jumps(t, keep1, rank1, tie)
+
+
+def _decide_jumps(t: Tables, keep1: np.ndarray, rank1: np.ndarray, tie: float) -> np.ndarray:
+    take = np.ones((t.n_jumps, t.n_sq), dtype=np.bool_)
+    if t.optional and t.n_jumps:
         decide_jumps_kernel(t.jumps[0], t.jumps[1], t.order, t.n_sq + 1, t.base, keep1, rank1,
                             tie, take)
-    return policy, take
+    return take
 
 
 @njit(inline="always")

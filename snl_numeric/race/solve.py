@@ -15,8 +15,10 @@ from ..dice import Dice, DiceLike
 from ..policy.problem import Problem, build_problem, check_common, jump_pairs
 from .bounds import Bounds, check_race_memory, solve_bounds
 from .kernels import from_diag_kernel, to_diag_kernel
+from .linear import MAX_STATES
 from .players import FixedPlayer, fixed_player
 from .readout import read_policy
+from .response import best_response
 from .result import RaceConvergence, RaceResult
 from .tables import Tables, make_tables
 
@@ -95,9 +97,13 @@ def _policy_tables(t: Tables, b: Bounds, opponent: FixedPlayer | None
         to_diag_kernel(opponent.die, t.base, die)
         fixed = (die, np.ascontiguousarray(opponent.take) if t.optional
                  else np.ones((max(t.n_jumps, 1), 1), np.bool_))
-    tie = 2.0 * b.convergence.bracket + TIE_FLOOR
-    diag, inner_take = read_policy(t, _mid(b.win_lo[0], b.win_hi[0]), _mid(b.win_lo[1], b.win_hi[1]),
-                                   _mid(b.keep_lo[1], b.keep_hi[1]), tie, fixed)
+    if b.policy is not None:  # the policy the bracket was certified through
+        diag, inner_take = b.policy
+    else:
+        tie = 2.0 * b.convergence.bracket + TIE_FLOOR
+        diag, inner_take = read_policy(t, _mid(b.win_lo[0], b.win_hi[0]),
+                                       _mid(b.win_lo[1], b.win_hi[1]),
+                                       _mid(b.keep_lo[1], b.keep_hi[1]), tie, fixed, ends=b.ends)
     policy = np.full((size + 1, size + 1), -1, dtype=np.int64)
     inner = np.empty((size, size), dtype=np.int64)
     from_diag_kernel(diag, t.base, inner)
@@ -123,6 +129,21 @@ def _played_out(p: Problem, t: Tables, b: Bounds, policy: np.ndarray, take: np.n
     conv = RaceConvergence(g.sweeps + c.sweeps, max(g.bracket, c.bracket), g.draw_bounds,
                            notes)
     return Bounds(chain.base, chain.win_lo, chain.win_hi, chain.keep_lo, chain.keep_hi, conv)
+
+
+def _response(t: Tables, fixed: FixedPlayer, tol: float, max_sweeps: int) -> Bounds:
+    """The best response by policy iteration (``response.py``): the chances its policy
+    delivers, within the solver's certified error, and the policy itself."""
+    ev, die, take, conv = best_response(t, fixed, tol, max_sweeps)
+    err = ev.error
+
+    def around(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.clip(x - err, 0.0, 1.0), np.clip(x + err, 0.0, 1.0)
+
+    (w0lo, w0hi), (w1lo, w1hi) = around(ev.win0), around(ev.win1)
+    (l0lo, l0hi), (l1lo, l1hi) = around(ev.lose0), around(ev.lose1)
+    return Bounds(t.base, (w0lo, w1lo), (w0hi, w1hi), (1.0 - l0hi, 1.0 - l1hi),
+                  (1.0 - l0lo, 1.0 - l1lo), conv, policy=(die.astype(np.int64), take))
 
 
 def _warn_uncertified(c: RaceConvergence, tol: float) -> None:
@@ -200,16 +221,21 @@ def optimal_race(
     tol = _check_tol(tol)
     max_sweeps = positive_int(max_sweeps, "max_sweeps")
     size = board.size
-    check_race_memory(size, 4 if opponent is None else 8, 0 if opponent is None else 1)
+    check_race_memory(size, 4 if opponent is None else 8, 0 if opponent is None else 1,
+                      dice_t, chain=opponent is not None)
     p = _problem(board, dice_t, bool(optional_jumps))
     fixed = None
     if opponent is not None:
         fixed = fixed_player(opponent, board, dice_t, len(p.src), "opponent")
     t = make_tables(p)
-    b = solve_bounds(p, t, (None, fixed), tol, max_sweeps)
-    policy, take = _policy_tables(t, b, fixed)
-    if b.convergence.draw_bounds and b.convergence.bracket <= tol:
-        b = _played_out(p, t, b, policy, take, fixed, tol, max_sweeps)  # the policy's chances
+    if fixed is not None and 2 * size * size <= MAX_STATES:
+        b = _response(t, fixed, tol, max_sweeps)
+        policy, take = _policy_tables(t, b, fixed)
+    else:
+        b = solve_bounds(p, t, (None, fixed), tol, max_sweeps)
+        policy, take = _policy_tables(t, b, fixed)
+        if b.convergence.draw_bounds and b.convergence.bracket <= tol:
+            b = _played_out(p, t, b, policy, take, fixed, tol, max_sweeps)  # its chances
     _warn_uncertified(b.convergence, tol)
     value, opp = _value_tables(b, 0, size)
     s = board.start
@@ -276,7 +302,7 @@ def race_value(
     """
     board, dice_t = _common(board, dice, False if optional_jumps is None else optional_jumps)
     tol = _check_tol(tol)
-    check_race_memory(board.size, 8, 2)
+    check_race_memory(board.size, 8, 2, dice_t, chain=True)
     probe = _problem(board, dice_t, False)
     players = (fixed_player(first, board, dice_t, len(probe.src), "first"),
                fixed_player(second, board, dice_t, len(probe.src), "second"))

@@ -56,7 +56,11 @@ def make_tables(p: Problem) -> Tables:
     prob = np.empty((n_act, n, width))
     move = np.empty((n_act, n))
     stay = np.empty((n_act, n))
-    moves_kernel(nodes, p.probs, cnt, node, prob, move, stay)
+    moves_kernel(nodes, p.probs, n + m, cnt, node, prob, move, stay)
+    # as wide as the most distinct moves (a die of many faces lands on few squares): the
+    # sweeps' rounding allowances count these terms
+    k = max(int(cnt.max(initial=0)), 1)
+    node, prob = np.ascontiguousarray(node[:, :, :k]), np.ascontiguousarray(prob[:, :, :k])
     base = np.zeros(2 * size - 1, dtype=np.int64)
     diag_base_kernel(size, base)
     return Tables(nodes, p.probs, (cnt, node, prob, move, stay), (p.src, p.tgt, ptr, rest),

@@ -1,0 +1,232 @@
+"""Where the answer is finite: graph analysis of the decision problem with SciPy.
+
+A *choice* is a die thrown on a square (id ``a * n + x``) or a decision at jump ``j``
+(``A n + 2 j`` declines, ``A n + 2 j + 1`` takes); its edges lead to the nodes it
+reaches with positive probability.
+
+- Under "min", the squares from which some play finishes with probability 1 form the
+  almost-sure attractor of the goal: keep the choices that stay in a set and the nodes
+  that can reach the goal through them, until nothing changes.
+- Under "max", a player can keep the token from the goal forever with positive
+  probability exactly where the token can reach a *trap*, a node with a choice that
+  never leads outside the traps. The other nodes are those from which every play
+  reaches the goal with positive probability: the goal's attractor for every play,
+  found layer by layer from the goal (a choice is hit once one of its edges leads
+  into the attractor, a node joins once all its choices are hit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, dijkstra
+
+from .._core.numba_config import njit
+from .._core.text import dice_text, few, label
+from ..board import Board
+from ..dice import Dice
+from .problem import Problem, csr_graph
+
+
+@dataclass(frozen=True)
+class _Edges:
+    owner: np.ndarray   # per choice: the node deciding
+    exists: np.ndarray  # per choice: available (declining needs optional jumps)
+    choice: np.ndarray  # per edge
+    src: np.ndarray     # per edge: the choice's owner
+    dst: np.ndarray     # per edge
+
+
+def _edges(p: Problem) -> _Edges:
+    n, m, n_act = p.n, len(p.src), p.n_actions
+    jumps = np.arange(m)
+    owner = np.concatenate([np.tile(np.arange(n), n_act), np.repeat(n + jumps, 2)])
+    exists = owner != p.goal
+    exists[n_act * n::2] = p.optional
+    cid = np.broadcast_to(np.arange(n_act * n).reshape(n_act, n, 1), p.nxt.shape)
+    live = np.broadcast_to((p.probs > 0)[:, None, :], p.nxt.shape).copy()
+    live[:, p.goal, :] = False
+    decline, take = n_act * n + 2 * jumps, n_act * n + 2 * jumps + 1
+    choice = np.concatenate([cid[live], take, decline[:p.optional * m]])
+    dst = np.concatenate([p.nxt[live], p.tgt, p.src[:p.optional * m]])
+    return _Edges(owner, exists, choice, owner[choice], dst)
+
+
+def _once(items: np.ndarray, size: int) -> np.ndarray:
+    """``items`` without repeats (in ``range(size)``; no sort)."""
+    last = np.empty(size, dtype=np.intp)
+    last[items] = np.arange(len(items))
+    return items[last[items] == np.arange(len(items))]
+
+
+def _leaving(e: _Edges, keep: np.ndarray, outside: np.ndarray) -> np.ndarray:
+    """Per choice: whether one of its edges (among ``keep``) is ``outside`` (per edge)."""
+    return np.bincount(e.choice[keep], weights=outside[keep], minlength=len(e.owner)) > 0
+
+
+def _layers(graph: sp.csr_matrix, root: int) -> np.ndarray:
+    """Breadth-first distance from ``root`` (``inf`` where not reached): the depth in the
+    search tree, by pointer doubling along the predecessors."""
+    order, pred = breadth_first_order(graph, root, return_predecessors=True)
+    ptr = np.where(pred >= 0, pred, np.arange(len(pred)))
+    depth = (pred >= 0).astype(np.int64)
+    while True:
+        up = ptr[ptr]
+        if np.array_equal(up, ptr):
+            break
+        depth += depth[ptr]
+        ptr = up
+    dist = np.full(len(pred), np.inf)
+    dist[order] = depth[order]
+    return dist
+
+
+def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes from which some play finishes surely, and a play that does (proper there).
+
+    The play moves down a layer of the attractor (breadth-first distance to the goal
+    through choices that stay in it) with positive probability, preferring the die with
+    the smallest expected layer; a jump is taken unless declining is closer.
+    """
+    e = _edges(p)
+    n_nodes = p.n + len(p.src)
+    every = np.ones(len(e.dst), dtype=bool)
+    inside = np.ones(n_nodes, dtype=bool)
+    while True:
+        allowed = e.exists & inside[e.owner] & ~_leaving(e, every, ~inside[e.dst])
+        keep = allowed[e.choice]
+        dist = _layers(csr_graph(e.dst[keep], e.src[keep], n_nodes), p.goal)
+        reached = np.isfinite(dist)
+        if np.array_equal(reached, inside):
+            break
+        inside = reached
+    n, n_act = p.n, p.n_actions
+    pos = (p.probs > 0)[:, None, :]
+    after = np.where(pos, dist[p.nxt], 0.0)
+    down = np.any(pos & (after < dist[:n, None]), axis=2)
+    score = np.where(allowed[: n_act * n].reshape(n_act, n) & down,
+                     np.einsum("af,anf->an", p.probs, after), np.inf)
+    die = np.argmin(score, axis=0)
+    take = np.ones(len(p.src), dtype=bool)
+    if p.optional:
+        dt, ds = dist[p.tgt], dist[p.src]
+        take = ~reached[n:] | (np.isfinite(dt) & (dt <= ds))
+    return reached, die, take
+
+
+def worst_region(board: Board, dice: tuple[Dice, ...], p: Problem
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes where every play finishes surely, and elsewhere a play that never does
+    with positive probability; ``ValueError`` when the start is not one of them."""
+    e = _edges(p)
+    n, n_act, n_nodes = p.n, p.n_actions, p.n + len(p.src)
+    trap, hit = _traps(e, n_nodes, p.goal, p.kernels)
+    stays = e.exists & ~hit
+    die = np.zeros(n, dtype=np.intp)
+    take = np.ones(len(p.src), dtype=bool)
+    if not trap.any():
+        return np.ones(n_nodes, dtype=bool), die, take
+    # reaching the traps with positive probability, one layer closer at each step
+    level, toward, _ = dijkstra(csr_graph(e.dst, e.src, n_nodes), indices=np.flatnonzero(trap),
+                                unweighted=True, min_only=True, return_predecessors=True)
+    doomed = np.isfinite(level)
+    sq = np.flatnonzero(doomed[:n] & ~trap[:n])
+    hits = np.any((p.nxt[:, sq, :] == toward[sq][None, :, None]) & (p.probs > 0)[:, None, :],
+                  axis=2)
+    die[sq] = np.argmax(hits, axis=0)
+    die_stays = stays[: n_act * n].reshape(n_act, n)
+    die[trap[:n]] = np.argmax(die_stays[:, trap[:n]], axis=0)
+    js = np.flatnonzero(doomed[n:])
+    take[js] = np.where(trap[n + js], ~stays[n_act * n + 2 * js], p.tgt[js] == toward[n + js])
+    if doomed[board.start]:
+        raise ValueError(
+            f"objective='max': the worst expected number of throws from square {board.start} "
+            "is infinite: a player can keep the token away from the goal forever with "
+            f"positive probability ({_witness(board, dice, p, e, trap, die_stays, toward)})")
+    return ~doomed, die, take
+
+
+def _traps(e: _Edges, n_nodes: int, goal: int, kernels: bool
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes with a choice that never leads, even with a small probability, to a
+    node without one (the complement of the goal's attractor for every play, found
+    layer by layer from the goal), and per choice whether it can lead there.
+
+    Layers are as many as the longest chain of forced moves (about a square per
+    layer on a plain board), each a few NumPy calls: large boards use a kernel.
+    """
+    by_dst = np.argsort(e.dst, kind="stable")
+    choice_by_dst = e.choice[by_dst]
+    start = np.concatenate([[0], np.cumsum(np.bincount(e.dst, minlength=n_nodes))])
+    hit = np.zeros(len(e.owner), dtype=bool)
+    left = np.bincount(e.owner[e.exists], minlength=n_nodes)
+    forced = np.zeros(n_nodes, dtype=bool)
+    forced[goal] = True
+    if kernels:
+        _traps_kernel(choice_by_dst, start, e.owner, left, goal, hit, forced)
+        return ~forced, hit
+    front = np.array([goal])
+    while len(front):
+        lens = start[front + 1] - start[front]
+        ends = np.cumsum(lens)
+        choices = choice_by_dst[np.repeat(start[front] - ends + lens, lens)
+                                + np.arange(ends[-1])]
+        choices = _once(choices[~hit[choices]], len(hit))
+        hit[choices] = True
+        owners = e.owner[choices]
+        np.subtract.at(left, owners, 1)
+        front = _once(owners[(left[owners] == 0) & ~forced[owners]], n_nodes)
+        forced[front] = True
+    return ~forced, hit
+
+
+def _witness(board: Board, dice: tuple[Dice, ...], p: Problem, e: _Edges, trap: np.ndarray,
+             stays: np.ndarray, toward: np.ndarray) -> str:
+    """Why the worst play never finishes: preferably a square where a die never moves."""
+    n = p.n
+    reach = np.zeros(len(trap), dtype=bool)
+    reach[breadth_first_order(csr_graph(e.src, e.dst, len(trap)), board.start,
+                              return_predecessors=False)] = True
+    for x in np.flatnonzero(trap[:n] & reach[:n]).tolist():
+        for a in np.flatnonzero(stays[:, x]).tolist():
+            if set(_targets(p, a, x)) == {x}:
+                return (f"the token can reach square {x}, where die {label(a)} "
+                        f"({dice_text(dice[a])}) never moves it under overshoot "
+                        f"{board.overshoot!r}")
+    v = board.start
+    while not trap[v]:  # one layer closer to the traps at each step
+        v = int(toward[v])
+    if v >= n:
+        s = int(p.src[v - n])
+        return f"after landing on square {s}, the jump {s}->{board.jumps[s]} leads into a loop"
+    a = int(np.argmax(stays[:, v]))
+    keep_sq = sorted({y if y < n else int(p.src[y - n]) for y in _targets(p, a, v)})
+    return (f"on square {v}, die {label(a)} ({dice_text(dice[a])}) only leads to squares "
+            f"{few(keep_sq)}, from which this can go on forever")
+
+
+def _targets(p: Problem, a: int, x: int) -> list[int]:
+    return [int(v) for v, q in zip(p.nxt[a, x], p.probs[a], strict=True) if q > 0]
+
+
+@njit()
+def _traps_kernel(choice_by_dst, start, owner, left, goal, hit, forced):  # pragma: no cover
+    """:func:`_traps` as a queue: ``hit``, ``forced`` and ``left`` updated in place."""
+    queue = np.empty(len(forced), dtype=np.int64)
+    queue[0] = goal
+    head, tail = 0, 1
+    while head < tail:
+        v = queue[head]
+        head += 1
+        for k in range(start[v], start[v + 1]):
+            c = choice_by_dst[k]
+            if not hit[c]:
+                hit[c] = True
+                u = owner[c]
+                left[u] -= 1
+                if left[u] == 0 and not forced[u]:
+                    forced[u] = True
+                    queue[tail] = u
+                    tail += 1
