@@ -27,6 +27,7 @@ from .chain import (
 from .design import DesignResult, design_board
 from .dice import Dice
 from .distribution import length_distribution
+from .export import to_networkx, transition_matrix
 from .impact import JumpImpact, jump_candidates, jump_impact, top_candidates
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
@@ -75,7 +76,9 @@ __all__ = [
     "throw_distances",
     "throws_variance",
     "throws_variance_all",
+    "to_networkx",
     "top_candidates",
+    "transition_matrix",
     "warmup",
     "win_probabilities",
 ]

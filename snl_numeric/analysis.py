@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ._core.table import quantile
-from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, json_float, shown
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, shown
 from .board import Board, check_board, check_start
 from .chain import finish_probability, jump_use, moments, visit_counts
 from .distribution import pushed
@@ -125,9 +125,9 @@ class Analysis:
             "start": self.start,
             "min_throws": self.min_throws,
             "shortest_path": self.shortest_path,
-            "mean": json_float(self.mean),
-            "variance": json_float(self.variance),
-            "std": json_float(self.std),
+            "mean": self.mean,
+            "variance": self.variance,
+            "std": self.std,
             "finish_probability": self.finish_probability,
             "median": self.median,
             "mode": self.mode,
@@ -212,6 +212,8 @@ def analyze(
     mean_all, var_all = moments(cb)
     mean, var = float(mean_all[start]), float(var_all[start])
     tail = check_tail(tail, max_throws)
+    pmf: np.ndarray | None
+    cdf: np.ndarray | None
     pushed_ = pushed(cb, start, tail, int(max_throws))
     pmf, remaining = pushed_.pmf, pushed_.remaining
     cdf = np.minimum(np.cumsum(pmf), 1.0)
@@ -223,16 +225,15 @@ def analyze(
         note = (f"the distribution was not computed: the tail did not fall below {tail:g} "
                 f"within max_throws={int(max_throws)} throws (remaining mass "
                 f"{remaining:.3g}); raise max_throws or tail")
-    visits = uses = probs = None
-    if math.isfinite(mean):
-        visits = visit_counts(cb, start)
+    visits = visit_counts(cb, start) if math.isfinite(mean) else None
+    uses = probs = None
+    if visits is not None:
         limit = AUTO_JUMP_SOLVES if jump_probability is None else None if jump_probability else -1
         u, p = jump_use(cb, visits, limit)
         pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=True))
         uses = dict(zip(pairs, u.tolist(), strict=True))
         probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
-        for arr in (visits,):
-            arr.flags.writeable = False
+        visits.flags.writeable = False
     median = quantile(cdf, 0.5)
     levels = {q: quantile(cdf, q / 100.0) for q in percentiles}
     if note:

@@ -43,7 +43,7 @@ from ._core.validation import (
     problem_message,
     shown,
 )
-from .dice import Dice, as_dice
+from .dice import Dice, DiceLike, as_dice, parse_dice
 
 if TYPE_CHECKING:
     from .compile import CompiledBoard
@@ -209,9 +209,12 @@ def board_fields(data: Any) -> BoardFields:
         faces = [_json_int(f, "dice faces") for f in dice]
         probs = [probability(q, f"probability of face {f}") for f, q in zip(faces, dice.values(),
                                                                           strict=True)]
+    elif isinstance(dice, str):
+        parsed = parse_dice(dice)
+        faces, probs = parsed.faces.tolist(), parsed.probs.tolist()
     elif dice is not None:
-        raise TypeError("dice must be {'faces': [...], 'probs': [...]} or a mapping face -> "
-                        f"probability, got {type(dice).__name__}")
+        raise TypeError("dice must be {'faces': [...], 'probs': [...]}, a mapping face -> "
+                        f"probability or a string such as '2d6', got {type(dice).__name__}")
     return BoardFields(size, src, dst, start, overshoot, chain, faces, probs, name)
 
 
@@ -236,8 +239,10 @@ class Board:
         What a throw past the goal does.
     chain : bool, default False
         Follow chained jumps until the token rests.
-    dice : Dice or mapping, optional
-        The throw's distribution; a fair d6 by default.
+    dice : Dice, mapping or str, optional
+        The throw's distribution: a :class:`~snl_numeric.Dice`, a mapping
+        ``face -> probability`` or a string such as ``"2d6"``, ``"1-3"`` or
+        ``"1:0.5,2:0.5"`` (see :func:`~snl_numeric.dice.parse_dice`); a fair d6 by default.
     name : str, optional
         A label used in reports.
 
@@ -255,10 +260,23 @@ class Board:
     ({3: 8}, {9: 2})
     >>> Board.from_json(b.to_json()) == b
     True
+    >>> Board(100, dice="2d6").replace(dice="1-3").dice
+    Dice.fair(3)
     """
 
     __slots__ = ("size", "jumps", "start", "overshoot", "chain", "dice", "name", "_compiled",
                  "_jump_arrays")
+
+    # the slots' types, for type checkers (set once in ``__init__``; a Board is immutable)
+    size: int
+    jumps: Mapping[int, int]
+    start: int
+    overshoot: str
+    chain: bool
+    dice: Dice
+    name: str | None
+    _compiled: CompiledBoard | None
+    _jump_arrays: tuple[np.ndarray, np.ndarray]
 
     def __init__(
         self,
@@ -268,7 +286,7 @@ class Board:
         start: int = 0,
         overshoot: str = "win",
         chain: bool = False,
-        dice: Dice | Mapping[int, float] | None = None,
+        dice: DiceLike | None = None,
         name: str | None = None,
     ) -> None:
         size = _square(size, "size")
@@ -455,8 +473,9 @@ class Board:
         """Inverse of :meth:`to_dict`.
 
         ``jumps`` may be replaced by ``snakes`` and ``ladders`` (each a list of
-        pairs); ``dice`` may be ``{"faces": [...], "probs": [...]}`` or a
-        mapping ``face -> probability``. Missing rules take their defaults.
+        pairs); ``dice`` may be ``{"faces": [...], "probs": [...]}``, a
+        mapping ``face -> probability`` or a string such as ``"2d6"``. Missing
+        rules take their defaults.
         """
         f = board_fields(data)
         dice = None if f.faces is None else Dice(np.array(f.faces, dtype=np.int64),
@@ -478,20 +497,23 @@ class Board:
         """A board from JSON text or from the path of a JSON file."""
         if isinstance(source, bytes):
             return cls.from_dict(parse_json(source))
+        text: str | bytes
         if isinstance(source, os.PathLike) or (
             isinstance(source, str) and not source.lstrip().startswith(("{", "[", '"'))
             and "\n" not in source
         ):
             try:
                 with open(source, "rb") as fh:
-                    source = fh.read()
+                    text = fh.read()
             except FileNotFoundError:
                 raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "
                                  "text either)") from None
-        if not isinstance(source, (str, bytes)):
+        elif isinstance(source, (str, bytes)):
+            text = source
+        else:
             raise TypeError(f"source must be JSON text or a path, got {type(source).__name__}")
         try:
-            data = parse_json(source)
+            data = parse_json(text)
         except ValueError as exc:
             raise ValueError(f"invalid board JSON: {str(exc).removeprefix('invalid JSON: ')}"
                              ) from None

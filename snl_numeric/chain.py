@@ -251,7 +251,8 @@ def _var_step(solver, thi: np.ndarray, tlo: np.ndarray | None, target: float
 
 
 def _var_formula(act: np.ndarray, certain: np.ndarray, u: np.ndarray, eu: float,
-                 t: np.ndarray, et: float) -> tuple[np.ndarray, ...]:
+                 t: np.ndarray, et: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     """``2 u - t - t**2`` where it does not cancel: ``(var, cancel, keep, error, need)``,
     ``error`` its certified relative error from those of ``u`` and ``t``, ``need`` the error
     of ``u`` and ``t`` that would certify it to ``TARGET``."""

@@ -131,8 +131,9 @@ class CompiledBoard:
     def _fired(self) -> np.ndarray:
         jump_to = np.full(self.n_states, -1, dtype=np.intp)
         jump_to[self.jump_src] = self.jump_dst
-        landed = succ_table(self.size, jump_to, self.overshoot, self.chained, self.faces,
-                            landing=True)[1]
+        _, landed = succ_table(self.size, jump_to, self.overshoot, self.chained, self.faces,
+                               landing=True)
+        assert landed is not None  # asked for
         return _fired(landed, self.jump_index)
 
     @property

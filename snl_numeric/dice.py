@@ -13,7 +13,7 @@ import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -30,9 +30,7 @@ from ._core.validation import (
     shown,
 )
 
-__all__ = ["Dice", "as_dice", "parse_dice", "MAX_FACE"]
-
-
+__all__ = ["Dice", "DiceLike", "as_dice", "parse_dice", "MAX_FACE"]
 
 @dataclass(frozen=True, eq=False)
 class Dice:
@@ -103,13 +101,15 @@ class Dice:
             c = np.clip(fftconvolve(a, b), 0.0, None)
             return c / math.fsum(c)
 
-        one, out, m = np.full(sides, 1.0 / sides), None, n
+        one, m = np.full(sides, 1.0 / sides), n
+        out: np.ndarray | None = None
         while m:
             if m & 1:
                 out = one if out is None else product(out, one)
             m >>= 1
             if m:
                 one = product(one, one)
+        assert out is not None  # n >= 1
         return cls(faces, out)
 
     @classmethod
@@ -118,9 +118,8 @@ class Dice:
         if isinstance(probs, Dice):
             return probs
         if not isinstance(probs, Mapping):
-            raise TypeError(
-                f"dice must be a Dice or a mapping face -> probability, got {type(probs).__name__}"
-            )
+            raise TypeError("dice must be a Dice, a mapping face -> probability or a string such "
+                            f"as '2d6' or '1-3', got {type(probs).__name__}")
         if len(probs) == 0:
             raise ValueError("dice must have at least one face, got an empty mapping")
         faces = [_face(f) for f in probs]
@@ -180,8 +179,14 @@ def _uniform(lo: int, hi: int) -> Dice:
     return Dice(np.arange(lo, hi + 1), np.full(k, 1.0 / k))
 
 
-def as_dice(dice: Any) -> Dice:
-    """Normalise ``None`` (a fair d6), a :class:`Dice` or a mapping to a Dice.
+#: What every function taking a die accepts: a :class:`Dice`, a mapping ``face ->
+#: probability`` or a string read by :func:`parse_dice` (``"d6"``, ``"2d6"``, ``"1-3"``,
+#: ``"1:0.5,2:0.5"``).
+DiceLike: TypeAlias = Dice | Mapping[int, float] | str
+
+
+def as_dice(dice: DiceLike | None) -> Dice:
+    """Normalise ``None`` (a fair d6), a :class:`Dice`, a mapping or a string to a Dice.
 
     Examples
     --------
@@ -189,11 +194,15 @@ def as_dice(dice: Any) -> Dice:
     Dice.fair(6)
     >>> as_dice({3: 1.0}).faces.tolist()
     [3]
+    >>> as_dice("2d6") == Dice.sum_of(2, 6)
+    True
     """
     if dice is None:
         return Dice.fair(6)
     if isinstance(dice, Dice):
         return dice
+    if isinstance(dice, str):
+        return parse_dice(dice)
     return Dice.from_probs(dice)
 
 
@@ -201,7 +210,7 @@ def as_dice(dice: Any) -> Dice:
 def _face(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"dice faces must be integers, got {shown(value)}")
-    if not 1 <= value <= MAX_FACE:
+    if not 1 <= int(value) <= MAX_FACE:
         raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {shown(value)}")
     return int(value)
 

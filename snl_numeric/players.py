@@ -47,19 +47,16 @@ from typing import Any
 import numpy as np
 
 from ._core.memory import check_memory
-from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, json_float
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_start
 from .chain import finish_probability, sure_states
-from .dice import Dice, as_dice
+from .dice import Dice, DiceLike, as_dice
 from .distribution import Pushed, pushed
 
 __all__ = ["GameLength", "win_probabilities", "expected_game_length"]
 
 #: Players assumed when neither ``players`` nor a per-player list says otherwise.
 DEFAULT_PLAYERS = 2
-
-DiceLike = Dice | Mapping[int, float] | None
-
 
 @dataclass(frozen=True, eq=False)
 class GameLength:
@@ -103,14 +100,14 @@ class GameLength:
     tail: float = field(repr=False, default=DEFAULT_TAIL)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary (``inf`` written as the string ``"inf"``)."""
+        """A summary of Python numbers and lists (``math.inf`` when nobody surely wins)."""
         return {
             "players": self.players,
             "starts": list(self.starts),
             "win_probabilities": self.win_probabilities.tolist(),
             "no_winner": self.no_winner,
-            "mean_rounds": json_float(self.mean_rounds),
-            "mean_throws": json_float(self.mean_throws),
+            "mean_rounds": self.mean_rounds,
+            "mean_throws": self.mean_throws,
             "rounds_pmf": self.rounds_pmf.tolist(),
         }
 
@@ -189,13 +186,13 @@ def _per_player(board: Any, players: Any, starts: Any, dice: Any
         raise TypeError(f"board must be a Board or a list of Boards, got {type(board).__name__}")
     if starts is not None and not _is_list(starts):
         raise TypeError(f"starts must be a list of squares (one per player), got {starts!r}")
-    if dice is not None and not (_is_list(dice) or isinstance(dice, (Dice, Mapping))):
-        raise TypeError("dice must be a Dice, a mapping face -> probability or a list of them "
-                        f"(one per player), got {type(dice).__name__}")
+    if dice is not None and not (_is_list(dice) or isinstance(dice, (Dice, Mapping, str))):
+        raise TypeError("dice must be a Dice, a mapping face -> probability, a string such as "
+                        f"'2d6' or a list of them (one per player), got {type(dice).__name__}")
     names = {"board": board, "starts": starts, "dice": dice}
     k = _count(players, **{n: v for n, v in names.items() if _is_list(v)})
     per_board = list(board) if _is_list(board) else [board] * k
-    per_dice: list[DiceLike] = list(dice) if _is_list(dice) else [dice] * k
+    per_dice: list[DiceLike | None] = list(dice) if _is_list(dice) else [dice] * k
     per_start = list(starts) if starts is not None else [None] * k
 
     cache: dict[tuple[int, Dice], Board] = {}
@@ -296,7 +293,7 @@ def win_probabilities(
     players: int | None = None,
     *,
     starts: Sequence[int | None] | None = None,
-    dice: DiceLike | Sequence[DiceLike] = None,
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
 ) -> np.ndarray:
@@ -311,7 +308,7 @@ def win_probabilities(
         ``board``, ``starts``, ``dice`` is a list, else 2.
     starts : list of int or None, optional
         Each player's start square (``None`` entries: the board's start).
-    dice : Dice, mapping or list of them, optional
+    dice : Dice, mapping, str or list of them, optional
         The same dice for everybody, or one per player (``None`` entries:
         the board's dice), e.g. a handicap.
     tail : float, default 1e-12
@@ -354,7 +351,7 @@ def expected_game_length(
     players: int | None = None,
     *,
     starts: Sequence[int | None] | None = None,
-    dice: DiceLike | Sequence[DiceLike] = None,
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
 ) -> GameLength:

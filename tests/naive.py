@@ -1826,3 +1826,14 @@ def dominated_naive(graph, root):
         for v in everything:
             dom[u, v] = v == u or v not in left
     return dom, everything
+
+
+# --- export (issue 27) ---
+def export_matrix(board):
+    """The dense transition matrix, one throw at a time from the rules."""
+    n = board.size + 1
+    p = np.zeros((n, n))
+    for x in range(n):
+        for _, q, w in naive_outcomes(board, x):
+            p[x, w] += q
+    return p

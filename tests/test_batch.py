@@ -543,7 +543,7 @@ def test_vocabulary_columns_and_deprecated_alias():
     a = analyze(mb)
     assert df["mean"].iloc[0] == pytest.approx(a.mean, rel=1e-12)
     assert df["finish_probability"].tolist() == [1.0, 0.0]
-    with pytest.warns(DeprecationWarning, match="'expected_throws' is now called 'mean'"):
+    with pytest.warns(DeprecationWarning, match="column 'expected_throws' is now 'mean'"):
         old = analyze_many([mb], columns=["expected_throws"])
     assert old.columns.tolist() == ["name", "expected_throws"]  # the name asked for
     assert old["expected_throws"].iloc[0] == df["mean"].iloc[0]

@@ -50,7 +50,7 @@ def test_analyze_json_file_and_unreachable(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "match"),
     [
-        (["analyze", "nope"], "neither a known board"),
+        (["analyze", "nope"], "board 'nope' not found: no such file, nor a known board"),
         (["analyze", "seed-30", "--dice", "zz"], "cannot read dice"),
         (["analyze", "seed-30", "--start", "99"], "start must be a square"),
     ],

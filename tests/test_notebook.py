@@ -39,3 +39,21 @@ def test_tour_notebook_runs(monkeypatch):
                     "A race of 4 players", "Policy on milton-bradley", "Designed board",
                     "Race on milton-bradley"):
         assert any(caption in h for h in html), caption
+
+
+def test_progress_bars_are_widgets_with_the_notebook_extra(monkeypatch):
+    """The ``notebook`` extra (ipywidgets) turns progress bars into widgets (issue 27)."""
+    from importlib.metadata import requires
+
+    assert any(r.startswith("ipywidgets") and 'extra == "notebook"' in r
+               for r in requires("snl_numeric") or [])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from snl_numeric import boards, simulate\n"
+        "simulate(boards.get('seed-30'), 20_000, rng=1, progress=True).games")])
+    path = os.environ.get("PYTHONPATH")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT)] + ([path] if path else [])))
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    outputs = nb.cells[0].outputs
+    assert any("application/vnd.jupyter.widget-view+json" in out.get("data", {})
+               for out in outputs), outputs
+    assert outputs[-1]["data"]["text/plain"] == "20000"

@@ -27,8 +27,10 @@ from snl_numeric.plot import (  # noqa: E402
     plot_compare,
     plot_distribution,
     plot_policy,
+    plot_race,
     plot_visits,
 )
+from snl_numeric.plot.common import ARROW_END  # noqa: E402
 from tests.naive import plot_square_cells_naive  # noqa: E402
 
 MB = boards.get("milton-bradley")
@@ -55,13 +57,15 @@ def arrows(ax):
 
 
 def arrow_jumps(ax, size):
-    """The jumps drawn on ``ax``, read back from the arrows' end points."""
+    """The jumps drawn on ``ax``, read back from the arrows' end points (each at the same
+    offset ``ARROW_END`` from the centre of its cell)."""
     where = {xy: k for k, xy in plot_square_cells_naive(size).items()}
     out = {}
     for ann in arrows(ax):
-        tail = tuple(round(v) for v in ann.xyann)
-        head = tuple(round(v) for v in ann.xy)
-        assert np.allclose(ann.xyann, tail) and np.allclose(ann.xy, head)
+        tail = tuple(round(v - o) for v, o in zip(ann.xyann, ARROW_END, strict=True))
+        head = tuple(round(v - o) for v, o in zip(ann.xy, ARROW_END, strict=True))
+        assert np.allclose(np.subtract(ann.xyann, ARROW_END), tail)
+        assert np.allclose(np.subtract(ann.xy, ARROW_END), head)
         assert where[tail] not in out
         out[where[tail]] = where[head]
     return out
@@ -457,7 +461,8 @@ def test_policy_map_ax_worst_play_and_errors():
     assert ax.get_legend() is None
     assert not [a for a in arrows(ax) if a.get_gid().startswith("declined")]
     assert arrow_jumps(ax, board.size) == dict(board.jumps)
-    with pytest.raises(TypeError, match="policy_result must be a PolicyResult, got Analysis"):
+    with pytest.raises(TypeError, match="policy_result must be a PolicyResult or a "
+                                        "FinishWithinResult, got Analysis"):
         plot_policy(analyze(board))
 
 
@@ -525,3 +530,107 @@ def test_percentile_labels_overlap_neither_bars_nor_each_other(percentiles):
         assert not any(box.overlaps(bar) for bar in bars if bar.height > 0)
         assert not any(box.overlaps(other) for other in boxes[i + 1:])
     plt.close(ax.figure)
+
+
+# -- a library people can adopt (issue 27) ---------------------------------------------------
+def _blank_fraction(fig) -> float:
+    """Share of the figure outside the bounding box of everything drawn."""
+    fig.canvas.draw()
+    ink = (np.asarray(fig.canvas.buffer_rgba())[..., :3] < 250).any(axis=2)
+    rows, cols = np.nonzero(ink.any(axis=1))[0], np.nonzero(ink.any(axis=0))[0]
+    return 1 - (rows[-1] - rows[0] + 1) * (cols[-1] - cols[0] + 1) / ink.size
+
+
+def _labels_under_arrowheads(ax) -> list[str]:
+    """Jumps whose arrowhead touches a square's number or a value written in a cell."""
+    fig = ax.figure
+    fig.canvas.draw()
+    labels = [t.get_window_extent() for t in ax.texts
+              if not t.get_gid() and t.get_text()[:1] in set("0123456789∞")]
+    bad = []
+    for ann in arrows(ax):
+        verts = ann.arrow_patch.get_path().vertices  # display coordinates
+        tip = ax.transData.transform(ann.xy)
+        head = ann.arrow_patch.get_mutation_scale() * 0.4 * fig.dpi / 72  # "-|>" head length
+        near = verts[np.hypot(*(verts - tip).T) <= 1.5 * head]
+        if any(box.contains(x, y) for box in labels for x, y in near):
+            bad.append(ann.get_gid())
+    return bad
+
+
+def _wcag_contrast(a, b) -> float:
+    def luminance(c):
+        c = np.asarray(to_rgba(c)[:3])
+        return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4) @ [
+            0.2126, 0.7152, 0.0722]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_board_figures_keep_little_blank_margin():
+    from snl_numeric import optimal_policy
+
+    for ax in (plot_board(MB), plot_board(boards.get("seed-30")), plot_visits(MB),
+               plot_policy(optimal_policy(MB, ["1-3", "4-6"]))):
+        assert _blank_fraction(ax.figure) < 0.12, ax.get_title()
+        plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("figsize", [None, (5, 5), (3, 3)])
+def test_arrowheads_leave_numbers_and_values_readable(figsize):
+    from snl_numeric import optimal_policy
+
+    r = optimal_policy(MB, ["1-3", "4-6"], optional_jumps=True)
+    for board in (MB, boards.get("seed-30"), boards.get("seed004")):
+        ax = None if figsize is None else plt.subplots(figsize=figsize)[1]
+        assert _labels_under_arrowheads(plot_board(board, ax=ax)) == []
+    ax = None if figsize is None else plt.subplots(figsize=figsize)[1]
+    assert _labels_under_arrowheads(plot_policy(r, ax=ax)) == []
+
+
+def test_visits_numbers_contrast_with_their_squares():
+    ax = plot_visits(MB)
+    im = ax.images[0]
+    visits = analyze(MB).expected_visits
+    x, y = square_xy(np.arange(MB.size + 1), MB.size)
+    where = {(int(x[k]), int(y[k])): k for k in range(1, MB.size + 1)}
+    numbers = [t for t in ax.texts if t.get_text().isdigit() and t.get_text() != "0"
+               and not t.get_gid()]  # square 0 is labelled below its cell, on white
+    assert len(numbers) == 100
+    for t in numbers:
+        tx, ty = t.get_position()
+        k = where[(round(tx + 0.42), round(ty - 0.42))]
+        assert int(t.get_text()) == k
+        assert _wcag_contrast(t.get_color(), im.cmap(im.norm(visits[k]))) >= 4.5, k
+
+
+def test_policy_map_of_finish_within():
+    from snl_numeric import finish_within
+
+    r = finish_within(MB, ["1-3", "4-6"], 10, optional_jumps=True)
+    for step in (0, 7):
+        ax = plot_policy(r, step=step)
+        img = ax.images[0].get_array()
+        for k, (x, y) in plot_square_cells_naive(100).items():
+            if 0 < k < 100:
+                assert img[y, x] == r.policy[step, k]
+        kinds = {a.get_gid().split()[1]: a.get_gid().split()[0] for a in arrows(ax)}
+        for (s, d), take in zip(r.jumps, r.take[step], strict=True):
+            assert (kinds[f"{s}->{d}"] == "declined") == (not take)
+        left = 10 - step
+        assert ax.get_title().startswith(f"Best chance to finish within {left} throws")
+        assert f"{r.values[left, 50]:.2f}" in {t.get_text() for t in ax.texts}
+        plt.close(ax.figure)
+    with pytest.raises(ValueError, match=r"step must be a throw in 0..9, got 10"):
+        plot_policy(r, step=10)
+
+
+def test_race_map_is_one_axes_in_a_colour_blind_safe_map():
+    from matplotlib.axes import Axes
+
+    from snl_numeric import optimal_race
+
+    ax = plot_race(optimal_race(boards.get("seed-30"), ["1-3", "4-6"]))
+    assert isinstance(ax, Axes)
+    assert ax.images[0].get_cmap().name == "cividis"

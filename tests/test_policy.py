@@ -218,7 +218,7 @@ def test_str_and_dict():
     assert d["policy"][100] == -1 and d["expected"][0] == pytest.approx(r.mean)
     assert {"from": 16, "to": 6, "take": False} in d["jumps"]
     small = str(optimal_policy(boards.get("seed-30"), [D13]))
-    assert " 0 A " in small and "1 die" in small
+    assert "square 0 (off the board): die A" in small and "1 die" in small
 
 
 # --- brute force over every deterministic policy on tiny boards ---------------------
@@ -406,7 +406,7 @@ def test_cli_policy(capsys):
     assert main(["policy", "milton-bradley", "--dice", "1-3", "--dice", "4-6"]) == 0
     cap = capsys.readouterr()
     assert "17.087382" in cap.out
-    assert cap.err.count("--dice is deprecated here and will be removed in the next release; "
+    assert cap.err.count("--dice is deprecated here and will be removed in snl_numeric 0.2.0; "
                          "use --action") == 2
 
 

@@ -610,7 +610,7 @@ def test_cli_race_text_and_defaults(capsys):
 
 @pytest.mark.parametrize("argv, match", [
     (["race", "milton-bradley", "--dice", "0-3"], "cannot read dice"),
-    (["race", "no-such-board"], "neither a known board"),
+    (["race", "no-such-board"], "board 'no-such-board' not found"),
     (["race", "seed-30", "--overshoot", "bounce", "--dice", "40"], "dice[0]: face 40"),
 ])
 def test_cli_race_errors(capsys, argv, match):
@@ -628,13 +628,15 @@ def test_plot_race(mb_race):
 
     from snl_numeric.plot import plot_race
 
-    v, p = plot_race(mb_race)
+    v = plot_race(mb_race)  # one map, one Axes (issue 27)
+    assert isinstance(v, mpl.axes.Axes) and v.get_images()[0].get_cmap().name == "cividis"
+    v, p = plot_race(mb_race, which="both")
     assert v.get_title() == "Chance to win" and p.get_title() == "Die to throw"
     img = v.get_images()[0].get_array()
     assert img.shape == (100, 100) and img[0, 0] == pytest.approx(mb_race.win_probability)
     assert "0.5230" in v.figure.texts[0].get_text() if v.figure.texts else True
     _, axs = plt.subplots(1, 2)
-    assert plot_race(mb_race, ax=axs)[0] is axs[0]
+    assert plot_race(mb_race, which="both", ax=axs)[0] is axs[0]
     one = plot_race(optimal_race(MB, ["d6"]), which="policy", title="one die")
     assert one.get_title() == "one die"
     with pytest.raises(TypeError, match="race_result must be a RaceResult"):
@@ -642,7 +644,7 @@ def test_plot_race(mb_race):
     with pytest.raises(ValueError, match="which must be one of"):
         plot_race(mb_race, which="heat")
     with pytest.raises(ValueError, match="draws on two Axes"):
-        plot_race(mb_race, ax=axs[:1])
+        plot_race(mb_race, which="both", ax=axs[:1])
     plt.close("all")
 
 

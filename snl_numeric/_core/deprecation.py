@@ -1,41 +1,39 @@
-"""Old spellings kept for one release (issue 16: one name per quantity).
+"""Old spellings kept for one release (see the version policy in the docs).
 
-Every renamed attribute, keyword, batch column and command-line flag still works for one
-release and says, with a :class:`DeprecationWarning` (or a line on stderr for the command
-line), what it is now called.
+Every renamed attribute, keyword, batch column and command-line flag still works until
+:data:`REMOVED_IN` and says, with a :class:`DeprecationWarning` pointing at the caller's
+line (or a line on stderr for the command line), what it is now called. Renamed
+attributes are marked with :func:`deprecated` (PEP 702), so type checkers flag them too.
 """
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
+import sys
+
+from .warn import warn_user
+
+if sys.version_info >= (3, 13):
+    from warnings import deprecated
+else:
+    from typing_extensions import deprecated
+
+__all__ = ["REMOVED_IN", "deprecated", "removal_note", "warn_renamed"]
+
+#: The release in which the deprecated spellings of 0.1 go away.
+REMOVED_IN = "0.2.0"
 
 
-def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
-    """Warn that ``old`` is now ``new`` and goes away in the next release."""
-    warnings.warn(f"{old} is now {new}; {old} will be removed in the next release",
-                  DeprecationWarning, stacklevel=stacklevel)
-
-
-def renamed_attribute(owner: str, old: str, new: str) -> property:
-    """A read-only property ``old`` that warns and returns attribute ``new``.
+def removal_note(old: str, new: str) -> str:
+    """The one wording of a deprecation.
 
     Examples
     --------
-    >>> class R:
-    ...     mean = 1.5
-    ...     expected = renamed_attribute("R", "expected", "mean")
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     value = R().expected
-    >>> value, str(caught[0].message).split(";")[0]
-    (1.5, 'R.expected is now R.mean')
+    >>> removal_note("k", "horizon")
+    'k is now horizon; k will be removed in snl_numeric 0.2.0'
     """
+    return f"{old} is now {new}; {old} will be removed in snl_numeric {REMOVED_IN}"
 
-    def get(self: Any) -> Any:
-        warn_renamed(f"{owner}.{old}", f"{owner}.{new}")
-        return getattr(self, new)
 
-    get.__doc__ = f"Deprecated: the old name of :attr:`{new}` (removed in the next release)."
-    return property(get)
+def warn_renamed(old: str, new: str) -> None:
+    """A :class:`DeprecationWarning` that ``old`` is now ``new``, at the caller's line."""
+    warn_user(removal_note(old, new), DeprecationWarning)

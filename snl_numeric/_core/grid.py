@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
-__all__ = ["grid_shape", "square_xy"]
+__all__ = ["grid_rows", "grid_shape", "square_xy"]
 
 
 def grid_shape(size: int) -> tuple[int, int]:
@@ -29,7 +30,7 @@ def grid_shape(size: int) -> tuple[int, int]:
     return -(-size // n), n
 
 
-def square_xy(squares: np.ndarray | list[int] | int, size: int) -> tuple[np.ndarray, np.ndarray]:
+def square_xy(squares: npt.ArrayLike, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Column and row of each square (square 0 at column -1, row 0).
 
     Examples
@@ -45,3 +46,20 @@ def square_xy(squares: np.ndarray | list[int] | int, size: int) -> tuple[np.ndar
     x = np.where(k == 0, -1, x)
     y = np.where(k == 0, 0, r)
     return x, y
+
+
+def grid_rows(size: int) -> list[list[int | None]]:
+    """Squares ``1 .. size`` as printed rows, top row first, in the layout of
+    :func:`square_xy` (``None`` in the cells past the last square).
+
+    Examples
+    --------
+    >>> grid_rows(7)
+    [[7, None, None], [6, 5, 4], [1, 2, 3]]
+    """
+    rows, n = grid_shape(size)
+    out: list[list[int | None]] = [[None] * n for _ in range(rows)]
+    x, y = square_xy(np.arange(1, size + 1), size)
+    for k, (xk, yk) in enumerate(zip(x.tolist(), y.tolist(), strict=True), start=1):
+        out[rows - 1 - yk][xk] = k
+    return out

@@ -50,6 +50,7 @@ import pathlib
 import sys
 import tempfile
 from functools import cache
+from typing import cast
 
 import numba
 import platformdirs
@@ -143,7 +144,8 @@ class PackageCacheLocator:
         self._lineno = py_func.__code__.co_firstlineno
         folder = os.path.dirname(os.path.abspath(py_file))
         digest = hashlib.sha1(folder.encode()).hexdigest()[:16]
-        self._cache_path = os.path.join(cache_dir(), f"{os.path.basename(folder)}_{digest}")
+        root = cast(str, cache_dir())  # installed only where there is a cache (see below)
+        self._cache_path = os.path.join(root, f"{os.path.basename(folder)}_{digest}")
 
     @classmethod
     def from_function(cls, py_func, py_file: str):

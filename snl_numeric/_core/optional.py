@@ -26,3 +26,12 @@ def require_pyarrow() -> tuple[Any, Any]:
             "Parquet support needs pyarrow: pip install 'snl_numeric[batch]'"
         ) from None
     return pa, pq
+
+
+def require_networkx() -> Any:
+    """The networkx module, or an ``ImportError`` naming the extra."""
+    try:
+        import networkx
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("graphs need networkx: pip install 'snl_numeric[graph]'") from None
+    return networkx

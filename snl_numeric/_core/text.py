@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
+from .grid import grid_rows
 
 
 def label(i: int) -> str:
@@ -58,3 +60,17 @@ def n_dice(actions: Sequence[Any]) -> str:
 def few(items: list[int], k: int = 8) -> str:
     head = ", ".join(map(str, items[:k]))
     return head + (f", ... ({len(items)} squares)" if len(items) > k else "")
+
+
+def grid_text(size: int, cell: Callable[[int], str]) -> list[str]:
+    """Squares ``1 .. size`` as text rows (indented by 2) laid out like the drawn board
+    (boustrophedon from the bottom-left, see ``grid_rows``), ``cell(k)`` in each.
+
+    Examples
+    --------
+    >>> grid_text(5, lambda k: f"[{k}]")
+    ['       [5]  [4]', '  [1]  [2]  [3]']
+    """
+    width = len(cell(size))
+    return ["  " + "  ".join(" " * width if k is None else cell(k) for k in row).rstrip()
+            for row in grid_rows(size)]

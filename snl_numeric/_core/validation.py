@@ -144,14 +144,6 @@ def seed_sequence(rng: Any) -> np.random.SeedSequence:
     raise TypeError(f"rng must be {_RNG_TYPES}, got {type(rng).__name__}")
 
 
-def json_float(x: float) -> float | str:
-    """A float for JSON: finite values as they are, infinities as ``"inf"``/``"-inf"``,
-    NaN as ``"nan"`` (the one spelling used in every JSON output)."""
-    if math.isfinite(x):
-        return x
-    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-
-
 def few(values: Any, k: int = 10) -> str:
     """A list for a message: at most ``k`` entries, then how many more."""
     items = list(values[:k]) if hasattr(values, "__getitem__") else list(values)[:k]
@@ -168,6 +160,34 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ValueError(f"duplicate key {shown(key)} in a JSON object")
         out[key] = value
     return out
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, float | np.floating):
+        x = float(value)
+        return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.integer | np.bool_):
+        return value.item()
+    return value
+
+
+def json_text(data: Any, *, indent: int | None = None) -> str:
+    """Strict JSON text of ``data``: the one place that encodes non-finite numbers.
+
+    Results' ``to_dict`` hold Python numbers (``math.inf`` stays a float); JSON
+    has no infinity, so here ``inf``, ``-inf`` and ``nan`` become the strings
+    ``"inf"``, ``"-inf"`` and ``"nan"`` (never the bare literals ``Infinity``/``NaN``).
+
+    Examples
+    --------
+    >>> json_text({"mean": math.inf, "ci": [1.5, float("nan")]})
+    '{"mean": "inf", "ci": [1.5, "nan"]}'
+    """
+    return json.dumps(_json_ready(data), indent=indent, allow_nan=False)
 
 
 def parse_json(text: str | bytes) -> Any:

@@ -6,7 +6,7 @@ import hashlib
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -246,6 +246,12 @@ class BoardBatch:
                          ("jumps per board", f"{jumps.mean():.1f} on average" if n else "-"),
                          ("overshoot", rules), ("chained", f"{int(self.chain.sum()):,}")],
                         caption="BoardBatch")
+
+    @overload
+    def __getitem__(self, index: int | np.integer) -> Board: ...
+
+    @overload
+    def __getitem__(self, index: slice | Sequence[int] | np.ndarray) -> BoardBatch: ...
 
     def __getitem__(self, index: Any) -> Board | BoardBatch:
         if isinstance(index, (int, np.integer)) and not isinstance(index, bool):

@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +119,8 @@ class _Collector:
         except Exception as exc:  # one strange row must not sink the batch  # noqa: BLE001
             self.add_error(f"cannot read this board ({type(exc).__name__}: {exc})")
             return
-        faces, probs = (D6_FACES_LIST, D6_PROBS_LIST) if f.faces is None else (f.faces, f.probs)
+        faces, probs = (D6_FACES_LIST, D6_PROBS_LIST) if f.faces is None or f.probs is None \
+            else (f.faces, f.probs)
         self.add(f.size, f.start, OVERSHOOT_CODES[f.overshoot], f.chain, f.src, f.dst, faces,
                  probs, f.name)
 
@@ -310,6 +311,8 @@ def open_source(boards: Any, chunk_size: int, *, fingerprint: bool = False) -> _
     if isinstance(boards, (str, os.PathLike)):
         path = os.fspath(boards)
         kind = _file_kind(path)
+        items: Iterable[Any]
+        keep: tuple[str, ...]
         _check_file(path)
         if kind == "jsonl":
             items, total = jsonl.open_rows(path)
@@ -334,7 +337,7 @@ def open_source(boards: Any, chunk_size: int, *, fingerprint: bool = False) -> _
     if isinstance(boards, (bytes, dict)) or not isinstance(boards, Iterable):
         raise TypeError("boards must be a list of Board, a BoardBatch, a file path or an "
                         f"iterable of boards, got {type(boards).__name__}")
-    total = len(boards) if hasattr(boards, "__len__") else 0
+    total = len(boards) if isinstance(boards, Sized) else 0
     digest = None
     if fingerprint and iter(boards) is not boards:  # a collection: read it twice
         digest = stream_fingerprint(c.digest() for c in

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core import version
+from .._core.deprecation import warn_renamed
 from .._core.memory import available_memory, format_bytes
 from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
@@ -72,9 +72,7 @@ def _check_columns(columns: Any) -> tuple[str, ...]:
         if c in COLUMNS:
             continue
         if c in DEPRECATED_COLUMNS:
-            warnings.warn(f"column {c!r} is now called {DEPRECATED_COLUMNS[c]!r} (as on "
-                          f"Analysis); {c!r} will be removed in the next release",
-                          DeprecationWarning, stacklevel=4)
+            warn_renamed(f"column {c!r}", f"{DEPRECATED_COLUMNS[c]!r} (as on Analysis)")
             continue
         q = _percentile_value(c)
         if q is None:
@@ -148,8 +146,8 @@ def _row_budget() -> int:
 
 def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     cols = [quantity(c) for c in settings.columns]
-    levels = np.array([_percentile_value(c) / 100.0 - QUANTILE_SLACK for c in cols
-                       if _percentile_value(c) is not None])
+    levels = np.array([q / 100.0 - QUANTILE_SLACK for q in map(_percentile_value, cols)
+                       if q is not None])
     want_mode = "mode" in cols
     n = len(batch)
     out = _Out(np.zeros(n, np.int8), np.full(n, -1, np.int64),

@@ -6,12 +6,21 @@ import argparse
 
 from ..analysis import analyze
 from ..players import expected_game_length
-from .common import add_board_arguments, board_from_args, check_flag, cli_words, print_json
+from .common import add_board_arguments, add_command, board_from_args, check_flag, cli_words, print_json
 
 
 def add_parser(sub) -> None:
     """Register ``snl analyze``."""
-    p = sub.add_parser("analyze", help="exact single-board analysis")
+    p = add_command(
+        sub, "analyze", help="exact single-board analysis",
+        description="Everything about one board, exactly: fewest throws and a shortest play, "
+                    "the mean, variance and distribution of the number of throws (with the "
+                    "solver's error bound), expected visits per square and how often each "
+                    "snake and ladder is used. BOARD is a built-in board or a JSON file; the "
+                    "rule flags override its rules.",
+        examples=["snl analyze milton-bradley",
+                  "snl analyze milton-bradley --overshoot win --dice 1-3 --json",
+                  "snl analyze my_board.json --players 4"])
     add_board_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--players", type=int, metavar="K",

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
+import math
 import os
 import re
 import sys
 from typing import Any
 
 from .. import boards
-from .._core.validation import INT64_MAX, shown
+from .._core.deprecation import REMOVED_IN
+from .._core.validation import INT64_MAX, json_text, shown
 from ..board import OVERSHOOT_RULES, Board
 from ..dice import Dice, parse_dice
 
@@ -56,11 +57,29 @@ def load_board(spec: str) -> Board:
         return boards.get(spec)
     if os.path.exists(spec):
         return Board.from_json(os.fspath(spec))
+    if spec.lower().endswith(".json") or os.sep in spec or "/" in spec:
+        raise ValueError(f"board file {spec!r} not found")
     close = difflib.get_close_matches(spec, boards.names(), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise ValueError(
-        f"{spec!r} is neither a known board ({', '.join(boards.names())}) nor a JSON file{hint}"
-    )
+    raise ValueError(f"board {spec!r} not found: no such file, nor a known board "
+                     f"({', '.join(boards.names())}){hint}")
+
+
+class _ExamplesFormatter(argparse.HelpFormatter):
+    """Descriptions wrapped as usual; the examples after them kept line by line."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def add_command(sub: Any, name: str, *, help: str, description: str,
+                examples: list[str]) -> argparse.ArgumentParser:
+    """A subcommand's parser whose ``--help`` says what it does and shows ``examples``."""
+    return sub.add_parser(name, help=help, description=description,
+                          epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
+                          formatter_class=_ExamplesFormatter)
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, *, dice: bool = True) -> None:
@@ -108,6 +127,29 @@ def check_flag(value: Any, flag: str, *, low: float | None = None,
     return value
 
 
+def whole_number(text: str) -> int:
+    """An argparse ``type`` for counts: ``1000000``, ``1_000_000``, ``1,000,000`` or ``1e6``.
+
+    Examples
+    --------
+    >>> whole_number("1e6"), whole_number("1,000"), whole_number("250")
+    (1000000, 1000, 250)
+    """
+    clean = text.strip().replace(",", "").replace("_", "")
+    try:
+        return int(clean)
+    except ValueError:
+        pass
+    try:
+        value = float(clean)
+    except ValueError:
+        value = math.nan
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number such as 1000000 or 1e6, got {text!r}")
+    return int(value)
+
+
 def dice_from_flag(spec: str, flag: str = "--dice") -> Dice:
     """``parse_dice(spec)``, its errors prefixed with the flag."""
     try:
@@ -148,8 +190,8 @@ def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
 
 def print_json(data: Any) -> None:
     """The one JSON style of every subcommand: indented by 2, strict (``inf``/``nan`` are
-    the strings ``"inf"``/``"nan"``, never bare literals)."""
-    print(json.dumps(data, indent=2, allow_nan=False))
+    the strings ``"inf"``/``"nan"``, never bare literals; see ``json_text``)."""
+    print(json_text(data, indent=2))
 
 
 class DeprecatedFlag(argparse.Action):
@@ -160,8 +202,8 @@ class DeprecatedFlag(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        print(f"{parser.prog}: {option_string} is deprecated here and will be removed in the "
-              f"next release; use {self.new}", file=sys.stderr)
+        print(f"{parser.prog}: {option_string} is deprecated here and will be removed in "
+              f"snl_numeric {REMOVED_IN}; use {self.new}", file=sys.stderr)
         items = list(getattr(namespace, self.dest) or [])
         setattr(namespace, self.dest, [*items, values])
 

@@ -7,13 +7,14 @@ FILE holds one maze row per line, integers separated by whitespace and/or
 commas (blank lines and ``#`` comments skipped), or a JSON list of lists.
 Without ``--start`` the walker starts from each corner (seed 003); without
 ``--goal`` it heads for the middle cell ``(R // 2, C // 2)``, printed as
-``MIDDLE``. Exit codes: 0 success, 1 no path (``--shortest``), 2 bad input.
+``MIDDLE``. Exit codes: 0 success, 1 no path, 2 bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import re
 import sys
 from pathlib import Path
@@ -34,7 +35,12 @@ FILE holds one maze row per line, integers separated by whitespace and/or
 commas (blank lines and # comments skipped), or a JSON list of lists.
 Without --start the walker starts from each corner in turn (seed 003);
 without --goal it heads for the middle cell (R//2, C//2), printed as MIDDLE.
-Exit codes: 0 success, 1 no path (--shortest), 2 bad input."""
+Exit codes: 0 success, 1 no path, 2 bad input.
+
+examples:
+  snl maze maze.txt                      every path from each corner to the middle
+  snl maze maze.txt --count
+  snl maze maze.txt --start 8 8 --goal 4 4 --shortest"""
 
 
 def load_maze(path: str | Path) -> list[list[int]]:
@@ -64,7 +70,10 @@ def load_maze(path: str | Path) -> list[list[int]]:
     [[1, 2], [3, 0]]
     >>> os.remove(f.name)
     """
-    data = Path(path).read_bytes()
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"maze file {os.fspath(path)!r} not found") from None
     if data.lstrip().startswith(b"["):
         try:
             return parse_json(data)  # strict, and never a RecursionError
@@ -223,11 +232,17 @@ def _print_paths(
     # text: each path printed as it is found (memory stays flat; `| head` and Ctrl-C stop it)
     label = "MIDDLE" if goal == mid else None
     left = args.limit
+    printed = 0
     for start in starts:
         if left is not None and left <= 0:
             break
         for path in itertools.islice(maze.iter_paths(m, start, goal), left):
             print(maze.format_path(path, goal_label=label))
+            printed += 1
             if left is not None:
                 left -= 1
+    if printed == 0 and args.limit != 0:
+        where = "the corners" if len(starts) > 1 else str(starts[0])
+        print(f"no path from {where} to {label or goal}")
+        return 1
     return 0

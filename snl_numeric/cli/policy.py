@@ -6,12 +6,12 @@ import argparse
 from typing import Any
 
 from .._core.text import label
-from .._core.validation import json_float
 from ..chain import expected_throws
 from ..policy import METHODS, OBJECTIVES, finish_within, optimal_policy
 from .common import (
     DeprecatedFlag,
     add_board_arguments,
+    add_command,
     board_from_args,
     check_flag,
     dice_from_flag,
@@ -21,7 +21,15 @@ from .common import (
 
 def add_parser(sub: Any) -> None:
     """Register ``snl policy`` on the ``snl`` subparsers."""
-    p = sub.add_parser("policy", help="optimal choice between dice (and optional jumps)")
+    p = add_command(
+        sub, "policy", help="optimal choice between dice (and optional jumps)",
+        description="Before each throw the player picks one of several dice (and, with "
+                    "--optional-jumps, whether to take each snake or ladder): the play with "
+                    "the fewest expected throws (or, with --horizon K, the best chance to "
+                    "finish within K throws), shown square by square on the board.",
+        examples=["snl policy milton-bradley --action 1-3 --action 4-6",
+                  "snl policy milton-bradley --action d6 --action 2d6 --optional-jumps",
+                  "snl policy seed-30 --action 1-3 --action 4-6 --horizon 5 --json"])
     add_board_arguments(p, dice=False)
     p.add_argument("--action", dest="actions", action="append", metavar="DICE",
                    help="a die the player may choose before each throw (repeat the flag): "
@@ -57,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     alone = [expected_throws(board.replace(dice=d)) for d in result.actions]
     if args.json:
         out = result.to_dict()
-        out["single_die"] = {label(i): json_float(v) for i, v in enumerate(alone)}
+        out["single_die"] = {label(i): v for i, v in enumerate(alone)}
         print_json(out)
     else:
         print(result)

@@ -5,16 +5,21 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._core.validation import json_float
 from ..policy import optimal_policy
 from ..race import optimal_race, race_value
-from .common import add_board_arguments, board_from_args, dice_from_flag, print_json
+from .common import add_board_arguments, add_command, board_from_args, dice_from_flag, print_json
 
 
 def add_parser(sub: Any) -> None:
     """Register ``snl race`` on the ``snl`` subparsers."""
-    p = sub.add_parser("race", help="optimal play against an opponent when players choose "
-                                    "their dice (chance to win)")
+    p = add_command(
+        sub, "race", help="optimal play against an opponent when players choose "
+                     "their dice (chance to win)",
+        description="Two players alternate on one board; before each throw each picks a die "
+                    "to maximise their own chance of winning. Prints the first player's "
+                    "chance with a proven error bracket and the die to throw on each square.",
+        examples=["snl race milton-bradley --action 1-3 --action 4-6",
+                  "snl race seed-30 --action d6 --action 2d6 --vs-fewest-throws --json"])
     add_board_arguments(p, dice=False)
     p.add_argument("--action", "--dice", dest="race_dice", action="append", metavar="DICE",
                    help="a die both players choose from (repeat): 'd6', '1-3', '2d6', "
@@ -42,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         exploited = race_value(board, dice, fewest, exploit, optional_jumps=args.optional_jumps)
         p = result.win_probability
         out["vs_fewest_throws"] = {
-            "mean": json_float(fewest.mean),
+            "mean": fewest.mean,
             "win_probability_first": first, "cost_first": p - first,
             "optimal_first_against_it": against,
             "win_probability_first_exploited": exploited,

@@ -10,22 +10,31 @@ import numba
 from ..simulate import DEFAULT_MAX_THROWS, simulate
 from .common import (
     add_board_arguments,
+    add_command,
     add_progress_arguments,
     board_from_args,
     check_flag,
     cli_words,
     print_json,
+    whole_number,
 )
 
 
 def add_parser(sub: Any) -> None:
     """Register ``snl simulate BOARD --games N ...`` on the ``snl`` subparsers."""
-    p = sub.add_parser("simulate", help="Monte Carlo simulation of the number of throws")
+    p = add_command(
+        sub, "simulate", help="Monte Carlo simulation of the number of throws",
+        description="Play N games of the board at random (in parallel, reproducible for a "
+                    "seed whatever the thread count) and report the mean, its standard error "
+                    "and confidence interval, and the histogram of the number of throws.",
+        examples=["snl simulate milton-bradley --games 1e6 --seed 1",
+                  "snl simulate my_board.json --games 100000 --dice 2d6 --json"])
     add_board_arguments(p)
-    p.add_argument("--games", type=int, required=True, metavar="N", help="games to play")
+    p.add_argument("--games", type=whole_number, required=True, metavar="N",
+                   help="games to play (e.g. 100000, 1e6)")
     p.add_argument("--seed", type=int, metavar="S",
                    help="integer seed (default: fresh entropy, printed for reproduction)")
-    p.add_argument("--max-throws", type=int, default=DEFAULT_MAX_THROWS, metavar="M",
+    p.add_argument("--max-throws", type=whole_number, default=DEFAULT_MAX_THROWS, metavar="M",
                    help=f"stop a game after M throws (default {DEFAULT_MAX_THROWS})")
     p.add_argument("--threads", type=int, metavar="T", help="Numba threads (default: all)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level")

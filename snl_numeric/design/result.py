@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.deprecation import renamed_attribute
+from .._core.deprecation import deprecated
 from ..board import Board
 
 
@@ -62,7 +62,12 @@ class DesignResult:
     chains: int
     seed_entropy: tuple[int, ...]
 
-    expected = renamed_attribute("DesignResult", "expected", "mean")
+    @property
+    @deprecated("DesignResult.expected is now DesignResult.mean; DesignResult.expected will be "
+                "removed in snl_numeric 0.2.0")
+    def expected(self) -> float:
+        """Deprecated: the old name of :attr:`mean` (removed in snl_numeric 0.2.0)."""
+        return self.mean
 
     def to_frame(self, kind: str = "trace") -> Any:
         """A tidy pandas table.

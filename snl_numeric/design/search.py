@@ -17,7 +17,7 @@ from .._core.progress import Progress
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import seed_sequence
 from ..board import Board
-from ..dice import Dice
+from ..dice import DiceLike
 from .kernels import (
     ANNEAL,
     EVALUATE,
@@ -99,7 +99,7 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
     for sq in forbidden:
         if isinstance(sq, bool) or not isinstance(sq, numbers.Integral):
             raise TypeError(f"forbidden squares must be integers, got {sq!r}")
-        if not 0 <= sq <= size:
+        if not 0 <= int(sq) <= size:
             raise ValueError(f"forbidden square {sq} is outside the board 0..{size}")
         allowed_dst[int(sq)] = False
     allowed_src = allowed_dst.copy()
@@ -400,7 +400,7 @@ def design_board(
     forbidden: Iterable[int] = (),
     overshoot: str = "win",
     chain: bool = False,
-    dice: Dice | dict[int, float] | None = None,
+    dice: DiceLike | None = None,
     start: int = 0,
     temperature: tuple[float, float] | None = None,
     batch: int = 256,
@@ -497,7 +497,7 @@ def design_board(
     batch = _count(batch, "batch", 1)
     p = _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot, chain,
                dice, start)
-    name = "target" if target is not None else objective
+    name = "target" if objective is None else objective  # exactly one was given
     mode = _MODES[name]
     tgt = float(target) if target is not None else 0.0
     if isinstance(rng, np.random.SeedSequence):
@@ -519,8 +519,8 @@ def design_board(
     src, dst, mean, var, trace, trace_evals, evals = out
     trace = -trace if mode == 0 else trace
     value = float(mean) if mode < 2 else abs(float(mean) - tgt)
-    entropy = seq.entropy
-    entropy = tuple(int(e) for e in (entropy if isinstance(entropy, Iterable) else [entropy]))
+    raw: Any = seq.entropy  # an int or a sequence of ints
+    entropy = tuple(int(e) for e in (raw if isinstance(raw, Iterable) else [raw]))
     board = Board(p.size, zip(src.tolist(), dst.tolist(), strict=True), name=f"design-{name}",
                   **p.rules)
     # the search scores candidates by their mean only; the winner's variance is solved once

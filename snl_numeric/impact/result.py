@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.validation import json_float, positive_int, readonly
+from .._core.validation import positive_int, readonly
 from ..board import Board
 
 __all__ = ["JumpImpact", "JumpCandidates", "KINDS", "top_candidates"]
@@ -109,7 +109,7 @@ class JumpImpact:
     @property
     def win_probability_change(self) -> np.ndarray | None:
         """Change of the first player's chance to win (``None`` unless computed)."""
-        if self.win_probability_without is None:
+        if self.win_probability_without is None or self.win_probability is None:
             return None
         return _change(self.win_probability_without, float(self.win_probability))
 
@@ -149,12 +149,12 @@ class JumpImpact:
         return impact_frame(self)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary (infinities as ``"inf"``)."""
+        """A summary of Python numbers and lists (``math.inf`` stays a float)."""
         def floats(arr: np.ndarray | None) -> list[Any] | None:
-            return None if arr is None else [json_float(v) for v in arr.tolist()]
+            return None if arr is None else arr.tolist()
 
-        out: dict[str, Any] = {"start": self.start, "mean": json_float(self.mean),
-                               "std": json_float(self.std), "note": self.note,
+        out: dict[str, Any] = {"start": self.start, "mean": self.mean,
+                               "std": self.std, "note": self.note,
                                "jumps": [[int(s), int(d)] for s, d in
                                          zip(self.source, self.destination, strict=True)]}
         for name in ("probability", "mean_without", "mean_change", "std_without",

@@ -8,13 +8,12 @@ with a message saying so) and start with a UTF-8 byte order mark.
 from __future__ import annotations
 
 import gzip
-import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, cast
 
-from .._core.validation import parse_json
+from .._core.validation import json_text, parse_json
 from .store import write_atomic
 
 __all__ = ["Line", "ReadError", "count_lines", "iter_lines", "iter_numbered", "open_bytes",
@@ -48,7 +47,7 @@ def open_bytes(path: str | os.PathLike[str]) -> IO[bytes]:
         head = fh.read(6)
     kind = next((name for magic, name in _MAGIC if head.startswith(magic)), None)
     if kind == "gzip":
-        return gzip.open(path, "rb")
+        return cast(IO[bytes], gzip.open(path, "rb"))
     if kind is not None:
         raise ValueError(f"{os.fspath(path)!r} is {kind}-compressed: only gzip is read; "
                          "decompress it first")
@@ -138,6 +137,6 @@ def write_lines(values: Iterable[Any], path: str | os.PathLike[str]) -> None:
 
     def write(fh: IO[bytes]) -> None:
         for value in values:
-            fh.write(json.dumps(value).encode() + b"\n")
+            fh.write(json_text(value).encode() + b"\n")
 
     write_atomic(path, write)

@@ -69,7 +69,7 @@ def _create_new(folder: str, prefix: str, suffix: str) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name in {folder!r}")  # pragma: no cover
 
 
-def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> None:
+def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> None:
     """Write ``path`` whole or not at all: ``write(fh)`` fills a new temporary file beside
     ``path`` (created exclusively: a file or link planted in advance is never followed;
     with the permissions the umask gives), which then replaces ``path`` (a link there is
@@ -158,7 +158,8 @@ class ResultStore:
         same = (old is not None and not fresh and
                 {k: v for k, v in old.items() if k not in _STATE_KEYS} == self.manifest)
         kept = same and bool(parts)
-        self.versions: set[str] = set(old.get("versions") or ["unknown"]) if kept else set()
+        self.versions: set[str] = (set((old or {}).get("versions") or ["unknown"]) if kept
+                                   else set())
         others = sorted(self.versions - {version})  # of the parts a resume would keep
         if (old is not None or parts) and not same and not overwrite:
             if fresh:

@@ -20,6 +20,7 @@ from .common import (
     board_frame,
     cells,
     draw_jumps,
+    fit_board_figure,
     legend_beside_board,
     number_squares,
     shows_zero,
@@ -70,6 +71,7 @@ def plot_board(
     """
     if not isinstance(board, Board):
         raise TypeError(f"board must be a Board, got {type(board).__name__}")
+    created = ax is None
     ax = axes(ax, (7, 7))
     from matplotlib.colors import ListedColormap
     from matplotlib.lines import Line2D
@@ -93,8 +95,6 @@ def plot_board(
     sx, sy = square_xy(board.start, size)
     ax.add_patch(Rectangle((float(sx) - 0.5, float(sy) - 0.5), 1, 1, facecolor="none",
                            edgecolor="black", linewidth=1.5, zorder=0.6))
-    number_squares(ax, size, numbers)
-    draw_jumps(ax, board)
     if legend:
         handles = [
             Line2D([], [], color=LADDER_COLOR, linewidth=2,
@@ -108,6 +108,10 @@ def plot_board(
         legend_beside_board(ax, handles, n)
     ax.set_title(title if title is not None else
                  f"{board_title(board)}: {len(board.ladders)} ladders, {len(board.snakes)} snakes")
+    if created:
+        fit_board_figure(ax)
+    number_squares(ax, size, numbers)  # sized to the cells: after the legend room and fit
+    draw_jumps(ax, board)
     return ax
 
 
@@ -166,6 +170,7 @@ def plot_visits(
             "expected visits are infinite: the goal is reached with probability "
             f"{a.finish_probability:.6g} < 1 from square {a.start}"
         )
+    created = ax is None
     ax = axes(ax, (8, 7))
     board = a.board
     size = board.size
@@ -181,12 +186,15 @@ def plot_visits(
         ax.add_patch(Rectangle((-1.5, -0.5), 1, 1, facecolor=im.cmap(im.norm(visits[0])),
                                edgecolor="gray", zorder=1))
         ax.text(-1.0, -0.5, "0", ha="center", va="top", fontsize=7, color="gray")
-    number_squares(ax, size, numbers, color="white")
-    if jumps:
-        draw_jumps(ax, board, alpha=0.45)
-    ax.figure.colorbar(im, ax=ax, label="expected throws made from the square", shrink=0.8)
+    cax = ax.inset_axes((1.03, 0.1, 0.035, 0.8))  # beside the board, whatever its shape
+    ax.figure.colorbar(im, cax=cax, label="expected throws made from the square")
     ax.set_title(title if title is not None else
                  f"Expected visits: {board_title(board)} (total {a.mean:.2f} throws)")
+    if created:
+        fit_board_figure(ax, colorbar=True)
+    number_squares(ax, size, numbers, background=np.asarray(im.cmap(im.norm(visits))))
+    if jumps:
+        draw_jumps(ax, board, alpha=0.45)
     return ax
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from ..display.html import LADDER_COLOR, SNAKE_COLOR
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 #: Boards up to this many squares get their squares numbered by default.
@@ -26,6 +27,11 @@ LEGEND_ROOM = 0.4
 #: Drawing order: jump arrows under the square numbers (which stay readable).
 ARROW_ZORDER = 2
 NUMBER_ZORDER = 4
+#: Height in inches of a new board figure; its width follows the board (``fit_board_figure``).
+BOARD_HEIGHT = 6.5
+#: Where jump arrows start and end, from the centre of a cell: right of it, so that an
+#: arrowhead covers neither the square's number (top left) nor a value written below.
+ARROW_END = (0.2, 0.05)
 
 
 def pyplot() -> Any:
@@ -56,14 +62,22 @@ def as_analysis(obj: Any, *, distribution: bool = True) -> Analysis:
         obj = analyze(obj)
     if not isinstance(obj, Analysis):
         raise TypeError(f"expected an Analysis or a Board, got {type(obj).__name__}")
-    if distribution and obj.pmf is None:
-        raise ValueError(f"nothing to plot: {obj.note}")
+    if distribution:
+        pmf_cdf(obj)
     return obj
 
 
+def pmf_cdf(a: Analysis) -> tuple[np.ndarray, np.ndarray]:
+    """The analysis' distribution, ``(pmf, cdf)``; ``ValueError`` if it was not computed."""
+    if a.pmf is None or a.cdf is None:
+        raise ValueError(f"nothing to plot: {a.note}")
+    return a.pmf, a.cdf
+
+
 def xmax(a: Analysis, coverage: float) -> int:
-    k = quantile(a.cdf, coverage * a.finish_probability)
-    return len(a.pmf) - 1 if k is None else max(k, a.min_throws, 1)
+    pmf, cdf = pmf_cdf(a)
+    k = quantile(cdf, coverage * a.finish_probability)
+    return len(pmf) - 1 if k is None else max(k, a.min_throws, 1)
 
 
 def check_coverage(coverage: float) -> float:
@@ -95,19 +109,58 @@ def cells(size: int, values: np.ndarray) -> np.ndarray:
     return img
 
 
-def number_squares(ax: Axes, size: int, numbers: bool | None, color: str = "black") -> None:
+def cell_points(ax: Axes) -> float:
+    """The side of a board cell in points, as the axes stand (equal aspect)."""
+    box = ax.get_position()
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    width, height = cast("Figure", ax.figure).get_size_inches()
+    return 72.0 * min(box.width * width / (x1 - x0), box.height * height / (y1 - y0))
+
+
+def relative_luminance(rgb: Any) -> np.ndarray:
+    """WCAG 2 relative luminance of sRGB colours (the last axis R, G, B in 0..1)."""
+    c = np.asarray(rgb, dtype=float)[..., :3]
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return linear @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def contrast_ratio(a: Any, b: Any) -> np.ndarray:
+    """WCAG 2 contrast ratio of two colours (1 to 21; 4.5 is enough for small text)."""
+    la, lb = relative_luminance(a), relative_luminance(b)
+    return (np.maximum(la, lb) + 0.05) / (np.minimum(la, lb) + 0.05)
+
+
+def number_squares(ax: Axes, size: int, numbers: bool | None,
+                   background: np.ndarray | None = None) -> None:
+    """Square numbers, top left in each cell: black on a translucent white box, or, over
+    the cell colours ``background[k]`` (RGBA per square), black or white, whichever
+    contrasts more (at least 4.58:1)."""
     if numbers is None:
         numbers = size <= NUMBER_MAX_SIZE
     if not numbers:
         return
-    _, n = grid_shape(size)
-    fontsize = max(4.0, min(9.0, 90.0 / n))
+    fontsize = max(4.0, min(9.0, 0.3 * cell_points(ax)))  # "100" takes a third of a cell
     x, y = square_xy(np.arange(1, size + 1), size)
     box = {"boxstyle": "square,pad=0.08", "facecolor": "white", "alpha": 0.65,
            "linewidth": 0}
+    if background is not None:
+        dark = contrast_ratio(background, (1.0, 1.0, 1.0)) > contrast_ratio(background,
+                                                                             (0.0, 0.0, 0.0))
     for k, (xk, yk) in enumerate(zip(x.tolist(), y.tolist(), strict=True), start=1):
+        style = ({"color": "black", "alpha": 0.9, "bbox": box} if background is None
+                 else {"color": "white" if dark[k] else "black"})
         ax.text(xk - 0.42, yk + 0.42, str(k), fontsize=fontsize, ha="left", va="top",
-                color=color, alpha=0.9, zorder=NUMBER_ZORDER, bbox=box)
+                zorder=NUMBER_ZORDER, **style)
+
+
+def fit_board_figure(ax: Axes, *, colorbar: bool = False) -> None:
+    """Size a figure made by a board plot to the board drawn (its axes limits, legend
+    room included), laid out by matplotlib's constrained layout: no blank bands."""
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    width = BOARD_HEIGHT * (x1 - x0) / (y1 - y0) + (1.4 if colorbar else 0.0)
+    fig = cast("Figure", ax.figure)
+    fig.set_size_inches(width, BOARD_HEIGHT + 0.4)  # + the title
+    fig.set_layout_engine("constrained")
 
 
 def legend_beside_board(ax: Axes, handles: list, n: int, **kwargs: Any) -> Any:
@@ -127,13 +180,16 @@ def draw_jumps(ax: Axes, board: Board, *, alpha: float = 1.0,
     off = np.zeros(len(src), dtype=bool) if declined is None else np.asarray(declined, bool)
     xs, ys = square_xy(src, board.size)
     xd, yd = square_xy(dst, board.size)
+    dx, dy = ARROW_END
     _, n = grid_shape(board.size)
     width = max(0.6, min(2.5, 25.0 / n))
+    head = min(6 + 2 * width, 0.25 * cell_points(ax))  # small next to the square's labels
     for i in range(len(src)):
         ladder = dst[i] > src[i]
         kind = "declined" if off[i] else "ladder" if ladder else "snake"
         ann = ax.annotate(
-            "", xy=(float(xd[i]), float(yd[i])), xytext=(float(xs[i]), float(ys[i])),
+            "", xy=(float(xd[i]) + dx, float(yd[i]) + dy),
+            xytext=(float(xs[i]) + dx, float(ys[i]) + dy),
             arrowprops={
                 "arrowstyle": "-|>",
                 "color": "gray" if off[i] else LADDER_COLOR if ladder else SNAKE_COLOR,
@@ -142,7 +198,7 @@ def draw_jumps(ax: Axes, board: Board, *, alpha: float = 1.0,
                 "alpha": alpha,
                 "shrinkA": 0,
                 "shrinkB": 2,
-                "mutation_scale": 6 + 2 * width,
+                "mutation_scale": head,
                 "connectionstyle": "arc3,rad=0" if ladder else "arc3,rad=0.25",
             },
             annotation_clip=False,

@@ -16,7 +16,7 @@ from ..simulate import SimulationResult
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-from .common import DEFAULT_COVERAGE, as_analysis, axes, check_coverage, xmax
+from .common import DEFAULT_COVERAGE, as_analysis, axes, check_coverage, pmf_cdf, xmax
 
 #: Headroom above the tallest bar for the percentile labels (a fraction of its height),
 #: and the least distance between two labels (a fraction of the x range): closer ones merge.
@@ -101,8 +101,9 @@ def plot_distribution(
                              f"analysis, got {simulation.board!r} from {simulation.start}")
     ax = axes(ax, (8, 4.5))
     kmax = xmax(a, coverage)
+    pmf, cdf_values = pmf_cdf(a)
     k = np.arange(kmax + 1)
-    ax.bar(k, a.pmf[: kmax + 1], width=1.0, color=color, alpha=0.6, label="P(T = k)")
+    ax.bar(k, pmf[: kmax + 1], width=1.0, color=color, alpha=0.6, label="P(T = k)")
     if simulation is not None:
         freq = np.zeros(kmax + 1)
         emp = simulation.pmf[: kmax + 1]
@@ -122,7 +123,7 @@ def plot_distribution(
     marked = []
     at: dict[int, list[str]] = {}  # percentile labels by position
     for q in percentiles:
-        v = quantile(a.cdf, q / 100.0)
+        v = quantile(cdf_values, q / 100.0)
         if v is None:
             continue
         marked.append(f"p{q:g}")
@@ -156,7 +157,7 @@ def plot_distribution(
     legend_ax = ax
     if cdf:
         twin = ax.twinx()
-        line = twin.plot(k, a.cdf[: kmax + 1], color="C1", linewidth=2, label="P(T ≤ k)")
+        line = twin.plot(k, cdf_values[: kmax + 1], color="C1", linewidth=2, label="P(T ≤ k)")
         twin.set_ylim(0, 1.02)
         twin.set_ylabel("cumulative P(T ≤ k)")
         handles += line
@@ -251,7 +252,7 @@ def plot_compare(
     kmax = max(xmax(a, coverage) for a in analyses)
     for i, (a, name) in enumerate(zip(analyses, names, strict=True)):
         colour = f"C{i % 10}"
-        values = a.pmf if kind == "pmf" else a.cdf
+        values = pmf_cdf(a)[0 if kind == "pmf" else 1]
         k = np.arange(min(kmax + 1, len(values)))
         mean = f"mean {a.mean:.2f}" if np.isfinite(a.mean) else "mean ∞"
         ax.plot(k, values[: len(k)], drawstyle="steps-mid" if kind == "pmf" else "steps-post",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._core.grid import square_xy
 from .._core.text import dice_text, label
 from ..display.html import GOAL_COLOR, board_title
-from ..policy import PolicyResult
+from ..policy import FinishWithinResult, PolicyResult
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -18,8 +18,10 @@ from .common import (
     NUMBER_ZORDER,
     axes,
     board_frame,
+    cell_points,
     cells,
     draw_jumps,
+    fit_board_figure,
     legend_beside_board,
     number_squares,
     shows_zero,
@@ -27,36 +29,43 @@ from .common import (
 
 
 def plot_policy(
-    policy_result: PolicyResult,
+    policy_result: PolicyResult | FinishWithinResult,
     *,
     ax: Axes | None = None,
     numbers: bool | None = None,
     values: bool | None = None,
     title: str | None = None,
     legend: bool = True,
+    step: int = 0,
 ) -> Axes:
     """A policy map: the die chosen on every square, on the board's grid.
 
     Each square is coloured by the die the policy of
-    :func:`~snl_numeric.optimal_policy` throws there (labelled A, B, ... as
-    in the result's text form); the jumps are drawn as in
-    :func:`plot_board`, declined jumps (``optional_jumps=True``) as grey
-    dashed arrows.
+    :func:`~snl_numeric.optimal_policy` (or :func:`~snl_numeric.finish_within`)
+    throws there (labelled A, B, ... as in the result's text form); the jumps
+    are drawn as in :func:`plot_board`, declined jumps (``optional_jumps=True``)
+    as grey dashed arrows.
 
     Parameters
     ----------
-    policy_result : PolicyResult
+    policy_result : PolicyResult or FinishWithinResult
+        A :class:`~snl_numeric.FinishWithinResult`'s choice depends on the
+        throws left: ``step`` picks the throw drawn.
     ax : matplotlib Axes, optional
         Where to draw; a new figure by default.
     numbers : bool, optional
         Number the squares; by default when the board has at most
         :data:`NUMBER_MAX_SIZE` squares.
     values : bool, optional
-        Write the expected throws from each square under the policy in its
-        cell; by default when the board has at most 100 squares.
+        Write in each cell the expected throws from the square under the
+        policy (for a ``FinishWithinResult``: the chance to finish in the
+        throws left); by default when the board has at most 100 squares.
     title : str, optional
     legend : bool, default True
         Add a legend naming the dice.
+    step : int, default 0
+        For a ``FinishWithinResult``: the throw whose choice is drawn (0, the
+        first, has ``horizon`` throws left).
 
     Returns
     -------
@@ -72,11 +81,32 @@ def plot_policy(
     >>> ax = plot_policy(r)
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
     ['A = d6', 'B = 1-2']
+    >>> from snl_numeric import finish_within
+    >>> ax = plot_policy(finish_within(boards.get("milton-bradley"), ["1-3", "4-6"], 20))
+    >>> ax.get_title()
+    'Best chance to finish within 20 throws on milton-bradley: 0.7520 from square 0'
     """
-    if not isinstance(policy_result, PolicyResult):
-        raise TypeError("policy_result must be a PolicyResult, "
-                        f"got {type(policy_result).__name__}")
     r = policy_result
+    if isinstance(r, PolicyResult):
+        policy, take = r.policy, r.take
+        cell_values, value_format = r.expected, "{:.1f}"
+        what = "Optimal" if r.objective == "min" else "Worst"
+        default_title = (f"{what} play on {board_title(r.board)}: "
+                         f"{r.mean:.2f} expected throws from square {r.board.start}")
+    elif isinstance(r, FinishWithinResult):
+        if isinstance(step, bool) or not isinstance(step, int):
+            raise TypeError(f"step must be an integer, got {step!r}")
+        if not 0 <= step < r.horizon:
+            raise ValueError(f"step must be a throw in 0..{r.horizon - 1}, got {step}")
+        policy, take = r.policy[step], r.take[step]
+        cell_values, value_format = r.values[r.horizon - step], "{:.2f}"
+        default_title = (f"Best chance to finish within {r.horizon - step} throws on "
+                         f"{board_title(r.board)}: {cell_values[r.board.start]:.4f} "
+                         f"from square {r.board.start}")
+    else:
+        raise TypeError("policy_result must be a PolicyResult or a FinishWithinResult, "
+                        f"got {type(policy_result).__name__}")
+    created = ax is None
     ax = axes(ax, (8, 7))
     from matplotlib.colors import ListedColormap, to_rgba
     from matplotlib.patches import Patch, Rectangle
@@ -85,7 +115,7 @@ def plot_policy(
     size = board.size
     n_act = len(r.actions)
     colours = [to_rgba(f"C{i % 10}", 0.45) for i in range(n_act)]
-    choice = np.asarray(r.policy, dtype=float)
+    choice = np.asarray(policy, dtype=float)
     choice[choice < 0] = np.nan
     zero_shown = shows_zero(board)
     rows, n = board_frame(ax, size, zero_shown)
@@ -96,35 +126,35 @@ def plot_policy(
     ax.add_patch(Rectangle((float(gx) - 0.5, float(gy) - 0.5), 1, 1, facecolor=GOAL_COLOR,
                            edgecolor="none", zorder=0.5))
     if zero_shown:
-        ax.add_patch(Rectangle((-1.5, -0.5), 1, 1, facecolor=colours[int(r.policy[0])],
+        ax.add_patch(Rectangle((-1.5, -0.5), 1, 1, facecolor=colours[int(policy[0])],
                                edgecolor="gray", zorder=0.5))
-        ax.text(-1.0, -0.45, "0", ha="center", va="bottom", fontsize=7, color="gray")
+        ax.text(-1.42, 0.42, "0", ha="left", va="top", fontsize=7, color="gray")
+    if legend:
+        handles: list[Any] = [Patch(facecolor=colours[i], edgecolor="gray",
+                                    label=f"{label(i)} = {dice_text(d)}")
+                              for i, d in enumerate(r.actions)]
+        if not np.all(take):
+            from matplotlib.lines import Line2D
+
+            handles.append(Line2D([], [], color="gray", linestyle="--", label="declined jump"))
+        legend_beside_board(ax, handles, n, title="die thrown")
+    ax.set_title(title if title is not None else default_title)
+    if created:
+        fit_board_figure(ax)
     number_squares(ax, size, numbers)
     if values is None:
         values = size <= 100
     if values:
         x, y = square_xy(np.arange(size), size)
+        value_size = max(4.0, min(7.0, 0.22 * cell_points(ax)))
         for k in range(size):
             if k == 0 and not zero_shown:
                 continue
-            v = float(r.expected[k])
-            text = "∞" if not np.isfinite(v) else f"{v:.1f}"
-            ax.text(float(x[k]), float(y[k]) - 0.12, text, ha="center", va="center",
-                    fontsize=max(4.0, min(7.0, 70.0 / n)), color="dimgray",
+            v = float(cell_values[k])
+            text = "∞" if not np.isfinite(v) else value_format.format(v)
+            ax.text(float(x[k]), float(y[k]) - 0.28, text, ha="center", va="center",
+                    fontsize=value_size, color="dimgray",
                     zorder=NUMBER_ZORDER)  # over the arrows
-    draw_jumps(ax, board, declined=~np.asarray(r.take, dtype=bool))
-    if legend:
-        handles = [Patch(facecolor=colours[i], edgecolor="gray",
-                         label=f"{label(i)} = {dice_text(d)}")
-                   for i, d in enumerate(r.actions)]
-        if not np.all(r.take):
-            from matplotlib.lines import Line2D
-
-            handles.append(Line2D([], [], color="gray", linestyle="--", label="declined jump"))
-        legend_beside_board(ax, handles, n, title="die thrown")
-    what = "Optimal" if r.objective == "min" else "Worst"
-    ax.set_title(title if title is not None else
-                 f"{what} play on {board_title(board)}: "
-                 f"{r.mean:.2f} expected throws from square {board.start}")
+    draw_jumps(ax, board, declined=~np.asarray(take, dtype=bool))
     return ax
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -16,13 +16,15 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 #: What :func:`plot_race` can draw.
-RACE_PANELS = ("both", "value", "policy")
+RACE_PANELS = ("value", "policy", "both")
+#: The value map's colours: perceptually uniform and colour-vision-deficiency safe.
+VALUE_CMAP = "cividis"
 
 
 def plot_race(
     race_result: RaceResult,
     *,
-    which: str = "both",
+    which: str = "value",
     ax: Axes | Sequence[Axes] | None = None,
     title: str | None = None,
 ) -> Any:
@@ -30,7 +32,8 @@ def plot_race(
 
     Rows are the mover's square ``i`` (about to throw), columns the other
     player's square ``j``; the goal row and column are left out. The value map
-    colours ``value[i, j]`` from red (0) through yellow to green (1); the
+    colours ``value[i, j]`` from dark blue (0) to yellow (1) (``cividis``,
+    readable with every colour-vision deficiency and in greyscale); the
     policy map colours each position by the die thrown there (labelled A, B,
     ... as in the result's text form). The start position is circled.
 
@@ -38,15 +41,17 @@ def plot_race(
     ----------
     race_result : RaceResult
         From :func:`~snl_numeric.optimal_race`.
-    which : {"both", "value", "policy"}, default "both"
+    which : {"value", "policy", "both"}, default "value"
+        The map drawn; ``"both"`` draws the two side by side.
     ax : matplotlib Axes, or a pair of them for ``which="both"``, optional
         Where to draw; a new figure by default.
     title : str, optional
-        Title of the figure (``"both"``) or of the axes.
+        Title of the axes (of the figure for ``"both"``).
 
     Returns
     -------
-    matplotlib.axes.Axes, or a tuple of two for ``which="both"``
+    matplotlib.axes.Axes
+        The Axes drawn on (for ``which="both"``, the pair of them).
 
     Examples
     --------
@@ -55,7 +60,10 @@ def plot_race(
     >>> from snl_numeric import boards, optimal_race
     >>> from snl_numeric.plot import plot_race
     >>> r = optimal_race(boards.get("milton-bradley"), ["1-3", "4-6"])
-    >>> value_ax, policy_ax = plot_race(r)
+    >>> ax = plot_race(r)
+    >>> ax.get_title(), ax.images[0].get_cmap().name
+    ('Chance to win', 'cividis')
+    >>> policy_ax = plot_race(r, which="policy")
     >>> [t.get_text() for t in policy_ax.get_legend().get_texts()]
     ['A = 1-3', 'B = 4-6']
     """
@@ -69,7 +77,8 @@ def plot_race(
             plt = pyplot()
             fig, pair = plt.subplots(1, 2, figsize=(13, 5.5))
         else:
-            pair = list(np.ravel(ax)) if isinstance(ax, (Sequence, np.ndarray)) else [ax]
+            pair = list(np.ravel(cast(Any, ax))) if isinstance(ax, (Sequence, np.ndarray)) \
+                else [ax]
             if len(pair) != 2:
                 raise ValueError(f"which='both' draws on two Axes, got {len(pair)}")
             pair = [axes(a, (6, 5.5)) for a in pair]
@@ -103,7 +112,7 @@ def _frame(r: RaceResult, ax: Axes) -> None:
 
 def _value(r: RaceResult, ax: Axes, title: str | None) -> None:
     size = r.board.size
-    im = ax.imshow(r.value[:size, :size], origin="lower", cmap="RdYlGn", vmin=0.0, vmax=1.0,
+    im = ax.imshow(r.value[:size, :size], origin="lower", cmap=VALUE_CMAP, vmin=0.0, vmax=1.0,
                    interpolation="nearest", aspect="auto")
     ax.figure.colorbar(im, ax=ax, label="chance that the mover wins")
     _frame(r, ax)

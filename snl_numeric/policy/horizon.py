@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import numbers
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from .._core.deprecation import warn_renamed
 from .._core.memory import check_memory
 from .._core.numba_config import njit
 from ..board import Board
-from ..dice import Dice
+from ..dice import DiceLike
 from .problem import Problem, build_problem, check_common, jump_pairs
 from .result import FinishWithinResult
 
@@ -23,7 +23,7 @@ TIE = 1e-13
 
 def finish_within(
     board: Board,
-    actions: Sequence[Dice | Mapping[int, float] | str | None],
+    actions: Sequence[DiceLike | None],
     horizon: int | None = None,
     *,
     optional_jumps: bool = False,
@@ -45,7 +45,7 @@ def finish_within(
         line, ``.horizon`` on the result.
     optional_jumps : bool, default False
     k : int, optional
-        Deprecated spelling of ``horizon`` (removed in the next release).
+        Deprecated spelling of ``horizon`` (removed in snl_numeric 0.2.0).
 
     Returns
     -------
@@ -61,8 +61,7 @@ def finish_within(
     if k is not None:
         if horizon is not None:
             raise TypeError("give horizon only (k is its deprecated spelling), not both")
-        warnings.warn("finish_within(..., k=...) is now finish_within(..., horizon=...); k will "
-                      "be removed in the next release", DeprecationWarning, stacklevel=2)
+        warn_renamed("finish_within(..., k=...)", "finish_within(..., horizon=...)")
         horizon = k
     if horizon is None:
         raise TypeError("finish_within() missing the number of throws: horizon")

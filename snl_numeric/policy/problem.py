@@ -99,8 +99,7 @@ def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Probl
                  f"a decision problem over {n:,} squares x {len(dice)} dice x {width} faces")
     nxt = np.full((len(dice), n, width), goal, dtype=np.intp)
     probs = np.zeros((len(dice), width))
-    cb = None
-    for a, d in enumerate(dice):
+    for a, d in enumerate(dice):  # at least one die: the jump tables below come from cb
         try:  # the board's rules judge each die (e.g. a face too large for a bounce)
             cb = board.replace(dice=d).compiled
         except ValueError as exc:

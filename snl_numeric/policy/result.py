@@ -9,9 +9,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._core.deprecation import renamed_attribute
-from .._core.text import dice_text, label, n_dice
-from .._core.validation import json_float
+from .._core.deprecation import deprecated
+from .._core.text import dice_text, grid_text, label, n_dice
 from ..board import Board
 from ..dice import Dice
 from .evaluate import policy_table
@@ -95,7 +94,12 @@ class PolicyResult:
     mean: float
     convergence: Convergence
 
-    expected_start = renamed_attribute("PolicyResult", "expected_start", "mean")
+    @property
+    @deprecated("PolicyResult.expected_start is now PolicyResult.mean; "
+                "PolicyResult.expected_start will be removed in snl_numeric 0.2.0")
+    def expected_start(self) -> float:
+        """Deprecated: the old name of :attr:`mean` (removed in snl_numeric 0.2.0)."""
+        return self.mean
 
     @property
     def declined(self) -> list[tuple[int, int]]:
@@ -171,7 +175,7 @@ class PolicyResult:
         return policy_frame(self, kind)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary (arrays as lists, ``inf`` as ``"inf"``)."""
+        """A summary of Python numbers and lists (``math.inf`` where the goal is not reached)."""
         return {
             "board": self.board.to_dict(),
             "actions": [{"label": label(i), "dice": dice_text(d)}
@@ -179,11 +183,11 @@ class PolicyResult:
             "objective": self.objective,
             "optional_jumps": self.optional_jumps,
             "start": self.board.start,
-            "mean": json_float(self.mean),
+            "mean": self.mean,
             "policy": self.policy.tolist(),
             "jumps": [{"from": s, "to": d, "take": bool(t)}
                       for (s, d), t in zip(self.jumps, self.take, strict=True)],
-            "expected": [json_float(v) for v in self.expected.tolist()],
+            "expected": self.expected.tolist(),
             "convergence": {"method": self.convergence.method,
                             "iterations": self.convergence.iterations,
                             "residual": self.convergence.residual,
@@ -332,18 +336,7 @@ def _board_map(board: Board, policy: np.ndarray, jumps: Sequence[tuple[int, int]
         lab = "" if policy[x] < 0 else label(int(policy[x]))
         return f"{x:>{w}} {lab:<{labw}}{mark.get(x, ' ')}"
 
-    lines = []
-    if board.size == 100:
-        lines.append(f"  square 0 (off the board): die {label(int(policy[0]))}; "
-                     "square 1 is bottom left")
-        for r in range(9, -1, -1):
-            row = list(range(10 * r + 1, 10 * r + 11))
-            if r % 2:
-                row.reverse()
-            lines.append("  " + "  ".join(cell(x) for x in row))
-    else:
-        for lo in range(0, board.size + 1, 10):
-            lines.append("  " + "  ".join(cell(x) for x in range(lo, min(lo + 10,
-                                                                         board.size + 1))))
+    lines = [f"  square 0 (off the board): die {label(int(policy[0]))}; square 1 is bottom left"]
+    lines += grid_text(board.size, cell)
     lines.append("  (cell: square, die; ^ ladder, v snake, x jump declined)")
     return lines

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -11,7 +11,7 @@ from .._core.numba_config import njit
 from .._core.solve import WARN_ERROR
 from .._core.warn import warn_user
 from ..board import Board
-from ..dice import Dice
+from ..dice import DiceLike
 from .evaluate import face_sums, proper
 from .graph import sure_region, worst_region
 from .improve import improve
@@ -24,7 +24,7 @@ METHODS = ("policy", "value")
 
 def optimal_policy(
     board: Board,
-    actions: Sequence[Dice | Mapping[int, float] | str | None],
+    actions: Sequence[DiceLike | None],
     *,
     objective: str = "min",
     optional_jumps: bool = False,

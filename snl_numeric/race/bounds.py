@@ -339,7 +339,8 @@ def _certify_box(sides: _Sides, x: np.ndarray, delta: float, sigma: np.ndarray |
 
 
 def _estimated_pair(sides: _Sides, tol: float, max_sweeps: int, draws: bool
-                    ) -> tuple[tuple[np.ndarray, ...] | None, tuple[np.ndarray, ...] | None, int]:
+                    ) -> tuple[tuple[np.ndarray, ...] | None,
+                               tuple[np.ndarray, np.ndarray] | None, int]:
     """The symmetric game: estimate its value cheaply, then certify a box around the
     estimate (widening it if the sweeps do not land inside). Where a token can be kept
     from the goal (``draws``), the chance to win is certified through the policy read off
@@ -361,7 +362,7 @@ def _estimated_pair(sides: _Sides, tol: float, max_sweeps: int, draws: bool
         pair, used = _certify_box(sides, x, delta, sigma, max_sweeps - sweeps)
         sweeps += used
         if pair is not None:
-            return pair, None if sigma is None else (sigma, take), sweeps
+            return pair, None if sigma is None or take is None else (sigma, take), sweeps
         delta *= BOX_GROWTH
     return None, None, sweeps
 
@@ -396,7 +397,8 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
     if p.n_actions == 1 and not p.optional:  # nothing to choose: a Markov chain
         no_choice = FixedPlayer(np.zeros((size, size), dtype=np.int32),
                                 np.ones((len(p.src), size), dtype=np.bool_), False, "")
-        players = tuple(no_choice if pl is None else pl for pl in players)
+        first, second = players
+        players = (no_choice if first is None else first, no_choice if second is None else second)
     chain = players[0] is not None and players[1] is not None
     check_race_memory(size, 4 if symmetric else 8, sum(pl is not None for pl in players))
     sides = _Sides(t, players, symmetric)
@@ -452,7 +454,7 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
         if len(history) > RATE_AFTER and len(history) % RATE_WINDOW == 0:
             rate = _rate(history)
             needed = _sweeps_needed(width, rate, tol)
-            if chain and needed > CHAIN_SWEEPS and 2 * size * size <= MAX_STATES:
+            if live is not None and needed > CHAIN_SWEEPS and 2 * size * size <= MAX_STATES:
                 return _linear(t, sides, live, tol, sweeps)
             # stop when the rate of the last window (not twice as fast as the one before)
             # would not close the bracket within max_sweeps
@@ -537,7 +539,7 @@ def _draw_start(t: Tables, sides: _Sides, live: tuple[np.ndarray, np.ndarray] | 
     """
     mover, other = _alive_tables(t)
     win_hi, keep_lo = mover.copy(), 1.0 - other
-    if not chain:
+    if not chain or live is None:  # live: computed for a chain only
         if sides.symmetric:
             return win_hi, keep_lo, win_hi, keep_lo
         return win_hi, keep_lo, win_hi.copy(), keep_lo.copy()

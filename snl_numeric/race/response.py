@@ -130,7 +130,7 @@ def _table(diag: np.ndarray, t: Tables) -> np.ndarray:
 
 
 def _diag(table: np.ndarray, t: Tables, dtype: type = np.float64) -> np.ndarray:
-    out = np.empty(t.n_sq * t.n_sq, dtype=dtype)
+    out: np.ndarray = np.empty(t.n_sq * t.n_sq, dtype=dtype)
     to_diag_kernel(np.ascontiguousarray(table), t.base, out)
     return out
 

@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.text import dice_text, label, n_dice
-from .._core.validation import json_float
+from .._core.text import dice_text, grid_text, label, n_dice
 from ..board import Board
 from ..dice import Dice
 
@@ -120,13 +119,13 @@ class RaceResult:
             "optional_jumps": self.optional_jumps,
             "opponent": self.opponent,
             "start": self.board.start,
-            "win_probability": json_float(self.win_probability),
-            "lose_probability": json_float(self.lose_probability),
-            "no_winner": json_float(self.no_winner),
-            "win_probability_second": json_float(self.win_probability_second),
+            "win_probability": self.win_probability,
+            "lose_probability": self.lose_probability,
+            "no_winner": self.no_winner,
+            "win_probability_second": self.win_probability_second,
             "policy_start": int(self.policy[self.board.start, self.board.start]),
             "convergence": {"sweeps": self.convergence.sweeps,
-                            "bracket": json_float(self.convergence.bracket),
+                            "bracket": self.convergence.bracket,
                             "draw_bounds": self.convergence.draw_bounds,
                             "note": self.convergence.note},
         }
@@ -178,13 +177,17 @@ def choice_map(r: RaceResult) -> list[str]:
     size = r.board.size
     pol = r.policy[:size, :size]
     w = len(str(size))
-    cells = []
-    for i in range(size):
+    labw = max(len(label(i)) for i in range(len(r.dice)))
+
+    def die(i: int) -> str:
+        if i == size:
+            return " " * (labw + 1)
         counts = np.bincount(pol[i], minlength=len(r.dice))
         top = int(np.argmax(counts))
-        mark = " " if counts[top] == size else "*"
-        cells.append(f"{i:>{w}} {label(top)}{mark}")
-    lines = ["  " + "  ".join(cells[k:k + 10]) for k in range(0, size, 10)]
+        return f"{label(top):<{labw}}{' ' if counts[top] == size else '*'}"
+
+    lines = [f"  square 0 (off the board): die {die(0).rstrip()}; square 1 is bottom left"]
+    lines += grid_text(size, lambda i: f"{i:>{w}} {die(i)}")
     lines.append("  (own square, die; * the choice depends on the opponent's square, "
                  "the die shown is the most frequent)")
     return lines

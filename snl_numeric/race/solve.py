@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -11,7 +11,7 @@ import numpy as np
 from .._core.validation import flag, positive_int
 from .._core.warn import warn_user
 from ..board import Board
-from ..dice import Dice
+from ..dice import Dice, DiceLike
 from ..policy.problem import Problem, build_problem, check_common, jump_pairs
 from .bounds import Bounds, check_race_memory, solve_bounds
 from .kernels import from_diag_kernel, to_diag_kernel
@@ -22,7 +22,7 @@ from .response import best_response
 from .result import RaceConvergence, RaceResult
 from .tables import Tables, make_tables
 
-DiceList = Sequence[Dice | Mapping[int, float] | str | None]
+DiceList = Sequence[DiceLike | None]
 
 #: Default certificate: the bracket around every value must be narrower than this.
 DEFAULT_TOL = 1e-12
@@ -55,7 +55,7 @@ def _problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Problem:
 
 
 def _check_tol(tol: Any) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < tol < 1.0:
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < float(tol) < 1.0:
         raise ValueError(f"tol must be a number in (0, 1), got {tol!r}")
     return float(tol)
 

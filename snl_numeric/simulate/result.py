@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from .._core.validation import json_float
 from ..board import Board
 from .rng import BLOCKS
 
@@ -140,14 +139,13 @@ class SimulationResult:
         return simulation_frame(self, kind)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary (per-game arrays left out; ``inf``/``nan`` as strings)."""
+        """A summary of Python numbers and lists (per-game arrays left out; ``inf``/``nan``
+        stay floats)."""
         return {
             "board": self.board.to_dict(), "start": self.start, "games": self.games,
             "finished": self.finished, "censored": self.censored, "stranded": self.stranded,
-            "max_throws": self.max_throws, "mean": json_float(self.mean),
-            "variance": json_float(self.variance), "std": json_float(self.std),
-            "stderr": json_float(self.stderr),
-            "ci": [json_float(self.ci[0]), json_float(self.ci[1])], "confidence": self.confidence,
+            "max_throws": self.max_throws, "mean": self.mean, "variance": self.variance,
+            "std": self.std, "stderr": self.stderr, "ci": list(self.ci), "confidence": self.confidence,
             "min": self.min, "max": self.max, "histogram": self.histogram.tolist(),
             **({} if self.long_games is None else {"long_games": self.long_games.tolist()}),
             "total_throws": self.total_throws, "entropy": str(self.entropy),

@@ -156,7 +156,8 @@ class Solver:
         self._order(*self._structure(self.succ, self.probs, self.active, bmax), bmax, rotate)
 
     def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int, np.ndarray]:
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int, np.ndarray,
+                              np.ndarray]:
         block_start = np.empty(self.n + 1, dtype=np.int64)
         tcol = np.empty(self.n, dtype=np.int64)
         nb, k, levels = structure_kernel(succ, probs, self.pstride, active, bmax, block_start,
@@ -239,14 +240,14 @@ class Solver:
         return out
 
     def _sweep_t(self, rhs: np.ndarray, with_back: bool = False
-                 ) -> tuple[np.ndarray, np.ndarray | None]:
-        """``P^-T rhs`` and, if asked, ``R^T`` of it."""
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """``P^-T rhs`` and ``R^T`` of it (if asked; else an empty array)."""
         cols = np.ascontiguousarray(rhs.reshape(self.n, -1))
         out = np.empty(cols.shape)
         back = np.empty(cols.shape if with_back else (self.n, 0))
         block_solve_t_kernel(self._succ, self._probs, self.pstride, self._active,
                              self.block_start, self.offsets, self.lu, self.piv, cols, out, back)
-        return out.reshape(rhs.shape), (back.reshape(rhs.shape) if with_back else None)
+        return out.reshape(rhs.shape), (back.reshape(rhs.shape) if with_back else back)
 
     def _woodbury(self) -> None:
         rhs = np.zeros((self.n, self.k + 1))

@@ -1,0 +1,92 @@
+"""The documentation site (issue 27): it builds with warnings as errors, every public name
+has a page, and the examples in the user guide run as printed."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import snl_numeric
+from snl_numeric import Board
+from snl_numeric import batch as batch_module
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS))
+
+from api_pages import api_names  # noqa: E402
+
+PAGES = sorted(DOCS.glob("*.md")) + sorted((DOCS / "user_guide").glob("*.md"))
+
+
+def _examples(page: Path) -> str:
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+    return "\n".join(b for b in blocks if b.lstrip().startswith(">>>"))
+
+
+GUIDE = [p for p in PAGES if _examples(p)]
+
+
+def test_api_names_cover_every_public_name():
+    names = set(api_names())
+    for name in snl_numeric.__all__:
+        obj = getattr(snl_numeric, name)
+        if isinstance(obj, types.ModuleType):
+            assert {f"snl_numeric.{name}.{n}" for n in obj.__all__} <= names, name
+        else:
+            assert f"snl_numeric.{name}" in names
+
+
+@pytest.mark.slow
+def test_every_public_name_has_a_page(tmp_path):
+    """The reference part of the site, built as CI builds it (the tour not executed here:
+    CI's full build does that)."""
+    out = tmp_path / "html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html",
+         "-D", "nb_execution_mode=off", str(DOCS), str(out)],
+        capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for name in api_names():
+        page = out / "api" / "generated" / f"{name}.html"
+        assert page.exists(), name
+        short = name.rsplit(".", 1)[1]
+        assert re.search(rf'id="{re.escape(name)}"', page.read_text(encoding="utf-8")), short
+    index = (out / "api" / "index.html").read_text(encoding="utf-8")
+    assert all(f"generated/{name}.html" in index for name in api_names())
+
+
+def test_the_guide_has_examples():
+    assert {p.name for p in GUIDE} >= {"index.md", "rules.md", "formats.md", "accuracy.md"}
+
+
+@pytest.mark.parametrize("page", GUIDE, ids=lambda p: p.name)
+def test_guide_examples_run(page):
+    test = doctest.DocTestParser().get_doctest(_examples(page), {}, page.name, str(page), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0, f"{runner.failures} failing example(s) in {page.name}"
+
+
+def test_board_format_example_is_a_valid_board():
+    text = (DOCS / "user_guide" / "formats.md").read_text(encoding="utf-8")
+    (example,) = [b for b in re.findall(r"```json\n(.*?)```", text, flags=re.S)
+                  if '"format": "snl_numeric.board"' in b]
+    board = Board.from_dict(json.loads(example))
+    assert board.size == 100 and board.jumps == {1: 38, 16: 6} and board.overshoot == "exact"
+    assert board.dice.faces.tolist() == [1, 2, 3, 4]
+
+
+def test_documented_file_functions_exist():
+    formats = (DOCS / "user_guide" / "formats.md").read_text(encoding="utf-8")
+    for name in ("write_jsonl", "write_parquet", "read_boards", "read_results"):
+        assert f"{name}(" in formats and callable(getattr(batch_module, name))
+    install = (DOCS / "install.md").read_text(encoding="utf-8")
+    assert "snl warmup" in install and "NUMBA_CACHE_DIR" in install
