@@ -34,6 +34,7 @@ from snl_numeric import (
     report,
     simulate,
     to_networkx,
+    top_candidates,
     transition_matrix,
     win_probabilities,
 )
@@ -77,7 +78,9 @@ def main() -> None:
 
     imp = jump_impact(mb)
     assert_type(imp, JumpImpact)
-    assert [(a, b) for a, b, _ in jump_candidates(mb, kind="snake").top(2)] == [(94, 1), (94, 2)]
+    change = jump_candidates(mb, kind="snake")
+    assert_type(change, np.ndarray)
+    assert [(a, b) for a, b, _ in top_candidates(change, 2)] == [(94, 1), (94, 2)]
     page = report(mb, actions=["1-3", "4-6"])
     assert_type(page, str)
 
