@@ -48,7 +48,6 @@ from ._core.solve import (
     Solver,
     system_solver,
 )
-from ._core.vectorised import reachable_from
 from ._core.warn import warn_user
 from .board import Board, check_board, check_start
 from .compile import CompiledBoard
@@ -417,7 +416,7 @@ def visit_counts(cb: CompiledBoard, start: int) -> np.ndarray | None:
     _warn(_notes(sol.error, "expected visits"))
     visits = np.maximum(sol.x, 0.0)
     if isinstance(solver, DirectSolver):  # LU leaves roundings where no visit can be
-        visits[~reachable_from(cb.succ, start)] = 0.0
+        visits[~cb.reachable_from(start)] = 0.0
     return visits
 
 
