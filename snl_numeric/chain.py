@@ -48,7 +48,6 @@ from ._core.solve import (
     Solver,
     system_solver,
 )
-from ._core.vectorised import reachable_from
 from ._core.warn import warn_user
 from .board import Board, check_board, check_start
 from .compile import CompiledBoard
@@ -146,12 +145,12 @@ def fundamental(cb: CompiledBoard) -> DirectSolver | Solver:
 def mean_all(cb: CompiledBoard) -> np.ndarray:
     """Expected throws from every square (``inf`` off ``S``), read-only; warns (every
     call, cached or not) when they are not certified."""
-    mean, _, _, notes = _solved(cb)
+    mean, _, notes = _solved(cb)
     _warn(notes)
     return mean
 
 
-def _solved(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution, tuple[str, ...]]:
+def _solved(cb: CompiledBoard) -> tuple[np.ndarray, Solution, tuple[str, ...]]:
     return cb.cache.get("mean", lambda: _solve_mean(cb))
 
 
@@ -171,23 +170,32 @@ def _warn(notes: tuple[str, ...]) -> None:
         warn_user(note)
 
 
-def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution, tuple[str, ...]]:
+def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, Solution, tuple[str, ...]]:
     solver = fundamental(cb)
     mean = np.full(cb.n_states, np.inf)
     mean[cb.size] = 0.0
     notes: tuple[str, ...] = ()
     if solver.unknowns == 0:
         sol = Solution(np.zeros(cb.n_states), 0, 0.0, 0.0)
-        report = SolveReport("empty", 0, 0, 0, 0.0)
     else:
-        sol = solver.solve(solver.active.astype(np.float64), measure=True)
+        sol = solver.solve(solver.active.astype(np.float64))
         mean[solver.active] = sol.x[solver.active]
-        report = SolveReport(sol.method or solver.method, solver.unknowns, solver.k,
-                             sol.iterations, sol.residual, sol.error, float(sol.x.max()),
-                             solver.blocks)
         notes = _notes(sol.error, "expected throws", sol.x[solver.active])
     mean.flags.writeable = False
-    return mean, report, sol, notes
+    return mean, sol, notes
+
+
+def _report(cb: CompiledBoard) -> SolveReport:
+    """The :class:`SolveReport` of the expected throws (their backward error measured
+    again: the answers themselves do not need it)."""
+    solver = fundamental(cb)
+    if solver.unknowns == 0:
+        return SolveReport("empty", 0, 0, 0, 0.0)
+    sol = _solved(cb)[1]
+    if not sol.residual == sol.residual:  # not measured (NaN)
+        sol = solver.solve(solver.active.astype(np.float64), measure=True)
+    return SolveReport(sol.method or solver.method, solver.unknowns, solver.k, sol.iterations,
+                       sol.residual, sol.error, float(sol.x.max()), solver.blocks)
 
 
 def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
@@ -214,7 +222,7 @@ def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, tuple[str, ...]]:
     act = solver.active
     notes: tuple[str, ...] = ()
     if solver.unknowns:
-        mean, _, sol_t, _ = _solved(cb)
+        mean, sol_t, _ = _solved(cb)
         certain = act & _leaves(cb, act)
         thi, tlo, et = np.where(act, mean, 0.0), None, sol_t.error
         u, eu, t = _var_step(solver, thi, tlo, TARGET)
@@ -301,7 +309,8 @@ def solver_report(board: Board) -> SolveReport:
     >>> rep.method, rep.residual < 1e-13, rep.error_estimate < 1e-12
     ('gmres', True, True)
     """
-    return _solved(check_board(board).compiled)[1]
+    cb = check_board(board).compiled
+    return cb.cache.get("report", lambda: _report(cb))
 
 
 def expected_throws_all(board: Board) -> np.ndarray:
@@ -407,7 +416,7 @@ def visit_counts(cb: CompiledBoard, start: int) -> np.ndarray | None:
     _warn(_notes(sol.error, "expected visits"))
     visits = np.maximum(sol.x, 0.0)
     if isinstance(solver, DirectSolver):  # LU leaves roundings where no visit can be
-        visits[~reachable_from(cb.succ, start)] = 0.0
+        visits[~cb.reachable_from(start)] = 0.0
     return visits
 
 

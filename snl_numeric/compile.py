@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from ._core.memory import SMALL_REQUEST, check_memory, format_bytes
 from ._core.table import OVERSHOOT_CODES, reach_kernel, succ_table_kernel
 from ._core.validation import readonly
-from ._core.vectorised import ordinary, reach, succ_table
+from ._core.vectorised import ordinary, reach, reachable_from, succ_table
 
 if TYPE_CHECKING:
     from .board import Board
@@ -185,6 +185,16 @@ class CompiledBoard:
         sure = np.ones(self.n_states, dtype=np.bool_)
         sure.flags.writeable = False
         return sure
+
+    def reachable_from(self, start: int) -> np.ndarray:
+        """The squares a token on ``start`` can ever rest on (read-only, built once per
+        start)."""
+        return self.cache.get(f"reachable from {start}", lambda: self._reachable(start))
+
+    def _reachable(self, start: int) -> np.ndarray:
+        seen = reachable_from(self.succ, start)
+        seen.flags.writeable = False
+        return seen
 
     @property
     def ordinary(self) -> bool:

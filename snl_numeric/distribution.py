@@ -62,7 +62,8 @@ def pushed(cb: CompiledBoard, start: int, tail: float, max_throws: int) -> Pushe
     if not live[start]:
         return Pushed(np.array([0.0]), np.array([1.0]), 0.0, 1.0)
     if cb.ordinary:
-        pmf, on_board, lost = push(cb.succ, cb.probs, live, start, tail, max_throws)
+        pmf, on_board, lost = push(cb.succ, cb.probs, live & cb.reachable_from(start), start,
+                                   tail, max_throws)
     else:
         pmf, on_board, lost = _push_large(cb, live, start, tail, max_throws)
     return Pushed(pmf, on_board + lost, float(on_board[-1]), float(lost[-1]))

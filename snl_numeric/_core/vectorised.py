@@ -165,29 +165,36 @@ def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
     return seen
 
 
-def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int
-           ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray, np.ndarray]:
-    """The live squares (not the goal), ``Q`` among them (CSR), and per live square the
-    chance of finishing in one throw (``r``) and of moving off the live squares (``d``)."""
+def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int, dense: bool
+           ) -> tuple[np.ndarray, np.ndarray | sp.csr_matrix, np.ndarray, np.ndarray]:
+    """The live squares (not the goal), ``Q`` among them (a dense array, or CSR), and per
+    live square the chance of finishing in one throw (``r``) and of moving off the live
+    squares (``d``)."""
     n, k = succ.shape
-    states = np.flatnonzero(live & (np.arange(n) != goal))
-    pos = np.full(n, -1, dtype=np.intp)
-    pos[states] = np.arange(len(states))
+    states = np.flatnonzero(live)
+    states = states[states != goal]
+    m = len(states)
+    pos = np.full(n, m, dtype=np.intp)  # m: off the live squares
+    pos[states] = np.arange(m)
     dest = succ[states]
+    to = pos[dest]
     p = np.broadcast_to(probs, dest.shape)
     r = np.where(dest == goal, p, 0.0).sum(axis=1)
-    to = pos[dest]
-    d = np.where((to < 0) & (dest != goal), p, 0.0).sum(axis=1)
-    keep = to >= 0
-    rows = np.broadcast_to(np.arange(len(states))[:, None], dest.shape)
-    q = sp.csr_matrix((p[keep], (rows[keep], to[keep])), shape=(len(states),) * 2)
-    return states, q, r, d
+    d = np.where((to == m) & (dest != goal), p, 0.0).sum(axis=1)
+    if dense:
+        rows = np.arange(0, m * (m + 1), m + 1)[:, None]
+        q = np.bincount((rows + to).ravel(), weights=p.ravel(), minlength=m * (m + 1))
+        return states, np.ascontiguousarray(q.reshape(m, m + 1)[:, :m]), r, d
+    keep = to < m
+    rows = np.broadcast_to(np.arange(m)[:, None], to.shape)
+    return states, sp.csr_matrix((p[keep], (rows[keep], to[keep])), shape=(m, m)), r, d
 
 
 def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail: float,
          max_throws: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Push the mass from ``start`` (a live square that is not the goal) one throw at a
-    time until the live mass is below ``tail`` or for ``max_throws`` throws.
+    time until the live mass is below ``tail`` or for ``max_throws`` throws. ``live``:
+    the squares that can still finish (those ``start`` can reach will do).
 
     Returns ``(pmf, live_mass, lost)``, each of length ``K + 1``: ``pmf[k] = P(T = k)``,
     ``live_mass[k]`` the mass on the live squares after ``k`` throws and ``lost[k]`` the
@@ -203,18 +210,18 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     >>> pmf.tolist(), live.tolist()
     ([0.0, 0.5, 0.5], [1.0, 0.5, 0.0])
     """
-    states, q, r, d = _chain(succ, probs, live & reachable_from(succ, start), succ.shape[0] - 1)
-    m = len(states)
+    m = int(np.count_nonzero(live)) - bool(live[-1])
+    states, q, r, d = _chain(succ, probs, live, succ.shape[0] - 1, m <= DENSE_PUSH_MAX)
     readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)
     if m <= DENSE_PUSH_MAX:  # B throws per product: v Q^i (r, Q 1, d), i < B, then v Q^B
-        power, width = q.toarray(), 1
+        power, width = q, 1
         while width < BLOCK:
             readout = np.concatenate([readout, power @ readout], axis=1)
             power = power @ power
             width *= 2
         advance = power.__rmatmul__
     else:  # one sparse product per throw
-        width, advance = 1, q.T.tocsr().__matmul__
+        width, advance = 1, q.T.tocsr().__matmul__  # (v Q as Q^T v)
     v = np.zeros(m)
     v[np.searchsorted(states, start)] = 1.0
     parts = [np.array([[0.0, 1.0, 0.0]])]
