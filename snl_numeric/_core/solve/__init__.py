@@ -2,22 +2,22 @@
 
 - :mod:`.structured`: the structured solver (block-triangular sweeps plus a low-rank
   correction, GMRES at scale), Numba kernels in :mod:`.blocks` and :mod:`.krylov`;
-- :mod:`.moments`: the same method as one per-board Numba kernel, for batch analysis
-  and board design.
+- :mod:`.moments`: the Woodbury method run by the same kernels inside one per-board
+  Numba call, for batch analysis and board design.
 """
 
 from __future__ import annotations
 
-from .moments import moments_kernel, structured_moments
+from .blocks import UNIT_ROUNDOFF, step_variance_kernel
+from .moments import CANCELLATION, board_moments_kernel, structured_moments
 from .structured import (
-    CANCELLATION,
     SMALL_SYSTEM,
     TARGET_ERROR,
-    UNIT_ROUNDOFF,
     WARN_ERROR,
+    WOODBURY_BYTES,
     Solution,
     Solver,
-    step_variance_kernel,
+    solver_bytes,
 )
 
 
@@ -40,5 +40,6 @@ def system_solver(succ, probs, active) -> Solver:
     return Solver(succ, probs, active)
 
 
-__all__ = ["system_solver", "CANCELLATION", "SMALL_SYSTEM", "TARGET_ERROR", "UNIT_ROUNDOFF", "WARN_ERROR",
-           "Solution", "Solver", "moments_kernel", "step_variance_kernel", "structured_moments"]
+__all__ = ["system_solver", "CANCELLATION", "SMALL_SYSTEM", "TARGET_ERROR", "UNIT_ROUNDOFF",
+           "WARN_ERROR", "WOODBURY_BYTES", "Solution", "Solver", "board_moments_kernel",
+           "solver_bytes", "step_variance_kernel", "structured_moments"]

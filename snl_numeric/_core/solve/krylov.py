@@ -1,20 +1,27 @@
-"""Restarted GMRES for the solver family's capacitance systems (private).
+"""Restarted GMRES on the capacitance system of the structured solver (private).
 
-Hand-written rather than :func:`scipy.sparse.linalg.gmres`, which on these
-systems (tens of thousands of unknowns, one cheap sweep per step) spends many
-times the sweeps' cost in its Python loop and in threaded BLAS level-1 calls
-(measured 8 s of 12 s on a 10^6-square board on a busy 2-core machine); the
-Arnoldi step here is one serial Numba kernel.
+With ``A = P - R`` (:mod:`.blocks`), ``R = C E_D^T`` of rank ``k``, the solve
+``x = P^-1 (b + C y)`` is exact when ``y`` solves the ``k x k`` system
+``(I - E_D^T P^-1 C) y = (P^-1 b)[D]``; its operator costs one sweep of ``P^-1``.
+:func:`gmres_kernel` runs GMRES on it inside one compiled call (the Arnoldi
+step, the Givens rotations and the sweeps; its work arrays allocated once),
+rather than :func:`scipy.sparse.linalg.gmres`, whose Python loop and threaded
+level-1 BLAS calls cost many times the sweeps here (measured 8 s of 12 s on a
+10^6-square board on a busy 2-core machine).
+
+Stopping. The residual of ``x`` in the full system is ``b - A x = C rho`` with
+``rho`` the capacitance residual, and every row of ``C`` sums to at most the
+row's probability of moving: ``|b - A x| <= ||rho||_2`` row by row. GMRES knows
+``||rho||_2`` at every step, so it stops on the criterion the certificate uses
+(``max |r_i| / b_i``, see :mod:`.structured`): one solve certifies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
-import scipy.linalg as sla
 
 from ..numba_config import njit
+from .blocks import block_solve_t_kernel, sweep_kernel
 
 #: Below ``FLOOR`` (relative), stop after ``STALL`` steps that do not halve the residual:
 #: the rounding floor of the sweeps, where refinement takes over.
@@ -23,71 +30,102 @@ FLOOR = 1e-10
 
 
 @njit()
-def arnoldi_kernel(basis, j, w, h):  # pragma: no cover - jitted
-    """Orthogonalise ``w`` against ``basis[0 .. j]`` (modified Gram-Schmidt, twice) and
-    return its norm; ``h[i]`` receives the coefficient on ``basis[i]``."""
-    n = w.shape[0]
-    for i in range(j + 1):
-        h[i] = 0.0
-    for _ in range(2):
-        for i in range(j + 1):
-            s = 0.0
-            for t in range(n):
-                s += basis[i, t] * w[t]
-            h[i] += s
-            for t in range(n):
-                w[t] -= s * basis[i, t]
+def _norm(v):  # pragma: no cover - jitted
     s = 0.0
-    for t in range(n):
-        s += w[t] * w[t]
+    for t in range(v.shape[0]):
+        s += v[t] * v[t]
     return np.sqrt(s)
 
 
-def gmres(matvec: Callable[[np.ndarray], np.ndarray], rhs: np.ndarray, *, rtol: float,
-          restart: int, maxiter: int) -> tuple[np.ndarray, int]:
-    """Solve ``A x = rhs`` from ``x = 0``: returns ``(x, steps)``.
+@njit(error_model="numpy")
+def _apply(succ, probs, pstride, active, block_start, offsets, lu, piv, targets, trans, v,
+           zero, full, out, back, w):  # pragma: no cover - jitted
+    """``w = v - (P^-1 R E_D v)[D]`` (``trans``: ``v - (R^T P^-T E_D v)[D]``); ``full``
+    must be zero on entry and is left zero."""
+    k = targets.shape[0]
+    n = full.shape[0]
+    for a in range(k):
+        full[targets[a]] = v[a]
+    if trans:
+        block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv,
+                             full.reshape((n, 1)), out.reshape((n, 1)), back.reshape((n, 1)))
+        for a in range(k):
+            w[a] = v[a] - back[targets[a]]
+    else:
+        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, zero, full,
+                     out)
+        for a in range(k):
+            w[a] = v[a] - out[targets[a]]
+    for a in range(k):
+        full[targets[a]] = 0.0
 
-    Stops when ``||rhs - A x|| <= rtol ||rhs||`` (2-norms), after ``maxiter`` steps, or
-    once ``STALL`` steps pass without halving the residual below ``FLOOR``.
 
-    Examples
-    --------
-    >>> a = np.array([[2.0, 1.0], [0.0, 3.0]])
-    >>> x, steps = gmres(lambda v: a @ v, np.array([3.0, 3.0]), rtol=1e-12, restart=5,
-    ...                  maxiter=10)
-    >>> np.round(x, 12).tolist(), steps
-    ([1.0, 1.0], 2)
+@njit(error_model="numpy")
+def gmres_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, targets, trans,
+                 rhs, tol, restart, maxiter, y):  # pragma: no cover - jitted
+    """Solve the capacitance system for ``rhs`` into ``y`` from ``y = 0``; returns the
+    sweeps taken.
+
+    Stops when the residual's 2-norm is at most ``tol``, after ``maxiter`` sweeps, or
+    once ``STALL`` steps pass without halving the residual below ``FLOOR`` (relative to
+    ``rhs``).
     """
-    k = len(rhs)
-    x = np.zeros(k)
-    bnorm = float(np.sqrt(rhs @ rhs))
-    steps = 0
-    best, best_steps = bnorm, 0
+    n = succ.shape[0]
+    k = rhs.shape[0]
+    basis = np.empty((restart + 1, k))
+    hess = np.zeros((restart + 1, restart))
+    cs = np.zeros(restart)
+    sn = np.zeros(restart)
+    g = np.zeros(restart + 1)
+    h = np.empty(restart + 1)
+    coef = np.empty(restart)
+    zero = np.zeros(n)
+    full = np.zeros(n)
+    out = np.empty(n)
+    back = np.empty(n if trans else 0)
+    w = np.empty(k)
     r = rhs.copy()
+    y[:] = 0.0
+    bnorm = _norm(rhs)
+    steps = 0
+    best = bnorm
+    best_steps = 0
     while True:
-        beta = float(np.sqrt(r @ r))
-        if beta <= rtol * bnorm or steps >= maxiter:
-            return x, steps
-        basis = np.empty((restart + 1, k))
-        basis[0] = r / beta
-        hess = np.zeros((restart + 1, restart))
-        cs, sn = np.zeros(restart), np.zeros(restart)
-        g = np.zeros(restart + 1)
+        beta = _norm(r)
+        if beta <= tol or steps >= maxiter:
+            return steps
+        for t in range(k):
+            basis[0, t] = r[t] / beta
+        hess[:] = 0.0
+        g[:] = 0.0
         g[0] = beta
-        h = np.empty(restart + 1)
         j = 0
         while j < restart:
-            w = matvec(basis[j])
+            _apply(succ, probs, pstride, active, block_start, offsets, lu, piv, targets, trans,
+                   basis[j], zero, full, out, back, w)
             steps += 1
-            hn = arnoldi_kernel(basis, j, w, h)
-            col = np.append(h[: j + 1], hn)
+            # modified Gram-Schmidt, twice
+            h[: j + 1] = 0.0
+            for _ in range(2):
+                for i in range(j + 1):
+                    s = 0.0
+                    for t in range(k):
+                        s += basis[i, t] * w[t]
+                    h[i] += s
+                    for t in range(k):
+                        w[t] -= s * basis[i, t]
+            hn = _norm(w)
+            h[j + 1] = hn
             for i in range(j):  # the earlier Givens rotations
-                a, b = col[i], col[i + 1]
-                col[i], col[i + 1] = cs[i] * a + sn[i] * b, -sn[i] * a + cs[i] * b
-            rho = float(np.hypot(col[j], col[j + 1]))
-            cs[j], sn[j] = (col[j] / rho, col[j + 1] / rho) if rho > 0 else (1.0, 0.0)
-            col[j], col[j + 1] = rho, 0.0
-            hess[: j + 2, j] = col
+                a, b = h[i], h[i + 1]
+                h[i], h[i + 1] = cs[i] * a + sn[i] * b, -sn[i] * a + cs[i] * b
+            rho = np.hypot(h[j], h[j + 1])
+            if rho > 0:
+                cs[j], sn[j] = h[j] / rho, h[j + 1] / rho
+            else:
+                cs[j], sn[j] = 1.0, 0.0
+            h[j], h[j + 1] = rho, 0.0
+            hess[: j + 2, j] = h[: j + 2]
             g[j], g[j + 1] = cs[j] * g[j], -sn[j] * g[j]
             j += 1
             res = abs(g[j])
@@ -95,11 +133,20 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], rhs: np.ndarray, *, rtol: 
                 best, best_steps = res, steps
             elif steps - best_steps >= STALL and best < FLOOR * bnorm:
                 maxiter = steps
-            if hn == 0.0 or res <= rtol * bnorm or steps >= maxiter:
+            if hn == 0.0 or res <= tol or steps >= maxiter:
                 break
-            basis[j] = w / hn
-        y = sla.solve_triangular(hess[:j, :j], g[:j], check_finite=False)
+            for t in range(k):
+                basis[j, t] = w[t] / hn
+        for i in range(j - 1, -1, -1):  # the triangular least-squares solve
+            acc = g[i]
+            for c in range(i + 1, j):
+                acc -= hess[i, c] * coef[c]
+            coef[i] = acc / hess[i, i]
         for i in range(j):
-            x += y[i] * basis[i]
-        r = rhs - matvec(x)
+            for t in range(k):
+                y[t] += coef[i] * basis[i, t]
+        _apply(succ, probs, pstride, active, block_start, offsets, lu, piv, targets, trans, y,
+               zero, full, out, back, w)
         steps += 1
+        for t in range(k):
+            r[t] = rhs[t] - w[t]
