@@ -244,7 +244,9 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
             if active[x]:
                 acc = rhs[x]
                 row = x * pstride
-                for f in range(nf):
+                # the largest faces first: the nearest square, solved last, is added last,
+                # so the sum waits for it one addition only
+                for f in range(nf - 1, -1, -1):
                     y = succ[x, f]
                     if y > x:
                         acc += probs[row, f] * out[y]
@@ -399,6 +401,38 @@ def backward_columns_kernel(succ, probs, pstride, active, block_start, tcol, col
                     out[x, col0 - 1] += p
                 elif y < lo:
                     out[x, col0 + tcol[y]] += p
+
+
+@njit()
+def backward_moves_kernel(succ, probs, pstride, active, block_start,
+                          tcol):  # pragma: no cover - jitted
+    """``R = C E_D^T`` as the entries of ``C``: rows (squares, increasing), columns
+    (``tcol`` of the square landed on) and probabilities of the moves to lower blocks."""
+    nb = block_start.shape[0] - 1
+    nf = succ.shape[1]
+    rows = np.empty(0, dtype=np.int64)
+    cols = np.empty(0, dtype=np.int64)
+    vals = np.empty(0)
+    for fill in (False, True):  # count, then fill
+        count = 0
+        for b in range(nb):
+            lo = block_start[b]
+            for x in range(lo, block_start[b + 1]):
+                if not active[x]:
+                    continue
+                for f in range(nf):
+                    y = succ[x, f]
+                    if y < lo and active[y] and probs[x * pstride, f] != 0.0:
+                        if fill:
+                            rows[count] = x
+                            cols[count] = tcol[y]
+                            vals[count] = probs[x * pstride, f]
+                        count += 1
+        if not fill:
+            rows = np.empty(count, dtype=np.int64)
+            cols = np.empty(count, dtype=np.int64)
+            vals = np.empty(count)
+    return rows, cols, vals
 
 
 # -- the Woodbury correction ---------------------------------------------------------

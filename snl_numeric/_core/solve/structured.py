@@ -56,6 +56,7 @@ from .blocks import (
     UNIT_ROUNDOFF,
     a_priori_bound,
     backward_columns_kernel,
+    backward_moves_kernel,
     block_factor_kernel,
     block_solve_kernel,
     block_solve_t_kernel,
@@ -94,7 +95,7 @@ GMRES_RTOL = 1e-13
 CORRECTION_RTOL = 1e-6
 #: GMRES stops when the residual is below this fraction of what the certificate allows
 #: (the rest is left to the rounding of the final sweep).
-GMRES_MARGIN = 0.25
+GMRES_MARGIN = 0.5
 #: GMRES steps per solve at most (each one sweep over the board).
 MAX_ITERATIONS = 2000
 #: Steps between GMRES restarts at most (fewer when ``KRYLOV_BYTES`` says so). Restarting
@@ -234,6 +235,10 @@ class Solver:
             self._splu()
         elif method == "gmres":
             self.restart = int(min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1)))
+            tcol_d = np.full(n, -1, dtype=np.int64)
+            tcol_d[self.targets] = np.arange(k)
+            self.c_entries = backward_moves_kernel(succ, probs, self.pstride, active,
+                                                   self.block_start, tcol_d)
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
@@ -318,21 +323,22 @@ class Solver:
         return self._gmres(b, trans, tol)
 
     def _gmres(self, b: np.ndarray, trans: bool, tol: float) -> tuple[np.ndarray, int]:
-        """GMRES on the ``k x k`` capacitance system, one sweep per step, to a residual of
-        2-norm ``tol`` (negative: ``-tol`` relative to the capacitance right-hand side)."""
+        """GMRES on the ``k x k`` capacitance system, one sweep per step, until the residual
+        ``r = b - A x`` has ``max |r_i| / b_i <= tol`` (negative: until the capacitance
+        residual's 2-norm is at most ``-tol`` relative to its right-hand side's)."""
         d = self.targets
         if trans:
             rhs = self._sweep_t(b, True)[1][d]
         else:
             rhs = self._sweep(b)[d]
-        if tol < 0:
-            tol = -tol * float(np.sqrt(rhs @ rhs))
+        tol2, tol_rel = (-tol * float(np.sqrt(rhs @ rhs)), 0.0) if tol < 0 else (0.0, tol)
         y = np.zeros(self.k)
         steps = 0
         if np.any(rhs):
             steps = int(gmres_kernel(self._succ, self._probs, self.pstride, self._active,
                                      self.block_start, self.offsets, self.lu, self.piv, d,
-                                     trans, rhs, tol, self.restart, MAX_ITERATIONS, y))
+                                     trans, rhs, tol2, *self.c_entries, b, tol_rel,
+                                     self.restart, MAX_ITERATIONS, y))
         full = np.zeros(self.n)
         full[d] = y
         if trans:
@@ -353,6 +359,11 @@ class Solver:
                     self._second = Solver(self.succ, self._given_probs(), self.active,
                                           method="splu")
             return self._second
+
+    @property
+    def second(self) -> Solver | None:
+        """The second solver, once GMRES has needed it (else None)."""
+        return self._second
 
     def _given_probs(self) -> np.ndarray:
         return self.probs[0] if self.pstride == 0 else self.probs
@@ -431,14 +442,11 @@ class Solver:
         compute the residual even when the a priori bound already certifies the answer.
 
         GMRES stops on the certificate's criterion when it is componentwise (``b > 0``,
-        not transposed): a capacitance residual ``rho`` leaves ``|b - A x| <= ||rho||_2``
-        in every row (see :mod:`.krylov`), so ``||rho||_2 <= target * min(b)`` (less a
-        margin for the rounding of the last sweep) certifies the first answer."""
+        not transposed): ``max |r_i| / b_i`` below the target, less a margin for the
+        rounding of the last sweep (see :mod:`.krylov`), certifies the first answer."""
         act_b = b[self.active]
-        if not trans and target >= 1e-14 and act_b.min() > 0:
-            tol = GMRES_MARGIN * target * float(act_b.min())
-        else:
-            tol = -GMRES_RTOL
+        tol = (GMRES_MARGIN * target if not trans and target >= 1e-14 and act_b.min() > 0
+               else -GMRES_RTOL)
         x, steps = self._once(b, trans, tol)
         lo = np.zeros(self.n)
         if not np.all(np.isfinite(x[self.active])):  # beyond the largest double
