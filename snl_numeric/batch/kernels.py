@@ -127,10 +127,11 @@ def reach_rows_kernel(rows, first, step, problem, min_out, sure_out):  # pragma:
 
 @njit()
 def moments_rows_kernel(rows, first, step, problem, want_var, max_bytes, min_out, sure_out,
-                        mean_out, var_out, tmax_out, status):  # pragma: no cover - jitted
+                        mean_out, var_out, tmax_out, k_out, status):  # pragma: no cover
     """Fewest throws, whether the goal is sure, expected throws and (``want_var``)
     variance from each board's start; ``tmax_out[b]``: the largest expected throws over
-    the squares (for :func:`quantile_rows_kernel`; NaN when the start is not sure).
+    the squares (for :func:`quantile_rows_kernel`; NaN when the start is not sure);
+    ``k_out[b]``: its backward targets.
     Rows with a problem are skipped. A board whose Woodbury arrays would take more than
     ``max_bytes`` (or ``WOODBURY_BYTES``: beyond, the single-board solver's GMRES is
     faster), or with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``."""
@@ -151,7 +152,8 @@ def moments_rows_kernel(rows, first, step, problem, want_var, max_bytes, min_out
         var = np.empty(n)
         report = np.zeros(n, dtype=np.bool_)
         report[start] = True
-        if board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean, var):
+        k_out[b] = board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean, var)
+        if k_out[b] > kmax:
             status[b] |= NEEDS_SOLVER
             continue
         mean_out[b] = mean[start]

@@ -150,6 +150,7 @@ class _Out:
     q: np.ndarray
     mode: np.ndarray
     status: np.ndarray
+    targets: np.ndarray
 
 
 def _row_budget() -> int:
@@ -172,7 +173,7 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     out = _Out(np.zeros(n, np.int8), np.full(n, -1, np.int64),
                np.zeros(n, np.bool_), np.full(n, np.nan),
                np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
-               np.full(n, -1, np.int64), np.zeros(n, np.int8))
+               np.full(n, -1, np.int64), np.zeros(n, np.int8), np.zeros(n, np.int64))
     if not n:
         return out
     rows = board_rows(batch)
@@ -188,7 +189,7 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
 
     def moments(t: int) -> None:
         moments_rows_kernel(rows, t, shares, out.problem, want_var, max_bytes, out.min_throws,
-                            out.sure, out.mean, out.var, tmax, out.status)
+                            out.sure, out.mean, out.var, tmax, out.targets, out.status)
 
     def quantiles(t: int) -> None:
         quantile_rows_kernel(rows, t, shares, out.problem, tmax, levels, want_mode,
@@ -226,12 +227,13 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
     for i in np.flatnonzero((out.problem != 0) & ~error).tolist():
         error[i] = True
         messages[i] = _problem_message(batch, i, int(out.problem[i]))
-    for i in np.flatnonzero((out.status & NEEDS_SOLVER) & ~error).tolist():
+    for i in np.flatnonzero((out.status & NEEDS_SOLVER).astype(bool) & ~error).tolist():
         # too many backward targets for the per-board kernel: the single-board solver
         try:
             board = batch[i]
-            check_memory(table_bytes(board.size, len(board.dice.faces))
-                         + solver_bytes(board.size + 1, len(board.dice.faces)),
+            faces = len(board.dice.faces)
+            check_memory(table_bytes(board.size, faces)
+                         + solver_bytes(board.size + 1, faces, int(out.targets[i])),
                          f"board {chunk.offset + i} ({board.size + 1:,} squares)")
             mean, var = moments(board.compiled)
         except MemoryError as exc:

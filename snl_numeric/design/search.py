@@ -81,10 +81,6 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
     probe = Board(size, start=start, overshoot=overshoot, chain=chain, dice=dice)  # validates
     if probe.start == size:
         raise ValueError(f"start must be a square below the goal {size}, got {start}")
-    # the allowed squares, and per thread a candidate's successor table and solve
-    threads = default_threads()
-    check_memory((size + 1) * (2 + threads * (8 * len(probe.dice.faces) + 96)),
-                 f"designing a board of {size + 1:,} squares on {threads} threads")
     min_len = _count(min_length, "min_length", 1)
     max_len = size if max_length is None else _count(max_length, "max_length", 1)
     if min_len > max_len:
@@ -141,6 +137,26 @@ def _effective_die(board: Board) -> tuple[np.ndarray, np.ndarray]:
         probs = np.append(probs[~beyond], math.fsum(probs[beyond]))
     return (np.ascontiguousarray(faces, dtype=np.int64),
             np.ascontiguousarray(probs, dtype=np.float64).reshape(1, -1))
+
+
+#: Bytes of one annealing chain or local-search start besides its arrays: its seed
+#: sequences and random generator (Python objects, about 4.3 KB measured).
+_CHAIN_BYTES = 4608
+
+
+def _search_bytes(p: _Problem, method: str, iterations: int, chains: int, batch: int) -> int:
+    """Peak bytes of a search: per thread a candidate's evaluation (the tables of
+    :func:`_scratch` and the per-board solve, whose Woodbury arrays have a column per
+    backward target: at most the snakes and the faces), per chain its objects and
+    layouts, the trace, and for the local search the neighbourhood and a batch."""
+    n = p.size + 1
+    faces = p.space.faces.shape[0]
+    per_square = 8 * faces + 200 + 16 * (p.n_snakes + faces + 2)
+    need = n * (2 + default_threads() * per_square)
+    need += chains * (_CHAIN_BYTES + 48 * p.k + 96) + 16 * iterations
+    if method == "local":
+        need += 32 * p.k * (4 * p.size + p.k + 4) + batch * (16 * p.k + 16)
+    return need
 
 
 def _destinations(s, snake, size, allowed, min_len, max_len) -> np.ndarray:
@@ -515,6 +531,9 @@ def design_board(
     batch = _count(batch, "batch", 1)
     p = _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot, chain,
                dice, start)
+    check_memory(_search_bytes(p, method, iterations, chains, batch),
+                 f"a search of {chains:,} chains x {iterations:,} iterations (method "
+                 f"{method!r}, batch {batch:,}) on a board of {size + 1:,} squares")
     name = "target" if target is not None else objective
     mode = _MODES[name]
     tgt = float(target) if target is not None else 0.0

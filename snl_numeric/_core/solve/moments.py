@@ -54,8 +54,8 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     ``mean`` and ``var`` (``inf`` where the goal is not sure, 0 on the goal).
 
     ``probs`` is one die, ``(1, faces)``. The variance's cancellation fallback runs when
-    a square of ``report`` cancels (and then fixes every square that does). Returns 0,
-    or 1 (nothing written) when the board has more than ``kmax`` backward targets.
+    a square of ``report`` cancels (and then fixes every square that does). Returns the
+    number of backward targets ``k``; nothing is written when it is above ``kmax``.
     """
     n, nf = succ.shape
     active = sure.copy()
@@ -64,7 +64,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     tcol = np.empty(n, dtype=np.int64)
     nb, k, levels = structure_kernel(succ, probs, 0, active, 1, block_start, tcol)
     if k > kmax:
-        return 1
+        return k
     offsets = np.zeros(nb, dtype=np.int64)
     lu = np.empty(0)
     piv = np.empty(n)
@@ -92,7 +92,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         mean[x] = t[x] if active[x] else (0.0 if x == n - 1 else np.inf)
         var[x] = np.nan if active[x] else mean[x]
     if not want_var:
-        return 0
+        return k
     u = np.empty(n)
     sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, t * rowsum, _NO_BACK,
                  u)
@@ -126,7 +126,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     for x in range(n):
         if var[x] < 0.0:
             var[x] = 0.0
-    return 0
+    return k
 
 
 def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray,

@@ -104,9 +104,10 @@ MAX_ITERATIONS = 2000
 RESTART_MAX = 1000
 #: GMRES keeps ``restart + 1`` vectors of length ``k``: at most this many bytes of them.
 KRYLOV_BYTES = 1 << 28
-#: Bytes per square of a solver and its certified solves, besides ``8 * faces`` (a
-#: rotated copy of the table): see :func:`solver_bytes`.
-SOLVE_BYTES = 320
+#: Bytes per square of a solver and its certified solves (see :func:`solver_bytes`).
+SOLVE_BYTES = 150
+#: GMRES steps whose basis vectors :func:`solver_bytes` counts.
+GMRES_STEPS = 64
 _EPS = UNIT_ROUNDOFF
 _NO_BACK = np.zeros(0)
 _DD_EPS = 2.0**-104
@@ -173,7 +174,7 @@ class Solver:
         rowsum = self.probs[:, 0].copy()  # summed face by face, as the pivots are
         for f in range(1, nf):
             rowsum += self.probs[:, f]
-        self.rowsum = np.broadcast_to(rowsum, (n,)).copy()
+        self.rowsum = rowsum  # shape (n,), or (1,) for one die
         self._lock = threading.Lock()
         self._tmax: float | None = None
         self._second: Solver | None = None
@@ -503,12 +504,22 @@ class Solver:
         return self._tmax
 
 
-def solver_bytes(n: int, faces: int) -> int:
-    """Peak bytes of a :class:`Solver` of ``n`` squares and ``faces`` faces and of the
-    solves of the moments (the successor table aside): per square the structure, the
-    factors and the vectors of a certified solve, plus the most the Woodbury arrays or the
-    GMRES basis may take."""
-    return n * (8 * faces + SOLVE_BYTES) + 2 * WOODBURY_BYTES
+def solver_bytes(n: int, faces: int, k: int) -> int:
+    """Peak bytes of a :class:`Solver` of ``n`` squares, ``faces`` faces and ``k`` backward
+    targets, with the certified solves of the moments (the successor table aside): per
+    square its structure, factors and solve vectors (and a rotated copy of the table when
+    GMRES is used); the Woodbury arrays ``W`` (``n x (k + 1)``, twice while they are
+    formed) or, for GMRES, ``C``'s entries, work vectors and the basis vectors of
+    :data:`GMRES_STEPS` steps (a basis of up to ``restart + 1`` vectors is reserved, and
+    only the vectors used take memory: about 40 on random boards of 10^4-10^7 squares;
+    a slow-mixing board may use up to :data:`KRYLOV_BYTES` more)."""
+    need = n * SOLVE_BYTES
+    if (k <= WOODBURY_MAX or n <= SMALL_SYSTEM) and 8 * n * k <= WOODBURY_BYTES:
+        need += 16 * n * (k + 1) + 8 * k * k
+    elif k:
+        restart = min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1))
+        need += 8 * n * faces + 8 * min(restart + 1, GMRES_STEPS) * k + 24 * faces * k + 32 * n
+    return need
 
 
 def _dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
