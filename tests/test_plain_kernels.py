@@ -53,9 +53,10 @@ def _moments(board: Board, report: np.ndarray | None = None):
 @given(board_strategy(max_size=25))
 def test_per_board_kernel_matches_the_dense_solve(board):
     mean, var = _moments(board)
+    dice = dict(zip(board.dice.faces.tolist(), board.dice.probs.tolist(), strict=True))
     for x in range(board.size + 1):
         ref = naive.batch_row(board.size, board.jumps, start=x, overshoot=board.overshoot,
-                              chain=board.chain, dice=dict(zip(board.dice.faces.tolist(), board.dice.probs.tolist())))
+                              chain=board.chain, dice=dice)
         if math.isinf(ref["mean"]):
             assert mean[x] == np.inf and var[x] == np.inf
             continue
