@@ -480,10 +480,16 @@ class Solver:
     def _bound(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
                ) -> tuple[float, float]:
         """Certified relative error of ``x + lo`` and its normwise backward error."""
-        r, size = self._residual(b, x, lo, trans)
+        err, size = self._residual(b, x, lo, trans)
+        np.abs(err, out=err)  # in place: a bound of huge boards makes few temporaries
+        size *= (self.succ.shape[1] * 2 + 6) * _DD_EPS
+        err += size
+        del size
         act = self.active
-        err = np.abs(r[act]) + (self.succ.shape[1] * 2 + 6) * _DD_EPS * size[act]
-        xs = np.abs(x[act] + lo[act])
+        err = err[act]
+        xs = x[act]
+        xs += lo[act]
+        np.abs(xs, out=xs)
         scale = 2.0 * xs.max() + np.abs(b[act]).max()
         backward = float(err.max() / scale) if scale > 0 else 0.0
         bs = b[act]
