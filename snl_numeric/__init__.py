@@ -11,6 +11,7 @@ Examples
 from __future__ import annotations
 
 from . import boards, maze, plot
+from ._core.version import VERSION as __version__  # noqa: F401 - the one version
 from .analysis import Analysis, analyze
 from .batch import BoardBatch, analyze_many
 from .board import Board
@@ -19,21 +20,21 @@ from .chain import (
     expected_throws,
     expected_throws_all,
     finish_probability,
-    length_distribution,
     solver_report,
     throws_variance,
     throws_variance_all,
 )
 from .design import DesignResult, design_board
 from .dice import Dice
+from .distribution import length_distribution
+from .impact import JumpCandidates, JumpImpact, jump_candidates, jump_impact
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .race import RaceResult, optimal_race, race_value
+from .report import report
 from .shortest import min_throws, shortest_path, throw_distances
 from .simulate import SimulationResult, simulate
 from .warmup import cache_dir, warmup
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Analysis",
@@ -43,6 +44,8 @@ __all__ = [
     "Dice",
     "FinishWithinResult",
     "GameLength",
+    "JumpCandidates",
+    "JumpImpact",
     "PolicyResult",
     "RaceResult",
     "SimulationResult",
@@ -57,6 +60,8 @@ __all__ = [
     "expected_throws_all",
     "finish_probability",
     "finish_within",
+    "jump_candidates",
+    "jump_impact",
     "length_distribution",
     "maze",
     "min_throws",
@@ -64,6 +69,7 @@ __all__ = [
     "optimal_race",
     "plot",
     "race_value",
+    "report",
     "shortest_path",
     "simulate",
     "solver_report",

@@ -13,13 +13,8 @@ import numpy as np
 from ._core.table import quantile
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, json_float, shown
 from .board import Board, check_board, check_start
-from .chain import (
-    finish_probability,
-    jump_use,
-    moments,
-    pmf_within,
-    visit_counts,
-)
+from .chain import finish_probability, jump_use, moments, visit_counts
+from .distribution import pushed
 from .shortest import min_throws, shortest_path
 
 __all__ = ["Analysis", "analyze", "DEFAULT_PERCENTILES"]
@@ -49,14 +44,16 @@ class Analysis:
     finish_probability : float
         Probability that the goal is ever reached.
     median, mode : int or None
-        Of ``T``; ``None`` when undefined (the goal may never be reached).
+        Of ``T``; ``None`` when undefined (the goal may never be reached) or not decided
+        within ``max_throws`` throws.
     percentiles : dict
         ``{q: smallest k with P(T <= k) >= q / 100}``; a value is ``None``
         when that probability is never reached.
     pmf, cdf : ndarray or None
         ``pmf[k] = P(T = k)`` up to the tail tolerance; ``cdf`` its running sum
-        (at most 1). ``None`` (with ``median``, ``mode`` and the percentiles) when
-        the tail did not fall below ``tail`` within ``max_throws`` throws: see ``note``.
+        (at most 1). ``None`` when the tail did not fall below ``tail`` within
+        ``max_throws`` throws (see ``note``); the median, mode and percentiles are then
+        given where that many throws decide them, ``None`` beyond.
     expected_visits : ndarray or None
         Expected number of throws made from each square (they sum to
         ``mean``); ``None`` when ``mean`` is infinite.
@@ -215,15 +212,18 @@ def analyze(
     mean_all, var_all = moments(cb)
     mean, var = float(mean_all[start]), float(var_all[start])
     tail = check_tail(tail, max_throws)
-    pmf, remaining = pmf_within(cb, start, tail, int(max_throws))
+    pushed_ = pushed(cb, start, tail, int(max_throws))
+    pmf, remaining = pushed_.pmf, pushed_.remaining
+    cdf = np.minimum(np.cumsum(pmf), 1.0)
+    # a later throw finishes with at most the remaining mass: the mode is known once the
+    # largest probability so far exceeds it (as analyze_many decides)
+    mode = int(np.argmax(pmf)) if pmf.max() > remaining * (1.0 + 1e-9) else None
     note = ""
     if remaining >= tail:
-        note = (f"the distribution was not computed: the tail did not fall below {tail:g} "
+        note = (f"the distribution was not completed: the tail did not fall below {tail:g} "
                 f"within max_throws={int(max_throws)} throws (remaining mass "
-                f"{remaining:.3g}); raise max_throws or tail")
-        pmf = cdf = None
-    else:
-        cdf = np.minimum(np.cumsum(pmf), 1.0)
+                f"{remaining:.3g}; percentiles beyond P(T <= {len(pmf) - 1}) = "
+                f"{cdf[-1]:.3g} are None); raise max_throws or tail")
     visits = uses = probs = None
     if math.isfinite(mean):
         visits = visit_counts(cb, start)
@@ -234,6 +234,10 @@ def analyze(
         probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
         for arr in (visits,):
             arr.flags.writeable = False
+    median = quantile(cdf, 0.5)
+    levels = {q: quantile(cdf, q / 100.0) for q in percentiles}
+    if note:
+        pmf = cdf = None
     for arr in (pmf, cdf):
         if arr is not None:
             arr.flags.writeable = False
@@ -247,9 +251,9 @@ def analyze(
         variance=var,
         std=math.sqrt(var),
         finish_probability=finish_probability(board, start),
-        median=None if cdf is None else quantile(cdf, 0.5),
-        mode=int(np.argmax(pmf)) if pmf is not None and pmf.sum() > 0 else None,
-        percentiles={q: None if cdf is None else quantile(cdf, q / 100.0) for q in percentiles},
+        median=median,
+        mode=mode,
+        percentiles=levels,
         pmf=pmf,
         cdf=cdf,
         expected_visits=visits,

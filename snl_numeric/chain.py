@@ -15,20 +15,20 @@ cannot be reached) has expectation and variance ``inf``. ``S`` is found by
 two breadth-first passes over the reversed adjacency: squares that can reach
 the goal, then squares that can reach a square that cannot.
 
-``I - Q_SS`` is factorised once per board and cached on the compiled board
-by the core's solver family (:mod:`snl_numeric._core.solve`): throws mostly
-move forward, so ``I - Q`` is a block upper triangular matrix (one sweep over
-the successor table) corrected by a term whose rank is the number of distinct
-squares that snakes and bounces lead back to; every pivot is a sum of
-probabilities of moving (never a difference), so answers keep their relative
-accuracy however large they are, and every solve states a certified error
-bound (:func:`solver_report`). Answers certified only above ``1e-10``
-(relative) come with a ``RuntimeWarning`` that states the bound.
+``I - Q_SS`` is factorised once per board and cached on the compiled board by the
+core's one solver entry (:mod:`snl_numeric._core.solve`). An ordinary board is solved by
+LAPACK/SuperLU with nothing compiled; one factorisation serves every right-hand side (the
+mean, the variance, visits, every jump-use row at once), and every answer is certified by
+its residual (``(I - Q)^-1 >= 0`` and ``||(I - Q)^-1||_inf = max(t)``), computed in
+double-double and refined where needed, with a cancellation-free (GTH) elimination where LU
+cannot be certified. A large board is solved by the structured solver: throws mostly move
+forward, so ``I - Q`` is block upper triangular (one sweep) corrected by a low-rank term
+whose rank is the number of distinct squares that snakes and bounces lead back to, every
+pivot a sum of probabilities of moving. Every solve states a certified error bound
+(:func:`solver_report`); answers certified only above ``1e-10`` (relative) come with a
+``RuntimeWarning`` that states the bound.
 
-The distribution of the number of throws ``T``
-comes from pushing the probability mass through the successor table, one
-throw at a time, in a Numba kernel that only visits the band of squares
-holding mass, until the mass that can still finish is below ``tail``.
+The distribution of the number of throws is in :mod:`snl_numeric.distribution`.
 """
 
 from __future__ import annotations
@@ -40,14 +40,15 @@ import numpy as np
 
 from ._core.memory import check_memory
 from ._core.solve import (
+    CANCELLATION,
+    TARGET_ERROR,
     WARN_ERROR,
+    DirectSolver,
     Solution,
     Solver,
-    step_variance_kernel,
     system_solver,
 )
-from ._core.table import push_kernel
-from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
+from ._core.vectorised import reachable_from
 from ._core.warn import warn_user
 from .board import Board, check_board, check_start
 from .compile import CompiledBoard
@@ -59,7 +60,6 @@ __all__ = [
     "expected_throws_all",
     "throws_variance",
     "throws_variance_all",
-    "length_distribution",
     "finish_probability",
 ]
 
@@ -72,16 +72,18 @@ class SolveReport:
     Attributes
     ----------
     method : str
-        ``"empty"`` (nothing to solve), ``"triangular"`` (no backward move leaves
-        a block of squares: one sweep), ``"woodbury"`` (one sweep plus a
-        low-rank correction eliminated exactly), ``"gmres"`` (GMRES on the
-        correction, each step one sweep, refined) or ``"splu"`` (SciPy's sparse
-        LU, when GMRES stalled).
+        ``"empty"`` (nothing to solve). An ordinary board: ``"lu"`` (LAPACK's dense LU),
+        ``"splu"`` (SciPy's sparse LU) or ``"gth"`` (GTH elimination, where the LU
+        answer could not be certified), each refined in double-double as needed. A
+        large board: ``"triangular"`` (no backward move leaves a block of squares: one
+        sweep), ``"woodbury"`` (one sweep plus a low-rank correction eliminated
+        exactly), ``"gmres"`` (GMRES on the correction, each step one sweep, refined) or
+        ``"splu"``.
     unknowns : int
         Squares in the system (those reaching the goal with probability 1).
     backward_targets : int
-        Distinct squares that backward moves between blocks lead to (the rank
-        of the correction).
+        Distinct squares that backward moves (between blocks, on a large board) lead
+        to: the rank of the structured solver's correction.
     iterations : int
         GMRES steps (one sweep over the board each); 0 for direct methods.
     residual : float
@@ -89,8 +91,9 @@ class SolveReport:
         ``||1 - (I - Q) t||_inf / (||I - Q||_inf ||t||_inf + 1)``.
     error_estimate : float
         A certified bound on the relative error of every entry of ``t`` (from a
-        residual computed in double-double arithmetic and ``(I - Q)^-1 >= 0``,
-        or from the cancellation-free elimination's a priori bound).
+        residual with a bound on its own rounding, in double-double where needed, and
+        ``(I - Q)^-1 >= 0``, or from the cancellation-free elimination's a priori
+        bound), the rounding of the dice's row sums and of the answer included.
     condition : float
         ``max(t)``, the exact infinity norm of ``(I - Q_SS)^-1``.
     blocks : int
@@ -113,7 +116,7 @@ class SolveReport:
         --------
         >>> from snl_numeric import boards, solver_report
         >>> solver_report(boards.get("seed-30")).to_frame()["method"].item()
-        'woodbury'
+        'lu'
         """
         from .display.frames import record_frame
 
@@ -127,12 +130,12 @@ class SolveReport:
 
 def sure_states(cb: CompiledBoard) -> np.ndarray:
     """Boolean mask of squares that reach the goal with probability 1."""
-    return cb.reach[1]
+    return cb.sure
 
 
-def fundamental(cb: CompiledBoard) -> Solver:
+def fundamental(cb: CompiledBoard) -> DirectSolver | Solver:
     """The solver of ``I - Q`` restricted to the sure squares, built once per board."""
-    def build() -> Solver:
+    def build() -> DirectSolver | Solver:
         system = sure_states(cb).copy()
         system[cb.size] = False
         return system_solver(cb.succ, cb.probs, system)
@@ -179,8 +182,9 @@ def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, SolveReport, Solution, t
     else:
         sol = solver.solve(solver.active.astype(np.float64), measure=True)
         mean[solver.active] = sol.x[solver.active]
-        report = SolveReport(solver.method, solver.unknowns, solver.k, sol.iterations,
-                             sol.residual, sol.error, float(sol.x.max()), solver.blocks)
+        report = SolveReport(sol.method or solver.method, solver.unknowns, solver.k,
+                             sol.iterations, sol.residual, sol.error, float(sol.x.max()),
+                             solver.blocks)
         notes = _notes(sol.error, "expected throws", sol.x[solver.active])
     mean.flags.writeable = False
     return mean, report, sol, notes
@@ -196,37 +200,78 @@ def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, tuple[str, ...]]:
-    """``var = 2 u - t - t**2`` with ``u = N t``, except on squares where that would cancel
+    """``var = 2 u - t - t**2`` with ``u = N t`` (``t`` refined to double-double, and ``u``
+    solved more tightly, when their errors would leave the variances certified above
+    ``TARGET``), except on squares where that would cancel
     (``var`` below ``t**2 / CANCELLATION``): there ``var = N w`` with
     ``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw, a
-    non-negative right-hand side. ``t`` is refined to double-double first, so both ``u``
-    and the differences in ``w`` start from ``t`` exact to about ``2**-100``."""
+    non-negative right-hand side, from ``t`` refined to double-double (so the differences
+    in ``w`` are exact to about ``2**-100``). A square whose every throw leaves the system
+    has ``t = 1`` and variance 0 exactly."""
     solver = fundamental(cb)
     var = np.full(cb.n_states, np.inf)
     var[cb.size] = 0.0
     act = solver.active
     notes: tuple[str, ...] = ()
     if solver.unknowns:
-        thi, tlo = solver.refined(act.astype(np.float64))
-        sol = solver.solve(thi, target=1e-13)
-        with np.errstate(over="ignore", invalid="ignore"):  # t**2 beyond the largest double
-            v = 2.0 * sol.x - thi - thi * thi
-            # the bound below stays under WARN_ERROR; NaN/inf (overflow) are solved too
-            cancel = act & ~(v * 10.0 >= thi * thi)
-            keep = act & ~cancel
-            error = (np.inf if keep.any() and not np.isfinite(sol.error) else
-                     float(np.max(2.0 * np.abs(sol.x[keep]) * sol.error / v[keep], initial=0.0)))
+        mean, _, sol_t, _ = _solved(cb)
+        certain = act & _leaves(cb, act)
+        thi, tlo, et = np.where(act, mean, 0.0), None, sol_t.error
+        u, eu, t = _var_step(solver, thi, tlo, TARGET)
+        v, cancel, keep, error, need = _var_formula(act, certain, u, eu, t, et)
+        if error > TARGET:  # t's own error, or u's, is too large for the formula here
+            if et > need:
+                thi, tlo, et = *solver.refined(act.astype(np.float64)), 0.0
+            u, eu, t = _var_step(solver, thi, tlo, need)
+            v, cancel, keep, error, need = _var_formula(act, certain, u, eu, t, et)
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = np.where(certain, 0.0, v)
             if cancel.any():
-                w = np.empty(cb.n_states)
-                step_variance_kernel(solver.succ, solver.probs, solver.pstride, act, thi, tlo,
-                                     w)
+                if tlo is None:
+                    thi, tlo = solver.refined(act.astype(np.float64))
+                w = solver.step_variance(thi, tlo)
                 sol_w = solver.solve(w / solver.rowsum)
                 v = np.where(cancel, sol_w.x, v)
                 error = max(error, sol_w.error)
         var[act] = np.maximum(v[act], 0.0)
-        notes = _notes(error + 8.0 * np.finfo(float).eps, "variances", var[act])
+        notes = _notes(error, "variances", var[act])
     var.flags.writeable = False
     return var, notes
+
+
+#: Variances are certified to this (tighter solves of ``t`` and ``u`` when needed).
+TARGET = TARGET_ERROR
+
+
+def _var_step(solver, thi: np.ndarray, tlo: np.ndarray | None, target: float
+              ) -> tuple[np.ndarray, float, np.ndarray]:
+    """``(u, error of u, t)``: ``u = N t`` for ``t = thi + tlo``, certified to ``target``."""
+    sol = solver.solve(thi if tlo is None else thi + tlo, target=target)
+    return sol.x, sol.error, thi if tlo is None else thi + tlo
+
+
+def _var_formula(act: np.ndarray, certain: np.ndarray, u: np.ndarray, eu: float,
+                 t: np.ndarray, et: float) -> tuple[np.ndarray, ...]:
+    """``2 u - t - t**2`` where it does not cancel: ``(var, cancel, keep, error, need)``,
+    ``error`` its certified relative error from those of ``u`` and ``t``, ``need`` the error
+    of ``u`` and ``t`` that would certify it to ``TARGET``."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # t**2 may overflow
+        v = 2.0 * u - t - t * t
+        # NaN/inf (overflow) are solved by the step variance too
+        cancel = act & ~certain & ~(v * CANCELLATION >= t * t)
+        keep = act & ~certain & ~cancel
+        gain = (2.0 * np.abs(u) + t + 2.0 * t * t)[keep] / v[keep]  # error of v per error
+        worst = float(gain.max(initial=0.0))
+        error = (0.0 if not keep.any() else
+                 np.inf if not np.isfinite(eu + et) else worst * (eu + et))
+    return v, cancel, keep, float(error), TARGET / (2.0 * worst) if worst else TARGET
+
+
+def _leaves(cb: CompiledBoard, act: np.ndarray) -> np.ndarray:
+    """Squares every throw of which leaves the system (the goal, or where the goal cannot
+    be reached): their number of throws is exactly 1."""
+    stays = act[cb.succ] & (cb.probs > 0.0)
+    return ~stays.any(axis=1)
 
 
 def solver_report(board: Board) -> SolveReport:
@@ -241,15 +286,15 @@ def solver_report(board: Board) -> SolveReport:
     Returns
     -------
     SolveReport
-        The method (``triangular``, ``woodbury``, ``gmres`` or ``splu``),
-        unknowns, backward targets, iterations, the relative residual reached
-        and a certified bound on the relative error of the expected throws.
+        The method (see :class:`SolveReport`), unknowns, backward targets, iterations,
+        the relative residual reached and a certified bound on the relative error of
+        the expected throws.
 
     Examples
     --------
     >>> from snl_numeric import Board
     >>> solver_report(Board(10)).method
-    'triangular'
+    'lu'
     >>> from snl_numeric.boards import random_board
     >>> rep = solver_report(random_board(5000, 0.1, rng=1))
     >>> rep.method, rep.residual < 1e-13, rep.error_estimate < 1e-12
@@ -359,7 +404,10 @@ def visit_counts(cb: CompiledBoard, start: int) -> np.ndarray | None:
     e[start] = 1.0
     sol = solver.solve(e, trans=True)
     _warn(_notes(sol.error, "expected visits"))
-    return np.maximum(sol.x, 0.0)
+    visits = np.maximum(sol.x, 0.0)
+    if isinstance(solver, DirectSolver):  # LU leaves roundings where no visit can be
+        visits[~reachable_from(cb.succ, start)] = 0.0
+    return visits
 
 
 def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = None
@@ -384,16 +432,13 @@ def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = Non
         return uses, None
     if len(need):
         solver = fundamental(cb)
-        check_memory(8 * cb.n_states * len(targets), f"jump probabilities ({len(targets):,} "
+        check_memory(16 * cb.n_states * len(targets), f"jump probabilities ({len(targets):,} "
                      f"rows of the fundamental matrix over {cb.n_states:,} squares)")
-        rows_n = np.zeros((cb.n_states, len(targets)))  # rows of N, one solve per target
-        e = np.zeros(cb.n_states)
-        for i, t in enumerate(targets):
-            e[t] = 1.0
-            sol = solver.solve(e, trans=True)
-            _warn(_notes(sol.error, "jump-use probabilities"))
-            rows_n[:, i] = np.maximum(sol.x, 0.0)
-            e[t] = 0.0
+        e = np.zeros((cb.n_states, len(targets)))  # rows of N: one solve, a column each
+        e[targets, np.arange(len(targets))] = 1.0
+        sol = solver.solve(e, trans=True)
+        _warn(_notes(sol.error, "jump-use probabilities"))
+        rows_n = np.maximum(sol.x, 0.0)
         part = fire[:, need].tocoo()
         z_rest = np.bincount(part.col, weights=part.data * rows_n[part.row, inverse[part.col]],
                              minlength=len(need))
@@ -401,75 +446,6 @@ def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = Non
     done = (uses > 0) & (rests == cb.size)
     prob[done] = uses[done]
     return uses, np.clip(prob, 0.0, 1.0)
-
-
-def length_distribution(
-    board: Board,
-    start: int | None = None,
-    *,
-    tail: float = DEFAULT_TAIL,
-    max_throws: int = DEFAULT_MAX_THROWS,
-) -> np.ndarray:
-    """Distribution of the number of throws to finish.
-
-    Parameters
-    ----------
-    board : Board
-    start : int, optional
-        Starting square; the board's start by default.
-    tail : float, default 1e-12
-        The probability of the games longer than the returned pmf, among
-        those that can still finish, is below ``tail``.
-    max_throws : int, default 10_000_000
-        Give up (``ValueError``) if ``tail`` is not reached by then.
-
-    Returns
-    -------
-    pmf : ndarray of float64
-        ``pmf[k] = P(T = k)``. When the goal is not reached with probability 1
-        the pmf sums to the probability of finishing.
-
-    Examples
-    --------
-    >>> from snl_numeric import Board
-    >>> length_distribution(Board(3, dice={1: 0.5, 2: 0.5})).tolist()
-    [0.0, 0.0, 0.75, 0.25]
-    """
-    start = check_start(check_board(board), start)
-    tail = check_tail(tail, max_throws)
-    pmf, remaining = pmf_within(board.compiled, start, tail, int(max_throws))
-    if remaining >= tail:
-        raise ValueError(
-            f"the tail did not fall below {tail:g} within max_throws={int(max_throws)} throws "
-            f"(remaining mass {remaining:.3g}); raise max_throws or tail")
-    return pmf
-
-
-def pmf_within(cb: CompiledBoard, start: int, tail: float, max_throws: int
-               ) -> tuple[np.ndarray, float]:
-    """``(pmf, remaining)``: the pmf until the live mass is below ``tail`` or for
-    ``max_throws`` throws, whichever comes first, and the live mass left then."""
-    if start == cb.size:
-        return np.array([1.0]), 0.0
-    live = cb.reach[0] > 0
-    if not live[start]:
-        return np.array([0.0]), 0.0
-    mass = np.zeros(cb.n_states)
-    mass[start] = 1.0
-    chunk = 64
-    pmf = np.zeros(min(1 + chunk, max_throws + 1))
-    k = 1
-    band = np.array([start, start], dtype=np.int64)
-    while True:
-        k = push_kernel(cb.succ, cb.probs, mass, live, cb.size, float(tail), pmf, k, band)
-        if k < 0:
-            return pmf[: -k].copy(), 0.0
-        if k > max_throws:  # pmf[0 .. max_throws] filled, tail still too heavy
-            return pmf, float(mass[live].sum())
-        chunk = min(chunk * 2, 1 << 20, max_throws + 1 - len(pmf))
-        # the pmf grows with the game length: a copy of it, refused before it is made
-        check_memory(16 * (len(pmf) + chunk), f"a distribution of {len(pmf) + chunk:,} throws")
-        pmf = np.concatenate([pmf, np.zeros(chunk)])
 
 
 def finish_probability(board: Board, start: int | None = None) -> float:

@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
-from ._core.memory import check_memory, format_bytes
+from ._core.memory import SMALL_REQUEST, check_memory, format_bytes
 from ._core.table import OVERSHOOT_CODES, reach_kernel, succ_table_kernel
 from ._core.validation import readonly
+from ._core.vectorised import ordinary, reach, succ_table
 
 if TYPE_CHECKING:
     from .board import Board
@@ -88,16 +89,15 @@ class CompiledBoard:
         The dice's faces and probabilities.
     succ : ndarray of intp, shape (size + 1, n_faces)
         Resting square after each face from each square.
-    fired : ndarray of int32, shape (size + 1, n_faces)
-        First jump fired by each throw, -1 for none.
     jump_src, jump_dst : ndarray of intp
         Jump sources (increasing) and destinations.
-    jump_index : ndarray of int32, shape (size + 1,)
-        Index of the jump starting on each square, -1 for none.
     chained : bool
         Whether jumps chain (``Board.chain``).
+    overshoot : str
+        The overshoot rule (``Board.overshoot``).
     cache : BoardCache
-        What later analyses derive from these arrays.
+        What later analyses derive from these arrays (also ``fired`` and
+        ``jump_index``, built on first use).
     """
 
     size: int
@@ -105,12 +105,35 @@ class CompiledBoard:
     faces: np.ndarray
     probs: np.ndarray
     succ: np.ndarray
-    fired: np.ndarray
     jump_src: np.ndarray
     jump_dst: np.ndarray
-    jump_index: np.ndarray
     chained: bool
+    overshoot: str
     cache: BoardCache = field(default_factory=BoardCache, repr=False)
+
+    @property
+    def jump_index(self) -> np.ndarray:
+        """``jump_index[x]``: the index of the jump starting on ``x``, -1 for none (int32)."""
+        return self.cache.get("jump_index", self._jump_index)
+
+    def _jump_index(self) -> np.ndarray:
+        index = np.full(self.n_states, -1, dtype=np.int32)
+        index[self.jump_src] = np.arange(len(self.jump_src), dtype=np.int32)
+        index.flags.writeable = False
+        return index
+
+    @property
+    def fired(self) -> np.ndarray:
+        """``fired[x, f]``: the first jump a throw of face ``f`` from ``x`` fires, -1 for none
+        (int32, shape ``(size + 1, n_faces)``)."""
+        return self.cache.get("fired", self._fired)
+
+    def _fired(self) -> np.ndarray:
+        jump_to = np.full(self.n_states, -1, dtype=np.intp)
+        jump_to[self.jump_src] = self.jump_dst
+        landed = succ_table(self.size, jump_to, self.overshoot, self.chained, self.faces,
+                            landing=True)[1]
+        return _fired(landed, self.jump_index)
 
     @property
     def n_states(self) -> int:
@@ -143,10 +166,38 @@ class CompiledBoard:
         """
         return self.cache.get("reach", self._reach)
 
+    @property
+    def sure(self) -> np.ndarray:
+        """Whether the goal is reached with probability 1 from each square (``reach[1]``).
+
+        Known without a search when every square but the goal has a throw (of positive
+        probability) that rests on a higher square: taking such throws, every square
+        reaches the goal, so no square can strand a token.
+        """
+        if "reach" not in self.cache:
+            table = self.succ[:-1] if self.probs.all() else self.succ[:-1, self.probs > 0.0]
+            if table.size and (table.max(axis=1) > np.arange(self.size)).all():
+                return self.cache.get("all_sure", self._all_sure)
+        return self.reach[1]
+
+    def _all_sure(self) -> np.ndarray:
+        sure = np.ones(self.n_states, dtype=np.bool_)
+        sure.flags.writeable = False
+        return sure
+
+    @property
+    def ordinary(self) -> bool:
+        """Whether the board is of ordinary size: answered by NumPy/SciPy, nothing compiled
+        (:func:`~snl_numeric._core.vectorised.ordinary`)."""
+        return ordinary(*self.succ.shape)
+
     def _reach(self) -> tuple[np.ndarray, np.ndarray]:
-        dist = np.empty(self.n_states, dtype=np.int64)
-        sure = np.empty(self.n_states, dtype=np.bool_)
-        reach_kernel(self.succ, dist, sure)
+        if self.ordinary:
+            dist, sure = reach(self.succ)
+        else:
+            dist = np.empty(self.n_states, dtype=np.int64)
+            sure = np.empty(self.n_states, dtype=np.bool_)
+            reach_kernel(self.succ, dist, sure)
         for arr in (dist, sure):
             arr.flags.writeable = False
         return dist, sure
@@ -194,7 +245,8 @@ def table_bytes(size: int, faces: int) -> int:
 
 
 def compile_board(board: Board) -> CompiledBoard:
-    """Build the successor table of ``board`` (one Numba pass, O(size * faces)).
+    """Build the successor table of ``board`` (O(size * faces): NumPy on an ordinary board, a
+    Numba pass on a large one).
 
     Usually reached through the cached ``board.compiled``.
 
@@ -214,21 +266,32 @@ def compile_board(board: Board) -> CompiledBoard:
             f"board too large to compile: {size + 1:,} squares x {len(faces)} faces = "
             f"{entries:,} table entries (about {format_bytes(need)}); "
             f"the limit is {MAX_TABLE_ENTRIES:,}")
-    check_memory(need, f"compiling a board of {size + 1:,} squares x {len(faces)} faces")
+    if need >= SMALL_REQUEST:
+        check_memory(need, f"compiling a board of {size + 1:,} squares x {len(faces)} faces")
     idx = np.intp
-    src, dst = (a.astype(idx) for a in board.jump_arrays)
-
+    src, dst = board.jump_arrays
     jump_to = np.full(size + 1, -1, dtype=idx)
     jump_to[src] = dst
-    jump_index = np.full(size + 1, -1, dtype=np.int32)
-    jump_index[src] = np.arange(len(src), dtype=np.int32)
-    succ = np.empty((size + 1, len(faces)), dtype=idx)
-    landed = np.empty((size + 1, len(faces)), dtype=idx)
-    succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
-                      readonly(faces.astype(idx, copy=False)), succ, landed)
+    faces = faces.astype(idx, copy=False)
+    fired = None
+    if ordinary(size + 1, len(faces)):  # the jumps each throw fires: built on first use
+        succ = succ_table(size, jump_to, board.overshoot, board.chain, faces)[0]
+    else:
+        succ = np.empty((size + 1, len(faces)), dtype=idx)
+        landed = np.empty((size + 1, len(faces)), dtype=idx)
+        succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
+                          readonly(faces), succ, landed)
+    succ.flags.writeable = False
+    cb = CompiledBoard(size=size, start=board.start, faces=faces, probs=board.dice.probs,
+                       succ=succ, jump_src=src, jump_dst=dst, chained=board.chain,
+                       overshoot=board.overshoot)
+    if fired is None and not ordinary(size + 1, len(faces)):
+        cb.cache.get("fired", lambda: _fired(landed, cb.jump_index))
+    return cb
+
+
+def _fired(landed: np.ndarray, jump_index: np.ndarray) -> np.ndarray:
+    """The index of the jump each throw lands on, -1 for none, from the landing squares."""
     fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32)
-    for arr in (succ, fired):
-        arr.flags.writeable = False
-    return CompiledBoard(size=size, start=board.start, faces=faces, probs=board.dice.probs,
-                         succ=succ, fired=fired, jump_src=src, jump_dst=dst,
-                         jump_index=jump_index, chained=board.chain)
+    fired.flags.writeable = False
+    return fired

@@ -69,6 +69,9 @@ _NO_BOUND = np.iinfo(np.int64).max
 #: DFS steps per kernel call (a few milliseconds): between calls the search can
 #: report progress and be interrupted (Ctrl-C), and resumes exactly where it was.
 STEPS_PER_CALL = 1 << 22
+#: Bytes per cell :func:`shortest_path` allocates at most (its successor table and graph, for
+#: four moves from every cell; a maze of dead ends needs about half).
+SHORTEST_PATH_BYTES = 264
 # Directions in seed 003's order: up, down, left, right.
 _DROW = np.array([-1, 1, 0, 0], dtype=np.int64)
 _DCOL = np.array([0, 0, -1, 1], dtype=np.int64)
@@ -96,9 +99,7 @@ class PathCount:
     steps: int
 
 
-# --------------------------------------------------------------------------
-# Validation and conversion
-# --------------------------------------------------------------------------
+# -- Validation and conversion ---------------------------------------------
 
 
 def _show(value: object) -> str:
@@ -225,9 +226,7 @@ def _to_pairs(flat: np.ndarray, cols: int) -> np.ndarray:
     return np.stack(np.divmod(flat, cols), axis=-1).astype(np.int64)
 
 
-# --------------------------------------------------------------------------
-# Kernel
-# --------------------------------------------------------------------------
+# -- Kernel ----------------------------------------------------------------
 
 
 @njit()
@@ -372,9 +371,7 @@ def _collect(searches: list[_Search], limit: int | None) -> list[np.ndarray]:
     return found
 
 
-# --------------------------------------------------------------------------
-# Public API
-# --------------------------------------------------------------------------
+# -- Public API ------------------------------------------------------------
 
 
 def middle(maze: ArrayLike) -> tuple[int, int]:
@@ -641,7 +638,8 @@ def shortest_path(maze: ArrayLike, start: Cell, goal: Cell) -> np.ndarray | None
     Raises
     ------
     TypeError, ValueError
-        For a bad maze or cell, as in :func:`paths`.
+        For a bad maze or cell, as in :func:`paths`; ``MemoryLimitError`` (a
+        ``ValueError``) for a maze too large for the memory available.
 
     Examples
     --------
@@ -655,6 +653,8 @@ def shortest_path(maze: ArrayLike, start: Cell, goal: Cell) -> np.ndarray | None
     cols = m.shape[1]
     if s == g:
         return _to_pairs(np.array([s]), cols)
+    check_memory(SHORTEST_PATH_BYTES * m.size,
+                 f"the shortest path in a {m.shape[0]:,} x {m.shape[1]:,} maze")
     succ = _successors(m)
     src, _ = np.nonzero(succ >= 0)
     dst = succ[succ >= 0]

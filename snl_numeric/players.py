@@ -47,10 +47,11 @@ from typing import Any
 import numpy as np
 
 from ._core.memory import check_memory
-from ._core.validation import DEFAULT_TAIL, check_tail, json_float
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, json_float
 from .board import Board, check_start
-from .chain import finish_probability, length_distribution, sure_states
+from .chain import finish_probability, sure_states
 from .dice import Dice, as_dice
+from .distribution import Pushed, pushed
 
 __all__ = ["GameLength", "win_probabilities", "expected_game_length"]
 
@@ -221,30 +222,39 @@ def _per_player(board: Any, players: Any, starts: Any, dice: Any
 
 
 # -- the computation -------------------------------------------------------------
-def _length_pmfs(boards_: list[Board], starts: list[int], tail: float) -> np.ndarray:
-    """``(k, N)`` array of the players' length distributions, zero-padded."""
-    memo: dict[tuple[int, int], np.ndarray] = {}
-    pmfs = []
-    for b, s in zip(boards_, starts, strict=True):
-        key = (id(b), s)
-        if key not in memo:
-            memo[key] = length_distribution(b, s, tail=tail)
-        pmfs.append(memo[key])
-    check_race_memory(len(pmfs), max(len(p) for p in pmfs))
-    out = np.zeros((len(pmfs), max(len(p) for p in pmfs)))
-    for i, p in enumerate(pmfs):
-        out[i, : len(p)] = p
-    return out
+def _distribution(board: Board, start: int, tail: float, max_throws: int) -> Pushed:
+    """One player's length distribution and survival; ``ValueError`` when the tail does not
+    fall below ``tail`` within ``max_throws`` throws."""
+    result = pushed(board.compiled, start, tail, max_throws)
+    if result.remaining >= tail:
+        raise ValueError(
+            f"the tail did not fall below {tail:g} within max_throws={max_throws} throws "
+            f"(remaining mass {result.remaining:.3g}); raise max_throws or tail")
+    return result
 
 
-def _win_pmf(pmf: np.ndarray) -> np.ndarray:
-    """``w[i, n] = P(player i wins in round n)`` from the ``(k, N)`` length pmfs."""
-    k, n = pmf.shape
-    # survival S[j, n] = P(T_j > n): never-finishing + cut-off mass, plus the later pmf
-    rest = np.clip(1.0 - pmf.sum(axis=1, keepdims=True), 0.0, 1.0)
-    later = np.zeros_like(pmf)
-    later[:, :-1] = np.cumsum(pmf[:, :0:-1], axis=1)[:, ::-1]
-    surv = rest + later
+def _length_arrays(per_player: list[Pushed], players: int | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """``(pmf, survival)``, each ``(k, N)``: the players' length distributions (zero-padded)
+    and ``S[j, n] = P(T_j > n)``. Past a player's last throw computed, ``S`` is the mass
+    that never finishes: the tail cut there (below ``tail``) is counted as finished, so it
+    never multiplies the other players' longer distributions."""
+    k = players or len(per_player)
+    n = max(len(r.pmf) for r in per_player)
+    check_race_memory(k, n)
+    pmf = np.zeros((k, n))
+    surv = np.empty((k, n))
+    for i in range(k):
+        r = per_player[i % len(per_player)]
+        pmf[i, : len(r.pmf)] = r.pmf
+        surv[i, : len(r.survival)] = r.survival
+        surv[i, len(r.survival):] = r.never
+    return pmf, surv
+
+
+def _win_pmf(pmf: np.ndarray, surv: np.ndarray) -> np.ndarray:
+    """``w[i, n] = P(player i wins in round n)`` from the ``(k, N)`` length pmfs and
+    survival functions ``S[j, n] = P(T_j > n)``."""
     surv_prev = np.empty_like(surv)  # S[j, n - 1], with S[j, -1] = 1
     surv_prev[:, 0] = 1.0
     surv_prev[:, 1:] = surv[:, :-1]
@@ -262,18 +272,23 @@ def check_race_memory(players: int, rounds: int) -> None:
                  f"a race of {players:,} players over {rounds:,} rounds")
 
 
-def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any
+def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throws: Any
           ) -> tuple[np.ndarray, list[Board], list[int]]:
-    tail = check_tail(tail)
+    tail = check_tail(tail, max_throws)
+    max_throws = int(max_throws)
     if isinstance(board, Board) and starts is None and not _is_list(dice):
         # every player alike: one distribution, and the memory known before any per-player work
         k = _count(players)
         (one,), (start,) = _per_player(board, 1, None, dice)
-        pmf = length_distribution(one, start, tail=tail)
-        check_race_memory(k, len(pmf))
-        return _win_pmf(np.tile(pmf, (k, 1))), [one] * k, [start] * k
+        pmf, surv = _length_arrays([_distribution(one, start, tail, max_throws)], k)
+        return _win_pmf(pmf, surv), [one] * k, [start] * k
     boards_, starts_ = _per_player(board, players, starts, dice)
-    return _win_pmf(_length_pmfs(boards_, starts_, tail)), boards_, starts_
+    memo: dict[tuple[int, int], Pushed] = {}
+    for b, s in zip(boards_, starts_, strict=True):
+        if (id(b), s) not in memo:
+            memo[id(b), s] = _distribution(b, s, tail, max_throws)
+    pmf, surv = _length_arrays([memo[id(b), s] for b, s in zip(boards_, starts_, strict=True)])
+    return _win_pmf(pmf, surv), boards_, starts_
 
 
 def win_probabilities(
@@ -283,6 +298,7 @@ def win_probabilities(
     starts: Sequence[int | None] | None = None,
     dice: DiceLike | Sequence[DiceLike] = None,
     tail: float = DEFAULT_TAIL,
+    max_throws: int = DEFAULT_MAX_THROWS,
 ) -> np.ndarray:
     """Chance that each player wins a race of ``players`` non-interacting players.
 
@@ -301,6 +317,9 @@ def win_probabilities(
     tail : float, default 1e-12
         Tail tolerance of the single-player distributions; results are
         exact up to about ``tail`` per player.
+    max_throws : int, default 10_000_000
+        Most throws a player's distribution is followed for (``ValueError`` if its
+        tail is not below ``tail`` by then).
 
     Returns
     -------
@@ -326,7 +345,7 @@ def win_probabilities(
     >>> w.round(4).tolist(), bool(w[0] > w[1])
     ([0.5079, 0.4921], True)
     """
-    w, _, _ = _game(board, players, starts, dice, tail)
+    w, _, _ = _game(board, players, starts, dice, tail, max_throws)
     return w.sum(axis=1)
 
 
@@ -337,6 +356,7 @@ def expected_game_length(
     starts: Sequence[int | None] | None = None,
     dice: DiceLike | Sequence[DiceLike] = None,
     tail: float = DEFAULT_TAIL,
+    max_throws: int = DEFAULT_MAX_THROWS,
 ) -> GameLength:
     """Expected rounds and throws until somebody wins, with their distributions.
 
@@ -362,7 +382,7 @@ def expected_game_length(
     >>> g.win_probabilities.tolist(), g.no_winner, g.mean_rounds
     ([0.5, 0.25], 0.25, inf)
     """
-    w, boards_, starts_ = _game(board, players, starts, dice, tail)
+    w, boards_, starts_ = _game(board, players, starts, dice, tail, max_throws)
     k, n = w.shape
     pairs = list(zip(boards_, starts_, strict=True))
     if any(sure_states(b.compiled)[s] for b, s in pairs):

@@ -11,15 +11,16 @@ every later process loads them from disk in a fraction of a second.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+from multiprocessing import connection, get_context, parent_process
 
 import numpy as np
 
-from ._core.numba_config import cache_dir
+from ._core.numba_config import PackageFunctionCache, cache_dir, check_cache_writable
 
 
 def _core() -> None:
@@ -128,10 +129,23 @@ GROUPS: dict[str, Callable[[], None]] = {
 }
 
 
-def _run_group(name: str) -> tuple[str, float]:
+def _run_group(name: str) -> tuple[str, float, bool]:
+    """Compile one group: its name, seconds, and whether a kernel could not be saved."""
     t0 = time.perf_counter()
     GROUPS[name]()
-    return name, time.perf_counter() - t0
+    return name, time.perf_counter() - t0, PackageFunctionCache.unsaved
+
+
+def _exit_with_parent(parent) -> None:
+    connection.wait([parent.sentinel])  # ready when the parent ends, however it ends
+    os._exit(1)
+
+
+def _worker_init() -> None:
+    """A worker process ignores Ctrl-C (its parent stops it) and ends with its parent, even
+    one killed by SIGKILL (a thread waits on the parent's sentinel)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(parent_process(),), daemon=True).start()
 
 
 def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
@@ -153,10 +167,18 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
         Seconds spent on each group (a group whose kernels are already cached
         takes a fraction of a second), plus ``"total"``.
 
+    Raises
+    ------
+    OSError
+        When the cache directory cannot be written (or there is none): nothing
+        would be kept.
+
     Notes
     -----
-    The kernels every group uses (the successor table and its BFS) are compiled
-    first, here, so the processes do not compile them twice. Where the cache lives:
+    Ctrl-C stops the worker processes at once, and they end with this process
+    however it ends. The kernels every group uses (the successor table and its
+    BFS) are compiled first, here, so the processes do not compile them twice.
+    Where the cache lives:
     :func:`snl_numeric.cache_dir` (``$NUMBA_CACHE_DIR`` when set).
 
     Examples
@@ -174,11 +196,10 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
         processes = os.cpu_count() or 1
     if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
         raise ValueError(f"processes must be a positive integer, got {processes!r}")
+    check_cache_writable()
     t0 = time.perf_counter()
-    times: dict[str, float] = {}
     if processes == 1 or len(names) <= 1:
-        for name in names:
-            times[name] = _run_group(name)[1]
+        runs = [_run_group(name) for name in names]
     else:
         from . import boards
         from .shortest import min_throws
@@ -186,10 +207,14 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
         min_throws(boards.get("milton-bradley"))  # the shared kernels, compiled once, here
         ctx = get_context("spawn")  # no fork of a process holding threads
         longest_first = sorted(names, key=lambda n: -_COST.get(n, 0))  # packs the processes
-        with ProcessPoolExecutor(max_workers=min(processes, len(names)), mp_context=ctx) as pool:
-            for name, seconds in pool.map(_run_group, longest_first):
-                times[name] = seconds
-        times = {name: times[name] for name in names}
+        # leaving the block (done, an error, Ctrl-C) terminates the workers at once
+        with ctx.Pool(min(processes, len(names)), initializer=_worker_init) as pool:
+            runs = list(pool.imap_unordered(_run_group, longest_first))
+    if any(unsaved for _, _, unsaved in runs) or PackageFunctionCache.unsaved:
+        raise OSError(f"some kernels could not be saved in {cache_dir()} (see the warnings "
+                      "above); set NUMBA_CACHE_DIR to a writable directory")
+    seconds = {name: t for name, t, _ in runs}
+    times = {name: seconds[name] for name in names}
     times["total"] = time.perf_counter() - t0
     return times
 

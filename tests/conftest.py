@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -53,3 +54,23 @@ def boards(draw, min_size=1, max_size=30, rules=True):
         jumps = kept
     start = draw(st.integers(0, size)) if rules else 0
     return Board(size, jumps, start=start, overshoot=overshoot, chain=chain, dice=dice)
+
+
+@pytest.fixture(params=["direct", "structured"])
+def path(request, monkeypatch):
+    """Both paths of a single-board question (boards built inside the test): NumPy/SciPy
+    with the direct solver (every board of a test is ordinary), or the Numba kernels with
+    the structured solver (no board is)."""
+    from snl_numeric._core import vectorised
+
+    monkeypatch.setattr(vectorised, "ORDINARY_ENTRIES",
+                        10**12 if request.param == "direct" else 0)
+    return request.param
+
+
+@pytest.fixture
+def structured(monkeypatch):
+    """The Numba kernels and the structured solver for every board built inside the test."""
+    from snl_numeric._core import vectorised
+
+    monkeypatch.setattr(vectorised, "ORDINARY_ENTRIES", 0)

@@ -1429,3 +1429,130 @@ def chained_snakes_mean(size, step, low, digits=100):
             a[x], b[x] = sa, sb
         t_bottom = a[bottom] / (1 - b[bottom])
         return a[0] + b[0] * t_bottom
+
+
+# -- issue 24: the single-board paths; issue 28: bounds and game length ------------------------
+def exact_chain_moments(board, start=None):
+    """Exact mean and variance from ``start`` of the chain the library solves: the dice's
+    binary probabilities as exact rationals, each row scaled to sum to 1 (Fraction
+    Gauss-Jordan elimination; small boards whose goal is reached surely from ``start``)."""
+    start = board.start if start is None else start
+    n = board.size
+    if start == n:
+        return Fraction(0), Fraction(0)
+    probs = [Fraction(float(p)) for p in board.dice.probs]
+    total = sum(probs)
+    probs = [p / total for p in probs]
+    states = sorted(naive_reachable(board, start) - {n})
+    index = {x: i for i, x in enumerate(states)}
+    m = len(states)
+    rows = [[Fraction(int(i == j)) for j in range(m)] for i in range(m)]
+    for x in states:
+        for face, p in zip(board.dice.faces, probs, strict=True):
+            w = naive_move(board, x, int(face))
+            if w != n:
+                rows[index[x]][index[w]] -= p
+
+    def solve(b):
+        a = [r[:] + [b[i]] for i, r in enumerate(rows)]
+        for c in range(m):
+            piv = next(r for r in range(c, m) if a[r][c] != 0)
+            a[c], a[piv] = a[piv], a[c]
+            inv = 1 / a[c][c]
+            a[c] = [v * inv for v in a[c]]
+            for r in range(m):
+                if r != c and a[r][c] != 0:
+                    f = a[r][c]
+                    a[r] = [v - f * w for v, w in zip(a[r], a[c], strict=True)]
+        return [a[i][m] for i in range(m)]
+
+    t = solve([Fraction(1)] * m)
+    u = solve(t)
+    i = index[start]
+    return t[i], 2 * u[i] - t[i] - t[i] * t[i]
+
+
+def players_joint_length(boards, starts):
+    """Expected total throws until someone wins, by the joint chain over everyone's square
+    and whose turn it is (dense float solve; tiny boards, everyone sure to finish)."""
+    import itertools
+
+    import numpy as np
+
+    k = len(boards)
+    cbs = [b.compiled for b in boards]
+    index = {}
+    for pos in itertools.product(*[range(cb.size) for cb in cbs]):
+        for turn in range(k):
+            index[(pos, turn)] = len(index)
+    a = np.eye(len(index))
+    for (pos, turn), r in index.items():
+        cb = cbs[turn]
+        for f in range(len(cb.probs)):
+            y = int(cb.succ[pos[turn], f])
+            if y != cb.size:
+                new = list(pos)
+                new[turn] = y
+                a[r, index[(tuple(new), (turn + 1) % k)]] -= float(cb.probs[f])
+    t = np.linalg.solve(a, np.ones(len(index)))
+    return float(t[index[(tuple(starts), 0)]])
+
+# -- jump impact and jump candidates (issue 26) ---------------------------------------
+def impact_without(board, start=None):
+    """Mean and variance from ``start`` with each jump removed alone: the board rebuilt
+    without it and solved from scratch (dense), in the order of ``board.jumps``."""
+    start = board.start if start is None else start
+    out = []
+    for src in board.jumps:
+        smaller = board.replace(jumps={s: d for s, d in board.jumps.items() if s != src})
+        t, var = naive_expected_dense(smaller)
+        out.append((float(t[start]), float(var[start])))
+    return out
+
+
+def candidates_with(board, kind="both", start=None, pairs=None):
+    """``change[a, b]``: expected throws from ``start`` with a jump ``a -> b`` added (the
+    board rebuilt and solved from scratch) minus without; NaN where ``Board`` refuses the
+    jump or ``kind`` excludes it. ``pairs``: only these ``(a, b)`` (others NaN)."""
+    start = board.start if start is None else start
+    n = board.size + 1
+    base = naive_expected_dense(board)[0][start]
+    out = np.full((n, n), np.nan)
+    for a in range(n):
+        for b in range(n):
+            if pairs is not None and (a, b) not in pairs:
+                continue
+            if a in board.jumps or (kind == "ladder" and b <= a) or (kind == "snake" and b >= a):
+                continue
+            try:
+                bigger = board.replace(jumps={**board.jumps, a: b})
+            except ValueError:  # from the goal, onto itself, a cycle under chain=True
+                continue
+            out[a, b] = naive_expected_dense(bigger)[0][start] - base
+    return out
+
+
+def dominated_naive(graph, root):
+    """``dom[u, v]``: every path from ``root`` to ``v`` passes through ``u`` (for ``v``
+    reachable): ``v`` is not reachable once ``u`` is taken out (``u == v``: True)."""
+    n = graph.shape[0]
+    succ = [list(graph.indices[graph.indptr[i]:graph.indptr[i + 1]]) for i in range(n)]
+
+    def reach(skip):
+        seen = set() if root == skip else {root}
+        stack = list(seen)
+        while stack:
+            v = stack.pop()
+            for w in succ[v]:
+                if w != skip and w not in seen:
+                    seen.add(w)
+                    stack.append(w)
+        return seen
+
+    everything = reach(-1)
+    dom = np.zeros((n, n), dtype=bool)
+    for u in range(n):
+        left = reach(u)
+        for v in everything:
+            dom[u, v] = v == u or v not in left
+    return dom, everything

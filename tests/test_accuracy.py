@@ -107,7 +107,7 @@ def test_expectations_beyond_the_largest_double_are_inf_with_a_warning():
     assert t == math.inf
 
 
-def test_snakes_near_the_goal_are_solved_first():
+def test_snakes_near_the_goal_are_solved_first(structured):
     # 80 snakes in the upper half, each to a square in the lower half: taken in their own
     # order 80 backward targets (GMRES); rotated, only the ~6 squares where a walk enters
     # the upper half (Woodbury, exact)
@@ -126,13 +126,13 @@ def test_snakes_near_the_goal_are_solved_first():
     assert ours.x.max() > 1e13
 
 
-def test_short_snakes_are_eliminated_in_blocks():
+def test_short_snakes_are_eliminated_in_blocks(path):
     gen = np.random.default_rng(5)
     n = 4000
     src = [s for s in range(8, n) if gen.random() < 0.2]
     board = Board(n, {s: s - int(gen.integers(1, 8)) for s in src if (s - 1) % 6})
     solver = fundamental(board.compiled)
-    assert solver.blocks > 100
+    assert solver.blocks > 100 if path == "structured" else solver.method == "splu"
     ref, var_ref, _, _ = naive.large_moments(board)
     np.testing.assert_allclose(expected_throws_all(board), ref, rtol=1e-9)
     np.testing.assert_allclose(throws_variance_all(board), var_ref, rtol=1e-8)
@@ -196,14 +196,14 @@ def far_snakes(n, seed=3):
     return Board(n, {int(x): int(gen.integers(0, x)) for x in np.flatnonzero(mark)})
 
 
-def test_gmres_that_cannot_certify_hands_over_to_the_exact_correction():
+def test_gmres_that_cannot_certify_hands_over_to_the_exact_correction(structured):
     board = far_snakes(1000)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # certified: no warning
         t = expected_throws_all(board)
     rep = solver_report(board)
-    # GMRES's board; its answer comes from the second solver, the exact correction
-    assert rep.backward_targets > 64 and fundamental(board.compiled).second.method == "woodbury"
+    assert rep.method == "woodbury" and rep.backward_targets > 64  # GMRES's board at first
+    assert fundamental(board.compiled).second.method == "woodbury"  # its second solver
     assert rep.error_estimate < 1e-11 and rep.condition > 1e30
     ref = naive.naive_expected_gth(board)
     fin = np.isfinite(ref) & (ref > 0)
@@ -218,7 +218,7 @@ def test_sparse_lu_solves_the_solvers_own_matrix():
     board = far_snakes(300)
     board = Board(300, board.jumps, dice={f: 1 / 6 + 1.6e-13 for f in range(1, 7)})
     solver = fundamental(board.compiled)
-    lu = Solver(solver.succ, board.compiled.probs, solver.active, method="splu")
+    lu = Solver(board.compiled.succ, board.compiled.probs, solver.active, method="splu")
     ref = naive.naive_expected_gth(board)
     x = lu.solve(solver.active.astype(float)).x
     np.testing.assert_allclose(x[solver.active], ref[solver.active], rtol=1e-12)
@@ -259,10 +259,11 @@ def test_variance_beyond_the_largest_double_is_inf_not_nan():
 
 
 def test_error_estimate_is_never_below_one_rounding():
-    # the double-double residual certifies ~1e-17 here; the double returned is rounded
+    # the residual certifies ~1e-17 here; the row sums are rounded, and so is the double
+    # returned
     board = Board(7, overshoot="exact", dice={2: 0.3, 5: 0.7})
     est = solver_report(board).error_estimate
-    assert est == 2.0**-53
+    assert 2.0**-53 < est < 1e-14
     t = expected_throws_all(board)
     for x in sorted(naive.naive_sure(board) - {7}):
         assert rel(t[x], naive.naive_expected_fraction(board, x)[0]) <= est

@@ -104,7 +104,7 @@ def test_every_flag_has_help():
                for a in sp._actions if not a.help or a.help == argparse.SUPPRESS]
     assert missing == []
     assert set(_subparsers()) == {"analyze", "boards", "simulate", "maze", "design", "batch",
-                                  "policy", "race", "warmup"}
+                                  "policy", "race", "report", "warmup"}
 
 
 @pytest.mark.parametrize("argv, hint", [

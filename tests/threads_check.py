@@ -76,6 +76,8 @@ def single_board_calls():
                                          optional_jumps=True)),
         ("finish_within", "mb", lambda b, i: snl.finish_within(b, ["1-3", "4-6"], 30)),
         ("optimal_race", "bounce", lambda b, i: snl.optimal_race(b, ["1-2", "d6"])),
+        ("jump_impact", "bounce", lambda b, i: snl.jump_impact(b)),
+        ("jump_candidates", "mb", lambda b, i: snl.jump_candidates(b)),
         ("race_value", "mb", lambda b, i: snl.race_value(b, ["1-3", "4-6"], [0] * 101,
                                                            [1] * 101)),
     ]

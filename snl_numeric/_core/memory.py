@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MemoryLimitError", "available_memory", "check_memory", "format_bytes"]
+__all__ = ["SMALL_REQUEST", "MemoryLimitError", "available_memory", "check_memory", "format_bytes"]
 
 #: Environment variable capping the memory one request may use.
 MAX_MEMORY_ENV = "SNL_NUMERIC_MAX_MEMORY"

@@ -12,9 +12,13 @@ Where compiled kernels are kept
 
     1. ``$NUMBA_CACHE_DIR`` when set (Numba's own setting, honoured as Numba
        does);
-    2. the per-user cache directory: ``$XDG_CACHE_HOME/snl_numeric`` or
-       ``~/.cache/snl_numeric`` on Linux, ``~/Library/Caches/snl_numeric`` on
-       macOS, ``%LOCALAPPDATA%\\snl_numeric\\Cache`` on Windows.
+    2. the per-user cache directory given by :mod:`platformdirs`:
+       ``$XDG_CACHE_HOME/snl_numeric`` or ``~/.cache/snl_numeric`` on Linux,
+       ``~/Library/Caches/snl_numeric`` on macOS,
+       ``%LOCALAPPDATA%\\snl_numeric\\Cache`` on Windows. A relative
+       ``$XDG_CACHE_HOME`` is ignored (the XDG rule); a home directory that is
+       not one (``HOME=/``, or no home at all) gives no directory: kernels are
+       then compiled in memory for each process, and :func:`cache_dir` is None.
 
     :func:`cache_dir` returns it. Inside, each installed copy of the package
     gets its own sub-directory (named after its location), and every cached
@@ -22,13 +26,18 @@ Where compiled kernels are kept
     kernels of other modules), so an upgrade or an edit never loads stale
     code. Nothing is written until a kernel is first compiled; when the
     directory cannot be written, kernels are compiled in memory for the
-    process instead. ``snl warmup`` (or :func:`snl_numeric.warmup`) compiles
-    every kernel ahead of time, for container images and CI.
+    process instead (with one logged warning). A damaged entry (a truncated,
+    empty or garbage file) is dropped, with a logged warning, and the kernel
+    compiled and saved afresh. ``snl warmup`` (or :func:`snl_numeric.warmup`)
+    compiles every kernel ahead of time, for container images and CI.
 
 The first compilation in a process is logged once (logger ``snl_numeric``, level
 INFO: ``compiling kernels (first run only)...``); the ``snl`` command shows it on
 standard error so that a cold start is never a silent wait. Library code prints
-nothing, and nothing here changes Numba's or Python's process-wide settings.
+nothing itself: its notes and warnings (a damaged entry, a directory that cannot be
+written) go through that logger, whose warnings Python shows on standard error when
+no handler is configured. Nothing here changes Numba's or Python's process-wide
+settings.
 """
 
 from __future__ import annotations
@@ -37,10 +46,13 @@ import hashlib
 import inspect
 import logging
 import os
+import pathlib
 import sys
+import tempfile
 from functools import cache
 
 import numba
+import platformdirs
 from numba.core import caching, event
 
 #: Options for serial kernels. No kernel is used as a first-class function (a C callback),
@@ -56,20 +68,23 @@ _PACKAGE = __name__.split(".")[0]
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def user_cache_dir() -> str:
-    """The per-user cache directory of the package (whether or not it exists yet)."""
-    home = os.path.expanduser("~")
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
-        return os.path.join(base, _PACKAGE, "Cache")
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Caches", _PACKAGE)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
-    return os.path.join(base, _PACKAGE)
+def user_cache_dir() -> str | None:
+    """The per-user cache directory of the package (whether or not it exists yet), or None
+    when there is no home directory to put it in."""
+    try:
+        path = platformdirs.user_cache_dir(_PACKAGE, appauthor=False)
+    except RuntimeError:  # no home directory can be found
+        return None
+    parts = pathlib.PurePath(path).parts
+    if not os.path.isabs(path) or (sys.platform != "win32" and len(parts) > 1
+                                   and parts[1].startswith(".")):
+        return None  # under the current directory, or at /.cache: HOME is "" or "/"
+    return path
 
 
-def cache_dir() -> str:
-    """Where compiled kernels are kept: ``$NUMBA_CACHE_DIR`` if set, else :func:`user_cache_dir`.
+def cache_dir() -> str | None:
+    """Where compiled kernels are kept: ``$NUMBA_CACHE_DIR`` if set, else
+    :func:`user_cache_dir` (None: nowhere, kernels are compiled in memory).
 
     Examples
     --------
@@ -77,7 +92,27 @@ def cache_dir() -> str:
     >>> os.path.isabs(cache_dir())
     True
     """
-    return os.path.abspath(os.environ.get("NUMBA_CACHE_DIR") or user_cache_dir())
+    chosen = os.environ.get("NUMBA_CACHE_DIR") or user_cache_dir()
+    return None if chosen is None else os.path.abspath(chosen)
+
+
+def check_cache_writable() -> str:
+    """The cache directory, created if need be, after writing a file in it; ``OSError``
+    saying why when there is none or it cannot be written (``snl warmup`` fails then)."""
+    folder = cache_dir()
+    if folder is None:
+        raise OSError("no kernel cache directory: there is no home directory (HOME is empty "
+                      "or '/'); set NUMBA_CACHE_DIR to a writable directory")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder) as fh:
+            fh.write(b"snl_numeric")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise OSError(f"cannot write the kernel cache directory {folder} ({exc.strerror or exc})"
+                      "; set NUMBA_CACHE_DIR to a writable directory") from None
+    return folder
 
 
 @cache
@@ -134,28 +169,48 @@ class _CacheImpl(caching.CompileResultCacheImpl):
 
 
 class PackageFunctionCache(caching.FunctionCache):
-    """Numba's function cache with :class:`PackageCacheLocator`; a directory that cannot
-    be written turns caching off for the function instead of failing the compile."""
+    """Numba's function cache with :class:`PackageCacheLocator`. A damaged entry is dropped
+    (logged) and the kernel compiled afresh; a directory that cannot be written turns
+    caching off for the function (logged once per process) instead of failing the compile."""
 
     _impl_class = _CacheImpl
+    #: Whether a kernel could not be saved in this process (``warmup`` reports it).
+    unsaved = False
 
     def load_overload(self, sig, target_context):
         try:
             return super().load_overload(sig, target_context)
         except OSError:  # e.g. the directory is a file: compile instead
             return None
+        except Exception as exc:  # a truncated, empty or garbage file: drop it, recompile
+            index = os.path.join(self.cache_path, self._impl.filename_base + ".nbi")
+            LOGGER.warning("dropped a damaged kernel cache entry %s (%s: %s); recompiling it",
+                           index, type(exc).__name__, exc)
+            try:  # without its index, the entry's data files are overwritten when saved
+                os.remove(index)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                self.disable()
+            return None
 
     def save_overload(self, sig, data):
         try:
             super().save_overload(sig, data)
-        except OSError:
+        except Exception as exc:  # noqa: BLE001 - never fail a compile for want of a cache
             self.disable()
+            if not PackageFunctionCache.unsaved:
+                PackageFunctionCache.unsaved = True
+                LOGGER.warning("cannot save compiled kernels in %s (%s: %s); they are compiled "
+                               "anew in each process: set NUMBA_CACHE_DIR to a writable "
+                               "directory", self.cache_path, type(exc).__name__, exc)
 
 
 def _attach_cache(dispatcher) -> None:
     """Give ``dispatcher`` the package's disk cache (Numba's ``cache=True`` would use
     the source tree: inside the installed package)."""
-    if hasattr(dispatcher, "_cache") and os.path.exists(inspect.getfile(dispatcher.py_func)):
+    if (hasattr(dispatcher, "_cache") and cache_dir() is not None
+            and os.path.exists(inspect.getfile(dispatcher.py_func))):
         dispatcher._cache = PackageFunctionCache(dispatcher.py_func)
 
 

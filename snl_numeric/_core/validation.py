@@ -171,7 +171,8 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def parse_json(text: str | bytes) -> Any:
     """Strict JSON: duplicate keys, nesting deeper than :data:`MAX_JSON_DEPTH`,
-    ``NaN``/``Infinity`` literals and undecodable bytes are all ``ValueError``.
+    ``NaN``/``Infinity`` literals and undecodable bytes are all ``ValueError``; a UTF-8
+    byte order mark before bytes is skipped.
 
     Examples
     --------
@@ -184,7 +185,7 @@ def parse_json(text: str | bytes) -> Any:
     """
     if isinstance(text, bytes):
         try:
-            text = text.decode("utf-8")
+            text = text.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise ValueError(f"invalid JSON: not UTF-8 text ({exc.reason} at byte "
                              f"{exc.start})") from None

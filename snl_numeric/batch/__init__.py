@@ -42,6 +42,11 @@ Input and output formats
 ------------------------
 *JSON Lines*: one board per line as written by :meth:`Board.to_dict`
 (blank lines are skipped; rows are numbered from 0 over the other lines).
+The file may instead hold one JSON document: a board, or a list of boards
+(indented or not, as ``snl design -o`` writes). It may be gzip-compressed
+(``.jsonl.gz``; other compressions are refused) and start with a UTF-8 byte
+order mark. Board files must be regular files (not pipes): they are read more
+than once.
 
 *Parquet* (boards): one row per board with the columns
 
@@ -64,9 +69,11 @@ id, name      any                   labels, carried to the results as they are
 part files ``part-000000.parquet``, ... (one per chunk, each written to a
 temporary file then renamed) with a ``row`` column (the board's position in
 the input), the input's ``id``/``name`` labels if it has any (a JSON Lines
-board's ``name``, a Board's ``name``) and the requested columns, plus ``_manifest.json`` recording the
-input fingerprint and the settings. A rerun with the same input and
-settings skips the parts already written. :func:`read_results` reads the
+board's ``name``, a Board's ``name``) and the requested columns, plus
+``_manifest.json`` recording the input fingerprint, the settings and the
+package versions. A rerun with the same input and settings skips the parts
+already written (refusing parts of another package version unless
+``allow_mixed_versions=True``). :func:`read_results` reads the
 directory back in row order.
 
 Examples

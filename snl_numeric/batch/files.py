@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -229,11 +230,26 @@ def _chunks_from_items(items: Iterable[Any], chunk_size: int) -> Iterator[Chunk]
 
 def _file_kind(path: str) -> str:
     lower = path.lower()
-    if lower.endswith((".jsonl", ".ndjson", ".json", ".jsonl.gz")):
-        return "jsonl"
+    for suffix in ("", ".gz", ".zst", ".bz2", ".xz"):  # compressed: read or refused by jsonl
+        if lower.endswith(tuple(ext + suffix for ext in (".jsonl", ".ndjson", ".json"))):
+            return "jsonl"
     if lower.endswith((".parquet", ".pq")):
         return "parquet"
-    raise ValueError(f"cannot tell the format of {path!r}: expected a .jsonl or .parquet file")
+    raise ValueError(f"cannot tell the format of {path!r}: expected a .jsonl (or .jsonl.gz) "
+                     "or .parquet file")
+
+
+def _check_file(path: str) -> None:
+    """A board file must be a regular file: it is read more than once (to count its rows,
+    fingerprint it and read it), which a pipe or a device cannot be."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"no such board file: {path!r}") from None
+    if not stat.S_ISREG(mode):
+        what = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a pipe or device)"
+        raise ValueError(f"board file {path!r} is {what}: boards are read from a file, read "
+                         "more than once; save them to a file first")
 
 
 def _part(columns: BoardColumns) -> _Part:
@@ -266,7 +282,7 @@ def _keep_labels(chunks: Iterator[Chunk], keep: tuple[str, ...] | None) -> Itera
 
 def _jsonl_names(path: str) -> bool:
     """Whether a JSON Lines file may name its boards (a ``"name"`` key somewhere)."""
-    with open(path, "rb") as fh:
+    with jsonl.open_bytes(path) as fh:
         tail = b""
         while block := fh.read(1 << 20):
             if b'"name"' in tail + block:
@@ -294,10 +310,9 @@ def open_source(boards: Any, chunk_size: int, *, fingerprint: bool = False) -> _
     if isinstance(boards, (str, os.PathLike)):
         path = os.fspath(boards)
         kind = _file_kind(path)
-        if not os.path.exists(path):
-            raise ValueError(f"no such board file: {path!r}")
+        _check_file(path)
         if kind == "jsonl":
-            items, total = jsonl.iter_numbered(path), jsonl.count_lines(path)
+            items, total = jsonl.open_rows(path)
             keep = ("name",) if _jsonl_names(path) else ()
         else:
             items = map(_part, parquet.iter_columns(path, chunk_size))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core import version
 from .._core.memory import available_memory, check_memory, format_bytes
 from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
@@ -318,12 +319,20 @@ def _finish_probability(batch: BoardBatch, out: _Out) -> np.ndarray:
     return prob
 
 
-def execute(chunks: Iterable[Chunk], settings: Settings, client: Any
-             ) -> Iterator[tuple[Chunk, pd.DataFrame]]:
-    """Results of ``chunks`` in order: here, or as Dask tasks keyed by chunk index."""
+def versioned_chunk(chunk: Chunk, settings: Settings) -> tuple[str, pd.DataFrame]:
+    """:func:`analyze_chunk` with the version of the package that ran it (a Dask task)."""
+    return version.VERSION, analyze_chunk(chunk, settings)
+
+
+def execute(chunks: Iterable[Chunk], settings: Settings, client: Any,
+            allow_mixed_versions: bool = False
+            ) -> Iterator[tuple[Chunk, pd.DataFrame, str]]:
+    """Results of ``chunks`` in order, with the package version that computed each: here,
+    or as Dask tasks keyed by chunk index (a worker running another version than this
+    process is refused unless ``allow_mixed_versions``)."""
     if client is None:
         for chunk in chunks:
-            yield chunk, analyze_chunk(chunk, settings)
+            yield chunk, analyze_chunk(chunk, settings), version.VERSION
         return
     import collections
     import uuid
@@ -332,19 +341,26 @@ def execute(chunks: Iterable[Chunk], settings: Settings, client: Any
     threads = sum(client.nthreads().values()) or 1
     window = max(2 * threads, 4)
     inflight: collections.deque = collections.deque()
+
+    def done() -> tuple[Chunk, pd.DataFrame, str]:
+        c, f = inflight.popleft()
+        worker, frame = f.result()
+        f.release()
+        if worker != version.VERSION and not allow_mixed_versions:
+            raise ValueError(f"a Dask worker runs snl_numeric {worker} and this process "
+                             f"{version.VERSION}: the results would mix versions; install one "
+                             "version everywhere, or pass allow_mixed_versions=True")
+        return c, frame, worker
+
     for chunk in chunks:
         # the key names the chunk: a chunk is one task, whatever retries happen
-        fut = client.submit(analyze_chunk, chunk, settings,
+        fut = client.submit(versioned_chunk, chunk, settings,
                             key=f"snl-batch-{token}-{chunk.index:09d}")
         inflight.append((chunk, fut))
         if len(inflight) >= window:
-            c, f = inflight.popleft()
-            yield c, f.result()
-            f.release()
+            yield done()
     while inflight:
-        c, f = inflight.popleft()
-        yield c, f.result()
-        f.release()
+        yield done()
 
 
 def make_settings(columns: Any, errors: str, tail: float, max_throws: int,
@@ -375,6 +391,7 @@ def analyze_many(
     progress: bool | str = False,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
+    allow_mixed_versions: bool = False,
 ) -> pd.DataFrame:
     """The core numbers of every board in a batch, as a table.
 
@@ -409,6 +426,9 @@ def analyze_many(
         on a terminal or in a notebook only, ``"always"`` in pipes and files too.
     tail, max_throws : float, int
         As in :func:`~snl_numeric.length_distribution` (quantile columns).
+    allow_mixed_versions : bool, default False
+        Accept results from Dask workers running another version of the package
+        than this process (refused by default: their numbers may differ).
 
     Returns
     -------
@@ -439,7 +459,7 @@ def analyze_many(
     if progress and client is None:
         compile_kernels(settings)
     with Progress(source.total, "batch", enabled=progress) as bar:
-        for chunk, frame in execute(source.chunks, settings, client):
+        for chunk, frame, _ in execute(source.chunks, settings, client, allow_mixed_versions):
             frames.append(frame)
             bar.update(len(chunk.batch))
     df = pd.concat(frames, ignore_index=True) if frames else _empty_frame(settings)

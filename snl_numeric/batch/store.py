@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._core import version
 from .._core.progress import Progress
 from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL
 from ..io.store import ResultStore
@@ -66,20 +67,26 @@ def analyze_to_parquet(
     overwrite: bool = False,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
+    allow_mixed_versions: bool = False,
 ) -> BatchRun:
     """Analyse boards chunk by chunk into a resumable directory of Parquet parts.
 
     Each chunk is written to ``out/part-<index>.parquet`` (a temporary file
     renamed into place, so a part is whole or absent) tagged with a digest
-    of its boards; ``out/_manifest.json`` records the input fingerprint and
-    the settings, and whether the run finished. Run again with the same input
+    of its boards and the package version that computed it;
+    ``out/_manifest.json`` records the input fingerprint, the settings, the
+    package versions and whether the run finished. Run again with the same input
     and settings after an interruption, it keeps the parts already written and
     computes only the missing ones. A directory written for another input or
-    other settings is refused unless ``overwrite=True``. Every input is
+    other settings is refused unless ``overwrite=True``; one holding parts of
+    another version of the package is refused unless ``overwrite=True`` (start
+    afresh) or ``allow_mixed_versions=True`` (keep them). Every input is
     fingerprinted: a file by its bytes, a batch or a list by its boards; an
     iterator (read once) cannot be, so writing one into a directory that holds
-    results is refused unless ``overwrite=True``. Memory stays bounded by a few
-    chunks whatever the input size. Parameters are those of :func:`analyze_many`.
+    results is refused unless ``overwrite=True``. A run holds a lock on the
+    directory: a second run writing there at the same time is refused. Memory
+    stays bounded by a few chunks whatever the input size. Parameters are those
+    of :func:`analyze_many`.
 
     Returns
     -------
@@ -104,37 +111,38 @@ def analyze_to_parquet(
     manifest = {"format": _RESULTS_FORMAT, "version": 1,
                 "input": "iterator" if stream else source.fingerprint,
                 "chunk_size": int(chunk_size), "settings": settings.to_json()}
-    store = ResultStore(out, manifest, overwrite=overwrite, fresh=stream)
     counts = {"rows": 0, "chunks": 0, "reused": 0, "computed": 0, "errors": 0}
     digests: dict[int, str] = {}
     seen: list[str] = []  # every chunk's digest, in order (an iterator's fingerprint)
 
-    if progress and client is None:
-        compile_kernels(settings)  # before the bar: compilation is not run time
-    with Progress(source.total, "batch", enabled=progress) as bar:
-        def todo() -> Iterator[Chunk]:
-            for chunk in source.chunks:
-                counts["rows"] += len(chunk.batch)
-                counts["chunks"] += 1
-                digest = chunk.digest()
-                seen.append(digest)
-                reused = store.lookup(chunk.index, digest)
-                if reused is not None:
-                    counts["reused"] += 1
-                    counts["errors"] += reused
-                    bar.update(len(chunk.batch))
-                    continue
-                digests[chunk.index] = digest
-                yield chunk
+    with ResultStore(out, manifest, version=version.VERSION, overwrite=overwrite, fresh=stream,
+                     allow_mixed_versions=allow_mixed_versions) as store:
+        if progress and client is None:
+            compile_kernels(settings)  # before the bar: compilation is not run time
+        with Progress(source.total, "batch", enabled=progress) as bar:
+            def todo() -> Iterator[Chunk]:
+                for chunk in source.chunks:
+                    counts["rows"] += len(chunk.batch)
+                    counts["chunks"] += 1
+                    digest = chunk.digest()
+                    seen.append(digest)
+                    reused = store.lookup(chunk.index, digest)
+                    if reused is not None:
+                        counts["reused"] += 1
+                        counts["errors"] += reused
+                        bar.update(len(chunk.batch))
+                        continue
+                    digests[chunk.index] = digest
+                    yield chunk
 
-        for chunk, frame in execute(todo(), settings, client):
-            n_errors = int(frame["error"].notna().sum()) if "error" in frame else 0
-            store.write(chunk.index, frame, digests.pop(chunk.index), n_errors)
-            counts["computed"] += 1
-            counts["errors"] += n_errors
-            bar.update(len(chunk.batch))
-            if _after_part_written is not None:
-                _after_part_written(chunk.index)
-    final = {"input": stream_fingerprint(seen)} if stream else {}
-    store.finish(counts["chunks"], counts["errors"], **final)
+            for chunk, frame, made_by in execute(todo(), settings, client, allow_mixed_versions):
+                n_errors = int(frame["error"].notna().sum()) if "error" in frame else 0
+                store.write(chunk.index, frame, digests.pop(chunk.index), n_errors, made_by)
+                counts["computed"] += 1
+                counts["errors"] += n_errors
+                bar.update(len(chunk.batch))
+                if _after_part_written is not None:
+                    _after_part_written(chunk.index)
+        final = {"input": stream_fingerprint(seen)} if stream else {}
+        store.finish(counts["chunks"], counts["errors"], **final)
     return BatchRun(path=store.path, **counts)

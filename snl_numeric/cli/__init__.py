@@ -13,10 +13,11 @@ import argparse
 import logging
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
-from . import analyze, batch, boards, design, maze, policy, race, simulate, warmup
+from . import analyze, batch, boards, design, maze, policy, race, report, simulate, warmup
 from .common import CommandParser, add_board_arguments, board_from_args, cli_words, load_board
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
@@ -30,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=CommandParser)
-    for command in (analyze, boards, simulate, maze, design, batch, policy, race, warmup):
+    for command in (analyze, boards, simulate, maze, design, batch, policy, race, report,
+                    warmup):
         command.add_parser(sub)
     return parser
 
@@ -79,7 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _show_notes()
     try:
-        code = int(args.func(args) or 0)
+        with warnings.catch_warnings():  # the command's warnings: one line of ours each
+            warnings.showwarning = _warning_line(args.command)
+            code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return code
     except KeyboardInterrupt:  # Ctrl-C: long work stops between kernel rounds
@@ -96,13 +100,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def _warning_line(command: str):
+    """``warnings.showwarning`` for the command: ``snl CMD: warning: MESSAGE`` on standard
+    error, one line (no file name, line number or source line)."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        _quiet_stderr_print(_one_line(f"snl {command}: warning: {message}"))
+
+    return show
+
+
+class _Formatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        level = "warning: " if record.levelno >= logging.WARNING else ""
+        return _one_line(f"{record.name}: {level}{record.getMessage()}")
+
+
 class _StderrNotes(logging.StreamHandler):
-    """The package's INFO records on standard error, one line each (``snl_numeric: ...``);
-    standard error looked up at each record (tests and callers may replace it)."""
+    """The package's INFO records on standard error, one line each (``snl_numeric: ...``,
+    ``snl_numeric: warning: ...``); standard error looked up at each record (tests and
+    callers may replace it)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        self.setFormatter(_Formatter())
 
     @property  # type: ignore[override]
     def stream(self):

@@ -29,6 +29,9 @@ def add_parser(sub: Any) -> None:
                    help="stop at the first bad board, or record it in an 'error' column")
     p.add_argument("--overwrite", action="store_true",
                    help="replace results of another input or other settings")
+    p.add_argument("--allow-mixed-versions", action="store_true",
+                   help="keep parts computed by another version of snl_numeric (or accept "
+                        "Dask workers running one) instead of refusing")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster (e.g. tcp://host:8786)")
     add_progress_arguments(p)
@@ -48,13 +51,10 @@ def run(args: Any) -> int:
                               ) from None
         client = Client(args.scheduler)
     try:
-        try:
-            run = analyze_to_parquet(args.input, args.output, columns=columns,
-                                     errors=args.errors, chunk_size=args.chunk_size,
-                                     client=client, progress=args.progress,
-                                     overwrite=args.overwrite)
-        except ValueError as exc:  # the library's option, as the flag the user types
-            raise type(exc)(str(exc).replace("overwrite=True", "--overwrite")) from None
+        run = analyze_to_parquet(args.input, args.output, columns=columns, errors=args.errors,
+                                 chunk_size=args.chunk_size, client=client,
+                                 progress=args.progress, overwrite=args.overwrite,
+                                 allow_mixed_versions=args.allow_mixed_versions)
     finally:
         if client is not None:
             client.close()

@@ -24,6 +24,7 @@ _CLI_WORDS = (
     (r"within max_iter=(\d+) (sweeps|steps)", r"within \1 \2"),
     (r"at max_throws=(\d+)", r"at --max-throws \1"),
     (r"overwrite=True", "--overwrite"),
+    (r"allow_mixed_versions=True", "--allow-mixed-versions"),
     (r"iterate with iter_paths or count with count_paths instead",
      "drop --json to stream them, or count them with --count"),
 )

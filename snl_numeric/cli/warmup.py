@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import signal
+import threading
 
 from ..warmup import GROUPS, cache_dir, warmup
 from .common import print_json
@@ -24,8 +26,20 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def run(args: argparse.Namespace) -> int:
-    times = warmup(args.groups or None, processes=args.processes)
+    # SIGTERM ends the command as Ctrl-C does: the worker processes are stopped on the way
+    # out (and their queues released), not left to notice that their parent is gone
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _terminated) if main else None
+    try:
+        times = warmup(args.groups or None, processes=args.processes)
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
     if args.json:
         print_json({"cache_dir": cache_dir(), "seconds": times})
     else:

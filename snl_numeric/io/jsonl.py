@@ -1,16 +1,29 @@
-"""JSON Lines: one JSON value per line, read strictly, one bad line never sinks the rest."""
+"""JSON Lines: one JSON value per line, read strictly, one bad line never sinks the rest.
+
+A file may also hold one JSON document (a board, or a list of boards, indented or not:
+what ``snl design -o`` writes), be gzip-compressed (other compressions are refused
+with a message saying so) and start with a UTF-8 byte order mark.
+"""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from .._core.validation import parse_json
+from .store import write_atomic
 
-__all__ = ["Line", "ReadError", "count_lines", "iter_lines", "iter_numbered", "write_lines"]
+__all__ = ["Line", "ReadError", "count_lines", "iter_lines", "iter_numbered", "open_bytes",
+           "open_rows", "write_lines"]
+
+#: The first bytes of compressed files, and the compression.
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\x28\xb5\x2f\xfd", "zstd"), (b"BZh", "bzip2"),
+          (b"\xfd7zXZ\x00", "xz"), (b"PK\x03\x04", "zip"))
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -28,11 +41,72 @@ class Line:
     value: Any
 
 
+def open_bytes(path: str | os.PathLike[str]) -> IO[bytes]:
+    """``path`` opened to read bytes, decompressed as it is read when gzip-compressed;
+    ``ValueError`` for another compression (zstd, bzip2, xz, zip: decompress it first)."""
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    kind = next((name for magic, name in _MAGIC if head.startswith(magic)), None)
+    if kind == "gzip":
+        return gzip.open(path, "rb")
+    if kind is not None:
+        raise ValueError(f"{os.fspath(path)!r} is {kind}-compressed: only gzip is read; "
+                         "decompress it first")
+    return open(path, "rb")
+
+
+def _document(path: str | os.PathLike[str]) -> list[Any] | None:
+    """The rows of ``path`` when it holds one JSON document rather than JSON Lines: its
+    list, or its one value; None for JSON Lines. A document starts with ``[``, or with a
+    ``{`` line that is no JSON value by itself (an indented object)."""
+    with open_bytes(path) as fh:
+        first = next((line for line in fh if line.strip()), b"").removeprefix(_BOM).strip()
+        if not first.startswith(b"[") and not (first.startswith(b"{") and not _parses(first)):
+            return None
+    with open_bytes(path) as fh:
+        text = fh.read()
+    try:
+        value = parse_json(text)
+    except ValueError as exc:
+        if first.startswith(b"{"):
+            return None  # JSON Lines whose first line is bad
+        return [ReadError(str(exc).replace("invalid JSON", "invalid board JSON", 1))]
+    return value if isinstance(value, list) else [value]
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        parse_json(line)
+    except ValueError:
+        return False
+    return True
+
+
+def open_rows(path: str | os.PathLike[str]) -> tuple[Iterator[Any], int]:
+    """The rows of ``path`` and their number: :func:`iter_numbered` of a JSON Lines file,
+    or the values of a JSON document (a board, or a list of boards).
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.json")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write(json.dumps([{"size": 10}, {"size": 20}], indent=2))
+    >>> rows, n = open_rows(path)
+    >>> list(rows), n
+    ([{'size': 10}, {'size': 20}], 2)
+    """
+    rows = _document(path)
+    if rows is not None:
+        return iter(rows), len(rows)
+    return iter_numbered(path), count_lines(path)
+
+
 def iter_numbered(path: str | os.PathLike[str]) -> Iterator[Line]:
     """Every non-blank line of ``path`` as a :class:`Line`: its value, or a
     :class:`ReadError` for a line that is not strict JSON (or not UTF-8, or nested too
     deeply, ...): every line is accounted for exactly once."""
-    with open(path, "rb") as fh:
+    with open_bytes(path) as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
@@ -52,14 +126,18 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[Any]:
 def count_lines(path: str | os.PathLike[str]) -> int:
     """Non-blank lines of ``path`` (the rows :func:`iter_lines` yields)."""
     count = 0
-    with open(path, "rb") as fh:
+    with open_bytes(path) as fh:
         for line in fh:
             count += bool(line.strip())
     return count
 
 
 def write_lines(values: Iterable[Any], path: str | os.PathLike[str]) -> None:
-    """Write each value as one line of compact JSON."""
-    with open(path, "w", encoding="utf-8") as fh:
+    """Write each value as one line of compact JSON: the whole file or, when anything fails
+    (a full disk), nothing (``path`` is left as it was)."""
+
+    def write(fh: IO[bytes]) -> None:
         for value in values:
-            fh.write(json.dumps(value) + "\n")
+            fh.write(json.dumps(value).encode() + b"\n")
+
+    write_atomic(path, write)

@@ -1,16 +1,21 @@
 """The results store: a directory of Parquet parts plus a manifest, resumable.
 
 ``OUT/_manifest.json`` records what the results are for (the input's
-fingerprint and the settings) and whether the run finished; ``OUT/part-<index>.parquet``
-holds the rows of one chunk, tagged in its schema metadata with a digest of the
-chunk's input and its number of error rows. Every file is written to a fresh
-temporary file created in ``OUT`` (``tempfile.mkstemp``: a unique name, never a
-link planted in advance) and renamed into place, so a part is whole or absent
-and no write ever lands outside ``OUT``.
+fingerprint and the settings), the package versions that computed them and
+whether the run finished; ``OUT/part-<index>.parquet`` holds the rows of one
+chunk, tagged in its schema metadata with a digest of the chunk's input, its
+number of error rows and the version that computed it. Every file is written to a
+fresh temporary file created in ``OUT`` (a unique name created exclusively: never
+a link planted in advance, and with the permissions the umask gives, as any new
+file) and renamed into place, so a part is whole or absent and no write ever
+lands outside ``OUT``.
 
 A run first records its manifest as unfinished and finishes it last, so
 :func:`read_results` never returns the rows of a run that stopped halfway, nor
-parts left by another input.
+parts left by another input. A run holds a lock on ``OUT`` (released when it
+ends, however it ends), so a second writer is refused instead of interleaving
+its parts. A folder holding results of another version of the
+package is refused too (unless mixing is allowed explicitly).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
@@ -35,8 +40,10 @@ MANIFEST = "_manifest.json"
 PART_KEY = b"snl_numeric.chunk"
 #: Schema metadata key of a part's number of error rows.
 ERRORS_KEY = b"snl_numeric.errors"
+#: Schema metadata key of the package version that computed a part.
+VERSION_KEY = b"snl_numeric.version"
 #: Manifest keys that describe the state of a run, not what it is for.
-_STATE_KEYS = ("complete", "parts", "errors")
+_STATE_KEYS = ("complete", "parts", "errors", "versions")
 
 
 def file_fingerprint(path: str | os.PathLike[str]) -> str:
@@ -48,14 +55,28 @@ def file_fingerprint(path: str | os.PathLike[str]) -> str:
     return "sha256:" + h.hexdigest()
 
 
+def _create_new(folder: str, prefix: str, suffix: str) -> tuple[int, str]:
+    """A new file in ``folder``, opened for writing: created exclusively under a random
+    name (a file or link planted in advance is never followed), mode 0666 less the umask."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_BINARY", 0))
+    for _ in range(100):
+        path = os.path.join(folder, f"{prefix}{secrets.token_hex(8)}{suffix}")
+        try:
+            return os.open(path, flags, 0o666), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {folder!r}")  # pragma: no cover
+
+
 def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> None:
-    """Write ``path`` whole or not at all: ``write(fh)`` fills a new temporary file made by
-    :func:`tempfile.mkstemp` beside ``path`` (a unique name: a file or link planted in
-    advance is never followed), which then replaces ``path`` (a link there is replaced,
-    not followed)."""
+    """Write ``path`` whole or not at all: ``write(fh)`` fills a new temporary file beside
+    ``path`` (created exclusively: a file or link planted in advance is never followed;
+    with the permissions the umask gives), which then replaces ``path`` (a link there is
+    replaced, not followed)."""
     path = os.fspath(path)
     folder, name = os.path.split(path)
-    fd, tmp = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
+    fd, tmp = _create_new(folder or ".", f".{name}.", ".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -64,6 +85,27 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None
         with contextlib.suppress(OSError):
             os.remove(tmp)
         raise
+
+
+def _lock(folder: str) -> int | None:
+    """Hold the lock of ``folder`` (an advisory ``flock`` on the folder itself, released when
+    its descriptor is closed or the process ends, however it ends), or refuse: another run
+    is writing there. None where folders cannot be locked (Windows, some network disks)."""
+    try:
+        import fcntl
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):  # pragma: no cover - Windows
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise ValueError(f"{folder!r} is being written by another run; wait for it to end or "
+                         "use another output folder") from None
+    except OSError:  # pragma: no cover - no locks on this file system
+        os.close(fd)
+        return None
+    return fd
 
 
 def _read_manifest(path: str) -> dict[str, Any] | None:
@@ -84,41 +126,73 @@ def _part_names(path: str) -> list[str]:
 
 
 class ResultStore:
-    """A results directory for one input and one set of settings (the ``manifest``).
+    """A results directory for one input and one set of settings (the ``manifest``),
+    written by package ``version``; it holds the folder's lock until :meth:`close`.
 
     Opening it with another manifest is refused unless ``overwrite``, which
     removes the old parts; part files without a manifest are refused the same
     way. ``fresh=True`` (an input that cannot be fingerprinted before it is read,
     such as an iterator) refuses any results already there unless ``overwrite``.
-    The manifest is written as unfinished; :meth:`finish` completes it.
+    Parts written by another version (or one not recorded) are refused unless
+    ``allow_mixed_versions``. The manifest is written as unfinished; :meth:`finish`
+    completes it.
     """
 
     def __init__(self, out: str | os.PathLike[str], manifest: dict[str, Any], *,
-                 overwrite: bool = False, fresh: bool = False) -> None:
+                 version: str, overwrite: bool = False, fresh: bool = False,
+                 allow_mixed_versions: bool = False) -> None:
         self.path = os.fspath(out)
         os.makedirs(self.path, exist_ok=True)
+        self._lock = _lock(self.path)
+        try:
+            self._open(manifest, version, overwrite, fresh, allow_mixed_versions)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, manifest: dict[str, Any], version: str, overwrite: bool, fresh: bool,
+              allow_mixed: bool) -> None:
         self.manifest = dict(manifest)
         old = _read_manifest(self.path)
         parts = self.part_names()
         same = (old is not None and not fresh and
                 {k: v for k, v in old.items() if k not in _STATE_KEYS} == self.manifest)
-        if (old is not None or parts) and not same:
-            if not overwrite:
-                if fresh:
-                    why = ("holds results, and an iterator of boards cannot be fingerprinted "
-                           "before it is read (pass a list or a file to resume)")
-                elif old is None:
-                    why = "holds part files but no manifest"
-                else:
-                    why = ("holds results for another input or other settings (see its "
-                           "_manifest.json)")
-                raise ValueError(f"{self.path!r} {why}; use a new output folder or "
-                                 "overwrite=True")
+        kept = same and bool(parts)
+        self.versions: set[str] = set(old.get("versions") or ["unknown"]) if kept else set()
+        others = sorted(self.versions - {version})  # of the parts a resume would keep
+        if (old is not None or parts) and not same and not overwrite:
+            if fresh:
+                why = ("holds results, and an iterator of boards cannot be fingerprinted "
+                       "before it is read (pass a list or a file to resume)")
+            elif old is None:
+                why = "holds part files but no manifest"
+            else:
+                why = "holds results for another input or other settings (see its _manifest.json)"
+            raise ValueError(f"{self.path!r} {why}; use a new output folder or overwrite=True")
+        if others and not overwrite and not allow_mixed:
+            raise ValueError(f"{self.path!r} holds results of snl_numeric {', '.join(others)} "
+                             f"and this is {version}: the results would mix versions; use a new "
+                             "output folder, overwrite=True, or allow_mixed_versions=True")
+        if not same or (others and overwrite):  # start afresh
             for name in parts:
                 os.remove(os.path.join(self.path, name))
+            self.versions = set()
         self._write_manifest(complete=False)
 
+    def close(self) -> None:
+        """Release the folder's lock."""
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _write_manifest(self, **state: Any) -> None:
+        state = {"versions": sorted(self.versions), **state}
         text = json.dumps({**self.manifest, **state}, indent=2).encode()
         write_atomic(os.path.join(self.path, MANIFEST), lambda fh: fh.write(text))
 
@@ -153,13 +227,19 @@ class ResultStore:
         """Whether part ``index`` is written for an input with this digest."""
         return self.lookup(index, digest) is not None
 
-    def write(self, index: int, frame: pd.DataFrame, digest: str, errors: int = 0) -> None:
-        """Write ``frame`` as part ``index``, tagged with ``digest`` and its error count."""
+    def write(self, index: int, frame: pd.DataFrame, digest: str, errors: int, version: str
+              ) -> None:
+        """Write ``frame`` as part ``index``, tagged with ``digest``, its error count and the
+        package ``version`` that computed it (recorded in the manifest before the part)."""
         pa, pq = require_pyarrow()
+        if version not in self.versions:
+            self.versions.add(version)
+            self._write_manifest(complete=False)
         table = pa.Table.from_pandas(frame, preserve_index=False)
         table = table.replace_schema_metadata({**(table.schema.metadata or {}),
                                                PART_KEY: digest.encode(),
-                                               ERRORS_KEY: str(int(errors)).encode()})
+                                               ERRORS_KEY: str(int(errors)).encode(),
+                                               VERSION_KEY: version.encode()})
         write_atomic(self._part_path(index), lambda fh: pq.write_table(table, fh))
 
     def finish(self, parts: int, errors: int, **final: Any) -> None:

@@ -23,13 +23,16 @@ from .._core.grid import grid_shape, square_xy
 from .board import plot_board, plot_visits
 from .common import DEFAULT_COVERAGE, NUMBER_MAX_SIZE
 from .distribution import plot_compare, plot_distribution
+from .impact import plot_candidates, plot_impact
 from .policy import plot_policy
 from .race import plot_race
 
 __all__ = [
     "plot_board",
+    "plot_candidates",
     "plot_compare",
     "plot_distribution",
+    "plot_impact",
     "plot_policy",
     "plot_race",
     "plot_visits",

@@ -44,7 +44,6 @@ and board design to call per board.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,7 +52,6 @@ import scipy.sparse.linalg as spla
 from ..validation import readonly
 from .blocks import (
     BLOCK_MAX,
-    UNIT_ROUNDOFF,
     a_priori_bound,
     backward_columns_kernel,
     backward_moves_kernel,
@@ -65,9 +63,11 @@ from .blocks import (
     gth_solve_t_kernel,
     residual_kernel,
     rotation_kernel,
+    step_variance_kernel,
     structure_kernel,
     sweep_kernel,
 )
+from .certify import Solution, total_error
 from .krylov import gmres_kernel
 
 #: Woodbury is used when there are at most this many backward targets...
@@ -108,21 +108,8 @@ KRYLOV_BYTES = 1 << 28
 SOLVE_BYTES = 150
 #: GMRES steps whose basis vectors :func:`solver_bytes` counts.
 GMRES_STEPS = 64
-_EPS = UNIT_ROUNDOFF
 _NO_BACK = np.zeros(0)
 _DD_EPS = 2.0**-104
-
-
-@dataclass(frozen=True)
-class Solution:
-    """A solve's answer, the GMRES steps it took, its certified relative error, its
-    normwise backward error (NaN when not measured) and the method that gave it."""
-
-    x: np.ndarray
-    iterations: int
-    error: float
-    residual: float
-    method: str = ""
 
 
 class Solver:
@@ -407,7 +394,7 @@ class Solver:
             x = np.stack([s.x for s in sols], axis=1) if sols else np.zeros(b.shape)
             return Solution(x, sum(s.iterations for s in sols),
                             max((s.error for s in sols), default=0.0),
-                            max((s.residual for s in sols), default=0.0))
+                            max((s.residual for s in sols), default=0.0), self.method)
         b0 = np.where(self.active, b, 0.0)
         if self.unknowns == 0:
             return Solution(np.zeros(self.n), 0, 0.0, 0.0, self.method)
@@ -427,8 +414,10 @@ class Solver:
                                 sol.method)
         if self.method in ("triangular", "woodbury"):
             error = min(error, self.a_priori)
-        # the bound is for the double-double answer: the double returned is rounded once more
-        return Solution(x, steps, float(max(error, _EPS)), float(backward), self.method)
+        # the bound is for the double-double answer of the scaled system: the row sums and
+        # b * s are rounded, and so is the double returned
+        return Solution(x, steps, total_error(error, self.succ.shape[1]), float(backward),
+                        self.method)
 
     def refined(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``A^-1 b`` as a double-double pair ``(hi, lo)``, refined to about ``2**-100``
@@ -501,6 +490,13 @@ class Solver:
             eps = float(tmax * norm(err) / norm(xs)) if norm(xs) > 0 else (
                 0.0 if not err.any() else np.inf)
         return (eps / (1.0 - eps) if eps < 1.0 else np.inf), backward
+
+    def step_variance(self, thi: np.ndarray, tlo: np.ndarray) -> np.ndarray:
+        """The variance of ``t`` after one throw from each square of the system
+        (:func:`step_variance_kernel`); ``t`` given as a double-double pair."""
+        w = np.empty(self.n)
+        step_variance_kernel(self.succ, self.probs, self.pstride, self.active, thi, tlo, w)
+        return w
 
     def tmax(self) -> float:
         """``max(t)`` for ``t = A^-1 1``: the exact infinity norm of ``A^-1``."""

@@ -1,0 +1,168 @@
+"""Certified error bounds shared by the solvers (private; NumPy only).
+
+``A = D - G`` is the system matrix over the squares of the system: ``G`` holds the
+probabilities of moving between them and the pivot ``D[x]`` is the sum of ``x``'s
+probabilities of moving. ``A`` is ``diag(s)`` times the ``I - Q`` of the chain whose rows
+are scaled to sum to 1 (``s`` the row sums of the die), and ``A^-1 >= 0``. For a computed
+``x`` and the exact residual ``r = b - A x``, ``|x* - x| <= A^-1 |r|``:
+
+- ``b > 0``: every entry of ``x`` has a relative error below ``max_i |r_i| / b_i``
+  (``A^-1 |r| <= max(|r| / b) A^-1 b``);
+- otherwise normwise, ``||A^-1||_inf = max(A^-1 s)`` / ``min(s)`` at most (``A^-1 s`` is the
+  expected number of throws ``t``).
+
+What :func:`total_error` adds to such a bound: the rounding of the inputs (the row sums
+``s``, summed from the die's probabilities, and ``b * s``) and of the returned double.
+:class:`Rows` computes residuals, in double precision with a bound on their rounding, or in
+double-double arithmetic (error-free products and sums) for refinement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["UNIT_ROUNDOFF", "Rows", "Solution", "gamma", "total_error", "dd_add",
+           "step_variance"]
+
+#: Unit roundoff of a double.
+UNIT_ROUNDOFF = float(np.finfo(float).eps / 2)
+_DD_EPS = 2.0**-104
+_SPLIT = 134217729.0  # 2**27 + 1
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solve's answer, the Krylov steps it took, its certified relative error, its
+    normwise backward error and how it was solved (the solver's method, or the method of
+    the fallback that certified it)."""
+
+    x: np.ndarray
+    iterations: int
+    error: float
+    residual: float
+    method: str = ""
+
+
+def gamma(terms: int) -> float:
+    """``gamma_n = n u / (1 - n u)``: the relative rounding error of ``n`` operations."""
+    return terms * UNIT_ROUNDOFF / (1.0 - terms * UNIT_ROUNDOFF)
+
+
+def total_error(solve_error: float, faces: int, scaled: bool = True) -> float:
+    """The relative error of a returned answer: the solve's own bound, the row sums of ``faces``
+    probabilities (and the product ``b * s`` when ``scaled``), and the final rounding.
+
+    Examples
+    --------
+    >>> 1e-16 < total_error(0.0, 6) < 1e-15
+    True
+    """
+    inputs = gamma(max(faces - 1, 0) + (1 if scaled else 0))
+    return float((1.0 + solve_error) * (1.0 + inputs) * (1.0 + UNIT_ROUNDOFF) - 1.0)
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_prod(a, b):
+    """``a * b`` exactly as ``p + e`` (Dekker's split)."""
+    p = a * b
+    c = _SPLIT * a
+    ah = c - (c - a)
+    al = a - ah
+    c = _SPLIT * b
+    bh = c - (c - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(hi + lo) + dx`` as a new double-double pair.
+
+    Examples
+    --------
+    >>> h, l = dd_add(np.array([1.0]), np.array([0.0]), np.array([2.0**-60]))
+    >>> h.tolist(), l.tolist() == [2.0**-60]
+    ([1.0], True)
+    """
+    s, err = _two_sum(hi, dx)
+    lo = lo + err
+    new = s + lo
+    return new, lo - (new - s)
+
+
+class Rows:
+    """The rows of ``A`` (or of ``A^T``) as a padded table: row ``i`` is
+    ``pivot[i] x[i] - sum_t off_p[i, t] x[off_to[i, t]]``, the pivot given by its terms
+    ``moving[i, :]`` (so that it is summed exactly in double-double).
+
+    Parameters
+    ----------
+    moving : ndarray (m, k)
+        The probabilities of moving out of each square (0 where a face stays).
+    off_to, off_p : ndarray (m, w)
+        The off-diagonal terms: column and probability (0 for padding, column 0).
+    """
+
+    def __init__(self, moving: np.ndarray, off_to: np.ndarray, off_p: np.ndarray) -> None:
+        self.moving = moving
+        self.pivot = moving.sum(axis=1)[:, None]
+        self.off_to = off_to
+        self.off_p = off_p
+        self.terms = moving.shape[1] + off_p.shape[1] + 1
+
+    def dd_residual(self, b: np.ndarray, hi: np.ndarray, lo: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(r, bound)``: ``b - A (hi + lo)`` in double-double arithmetic, rounded to
+        double, and a bound on its distance from the exact residual."""
+        rh = b.copy()
+        rl = np.zeros_like(b)
+        size = np.abs(b)
+        for f in range(self.moving.shape[1]):  # the pivot: - p x[i] for every move out
+            p = self.moving[:, f, None]
+            ph, pl = _two_prod(p, hi)
+            pl = pl + p * lo
+            rh, e = _two_sum(rh, -ph)
+            rl = rl + (e - pl)
+            size = size + np.abs(ph)
+        for t in range(self.off_p.shape[1]):  # + p x[y] for every move to y in the system
+            p = self.off_p[:, t, None]
+            to = self.off_to[:, t]
+            qh, ql = _two_prod(p, hi[to])
+            ql = ql + p * lo[to]
+            rh, e = _two_sum(rh, qh)
+            rl = rl + (e + ql)
+            size = size + np.abs(qh)
+        r = rh + rl
+        return r, (2 * self.terms + 6) * _DD_EPS * size + UNIT_ROUNDOFF * np.abs(r)
+
+
+def step_variance(to: np.ndarray, probs: np.ndarray, thi: np.ndarray,
+                  tlo: np.ndarray) -> np.ndarray:
+    """``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``: the variance of ``t`` after one throw
+    from each square of the system, ``t`` a double-double pair over the system's squares
+    (index ``m``: a square off the system, ``t = 0``), each difference formed exactly before
+    it is squared. ``to[x, f]`` is where face ``f`` leads (``m`` off the system) and
+    ``probs[x, f]`` its probability.
+
+    Examples
+    --------
+    >>> to = np.array([[1, 2], [2, 2]])             # two squares, then off the system
+    >>> t = np.array([1.5, 1.0, 0.0])
+    >>> step_variance(to, np.full((2, 2), 0.5), t, np.zeros(3)).tolist()
+    [0.25, 0.0]
+    """
+    m = len(to)
+    yh, yl = thi[to], tlo[to]
+    xh, xl = thi[:m, None], tlo[:m, None]
+    s, e = _two_sum(yh, -xh)
+    d = s + (e + (yl - xl) + 1.0)
+    w = (probs * d * d).sum(axis=1)
+    # every throw leaves the system: t is exactly 1 there, and so is every step
+    w[~np.any((probs > 0.0) & (to < m), axis=1)] = 0.0
+    return w

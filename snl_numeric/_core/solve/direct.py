@@ -1,0 +1,375 @@
+"""The direct solver of ``(I - Q) x = b`` for ordinary boards: LAPACK or SuperLU, certified.
+
+``A = D - G`` over the squares of the system (see :mod:`.certify`) is factorised once, by
+LAPACK's dense LU up to :data:`DENSE_MAX` unknowns and by SciPy's SuperLU above, and every
+right-hand side (expected throws, variances, visits, jump use: several columns in one
+call) reuses the factorisation. Nothing is compiled.
+
+Each answer is certified by its residual: in double precision with a bound on the
+residual's own rounding, which certifies the boards people play at once (``t`` up to a few
+thousand throws); where that misses the target, the residual is computed in double-double
+arithmetic and the answer refined with the same factorisation. An LU factorisation keeps
+only normwise accuracy, so on boards whose expected lengths are astronomically large
+(1e20 throws and more) refinement cannot converge; those answers are solved again by GTH
+elimination (Grassmann, Taksar and Heyman: pivots formed as sums of what leaves a square,
+never differences), vectorised, which keeps every entry's relative accuracy however large it
+is, and refined likewise. Above :data:`GTH_MAX` unknowns that elimination is the structured
+solver's (:mod:`.structured`).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.linalg.lapack import dgetrf, dgetrs
+
+from .certify import Rows, Solution, dd_add, gamma, step_variance, total_error
+
+__all__ = ["DENSE_MAX", "GTH_MAX", "TARGET", "DirectSolver"]
+
+#: Unknowns up to which ``A`` is factorised by LAPACK's dense LU (SuperLU above: measured
+#: faster from about 150 unknowns on, README, Performance).
+DENSE_MAX = 128
+#: Unknowns up to which the cancellation-free elimination is done here, densely.
+GTH_MAX = 1500
+#: Answers are refined until their certified relative error is below this (the residual in
+#: double precision already certifies it on boards of up to a few hundred expected throws).
+TARGET = 1e-12
+#: Refinement rounds at most (each one residual in double-double and one solve).
+MAX_ROUNDS = 4
+#: Answers certified above this relative error are solved again by GTH elimination.
+REFACTOR_ERROR = 1e-11
+#: Held around every dense LAPACK factorisation and solve: OpenBLAS's LAPACK (0.3.31, as
+#: the NumPy/SciPy wheels ship it) corrupts memory when several threads call it at once
+#: (tests/test_threads.py; ``dgetrs`` on shared factors aborts within a few hundred calls).
+LAPACK_LOCK = threading.Lock()
+
+
+class DirectSolver:
+    """``(I - Q) x = b`` over the ``active`` squares, by LU and certified residuals.
+
+    Parameters
+    ----------
+    succ : ndarray of int, shape (n, faces)
+        The successor table.
+    probs : ndarray of float
+        The faces' probabilities: shape ``(faces,)``, or ``(n, faces)`` per square.
+    active : ndarray of bool, shape (n,)
+        The system's squares; a throw that leaves them is absorbed.
+
+    Thread-safe: a solver is shared by every call on one board.
+
+    Examples
+    --------
+    >>> succ = np.array([[1, 2], [2, 0], [2, 2]])     # square 2 is the goal
+    >>> s = DirectSolver(succ, np.array([0.5, 0.5]), np.array([True, True, False]))
+    >>> s.method, s.solve(np.array([1.0, 1.0, 0.0])).x.tolist()
+    ('lu', [2.0, 2.0, 0.0])
+    """
+
+    def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray) -> None:
+        succ = np.asarray(succ)
+        probs = np.asarray(probs, dtype=np.float64)
+        n, nf = succ.shape
+        self.n, self.faces = n, nf
+        self.active = np.array(active, dtype=np.bool_)
+        self.states = states = np.flatnonzero(self.active)
+        self.unknowns = m = len(states)
+        pos = np.full(n, m, dtype=np.intp)  # each square's place in the system, m off it
+        pos[states] = np.arange(m)
+        dest = succ[states]
+        self._to = to = pos[dest]
+        if probs.ndim == 1:
+            self.rowsum = np.full(n, probs.sum())
+            self._probs = ps = np.broadcast_to(probs, dest.shape)
+        else:
+            self.rowsum = probs.sum(axis=1)
+            self._probs = ps = probs[states]
+        self._moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay
+        self._pivot = self._moving.sum(axis=1)  # the sum of the probabilities of moving
+        self._dest = dest
+        self.blocks = 0
+        self._lock = threading.Lock()
+        self._rows: dict[bool, Rows] = {}
+        self._gth: _Gth | None = None
+        self._fallback = None
+        self._table = (succ, probs)
+        self._tmax: float | None = None
+        if m <= DENSE_MAX:
+            self.method = "lu"
+            self._a = self._dense()
+            with LAPACK_LOCK:
+                self._lu = dgetrf(self._a)[:2]
+        else:
+            self.method = "splu"
+            off = (to < m) & (self._moving > 0.0)
+            rows = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
+            g = sp.csc_matrix((self._moving[off], (rows, to[off])), shape=(m, m))
+            self._a = (sp.diags(self._pivot) - g).tocsc()
+            self._splu = spla.splu(self._a)
+
+    @property
+    def k(self) -> int:
+        """Distinct squares of the system that moves back down lead to."""
+        back = (self._to < self.unknowns) & (self._dest < self.states[:, None])
+        return int(len(np.unique(self._dest[back & (self._moving > 0.0)])))
+
+    def _dense(self) -> np.ndarray:
+        """``A`` as a dense array (a column for "off the system", dropped)."""
+        m = self.unknowns
+        idx = np.arange(0, m * (m + 1), m + 1)[:, None] + self._to
+        q = np.bincount(idx.ravel(), weights=self._moving.ravel(), minlength=m * (m + 1))
+        a = -q.reshape(m, m + 1)[:, :m]
+        a[np.diag_indices(m)] = self._pivot
+        return a
+
+    def _lu_solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
+        if self.method == "lu":
+            with LAPACK_LOCK:
+                return dgetrs(*self._lu, rhs, trans=1 if trans else 0)[0]
+        return self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N")
+
+    def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """``(r, bound)``: ``rhs - A x`` (``A^T``) in double precision, and a bound on its
+        distance from the exact residual (the rounding of ``r``, and of ``A``'s pivots).
+
+        ``|A| = D + G = 2 D - A``, so ``|A| |x| = 2 D |x| - A |x|``: one product when
+        ``x >= 0`` (the usual case), two otherwise."""
+        a = self._a.T if trans else self._a
+        ax = a @ x
+        pivot = self._pivot[:, None]
+        if (x >= 0.0).all():
+            size = np.abs(rhs) + 2.0 * pivot * x - ax
+        else:
+            ab = np.abs(x)
+            size = np.abs(rhs) + 2.0 * pivot * ab - a @ ab
+        return rhs - ax, gamma(2 * self.faces + 6) * size
+
+    def _rows_of(self, trans: bool) -> Rows:
+        """The rows of ``A`` or of ``A^T`` as padded tables, for residuals in
+        double-double (built on first use)."""
+        with self._lock:
+            if trans not in self._rows:
+                m = self.unknowns
+                off = (self._to < m) & (self._moving > 0.0)
+                src = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
+                dst, prob = self._to[off], self._moving[off]
+                if trans:
+                    src, dst = dst, src
+                order = np.argsort(src, kind="stable")
+                src, dst, prob = src[order], dst[order], prob[order]
+                counts = np.bincount(src, minlength=m)
+                slot = np.arange(len(src)) - np.repeat(np.cumsum(counts) - counts, counts)
+                off_to = np.zeros((m, int(counts.max(initial=0))), dtype=np.intp)
+                off_p = np.zeros(off_to.shape)
+                off_to[src, slot] = dst
+                off_p[src, slot] = prob
+                self._rows[trans] = Rows(self._moving, off_to, off_p)
+            return self._rows[trans]
+
+    # -- solving ----------------------------------------------------------------------------
+    def solve(self, b: np.ndarray, trans: bool = False, *, target: float = TARGET,
+              measure: bool = False):
+        """Solve ``A x = b`` (``A^T x = b``), ``b`` of shape ``(n,)`` or ``(n, m)`` (zero off
+        the system): the answer of the chain with rows scaled to sum to 1, with its
+        certified relative error (the largest over the columns; componentwise for a column
+        with ``b > 0`` on the system and ``trans=False``, else normwise) and, when
+        ``measure``, its normwise backward error (else NaN)."""
+        b = np.asarray(b, dtype=np.float64)
+        rhs = b[self.states]
+        if rhs.ndim == 1:
+            rhs = rhs[:, None]
+        if self.unknowns == 0 or rhs.shape[1] == 0:
+            return Solution(np.zeros(b.shape), 0, 0.0, 0.0, self.method)
+        if not trans:
+            rhs = rhs * self.rowsum[self.states, None]
+        x, lo, error, backward, how = self._certified(rhs, trans, target, measure)
+        if error > max(target, REFACTOR_ERROR) and self.unknowns > GTH_MAX and np.all(
+                np.isfinite(x)):
+            sol = self.structured().solve(b, trans, target=target)
+            if sol.error < total_error(error, self.faces):
+                return Solution(sol.x, sol.iterations, sol.error, sol.residual, "structured")
+        with np.errstate(over="ignore", invalid="ignore"):
+            if lo is not None:
+                x = x + lo
+            if trans:
+                x = x * self.rowsum[self.states, None]
+        out = np.zeros((self.n, x.shape[1]))
+        out[self.states] = x
+        out = out.reshape(b.shape)
+        if not np.isfinite(x).all():  # beyond the largest double
+            out[~np.isfinite(out)] = np.inf
+            return Solution(out, 0, np.inf, np.inf, how)
+        return Solution(out, 0, total_error(error, self.faces), backward, how)
+
+    def refined(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``A^-1 b`` as a double-double pair ``(hi, lo)``, refined to about ``2**-100``
+        relative where the factorisation allows (for quantities that take differences of
+        its entries)."""
+        rhs = np.asarray(b, dtype=np.float64)[self.states, None] * self.rowsum[self.states, None]
+        x, lo, error, _, _ = self._certified(rhs, False, 2.0**-100)
+        if error > REFACTOR_ERROR and self.unknowns > GTH_MAX and np.all(np.isfinite(x)):
+            return self.structured().refined(b)
+        hi, low = np.zeros(self.n), np.zeros(self.n)
+        hi[self.states] = x[:, 0]
+        if lo is not None:
+            low[self.states] = lo[:, 0]
+        return hi, low
+
+    def _certified(self, rhs: np.ndarray, trans: bool, target: float, measure: bool = False):
+        """``(x, lo, error, backward, method)``: solved by LU and refined (``lo`` None when no
+        refinement was needed); solved again by GTH elimination where the LU answer cannot
+        be certified to ``REFACTOR_ERROR`` (here up to :data:`GTH_MAX` unknowns; above, the
+        caller asks the structured solver)."""
+        x, lo, error, backward = self._refine(self._lu_solve, rhs, trans, target, measure)
+        if (error <= max(target, REFACTOR_ERROR) or not np.isfinite(x).all()
+                or self.unknowns > GTH_MAX):
+            return x, lo, error, backward, self.method
+        gth = self._elimination()
+        # cancellation-free for a right-hand side >= 0: its a priori bound holds
+        bound = gth.a_priori if (rhs >= 0.0).all() else np.inf
+        y, ylo, gerror, gbackward = self._refine(gth.solve, rhs, trans, target, measure, bound)
+        if gerror < error:
+            return y, ylo, gerror, gbackward, "gth"
+        return x, lo, error, backward, self.method
+
+    def _refine(self, solve, rhs: np.ndarray, trans: bool, target: float, measure: bool,
+                a_priori: float = np.inf):
+        """Solve, then refine in double-double until the certified error (or ``a_priori``,
+        a bound known without a residual) is below ``target`` or stops improving:
+        ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            x = solve(rhs, trans)
+        if not np.isfinite(x).all():
+            return x, None, np.inf, np.inf
+        r, bound = self._residual(rhs, x, trans)
+        backward = np.nan
+        if measure:
+            scale = 2.0 * np.abs(x).max() + np.abs(rhs).max()
+            backward = float(np.abs(r).max() / scale) if scale > 0 else 0.0
+        if a_priori <= target:
+            return x, None, a_priori, backward
+        error = min(a_priori, self._relative(rhs, x, np.abs(r) + bound, trans))
+        if error <= target:
+            return x, None, error, backward
+        lo = np.zeros_like(x)
+        best = (x, lo, error)
+        for round_ in range(MAX_ROUNDS + 1):
+            r, bound = self._rows_of(trans).dd_residual(rhs, x, lo)
+            error = min(a_priori, self._relative(rhs, x + lo, np.abs(r) + bound, trans))
+            if error < best[2]:
+                best = (x, lo, error)
+            elif round_:
+                break  # refinement stopped improving
+            if error <= target or round_ == MAX_ROUNDS:
+                break
+            with np.errstate(over="ignore", invalid="ignore"):
+                x, lo = dd_add(x, lo, solve(r, trans))
+            if not np.isfinite(x).all():
+                break
+        return best[0], best[1], best[2], backward
+
+    def _relative(self, rhs: np.ndarray, x: np.ndarray, err: np.ndarray, trans: bool) -> float:
+        """The certified relative error of the columns of ``x`` from a bound ``err`` on their
+        exact residuals (see :mod:`.certify`): the largest over the columns."""
+        positive = (rhs > 0.0).all(axis=0) if not trans else np.zeros(rhs.shape[1], bool)
+        if positive.all():
+            worst = float((err / rhs).max())
+        else:
+            eps = np.zeros(rhs.shape[1])
+            if positive.any():
+                eps[positive] = (err[:, positive] / rhs[:, positive]).max(axis=0)
+            norm = np.sum if trans else np.max
+            size = norm(np.abs(x[:, ~positive]), axis=0)
+            enorm = norm(err[:, ~positive], axis=0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eps[~positive] = np.where(size > 0.0, enorm / size * self.inverse_norm(),
+                                          np.where(enorm > 0.0, np.inf, 0.0))
+            worst = float(eps.max())
+        return worst / (1.0 - worst) if worst < 1.0 else np.inf
+
+    def inverse_norm(self) -> float:
+        """An upper bound on ``||A^-1||_inf``: ``max(t) / min(s)``."""
+        return self.tmax() / float(self.rowsum[self.states].min())
+
+    def tmax(self) -> float:
+        """``max(t)`` for ``t = A^-1 s``, the expected throws: ``||(I - Q)^-1||_inf``."""
+        if self._tmax is None:
+            self._tmax = float(self.solve(self.active.astype(np.float64)).x.max())
+        return self._tmax
+
+    def step_variance(self, thi: np.ndarray, tlo: np.ndarray) -> np.ndarray:
+        """The variance of ``t`` after one throw from each square of the system (see
+        :func:`.certify.step_variance`); ``t`` given as a double-double pair."""
+        w = np.zeros(self.n)
+        hi = np.append(thi[self.states], 0.0)
+        lo = np.append(tlo[self.states], 0.0)
+        w[self.states] = step_variance(self._to, self._probs, hi, lo)
+        return w
+
+    # -- the cancellation-free fallback --------------------------------------------------------
+    def _elimination(self) -> _Gth:
+        """GTH elimination of ``A``, built once, on first need."""
+        with self._lock:
+            if self._gth is None:
+                leave = np.where(self._to == self.unknowns, self._moving, 0.0).sum(axis=1)
+                self._gth = _Gth(self._dense(), leave, self.faces)
+            return self._gth
+
+    def structured(self):
+        """The structured solver of the same system (for answers the LU factorisation
+        cannot certify on more than :data:`GTH_MAX` unknowns), built once."""
+        from .structured import Solver
+
+        with self._lock:
+            if self._fallback is None:
+                self._fallback = Solver(*self._table, self.active)
+            return self._fallback
+
+
+class _Gth:
+    """GTH elimination of ``A = D - G`` in natural order, vectorised: ``A = L U`` with
+    ``L = I - F`` (``F >= 0``) and ``U = diag(piv) - H`` (``H >= 0``), every pivot the
+    probability of leaving plus what remains of the row. Columns without entries below the
+    diagonal (most squares: throws go forward) cost nothing. Solves are two triangular
+    solves (LAPACK), each only adding non-negative terms for a non-negative right-hand
+    side."""
+
+    def __init__(self, a: np.ndarray, slack: np.ndarray, faces: int) -> None:
+        m = len(a)
+        g = -a
+        g[np.diag_indices(m)] = 0.0
+        slack = slack.copy()
+        piv = np.empty(m)
+        for k in range(m):
+            piv[k] = slack[k] + g[k, k + 1:].sum()
+            below = np.flatnonzero(g[k + 1:, k]) + k + 1
+            if len(below):
+                f = g[below, k] / piv[k]
+                g[below, k] = f
+                g[below, k + 1:] += f[:, None] * g[k, k + 1:]
+                slack[below] += f * slack[k]
+        self.lower = np.eye(m) - np.tril(g, -1)
+        self.upper = np.diag(piv) - np.triu(g, 1)
+        #: The a priori relative error of a solve with a right-hand side >= 0: a few units in
+        #: the last place per operation along the longest chain of dependent operations
+        #: (the structured solver's model, :mod:`.structured`, for one block of ``m``).
+        self.a_priori = float(np.finfo(float).eps / 2) * (6 * m + 2 * faces + 16)
+
+    def solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
+        with LAPACK_LOCK:
+            return self._solve(rhs, trans)
+
+    def _solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
+        if trans:
+            z = sla.solve_triangular(self.upper, rhs, trans="T", check_finite=False)
+            return sla.solve_triangular(self.lower, z, trans="T", lower=True,
+                                        unit_diagonal=True, check_finite=False)
+        y = sla.solve_triangular(self.lower, rhs, lower=True, unit_diagonal=True,
+                                 check_finite=False)
+        return sla.solve_triangular(self.upper, y, check_finite=False)

@@ -1,0 +1,242 @@
+"""The successor table, breadth-first search and mass push in NumPy/SciPy (private layer).
+
+For boards of ordinary size (:data:`ORDINARY_ENTRIES`) these answer what the Numba
+kernels of :mod:`.table` answer, with nothing to compile; the two are each other's twins
+in the tests.
+
+- :func:`succ_table`: the board's rules applied to every square and face at once;
+- :func:`reach`: fewest throws to the goal by breadth-first search over the reversed
+  adjacency (:func:`scipy.sparse.csgraph.breadth_first_order`), then the squares that
+  reach the goal with probability 1 (those that cannot reach a square that cannot);
+- :func:`push`: the distribution of the number of throws. The mass ``v_k`` on the squares
+  that can still finish after ``k`` throws obeys ``v_{k+1} = v_k Q``, and
+  ``P(T = k + 1) = v_k r`` with ``r`` the chance of finishing in one throw. On a small
+  board the mass moves ``B`` throws per product, ``v_{k+B} = v_k Q^B``, and the throws in
+  between are read out together: ``v_k Q^i (r, Q 1, d)`` for ``i < B`` (``d``: the chance of
+  moving where the goal cannot be reached), one product for a chunk of ``v_k``. Every
+  product adds non-negative terms, so each entry keeps its relative accuracy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order
+
+from .memory import check_memory
+
+__all__ = ["ORDINARY_ENTRIES", "ordinary", "succ_table", "reach", "reachable_from", "push"]
+
+#: Boards with at most this many table entries (squares x faces) are ordinary: answered by
+#: NumPy/SciPy here and by the direct solver, with nothing compiled. Above, the Numba
+#: kernels take over (README, Performance: the crossover measured with a d6).
+ORDINARY_ENTRIES = 30_000
+#: Squares up to which the mass is pushed ``BLOCK`` throws per dense product (``Q^BLOCK``
+#: from squarings, which cost ``m**3`` each); one sparse product per throw above.
+DENSE_PUSH_MAX = 128
+#: Throws per product on the dense path.
+BLOCK = 16
+
+
+def ordinary(n_states: int, n_faces: int) -> bool:
+    """Whether a board of ``n_states`` squares and ``n_faces`` faces is ordinary.
+
+    Examples
+    --------
+    >>> ordinary(101, 6), ordinary(1_000_001, 6)
+    (True, False)
+    """
+    return n_states * n_faces <= ORDINARY_ENTRIES
+
+
+def succ_table(size: int, jump_to: np.ndarray, overshoot: str, chain: bool,
+               faces: np.ndarray, landing: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(succ, landed)``: where a token on each square rests after each face, and (when
+    ``landing``) the square of the first jump that throw lands on (-1 for none).
+
+    ``jump_to[x]`` is the destination of the jump starting on ``x``, or -1.
+
+    Examples
+    --------
+    >>> succ, landed = succ_table(6, np.array([-1, -1, 5, -1, -1, -1, -1]), "exact",
+    ...                           False, np.array([1, 2]), landing=True)
+    >>> succ.tolist()
+    [[1, 5], [5, 3], [3, 4], [4, 5], [5, 6], [6, 5], [6, 6]]
+    >>> landed[:2].tolist()
+    [[-1, 2], [2, -1]]
+    """
+    squares = np.arange(size + 1)
+    jumps = jump_to >= 0
+    rest = np.where(jumps, jump_to, squares)  # one jump followed
+    if chain:  # follow chains to their end (Board rules out cycles): pointer doubling
+        while True:
+            further = rest[rest]
+            if np.array_equal(further, rest):
+                break
+            rest = further
+    x = squares[:, None]
+    target = x + np.minimum(faces, size + 1)  # no overflow: faces are at most size + 1 here
+    over = target > size
+    if overshoot == "win":
+        target = np.minimum(target, size)
+    elif overshoot == "bounce":  # Board guarantees faces <= size + 1
+        target = np.where(over, 2 * size - target, target)
+    else:
+        target[over] = size  # the goal: no jump, replaced below
+    succ = rest[target]
+    if overshoot == "exact":  # the token stays, and takes no jump where it stays
+        succ = np.where(over, x, succ)
+    succ[size] = size
+    if not landing:
+        return succ, None
+    landed = np.where(jumps[target], target, -1)
+    landed[size] = -1
+    return succ, landed
+
+
+def _reversed(succ: np.ndarray, extra: np.ndarray | None = None) -> sp.csr_matrix:
+    """The reversed adjacency of the moves out of every square but the goal: row ``y``
+    lists the squares that move to ``y``; ``extra`` adds a last row pointing at those
+    squares (a virtual source)."""
+    n, k = succ.shape
+    cols = succ[:-1].ravel()
+    order = np.argsort(cols, kind="stable")
+    indices = (order // k).astype(np.int32)
+    counts = np.bincount(cols, minlength=n)
+    if extra is not None:
+        indices = np.concatenate([indices, extra.astype(np.int32)])
+        counts = np.append(counts, len(extra))
+    indptr = np.zeros(len(counts) + 1, dtype=np.int32)
+    np.cumsum(counts, out=indptr[1:])
+    m = len(counts)
+    return sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(m, m))
+
+
+def reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(dist, sure)`` as :func:`.table.reach_kernel` computes them: fewest throws to the
+    goal (the last square; -1 where unreachable) and whether the goal is reached with
+    probability 1, from every square.
+
+    Examples
+    --------
+    >>> succ = np.array([[1, 1], [0, 0], [3, 3], [3, 3]])   # 0 and 1 swap for ever
+    >>> [a.tolist() for a in reach(succ)]
+    [[-1, -1, 1, 0], [False, False, True, True]]
+    """
+    n = succ.shape[0]
+    goal = n - 1
+    graph = _reversed(succ)
+    order, pred = breadth_first_order(graph, goal, directed=True, return_predecessors=True)
+    # depth by pointer jumping: d[v] is the distance from v up to its ancestor up[v]
+    up = np.full(n, goal, dtype=np.intp)
+    up[order[1:]] = pred[order[1:]]
+    d = np.zeros(n, dtype=np.int64)
+    d[order[1:]] = 1
+    while True:
+        far = up[up]
+        if np.array_equal(far, up):
+            break
+        d += d[up]
+        up = far
+    dist = np.full(n, -1, dtype=np.int64)
+    dist[order] = d[order]
+    stuck = np.flatnonzero(dist < 0)
+    sure = np.ones(n, dtype=np.bool_)
+    if len(stuck):  # squares that can reach a stuck square are not sure
+        doomed = breadth_first_order(_reversed(succ, stuck), n, directed=True,
+                                     return_predecessors=False)
+        sure[doomed[doomed < n]] = False
+    return dist, sure
+
+
+def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
+    """The squares a token on ``start`` can ever rest on (``start`` included).
+
+    Examples
+    --------
+    >>> reachable_from(np.array([[1, 2], [2, 2], [2, 2], [0, 0]]), 1).tolist()
+    [False, True, True, False]
+    """
+    n, k = succ.shape
+    graph = sp.csr_matrix((np.ones(n * k), succ.ravel(), np.arange(0, n * k + 1, k)),
+                          shape=(n, n))
+    seen = np.zeros(n, dtype=np.bool_)
+    seen[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
+    return seen
+
+
+def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int
+           ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray, np.ndarray]:
+    """The live squares (not the goal), ``Q`` among them (CSR), and per live square the
+    chance of finishing in one throw (``r``) and of moving off the live squares (``d``)."""
+    n, k = succ.shape
+    states = np.flatnonzero(live & (np.arange(n) != goal))
+    pos = np.full(n, -1, dtype=np.intp)
+    pos[states] = np.arange(len(states))
+    dest = succ[states]
+    p = np.broadcast_to(probs, dest.shape)
+    r = np.where(dest == goal, p, 0.0).sum(axis=1)
+    to = pos[dest]
+    d = np.where((to < 0) & (dest != goal), p, 0.0).sum(axis=1)
+    keep = to >= 0
+    rows = np.broadcast_to(np.arange(len(states))[:, None], dest.shape)
+    q = sp.csr_matrix((p[keep], (rows[keep], to[keep])), shape=(len(states),) * 2)
+    return states, q, r, d
+
+
+def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail: float,
+         max_throws: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Push the mass from ``start`` (a live square that is not the goal) one throw at a
+    time until the live mass is below ``tail`` or for ``max_throws`` throws.
+
+    Returns ``(pmf, live_mass, lost)``, each of length ``K + 1``: ``pmf[k] = P(T = k)``,
+    ``live_mass[k]`` the mass on the live squares after ``k`` throws and ``lost[k]`` the
+    mass that moved where the goal cannot be reached by then; so
+    ``P(T > k) = live_mass[k] + lost[k]`` exactly, from sums of non-negative terms. ``K`` is
+    the first ``k`` with ``live_mass[k] < tail`` (or ``max_throws``).
+
+    Examples
+    --------
+    >>> succ = np.array([[1, 2], [2, 2], [2, 2]])
+    >>> pmf, live, lost = push(succ, np.array([0.5, 0.5]), np.array([True, True, True]),
+    ...                        0, 1e-12, 100)
+    >>> pmf.tolist(), live.tolist()
+    ([0.0, 0.5, 0.5], [1.0, 0.5, 0.0])
+    """
+    states, q, r, d = _chain(succ, probs, live & reachable_from(succ, start), succ.shape[0] - 1)
+    m = len(states)
+    readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)
+    if m <= DENSE_PUSH_MAX:  # B throws per product: v Q^i (r, Q 1, d), i < B, then v Q^B
+        power, width = q.toarray(), 1
+        while width < BLOCK:
+            readout = np.concatenate([readout, power @ readout], axis=1)
+            power = power @ power
+            width *= 2
+        advance = power.__rmatmul__
+    else:  # one sparse product per throw
+        width, advance = 1, q.T.tocsr().__matmul__
+    v = np.zeros(m)
+    v[np.searchsorted(states, start)] = 1.0
+    parts = [np.array([[0.0, 1.0, 0.0]])]
+    done, steps = 0, max(1, 64 // width)
+    while done < max_throws:
+        mass = np.empty((steps, m))  # mass[i]: after done + i * width throws
+        for i in range(steps):
+            mass[i] = v
+            v = advance(v)
+        block = (mass @ readout).reshape(-1, 3)  # each throw: (finished, live, lost)
+        block = block[: max_throws - done]
+        below = np.flatnonzero(block[:, 1] < tail)
+        if len(below):
+            parts.append(block[: below[0] + 1])
+            break
+        parts.append(block)
+        done += len(block)
+        # the live mass falls about geometrically: aim the next chunk at the tail
+        rate = (block[-1, 1] / parts[-1][0, 1]) ** (1.0 / len(block)) if len(block) > 1 else 0.5
+        wanted = np.log(tail / block[-1, 1]) / np.log(rate) if 0.0 < rate < 1.0 else 4 * done
+        steps = int(min(max(wanted * 1.05 + width, 16), 4 * done + 64, 1 << 16)) // width + 1
+        check_memory(24 * (done + steps * width) + 8 * steps * m,
+                     f"a distribution of {done + steps * width:,} throws")
+    out = np.concatenate(parts)
+    return out[:, 0], out[:, 1], np.cumsum(out[:, 2])

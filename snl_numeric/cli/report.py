@@ -1,0 +1,33 @@
+"""``snl report BOARD``: one self-contained HTML page about a board."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .._core.memory import format_bytes
+from ..report import report
+from .common import add_board_arguments, board_from_args, dice_from_flag
+
+
+def add_parser(sub) -> None:
+    """Register ``snl report``."""
+    p = sub.add_parser("report", help="write a self-contained HTML report about a board")
+    add_board_arguments(p)
+    p.add_argument("-o", "--output", default="report.html", metavar="FILE",
+                   help="where to write the page (default: report.html)")
+    p.add_argument("--action", dest="actions", action="append", metavar="DICE",
+                   help="a die the player may choose before each throw (repeat the flag): "
+                        "adds the optimal policy; 'd6', '1-3', '2d6', '1:0.5,2:0.5'")
+    p.add_argument("--race", action="store_true",
+                   help="add the race of two players choosing between the --action dice "
+                        "(the board's own die without them)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    board = board_from_args(args)
+    actions = [dice_from_flag(s, "--action") for s in args.actions] if args.actions else None
+    report(board, args.output, actions=actions, race=args.race)
+    print(f"wrote {args.output} ({format_bytes(os.path.getsize(args.output))})")
+    return 0

@@ -1,0 +1,142 @@
+"""The distribution of the number of throws ``T`` to finish.
+
+The probability mass of the token's position is pushed forward one throw at a time from
+the start square: ``P(T = k)`` is the mass reaching the goal at throw ``k``. Mass on a
+square from which the goal cannot be reached is set aside (those games never finish), and
+the push stops once the mass that can still finish is below ``tail``. Survival
+``P(T > k)`` is the mass still on the board plus the mass set aside, both pushed forward
+directly as sums of non-negative terms (never one minus the finished mass, which would
+turn rounding into games that never end).
+
+On an ordinary board this is NumPy/SciPy, several throws per product
+(:func:`snl_numeric._core.vectorised.push`); on a large one, a Numba kernel that visits only
+the band of squares holding mass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._core.memory import check_memory
+from ._core.table import push_step_kernel
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
+from ._core.vectorised import push
+from .board import Board, check_board, check_start
+from .compile import CompiledBoard
+
+__all__ = ["Pushed", "length_distribution", "pushed"]
+
+
+@dataclass(frozen=True)
+class Pushed:
+    """The mass of one token pushed forward from its start.
+
+    Attributes
+    ----------
+    pmf : ndarray
+        ``pmf[k] = P(T = k)`` for ``k = 0 .. K``.
+    survival : ndarray
+        ``survival[k] = P(T > k)``: the mass still on the board after ``k`` throws plus
+        the mass on squares from which the goal cannot be reached.
+    remaining : float
+        The mass that can still finish after ``K`` throws (below ``tail`` unless
+        ``max_throws`` stopped the push).
+    never : float
+        The mass on squares from which the goal cannot be reached, after ``K`` throws.
+    """
+
+    pmf: np.ndarray
+    survival: np.ndarray
+    remaining: float
+    never: float
+
+
+def pushed(cb: CompiledBoard, start: int, tail: float, max_throws: int) -> Pushed:
+    """Push the mass from ``start`` until the mass that can still finish is below
+    ``tail`` or for ``max_throws`` throws, whichever comes first."""
+    if start == cb.size:
+        return Pushed(np.array([1.0]), np.array([0.0]), 0.0, 0.0)
+    live = cb.reach[0] > 0
+    if not live[start]:
+        return Pushed(np.array([0.0]), np.array([1.0]), 0.0, 1.0)
+    if cb.ordinary:
+        pmf, on_board, lost = push(cb.succ, cb.probs, live, start, tail, max_throws)
+    else:
+        pmf, on_board, lost = _push_large(cb, live, start, tail, max_throws)
+    return Pushed(pmf, on_board + lost, float(on_board[-1]), float(lost[-1]))
+
+
+def _push_large(cb: CompiledBoard, live: np.ndarray, start: int, tail: float,
+                max_throws: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`~snl_numeric._core.vectorised.push` for a large board: one kernel call per
+    throw over the band of squares holding mass (Ctrl-C is honoured between throws)."""
+    mass = np.zeros(cb.n_states)
+    mass[start] = 1.0
+    nxt = np.zeros(cb.n_states)
+    band = np.array([start, start], dtype=np.int64)
+    leaving = (~live[cb.succ] & (cb.succ != cb.size)) @ cb.probs  # to where it cannot finish
+    leaving[~live] = 0.0
+    strands = bool(leaving.any())
+    size = 1024
+    pmf, on_board, lost = (np.zeros(size) for _ in range(3))
+    on_board[0] = 1.0
+    k = 0
+    while k < max_throws:
+        if k + 1 == size:
+            size = min(2 * size, max_throws + 1)
+            check_memory(24 * size, f"a distribution of {size:,} throws")
+            pmf, on_board, lost = (np.concatenate([a, np.zeros(size - len(a))])
+                                   for a in (pmf, on_board, lost))
+        lo, hi = band
+        step_lost = float(mass[lo: hi + 1] @ leaving[lo: hi + 1]) if strands else 0.0
+        k += 1
+        pmf[k], on_board[k] = push_step_kernel(cb.succ, cb.probs, mass, nxt, live, cb.size,
+                                               band)
+        lost[k] = lost[k - 1] + step_lost
+        if on_board[k] < tail:
+            break
+    return pmf[: k + 1].copy(), on_board[: k + 1].copy(), lost[: k + 1].copy()
+
+
+def length_distribution(
+    board: Board,
+    start: int | None = None,
+    *,
+    tail: float = DEFAULT_TAIL,
+    max_throws: int = DEFAULT_MAX_THROWS,
+) -> np.ndarray:
+    """Distribution of the number of throws to finish.
+
+    Parameters
+    ----------
+    board : Board
+    start : int, optional
+        Starting square; the board's start by default.
+    tail : float, default 1e-12
+        The probability of the games longer than the returned pmf, among
+        those that can still finish, is below ``tail``.
+    max_throws : int, default 10_000_000
+        Give up (``ValueError``) if ``tail`` is not reached by then.
+
+    Returns
+    -------
+    pmf : ndarray of float64
+        ``pmf[k] = P(T = k)``. When the goal is not reached with probability 1
+        the pmf sums to the probability of finishing.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> length_distribution(Board(3, dice={1: 0.5, 2: 0.5})).tolist()
+    [0.0, 0.0, 0.75, 0.25]
+    """
+    start = check_start(check_board(board), start)
+    tail = check_tail(tail, max_throws)
+    result = pushed(board.compiled, start, tail, int(max_throws))
+    if result.remaining >= tail:
+        raise ValueError(
+            f"the tail did not fall below {tail:g} within max_throws={int(max_throws)} throws "
+            f"(remaining mass {result.remaining:.3g}); raise max_throws or tail")
+    return result.pmf

@@ -1,0 +1,377 @@
+"""Removing each jump, adding any jump: low-rank updates of one factorisation.
+
+With ``N = (I - Q)^-1`` over the sure squares ``S`` (:func:`~snl_numeric.chain.fundamental`),
+``t = N 1`` and ``u = N t`` (so ``var = 2 u - t - t**2``), a change of the chain of the
+form ``Q' = Q + c (e_p - e_q)^T`` (the throws counted by ``c`` now rest on ``p`` instead
+of ``q``) has, by Sherman-Morrison with ``z = N c`` and ``d = 1 - z_p + z_q``,
+
+    N' = N + z (e_p - e_q)^T N / d,        t' = t + a z,   a = (t_p - t_q) / d,
+    u' = N' t' = u + a N z + z (u_p - u_q + a ((N z)_p - (N z)_q)) / d.
+
+**Removing jump j** (from ``s``; it and, with ``chain=True``, every chain through it
+ended on ``r = rest_of(j)``): the throws that fired ``j`` (``c = A[:, j]``, the fire
+matrix) rest on ``p = s`` instead of ``q = r``. ``Z = N A`` and ``N Z`` for all jumps
+are two multi-column solves; ``z_start / (1 + z_r)`` is the chance ``j`` is used.
+
+**Adding a -> b**: the throws that come to rest on ``a`` by a move (landing there; with
+``chain=True`` also ending a chain there; not a throw that stays put under ``"exact"``)
+go on to ``p = b'`` (``b``'s resting square under ``chain=True``, else ``b``) instead of
+``q = a``: ``Z = N C`` for every source ``a`` in one solve, then each ``b`` costs O(1).
+
+**When the goal stops being sure.** A change never makes a sure square unsure unless
+the start can reach the changed throws, and then exactly when ``p`` is not sure or
+every way from ``p`` to the goal passes through such a throw (``d = 0``: the token
+would come back to ``p`` forever). Both are read off a graph of the moves with one node
+per event ("jump j fires", "a throw comes to rest on a"): a forward search from the
+start, and the dominator tree of the reversed graph rooted at the goal
+(:mod:`snl_numeric._core.dominators`). Such a change is infinite, and said so; every
+other one keeps ``S`` closed, so the update above is exact. Off ``S`` (the start does
+not finish surely) removals are re-solved board by board, and additions refused.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order
+
+from .._core.dominators import dominator_ranges
+from .._core.memory import check_memory
+from .._core.solve import WARN_ERROR
+from .._core.table import quantile
+from .._core.validation import flag, positive_int
+from .._core.warn import warn_user
+from ..board import Board, check_board, check_start
+from ..chain import (
+    expected_throws,
+    fundamental,
+    mean_all,
+    moments,
+    throws_variance,
+)
+from ..compile import CompiledBoard
+from ..distribution import length_distribution
+from ..players import win_probabilities
+from .result import KINDS, JumpCandidates, JumpImpact
+
+__all__ = ["jump_impact", "jump_candidates"]
+
+
+# -- the move graph with event nodes --------------------------------------------------
+def _stays(board: Board, cb: CompiledBoard) -> np.ndarray:
+    """``stay[x, f]``: the throw overshoots under ``"exact"`` and the token stays put (no
+    landing)."""
+    if board.overshoot != "exact":
+        return np.zeros(cb.succ.shape, dtype=bool)
+    return np.arange(cb.n_states)[:, None] + cb.faces[None, :] > cb.size
+
+
+def _rest_weights(board: Board, cb: CompiledBoard) -> sp.csc_array:
+    """``C[x, a]``: the chance that a throw from ``x`` comes to rest on ``a`` by a move
+    that adding a jump at ``a`` would send on (rows normalised like the solver's)."""
+    moved = ~_stays(board, cb)
+    if not cb.chained:  # one jump per throw: only a direct landing goes on
+        moved &= cb.fired < 0
+    x, f = np.nonzero(moved)
+    return sp.csc_array((cb.probs[f] / cb.probs.sum(), (x, cb.succ[x, f])),
+                        shape=(cb.n_states, cb.n_states))
+
+
+def _events(board: Board, cb: CompiledBoard) -> tuple[sp.csr_array, np.ndarray, np.ndarray]:
+    """``(graph, tin, tout)``: the moves as a graph over squares ``0 .. size``, then one
+    node per jump (``size + 1 + j``: "jump j fires"), then one per square
+    (``size + 1 + jumps + a``: "a throw comes to rest on a" by a move); ``tin, tout``:
+    preorder ranges of the dominator tree of the reversed graph from the goal (node
+    ``v`` lies on every way from square ``x`` to the goal exactly when
+    ``tin[v] <= tin[x] <= tout[v]``). Built once per board."""
+    return cb.cache.get("impact_events", lambda: _build_events(board, cb))
+
+
+def _build_events(board: Board, cb: CompiledBoard) -> tuple[sp.csr_array, np.ndarray,
+                                                              np.ndarray]:
+    n, nj = cb.n_states, len(cb.jump_src)
+    fire0, rest0 = n, n + nj
+    x, f = np.nonzero(~_stays(board, cb))
+    keep = x != cb.size
+    x, f = x[keep], f[keep]
+    first = cb.fired[x, f]
+    heads = np.where(first >= 0, fire0 + first, rest0 + cb.succ[x, f])
+    nxt = cb.jump_index[cb.jump_dst]
+    if cb.chained:  # a chain goes on to the next jump, or comes to rest (an event)
+        after = np.where(nxt >= 0, fire0 + nxt, rest0 + cb.jump_dst)
+    else:
+        after = cb.jump_dst
+    rows = np.concatenate([x, fire0 + np.arange(nj), rest0 + np.arange(n)])
+    cols = np.concatenate([heads, after, np.arange(n)])
+    total = n + nj + n
+    graph = sp.csr_array((np.ones(len(rows), dtype=bool), (rows, cols)),
+                         shape=(total, total))
+    tin, tout = dominator_ranges(sp.csr_array(graph.T), cb.size)
+    return graph, tin, tout
+
+
+def _reached(graph: sp.csr_array, start: int) -> np.ndarray:
+    reach = np.zeros(graph.shape[0], dtype=bool)
+    reach[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
+    return reach
+
+
+def _warn_error(error: float, what: str) -> None:
+    if error > WARN_ERROR:
+        warn_user(f"{what} on this board are certified only to a relative error of "
+                  f"{error:.1g}")
+
+
+def _clean(x: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Solutions zero off the system (the goal included)."""
+    x = np.array(x, dtype=np.float64)
+    x[~active] = 0.0
+    return x
+
+
+# -- removing each jump ----------------------------------------------------------------
+#: Right-hand sides are solved in blocks of at most this many bytes (a few such arrays are
+#: alive at once), so memory stays bounded however many jumps or squares there are.
+BLOCK_BYTES = 1 << 26
+
+
+def _blocks(n: int, m: int) -> list[np.ndarray]:
+    step = max(1, BLOCK_BYTES // (8 * n))
+    return [np.arange(i, min(i + step, m)) for i in range(0, m, step)]
+
+
+def _removals(board: Board, cb: CompiledBoard, start: int, mean: float, var: float
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and variance from ``start`` without each jump, and the chance each is used,
+    for a start that finishes surely (see the module docstring)."""
+    nj, n = len(cb.jump_src), cb.n_states
+    mean_w, var_w, prob = np.full(nj, mean), np.full(nj, var), np.zeros(nj)
+    graph, tin, tout = _events(board, cb)
+    cols = np.flatnonzero(_reached(graph, start)[n: n + nj])  # jumps the start can fire
+    if not len(cols):
+        return mean_w, var_w, prob
+    solver = fundamental(cb)
+    act = solver.active
+    check_memory(6 * 8 * n * len(_blocks(n, len(cols))[0]),
+                 f"the impact of {len(cols):,} jumps on a board of {n:,} squares")
+    t = np.where(act, moments(cb)[0], 0.0)
+    sol = solver.solve(t)
+    u, error = _clean(sol.x, act), sol.error  # u = N t
+    fire = sp.csc_array(cb.fire_matrix)
+    s = cb.jump_src[cols]
+    r = np.array([cb.rest_of(int(j)) for j in cols], dtype=np.intp)
+    for part in _blocks(n, len(cols)):
+        first = solver.solve(fire[:, cols[part]].toarray() / cb.probs.sum())
+        z = _clean(first.x, act)  # z = N c, one column per jump
+        second = solver.solve(z)
+        y = _clean(second.x, act)  # N z
+        error = max(error, first.error, second.error)
+        sp_, rp, k = s[part], r[part], np.arange(len(part))
+        z0, zs, zr = z[start], z[sp_, k], z[rp, k]
+        prob[cols[part]] = np.clip(z0 / (1.0 + zr), 0.0, 1.0)
+        node = n + cols[part]  # "jump j fires": on every way from s to the goal?
+        blocked = ~act[sp_] | ((tin[node] <= tin[sp_]) & (tin[sp_] <= tout[node]))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            d = 1.0 - zs + zr
+            a = (t[sp_] - t[rp]) / d
+            dt = a * z0
+            du = a * y[start] + z0 * (u[sp_] - u[rp] + a * (y[sp_, k] - y[rp, k])) / d
+            dvar = 2.0 * du - dt * (1.0 + 2.0 * t[start] + dt)
+            mean_w[cols[part]] = np.where(blocked, np.inf, mean + dt)
+            var_w[cols[part]] = np.where(blocked, np.inf, np.maximum(var + dvar, 0.0))
+    _warn_error(error, "jump impacts")
+    return mean_w, var_w, prob
+
+
+def _without(board: Board, j: int) -> Board:
+    src = int(board.jump_arrays[0][j])
+    return board.replace(jumps={s: d for s, d in board.jumps.items() if s != src})
+
+
+def _median(board: Board, start: int) -> float:
+    m = quantile(np.cumsum(length_distribution(board, start)), 0.5)
+    return math.nan if m is None else float(m)
+
+
+def _per_board(board: Board, nj: int, value: Callable[[Board], float]) -> np.ndarray:
+    """``value`` of the board without each jump, board by board."""
+    return np.array([value(_without(board, j)) for j in range(nj)], dtype=np.float64)
+
+
+def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
+                players: int | None = None) -> JumpImpact:
+    """What each snake and ladder does: the game without it, jump by jump.
+
+    For every jump: the chance it is used in a game, and the exact expected throws
+    and standard deviation of the game when that jump alone is removed, from one
+    factorisation of the board plus a rank-one update per jump (two multi-column
+    solves in all; see :mod:`snl_numeric.impact.compute`). A removal after which the
+    goal is no longer reached with probability 1 gives ``inf``.
+
+    Parameters
+    ----------
+    board : Board
+    start : int, optional
+        Start square; the board's own by default.
+    median : bool, default False
+        Also the median number of throws without each jump (one distribution per
+        jump).
+    players : int, optional
+        Also the first player's chance to win a race of ``players`` (>= 2) without
+        each jump (one race per jump), all players starting on ``start``.
+
+    Returns
+    -------
+    JumpImpact
+        One row per jump, sorted by square; ``to_frame()`` gives the table.
+
+    Notes
+    -----
+    When the start does not finish surely (infinite mean), each removal is re-solved
+    as a board of its own and the chance of use is NaN.
+
+    Examples
+    --------
+    >>> from snl_numeric import boards, jump_impact
+    >>> imp = jump_impact(boards.get("milton-bradley"))
+    >>> j = imp.ranked()[0]                 # the jump whose removal changes most
+    >>> int(imp.source[j]), int(imp.destination[j]), round(float(imp.mean_change[j]), 2)
+    (80, 100, 19.77)
+    """
+    start = check_start(check_board(board), start)
+    median = flag(median, "median")
+    if players is not None:
+        players = positive_int(players, "players", low=2)
+    cb = board.compiled
+    t_all, var_all = moments(cb)
+    mean, var = float(t_all[start]), float(var_all[start])
+    nj = len(cb.jump_src)
+    note = ""
+    if math.isfinite(mean):
+        mean_w, var_w, prob = _removals(board, cb, start, mean, var)
+    else:
+        note = (f"the goal is not reached with probability 1 from square {start}: each "
+                "removal was solved as a board of its own; chances of use not given")
+        mean_w = _per_board(board, nj, lambda b: expected_throws(b, start))
+        var_w = _per_board(board, nj, lambda b: throws_variance(b, start))
+        prob = np.full(nj, np.nan)
+    extras: dict[str, Any] = {}
+    if median:
+        base = _median(board, start)
+        extras.update(median=None if math.isnan(base) else int(base),
+                      median_without=_per_board(board, nj, lambda b: _median(b, start)))
+    if players is not None:
+        def win(b: Board) -> float:
+            return float(win_probabilities(b, players, starts=[start] * players)[0])
+
+        extras.update(players=players, win_probability=win(board),
+                      win_probability_without=_per_board(board, nj, win))
+    return JumpImpact(board=board, start=start, mean=mean, std=math.sqrt(var),
+                      source=cb.jump_src.copy(), destination=cb.jump_dst.copy(),
+                      probability=prob, mean_without=mean_w, std_without=np.sqrt(var_w),
+                      note=note, **extras)
+
+
+# -- adding any jump -----------------------------------------------------------------
+def _resting(cb: CompiledBoard) -> np.ndarray:
+    """Where a token sent to each square rests (its chain followed under ``chain=True``)."""
+    rest = np.arange(cb.n_states)
+    if cb.chained:
+        for j, s in enumerate(cb.jump_src.tolist()):
+            rest[s] = cb.rest_of(j)
+    return rest
+
+
+def jump_candidates(board: Board, *, kind: str = "both", start: int | None = None
+                    ) -> JumpCandidates:
+    """The exact change of expected throws for every single jump one could add.
+
+    ``change[a, b]`` is the expected throws from the start with a new jump ``a -> b``
+    minus those without it, for every square ``a`` without a jump (not the goal) and
+    every ``b``: one solve with a right-hand side per square ``a``, then O(1) per
+    ``b`` (see :mod:`snl_numeric.impact.compute`). ``inf`` where the new jump means the
+    goal is no longer reached with probability 1.
+
+    Parameters
+    ----------
+    board : Board
+    kind : {"both", "snake", "ladder"}
+        Which jumps to consider: snakes go down (``b < a``), ladders up.
+    start : int, optional
+        Start square; the board's own by default.
+
+    Returns
+    -------
+    JumpCandidates
+        ``change`` is an ``(size + 1) x (size + 1)`` array, NaN where the rules forbid
+        the jump (``a`` is the goal or already starts a jump, ``b == a``, the other
+        kind, a cycle of jumps under ``chain=True``); ``np.asarray(result)`` is that
+        array, ``top(k)`` the best and worst ones.
+
+    Raises
+    ------
+    ValueError
+        When the start does not finish surely (the change of an infinite mean is not
+        defined), or the ``n x n`` arrays would not fit in memory.
+
+    Examples
+    --------
+    >>> from snl_numeric import boards, jump_candidates
+    >>> cand = jump_candidates(boards.get("milton-bradley"), kind="snake")
+    >>> a, b, change = cand.top(1)[0]       # the snake that lengthens the game most
+    >>> a, b, round(change, 2)
+    (94, 1, 15.09)
+    """
+    start = check_start(check_board(board), start)
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    cb = board.compiled
+    n = cb.n_states
+    check_memory(10 * n * n + 6 * BLOCK_BYTES, f"the jump candidates of a board of {n:,} "
+                                               f"squares (arrays of {n:,} x {n:,})")
+    t_all = mean_all(cb)
+    mean = float(t_all[start])
+    if not math.isfinite(mean):
+        raise ValueError(f"the expected throws from square {start} are infinite (the goal is "
+                         "not reached with probability 1): the change of adding a jump is "
+                         "not defined")
+    squares = np.arange(n)
+    rest = _resting(cb)
+    allowed = (cb.jump_index < 0)[:, None] & (rest[None, :] != squares[:, None])
+    allowed[cb.size] = False
+    if kind == "ladder":
+        allowed &= squares[None, :] > squares[:, None]
+    elif kind == "snake":
+        allowed &= squares[None, :] < squares[:, None]
+    change = np.where(allowed, 0.0, np.nan)
+    graph, tin, tout = _events(board, cb)
+    rows = np.flatnonzero(allowed.any(axis=1) & _reached(graph, start)[n + len(cb.jump_src):])
+    solver = fundamental(cb)
+    act = solver.active
+    sure = act.copy()
+    sure[cb.size] = True
+    weights = _rest_weights(board, cb)
+    error = 0.0
+    for part in _blocks(n, len(rows)):
+        a = rows[part]
+        sol = solver.solve(weights[:, a].toarray())
+        z = _clean(sol.x, act)  # z[:, i] = N c_a: expected rests on a by a move, from x
+        error = max(error, sol.error)
+        k = np.arange(len(a))
+        z0, za = z[start], z[a, k]
+        zb = z[rest].T  # zb[i, b] = z[rest[b], i]
+        node = n + len(cb.jump_src) + a  # "rest on a": on every way from rest[b] to the goal?
+        tb = tin[rest]
+        endless = ((tin[node][:, None] <= tb[None, :]) & (tb[None, :] <= tout[node][:, None])
+                   | ~sure[rest][None, :])
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            block = z0[:, None] * (t_all[rest][None, :] - t_all[a][:, None]) / (
+                1.0 - zb + za[:, None])
+        change[a] = np.where(allowed[a], np.where(endless, np.inf, block), np.nan)
+    _warn_error(error, "jump candidates")
+    change.flags.writeable = False
+    return JumpCandidates(board=board, start=start, kind=kind, mean=mean, change=change)

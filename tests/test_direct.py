@@ -1,0 +1,241 @@
+"""Issue 24: one ordinary board answered with NumPy/SciPy and nothing compiled; the direct and
+structured paths are each other's twins. Issue 28: bounds that bound, survival pushed
+forward directly."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import naive
+import numpy as np
+import pytest
+from conftest import boards as board_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import snl_numeric as snl
+from snl_numeric import Board, Dice
+from snl_numeric._core import vectorised
+from snl_numeric._core.solve import DirectSolver, Solver
+from snl_numeric.boards import random_board
+from snl_numeric.chain import fundamental
+
+HERE = Path(__file__).resolve().parent
+
+
+def everything(board):
+    """Every single-board answer, from a fresh copy of ``board``."""
+    b = board.replace()
+    cb = b.compiled
+    out = {"dist": cb.reach[0], "sure": cb.reach[1], "succ": cb.succ,
+           "mean": snl.expected_throws_all(b), "var": snl.throws_variance_all(b),
+           "finish": snl.finish_probability(b)}
+    if np.isfinite(out["mean"][b.start]) and b.start != b.size:
+        a = snl.analyze(b, jump_probability=True)
+        out["visits"] = a.expected_visits
+        out["uses"] = np.array(list(a.jump_uses.values()))
+        out["jump_p"] = np.array(list(a.jump_probability.values()))
+    if cb.reach[0][b.start] >= 0:
+        out["pmf"] = snl.length_distribution(b, tail=1e-10, max_throws=10**6)
+    return out
+
+
+def assert_twins(a, b, rtol=1e-12):
+    assert a.keys() == b.keys()
+    for key in a:
+        x, y = np.asarray(a[key]), np.asarray(b[key])
+        assert x.shape == y.shape, key
+        if x.dtype.kind in "biu":
+            np.testing.assert_array_equal(x, y, err_msg=key)
+        else:
+            np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-300, err_msg=key)
+
+
+@settings(max_examples=120, deadline=None)
+@given(board_strategy(max_size=40))
+def test_direct_and_structured_paths_are_twins(board):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(vectorised, "ORDINARY_ENTRIES", 10**12)
+        direct = everything(board)
+        mp.setattr(vectorised, "ORDINARY_ENTRIES", 0)
+        structured = everything(board)
+    assert_twins(direct, structured)
+
+
+@pytest.mark.parametrize("rules", [{}, {"overshoot": "exact"}, {"overshoot": "bounce"},
+                                   {"chain": True}, {"dice": Dice.sum_of(2)}])
+def test_both_sides_of_the_size(rules):
+    """The same board just below and just above the ordinary size: both answers agree with
+    an independent sparse solve, and only the first is ordinary."""
+    faces = len(rules.get("dice", Dice.fair(6)).faces)
+    size = vectorised.ORDINARY_ENTRIES // faces
+    small = random_board(size - 2, 0.1, rng=4, **rules)
+    large = Board(size + 10, small.jumps, **rules)
+    assert small.compiled.ordinary and not large.compiled.ordinary
+    for b in (small, large):
+        mean, var, _, _ = naive.large_moments(b)
+        fin = np.isfinite(mean)
+        np.testing.assert_allclose(snl.expected_throws_all(b)[fin], mean[fin], rtol=1e-10)
+        np.testing.assert_allclose(snl.throws_variance_all(b)[fin], var[fin], rtol=1e-9)
+        np.testing.assert_array_equal(snl.throw_distances(b), naive.large_distances(b))
+    assert fundamental(small.compiled).method in ("splu", "gth")
+    assert fundamental(large.compiled).method in ("triangular", "woodbury", "gmres")
+
+
+@pytest.mark.parametrize("n", [12, 30, 60])
+def test_huge_expectations_on_both_paths(n, path):
+    """Expected lengths up to 1e47: LU cannot be certified there, and the cancellation-free
+    elimination (GTH here, the structured solver's otherwise) is exact to 1e-12."""
+    board = naive.run_board(n)
+    mean, var = naive.run_moments(n)
+    rep = snl.solver_report(board)
+    assert rep.error_estimate < 1e-11
+    if path == "direct" and n >= 30:
+        assert rep.method == "gth"
+    for ours, exact in ((snl.expected_throws(board), mean),
+                        (snl.throws_variance(board), var)):
+        assert abs(Fraction(ours) - exact) / exact < 1e-12
+
+
+def test_far_snakes_direct_path_is_exact():
+    """Expected lengths up to ~1e31 on 1,000 squares: SuperLU's answer cannot be certified,
+    GTH elimination's is, to every digit the reference has."""
+    gen = np.random.default_rng(3)
+    n = 1000
+    src = gen.choice(np.arange(10, n), size=n // 5, replace=False)
+    mark = np.zeros(n, bool)
+    mark[src] = True
+    run = 0
+    for i in range(n):
+        run = run + 1 if mark[i] else 0
+        if run >= 6:
+            mark[i], run = False, 0
+    board = Board(n, {int(x): int(gen.integers(0, x)) for x in np.flatnonzero(mark)})
+    t = snl.expected_throws_all(board)
+    rep = snl.solver_report(board)
+    assert rep.method == "gth" and rep.error_estimate < 1e-11 and rep.condition > 1e30
+    ref = naive.naive_expected_gth(board)
+    fin = np.isfinite(ref) & (ref > 0)
+    np.testing.assert_allclose(t[fin], ref[fin], rtol=1e-12)
+
+
+# -- issue 28: the certified bound covers the true error ---------------------------------------
+@st.composite
+def lopsided_dice(draw):
+    """Dice of 2 to 9 faces with probabilities that are not exact in binary."""
+    faces = draw(st.lists(st.integers(1, 9), min_size=2, max_size=9, unique=True))
+    weights = draw(st.lists(st.integers(1, 97), min_size=len(faces), max_size=len(faces)))
+    probs = np.array(weights, float) / sum(weights)
+    return dict(zip(faces, probs.tolist(), strict=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(board_strategy(max_size=14), lopsided_dice(), st.booleans())
+def test_certified_bound_covers_the_true_error(board, dice, lopsided):
+    if lopsided:
+        rules = {"dice": dice}
+        if board.overshoot == "bounce" and max(dice) > board.size + 1:
+            rules["overshoot"] = "exact"
+        board = board.replace(**rules)
+    if not math.isfinite(snl.expected_throws(board)) or board.start == board.size:
+        return
+    mean, var = naive.exact_chain_moments(board)
+    bound = snl.solver_report(board).error_estimate
+    assert abs(Fraction(snl.expected_throws(board)) - mean) <= bound * mean
+
+
+def test_fixed_length_game_has_zero_variance():
+    # every game takes exactly 10 throws: t = 10 - x, variance 0 exactly
+    board = Board(10, dice={1: 1.0})
+    assert snl.throws_variance_all(board).tolist() == [0.0] * 11
+    assert snl.analyze(board).variance == 0.0
+
+
+# -- issue 28: survival is pushed forward, never one minus the finished mass -------------------
+def test_fast_and_slow_players_mean_length_is_unbiased():
+    board = Board(9, {2: 6, 7: 0, 1: 2}, overshoot="bounce", dice={1: 0.999, 2: 0.001})
+    game = snl.expected_game_length(board, starts=[7, 1])
+    exact = naive.players_joint_length([board, board], [7, 1])
+    assert exact == pytest.approx(2.999999999001, rel=1e-12)
+    assert game.mean_throws == pytest.approx(exact, rel=1e-11)
+
+
+def test_win_probabilities_take_max_throws():
+    board = naive.run_board(8)  # E = 2e6 throws
+    with pytest.raises(ValueError, match="raise max_throws or tail"):
+        snl.win_probabilities(board, 2, max_throws=1000)
+    with pytest.raises(ValueError, match="max_throws must be"):
+        snl.expected_game_length(board, 2, max_throws=0)
+
+
+# -- issue 24: nothing compiled on ordinary boards -----------------------------------------------
+ENTRY_POINTS = """
+import json, os
+from numba.core import event
+compiled = []
+class Count(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Count())
+import snl_numeric as snl
+from snl_numeric import boards
+from snl_numeric.boards import random_board
+for board in (boards.get("milton-bradley"), random_board(1000, 0.1, rng=7)):
+    snl.analyze(board, jump_probability=True)
+    snl.expected_throws(board), snl.expected_throws_all(board)
+    snl.throws_variance(board), snl.throws_variance_all(board)
+    snl.length_distribution(board), snl.finish_probability(board)
+    snl.min_throws(board), snl.shortest_path(board), snl.throw_distances(board)
+    snl.win_probabilities(board, 3), snl.expected_game_length(board, 2)
+    snl.solver_report(board)
+print(json.dumps(compiled))
+"""
+
+
+def test_ordinary_boards_compile_nothing(tmp_path):
+    cache = tmp_path / "cache"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(HERE)}
+    out = subprocess.run([sys.executable, "-c", ENTRY_POINTS], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout) == []
+    assert not cache.exists() or not any(cache.rglob("*"))
+
+
+def test_direct_solver_threads_share_one_board():
+    """Threads asking for every answer of one fresh board at once get the same numbers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    board = random_board(300, 0.2, rng=2, overshoot="bounce")
+    expected = everything(board)
+    shared = board.replace()
+
+    def work(_):
+        return snl.expected_throws_all(shared), snl.throws_variance_all(shared)
+
+    with ThreadPoolExecutor(8) as pool:
+        for mean, var in pool.map(work, range(16)):
+            np.testing.assert_array_equal(mean, expected["mean"])
+            np.testing.assert_array_equal(var, expected["var"])
+
+
+def test_solvers_agree_on_several_columns_and_transposes():
+    board = random_board(200, 0.2, rng=5)
+    cb = board.compiled
+    act = cb.reach[1].copy()
+    act[-1] = False
+    gen = np.random.default_rng(0)
+    b = np.where(act[:, None], gen.random((cb.n_states, 4)), 0.0)
+    direct, structured = DirectSolver(cb.succ, cb.probs, act), Solver(cb.succ, cb.probs, act)
+    for trans in (False, True):
+        x, y = direct.solve(b, trans), structured.solve(b, trans)
+        np.testing.assert_allclose(x.x, y.x, rtol=1e-12)
+        assert x.error < 1e-12 and y.error < 1e-11

@@ -1,0 +1,328 @@
+"""Jump impact and jump candidates (issue 26) against rebuilding and re-solving each variant."""
+
+from __future__ import annotations
+
+import math
+
+import naive
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import boards
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snl_numeric import (
+    Board,
+    analyze,
+    jump_candidates,
+    jump_impact,
+    win_probabilities,
+)
+from snl_numeric import boards as registry
+from snl_numeric._core.dominators import dominator_ranges
+from snl_numeric._core.memory import MemoryLimitError
+
+RTOL = 1e-10
+
+
+def close(fast: float, slow: float, scale: float = 0.0) -> bool:
+    """Equal to ``RTOL`` relative (both infinite counts as equal)."""
+    if math.isinf(slow) or math.isinf(fast):
+        return fast == slow
+    return abs(fast - slow) <= RTOL * max(abs(slow), scale, 1.0)
+
+
+# -- the dominator tree ------------------------------------------------------------------
+@st.composite
+def graphs(draw):
+    n = draw(st.integers(1, 12))
+    edges = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                          max_size=3 * n))
+    rows = [e[0] for e in edges]
+    cols = [e[1] for e in edges]
+    g = sp.csr_array((np.ones(len(edges)), (rows, cols)), shape=(n, n))
+    g.sum_duplicates()
+    return g, draw(st.integers(0, n - 1))
+
+
+@given(graphs())
+def test_dominators_match_removal(case):
+    g, root = case
+    tin, tout = dominator_ranges(g, root)
+    dom, reached = naive.dominated_naive(g, root)
+    n = g.shape[0]
+    assert set(np.flatnonzero(tin >= 0).tolist()) == reached
+    for u in range(n):
+        for v in reached:
+            assert bool(tin[u] <= tin[v] <= tout[u]) == dom[u, v], (u, v)
+
+
+# -- removing each jump ------------------------------------------------------------------
+def check_impact(board: Board, start: int | None = None) -> None:
+    imp = jump_impact(board, start=start)
+    slow = naive.impact_without(board, start)
+    assert imp.source.tolist() == list(board.jumps)
+    for j, (mean, var) in enumerate(slow):
+        assert close(imp.mean_without[j], mean), (j, imp.mean_without[j], mean)
+        assert close(imp.std_without[j] ** 2, var), (j, imp.std_without[j] ** 2, var)
+    if math.isfinite(imp.mean):
+        _, prob = naive.naive_jump_use(board, start)
+        assert np.allclose(imp.probability, [prob[p] for p in board.jumps.items()],
+                           rtol=RTOL, atol=1e-12)
+    else:
+        assert np.isnan(imp.probability).all() and "board of its own" in imp.note
+
+
+@settings(max_examples=150)
+@given(boards())
+def test_impact_matches_rebuilt_boards(board):
+    check_impact(board)
+
+
+@settings(max_examples=40)
+@given(boards(max_size=20), st.data())
+def test_impact_from_any_start(board, data):
+    check_impact(board, data.draw(st.integers(0, board.size)))
+
+
+def trap_board(**kw) -> Board:
+    """Exact landing with faces 2 and 3: square 9 of 10 is a trap that ladder 9->10 saves."""
+    return Board(10, {9: 10, **kw.pop("extra", {})}, overshoot="exact", dice={2: 0.5, 3: 0.5},
+                 **kw)
+
+
+def test_removal_that_strands_the_token_is_infinite_and_said_so():
+    board = trap_board()
+    imp = jump_impact(board)
+    assert math.isfinite(imp.mean) and imp.mean_without.tolist() == [math.inf]
+    assert imp.mean_change.tolist() == [math.inf] and imp.std_change.tolist() == [math.inf]
+    assert math.isinf(naive.impact_without(board)[0][0])
+    text = str(imp)
+    assert "+inf" in text and "no longer be reached with probability 1" in text
+    check_impact(board)
+
+
+def test_removal_that_rescues_an_endless_board():
+    # square 9 is a trap only ladder 5->9 leads to (6 and 7 send the token home):
+    # without it the game finishes surely
+    board = Board(10, {5: 9, 6: 10, 7: 10}, overshoot="exact", dice={2: 0.5, 3: 0.5})
+    imp = jump_impact(board)
+    assert math.isinf(imp.mean) and math.isfinite(imp.mean_without[0])
+    assert imp.mean_change.tolist()[0] == -math.inf and np.isnan(imp.mean_change[1:]).all()
+    check_impact(board)
+
+
+def test_chained_removal_shortens_every_chain_through_the_square():
+    board = Board(20, {3: 9, 9: 15, 12: 9}, chain=True)
+    check_impact(board)
+    imp = jump_impact(board)
+    j = imp.source.tolist().index(9)
+    assert imp.mean_change[j] > 0  # chains 3->9->15 and 12->9->15 stop at 9
+
+
+def test_milton_bradley_impact():
+    imp = jump_impact(registry.get("milton-bradley"))
+    a = analyze(registry.get("milton-bradley"))
+    assert np.allclose(imp.probability, [a.jump_probability[p] for p in zip(
+        imp.source.tolist(), imp.destination.tolist(), strict=True)], rtol=1e-12)
+    top = imp.ranked()[0]
+    assert (imp.source[top], imp.destination[top]) == (80, 100)
+    check_impact(registry.get("milton-bradley"))
+
+
+def test_median_and_race_are_re_solved():
+    board = registry.get("seed-30")
+    imp = jump_impact(board, median=True, players=2)
+    assert imp.median == analyze(board).median
+    w = win_probabilities(board, 2)[0]
+    assert imp.win_probability == pytest.approx(w, rel=1e-12)
+    for j, src in enumerate(board.jumps):
+        smaller = board.replace(jumps={s: d for s, d in board.jumps.items() if s != src})
+        assert imp.median_without[j] == analyze(smaller).median
+        assert imp.win_probability_without[j] == pytest.approx(
+            win_probabilities(smaller, 2)[0], rel=1e-12)
+    assert np.array_equal(imp.ranked("median"), imp.ranked("median"))
+    assert imp.to_frame().columns.tolist()[-4:] == [
+        "median_without", "median_change", "win_probability_without", "win_probability_change"]
+
+
+def test_impact_of_a_board_without_jumps_and_from_the_goal():
+    imp = jump_impact(Board(10))
+    assert len(imp.source) == 0 and "jumps             none" in str(imp)
+    at_goal = jump_impact(registry.get("milton-bradley"), start=100)
+    assert at_goal.mean == 0 and not at_goal.mean_change.any() and not at_goal.probability.any()
+
+
+def test_impact_displays():
+    imp = jump_impact(registry.get("milton-bradley"))
+    text = str(imp)
+    assert text.splitlines()[4].split()[:2] == ["80->100", "ladder"]
+    html = imp._repr_html_()
+    assert "80-&gt;100" in html and "<table" in html
+    df = imp.to_frame()
+    assert len(df) == 19 and df.loc[df["from"] == 80, "mean_change"].item() == pytest.approx(
+        19.7657, abs=1e-4)
+    d = imp.to_dict()
+    assert d["jumps"][0] == [1, 38] and len(d["mean_change"]) == 19
+
+
+@pytest.mark.parametrize("kw, error, match", [
+    ({"median": "yes"}, TypeError, "median must be True or False"),
+    ({"players": 1}, ValueError, "players must be at least 2"),
+    ({"players": 2.5}, TypeError, "players must be an integer"),
+    ({"start": 101}, ValueError, "start"),
+])
+def test_impact_refuses_bad_input(kw, error, match):
+    with pytest.raises(error, match=match):
+        jump_impact(registry.get("milton-bradley"), **kw)
+
+
+def test_ranked_refuses_what_was_not_computed():
+    imp = jump_impact(registry.get("seed-30"))
+    with pytest.raises(ValueError, match="median=True"):
+        imp.ranked("median")
+    with pytest.raises(ValueError, match="by must be one of"):
+        imp.ranked("mode")
+
+
+# -- adding any jump ---------------------------------------------------------------------
+def check_candidates(board: Board, kind: str = "both", start: int | None = None,
+                     pairs=None) -> None:
+    fast = np.asarray(jump_candidates(board, kind=kind, start=start))
+    slow = naive.candidates_with(board, kind, start, pairs)
+    mean = naive.naive_expected_dense(board)[0][board.start if start is None else start]
+    if pairs is not None:
+        mask = np.zeros(fast.shape, dtype=bool)
+        for a, b in pairs:
+            mask[a, b] = True
+        fast = np.where(mask, fast, np.nan)
+    assert np.array_equal(np.isnan(fast), np.isnan(slow))
+    for a, b in zip(*np.nonzero(~np.isnan(slow)), strict=True):
+        assert close(fast[a, b], slow[a, b], scale=mean), (a, b, fast[a, b], slow[a, b])
+
+
+@settings(max_examples=60)
+@given(boards(max_size=10), st.sampled_from(["both", "snake", "ladder"]))
+def test_candidates_match_rebuilt_boards(board, kind):
+    if not math.isfinite(naive.naive_expected_dense(board)[0][board.start]):
+        with pytest.raises(ValueError, match="not defined"):
+            jump_candidates(board, kind=kind)
+        return
+    check_candidates(board, kind)
+
+
+@settings(max_examples=30)
+@given(boards(min_size=11, max_size=30), st.data())
+def test_candidates_match_rebuilt_boards_sampled(board, data):
+    n = board.size + 1
+    start = data.draw(st.integers(0, board.size))
+    if not math.isfinite(naive.naive_expected_dense(board)[0][start]):
+        return
+    pairs = set(data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                                   min_size=1, max_size=40)))
+    check_candidates(board, start=start, pairs=pairs)
+
+
+def test_candidate_into_a_trap_is_infinite():
+    board = trap_board()
+    cand = jump_candidates(board)
+    assert cand.change[5, 9] == math.inf  # resting on 9 (not landing) strands the token
+    check_candidates(board)
+
+
+def test_candidates_that_loop_forever_are_infinite():
+    # one face: every way from b to the goal passes through a when b < a
+    cand = jump_candidates(Board(6, dice={1: 1.0}))
+    a, b = np.indices(cand.change.shape)
+    inner = (a >= 1) & (a < 6)
+    assert np.all(cand.change[inner & (b < a)] == math.inf)
+    assert np.array_equal(cand.change[inner & (b > a)], (a - b)[inner & (b > a)])
+    assert np.all(cand.change[0, 1:] == 0)  # nobody lands on the start square 0
+    check_candidates(Board(6, dice={1: 1.0}))
+
+
+def test_removal_that_loops_forever_is_infinite():
+    board = Board(6, {3: 6, 5: 2}, dice={1: 1.0})  # without 3->6: 3, 4, 5->2, 3, ...
+    assert jump_impact(board).mean_without.tolist() == [math.inf, 3.0]
+    check_impact(board)
+
+
+def test_candidates_chain_and_cycles():
+    board = Board(20, {3: 9, 9: 15}, chain=True)
+    cand = jump_candidates(board)
+    assert math.isnan(cand.change[15, 3]) and math.isnan(cand.change[15, 9])  # cycles
+    assert math.isnan(cand.change[3, 0]) and math.isnan(cand.change[20, 0])   # taken, goal
+    check_candidates(board)
+
+
+def test_candidates_top_and_frame():
+    cand = jump_candidates(registry.get("milton-bradley"), kind="snake")
+    top = cand.top(3)
+    assert [t[:2] for t in top] == [(94, 1), (94, 2), (94, 4)]
+    assert top[0][2] == cand.change[94, 1]
+    df = cand.to_frame()
+    assert len(df) == int(np.count_nonzero(~np.isnan(cand.change)))
+    assert (df["to"] < df["from"]).all()
+    assert "94->1" in str(cand) and "94-&gt;1" in cand._repr_html_()
+
+
+def test_candidates_refusals(monkeypatch):
+    with pytest.raises(ValueError, match="kind must be one of"):
+        jump_candidates(Board(10), kind="chute")
+    with pytest.raises(ValueError, match="not defined"):
+        jump_candidates(Board(10, overshoot="exact", dice={2: 0.5, 3: 0.5}))
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "64M")
+    with pytest.raises(MemoryLimitError, match=r"board of 5,001 squares .*5,001 x 5,001"):
+        jump_candidates(Board(5000))
+
+
+# -- plots -------------------------------------------------------------------------------
+def test_plot_impact_bars():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from snl_numeric.plot import plot_impact
+
+    board = Board(10, {9: 10, 4: 2}, overshoot="exact", dice={2: 0.5, 3: 0.5})
+    ax = plot_impact(board)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["4→2", "9→10"]  # the endless removal on top
+    widths = [p.get_width() for p in ax.patches]
+    assert widths[0] == pytest.approx(jump_impact(board).mean_change[0])
+    assert widths[1] == ax.get_xlim()[1] and any(t.get_text() == " ∞ " for t in ax.texts)
+    imp = jump_impact(registry.get("seed-30"), median=True)
+    assert len(plot_impact(imp, by="median", top=3).patches) == 3
+    with pytest.raises(ValueError, match="by must be one of"):
+        plot_impact(imp, by="mode")
+    with pytest.raises(TypeError, match="expected a JumpImpact or a Board"):
+        plot_impact(3)
+
+
+def test_plot_candidates_heat_map():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from snl_numeric.plot import plot_candidates
+
+    cand = jump_candidates(Board(6, dice={1: 1.0}))
+    ax = plot_candidates(cand)
+    image = ax.images[0]
+    data = image.get_array()
+    assert data.shape == (7, 7) and data.mask[0, 0] and data[1, 2] == -1.0
+    assert image.cmap(image.norm(data[2, 1]))[:3] == (0.0, 0.0, 0.0)  # endless: black
+    with pytest.raises(TypeError, match="expected a JumpCandidates or a Board"):
+        plot_candidates(np.zeros((3, 3)))
+
+
+def test_blocks_of_right_hand_sides_give_the_same_answers(monkeypatch):
+    from snl_numeric.impact import compute
+
+    mb = registry.get("milton-bradley")
+    whole_imp, whole_cand = jump_impact(mb.replace()), jump_candidates(mb.replace())
+    monkeypatch.setattr(compute, "BLOCK_BYTES", 8 * 101 * 4)  # four columns at a time
+    assert len(compute._blocks(101, 19)) == 5
+    imp, cand = jump_impact(mb.replace()), jump_candidates(mb.replace())
+    for new, old in ((imp.mean_without, whole_imp.mean_without),
+                     (imp.std_without, whole_imp.std_without), (cand.change, whole_cand.change)):
+        assert np.allclose(new, old, rtol=1e-13, atol=0.0, equal_nan=True)

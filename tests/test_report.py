@@ -1,0 +1,133 @@
+"""The HTML report (issue 26): self-contained, complete, and shown by a real browser."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+import pytest
+from browser import Browser, evaluate, find_chromium, open_page, print_pdf, screenshot
+
+from snl_numeric import Board, analyze, boards, report, solver_report
+from snl_numeric.cli import main
+
+MB = boards.get("milton-bradley")
+
+
+def sources(html: str) -> list[str]:
+    return re.findall(r'(?:src|href)="([^"]*)"', html)
+
+
+def test_report_is_self_contained_and_complete(tmp_path):
+    path = tmp_path / "r.html"
+    html = report(MB, path, actions=["1-3", "4-6"], race=True)
+    assert path.read_text(encoding="utf-8") == html
+    assert "<script" not in html.lower() and "<link" not in html.lower()
+    assert all(s.startswith(("data:image/png;base64,", "url(#")) for s in sources(html))
+    assert re.findall(r"https?://[^\"' ]+", html) == ["http://www.w3.org/2000/svg"] * html.count(
+        'xmlns="http://www.w3.org/2000/svg"')
+    for heading in ("Key numbers", "The board", "How long the game lasts", "Where the tokens go",
+                    "Jump impact", "Adding one more jump", "Choosing a die", "A race of two"):
+        assert heading in html
+    a = analyze(MB)
+    bound = a.mean * solver_report(MB).error_estimate
+    assert f"{a.mean:.10g} ± {bound:.1g}" in html
+    assert "80→100" in html and "@media print" in html and "@page { size: A4" in html
+    assert 'name="viewport"' in html
+
+
+def test_report_of_unusual_boards():
+    endless = Board(10, {5: 9, 6: 10, 7: 10}, overshoot="exact", dice={2: 0.5, 3: 0.5})
+    html = report(endless)
+    assert "∞ (the goal is not reached with probability 1)" in html
+    assert "Adding one more jump" not in html and "board of its own" in html
+    assert "The board has no jumps" in report(Board(12))
+    big = report(Board(3000, {10: 2900, 2950: 5}))
+    assert "Adding one more jump" not in big and "<rect" not in big.split("How long")[0]
+
+
+def test_report_refuses_bad_input():
+    with pytest.raises(TypeError, match="race must be True or False"):
+        report(MB, race="yes")
+    with pytest.raises(ValueError, match="actions must be a non-empty list"):
+        report(MB, actions=[])
+    with pytest.raises(ValueError, match="start"):
+        report(MB, start=200)
+
+
+def test_snl_report_writes_the_page(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["report", "milton-bradley", "-o", str(out), "--action", "1-3",
+                 "--action", "4-6"]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {out} (")
+    assert "Choosing a die" in out.read_text(encoding="utf-8")
+    assert main(["report", "seed-30", "-o", str(out), "--action", "0-2"]) == 2
+    assert "--action" in capsys.readouterr().err
+
+
+def not_blank(png: bytes) -> tuple[float, int]:
+    """Share of pixels that are not white, and how many distinct colours there are."""
+    from matplotlib.image import imread
+
+    rgb = (imread(io.BytesIO(png), format="png")[..., :3] * 255).astype(np.uint8)
+    flat = rgb.reshape(-1, 3)
+    return float((flat.min(axis=1) < 235).mean()), len(np.unique(flat[::7], axis=0))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = find_chromium()
+    if exe is None:
+        pytest.fail("chromium is needed for the browser test: apt-get install -y chromium "
+                    "(.ci/run installs it)")
+    b = Browser(exe)
+    yield b
+    b.close()
+
+
+def test_report_in_a_real_browser(tmp_path, browser):
+    path = tmp_path / "report.html"
+    report(MB, path, actions=["1-3", "4-6"], race=True)
+    for width, height, mobile in ((1024, 900, False), (390, 844, True)):
+        session, problems = open_page(browser, str(path), width=width, height=height,
+                                      mobile=mobile)
+        assert problems == []
+        assert evaluate(browser, session, "document.images.length") == 2  # the two heat maps
+        assert evaluate(browser, session, "document.querySelectorAll('svg').length") >= 5
+        # nothing sticks out sideways: wide tables scroll inside their own box
+        assert evaluate(browser, session, "document.documentElement.scrollWidth") <= width
+        ink, colours = not_blank(screenshot(browser, session))
+        assert ink > 0.15 and colours > 50, (width, ink, colours)
+    pdf = print_pdf(browser, session)
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
+    assert pdf.startswith(b"%PDF") and 3 <= pages <= 20, pages
+
+
+def test_a_broken_page_is_caught(tmp_path, browser):
+    """The browser check itself: a broken image, a script error and a fetch are all seen."""
+    path = tmp_path / "broken.html"
+    path.write_text('<!DOCTYPE html><html><body><img alt="gone" src="data:image/png;base64,AAAA">'
+                    '<img alt="far" src="http://127.0.0.1:9/x.png">'
+                    "<script>console.error('boom'); undefinedFunction();</script></body></html>",
+                    encoding="utf-8")
+    _, problems = open_page(browser, str(path), width=800, height=600)
+    text = "\n".join(problems)
+    for seen in ("broken image: 'gone'", "broken image: 'far'", "console error", "exception",
+                 "request to http://127.0.0.1:9/x.png"):
+        assert seen in text, text
+
+
+def test_snl_report_needs_no_matplotlib(tmp_path):
+    """A plain install (no ``plot`` extra) writes the whole page: matplotlib is blocked."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "r.html"
+    code = ("import sys; sys.modules['matplotlib'] = None\n"
+            "from snl_numeric.cli import main\n"
+            f"sys.exit(main(['report', 'milton-bradley', '-o', {str(out)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "Jump impact" in out.read_text(encoding="utf-8")
