@@ -14,6 +14,7 @@ import warnings
 
 import naive
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import boards as board_strategy
 from hypothesis import given, settings
@@ -32,7 +33,15 @@ from snl_numeric._core.memory import MemoryLimitError
 from snl_numeric._core.solve import TARGET_ERROR, Solver, board_moments_kernel, solver_bytes
 from snl_numeric._core.table import reach_kernel
 from snl_numeric.boards import random_board
-from snl_numeric.chain import fundamental
+from snl_numeric.chain import sure_states
+
+
+def _structured(board: Board) -> Solver:
+    """The structured solver of ``board``'s fundamental system (whatever its size)."""
+    cb = board.compiled
+    active = sure_states(cb).copy()
+    active[cb.size] = False
+    return Solver(cb.succ, cb.probs, active)
 
 
 def _moments(board: Board, report: np.ndarray | None = None):
@@ -86,7 +95,7 @@ def test_the_cancellation_fallback_runs_for_reported_squares_only():
 # -- the solver: one method for life, GMRES certified by one solve ---------------------
 def test_gmres_certifies_its_first_answer_and_agrees_with_the_woodbury_twin():
     board = random_board(6000, 0.1, rng=5)
-    solver = fundamental(board.compiled)
+    solver = _structured(board)
     assert solver.method == "gmres" and solver.k > 64
     ones = solver.active.astype(float)
     sol = solver.solve(ones)
@@ -100,7 +109,7 @@ def test_gmres_certifies_its_first_answer_and_agrees_with_the_woodbury_twin():
 
 def test_an_int32_table_is_solved_as_it_is():
     board = random_board(3000, 0.1, rng=6)
-    solver = fundamental(board.compiled)
+    solver = _structured(board)
     ones = solver.active.astype(float)
     small = Solver(solver.succ.astype(np.int32), board.compiled.probs, solver.active)
     assert small.succ.dtype == np.int32
@@ -110,30 +119,37 @@ def test_an_int32_table_is_solved_as_it_is():
 # -- batch rows ---------------------------------------------------------------------
 def test_a_row_with_too_many_backward_targets_is_solved_by_the_single_board_solver():
     board = random_board(4000, 0.5, rng=2)  # more than KMAX (512) backward targets
-    assert fundamental(board.compiled).k > 512
+    assert _structured(board).k > 512
     df = analyze_many([board, Board(10)], columns=["mean", "variance"])
     assert df["mean"].iloc[0] == pytest.approx(expected_throws(board), rel=1e-12)
     assert df["variance"].iloc[0] == pytest.approx(throws_variance(board), rel=1e-10)
 
 
-def test_a_row_whose_tail_is_not_reached_keeps_its_moments_as_analyze_does():
-    # the median is reached within 40 throws, the 1e-12 tail only after ~600
+def test_a_row_whose_tail_is_not_reached_keeps_what_max_throws_decides_as_analyze_does():
+    # P(T <= 40) = 0.957: the median and p90 are decided within 40 throws, p99.5 is not
     slow = Board(20, {19: 0}, overshoot="exact")
     fast = Board(10)
-    cols = ["min_throws", "mean", "median", "p90", "mode"]
-    with pytest.warns(RuntimeWarning, match=r"rows \[0\].*max_throws=40"):
+    cols = ["min_throws", "mean", "median", "p90", "p99.5", "mode"]
+    with pytest.warns(RuntimeWarning, match=r"rows \[0\]: some distribution columns are "
+                                            r"missing.*max_throws=40"):
         df = analyze_many([slow, fast], columns=cols, max_throws=40)
-    a = analyze(slow, max_throws=40, percentiles=[90])
-    assert a.median is None and a.percentiles[90] is None and a.pmf is None
-    assert df["min_throws"].iloc[0] == a.min_throws
-    assert df["mean"].iloc[0] == pytest.approx(a.mean, rel=1e-12)
-    assert df[["median", "p90", "mode"]].iloc[0].isna().all()
+    a = analyze(slow, max_throws=40, percentiles=[90, 99.5])
+    assert a.pmf is None and a.percentiles[99.5] is None and a.median is not None
+    row = df.iloc[0]
+    assert (row["min_throws"], row["median"], row["p90"], row["mode"]) == (
+        a.min_throws, a.median, a.percentiles[90], a.mode)
+    assert row["mean"] == pytest.approx(a.mean, rel=1e-12) and pd.isna(row["p99.5"])
     assert df["median"].iloc[1] == analyze(fast).median
-    # with room for the tail both give the same distribution columns
-    df = analyze_many([slow], columns=cols)
-    a = analyze(slow, percentiles=[90])
-    assert (df["median"].iloc[0], df["p90"].iloc[0], df["mode"].iloc[0]) == (
-        a.median, a.percentiles[90], a.mode)
+    with warnings.catch_warnings():  # decided within max_throws: no warning
+        warnings.simplefilter("error")
+        df = analyze_many([slow], columns=["median", "p90"], max_throws=40)
+    assert (df["median"].iloc[0], df["p90"].iloc[0]) == (a.median, a.percentiles[90])
+
+
+def test_the_mode_of_a_tie_is_the_first_as_analyze_gives_it():
+    # P(T = 1) = P(T = 2) = 1/3: the push may round the second a bit larger
+    board = Board(6, {2: 1, 5: 6}, overshoot="bounce")
+    assert analyze_many([board], columns=["mode"])["mode"].iloc[0] == analyze(board).mode == 1
 
 
 # -- design ---------------------------------------------------------------------------
@@ -214,8 +230,12 @@ before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 analyze_many([board], columns=["mean", "variance"])
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 peak = after - now if after > before else None  # None: below the earlier peak
-from snl_numeric.chain import fundamental
-print(json.dumps({"peak": peak, "k": fundamental(board.compiled).k}))
+from snl_numeric.chain import sure_states
+from snl_numeric._core.solve import Solver
+cb = board.compiled
+active = sure_states(cb).copy()
+active[cb.size] = False
+print(json.dumps({"peak": peak, "k": Solver(cb.succ, cb.probs, active).k}))
 """
 
 
@@ -238,7 +258,7 @@ def test_a_small_rows_memory_estimate_is_within_one_and_a_half_of_its_peak():
     from snl_numeric.batch.kernels import row_bytes
 
     n = 1000
-    k = fundamental(random_board(n, 0.1, rng=1).compiled).k
+    k = _structured(random_board(n, 0.1, rng=1)).k
     out = subprocess.run([sys.executable, "-c", _TRACED, str(n)], capture_output=True,
                          text=True, check=True, timeout=900,
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"})

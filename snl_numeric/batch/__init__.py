@@ -27,11 +27,10 @@ one kernel per job (``batch.kernels``), only those the columns need:
    solver (its memory checked first);
 4. only when a median, percentile or mode is asked for, the probability mass
    pushed over the successor table one throw at a time (exactly as
-   :func:`~snl_numeric.length_distribution` does) until the requested quantiles
-   are known and the tail surely falls below the tolerance within ``max_throws``
-   (a Markov bound from the largest expected throws); a row whose tail does not
-   gets no distribution columns, as :func:`~snl_numeric.analyze` gives none, and
-   a ``RuntimeWarning`` names it.
+   :func:`~snl_numeric.length_distribution` does) until the requested
+   quantiles are known; those ``max_throws`` throws do not decide are missing,
+   as :func:`~snl_numeric.analyze` gives them None, and a ``RuntimeWarning`` names
+   the rows.
 
 Results agree with the single-board API: ``min_throws`` is ``-1`` for an
 unreachable goal, ``mean``/``variance``/``std`` are ``inf``

@@ -35,6 +35,9 @@ TOO_LARGE, BROKEN_RULE = 99, 98
 #: the board has more backward targets than the per-board kernel takes, or its work
 #: arrays would not fit (the caller solves it with the single-board solver).
 TAIL_NOT_REACHED, NEEDS_SOLVER = 1, 2
+#: Probabilities of the length within this factor of each other are a tie for the mode
+#: (the first wins): they differ by rounding only.
+MODE_TIE = 1e-12
 #: Most backward targets the per-board kernel takes (its capacitance elimination costs
 #: ``k**3 / 3``).
 KMAX = 512
@@ -127,11 +130,9 @@ def reach_rows_kernel(rows, first, step, problem, min_out, sure_out):  # pragma:
 
 @njit()
 def moments_rows_kernel(rows, first, step, problem, want_var, max_bytes, min_out, sure_out,
-                        mean_out, var_out, tmax_out, k_out, status):  # pragma: no cover
+                        mean_out, var_out, k_out, status):  # pragma: no cover - jitted
     """Fewest throws, whether the goal is sure, expected throws and (``want_var``)
-    variance from each board's start; ``tmax_out[b]``: the largest expected throws over
-    the squares (for :func:`quantile_rows_kernel`; NaN when the start is not sure);
-    ``k_out[b]``: its backward targets.
+    variance from each board's start; ``k_out[b]``: its backward targets.
     Rows with a problem are skipped. A board whose Woodbury arrays would take more than
     ``max_bytes`` (or ``WOODBURY_BYTES``: beyond, the single-board solver's GMRES is
     faster), or with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``."""
@@ -158,33 +159,20 @@ def moments_rows_kernel(rows, first, step, problem, want_var, max_bytes, min_out
             continue
         mean_out[b] = mean[start]
         var_out[b] = var[start]
-        if sure[start]:  # every square the token can visit is sure
-            tmax_out[b] = np.max(np.where(sure, mean, 0.0))
 
 
 @njit()
-def _tail_steps(tmax, remaining, tail):  # pragma: no cover - jitted
-    """Throws after which the live mass ``remaining`` is surely below ``tail`` when every
-    live square finishes surely within ``tmax`` throws on average: by Markov's inequality
-    ``P(T > c) <= tmax / c`` from any square, so the mass halves every ``c = 2 tmax``
-    throws."""
-    halvings = np.ceil(np.log2(remaining / tail))
-    return np.ceil(2.0 * tmax) * max(halvings, 0.0)
-
-
-@njit()
-def _length_quantiles(succ, probs, dist, start, tmax, levels, want_mode, tail, max_throws,
+def _length_quantiles(succ, probs, dist, start, levels, want_mode, tail, max_throws,
                       q_row):  # pragma: no cover - jitted
     """Quantiles (into ``q_row``) and mode of the number of throws: ``(mode, status)``.
 
     Pushes mass with :func:`push_step_kernel`, as :func:`length_distribution` does, so
-    ``q_row[i]`` is the smallest ``k`` with ``cdf[k] >= levels[i]`` over the pmf it
-    returns (-1 when never reached) and ``mode`` its first argmax (-1 when the pmf is all
-    zero). Stops as soon as the answers cannot change and the tail surely falls below
-    ``tail`` within ``max_throws`` throws (:func:`_tail_steps`, with ``tmax`` the largest
-    expected throws; NaN: unknown, pushed to the tail); status ``TAIL_NOT_REACHED``
-    (answers not valid) when it does not, as :func:`length_distribution` then gives no
-    distribution.
+    ``q_row[i]`` is the smallest ``k`` with ``cdf[k] >= levels[i]`` (-1 when not reached)
+    and ``mode`` the first ``k`` whose probability is the largest, to within
+    :data:`MODE_TIE` (-1 when the pmf is all zero). Stops as soon as the answers cannot
+    change: a later throw finishes with at most the live mass left. After
+    ``max_throws`` throws the answers not known yet stay -1 and the status is
+    ``TAIL_NOT_REACHED`` (as :func:`~snl_numeric.analyze` gives them None).
     """
     n = succ.shape[0]
     goal = n - 1
@@ -207,34 +195,36 @@ def _length_quantiles(succ, probs, dist, start, tmax, levels, want_mode, tail, m
     band = np.array([start, start])
     cum = 0.0
     best = 0.0
+    remaining = 1.0
     mode = 0
     k = 0
     while True:
         k += 1
         if k > max_throws:
-            return -1, TAIL_NOT_REACHED
+            return (mode if want_mode and best > remaining * (1.0 + 1e-9) else -1), \
+                TAIL_NOT_REACHED
         p, remaining = push_step_kernel(succ, probs[0], mass, nxt, live, goal, band)
         cum += p
         if p > best:
+            if p > best * (1.0 + MODE_TIE):  # not a tie within rounding
+                mode = k
             best = p
-            mode = k
         for i in range(levels.shape[0]):
             if q_row[i] < 0 and cum >= levels[i]:
                 q_row[i] = k
                 unresolved -= 1
         if remaining < tail:
             break
-        if unresolved == 0 and (not want_mode or remaining * (1.0 + 1e-9) < best) and \
-                k + _tail_steps(tmax, remaining, tail) <= max_throws:
+        if unresolved == 0 and (not want_mode or remaining * (1.0 + 1e-9) < best):
             break
     return (mode if best > 0.0 else -1), 0
 
 
 @njit()
-def quantile_rows_kernel(rows, first, step, problem, tmax, levels, want_mode, tail,
-                         max_throws, q_out, mode_out, status):  # pragma: no cover - jitted
+def quantile_rows_kernel(rows, first, step, problem, levels, want_mode, tail, max_throws,
+                         q_out, mode_out, status):  # pragma: no cover - jitted
     """Quantiles at ``levels`` and (``want_mode``) the mode of each board's length from its
-    start (see :func:`_length_quantiles`; ``tmax[b]``: NaN when not known)."""
+    start (see :func:`_length_quantiles`)."""
     for b in range(first, rows.sizes.shape[0], step):
         if problem[b]:
             continue
@@ -244,6 +234,6 @@ def quantile_rows_kernel(rows, first, step, problem, tmax, levels, want_mode, ta
         sure = np.empty(n, dtype=np.bool_)
         reach_kernel(succ, dist, sure)
         mode_out[b], tail_status = _length_quantiles(succ, probs, dist, rows.starts[b],
-                                                     tmax[b], levels, want_mode, tail,
-                                                     max_throws, q_out[b])
+                                                     levels, want_mode, tail, max_throws,
+                                                     q_out[b])
         status[b] |= tail_status

@@ -168,8 +168,8 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     want_mode = "mode" in cols
     want_quantiles = bool(len(levels)) or want_mode
     want_var = any(c in cols for c in ("variance", "std"))
-    want_moments = want_var or want_quantiles or "mean" in cols
-    want_reach = want_moments or any(c in cols for c in ("min_throws", "finish_probability"))
+    want_moments = want_var or "mean" in cols
+    want_reach = any(c in cols for c in ("min_throws", "finish_probability"))
     n = len(batch)
     out = _Out(np.zeros(n, np.int8), np.full(n, -1, np.int64),
                np.zeros(n, np.bool_), np.full(n, np.nan),
@@ -180,7 +180,6 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     rows = board_rows(batch)
     shares = min(default_threads(), n)
     max_bytes = _row_budget()
-    tmax = np.full(n, np.nan)  # the largest expected throws of each board (quantiles)
 
     def check(t: int) -> None:
         check_rows_kernel(rows, t, shares, SUM_TOL, max_bytes, out.problem)
@@ -190,10 +189,10 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
 
     def moments(t: int) -> None:
         moments_rows_kernel(rows, t, shares, out.problem, want_var, max_bytes, out.min_throws,
-                            out.sure, out.mean, out.var, tmax, out.targets, out.status)
+                            out.sure, out.mean, out.var, out.targets, out.status)
 
     def quantiles(t: int) -> None:
-        quantile_rows_kernel(rows, t, shares, out.problem, tmax, levels, want_mode,
+        quantile_rows_kernel(rows, t, shares, out.problem, levels, want_mode,
                              float(settings.tail), int(settings.max_throws), out.q, out.mode,
                              out.status)
 
@@ -242,14 +241,14 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
             messages[i] = str(exc)
             continue
         out.mean[i], out.var[i] = mean[board.start], var[board.start]
-    # as analyze: no distribution (quantiles, mode) when the tail stays above `tail`
-    no_tail = (out.status & TAIL_NOT_REACHED).astype(bool) & ~error
-    if no_tail.any():
-        out.q[no_tail], out.mode[no_tail] = -1, -1
-        rows = (np.flatnonzero(no_tail) + chunk.offset).tolist()
-        warn_user(f"rows {few(rows)}: the distribution was not computed (its columns are "
-                  f"missing): the tail did not fall below {settings.tail:g} within "
-                  f"max_throws={settings.max_throws} throws; raise max_throws or tail")
+    # as analyze: the quantiles (and mode) that max_throws throws do not decide are missing
+    undecided = ((out.status & TAIL_NOT_REACHED).astype(bool) & ~error
+                 & ((out.q < 0).any(axis=1) | ((out.mode < 0) & ("mode" in cols))))
+    if undecided.any():
+        rows = (np.flatnonzero(undecided) + chunk.offset).tolist()
+        warn_user(f"rows {few(rows)}: some distribution columns are missing: the throws "
+                  f"they need are beyond max_throws={settings.max_throws} (the tail did not "
+                  f"fall below {settings.tail:g}); raise max_throws or tail")
     if chunk.lines is not None:  # rows of a JSON Lines file: name the line too
         messages = {i: msg + chunk.line_note(i) for i, msg in messages.items()}
     if error.any() and settings.errors == "raise":

@@ -56,34 +56,37 @@ def _relative(rho, c_rows, c_cols, c_vals, b):  # pragma: no cover - jitted
 
 
 @njit(error_model="numpy")
-def _apply(succ, probs, pstride, active, block_start, offsets, lu, piv, targets, trans, v,
-           zero, full, out, back, w):  # pragma: no cover - jitted
-    """``w = v - (P^-1 R E_D v)[D]`` (``trans``: ``v - (R^T P^-T E_D v)[D]``); ``full``
-    must be zero on entry and is left zero."""
-    k = targets.shape[0]
-    n = full.shape[0]
-    for a in range(k):
-        full[targets[a]] = v[a]
-    if trans:
-        block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv,
-                             full.reshape((n, 1)), out.reshape((n, 1)), back.reshape((n, 1)))
-        for a in range(k):
-            w[a] = v[a] - back[targets[a]]
-    else:
-        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, zero, full,
-                     out)
-        for a in range(k):
-            w[a] = v[a] - out[targets[a]]
-    for a in range(k):
-        full[targets[a]] = 0.0
+def capacitance_apply(op, targets, v, work, w):  # pragma: no cover - jitted
+    """``w = v - (P^-1 R E_D v)[D]``: the capacitance operator, one sweep. ``op`` is ``P``
+    as the sweeps take it, ``work`` a zero vector, a vector left zero and one for the
+    sweep (length ``n`` each)."""
+    zero, full, out = work
+    full[targets] = v
+    sweep_kernel(*op, zero, full, out)
+    full[targets] = 0.0
+    for a in range(targets.shape[0]):
+        w[a] = v[a] - out[targets[a]]
 
 
 @njit(error_model="numpy")
-def gmres_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, targets, trans,
-                 rhs, tol2, c_rows, c_cols, c_vals, b, tol_rel, restart, maxiter,
-                 y):  # pragma: no cover - jitted
-    """Solve the capacitance system for ``rhs`` into ``y`` from ``y = 0``; returns the
-    sweeps taken.
+def capacitance_apply_t(op, targets, v, work, w):  # pragma: no cover - jitted
+    """``w = v - (R^T P^-T E_D v)[D]``: the transposed operator; ``work`` a vector left
+    zero and two for the sweep, each of shape ``(n, 1)``."""
+    full, out, back = work
+    full[targets, 0] = v
+    block_solve_t_kernel(*op, full, out, back)
+    full[targets, 0] = 0.0
+    for a in range(targets.shape[0]):
+        w[a] = v[a] - back[targets[a], 0]
+
+
+@njit(error_model="numpy")
+def gmres_kernel(apply, op, targets, work, rhs, tol2, c_rows, c_cols, c_vals, b, tol_rel,
+                 restart, maxiter, y):  # pragma: no cover - jitted
+    """Solve ``apply``'s system (:func:`capacitance_apply` or :func:`capacitance_apply_t`
+    with ``op``, ``targets`` and ``work``) for ``rhs`` into ``y`` from ``y = 0``; returns
+    the sweeps taken. Each function given compiles its own GMRES; the work arrays are
+    made once.
 
     Stops when the residual's 2-norm is at most ``tol2`` or, with ``tol_rel > 0``, when
     ``max |(C rho)_i| / b_i <= tol_rel`` (``C`` given by its entries ``c_rows``,
@@ -91,7 +94,6 @@ def gmres_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, ta
     ``STALL`` steps pass without halving the residual below ``FLOOR`` (relative to
     ``rhs``).
     """
-    n = succ.shape[0]
     k = rhs.shape[0]
     # |(C rho)_i| / b_i <= ||rho||_2 * gamma: look at rho itself below `near`
     gamma = 0.0
@@ -113,10 +115,6 @@ def gmres_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, ta
     u = np.empty(restart + 1)
     rho = np.empty(k)
     coef = np.empty(restart)
-    zero = np.zeros(n)
-    full = np.zeros(n)
-    out = np.empty(n)
-    back = np.empty(n if trans else 0)
     w = np.empty(k)
     r = rhs.copy()
     y[:] = 0.0
@@ -136,8 +134,7 @@ def gmres_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, ta
         g[0] = beta
         j = 0
         while j < restart:
-            _apply(succ, probs, pstride, active, block_start, offsets, lu, piv, targets, trans,
-                   basis[j], zero, full, out, back, w)
+            apply(op, targets, basis[j], work, w)
             steps += 1
             # modified Gram-Schmidt, twice
             h[: j + 1] = 0.0
@@ -184,8 +181,7 @@ def gmres_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, ta
         for i in range(j):
             for t in range(k):
                 y[t] += coef[i] * basis[i, t]
-        _apply(succ, probs, pstride, active, block_start, offsets, lu, piv, targets, trans, y,
-               zero, full, out, back, w)
+        apply(op, targets, y, work, w)
         steps += 1
         for t in range(k):
             r[t] = rhs[t] - w[t]

@@ -68,7 +68,7 @@ from .blocks import (
     sweep_kernel,
 )
 from .certify import Solution, total_error
-from .krylov import gmres_kernel
+from .krylov import capacitance_apply, capacitance_apply_t, gmres_kernel
 
 #: Woodbury is used when there are at most this many backward targets...
 WOODBURY_MAX = 64
@@ -323,10 +323,16 @@ class Solver:
         y = np.zeros(self.k)
         steps = 0
         if np.any(rhs):
-            steps = int(gmres_kernel(self._succ, self._probs, self.pstride, self._active,
-                                     self.block_start, self.offsets, self.lu, self.piv, d,
-                                     trans, rhs, tol2, *self.c_entries, b, tol_rel,
-                                     self.restart, MAX_ITERATIONS, y))
+            op = (self._succ, self._probs, self.pstride, self._active, self.block_start,
+                  self.offsets, self.lu, self.piv)
+            n = self.n
+            if trans:
+                apply, work = capacitance_apply_t, (np.zeros((n, 1)), np.empty((n, 1)),
+                                                    np.empty((n, 1)))
+            else:
+                apply, work = capacitance_apply, (np.zeros(n), np.zeros(n), np.empty(n))
+            steps = int(gmres_kernel(apply, op, d, work, rhs, tol2, *self.c_entries, b,
+                                     tol_rel, self.restart, MAX_ITERATIONS, y))
         full = np.zeros(self.n)
         full[d] = y
         if trans:
