@@ -81,6 +81,9 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
     probe = Board(size, start=start, overshoot=overshoot, chain=chain, dice=dice)  # validates
     if probe.start == size:
         raise ValueError(f"start must be a square below the goal {size}, got {start}")
+    faces = len(_effective_die(probe)[0])
+    check_memory((size + 1) * (_SQUARE_BYTES + default_threads() * _per_square(faces, k)),
+                 f"a search on a board of {size + 1:,} squares")
     min_len = _count(min_length, "min_length", 1)
     max_len = size if max_length is None else _count(max_length, "max_length", 1)
     if min_len > max_len:
@@ -144,15 +147,22 @@ def _effective_die(board: Board) -> tuple[np.ndarray, np.ndarray]:
 _CHAIN_BYTES = 4608
 
 
-def _search_bytes(p: _Problem, method: str, iterations: int, chains: int, batch: int) -> int:
-    """Peak bytes of a search: per thread a candidate's evaluation (the tables of
+#: Bytes per square of the problem: the allowed squares and the candidate starts.
+_SQUARE_BYTES = 10
+
+
+def _per_square(faces: int, jumps: int) -> int:
+    """Bytes per square of one thread's evaluation of a candidate: the tables of
     :func:`_scratch` and the per-board solve, whose Woodbury arrays have a column per
-    backward target: at most the snakes and the faces), per chain its objects and
-    layouts, the trace, and for the local search the neighbourhood and a batch."""
+    backward target (at most the jumps and the faces)."""
+    return 8 * faces + 200 + 16 * (jumps + faces + 2)
+
+
+def _search_bytes(p: _Problem, method: str, iterations: int, chains: int, batch: int) -> int:
+    """Peak bytes of a search: per thread a candidate's evaluation, per chain its objects
+    and layouts, the trace, and for the local search the neighbourhood and a batch."""
     n = p.size + 1
-    faces = p.space.faces.shape[0]
-    per_square = 8 * faces + 200 + 16 * (p.n_snakes + faces + 2)
-    need = n * (2 + default_threads() * per_square)
+    need = n * (_SQUARE_BYTES + default_threads() * _per_square(p.space.faces.shape[0], p.k))
     need += chains * (_CHAIN_BYTES + 48 * p.k + 96) + 16 * iterations
     if method == "local":
         need += 32 * p.k * (4 * p.size + p.k + 4) + batch * (16 * p.k + 16)

@@ -244,9 +244,7 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
             if active[x]:
                 acc = rhs[x]
                 row = x * pstride
-                # the largest faces first: the nearest square, solved last, is added last,
-                # so the sum waits for it one addition only
-                for f in range(nf - 1, -1, -1):
+                for f in range(nf):
                     y = succ[x, f]
                     if y > x:
                         acc += probs[row, f] * out[y]
