@@ -1,6 +1,13 @@
 """Run every ``benchmarks/bench_*.py`` and print one table.
 
-Usage: ``python -m benchmarks [--quick] [--only NAME ...] [--json FILE]``.
+Usage: ``python -m benchmarks [--quick] [--only NAME ...] [--json FILE] [--no-record]``.
+
+Every run also writes a JSON record (machine, commit, rows) under
+``benchmarks/results/`` (tracked: the history of the suite);
+``python -m benchmarks.compare OLD.json NEW.json`` compares two records and flags
+slowdowns of more than 10%. A/B rows against older trees (``git worktree`` of a
+commit) run when ``SNL_BENCH_BASE`` / ``SNL_BENCH_RELEASE`` name them (see
+``bench_ab``).
 """
 
 from __future__ import annotations
@@ -13,6 +20,8 @@ import pkgutil
 import platform
 
 import numba
+
+from benchmarks.record import write_record
 
 
 def _fmt_time(s: float | None) -> str:
@@ -29,6 +38,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
     parser.add_argument("--only", nargs="*", help="module names, e.g. bench_core")
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--no-record", action="store_true",
+                        help="do not add this run to benchmarks/results/")
     args = parser.parse_args()
     here = os.path.dirname(__file__)
     names = sorted(m.name for m in pkgutil.iter_modules([here]) if m.name.startswith("bench_"))
@@ -58,6 +69,8 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=2)
+    if not args.no_record and rows:
+        print(f"# record: {write_record(rows, quick=args.quick, only=args.only)}")
     if failed:
         raise SystemExit(1)
 

@@ -14,6 +14,10 @@ Times are medians over ``repeats`` fresh processes (each cold one with its own
 empty cache). The goal: every cold first call under 5 s on 2 cores (design
 under 8 s), with no loss of warm speed. ``python -m benchmarks.bench_coldstart
 [--quick] [NAME ...]`` runs it alone.
+
+With ``SNL_BENCH_BASE`` naming an older tree (a ``git worktree`` of a commit), the
+Numba entry points (:data:`AB_ENTRY_POINTS`) are also timed cold in that tree, the
+two trees alternating process by process, and compared (issue 24: at most 1.25x).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import sys
 import tempfile
 from typing import Any
 
+from benchmarks._ab import HERE, label, tree
 from benchmarks._util import row
 
 _MAZE = ("[[3,4,4,4,7,3,4,6,3],[6,7,5,6,6,2,6,6,2],[3,3,4,3,2,5,4,7,2],[6,5,5,1,2,3,6,5,6],"
@@ -57,12 +62,18 @@ ENTRY_POINTS: dict[str, tuple[str, str]] = {
                      " iterations=2000, chains=8, rng=3)"),
     "maze": ("from snl_numeric import maze",
              f"maze.corner_paths({_MAZE})"),
+    "optimal_race": ("from snl_numeric import optimal_race, boards",
+                     "optimal_race(boards.get('milton-bradley'), ['1-3', '4-6'])"),
     "large-board solve": (
         "from snl_numeric import expected_throws_all\n"
         "from snl_numeric.boards import random_board\n"
         "b = random_board(10**5, 0.1, rng=1)",
         "expected_throws_all(b.replace())"),
 }
+
+#: The entry points whose cold first calls are compared with an older tree.
+AB_ENTRY_POINTS = ("analyze_many", "design_board", "simulate", "optimal_race",
+                   "large-board solve")
 
 _CHILD = """
 import json, sys, time
@@ -78,12 +89,15 @@ print(json.dumps({{"import": t1 - t0, "first": t2 - t1, "second": t3 - t2}}))
 """
 
 
-def time_entry_point(name: str, cache_dir: str, env: dict[str, str] | None = None
-                     ) -> dict[str, float]:
-    """``{"import", "first", "second"}`` seconds of ``name`` in a fresh process."""
+def time_entry_point(name: str, cache_dir: str, env: dict[str, str] | None = None,
+                     tree: str | None = None) -> dict[str, float]:
+    """``{"import", "first", "second"}`` seconds of ``name`` in a fresh process (importing
+    ``snl_numeric`` from ``tree`` when given)."""
     setup, call = ENTRY_POINTS[name]
     code = _CHILD.format(setup=setup, call=call)
     child_env = {**os.environ, **(env or {}), "NUMBA_CACHE_DIR": cache_dir}
+    if tree:
+        child_env["PYTHONPATH"] = tree
     out = subprocess.run([sys.executable, "-c", code], env=child_env, capture_output=True,
                          text=True, check=True, timeout=900)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -102,6 +116,17 @@ def measure(name: str, repeats: int = 3) -> dict[str, Any]:
     med = statistics.median
     return {"name": name, "cold": med(cold), "cached": med(cached), "warm": med(warm),
             "import": med(imports), "cold_all": cold}
+
+
+def cold_ab(name: str, base: str, repeats: int = 3) -> tuple[list[float], list[float]]:
+    """Cold first calls of ``name`` in this tree and in ``base``, alternating."""
+    ours, theirs = [], []
+    for r in range(repeats):
+        order = [(HERE, ours), (base, theirs)]
+        for path, sink in (order if r % 2 == 0 else order[::-1]):
+            with tempfile.TemporaryDirectory(prefix="snl-cold-") as cache:
+                sink.append(time_entry_point(name, cache, tree=path)["first"])
+    return ours, theirs
 
 
 def warmup_seconds(processes: int | None = None) -> float:
@@ -126,6 +151,16 @@ def run(repeats: int = 3, quick: bool = False, names: list[str] | None = None) -
             note=(f"warm {m['warm'] * 1e3:.3g} ms, cached (new process) {m['cached']:.3g} s, "
                   f"import {m['import']:.2f} s; cold runs "
                   f"{', '.join(f'{t:.2f}' for t in m['cold_all'])} s")))
+    base = tree("SNL_BENCH_BASE")
+    if base:
+        for name in [n for n in AB_ENTRY_POINTS if names is None or n in names]:
+            ours, theirs = cold_ab(name, base, 1 if quick else repeats)
+            med = statistics.median
+            rows.append(row(
+                f"A/B cold first call: {name}", med(ours), f"same at {label(base)}",
+                med(theirs), note=f"ours/base {med(ours) / med(theirs):.2f} (goal <= 1.25); "
+                                  f"runs {', '.join(f'{t:.2f}' for t in ours)} s vs "
+                                  f"{', '.join(f'{t:.2f}' for t in theirs)} s"))
     if names is None:
         serial = warmup_seconds(1)
         parallel = warmup_seconds()

@@ -115,6 +115,14 @@ def _directed(snakes: Any, ladders: Any) -> tuple[list[int], list[int]]:
     return s_src + l_src, s_dst + l_dst
 
 
+def _rules(size: Any, start: Any, overshoot: Any, chain: Any, dice: Any, name: Any
+           ) -> tuple[int, int, str, bool, Dice, str | None]:
+    """A board's fields other than its jumps, types checked (values by the board rules)."""
+    size, start = _square(size, "size"), _square(start, "start")
+    overshoot, chain, name = _overshoot(overshoot), flag(chain, "chain"), _name(name)
+    return size, start, overshoot, chain, as_dice(dice), name
+
+
 class BoardFields(NamedTuple):
     """What a board dict holds, types checked (the values are checked by the Board rules)."""
 
@@ -264,7 +272,7 @@ class Board:
     Dice.fair(3)
     """
 
-    __slots__ = ("size", "jumps", "start", "overshoot", "chain", "dice", "name", "_compiled",
+    __slots__ = ("size", "_jumps", "start", "overshoot", "chain", "dice", "name", "_compiled",
                  "_jump_arrays")
 
     # the slots' types, for type checkers (set once in ``__init__``; a Board is immutable)
@@ -289,15 +297,14 @@ class Board:
         dice: DiceLike | None = None,
         name: str | None = None,
     ) -> None:
-        size = _square(size, "size")
-        start = _square(start, "start")
-        overshoot = _overshoot(overshoot)
-        chain = flag(chain, "chain")
-        name = _name(name)
-        dice = as_dice(dice)
-        src_list, dst_list = _pairs(jumps, "jumps")
-        src = np.array(src_list, dtype=np.int64)
-        dst = np.array(dst_list, dtype=np.int64)
+        rules = _rules(size, start, overshoot, chain, dice, name)
+        src, dst = _pairs(jumps, "jumps")
+        self._init(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), *rules)
+
+    def _init(self, src: np.ndarray, dst: np.ndarray, size: int, start: int, overshoot: str,
+              chain: bool, dice: Dice, name: str | None) -> None:
+        """Check the board rules and set the fields (``src``, ``dst``: int64 arrays; the
+        other fields as :func:`_rules` returns them)."""
         problem, i, j = find_board_problem(size, start, OVERSHOOT_CODES[overshoot], chain, src,
                                            dst, dice.faces, dice.probs)
         if problem:
@@ -310,7 +317,7 @@ class Board:
             arr.flags.writeable = False
         set_ = object.__setattr__
         set_(self, "size", size)
-        set_(self, "jumps", MappingProxyType(dict(zip(src.tolist(), dst.tolist(), strict=True))))
+        set_(self, "_jumps", None)  # the mapping, built when first asked for
         set_(self, "start", start)
         set_(self, "overshoot", overshoot)
         set_(self, "chain", chain)
@@ -319,10 +326,53 @@ class Board:
         set_(self, "_compiled", None)
         set_(self, "_jump_arrays", (src, dst))
 
+    @classmethod
+    def from_arrays(cls, size: int, src: Any, dst: Any, *, start: int = 0,
+                    overshoot: str = "win", chain: bool = False,
+                    dice: Dice | Mapping[int, float] | None = None,
+                    name: str | None = None) -> Board:
+        """A board whose jumps are ``src[i] -> dst[i]``, given as two integer arrays.
+
+        The constructor for large boards: the jumps stay arrays (no Python objects per
+        jump; :attr:`jumps` is built only if asked for), and the rules are checked as
+        :class:`Board` checks them, in ``O(k log k)`` for ``k`` jumps.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> b = Board.from_arrays(10**6, np.array([999_999, 5]), np.array([3, 500_000]))
+        >>> b == Board(10**6, {5: 500_000, 999_999: 3}), b.jump_arrays[0].tolist()
+        (True, [5, 999999])
+        """
+        rules = _rules(size, start, overshoot, chain, dice, name)
+        arrays = []
+        for values, what in ((src, "src"), (dst, "dst")):
+            arr = np.asarray(values)
+            if arr.ndim != 1:
+                raise ValueError(f"{what} must be a 1-d array of squares, got shape {arr.shape}")
+            if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
+                raise TypeError(f"{what} must hold integer squares, got dtype {arr.dtype}")
+            arrays.append(int_array(arr, what) if arr.size else np.empty(0, dtype=np.int64))
+        if len(arrays[0]) != len(arrays[1]):
+            raise ValueError(f"src and dst must have the same length, got {len(arrays[0])} "
+                             f"and {len(arrays[1])}")
+        board = cls.__new__(cls)
+        board._init(arrays[0].astype(np.int64), arrays[1].astype(np.int64), *rules)
+        return board
+
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"Board is immutable; use board.replace({key}=...)")
 
     # -- derived views ------------------------------------------------------
+    @property
+    def jumps(self) -> Mapping[int, int]:
+        """Read-only ``square -> destination``, sorted by square."""
+        if self._jumps is None:
+            src, dst = self._jump_arrays
+            object.__setattr__(self, "_jumps", MappingProxyType(
+                dict(zip(src.tolist(), dst.tolist(), strict=True))))
+        return self._jumps
+
     @property
     def ladders(self) -> dict[int, int]:
         """Jumps that go up."""
@@ -354,15 +404,16 @@ class Board:
 
     def replace(self, **changes: Any) -> Board:
         """A copy with some fields changed, e.g. ``board.replace(overshoot="bounce")``."""
-        fields = {k: getattr(self, k) for k in ("size", "jumps", "start", "overshoot",
-                                                 "chain", "dice", "name")}
-        unknown = set(changes) - set(fields)
+        fields = {k: getattr(self, k) for k in ("size", "start", "overshoot", "chain", "dice",
+                                                 "name")}
+        unknown = set(changes) - set(fields) - {"jumps"}
         if unknown:
             raise TypeError(f"unknown Board fields: {sorted(unknown)}")
         fields.update(changes)
         size = fields.pop("size")
-        jumps = fields.pop("jumps")
-        return Board(size, jumps, **fields)
+        if "jumps" in changes:
+            return Board(size, fields.pop("jumps"), **fields)
+        return Board.from_arrays(size, *self._jump_arrays, **fields)
 
     # -- constructors -------------------------------------------------------
     @classmethod
@@ -521,7 +572,8 @@ class Board:
 
     # -- dunder -------------------------------------------------------------
     def _key(self) -> tuple[Any, ...]:
-        return (self.size, tuple(self.jumps.items()), self.start, self.overshoot,
+        src, dst = self._jump_arrays
+        return (self.size, src.tobytes(), dst.tobytes(), self.start, self.overshoot,
                 self.chain, self.dice)
 
     def __eq__(self, other: object) -> bool:
@@ -534,8 +586,9 @@ class Board:
 
     def __repr__(self) -> str:
         label = f"{self.name!r}, " if self.name else ""
-        return (f"Board({label}size={self.size}, ladders={len(self.ladders)}, "
-                f"snakes={len(self.snakes)}, start={self.start}, "
+        src, dst = self._jump_arrays
+        return (f"Board({label}size={self.size}, ladders={np.count_nonzero(dst > src)}, "
+                f"snakes={np.count_nonzero(dst < src)}, start={self.start}, "
                 f"overshoot={self.overshoot!r}, chain={self.chain}, dice={self.dice!r})")
 
     def _repr_html_(self) -> str:

@@ -188,4 +188,4 @@ def random_board(
         bad = is_source[dst[todo]]
         snake[todo[bad]] = gen.random(int(bad.sum())) < snake_fraction
         todo = todo[bad]
-    return Board(size, np.column_stack([src, dst]), **rules)
+    return Board.from_arrays(size, src, dst, **rules)

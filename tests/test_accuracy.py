@@ -203,6 +203,7 @@ def test_gmres_that_cannot_certify_hands_over_to_the_exact_correction(structured
         t = expected_throws_all(board)
     rep = solver_report(board)
     assert rep.method == "woodbury" and rep.backward_targets > 64  # GMRES's board at first
+    assert fundamental(board.compiled).second.method == "woodbury"  # its second solver
     assert rep.error_estimate < 1e-11 and rep.condition > 1e30
     ref = naive.naive_expected_gth(board)
     fin = np.isfinite(ref) & (ref > 0)
@@ -217,8 +218,7 @@ def test_sparse_lu_solves_the_solvers_own_matrix():
     board = far_snakes(300)
     board = Board(300, board.jumps, dice={f: 1 / 6 + 1.6e-13 for f in range(1, 7)})
     solver = fundamental(board.compiled)
-    lu = Solver(board.compiled.succ, board.compiled.probs, solver.active)
-    lu._to_splu()
+    lu = Solver(board.compiled.succ, board.compiled.probs, solver.active, method="splu")
     ref = naive.naive_expected_gth(board)
     x = lu.solve(solver.active.astype(float)).x
     np.testing.assert_allclose(x[solver.active], ref[solver.active], rtol=1e-12)

@@ -374,9 +374,9 @@ def test_stable_order_and_lower_bound_match_numpy(values):
                      max_size=4))
 @settings(max_examples=300, deadline=None)
 def test_board_rules_same_in_python_and_compiled(size, start, code, chain, pairs, dice):
-    """Board checks its rules as plain Python, huge boards compiled: the same rule code,
-    so the same first problem and indices; batch rows by rules_hold: the same verdict."""
-    from snl_numeric._core.validation import SUM_TOL, board_problem, rules_hold
+    """Board checks its rules as plain Python, huge boards and batch rows compiled: the
+    same rule code, so the same first problem and indices."""
+    from snl_numeric._core.validation import SUM_TOL, board_problem
 
     src = np.array([a for a, _ in pairs], dtype=np.int64)
     dst = np.array([b for _, b in pairs], dtype=np.int64)
@@ -386,26 +386,21 @@ def test_board_rules_same_in_python_and_compiled(size, start, code, chain, pairs
     in_python = board_problem(size, start, code, chain, src.tolist(), dst.tolist(),
                               faces.tolist(), probs.tolist(), SUM_TOL)
     assert tuple(in_python) == tuple(_compiled_board_problem()(*args))
-    # batch analysis screens its rows with rules_hold, then words a broken rule as above
-    scratch = np.full((2, max(size + 1, 1)), 7, dtype=np.int64)
-    assert rules_hold(*args, scratch[0], scratch[1]) == (in_python[0] == 0)
-    if in_python[0] == 0:  # rules_hold leaves the jump table of the board behind
-        assert scratch[0].tolist() == [dict(pairs).get(x, -1) for x in range(size + 1)]
 
 
 @pytest.mark.parametrize("faces", [[1, 2, 3], [3, 1, 2], [1, 2, 2], [2, 1, 2]])
 @pytest.mark.parametrize("excess", [-1.5, -0.9, 0.0, 0.9, 1.5])
-def test_rules_hold_at_the_edge_of_the_dice_sum(faces, excess):
-    """Sums just inside and just outside the tolerance, sorted or not, distinct or not."""
-    from snl_numeric._core.validation import SUM_TOL, board_problem, rules_hold
+def test_board_rules_at_the_edge_of_the_dice_sum(faces, excess):
+    """Sums just inside and just outside the tolerance, sorted or not, distinct or not:
+    the same verdict in Python and compiled (as batch rows are checked)."""
+    from snl_numeric._core.validation import SUM_TOL, board_problem
 
     probs = np.array([0.5, 0.25, 0.25 + excess * SUM_TOL])
     f = np.array(faces, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
     problem = board_problem(10, 0, 0, False, [], [], faces, probs.tolist(), SUM_TOL)[0]
-    scratch = np.empty((2, 11), dtype=np.int64)
-    assert rules_hold(10, 0, 0, False, none, none, f, probs, SUM_TOL, scratch[0],
-                      scratch[1]) == (problem == 0)
+    assert _compiled_board_problem()(10, 0, 0, False, none, none, f, probs,
+                                     SUM_TOL)[0] == problem
     assert (problem == 0) == (abs(excess) < 1 and len(set(faces)) == 3)
 
 

@@ -68,28 +68,23 @@ def reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
     """
     n, n_faces = succ.shape
     goal = n - 1
-    # loops rather than slice assignments and copies: much less to compile
-    ptr = np.empty(n + 1, dtype=np.int64)
-    for y in range(n + 1):
-        ptr[y] = 0
+    # the reversed table, CSR-style: the predecessors of y are pred[ptr[y] : ptr[y + 1]]
+    ptr = np.zeros(n + 1, dtype=np.int64)
     for x in range(goal):
         for f in range(n_faces):
             ptr[succ[x, f] + 1] += 1
     for y in range(n):
         ptr[y + 1] += ptr[y]
-    fill = np.empty(n, dtype=np.int64)
-    for y in range(n):
-        fill[y] = ptr[y]
-    pred = np.empty(ptr[n], dtype=np.int64)
+    fill = ptr[:n].copy()
+    pred = np.empty(ptr[n], dtype=succ.dtype)
     for x in range(goal):
         for f in range(n_faces):
             y = succ[x, f]
             pred[fill[y]] = x
             fill[y] += 1
     queue = np.empty(n, dtype=np.int64)
-    for y in range(n):
-        dist[y] = -1
-        sure[y] = True
+    dist[:] = -1
+    sure[:] = True
     dist[goal] = 0
     queue[0] = goal
     head, tail = 0, 1
@@ -161,9 +156,7 @@ def push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # prag
     Returns the next free index of ``pmf``; stops early (returning a negative
     index ``-(k + 1)``) once the live mass is below ``tail``.
     """
-    nxt = np.empty(mass.shape[0])  # a loop, not np.zeros: less to compile
-    for x in range(mass.shape[0]):
-        nxt[x] = 0.0
+    nxt = np.zeros(mass.shape[0])
     for k in range(offset, pmf.shape[0]):
         pmf[k], remaining = push_step_kernel(succ, probs, mass, nxt, live, goal, band)
         if remaining < tail:

@@ -7,9 +7,8 @@ written in the subset of Python that Numba compiles: :class:`~snl_numeric.Board`
 runs it through :func:`find_board_problem`, as plain Python for the boards
 people type (no compile on a cold start) and compiled for large ones.
 :func:`problem_message` words what it finds, so a bad board gets the same
-message either way. Batch analysis screens its rows with :func:`rules_hold`,
-the same verdict in far less to compile, and words the rows it flags as a
-``Board`` would (property tests hold the two to the same verdict).
+message either way. Batch analysis runs it compiled on every row and words the
+rows it flags as a ``Board`` would.
 """
 
 from __future__ import annotations
@@ -328,9 +327,9 @@ JUMP_GOAL, JUMP_SOURCE, JUMP_DEST, JUMP_NOWHERE, JUMP_DUPLICATE, JUMP_CYCLE = ra
 def stable_order(values):
     """Indices that sort ``values``, equal values in input order.
 
-    Python's ``sorted`` when called from Python; a written-out bottom-up merge sort
-    (:func:`_merge_order`) inside compiled kernels: Numba's generic sorts take seconds
-    to compile.
+    Python's ``sorted`` when called from Python (on lists, as :func:`find_board_problem`
+    passes them); a bottom-up merge sort (:func:`_merge_order`) inside compiled
+    kernels.
     """
     return sorted(range(len(values)), key=values.__getitem__)
 
@@ -515,69 +514,6 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):
             for w in range(n):
                 state[walk[w]] = 2
     return 0, 0, 0
-
-
-@njit()
-def rules_hold(size, start, code, chain, src, dst, faces, probs, tol, jump_to,
-               state):  # pragma: no cover - jitted
-    """Whether the board keeps every rule of :func:`board_problem`: the same verdict, in
-    fewer instructions and far less to compile (no sort, no search), for the per-board
-    kernel of batch analysis, which words a broken rule afterwards with
-    :func:`find_board_problem`. ``jump_to`` and ``state`` are int64 scratch of
-    ``size + 1`` (``jump_to`` is left holding each square's jump destination, or -1).
-    """
-    if size < 1 or start < 0 or start > size or code < 0 or code > 2:
-        return False
-    n = len(faces)
-    if n == 0:
-        return False
-    increasing = True
-    for f in range(n):
-        if faces[f] < 1 or faces[f] > MAX_FACE or probs[f] != probs[f] or \
-                probs[f] < 0.0 or probs[f] == np.inf:
-            return False
-        if f and faces[f] == faces[f - 1]:
-            return False
-        if f and faces[f] < faces[f - 1]:
-            increasing = False
-    if not increasing:  # distinct in any order (batches and Dice keep faces sorted)
-        for f in range(n):
-            for g in range(f):
-                if faces[f] == faces[g]:
-                    return False
-    if abs(compensated_sum(probs) - 1.0) > tol:
-        return False
-    if code == 2:
-        top = 0
-        for f in range(n):
-            if probs[f] > 0.0 and faces[f] > faces[top]:
-                top = f
-        if faces[top] - 1 > size:
-            return False
-    for x in range(size + 1):
-        jump_to[x] = -1
-    k = len(src)
-    for i in range(k):
-        s = src[i]
-        if s < 0 or s >= size or dst[i] < 0 or dst[i] > size or s == dst[i] or \
-                jump_to[s] >= 0:
-            return False
-        jump_to[s] = dst[i]
-    if chain:  # no cycle: walk from each jump, 1 marking this walk, 2 a finished one
-        for i in range(k):
-            state[src[i]] = 0
-        for i in range(k):
-            x = src[i]
-            while jump_to[x] >= 0 and state[x] == 0:
-                state[x] = 1
-                x = jump_to[x]
-            if jump_to[x] >= 0 and state[x] == 1:
-                return False
-            x = src[i]
-            while jump_to[x] >= 0 and state[x] == 1:
-                state[x] = 2
-                x = jump_to[x]
-    return True
 
 
 #: Up to this many jumps plus faces, :func:`find_board_problem` runs the rules as plain

@@ -6,28 +6,31 @@ arrays, CSR-style: the jumps of board ``b`` are
 ``faces[dice_ptr[b]:dice_ptr[b + 1]]`` with ``probs[...]`` (faces
 increasing, as in :class:`~snl_numeric.Dice`).
 
-:func:`analyze_many` answers the core questions for every board in one pass
-of a Numba kernel run on several threads (interleaved boards, each writing its
-own rows). Per board it
+:func:`analyze_many` answers the core questions for every board with Numba
+kernels run on several threads (interleaved boards, each writing its own rows),
+one kernel per job (``batch.kernels``), only those the columns need:
 
-1. validates the board against the rules of :class:`~snl_numeric.Board`
-   (``_core.validation.rules_hold``: only the verdict; a flagged row's broken
-   rule is found and worded afterwards as ``Board`` words it);
-2. compiles the successor table (``_core.table.succ_table_kernel``);
-3. finds the fewest throws by breadth-first propagation from the goal over
-   the reversed successor table, and the *sure* squares (goal reached with
-   probability 1) (``_core.table.reach_kernel``);
-4. solves ``(I - Q) t = 1`` and ``(I - Q) u = t`` by one sweep over the
-   forward moves plus a low-rank correction for the squares that snakes (and
-   bounces) lead back to, eliminated without cancellation
-   (``_core.solve.moments.moments_kernel``, the single-board solver's Woodbury method):
-   ``E[T] = t[start]``, ``Var T = 2 u - t - t**2`` (or the variance of one step,
-   solved, where that would cancel); a board with more backward targets than
-   the kernel takes is handed to the single-board solver;
-5. only when a median, percentile or mode is asked for, pushes the
-   probability mass over the successor table one throw at a time (exactly
-   as :func:`~snl_numeric.length_distribution` does) until the requested
-   quantiles are known and the live mass is below the tail tolerance.
+1. the rules of :class:`~snl_numeric.Board`, checked by the same code
+   (``_core.validation.board_problem``; a flagged row's broken rule is worded
+   afterwards as ``Board`` words it), and the size limits;
+2. the successor table (``_core.table.succ_table_kernel``), the fewest throws by
+   breadth-first propagation from the goal over the reversed table, and the
+   *sure* squares (goal reached with probability 1) (``_core.table.reach_kernel``);
+3. ``(I - Q) t = 1`` and ``(I - Q) u = t`` by the single-board solver's Woodbury
+   method, run by its own kernels inside one per-board call
+   (``_core.solve.board_moments_kernel``): one sweep over the forward moves plus a
+   low-rank correction for the squares that snakes (and bounces) lead back to,
+   eliminated without cancellation. ``E[T] = t[start]``,
+   ``Var T = 2 u - t - t**2`` (or, where that would cancel at the start, the
+   variance of one step, solved); a board with more backward targets than the
+   kernel takes, or whose work arrays would not fit, is handed to the single-board
+   solver (its memory checked first);
+4. only when a median, percentile or mode is asked for, the probability mass
+   pushed over the successor table one throw at a time (exactly as
+   :func:`~snl_numeric.length_distribution` does) until the requested
+   quantiles are known; those ``max_throws`` throws do not decide are missing,
+   as :func:`~snl_numeric.analyze` gives them None, and a ``RuntimeWarning`` names
+   the rows.
 
 Results agree with the single-board API: ``min_throws`` is ``-1`` for an
 unreachable goal, ``mean``/``variance``/``std`` are ``inf``

@@ -1,108 +1,215 @@
-"""Per-board Numba kernels of batch analysis: validate, compile, BFS, moments, quantiles."""
+"""Numba kernels of batch analysis, one per job, each over a thread's share of the rows.
+
+- :func:`check_rows_kernel`: the rules of a board (:func:`board_problem`, the one
+  definition) and the size limits;
+- :func:`reach_rows_kernel`: successor table, fewest throws and whether the goal is
+  sure;
+- :func:`moments_rows_kernel`: the same, then the expected throws and variance (the
+  per-board kernel of the solver family);
+- :func:`quantile_rows_kernel`: the length distribution pushed until the quantiles
+  (and mode) asked for are known.
+
+A thread takes rows ``first, first + step, ...`` (interleaved, so boards of mixed
+sizes spread evenly) and writes only those rows of the outputs. The batch's arrays
+travel as one :class:`BoardRows` tuple.
+"""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+from numba.extending import register_jitable
 
 from .._core.numba_config import njit
-from .._core.solve import moments_kernel
+from .._core.solve import WOODBURY_BYTES, board_moments_kernel
 from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
-from .._core.validation import rules_hold
-from .data import MAX_SIZE
+from .._core.validation import board_problem, readonly
+from .data import MAX_SIZE, BoardBatch
 
-#: Problem codes of :func:`batch_kernel`: a board larger than :data:`MAX_SIZE`, or needing
-#: more memory than a thread may use; a board that breaks a rule (the caller finds which,
-#: with ``find_board_problem``).
+#: Problem codes: a board larger than :data:`MAX_SIZE` or needing more memory than a
+#: thread may use; a board that breaks a rule (the caller finds which, with
+#: ``find_board_problem``).
 TOO_LARGE, BROKEN_RULE = 99, 98
 #: ``status`` bits: the tail did not fall below ``tail`` within ``max_throws`` throws;
-#: the board has too many backward targets for the per-board kernel (the caller solves it).
+#: the board has more backward targets than the per-board kernel takes, or its work
+#: arrays would not fit (the caller solves it with the single-board solver).
 TAIL_NOT_REACHED, NEEDS_SOLVER = 1, 2
-#: Most backward targets the per-board kernel takes.
+#: Probabilities of the length within this factor of each other are a tie for the mode
+#: (the first wins): they differ by rounding only.
+MODE_TIE = 1e-12
+#: Most backward targets the per-board kernel takes (its capacitance elimination costs
+#: ``k**3 / 3``).
 KMAX = 512
-#: Bytes per square of one board in :func:`batch_kernel`, besides 8 per face: the jump
-#: index, BFS distances and flags, moments, the mass pushed and its next step.
-ROW_BYTES = 80
+#: Bytes per square of one board in :func:`moments_rows_kernel`, besides ``16 * faces``
+#: (the successor table and the reversed one of the BFS) and the Woodbury work
+#: arrays: jump table, BFS arrays, block structure, pivots, moments, the fallback's
+#: residual and step variance.
+ROW_BYTES = 256
 
 
-def row_bytes(size, n_faces):
-    """Bytes :func:`batch_kernel` needs for one board (the successor table and the rest)."""
-    return (size + 1) * (8 * n_faces + ROW_BYTES)
+class BoardRows(NamedTuple):
+    """The arrays of a :class:`BoardBatch`, read-only, as the kernels take them."""
+
+    sizes: np.ndarray
+    starts: np.ndarray
+    overshoot: np.ndarray
+    chain: np.ndarray
+    jump_ptr: np.ndarray
+    jump_src: np.ndarray
+    jump_dst: np.ndarray
+    dice_ptr: np.ndarray
+    faces: np.ndarray
+    probs: np.ndarray
 
 
-@njit(inline="always")
-def _table_one(size, code, chain, jump_to, faces, probs):  # pragma: no cover - jitted
-    """The successor table of a valid board (``jump_to``: each square's jump destination,
-    or -1) over the faces of positive probability, and those probabilities."""
-    used = 0
-    for f in range(faces.shape[0]):
-        if probs[f] > 0.0:
-            used += 1
-    fc = np.empty(used, dtype=np.int64)
-    pc = np.empty(used)
-    u = 0
-    for f in range(faces.shape[0]):
-        if probs[f] > 0.0:
-            fc[u] = faces[f]
-            pc[u] = probs[f]
-            u += 1
-    succ = np.empty((size + 1, used), dtype=np.int64)
-    succ_table_kernel(size, jump_to, code, chain, fc, succ, np.empty((0, 0), dtype=np.int64))
-    return succ, pc
+def board_rows(batch: BoardBatch) -> BoardRows:
+    """The kernels' view of ``batch``."""
+    return BoardRows(*(readonly(np.ascontiguousarray(getattr(batch, name)))
+                       for name in BoardRows._fields))
 
 
-@njit(inline="always")
-def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws,
-                   q_row):  # pragma: no cover - jitted
+@register_jitable
+def row_bytes(size, n_faces, k=0):
+    """Bytes the kernels need for one board of ``size + 1`` squares and ``n_faces``
+    faces with ``k`` backward targets (the Woodbury arrays: ``2 (k + 1)`` per square)."""
+    return (size + 1) * (16 * n_faces + ROW_BYTES + 16 * (k + 1))
+
+
+@njit()
+def check_rows_kernel(rows, first, step, tol, max_bytes, problem):  # pragma: no cover - jitted
+    """``problem[b]``: ``BROKEN_RULE`` when board ``b`` breaks a rule of
+    :func:`board_problem`, ``TOO_LARGE`` above ``MAX_SIZE`` or when its table and search
+    need more than ``max_bytes``; else 0."""
+    for b in range(first, rows.sizes.shape[0], step):
+        j0, j1 = rows.jump_ptr[b], rows.jump_ptr[b + 1]
+        d0, d1 = rows.dice_ptr[b], rows.dice_ptr[b + 1]
+        size = rows.sizes[b]
+        if board_problem(size, rows.starts[b], np.int64(rows.overshoot[b]), rows.chain[b],
+                         rows.jump_src[j0:j1], rows.jump_dst[j0:j1], rows.faces[d0:d1],
+                         rows.probs[d0:d1], tol)[0]:
+            problem[b] = BROKEN_RULE
+        elif size > MAX_SIZE or row_bytes(size, d1 - d0) > max_bytes:
+            problem[b] = TOO_LARGE
+
+
+@njit()
+def _board_table(rows, b):  # pragma: no cover - jitted
+    """The successor table of valid board ``b`` over its faces of positive probability,
+    and those probabilities as one row ``(1, faces)``."""
+    size = rows.sizes[b]
+    j0, j1 = rows.jump_ptr[b], rows.jump_ptr[b + 1]
+    d0, d1 = rows.dice_ptr[b], rows.dice_ptr[b + 1]
+    jump_to = np.full(size + 1, -1)
+    for j in range(j0, j1):
+        jump_to[rows.jump_src[j]] = rows.jump_dst[j]
+    used = rows.probs[d0:d1] > 0.0
+    faces = rows.faces[d0:d1][used]
+    probs = rows.probs[d0:d1][used].reshape((1, -1))
+    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
+    succ_table_kernel(size, jump_to, np.int64(rows.overshoot[b]), rows.chain[b], faces, succ,
+                      np.empty((0, 0), dtype=np.int64))
+    return succ, probs
+
+
+@njit()
+def reach_rows_kernel(rows, first, step, problem, min_out, sure_out):  # pragma: no cover
+    """Fewest throws and whether the goal is sure from each board's start (rows with a
+    problem are skipped)."""
+    for b in range(first, rows.sizes.shape[0], step):
+        if problem[b]:
+            continue
+        succ, _ = _board_table(rows, b)
+        n = succ.shape[0]
+        dist = np.empty(n, dtype=np.int64)
+        sure = np.empty(n, dtype=np.bool_)
+        reach_kernel(succ, dist, sure)
+        min_out[b] = dist[rows.starts[b]]
+        sure_out[b] = sure[rows.starts[b]]
+
+
+@njit()
+def moments_rows_kernel(rows, first, step, problem, want_var, max_bytes, min_out, sure_out,
+                        mean_out, var_out, k_out, status):  # pragma: no cover - jitted
+    """Fewest throws, whether the goal is sure, expected throws and (``want_var``)
+    variance from each board's start; ``k_out[b]``: its backward targets.
+    Rows with a problem are skipped. A board whose Woodbury arrays would take more than
+    ``max_bytes`` (or ``WOODBURY_BYTES``: beyond, the single-board solver's GMRES is
+    faster), or with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``."""
+    for b in range(first, rows.sizes.shape[0], step):
+        if problem[b]:
+            continue
+        succ, probs = _board_table(rows, b)
+        n, nf = succ.shape
+        dist = np.empty(n, dtype=np.int64)
+        sure = np.empty(n, dtype=np.bool_)
+        reach_kernel(succ, dist, sure)
+        start = rows.starts[b]
+        min_out[b] = dist[start]
+        sure_out[b] = sure[start]
+        budget = min(max_bytes - row_bytes(n - 1, nf), WOODBURY_BYTES)
+        kmax = min(KMAX, budget // (16 * n) - 1)
+        mean = np.empty(n)
+        var = np.empty(n)
+        report = np.zeros(n, dtype=np.bool_)
+        report[start] = True
+        k_out[b] = board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean, var)
+        if k_out[b] > kmax:
+            status[b] |= NEEDS_SOLVER
+            continue
+        mean_out[b] = mean[start]
+        var_out[b] = var[start]
+
+
+@njit()
+def _length_quantiles(succ, probs, dist, start, levels, want_mode, tail, max_throws,
+                      q_row):  # pragma: no cover - jitted
     """Quantiles (into ``q_row``) and mode of the number of throws: ``(mode, status)``.
 
-    Pushes mass with ``chain._push_step``, as :func:`length_distribution` does, so ``q_row[i]`` is
-    the smallest ``k`` with ``cdf[k] >= levels[i]`` over the pmf that
-    :func:`length_distribution` returns (-1 when never reached) and ``mode``
-    its first argmax (-1 when the pmf is all zero). Stops as soon as the
-    answers cannot change; ``status`` is 1 when ``max_throws`` was exceeded.
+    Pushes mass with :func:`push_step_kernel`, as :func:`length_distribution` does, so
+    ``q_row[i]`` is the smallest ``k`` with ``cdf[k] >= levels[i]`` (-1 when not reached)
+    and ``mode`` the first ``k`` whose probability is the largest, to within
+    :data:`MODE_TIE` (-1 when the pmf is all zero). Stops as soon as the answers cannot
+    change: a later throw finishes with at most the live mass left. After
+    ``max_throws`` throws the answers not known yet stay -1 and the status is
+    ``TAIL_NOT_REACHED`` (as :func:`~snl_numeric.analyze` gives them None).
     """
-    n, nf = succ.shape
+    n = succ.shape[0]
     goal = n - 1
-    nq = levels.shape[0]
-    for i in range(nq):
-        q_row[i] = -1
+    q_row[:] = -1
     if start == goal:  # pmf = [1.0]
-        for i in range(nq):
-            q_row[i] = 0
+        q_row[:] = 0
         return 0, 0
     unresolved = 0
-    for i in range(nq):
+    for i in range(levels.shape[0]):
         if levels[i] <= 0.0:
             q_row[i] = 0
         else:
             unresolved += 1
     if dist[start] <= 0:  # pmf = [0.0]
         return -1, 0
-    mass = np.empty(n)
-    nxt = np.empty(n)
-    live = np.empty(n, dtype=np.bool_)  # loops, not array expressions: less to compile
-    for x in range(n):
-        mass[x] = 0.0
-        nxt[x] = 0.0
-        live[x] = dist[x] > 0
+    mass = np.zeros(n)
     mass[start] = 1.0
-    band = np.empty(2, dtype=np.int64)
-    band[0] = start
-    band[1] = start
+    nxt = np.zeros(n)
+    live = dist > 0
+    band = np.array([start, start])
     cum = 0.0
     best = 0.0
+    remaining = 1.0
     mode = 0
     k = 0
     while True:
         k += 1
         if k > max_throws:
-            return -1, 1
-        p, remaining = push_step_kernel(succ, probs, mass, nxt, live, goal, band)
+            return (mode if want_mode and best > remaining * (1.0 + 1e-9) else -1), \
+                TAIL_NOT_REACHED
+        p, remaining = push_step_kernel(succ, probs[0], mass, nxt, live, goal, band)
         cum += p
         if p > best:
+            if p > best * (1.0 + MODE_TIE):  # not a tie within rounding
+                mode = k
             best = p
-            mode = k
-        for i in range(nq):
+        for i in range(levels.shape[0]):
             if q_row[i] < 0 and cum >= levels[i]:
                 q_row[i] = k
                 unresolved -= 1
@@ -114,52 +221,19 @@ def _quantiles_one(succ, probs, dist, start, levels, want_mode, tail, max_throws
 
 
 @njit()
-def batch_kernel(first, step, sizes, starts, overshoot, chain, jump_ptr, jump_src, jump_dst,
-                 dice_ptr, faces, probs, sum_tol, max_bytes, moments, want_var, quantiles,
-                 levels, want_mode, tail, max_throws, problem, min_out, sure_out, mean_out,
-                 var_out, q_out, mode_out, status):  # pragma: no cover - jitted
-    """Boards ``first, first + step, ...``: validate, compile, BFS, moments, quantiles.
-
-    One thread's share of a batch (the threads take interleaved rows, so boards
-    of mixed sizes spread evenly); each board writes only its own rows.
-    ``problem[b]`` receives board ``b``'s problem code: ``BROKEN_RULE`` when it breaks
-    a rule of ``board_problem``, ``TOO_LARGE`` above ``MAX_SIZE`` or when it needs more
-    than ``max_bytes`` (checked before allocating); ``sure_out[b]`` whether the goal is
-    reached with probability 1.
-    """
-    for b in range(first, sizes.shape[0], step):
-        j0, j1 = jump_ptr[b], jump_ptr[b + 1]
-        d0, d1 = dice_ptr[b], dice_ptr[b + 1]
-        code = np.int64(overshoot[b])
-        size = sizes[b]
-        if size > MAX_SIZE or (size >= 1 and (size + 1) * (8 * (d1 - d0) + ROW_BYTES)
-                                > max_bytes):  # (size < 1 is a broken rule, not a size)
-            problem[b] = TOO_LARGE
+def quantile_rows_kernel(rows, first, step, problem, levels, want_mode, tail, max_throws,
+                         q_out, mode_out, status):  # pragma: no cover - jitted
+    """Quantiles at ``levels`` and (``want_mode``) the mode of each board's length from its
+    start (see :func:`_length_quantiles`)."""
+    for b in range(first, rows.sizes.shape[0], step):
+        if problem[b]:
             continue
-        jump_to = np.empty(max(size + 1, 1), dtype=np.int64)
-        dist = np.empty(max(size + 1, 1), dtype=np.int64)  # also rules_hold's scratch
-        if not rules_hold(size, starts[b], code, chain[b], jump_src[j0:j1], jump_dst[j0:j1],
-                          faces[d0:d1], probs[d0:d1], sum_tol, jump_to, dist):
-            problem[b] = BROKEN_RULE
-            continue
-        succ, pr = _table_one(size, code, chain[b], jump_to, faces[d0:d1], probs[d0:d1])
+        succ, probs = _board_table(rows, b)
         n = succ.shape[0]
+        dist = np.empty(n, dtype=np.int64)
         sure = np.empty(n, dtype=np.bool_)
         reach_kernel(succ, dist, sure)
-        start = starts[b]
-        min_out[b] = dist[start]
-        sure_out[b] = sure[start]
-        if moments:
-            mean = np.empty(n)
-            var = np.empty(n)
-            kmax = min(KMAX, max(64, (1 << 24) // n))
-            if moments_kernel(succ, pr.reshape((1, pr.shape[0])), 0, sure, mean, var, kmax,
-                              want_var):
-                status[b] |= NEEDS_SOLVER
-            else:
-                mean_out[b] = mean[start]
-                var_out[b] = var[start]
-        if quantiles:
-            mode_out[b], tail_status = _quantiles_one(succ, pr, dist, start, levels,
-                                                      want_mode, tail, max_throws, q_out[b])
-            status[b] |= tail_status
+        mode_out[b], tail_status = _length_quantiles(succ, probs, dist, rows.starts[b],
+                                                     levels, want_mode, tail, max_throws,
+                                                     q_out[b])
+        status[b] |= tail_status

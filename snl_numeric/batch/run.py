@@ -12,9 +12,10 @@ import numpy as np
 
 from .._core import version
 from .._core.deprecation import warn_renamed
-from .._core.memory import available_memory, format_bytes
+from .._core.memory import available_memory, check_memory, format_bytes
 from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
+from .._core.solve import solver_bytes
 from .._core.table import QUANTILE_SLACK
 from .._core.validation import (
     DEFAULT_MAX_THROWS,
@@ -22,15 +23,27 @@ from .._core.validation import (
     INT64_MAX,
     SUM_TOL,
     check_tail,
+    few,
     find_board_problem,
     problem_message,
-    readonly,
 )
+from .._core.warn import warn_user
 from ..chain import finish_probability, moments
+from ..compile import table_bytes
 from ..io import require_pandas
 from .data import DEFAULT_CHUNK_SIZE, MAX_SIZE, BoardBatch, segment_ids
 from .files import Chunk, open_source, raise_for_row
-from .kernels import NEEDS_SOLVER, TAIL_NOT_REACHED, TOO_LARGE, batch_kernel, row_bytes
+from .kernels import (
+    NEEDS_SOLVER,
+    TAIL_NOT_REACHED,
+    TOO_LARGE,
+    board_rows,
+    check_rows_kernel,
+    moments_rows_kernel,
+    quantile_rows_kernel,
+    reach_rows_kernel,
+    row_bytes,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -136,47 +149,64 @@ class _Out:
     q: np.ndarray
     mode: np.ndarray
     status: np.ndarray
+    targets: np.ndarray
 
 
 def _row_budget() -> int:
-    """Bytes one board may use in the kernel: what is available, per thread."""
+    """Bytes one board may use in the kernels: what is available, per thread."""
     avail = available_memory()
     return INT64_MAX if avail is None else avail // default_threads()
 
 
 def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
+    """The job kernels the columns need, each on the worker threads (rows interleaved)."""
     cols = [quantity(c) for c in settings.columns]
     levels = np.array([q / 100.0 - QUANTILE_SLACK for q in map(_percentile_value, cols)
                        if q is not None])
     want_mode = "mode" in cols
+    want_quantiles = bool(len(levels)) or want_mode
+    want_var = any(c in cols for c in ("variance", "std"))
+    want_moments = want_var or "mean" in cols
+    want_reach = any(c in cols for c in ("min_throws", "finish_probability"))
     n = len(batch)
     out = _Out(np.zeros(n, np.int8), np.full(n, -1, np.int64),
                np.zeros(n, np.bool_), np.full(n, np.nan),
                np.full(n, np.nan), np.full((n, len(levels)), -1, np.int64),
-               np.full(n, -1, np.int64), np.zeros(n, np.int8))
-    if n:
-        # read-only inputs, as every kernel of the package gets them
-        ro = [readonly(a) for a in (batch.jump_src, batch.jump_dst, batch.faces, batch.probs)]
-        want_moments = any(c in cols for c in ("mean", "variance", "std"))
-        want_var = any(c in cols for c in ("variance", "std"))
-        shares = min(default_threads(), n)
-        max_bytes = _row_budget()
+               np.full(n, -1, np.int64), np.zeros(n, np.int8), np.zeros(n, np.int64))
+    if not n:
+        return out
+    rows = board_rows(batch)
+    shares = min(default_threads(), n)
+    max_bytes = _row_budget()
 
-        def task(t: int) -> None:
-            batch_kernel(t, shares, batch.sizes, batch.starts, batch.overshoot, batch.chain,
-                         batch.jump_ptr, ro[0], ro[1], batch.dice_ptr, ro[2], ro[3], SUM_TOL,
-                         max_bytes, want_moments, want_var, bool(len(levels)) or want_mode,
-                         levels, want_mode, float(settings.tail), int(settings.max_throws),
-                         out.problem, out.min_throws, out.sure, out.mean, out.var, out.q,
-                         out.mode, out.status)
+    def check(t: int) -> None:
+        check_rows_kernel(rows, t, shares, SUM_TOL, max_bytes, out.problem)
 
-        run_tasks(task, shares)
+    def reach(t: int) -> None:
+        reach_rows_kernel(rows, t, shares, out.problem, out.min_throws, out.sure)
+
+    def moments(t: int) -> None:
+        moments_rows_kernel(rows, t, shares, out.problem, want_var, max_bytes, out.min_throws,
+                            out.sure, out.mean, out.var, out.targets, out.status)
+
+    def quantiles(t: int) -> None:
+        quantile_rows_kernel(rows, t, shares, out.problem, levels, want_mode,
+                             float(settings.tail), int(settings.max_throws), out.q, out.mode,
+                             out.status)
+
+    run_tasks(check, shares)
+    if want_moments:
+        run_tasks(moments, shares)
+    elif want_reach:
+        run_tasks(reach, shares)
+    if want_quantiles:
+        run_tasks(quantiles, shares)
     return out
 
 
 def compile_kernels(settings: Settings) -> None:
-    """Compile (or load) the batch kernel on a one-board batch: compilation happens before a
-    progress bar starts, never inside its rate."""
+    """Compile (or load) the batch kernels on a one-board batch: compilation happens before
+    a progress bar starts, never inside its rate."""
     one = BoardBatch.from_arrays(np.array([1], np.int64))
     _run_kernel(one, settings)
 
@@ -195,15 +225,28 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
     for i in np.flatnonzero((out.problem != 0) & ~error).tolist():
         error[i] = True
         messages[i] = _problem_message(batch, i, int(out.problem[i]))
-    for i in np.flatnonzero((out.status & TAIL_NOT_REACHED) & ~error).tolist():
-        error[i] = True
-        messages[i] = (f"the tail did not fall below {settings.tail} within max_throws="
-                       f"{settings.max_throws} throws; raise max_throws or tail")
-    for i in np.flatnonzero((out.status & NEEDS_SOLVER) & ~error).tolist():
+    for i in np.flatnonzero((out.status & NEEDS_SOLVER).astype(bool) & ~error).tolist():
         # too many backward targets for the per-board kernel: the single-board solver
-        board = batch[i]
-        mean, var = moments(board.compiled)
+        try:
+            board = batch[i]
+            faces = len(board.dice.faces)
+            check_memory(table_bytes(board.size, faces)
+                         + solver_bytes(board.size + 1, faces, int(out.targets[i])),
+                         f"board {chunk.offset + i} ({board.size + 1:,} squares)")
+            mean, var = moments(board.compiled)
+        except MemoryError as exc:
+            error[i] = True
+            messages[i] = str(exc)
+            continue
         out.mean[i], out.var[i] = mean[board.start], var[board.start]
+    # as analyze: the quantiles (and mode) that max_throws throws do not decide are missing
+    undecided = ((out.status & TAIL_NOT_REACHED).astype(bool) & ~error
+                 & ((out.q < 0).any(axis=1) | ((out.mode < 0) & ("mode" in cols))))
+    if undecided.any():
+        rows = (np.flatnonzero(undecided) + chunk.offset).tolist()
+        warn_user(f"rows {few(rows)}: some distribution columns are missing: the throws "
+                  f"they need are beyond max_throws={settings.max_throws} (the tail did not "
+                  f"fall below {settings.tail:g}); raise max_throws or tail")
     if chunk.lines is not None:  # rows of a JSON Lines file: name the line too
         messages = {i: msg + chunk.line_note(i) for i, msg in messages.items()}
     if error.any() and settings.errors == "raise":

@@ -1,17 +1,56 @@
-"""Numba kernels of the layout search: moves, exact evaluation, annealing chains."""
+"""Numba kernels of the layout search, one per job: exact evaluation of candidate
+layouts, random kicks, annealing chains, and the neighbourhood of a layout.
+
+The rules a layout must keep travel as one :class:`Space` tuple and the annealing
+chains' state as one :class:`Chains` tuple. Each candidate is evaluated exactly by the
+per-board kernel of the solver family (:func:`board_moments_kernel`).
+"""
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .._core.numba_config import njit
-from .._core.solve import moments_kernel
+from .._core.solve import board_moments_kernel
 from .._core.table import reach_kernel, succ_table_kernel
 
 #: Objective values closer than this (relative) are ties: they differ by rounding only.
 TIE = 1e-12
+
+
+class Space(NamedTuple):
+    """The layouts searched: board rules, where jumps may start and end, their lengths,
+    and the die (faces of positive probability; those beyond the goal merged into one)."""
+
+    size: int
+    n_snakes: int
+    allowed_src: np.ndarray
+    allowed_dst: np.ndarray
+    min_len: int
+    max_len: int
+    start: int
+    overshoot: int
+    chain: bool
+    faces: np.ndarray
+    probs: np.ndarray
+
+
+class Chains(NamedTuple):
+    """The annealing chains: current layouts (rows of ``src``/``dst``) and costs, the best
+    layouts met with their costs, means and variances, and evaluations so far."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    cost: np.ndarray
+    best_src: np.ndarray
+    best_dst: np.ndarray
+    best_cost: np.ndarray
+    best_mean: np.ndarray
+    best_var: np.ndarray
+    evals: np.ndarray
 
 
 @njit()
@@ -36,35 +75,27 @@ def _randint(state, c, n):  # pragma: no cover - jitted
 
 
 @njit()
-def _ok(s, d, snake, size, allowed_src, allowed_dst, min_len, max_len):  # pragma: no cover
+def _ok(space, s, d, snake):  # pragma: no cover - jitted
     """Whether ``s -> d`` is a feasible jump of its kind (occupancy aside)."""
-    if s < 1 or s >= size or d < 0 or d > size:
+    if s < 1 or s >= space.size or d < 0 or d > space.size:
         return False
-    if not allowed_src[s] or not allowed_dst[d]:
+    if not space.allowed_src[s] or not space.allowed_dst[d]:
         return False
     length = s - d if snake else d - s
-    return min_len <= length <= max_len
+    return space.min_len <= length <= space.max_len
 
 
 @njit()
-def _copy(dst, src):  # pragma: no cover - jitted
-    """``dst[:] = src`` for 1-d arrays of one length (a loop: no shape checks to compile)."""
-    for i in range(src.shape[0]):
-        dst[i] = src[i]
+def _mark(src, dst, occ):  # pragma: no cover - jitted
+    """``occ``: the squares a jump of the layout starts or ends on."""
+    occ[:] = False
+    occ[src] = True
+    occ[dst] = True
 
 
 @njit()
-def _mark(size, src, dst, occ):  # pragma: no cover - jitted
-    for x in range(occ.shape[0]):
-        occ[x] = False
-    for j in range(src.shape[0]):
-        occ[src[j]] = True
-        occ[dst[j]] = True
-
-
-@njit()
-def _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len,
-                max_len, pick, new_src, new_dst, rec, rec_n):  # pragma: no cover - jitted
+def _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, rec,
+                rec_n):  # pragma: no cover - jitted
     """Count the feasible moves of ``kind`` for jump ``j``; apply the ``pick``-th.
 
     Kinds: 0 relocate the start, 1 relocate the end, 2 shift the jump, 3 swap
@@ -74,23 +105,22 @@ def _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst
     ``rec[rec_n + i] = (j, kind, a, b)``: the new start and end (kinds 0-2)
     or the other jump (kind 3, ``b = -1``).
     """
+    size = space.size
     s0 = src[j]
     d0 = dst[j]
-    snake = j < n_snakes
+    snake = j < space.n_snakes
     record = rec.shape[0] > 0
     count = 0
     if kind == 3:
         for j2 in range(src.shape[0]):
             if j2 == j:
                 continue
-            if _ok(src[j2], d0, snake, size, allowed_src, allowed_dst, min_len, max_len) and \
-                    _ok(s0, dst[j2], j2 < n_snakes, size, allowed_src, allowed_dst, min_len,
-                        max_len):
+            if _ok(space, src[j2], d0, snake) and _ok(space, s0, dst[j2], j2 < space.n_snakes):
                 if count == pick:
                     new_src[j] = src[j2]
                     new_src[j2] = s0
                 if record:
-                    _record(rec, rec_n + count, j, kind, j2, np.int64(-1))
+                    _record(rec, rec_n + count, j, kind, j2, -1)
                 count += 1
         return count
     occ[s0] = False
@@ -106,8 +136,7 @@ def _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst
             s, d = s0 + x, d0 + x
         if (s == s0 and d == d0) or s == d or s < 1 or s >= size or d < 0 or d > size:
             continue
-        if not occ[s] and not occ[d] and \
-                _ok(s, d, snake, size, allowed_src, allowed_dst, min_len, max_len):
+        if not occ[s] and not occ[d] and _ok(space, s, d, snake):
             if count == pick:
                 new_src[j] = s
                 new_dst[j] = d
@@ -128,40 +157,47 @@ def _record(rec, i, j, kind, a, b):  # pragma: no cover - jitted
 
 
 @njit()
-def _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, max_len,
-             state, c, new_src, new_dst):  # pragma: no cover - jitted
+def _propose(space, src, dst, occ, state, c, new_src, new_dst):  # pragma: no cover - jitted
     """One random feasible move into ``new_src``/``new_dst``; False if none drawn."""
-    k = src.shape[0]
-    _copy(new_src, src)
-    _copy(new_dst, dst)
-    j = _randint(state, c, k)
-    kind = _randint(state, c, np.int64(4))  # np.int64: no literal-typed specialisation
+    new_src[:] = src
+    new_dst[:] = dst
+    j = _randint(state, c, src.shape[0])
+    kind = _randint(state, c, 4)
     no_rec = np.empty((0, 4), dtype=np.int64)
-    n = _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
-                    min_len, max_len, np.int64(-1), new_src, new_dst, no_rec, np.int64(0))
+    n = _move_count(space, kind, j, src, dst, occ, -1, new_src, new_dst, no_rec, 0)
     if n == 0:
         return False
-    _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len,
-                max_len, _randint(state, c, n), new_src, new_dst, no_rec, np.int64(0))
+    _move_count(space, kind, j, src, dst, occ, _randint(state, c, n), new_src, new_dst, no_rec,
+                0)
     return True
 
 
-@njit(inline="always")
-def _layout_moments_kernel(size, src, dst, start, overshoot, chain, faces, probs, jump_to,
-                           succ, dist, sure, mean, var, want_var):  # pragma: no cover - jitted
-    """Exact mean (and variance if ``want_var``, else NaN) of the throws from ``start``
-    for one layout."""
-    for x in range(jump_to.shape[0]):
-        jump_to[x] = -1
-    for j in range(src.shape[0]):
-        jump_to[src[j]] = dst[j]
-    succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, np.empty((0, 0), np.int64))
+@njit()
+def _scratch(space):  # pragma: no cover - jitted
+    """Work arrays of :func:`_moments`: jump table, successor table, distances, sure
+    squares, means, variances, the reported square."""
+    n = space.size + 1
+    report = np.zeros(n, dtype=np.bool_)
+    report[space.start] = True
+    return (np.empty(n, dtype=np.int64), np.empty((n, space.faces.shape[0]), dtype=np.int64),
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_), np.empty(n),
+            np.empty(n), report)
+
+
+@njit()
+def _moments(space, src, dst, scratch, want_var):  # pragma: no cover - jitted
+    """Exact mean (and variance if ``want_var``, else NaN) of the throws from the start
+    for one layout; ``inf`` when the goal is not sure."""
+    jump_to, succ, dist, sure, mean, var, report = scratch
+    jump_to[:] = -1
+    jump_to[src] = dst
+    succ_table_kernel(space.size, jump_to, space.overshoot, space.chain, space.faces, succ,
+                      np.empty((0, 0), dtype=np.int64))
     reach_kernel(succ, dist, sure)
-    if not sure[start]:
+    if not sure[space.start]:
         return np.inf, np.inf
-    moments_kernel(succ, probs.reshape((1, probs.shape[0])), 0, sure, mean, var, size + 1,
-                   want_var)
-    return mean[start], var[start]
+    board_moments_kernel(succ, space.probs, sure, report, space.size + 1, want_var, mean, var)
+    return mean[space.start], var[space.start]
 
 
 @njit()
@@ -173,115 +209,89 @@ def _cost(mode, mean, target):  # pragma: no cover - jitted
     return abs(mean - target)
 
 
-@njit(inline="always")
-def _anneal_chain(c, row, size, n_snakes, allowed_src, allowed_dst, min_len, max_len, start,
-                  overshoot, chain, faces, probs, mode, target, temps, state, src, dst, cost,
-                  best_src, best_dst, best_cost, best_mean, best_var, evals, trace,
-                  trace_evals, want_var):  # pragma: no cover - jitted
-    """Advance annealing chain ``c`` by ``len(temps)`` steps (touches only row ``c``; its
-    trace goes to row ``row`` of ``trace``/``trace_evals``)."""
-    k = src.shape[1]
-    occ = np.empty(size + 1, dtype=np.bool_)  # set by _mark
+@njit()
+def evaluate_kernel(space, src, dst, first, step, stop, want_var, mean,
+                    var):  # pragma: no cover - jitted
+    """The exact mean (``want_var``: and variance, else NaN) of candidate layouts
+    ``first, first + step, ...`` below ``stop`` (rows of ``src``/``dst``)."""
+    scratch = _scratch(space)
+    for i in range(first, stop, step):
+        mean[i], var[i] = _moments(space, src[i], dst[i], scratch, want_var)
+
+
+@njit()
+def kick_kernel(space, src, dst, state, c, moves):  # pragma: no cover - jitted
+    """Apply ``moves`` random feasible moves to the layout ``src``/``dst`` in place, drawn
+    from stream ``c`` of ``state`` (at most ``50 * moves`` draws)."""
+    occ = np.empty(space.size + 1, dtype=np.bool_)
+    new_src = np.empty_like(src)
+    new_dst = np.empty_like(dst)
+    done = 0
+    for _ in range(50 * moves):
+        if done == moves:
+            break
+        _mark(src, dst, occ)
+        if _propose(space, src, dst, occ, state, c, new_src, new_dst):
+            src[:] = new_src
+            dst[:] = new_dst
+            done += 1
+
+
+@njit()
+def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state, trace,
+                  trace_evals):  # pragma: no cover - jitted
+    """Advance chains ``lo + first, lo + first + step, ...`` below ``hi`` by ``len(temps)``
+    annealing steps at the temperatures ``temps``; chain ``c`` draws from stream ``c`` of
+    ``state``, writes only its own rows of ``chains`` and records its best cost and
+    evaluations after each step in row ``c - lo`` of ``trace``/``trace_evals``."""
+    k = chains.src.shape[1]
+    occ = np.empty(space.size + 1, dtype=np.bool_)
     cur_src = np.empty(k, dtype=np.int64)
     cur_dst = np.empty(k, dtype=np.int64)
-    _copy(cur_src, src[c])
-    _copy(cur_dst, dst[c])
     new_src = np.empty(k, dtype=np.int64)
     new_dst = np.empty(k, dtype=np.int64)
-    jump_to = np.empty(size + 1, dtype=np.int64)
-    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
-    dist = np.empty(size + 1, dtype=np.int64)
-    sure = np.empty(size + 1, dtype=np.bool_)
-    mean = np.empty(size + 1)
-    var = np.empty(size + 1)
-    _mark(size, cur_src, cur_dst, occ)
-    cc = cost[c]
-    for it in range(temps.shape[0]):
-        if _propose(size, n_snakes, cur_src, cur_dst, occ, allowed_src, allowed_dst,
-                    min_len, max_len, state, c, new_src, new_dst):
-            m, v = _layout_moments_kernel(size, new_src, new_dst, start, overshoot, chain,
-                                          faces, probs, jump_to, succ, dist, sure, mean, var,
-                                          want_var)
-            evals[c] += 1
-            if m < np.inf:
-                cn = _cost(mode, m, target)
-                delta = cn - cc
-                # a change within rounding of the objective is a tie: accepted, no draw
-                if delta <= TIE * abs(cc) or _uniform(state, c) < math.exp(-delta / temps[it]):
-                    _copy(cur_src, new_src)
-                    _copy(cur_dst, new_dst)
-                    cc = cn
-                    _mark(size, cur_src, cur_dst, occ)
-                    if cn < best_cost[c]:
-                        best_cost[c] = cn
-                        _copy(best_src[c], cur_src)
-                        _copy(best_dst[c], cur_dst)
-                        best_mean[c] = m
-                        best_var[c] = v
-        trace[row, it] = best_cost[c]
-        trace_evals[row, it] = evals[c]
-    _copy(src[c], cur_src)
-    _copy(dst[c], cur_dst)
-    cost[c] = cc
-
-
-#: Operations of :func:`search_kernel`.
-EVALUATE, KICK, ANNEAL, MOMENTS = 0, 1, 2, 3
+    scratch = _scratch(space)
+    for c in range(lo + first, hi, step):
+        cur_src[:] = chains.src[c]
+        cur_dst[:] = chains.dst[c]
+        _mark(cur_src, cur_dst, occ)
+        cc = chains.cost[c]
+        for it in range(temps.shape[0]):
+            if _propose(space, cur_src, cur_dst, occ, state, c, new_src, new_dst):
+                m, v = _moments(space, new_src, new_dst, scratch, False)
+                chains.evals[c] += 1
+                if m < np.inf:
+                    cn = _cost(mode, m, target)
+                    delta = cn - cc
+                    # a change within rounding of the objective is a tie: accepted, no draw
+                    if delta <= TIE * abs(cc) or \
+                            _uniform(state, c) < math.exp(-delta / temps[it]):
+                        cur_src[:] = new_src
+                        cur_dst[:] = new_dst
+                        cc = cn
+                        _mark(cur_src, cur_dst, occ)
+                        if cn < chains.best_cost[c]:
+                            chains.best_cost[c] = cn
+                            chains.best_src[c] = cur_src
+                            chains.best_dst[c] = cur_dst
+                            chains.best_mean[c] = m
+                            chains.best_var[c] = v
+            trace[c - lo, it] = chains.best_cost[c]
+            trace_evals[c - lo, it] = chains.evals[c]
+        chains.src[c] = cur_src
+        chains.dst[c] = cur_dst
+        chains.cost[c] = cc
 
 
 @njit()
-def search_kernel(op, i0, i1, i2, i3, size, n_snakes, allowed_src, allowed_dst, min_len,
-                  max_len, start, overshoot, chain, faces, probs, mode, target, temps, state,
-                  src, dst, cost, best_src, best_dst, best_cost, best_mean, best_var, evals,
-                  trace, trace_evals):  # pragma: no cover - jitted
-    """The operations of a search in one kernel (one compilation for all of them):
-
-    - ``EVALUATE``: the exact mean of candidate layouts ``i0, i0 + i1, ...`` below
-      ``i2`` (rows of ``src``/``dst``) into ``best_mean`` (one thread's share of a
-      batch); ``MOMENTS``: the same with the variance into ``best_var`` (the winner's,
-      with the kernels the search compiled: no second solver to compile);
-    - ``KICK``: ``i2`` random feasible moves applied in place to row ``i0`` of
-      ``src``/``dst``, drawn from stream ``i1`` of ``state``;
-    - ``ANNEAL``: advance chains ``i0 + i2, i0 + i2 + i3, ...`` below ``i1`` by
-      ``len(temps)`` steps (one thread's share of the group ``i0 .. i1 - 1``, whose chain
-      ``c`` records its trace in row ``c - i0`` of ``trace``/``trace_evals``).
-    """
-    want_var = op == MOMENTS  # a run-time flag: one specialisation of moments_kernel
-    if op == EVALUATE or want_var:
-        jump_to = np.empty(size + 1, dtype=np.int64)
-        succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
-        dist = np.empty(size + 1, dtype=np.int64)
-        sure = np.empty(size + 1, dtype=np.bool_)
-        mean = np.empty(size + 1)
-        var = np.empty(size + 1)
-        for i in range(i0, i2, i1):
-            m, v = _layout_moments_kernel(size, src[i], dst[i], start, overshoot, chain,
-                                          faces, probs, jump_to, succ, dist, sure, mean, var,
-                                          want_var)
-            best_mean[i] = m
-            best_var[i] = v
-    elif op == KICK:
-        _kick(size, n_snakes, src[i0], dst[i0], allowed_src, allowed_dst, min_len, max_len,
-              state, i1, i2)
-    else:
-        for c in range(i0 + i2, i1, i3):
-            _anneal_chain(c, c - i0, size, n_snakes, allowed_src, allowed_dst, min_len,
-                          max_len, start, overshoot, chain, faces, probs, mode, target, temps,
-                          state, src, dst, cost, best_src, best_dst, best_cost, best_mean,
-                          best_var, evals, trace, trace_evals, want_var)
-
-
-@njit()
-def neighbours_kernel(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len,
-                       rec):  # pragma: no cover - jitted
+def neighbours_kernel(space, src, dst, rec):  # pragma: no cover - jitted
     """Record every feasible single move of a layout in ``rec``; return how many."""
-    occ = np.empty(size + 1, dtype=np.bool_)  # set by _mark
-    _mark(size, src, dst, occ)
+    occ = np.empty(space.size + 1, dtype=np.bool_)
+    _mark(src, dst, occ)
     n = 0
     for j in range(src.shape[0]):
         for kind in range(4):
-            n += _move_count(kind, j, size, n_snakes, src, dst, occ, allowed_src, allowed_dst,
-                             min_len, max_len, np.int64(-1), src, dst, rec, n)
+            n += _move_count(space, kind, j, src, dst, occ, -1, src, dst, rec, n)
     return n
 
 
@@ -290,31 +300,11 @@ def apply_moves_kernel(src, dst, rec, take, out_src, out_dst):  # pragma: no cov
     """Row ``i`` of ``out_*``: the layout after move ``rec[take[i]]``."""
     for i in range(take.shape[0]):
         j, kind, a, b = rec[take[i]]
-        _copy(out_src[i], src)
-        _copy(out_dst[i], dst)
+        out_src[i] = src
+        out_dst[i] = dst
         if kind == 3:
             out_src[i, j] = src[a]
             out_src[i, a] = src[j]
         else:
             out_src[i, j] = a
             out_dst[i, j] = b
-
-
-@njit(inline="always")
-def _kick(size, n_snakes, src, dst, allowed_src, allowed_dst, min_len, max_len, state, c,
-          moves):  # pragma: no cover - jitted
-    """Apply ``moves`` random feasible moves to ``src``/``dst`` in place (stream ``c``)."""
-    k = src.shape[0]
-    occ = np.empty(size + 1, dtype=np.bool_)  # set by _mark
-    new_src = np.empty(k, dtype=np.int64)
-    new_dst = np.empty(k, dtype=np.int64)
-    done = 0
-    for _ in range(50 * moves):
-        if done == moves:
-            break
-        _mark(size, src, dst, occ)
-        if _propose(size, n_snakes, src, dst, occ, allowed_src, allowed_dst, min_len, max_len,
-                    state, c, new_src, new_dst):
-            _copy(src, new_src)
-            _copy(dst, new_dst)
-            done += 1

@@ -19,14 +19,14 @@ from .._core.validation import seed_sequence
 from ..board import Board
 from ..dice import DiceLike
 from .kernels import (
-    ANNEAL,
-    EVALUATE,
-    KICK,
-    MOMENTS,
     TIE,
+    Chains,
+    Space,
+    anneal_kernel,
     apply_moves_kernel,
+    evaluate_kernel,
+    kick_kernel,
     neighbours_kernel,
-    search_kernel,
 )
 from .result import DesignResult
 
@@ -40,6 +40,7 @@ _PILOT = 64  # random moves evaluated to set the initial temperature
 #: at ROUND_SECONDS, so progress shows and Ctrl-C stops a search within a round.
 _GROUP = 1024
 _FIRST_EVALS = 16384
+_REFERENCE_WORK = 101 * 6
 ROUND_SECONDS = 0.15
 
 
@@ -61,11 +62,8 @@ class _Problem:
     min_len: int
     max_len: int
     start: int
-    overshoot: int
-    chain: bool
-    faces: np.ndarray
-    probs: np.ndarray
     rules: dict
+    space: Space
 
     @property
     def k(self) -> int:
@@ -83,10 +81,9 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
     probe = Board(size, start=start, overshoot=overshoot, chain=chain, dice=dice)  # validates
     if probe.start == size:
         raise ValueError(f"start must be a square below the goal {size}, got {start}")
-    # the allowed squares, and per thread a candidate's successor table and solve
-    threads = default_threads()
-    check_memory((size + 1) * (2 + threads * (8 * len(probe.dice.faces) + 96)),
-                 f"designing a board of {size + 1:,} squares on {threads} threads")
+    faces = len(_effective_die(probe)[0])
+    check_memory((size + 1) * (_SQUARE_BYTES + default_threads() * _per_square(faces, k)),
+                 f"a search on a board of {size + 1:,} squares")
     min_len = _count(min_length, "min_length", 1)
     max_len = size if max_length is None else _count(max_length, "max_length", 1)
     if min_len > max_len:
@@ -121,13 +118,55 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
             raise ValueError(
                 f"cannot place {count} {what}s with lengths {min_len}..{max_len}: only "
                 f"{starts} squares can start one")
-    cb = probe.compiled
+    faces, probs = _effective_die(probe)
+    space = Space(size, n_snakes, allowed_src, allowed_dst, min_len, max_len, probe.start,
+                  OVERSHOOT_CODES[probe.overshoot], probe.chain, faces, probs)
     return _Problem(size, n_snakes, n_ladders, allowed_src, allowed_dst, min_len, max_len,
-                    probe.start, OVERSHOOT_CODES[probe.overshoot], probe.chain,
-                    np.ascontiguousarray(cb.faces, dtype=np.int64),
-                    np.ascontiguousarray(cb.probs, dtype=np.float64),
-                    {"start": probe.start, "overshoot": probe.overshoot, "chain": probe.chain,
-                     "dice": probe.dice})
+                    probe.start, {"start": probe.start, "overshoot": probe.overshoot,
+                                  "chain": probe.chain, "dice": probe.dice}, space)
+
+
+def _effective_die(board: Board) -> tuple[np.ndarray, np.ndarray]:
+    """The faces of positive probability and their probabilities, ``(1, faces)``; under
+    ``"win"`` and ``"exact"`` every face beyond the goal moves a token the same way from
+    every square (to the goal, or nowhere), so those are merged into one face ``size + 1``
+    (a die of 10^6 faces on a board of 100 squares is evaluated as 101 faces)."""
+    faces, probs = board.dice.faces, board.dice.probs
+    keep = probs > 0
+    faces, probs = faces[keep], probs[keep]
+    beyond = faces > board.size
+    if board.overshoot != "bounce" and beyond.sum() > 1:
+        faces = np.append(faces[~beyond], board.size + 1)
+        probs = np.append(probs[~beyond], math.fsum(probs[beyond]))
+    return (np.ascontiguousarray(faces, dtype=np.int64),
+            np.ascontiguousarray(probs, dtype=np.float64).reshape(1, -1))
+
+
+#: Bytes of one annealing chain or local-search start besides its arrays: its seed
+#: sequences and random generator (Python objects, about 4.3 KB measured).
+_CHAIN_BYTES = 4608
+
+
+#: Bytes per square of the problem: the allowed squares and the candidate starts.
+_SQUARE_BYTES = 10
+
+
+def _per_square(faces: int, jumps: int) -> int:
+    """Bytes per square of one thread's evaluation of a candidate: the tables of
+    :func:`_scratch` and the per-board solve, whose Woodbury arrays have a column per
+    backward target (at most the jumps and the faces)."""
+    return 8 * faces + 200 + 16 * (jumps + faces + 2)
+
+
+def _search_bytes(p: _Problem, method: str, iterations: int, chains: int, batch: int) -> int:
+    """Peak bytes of a search: per thread a candidate's evaluation, per chain its objects
+    and layouts, the trace, and for the local search the neighbourhood and a batch."""
+    n = p.size + 1
+    need = n * (_SQUARE_BYTES + default_threads() * _per_square(p.space.faces.shape[0], p.k))
+    need += chains * (_CHAIN_BYTES + 48 * p.k + 96) + 16 * iterations
+    if method == "local":
+        need += 32 * p.k * (4 * p.size + p.k + 4) + batch * (16 * p.k + 16)
+    return need
 
 
 def _destinations(s, snake, size, allowed, min_len, max_len) -> np.ndarray:
@@ -180,46 +219,53 @@ def _random_layout(p: _Problem, gen: np.random.Generator) -> tuple[np.ndarray, n
         f"{int((~p.allowed_dst).sum())} forbidden squares); the constraints look infeasible")
 
 
-_F1 = np.empty(0)
-_F2 = np.empty((0, 0))
-_I1 = np.empty(0, dtype=np.int64)
-_I2 = np.empty((0, 0), dtype=np.int64)
-_U1 = np.empty(0, dtype=np.uint64)
-
-
-def _search(p: _Problem, op: int, i0: int, i1: int, i2: int, i3: int, *, mode: int = 0,
-            target: float = 0.0, temps: np.ndarray = _F1, state: np.ndarray = _U1,
-            src: np.ndarray = _I2, dst: np.ndarray = _I2, cost: np.ndarray = _F1,
-            best_src: np.ndarray = _I2, best_dst: np.ndarray = _I2, best_cost: np.ndarray = _F1,
-            best_mean: np.ndarray = _F1, best_var: np.ndarray = _F1, evals: np.ndarray = _I1,
-            trace: np.ndarray = _F2, trace_evals: np.ndarray = _I2) -> None:
-    """One call of :func:`search_kernel` (the arrays an operation does not use: empty)."""
-    search_kernel(op, i0, i1, i2, i3, p.size, p.n_snakes, p.allowed_src, p.allowed_dst,
-                  p.min_len, p.max_len, p.start, p.overshoot, p.chain, p.faces, p.probs,
-                  int(mode), float(target), temps, state, src, dst, cost, best_src, best_dst,
-                  best_cost, best_mean, best_var, evals, trace, trace_evals)
-
-
 def _batch(p: _Problem, cand_src: np.ndarray, cand_dst: np.ndarray, n: int | None = None,
-           op: int = EVALUATE) -> tuple[np.ndarray, np.ndarray]:
-    """Exact mean (with ``op=MOMENTS`` and variance) of the first ``n`` candidate layouts,
-    on the worker threads."""
+           want_var: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Exact mean (and variance if ``want_var``) of the first ``n`` candidate layouts, on the
+    worker threads, in rounds of about :data:`ROUND_SECONDS` (Ctrl-C between them)."""
     n = len(cand_src) if n is None else n
     mean = np.empty(n)
     var = np.empty(n)
-    if n:
-        cand_src = np.ascontiguousarray(cand_src)
-        cand_dst = np.ascontiguousarray(cand_dst)
-        for lo in range(0, n, _GROUP * 16):  # rounds: Ctrl-C between them
-            hi = min(lo + _GROUP * 16, n)
-            shares = min(default_threads(), hi - lo)
+    cand_src = np.ascontiguousarray(cand_src)
+    cand_dst = np.ascontiguousarray(cand_dst)
+    lo = 0
+    while lo < n:
+        hi = min(lo + _round_evals(p), n)
+        shares = min(default_threads(), hi - lo)
 
-            def task(t: int, lo: int = lo, hi: int = hi, shares: int = shares) -> None:
-                _search(p, op, lo + t, shares, hi, 0, src=cand_src, dst=cand_dst,
-                        best_mean=mean, best_var=var)
+        def task(t: int, lo: int = lo, hi: int = hi, shares: int = shares) -> None:
+            evaluate_kernel(p.space, cand_src, cand_dst, lo + t, shares, hi, want_var, mean,
+                            var)
 
-            run_tasks(task, shares)
+        run_tasks(task, shares)
+        lo = hi
     return mean, var
+
+
+def _round_evals(p: _Problem) -> int:
+    """Evaluations per round: :data:`_FIRST_EVALS` on a board of 100 squares and a d6,
+    fewer on larger boards and dice (the work of one is about ``squares * faces``)."""
+    work = (p.size + 1) * p.space.faces.shape[0]
+    return max(1, _FIRST_EVALS * _REFERENCE_WORK // work)
+
+
+def _compile_kernels(p: _Problem, method: str) -> None:
+    """Compile (or load) the kernels ``method`` runs, with calls that do nothing."""
+    layouts = np.zeros((1, p.k), dtype=np.int64)
+    none = np.empty(0)
+    state = np.zeros(1, dtype=np.uint64)
+    evaluate_kernel(p.space, layouts, layouts, 0, 1, 0, False, none, none)
+    kick_kernel(p.space, layouts[0], layouts[0], state, 0, 0)
+    if method == "anneal":
+        chains = Chains(layouts, layouts, none, layouts, layouts, none, none, none,
+                        np.empty(0, dtype=np.int64))
+        anneal_kernel(p.space, chains, 0, 0, 0, 1, 0, 0.0, none, state, np.empty((0, 0)),
+                      np.empty((0, 0), dtype=np.int64))
+    else:
+        rec = np.empty((0, 4), dtype=np.int64)
+        neighbours_kernel(p.space, layouts[0], layouts[0], rec)
+        apply_moves_kernel(layouts[0], layouts[0], rec, np.empty(0, dtype=np.intp), layouts,
+                           layouts)
 
 
 def _costs(mode: int, mean: np.ndarray, target: float) -> np.ndarray:
@@ -267,7 +313,7 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         cs = src[np.arange(n_pilot) % chains]
         cd = dst[np.arange(n_pilot) % chains]
         for i in range(n_pilot):
-            _search(p, KICK, i, 0, 1, 0, state=ks, src=cs, dst=cd)
+            kick_kernel(p.space, cs[i], cd[i], ks, 0, 1)
         m, _ = _batch(p, cs, cd)
         evals0 += n_pilot
         delta = np.abs(_costs(mode, m, target) - cost[np.arange(n_pilot) % chains])
@@ -283,15 +329,17 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
     def temps(lo: int, hi: int) -> np.ndarray:  # geometric schedule, one block at a time
         return t0 * (t1 / t0) ** (np.arange(lo, hi) / max(iterations - 1, 1))
 
-    best_src, best_dst = src.copy(), dst.copy()
-    best_cost, best_mean, best_var = cost.copy(), mean.copy(), var.copy()
-    evals = np.zeros(chains, dtype=np.int64)
+    state_of = Chains(src, dst, cost, src.copy(), dst.copy(), cost.copy(), mean.copy(),
+                      var.copy(), np.zeros(chains, dtype=np.int64))
     # per iteration: the best cost over all chains, and their evaluations so far
     trace = np.full(iterations, np.inf)
     trace_evals = np.zeros(iterations, dtype=np.int64)
     threads = default_threads()
-    group = min(chains, _GROUP)
-    block = max(1, min(iterations, _FIRST_EVALS // group))
+    # rounds (a group of chains advanced by a block of iterations) of about
+    # ROUND_SECONDS: sized by the work of one evaluation at first, then by the clock
+    first = _round_evals(p)
+    group = min(chains, _GROUP, max(threads, first))
+    block = max(1, min(iterations, first // group))
     bar.update(evals0)
     lo = 0
     while lo < iterations:  # blocks of iterations, chain group after chain group
@@ -305,11 +353,8 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
             shares = min(threads, g_hi - g_lo)
 
             def task(t, g_lo=g_lo, g_hi=g_hi, tr=tr, te=te, shares=shares, temps=block_temps):
-                _search(p, ANNEAL, g_lo, g_hi, t, shares, mode=mode, target=target,
-                        temps=temps, state=state, src=src, dst=dst, cost=cost,
-                        best_src=best_src, best_dst=best_dst, best_cost=best_cost,
-                        best_mean=best_mean, best_var=best_var, evals=evals, trace=tr,
-                        trace_evals=te)
+                anneal_kernel(p.space, state_of, g_lo, g_hi, t, shares, mode, target, temps,
+                              state, tr, te)
 
             run_tasks(task, shares)
             np.minimum(trace[lo:hi], tr.min(axis=0), out=trace[lo:hi])
@@ -319,9 +364,10 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         scale = min(max(ROUND_SECONDS / max(per_group, 1e-4), 0.25), 4.0)
         block = max(1, min(iterations, int((hi - lo) * scale)))
         lo = hi
-    c = int(np.argmin(best_cost))  # first chain on ties: independent of threads
-    return (best_src[c], best_dst[c], best_mean[c], best_var[c], trace,
-            trace_evals + evals0, int(evals.sum()) + evals0)
+    best = state_of
+    c = int(np.argmin(best.best_cost))  # first chain on ties: independent of threads
+    return (best.best_src[c], best.best_dst[c], best.best_mean[c], best.best_var[c], trace,
+            trace_evals + evals0, int(best.evals.sum()) + evals0)
 
 
 def _local(p, mode, target, iterations, chains, children, batch, bar):
@@ -342,8 +388,7 @@ def _local(p, mode, target, iterations, chains, children, batch, bar):
     out_dst = np.empty((batch, p.k), dtype=np.int64)
     trace, trace_evals = [], []
     while evals < budget:
-        n = neighbours_kernel(p.size, p.n_snakes, cur_src, cur_dst, p.allowed_src,
-                               p.allowed_dst, p.min_len, p.max_len, rec)
+        n = neighbours_kernel(p.space, cur_src, cur_dst, rec)
         order = shuffle.permutation(n)
         moved = False
         for lo in range(0, n, batch):
@@ -369,8 +414,7 @@ def _local(p, mode, target, iterations, chains, children, batch, bar):
                 break
         if not moved and evals < budget:  # exact local optimum (or empty neighbourhood)
             cur_src, cur_dst = best[0].copy(), best[1].copy()
-            _search(p, KICK, 0, 0, _KICK, 0, state=state, src=cur_src[None, :],
-                    dst=cur_dst[None, :])
+            kick_kernel(p.space, cur_src, cur_dst, state, 0, _KICK)
             m, v = _batch(p, cur_src[None, :], cur_dst[None, :])
             evals += 1
             bar.update(1)
@@ -497,6 +541,9 @@ def design_board(
     batch = _count(batch, "batch", 1)
     p = _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot, chain,
                dice, start)
+    check_memory(_search_bytes(p, method, iterations, chains, batch),
+                 f"a search of {chains:,} chains x {iterations:,} iterations (method "
+                 f"{method!r}, batch {batch:,}) on a board of {size + 1:,} squares")
     name = "target" if objective is None else objective  # exactly one was given
     mode = _MODES[name]
     tgt = float(target) if target is not None else 0.0
@@ -509,7 +556,7 @@ def design_board(
                                     else seed_sequence(rng))
         seq = np.random.SeedSequence([int(x) for x in gen.integers(0, 2**63, size=2)])
     children = seq.spawn(chains + 1)  # one per chain, one for the temperature pilot
-    _search(p, EVALUATE, 0, 1, 0, 0)  # compile (or load) first: the bar times the search only
+    _compile_kernels(p, method)  # first: the bar times the search only
     with Progress(iterations * chains, f"design ({method})", enabled=progress) as bar:
         if method == "anneal":
             out = _anneal(p, mode, tgt, iterations, chains, children[:-1], children[-1],
@@ -524,7 +571,7 @@ def design_board(
     board = Board(p.size, zip(src.tolist(), dst.tolist(), strict=True), name=f"design-{name}",
                   **p.rules)
     # the search scores candidates by their mean only; the winner's variance is solved once
-    variance = float(_batch(p, src[None, :], dst[None, :], op=MOMENTS)[1][0])
+    variance = float(_batch(p, src[None, :], dst[None, :], want_var=True)[1][0])
     return DesignResult(board=board, mean=float(mean), variance=variance, objective=name,
                         target=float(target) if target is not None else None, value=value,
                         method=method, trace=trace, trace_evaluations=trace_evals,

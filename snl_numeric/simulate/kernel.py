@@ -25,12 +25,15 @@ FIRST_BUDGET = 1 << 14
 MIN_BUDGET = 256
 
 # -- kernels ------------------------------------------------------------------
+#: Games a block plays at once, interleaved (their random draws alternate).
+LANES = 4
 #: ``n0`` of a parked lane: never limits the steps before the cap.
 _PARKED = np.int64(1) << np.int64(62)
 #: Columns of a block's saved state: step, next game, then per lane (square offset,
 #: step its game started, active, game id), then the phase (0 new, 1 running, 2 done).
-LANE_COLUMNS = 19
-_PHASE = 18
+LANE_COLUMNS = 3 + 4 * LANES
+ACTIVE = 2 + 2 * LANES
+_PHASE = LANE_COLUMNS - 1
 
 
 @njit()
@@ -41,10 +44,10 @@ def _settle(p, t, n, a, gid, g, end, start, goal, k, lo, hist, tid, tally, recor
     ``p`` is an offset ``square * k`` into the flat successor table (``goal``
     for the goal, above it when stranded, below it when stopped by the cap);
     ``tally`` holds the block's (longest, censored, stranded, throws).
-    Returns the lane's new ``(p, n0, active, game)`` and the next game ``g``.
+    Returns the lane's new ``(p, n0, active (1 or 0), game)`` and the next game ``g``.
     """
     if not a:
-        return p, _PARKED, a, gid, g
+        return p, _PARKED, 0, gid, g
     if p == goal:
         if t > tally[0]:
             tally[0] = t
@@ -60,8 +63,8 @@ def _settle(p, t, n, a, gid, g, end, start, goal, k, lo, hist, tid, tally, recor
         throws[gid] = t
         final[gid] = p // k
     if g < end:
-        return start, n, True, g, g + 1
-    return goal, _PARKED, False, gid, g
+        return start, n, 1, g, g + 1
+    return goal, _PARKED, 0, gid, g
 
 
 @njit()
@@ -76,7 +79,8 @@ def _fire(p, f, fired, jump_next, used, gid):  # pragma: no cover - jitted
 def simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, bounds, blocks, budget,
                     lo, hist, tid, rng, lanes, tallies, record, fired, jump_next, throws, final,
                     used):  # pragma: no cover - jitted
-    """Advance each block of ``blocks`` by at most ``budget`` steps (four interleaved games).
+    """Advance each block of ``blocks`` by at most ``budget`` steps (``LANES`` interleaved
+    games).
 
     ``off[p + f]`` is the offset ``square * k`` of the square reached from the
     square at offset ``p`` with face index ``f``; offsets beyond ``goal``
@@ -109,150 +113,79 @@ def simulate_kernel(off, alias, thresh, fair, start, goal, max_throws, bounds, b
 def _run_block(off, alias, thresh, fair, start, goal, max_throws, bounds, b, budget, lo, hist,
                tid, rng, st, tally, record, fired, jump_next, throws, final,
                used):  # pragma: no cover - jitted
-    """One block's share of :func:`simulate_kernel` (its own function: LLVM keeps the
-    hot loop's state in registers)."""
+    """One block's share of :func:`simulate_kernel`: its lanes' squares, first steps,
+    activity and games are views of its saved state ``st``."""
     k = np.uint64(alias.shape[0])
     ki = alias.shape[0]
     nbins = hist.shape[1]
     s0, s1, s2, s3 = rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3]
     end = bounds[b + 1]
+    p, n0 = st[2: 2 + LANES], st[2 + LANES: ACTIVE]
+    active, gid = st[ACTIVE: ACTIVE + LANES], st[ACTIVE + LANES: ACTIVE + 2 * LANES]
+    face = np.empty(LANES, dtype=np.intp)
     if st[_PHASE] == 0:
-        g = bounds[b]
-        n = 0
-        # a parked lane sits on the absorbing goal row
-        p0 = p1 = p2 = p3 = goal
-        n0 = n1 = n2 = n3 = _PARKED
-        a0 = a1 = a2 = a3 = False
-        g0 = g1 = g2 = g3 = g
-        if g < end:
-            p0, n0, a0, g0, g = start, 0, True, g, g + 1
-        if g < end:
-            p1, n1, a1, g1, g = start, 0, True, g, g + 1
-        if g < end:
-            p2, n2, a2, g2, g = start, 0, True, g, g + 1
-        if g < end:
-            p3, n3, a3, g3, g = start, 0, True, g, g + 1
+        n, g = 0, bounds[b]
+        for lane in range(LANES):  # a parked lane sits on the absorbing goal row
+            p[lane], n0[lane], active[lane], gid[lane] = goal, _PARKED, 0, bounds[b]
+            if g < end:
+                p[lane], n0[lane], active[lane], gid[lane], g = start, 0, 1, g, g + 1
     else:
         n, g = st[0], st[1]
-        p0, n0, a0, g0 = st[2], st[6], st[10] != 0, st[14]
-        p1, n1, a1, g1 = st[3], st[7], st[11] != 0, st[15]
-        p2, n2, a2, g2 = st[4], st[8], st[12] != 0, st[16]
-        p3, n3, a3, g3 = st[5], st[9], st[13] != 0, st[17]
     n_end = n + budget
     longest = 0  # of the finished games counted in the loop (the rest: _settle)
     done = 0  # their throws
-    while a0 or a1 or a2 or a3:
-        stop = min(min(min(n0, n1), min(n2, n3)) + max_throws, n_end)
+    while active.any():
+        stop = min(n0.min() + max_throws, n_end)
         while n < stop:
             if fair:  # two faces per 64-bit word
-                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                f0, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                f1, s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
-                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                f2, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                f3, s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
+                for lane in range(0, LANES, 2):
+                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                    face[lane], s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                    face[lane + 1], s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
             else:
-                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                f0, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                f0, s0, s1, s2, s3 = alias_pick(f0, r, thresh[f0], alias[f0], s0, s1, s2, s3)
-                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                f1, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                f1, s0, s1, s2, s3 = alias_pick(f1, r, thresh[f1], alias[f1], s0, s1, s2, s3)
-                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                f2, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                f2, s0, s1, s2, s3 = alias_pick(f2, r, thresh[f2], alias[f2], s0, s1, s2, s3)
-                r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                f3, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                f3, s0, s1, s2, s3 = alias_pick(f3, r, thresh[f3], alias[f3], s0, s1, s2, s3)
+                for lane in range(LANES):
+                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                    f, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                    face[lane], s0, s1, s2, s3 = alias_pick(f, r, thresh[f], alias[f], s0, s1,
+                                                            s2, s3)
             if record:
-                _fire(p0, f0, fired, jump_next, used, g0)
-                _fire(p1, f1, fired, jump_next, used, g1)
-                _fire(p2, f2, fired, jump_next, used, g2)
-                _fire(p3, f3, fired, jump_next, used, g3)
-            p0 = off[p0 + f0]
-            p1 = off[p1 + f1]
-            p2 = off[p2 + f2]
-            p3 = off[p3 + f3]
+                for lane in range(LANES):
+                    _fire(p[lane], face[lane], fired, jump_next, used, gid[lane])
+            ended = False
+            for lane in range(LANES):
+                p[lane] = off[p[lane] + face[lane]]
+                ended |= p[lane] >= goal
             n += 1
-            if p0 >= goal or p1 >= goal or p2 >= goal or p3 >= goal:
-                if p0 >= goal:
-                    if p0 == goal and a0 and g < end and not record:  # common case
-                        t = n - n0
-                        longest = max(longest, t)
-                        done += t
-                        if 0 <= t - lo < nbins:
-                            hist[tid, t - lo] += 1
-                        p0, n0, g0, g = start, n, g, g + 1
-                    else:
-                        p0, n0, a0, g0, g = _settle(
-                            p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid, tally,
-                            record, throws, final)
-                if p1 >= goal:
-                    if p1 == goal and a1 and g < end and not record:  # common case
-                        t = n - n1
-                        longest = max(longest, t)
-                        done += t
-                        if 0 <= t - lo < nbins:
-                            hist[tid, t - lo] += 1
-                        p1, n1, g1, g = start, n, g, g + 1
-                    else:
-                        p1, n1, a1, g1, g = _settle(
-                            p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid, tally,
-                            record, throws, final)
-                if p2 >= goal:
-                    if p2 == goal and a2 and g < end and not record:  # common case
-                        t = n - n2
-                        longest = max(longest, t)
-                        done += t
-                        if 0 <= t - lo < nbins:
-                            hist[tid, t - lo] += 1
-                        p2, n2, g2, g = start, n, g, g + 1
-                    else:
-                        p2, n2, a2, g2, g = _settle(
-                            p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid, tally,
-                            record, throws, final)
-                if p3 >= goal:
-                    if p3 == goal and a3 and g < end and not record:  # common case
-                        t = n - n3
-                        longest = max(longest, t)
-                        done += t
-                        if 0 <= t - lo < nbins:
-                            hist[tid, t - lo] += 1
-                        p3, n3, g3, g = start, n, g, g + 1
-                    else:
-                        p3, n3, a3, g3, g = _settle(
-                            p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid, tally,
-                            record, throws, final)
-                if not (a0 or a1 or a2 or a3):
-                    break
-        # lanes that used all max_throws throws are stopped (censored)
-        if a0 and n - n0 >= max_throws:
-            p0, n0, a0, g0, g = _settle(
-                p0, n - n0, n, a0, g0, g, end, start, goal, ki, lo, hist, tid, tally, record,
-                throws, final)
-        if a1 and n - n1 >= max_throws:
-            p1, n1, a1, g1, g = _settle(
-                p1, n - n1, n, a1, g1, g, end, start, goal, ki, lo, hist, tid, tally, record,
-                throws, final)
-        if a2 and n - n2 >= max_throws:
-            p2, n2, a2, g2, g = _settle(
-                p2, n - n2, n, a2, g2, g, end, start, goal, ki, lo, hist, tid, tally, record,
-                throws, final)
-        if a3 and n - n3 >= max_throws:
-            p3, n3, a3, g3, g = _settle(
-                p3, n - n3, n, a3, g3, g, end, start, goal, ki, lo, hist, tid, tally, record,
-                throws, final)
+            if not ended:
+                continue
+            for lane in range(LANES):
+                if p[lane] < goal:
+                    continue
+                if p[lane] == goal and active[lane] and g < end and not record:  # common case
+                    t = n - n0[lane]
+                    longest = max(longest, t)
+                    done += t
+                    if 0 <= t - lo < nbins:
+                        hist[tid, t - lo] += 1
+                    p[lane], n0[lane], gid[lane], g = start, n, g, g + 1
+                else:
+                    p[lane], n0[lane], active[lane], gid[lane], g = _settle(
+                        p[lane], n - n0[lane], n, active[lane], gid[lane], g, end, start, goal,
+                        ki, lo, hist, tid, tally, record, throws, final)
+            if not active.any():
+                break
+        for lane in range(LANES):  # lanes that used all max_throws throws are stopped
+            if active[lane] and n - n0[lane] >= max_throws:
+                p[lane], n0[lane], active[lane], gid[lane], g = _settle(
+                    p[lane], n - n0[lane], n, active[lane], gid[lane], g, end, start, goal, ki,
+                    lo, hist, tid, tally, record, throws, final)
         if n >= n_end:
             break
     tally[0] = max(tally[0], longest)
     tally[3] += done
     rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3] = s0, s1, s2, s3
     st[0], st[1] = n, g
-    st[2], st[6], st[10], st[14] = p0, n0, a0, g0
-    st[3], st[7], st[11], st[15] = p1, n1, a1, g1
-    st[4], st[8], st[12], st[16] = p2, n2, a2, g2
-    st[5], st[9], st[13], st[17] = p3, n3, a3, g3
-    st[_PHASE] = 1 if (a0 or a1 or a2 or a3) else 2
+    st[_PHASE] = 1 if active.any() else 2
 
 
 class Run:
@@ -326,7 +259,7 @@ class Run:
                                        1 << 26))
             todo = todo[lanes[todo, _PHASE] != 2]
             if bar is not None:
-                active = (lanes[:, 10:14] != 0).sum(axis=1)
+                active = (lanes[:, ACTIVE: ACTIVE + LANES] != 0).sum(axis=1)
                 finished = int((lanes[:, 1] - bounds[:-1] - active)[lanes[:, _PHASE] > 0]
                                .sum())
                 bar.update(finished - reported)

@@ -28,7 +28,7 @@ _NINE = np.uint64(9)
 
 
 # -- random numbers ------------------------------------------------------------
-@njit()
+@njit(inline="always")
 def xoshiro(s0, s1, s2, s3):  # pragma: no cover - jitted
     """One xoshiro256** step: ``(value, s0, s1, s2, s3)``."""
     x = s1 * _FIVE
@@ -53,7 +53,7 @@ def _reject(m, k, s0, s1, s2, s3):  # pragma: no cover - jitted
     return m, s0, s1, s2, s3
 
 
-@njit()
+@njit(inline="always")
 def column(x, k, s0, s1, s2, s3):  # pragma: no cover - jitted
     """Exactly uniform ``0 .. k-1`` from 32 random bits ``x`` (Lemire's method)."""
     m = x * k

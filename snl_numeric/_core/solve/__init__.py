@@ -7,8 +7,8 @@
   elimination where those cannot certify; nothing compiled;
 - :mod:`.structured`: large boards: block-triangular sweeps plus a low-rank correction,
   GMRES at scale, Numba kernels in :mod:`.blocks` and :mod:`.krylov`;
-- :mod:`.moments`: the structured method as one per-board Numba kernel, for batch analysis
-  and board design.
+- :mod:`.moments`: the structured method's Woodbury correction run by the same kernels
+  inside one per-board Numba call, for batch analysis and board design.
 
 The two single-board paths are each other's twins in the tests.
 """
@@ -18,16 +18,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..vectorised import ordinary
+from .blocks import step_variance_kernel
 from .certify import UNIT_ROUNDOFF, Solution
 from .direct import DirectSolver
-from .moments import moments_kernel, structured_moments
+from .moments import CANCELLATION, board_moments_kernel, structured_moments
 from .structured import (
-    CANCELLATION,
     SMALL_SYSTEM,
     TARGET_ERROR,
     WARN_ERROR,
+    WOODBURY_BYTES,
     Solver,
-    step_variance_kernel,
+    solver_bytes,
 )
 
 
@@ -54,5 +55,5 @@ def system_solver(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, *,
 
 
 __all__ = ["CANCELLATION", "SMALL_SYSTEM", "TARGET_ERROR", "UNIT_ROUNDOFF", "WARN_ERROR",
-           "DirectSolver", "Solution", "Solver", "moments_kernel", "step_variance_kernel",
-           "structured_moments", "system_solver"]
+           "WOODBURY_BYTES", "DirectSolver", "Solution", "Solver", "board_moments_kernel",
+           "solver_bytes", "step_variance_kernel", "structured_moments", "system_solver"]

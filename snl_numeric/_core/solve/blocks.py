@@ -29,11 +29,14 @@ sweep from the top block down and ``P^-T`` one sweep from the bottom up.
 from __future__ import annotations
 
 import numpy as np
+from numba.extending import register_jitable
 
 from ..numba_config import njit
 
 #: Most squares in one diagonal block.
 BLOCK_MAX = 16
+#: Unit roundoff of a double.
+UNIT_ROUNDOFF = np.finfo(float).eps / 2
 
 
 # -- dense GTH elimination ------------------------------------------------------------
@@ -110,9 +113,7 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
     is the longest chain of blocks linked by forward moves (for error bounds).
     """
     n, nf = succ.shape
-    left = np.empty(n, dtype=np.int64)  # loops, not np.arange/np.ones: less to compile
-    for x in range(n):
-        left[x] = x
+    left = np.arange(n)
     for x in range(n if bmax > 1 else 0):
         if active[x]:
             for f in range(nf):
@@ -120,9 +121,7 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
                 if y < x and x - y < bmax and active[y] and probs[x * pstride, f] > 0.0:
                     if y < left[x]:
                         left[x] = y
-    free = np.empty(n, dtype=np.bool_)  # no short backward move crosses the cut after t
-    for t in range(n):
-        free[t] = True
+    free = np.ones(n, dtype=np.bool_)  # no short backward move crosses the cut after t
     low = n
     for t in range(n - 1 if bmax > 1 else -1, -1, -1):
         free[t] = low > t
@@ -137,8 +136,7 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
             lo = t + 1
     block_start[nb] = n
     k = 0
-    for y in range(n):
-        tcol[y] = -1
+    tcol[:] = -1
     level = left  # reused: the chain length of each square's block
     top = 0
     for b in range(nb - 1, -1, -1):
@@ -222,13 +220,24 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
 
     A move from ``x`` down to a lower block's square ``y`` adds ``p * back[y]`` (``back``
     empty: none); ``back`` must be 0 off the system, and ``out`` is 0 there, so moves
-    that leave the system add nothing. Single squares, the common case, take the short
-    path: their moves up are known and their moves down come from ``back``.
+    that leave the system add nothing. Without ``back`` the sweep starts at the block of
+    the highest non-zero of ``rhs`` (``out`` is 0 above it). Single squares, the common
+    case, take the short path: their moves up are known and their moves down come from
+    ``back``.
     """
     n, nf = succ.shape
     use_back = back.shape[0] > 0
     b = block_start.shape[0] - 2
     x = n - 1
+    if not use_back:
+        while x >= 0 and (rhs[x] == 0.0 or not active[x]):
+            out[x] = 0.0
+            x -= 1
+        while b > 0 and block_start[b] > x:
+            b -= 1
+        for z in range(x + 1, block_start[b + 1]):
+            out[z] = 0.0
+        x = block_start[b + 1] - 1
     while x >= 0:
         lo = block_start[b]
         if lo == x:
@@ -277,9 +286,7 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
     n, nf = succ.shape
     m = rhs.shape[1]
     nb = block_start.shape[0] - 1
-    last = np.empty(n, dtype=np.int64)  # last[x]: highest column first non-zero at row x
-    for x in range(n):
-        last[x] = -1
+    last = np.full(n, -1)  # last[x]: the highest column whose first non-zero is at row x
     col = np.empty(_largest_block(block_start))  # contiguous: one compiled GTH solve for all
     for j in range(m):
         for x in range(n - 1, -1, -1):
@@ -332,13 +339,8 @@ def block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu,
     m = rhs.shape[1]
     nb = block_start.shape[0] - 1
     use_back = back_out.shape[1] > 0
-    for x in range(n):  # a loop: an array assignment compiles its shape-error message
-        for j in range(m):
-            out[x, j] = rhs[x, j]
-    if use_back:
-        for x in range(n):
-            for j in range(m):
-                back_out[x, j] = 0.0
+    out[:] = rhs
+    back_out[:] = 0.0
     col = np.empty(_largest_block(block_start))  # contiguous: one compiled GTH solve for all
     for b in range(nb):
         lo, hi = block_start[b], block_start[b + 1]
@@ -375,6 +377,105 @@ def block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu,
 
 
 @njit()
+def backward_columns_kernel(succ, probs, pstride, active, block_start, tcol, col0,
+                            out):  # pragma: no cover - jitted
+    """The columns of ``[e | C]`` into ``out[:, col0 - 1 : col0 + k]`` (zero on entry):
+    ``out[x, col0 - 1]`` the probability that a throw from ``x`` leaves the system and
+    ``out[x, col0 + tcol[y]] += p`` for every move ``x -> y`` to a lower block
+    (``R = C E_D^T``)."""
+    nf = succ.shape[1]
+    nb = block_start.shape[0] - 1
+    for b in range(nb):
+        lo = block_start[b]
+        for x in range(lo, block_start[b + 1]):
+            if not active[x]:
+                continue
+            for f in range(nf):
+                p = probs[x * pstride, f]
+                y = succ[x, f]
+                if p == 0.0:
+                    continue
+                if not active[y]:
+                    out[x, col0 - 1] += p
+                elif y < lo:
+                    out[x, col0 + tcol[y]] += p
+
+
+@njit()
+def backward_moves_kernel(succ, probs, pstride, active, block_start,
+                          tcol):  # pragma: no cover - jitted
+    """``R = C E_D^T`` as the entries of ``C``: rows (squares, increasing), columns
+    (``tcol`` of the square landed on) and probabilities of the moves to lower blocks."""
+    nb = block_start.shape[0] - 1
+    nf = succ.shape[1]
+    rows = np.empty(0, dtype=np.int64)
+    cols = np.empty(0, dtype=np.int64)
+    vals = np.empty(0)
+    for fill in (False, True):  # count, then fill
+        count = 0
+        for b in range(nb):
+            lo = block_start[b]
+            for x in range(lo, block_start[b + 1]):
+                if not active[x]:
+                    continue
+                for f in range(nf):
+                    y = succ[x, f]
+                    if y < lo and active[y] and probs[x * pstride, f] != 0.0:
+                        if fill:
+                            rows[count] = x
+                            cols[count] = tcol[y]
+                            vals[count] = probs[x * pstride, f]
+                        count += 1
+        if not fill:
+            rows = np.empty(count, dtype=np.int64)
+            cols = np.empty(count, dtype=np.int64)
+            vals = np.empty(count)
+    return rows, cols, vals
+
+
+# -- the Woodbury correction ---------------------------------------------------------
+@njit(error_model="numpy")
+def capacitance_kernel(z, col0, targets, cap, cap_piv):  # pragma: no cover - jitted
+    """Factorise the capacitance matrix ``I - W[D]`` by GTH into ``cap`` and ``cap_piv``.
+
+    ``z[:, col0 - 1 : col0 + k] = P^-1 [e | C]``: ``h = P^-1 e`` then ``W = P^-1 C``. The
+    off-diagonal part is ``W[D]`` and the row sums ``h[D]``: ``(I - W[D]) 1 = h[D]``.
+    """
+    k = targets.shape[0]
+    slack = np.empty(k)
+    for a in range(k):
+        for c in range(k):
+            cap[a, c] = z[targets[a], col0 + c]
+        slack[a] = z[targets[a], col0 - 1]
+    gth_factor_kernel(cap, slack, cap_piv)
+
+
+@njit(error_model="numpy")
+def correction_kernel(z, col0, targets, cap, cap_piv, x):  # pragma: no cover - jitted
+    """``x <- x + W (I - W[D])^-1 x[D]`` in place: ``A^-1 b`` from ``x = P^-1 b`` (``z``,
+    ``cap`` and ``cap_piv`` as :func:`capacitance_kernel` takes and leaves them)."""
+    k = targets.shape[0]
+    if k == 0:
+        return
+    y = x[targets]
+    gth_solve_kernel(cap, cap_piv, y)
+    for i in range(x.shape[0]):
+        acc = x[i]
+        for a in range(k):
+            acc += z[i, col0 + a] * y[a]
+        x[i] = acc
+
+
+@register_jitable
+def a_priori_bound(levels, faces, k, bmax):
+    """The a priori relative error of a cancellation-free solve (triangular or Woodbury):
+    a few units in the last place per operation along the longest chain of dependent
+    operations, ``levels`` blocks linked by forward moves of ``faces`` terms each, then
+    the capacitance elimination of ``k`` unknowns and a block of ``bmax`` squares."""
+    return UNIT_ROUNDOFF * (levels * (2 * faces + 6) + 6 * (k + bmax) + 10)
+
+
+@njit()
 def rotation_kernel(succ, probs, pstride, active, cost):  # pragma: no cover - jitted
     """``cost[c]``: how many moves go backward when the squares are taken in the order
     ``c .. n-1, 0 .. c-1`` (``cost[0]``: in their own order).
@@ -384,8 +485,7 @@ def rotation_kernel(succ, probs, pstride, active, cost):  # pragma: no cover - j
     arrays.
     """
     n, nf = succ.shape
-    for c in range(n + 1):
-        cost[c] = 0
+    cost[:] = 0
     total = 0
     for x in range(n):
         if not active[x]:
@@ -475,3 +575,35 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
                 size[i] += abs(qh)
     for i in range(n):
         r[i] = rh[i] + rl[i] if active[i] else 0.0
+
+
+@njit()
+def step_variance_kernel(succ, probs, pstride, active, thi, tlo, w):  # pragma: no cover
+    """``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw
+    from ``x`` (``t`` given as a double-double pair, 0 off the system), each difference
+    formed exactly before it is squared."""
+    n, nf = succ.shape
+    for x in range(n):
+        w[x] = 0.0
+        if not active[x]:
+            continue
+        stays = False
+        for f in range(nf):
+            if active[succ[x, f]] and probs[x * pstride, f] > 0.0:
+                stays = True
+        if not stays:  # every throw leaves: t[x] is exactly 1, and so is every step
+            continue
+        acc = 0.0
+        for f in range(nf):
+            p = probs[x * pstride, f]
+            if p == 0.0:
+                continue
+            y = succ[x, f]
+            yh = thi[y] if active[y] else 0.0
+            yl = tlo[y] if active[y] else 0.0
+            s = yh - thi[x]
+            bb = s - yh
+            e = (yh - (s - bb)) + (-thi[x] - bb)
+            d = s + (e + (yl - tlo[x]) + 1.0)
+            acc += p * d * d
+        w[x] = acc

@@ -16,8 +16,11 @@ distinct squares ``D``, so ``R = C E_D^T`` has rank ``k``. One method per board:
   the system in one throw, so it is eliminated by GTH too (the transposed system
   the same way);
 - ``"gmres"`` (large ``k``): restarted GMRES (:mod:`.krylov`) on the capacitance
-  system, each step one sweep; ``"splu"`` (SciPy's sparse LU) if
-  GMRES stalls.
+  system, each step one sweep, stopped on the certificate's own criterion. An answer
+  it cannot certify is solved again by a second solver over the same system, built
+  once when first needed: the Woodbury method when it fits, else ``"splu"`` (SciPy's
+  sparse LU). A solver's method never changes; :attr:`Solution.method` names the one
+  that gave the answer.
 
 Every method but the Krylov ones is cancellation-free: pivots are sums of what
 leaves a square, and a non-negative right-hand side gives every entry of the
@@ -46,23 +49,26 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..numba_config import njit
 from ..validation import readonly
 from .blocks import (
     BLOCK_MAX,
+    a_priori_bound,
+    backward_columns_kernel,
+    backward_moves_kernel,
     block_factor_kernel,
     block_solve_kernel,
     block_solve_t_kernel,
-    gth_factor_kernel,
-    gth_solve_kernel,
+    capacitance_kernel,
+    correction_kernel,
     gth_solve_t_kernel,
     residual_kernel,
     rotation_kernel,
+    step_variance_kernel,
     structure_kernel,
     sweep_kernel,
 )
 from .certify import Solution, total_error
-from .krylov import gmres
+from .krylov import capacitance_apply, capacitance_apply_t, gmres_kernel
 
 #: Woodbury is used when there are at most this many backward targets...
 WOODBURY_MAX = 64
@@ -74,11 +80,6 @@ WOODBURY_BYTES = 1 << 28
 TARGET_ERROR = 1e-11
 #: Answers certified only above this raise a RuntimeWarning (in the callers).
 WARN_ERROR = 1e-10
-#: Variances use the one-step formula where ``2 N t - t - t**2`` would lose more than
-#: this factor to cancellation (``var * CANCELLATION < t**2``, as the single-board path;
-#: the per-board kernel keeps the formula where ``t = 1`` exactly: every throw finishes,
-#: and it gives 0).
-CANCELLATION = 10.0
 #: Boards of at least this many squares solve single columns with :func:`sweep_kernel`
 #: (about 10% faster than the many-column kernel, and its compile time is nothing there).
 SWEEP_MIN = 50_000
@@ -88,9 +89,13 @@ SPLU_MAX = 200_000
 FALLBACK_WOODBURY_MAX = 3000
 #: Refinement rounds at most.
 MAX_ROUNDS = 4
-#: GMRES relative tolerance of the first solve (a correction's: ``CORRECTION_RTOL``).
+#: GMRES relative tolerance of a first solve that the componentwise criterion cannot
+#: certify (``b`` not positive, or transposed), and of a correction's.
 GMRES_RTOL = 1e-13
 CORRECTION_RTOL = 1e-6
+#: GMRES stops when the residual is below this fraction of what the certificate allows
+#: (the rest is left to the rounding of the final sweep).
+GMRES_MARGIN = 0.5
 #: GMRES steps per solve at most (each one sweep over the board).
 MAX_ITERATIONS = 2000
 #: Steps between GMRES restarts at most (fewer when ``KRYLOV_BYTES`` says so). Restarting
@@ -99,9 +104,10 @@ MAX_ITERATIONS = 2000
 RESTART_MAX = 1000
 #: GMRES keeps ``restart + 1`` vectors of length ``k``: at most this many bytes of them.
 KRYLOV_BYTES = 1 << 28
-#: Unit roundoff of a double.
-UNIT_ROUNDOFF = np.finfo(float).eps / 2
-_EPS = UNIT_ROUNDOFF
+#: Bytes per square of a solver and its certified solves (see :func:`solver_bytes`).
+SOLVE_BYTES = 150
+#: GMRES steps whose basis vectors :func:`solver_bytes` counts.
+GMRES_STEPS = 64
 _NO_BACK = np.zeros(0)
 _DD_EPS = 2.0**-104
 
@@ -119,6 +125,9 @@ class Solver:
     active : ndarray of bool, shape (n,)
         The system's squares. Their throws must stay in the system or leave it
         for good (the goal, a square that is not active).
+    method : {"woodbury", "splu"}, optional
+        Force a method (the second solver of a GMRES one); by default chosen by the
+        structure, once.
 
     Thread-safe: a solver is shared by every call on one board.
 
@@ -132,9 +141,11 @@ class Solver:
     """
 
     def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, *,
-                 bmax: int = BLOCK_MAX, rotate: bool = True) -> None:
-        # read-only inputs (as Board holds them): each kernel compiles once
-        self.succ = readonly(np.ascontiguousarray(succ, dtype=np.int64))
+                 bmax: int = BLOCK_MAX, rotate: bool = True, method: str | None = None) -> None:
+        # read-only inputs (as Board holds them); an int32 table is kept as it is
+        succ = np.asarray(succ)
+        self.succ = readonly(np.ascontiguousarray(
+            succ, dtype=succ.dtype if succ.dtype in (np.int32, np.int64) else np.int64))
         probs = np.asarray(probs, dtype=np.float64)
         self.pstride = 0 if probs.ndim == 1 else 1
         self.probs = readonly(np.ascontiguousarray(probs.reshape(1, -1) if probs.ndim == 1
@@ -150,10 +161,12 @@ class Solver:
         rowsum = self.probs[:, 0].copy()  # summed face by face, as the pivots are
         for f in range(1, nf):
             rowsum += self.probs[:, f]
-        self.rowsum = np.broadcast_to(rowsum, (n,)).copy()
+        self.rowsum = rowsum  # shape (n,), or (1,) for one die
         self._lock = threading.Lock()
         self._tmax: float | None = None
-        self._order(*self._structure(self.succ, self.probs, self.active, bmax), bmax, rotate)
+        self._second: Solver | None = None
+        self._order(*self._structure(self.succ, self.probs, self.active, bmax), bmax,
+                    rotate and method is None, method)
 
     def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int, np.ndarray,
@@ -164,7 +177,8 @@ class Solver:
                                          tcol)
         return succ, probs, active, int(nb), int(k), int(levels), block_start[: nb + 1], tcol
 
-    def _order(self, succ, probs, active, nb, k, levels, block_start, tcol, bmax, rotate) -> None:
+    def _order(self, succ, probs, active, nb, k, levels, block_start, tcol, bmax, rotate,
+               method) -> None:
         """Take the squares in their own order or, when that leaves far fewer moves going
         backward, rotated (``c .. n-1`` first): a region near the goal whose snakes fall
         far back is then solved first, and only the moves into it go backward."""
@@ -178,7 +192,8 @@ class Solver:
                 self.cut = c
                 new = np.concatenate([np.arange(n - c, n), np.arange(0, n - c)])
                 self._new = new  # new[x]: the place of square x in the rotated order
-                succ = readonly(np.ascontiguousarray(new[succ][np.argsort(new)]))
+                succ = readonly(np.ascontiguousarray(new[succ][np.argsort(new)],
+                                                     dtype=succ.dtype))
                 if self.pstride:
                     probs = readonly(np.ascontiguousarray(probs[np.argsort(new)]))
                 active = active[np.argsort(new)]
@@ -197,15 +212,22 @@ class Solver:
         self.blocks = int(np.count_nonzero(sizes >= 2))
         self.targets = np.empty(k, dtype=np.int64)
         self.targets[tcol[tcol >= 0]] = np.flatnonzero(tcol >= 0)
-        self.a_priori = _EPS * (levels * (2 * nf + 6) + 6 * (k + bmax) + 10)
-        if k == 0:
-            self.method = "triangular"
-        elif (k <= WOODBURY_MAX or n <= SMALL_SYSTEM) and 8 * n * k <= WOODBURY_BYTES:
-            self.method = "woodbury"
+        self.a_priori = a_priori_bound(levels, nf, k, bmax)
+        if method is None:
+            method = ("triangular" if k == 0 else "woodbury" if (
+                k <= WOODBURY_MAX or n <= SMALL_SYSTEM) and 8 * n * k <= WOODBURY_BYTES
+                else "gmres")
+        self.method = method
+        if method == "woodbury":
             self._woodbury()
-        else:
-            self.method = "gmres"
+        elif method == "splu":
+            self._splu()
+        elif method == "gmres":
             self.restart = int(min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1)))
+            tcol_d = np.full(n, -1, dtype=np.int64)
+            tcol_d[self.targets] = np.arange(k)
+            self.c_entries = backward_moves_kernel(succ, probs, self.pstride, active,
+                                                   self.block_start, tcol_d)
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
@@ -250,89 +272,98 @@ class Solver:
         return out.reshape(rhs.shape), (back.reshape(rhs.shape) if with_back else back)
 
     def _woodbury(self) -> None:
-        rhs = np.zeros((self.n, self.k + 1))
-        backward_columns_kernel(self._succ, self._probs, self.pstride, self._active,
-                                self.block_start, self._tcol(), 0, rhs)
-        z = self._sweep(rhs)
-        self.w = np.ascontiguousarray(z[:, : self.k])
-        self.cap = np.ascontiguousarray(self.w[self.targets])
-        slack = z[self.targets, self.k].copy()
-        self.cap_piv = np.empty(self.k)
-        gth_factor_kernel(self.cap, slack, self.cap_piv)
-
-    def _tcol(self) -> np.ndarray:
+        """``z = P^-1 [e | C]`` (``k + 1`` sweeps at once) and the capacitance factors."""
         tcol = np.full(self.n, -1, dtype=np.int64)
         tcol[self.targets] = np.arange(self.k)
-        return tcol
+        rhs = np.zeros((self.n, self.k + 1))
+        backward_columns_kernel(self._succ, self._probs, self.pstride, self._active,
+                                self.block_start, tcol, 1, rhs)
+        self.z = self._sweep(rhs)
+        self.cap = np.empty((self.k, self.k))
+        self.cap_piv = np.empty(self.k)
+        capacitance_kernel(self.z, 1, self.targets, self.cap, self.cap_piv)
 
     # -- one solve, by the board's method ---------------------------------------------------
-    def _once(self, b: np.ndarray, trans: bool, rtol: float) -> tuple[np.ndarray, int]:
+    def _once(self, b: np.ndarray, trans: bool, tol: float) -> tuple[np.ndarray, int]:
+        """One solve (GMRES to the residual ``tol``: see :meth:`_gmres`)."""
         with np.errstate(over="ignore", invalid="ignore"):  # beyond the largest double: inf
-            x, steps = self._solve_inside(self._inside(b), trans, rtol)
+            x, steps = self._solve_inside(self._inside(b), trans, tol)
         return self._outside(x), steps
 
-    def _solve_inside(self, b: np.ndarray, trans: bool, rtol: float) -> tuple[np.ndarray, int]:
+    def _solve_inside(self, b: np.ndarray, trans: bool, tol: float) -> tuple[np.ndarray, int]:
         if self.method == "triangular":
             return (self._sweep_t(b)[0] if trans else self._sweep(b)), 0
         if self.method == "woodbury":
-            d = self.targets
             if trans:
+                d = self.targets
                 g, back = self._sweep_t(b, True)
                 v = back[d].copy()
                 gth_solve_t_kernel(self.cap, self.cap_piv, v)
                 rhs = b.copy()
                 rhs[d] += v
                 return self._sweep_t(rhs)[0], 0
-            c = self._sweep(b)
-            y = c[d].copy()
-            gth_solve_kernel(self.cap, self.cap_piv, y)
-            return c + self.w @ y, 0
+            x = self._sweep(b)
+            correction_kernel(self.z, 1, self.targets, self.cap, self.cap_piv, x)
+            return x, 0
         if self.method == "splu":
             x = np.zeros(self.n)
             x[self.states] = self.lu_sparse.solve(b[self.states], trans="T" if trans else "N")
             return x, 0
-        return self._gmres(b, trans, rtol)
+        return self._gmres(b, trans, tol)
 
-    def _gmres(self, b: np.ndarray, trans: bool, rtol: float) -> tuple[np.ndarray, int]:
-        """GMRES on the ``k x k`` capacitance system, one sweep per step."""
-        d, n, k = self.targets, self.n, self.k
-        steps = [0]
-        full = np.zeros(n)
-
-        def matvec(v: np.ndarray) -> np.ndarray:
-            steps[0] += 1
-            full[d] = v.ravel()
-            if trans:
-                out = self._sweep_t(full, True)[1][d]
-            else:
-                out = self._sweep(np.zeros(n), full)[d]
-            full[d] = 0.0
-            return v.ravel() - out
-
+    def _gmres(self, b: np.ndarray, trans: bool, tol: float) -> tuple[np.ndarray, int]:
+        """GMRES on the ``k x k`` capacitance system, one sweep per step, until the residual
+        ``r = b - A x`` has ``max |r_i| / b_i <= tol`` (negative: until the capacitance
+        residual's 2-norm is at most ``-tol`` relative to its right-hand side's)."""
+        d = self.targets
         if trans:
             rhs = self._sweep_t(b, True)[1][d]
         else:
-            c = self._sweep(b)
-            rhs = c[d]
-        y = np.zeros(k)
+            rhs = self._sweep(b)[d]
+        tol2, tol_rel = (-tol * float(np.sqrt(rhs @ rhs)), 0.0) if tol < 0 else (0.0, tol)
+        y = np.zeros(self.k)
+        steps = 0
         if np.any(rhs):
-            y, _ = gmres(matvec, rhs, rtol=rtol, restart=self.restart, maxiter=MAX_ITERATIONS)
+            op = (self._succ, self._probs, self.pstride, self._active, self.block_start,
+                  self.offsets, self.lu, self.piv)
+            n = self.n
+            if trans:
+                apply, work = capacitance_apply_t, (np.zeros((n, 1)), np.empty((n, 1)),
+                                                    np.empty((n, 1)))
+            else:
+                apply, work = capacitance_apply, (np.zeros(n), np.zeros(n), np.empty(n))
+            steps = int(gmres_kernel(apply, op, d, work, rhs, tol2, *self.c_entries, b,
+                                     tol_rel, self.restart, MAX_ITERATIONS, y))
+        full = np.zeros(self.n)
         full[d] = y
         if trans:
-            return self._sweep_t(b + full)[0], steps[0]
-        return self._sweep(b, full), steps[0]
+            return self._sweep_t(b + full)[0], steps
+        return self._sweep(b, full), steps
 
-    def _fall_back(self) -> None:
-        """GMRES could not certify the answer: switch, for good, to the cancellation-free
-        Woodbury correction when it fits in memory (its capacitance factorisation costs
-        ``k**3 / 3``), else to SciPy's sparse LU of the same matrix."""
-        if 8 * self.n * self.k <= WOODBURY_BYTES and self.k <= FALLBACK_WOODBURY_MAX:
-            self._woodbury()
-            self.method = "woodbury"
-        elif self.n <= SPLU_MAX:
-            self._to_splu()
+    def _second_solver(self) -> Solver | None:
+        """The solver for answers GMRES cannot certify, built once: the cancellation-free
+        Woodbury method when ``W`` fits in memory (its capacitance factorisation costs
+        ``k**3 / 3``), else SciPy's sparse LU of the same matrix (None above
+        :data:`SPLU_MAX`)."""
+        with self._lock:
+            if self._second is None:
+                if 8 * self.n * self.k <= WOODBURY_BYTES and self.k <= FALLBACK_WOODBURY_MAX:
+                    self._second = Solver(self.succ, self._given_probs(), self.active,
+                                          method="woodbury")
+                elif self.n <= SPLU_MAX:
+                    self._second = Solver(self.succ, self._given_probs(), self.active,
+                                          method="splu")
+            return self._second
 
-    def _to_splu(self) -> None:
+    @property
+    def second(self) -> Solver | None:
+        """The second solver, once GMRES has needed it (else None)."""
+        return self._second
+
+    def _given_probs(self) -> np.ndarray:
+        return self.probs[0] if self.pstride == 0 else self.probs
+
+    def _splu(self) -> None:
         """SciPy's sparse LU of ``A`` (in the solving order): the pivot of square ``x`` is
         the sum of its moving probabilities, as in the sweeps and the residual."""
         states = np.flatnonzero(self._active)
@@ -351,7 +382,6 @@ class Solver:
         q = sp.csc_matrix((vals[off], (rows[off], cols[off])), shape=(m, m))
         self.lu_sparse = spla.splu((sp.diags(pivot, format="csc") - q).tocsc())
         self.states = states
-        self.method = "splu"
 
     # -- the public solve: refined and certified --------------------------------------------
     def solve(self, b: np.ndarray, trans: bool = False, *, target: float = TARGET_ERROR,
@@ -384,11 +414,11 @@ class Solver:
             x[self.active & ~np.isfinite(x)] = np.inf
             return Solution(x, steps, np.inf, np.inf, self.method)
         if self.method == "gmres" and error > WARN_ERROR:
-            with self._lock:
-                if self.method == "gmres":
-                    self._fall_back()
-            if self.method != "gmres":
-                return self.solve(b0, trans, target=target, measure=measure)
+            second = self._second_solver()
+            if second is not None:
+                sol = second.solve(b0, trans, target=target, measure=measure)
+                return Solution(sol.x, steps + sol.iterations, sol.error, sol.residual,
+                                sol.method)
         if self.method in ("triangular", "woodbury"):
             error = min(error, self.a_priori)
         # the bound is for the double-double answer of the scaled system: the row sums and
@@ -406,8 +436,15 @@ class Solver:
     def _refine(self, b: np.ndarray, trans: bool, target: float, trust_a_priori: bool = True,
                 measure: bool = False) -> tuple[np.ndarray, np.ndarray, int, float, float]:
         """Solve, then refine while the certified error is above ``target``; ``measure``:
-        compute the residual even when the a priori bound already certifies the answer."""
-        x, steps = self._once(b, trans, GMRES_RTOL)
+        compute the residual even when the a priori bound already certifies the answer.
+
+        GMRES stops on the certificate's criterion when it is componentwise (``b > 0``,
+        not transposed): ``max |r_i| / b_i`` below the target, less a margin for the
+        rounding of the last sweep (see :mod:`.krylov`), certifies the first answer."""
+        act_b = b[self.active]
+        tol = (GMRES_MARGIN * target if not trans and target >= 1e-14 and act_b.min() > 0
+               else -GMRES_RTOL)
+        x, steps = self._once(b, trans, tol)
         lo = np.zeros(self.n)
         if not np.all(np.isfinite(x[self.active])):  # beyond the largest double
             return x, lo, steps, np.inf, np.inf
@@ -419,7 +456,7 @@ class Solver:
             if error <= target or (trust_a_priori and direct and self.a_priori <= target):
                 break
             r = self._residual(b, x, lo, trans)[0]
-            dx, more = self._once(r, trans, CORRECTION_RTOL)
+            dx, more = self._once(r, trans, -CORRECTION_RTOL)
             steps += more
             new_x, new_lo = _dd_add(x, lo, dx)
             new_error, new_backward = self._bound(b, new_x, new_lo, trans)
@@ -439,10 +476,16 @@ class Solver:
     def _bound(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
                ) -> tuple[float, float]:
         """Certified relative error of ``x + lo`` and its normwise backward error."""
-        r, size = self._residual(b, x, lo, trans)
+        err, size = self._residual(b, x, lo, trans)
+        np.abs(err, out=err)  # in place: a bound of huge boards makes few temporaries
+        size *= (self.succ.shape[1] * 2 + 6) * _DD_EPS
+        err += size
+        del size
         act = self.active
-        err = np.abs(r[act]) + (self.succ.shape[1] * 2 + 6) * _DD_EPS * size[act]
-        xs = np.abs(x[act] + lo[act])
+        err = err[act]
+        xs = x[act]
+        xs += lo[act]
+        np.abs(xs, out=xs)
         scale = 2.0 * xs.max() + np.abs(b[act]).max()
         backward = float(err.max() / scale) if scale > 0 else 0.0
         bs = b[act]
@@ -470,6 +513,24 @@ class Solver:
         return self._tmax
 
 
+def solver_bytes(n: int, faces: int, k: int) -> int:
+    """Peak bytes of a :class:`Solver` of ``n`` squares, ``faces`` faces and ``k`` backward
+    targets, with the certified solves of the moments (the successor table aside): per
+    square its structure, factors and solve vectors (and a rotated copy of the table when
+    GMRES is used); the Woodbury arrays ``W`` (``n x (k + 1)``, twice while they are
+    formed) or, for GMRES, ``C``'s entries, work vectors and the basis vectors of
+    :data:`GMRES_STEPS` steps (a basis of up to ``restart + 1`` vectors is reserved, and
+    only the vectors used take memory: about 40 on random boards of 10^4-10^7 squares;
+    a slow-mixing board may use up to :data:`KRYLOV_BYTES` more)."""
+    need = n * SOLVE_BYTES
+    if (k <= WOODBURY_MAX or n <= SMALL_SYSTEM) and 8 * n * k <= WOODBURY_BYTES:
+        need += 16 * n * (k + 1) + 8 * k * k
+    elif k:
+        restart = min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1))
+        need += 8 * n * faces + 8 * min(restart + 1, GMRES_STEPS) * k + 24 * faces * k + 32 * n
+    return need
+
+
 def _dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(hi + lo) + dx`` as a new double-double pair."""
     s = hi + dx
@@ -478,59 +539,3 @@ def _dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray,
     lo = lo + err
     new_hi = s + lo
     return new_hi, lo - (new_hi - s)
-
-
-@njit()
-def backward_columns_kernel(succ, probs, pstride, active, block_start, tcol, col0,
-                            out):  # pragma: no cover - jitted
-    """``out[x, col0 + tcol[y]] += p`` for every move ``x -> y`` to a lower block, and
-    ``out[x, -1]`` the probability that a throw from ``x`` leaves the system."""
-    nf = succ.shape[1]
-    last = out.shape[1] - 1
-    nb = block_start.shape[0] - 1
-    for b in range(nb):
-        lo = block_start[b]
-        for x in range(lo, block_start[b + 1]):
-            if not active[x]:
-                continue
-            for f in range(nf):
-                p = probs[x * pstride, f]
-                y = succ[x, f]
-                if p == 0.0:
-                    continue
-                if not active[y]:
-                    out[x, last] += p
-                elif y < lo:
-                    out[x, col0 + tcol[y]] += p
-
-
-@njit()
-def step_variance_kernel(succ, probs, pstride, active, thi, tlo, w):  # pragma: no cover
-    """``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw
-    from ``x`` (``t`` given as a double-double pair, 0 off the system), each difference
-    formed exactly before it is squared."""
-    n, nf = succ.shape
-    for x in range(n):
-        w[x] = 0.0
-        if not active[x]:
-            continue
-        stays = False
-        for f in range(nf):
-            if active[succ[x, f]] and probs[x * pstride, f] > 0.0:
-                stays = True
-        if not stays:  # every throw leaves: t[x] is exactly 1, and so is every step
-            continue
-        acc = 0.0
-        for f in range(nf):
-            p = probs[x * pstride, f]
-            if p == 0.0:
-                continue
-            y = succ[x, f]
-            yh = thi[y] if active[y] else 0.0
-            yl = tlo[y] if active[y] else 0.0
-            s = yh - thi[x]
-            bb = s - yh
-            e = (yh - (s - bb)) + (-thi[x] - bb)
-            d = s + (e + (yl - tlo[x]) + 1.0)
-            acc += p * d * d
-        w[x] = acc

@@ -1,0 +1,58 @@
+"""Same-run A/B against older trees: the same snippet in fresh processes, this tree's
+and another's alternately, medians over repeats.
+
+The other tree is a ``git worktree`` of an older commit, named by an environment
+variable: ``SNL_BENCH_BASE`` (the commit before a change, e.g. ``c035537``) or
+``SNL_BENCH_RELEASE`` (the last release, e.g. ``b4a4c6a``). Rows that need one are
+left out when it is not set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from typing import Any
+
+#: This tree (the repository holding ``benchmarks/``).
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def tree(env: str) -> str | None:
+    """The tree an environment variable names, or None."""
+    path = os.environ.get(env)
+    return os.path.abspath(path) if path else None
+
+
+def label(path: str) -> str:
+    """A tree's short name: its commit."""
+    out = subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True)
+    return out.stdout.strip() or os.path.basename(path)
+
+
+def run_in(path: str, code: str, env: dict[str, str] | None = None,
+           timeout: float = 1800) -> dict[str, Any]:
+    """Run ``code`` (which prints one JSON object last) in a fresh process importing
+    ``snl_numeric`` from ``path``."""
+    child_env = {**os.environ, **(env or {}), "PYTHONPATH": path}
+    out = subprocess.run([sys.executable, "-c", code], env=child_env, capture_output=True,
+                         text=True, check=True, timeout=timeout, cwd=os.path.expanduser("~"))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def alternate(code: str, other: str, repeats: int,
+              env: dict[str, str] | None = None) -> tuple[list[dict], list[dict]]:
+    """``(ours, theirs)``: ``repeats`` results each, the two trees run alternately."""
+    ours, theirs = [], []
+    for r in range(repeats):
+        order = [(HERE, ours), (other, theirs)]
+        for path, sink in (order if r % 2 == 0 else order[::-1]):
+            sink.append(run_in(path, code, env))
+    return ours, theirs
+
+
+def median(results: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in results)

@@ -1,0 +1,103 @@
+"""Same-run A/B against older trees (issues 24-25): throughput of the Numba paths.
+
+Each row runs one snippet in fresh processes of this tree and of the other,
+alternately (``benchmarks._ab``), and compares medians; ratios > 1 mean this tree
+is faster.
+
+- batch analysis, 20,000 random 100-square boards (10 snakes, 10 ladders),
+  min + mean + variance: CPU seconds per board, against ``SNL_BENCH_BASE``;
+- ``design_board`` candidate evaluations per second (100 squares, 10 + 10, 8
+  chains), against ``SNL_BENCH_BASE``;
+- ``simulate`` on Milton Bradley, throws per CPU second, against
+  ``SNL_BENCH_RELEASE``.
+
+Usage: ``SNL_BENCH_BASE=../c035537 SNL_BENCH_RELEASE=../b4a4c6a python -m benchmarks
+--only ab`` (trees made with ``git worktree add --detach DIR COMMIT``).
+"""
+
+from __future__ import annotations
+
+from benchmarks._ab import alternate, label, median, tree
+from benchmarks._util import row
+
+_CPU = ("import json, resource, time\n"
+        "def cpu():\n"
+        "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "    return u.ru_utime + u.ru_stime\n")
+
+BATCH = _CPU + """
+from snl_numeric.batch import analyze_many, random_batch
+n = {n}
+batch = random_batch(n, 100, snakes=10, ladders=10, rng=42)
+cols = ("min_throws", "mean", "variance")
+analyze_many(batch[:10], columns=cols)
+best = []
+for _ in range(3):
+    c0, t0 = cpu(), time.perf_counter()
+    analyze_many(batch, columns=cols)
+    best.append((cpu() - c0, time.perf_counter() - t0))
+print(json.dumps({{"cpu": min(b[0] for b in best) / n, "wall": min(b[1] for b in best) / n}}))
+"""
+
+DESIGN = _CPU + """
+from snl_numeric import design_board
+kw = dict(snakes=10, ladders=10, objective="max", chains=8, rng=3)
+design_board(100, iterations=20, **kw)
+best = 0.0
+for _ in range(3):
+    c0, t0 = cpu(), time.perf_counter()
+    res = design_board(100, iterations={iterations}, **kw)
+    best = max(best, res.evaluations / (time.perf_counter() - t0))
+print(json.dumps({{"evals_per_s": best, "mean": res.mean}}))
+"""
+
+SIMULATE = _CPU + """
+from snl_numeric import boards, simulate
+board = boards.get("milton-bradley")
+simulate(board, 10000, rng=1)
+best = 0.0
+for _ in range(3):
+    c0 = cpu()
+    r = simulate(board, {games}, rng=42)
+    best = max(best, r.total_throws / (cpu() - c0))
+print(json.dumps({{"throws_per_cpu_s": best, "mean": r.mean}}))
+"""
+
+
+def run(repeats: int = 5, quick: bool = False) -> list[dict]:
+    rows = []
+    reps = 1 if quick else 3
+    base = tree("SNL_BENCH_BASE")
+    if base:
+        name = label(base)
+        n = 4000 if quick else 20000
+        ours, theirs = alternate(BATCH.format(n=n), base, reps)
+        rows.append(row("A/B batch min+mean+var, 100 sq, CPU per board", median(ours, "cpu"),
+                        f"same at {name}", median(theirs, "cpu"),
+                        note=f"wall per board {median(ours, 'wall') * 1e6:.1f} us vs "
+                             f"{median(theirs, 'wall') * 1e6:.1f} us; {reps} runs each"))
+        its = 500 if quick else 4000
+        ours, theirs = alternate(DESIGN.format(iterations=its), base, reps)
+        e_ours, e_base = median(ours, "evals_per_s"), median(theirs, "evals_per_s")
+        rows.append(row("A/B design_board candidate evaluation", 1 / e_ours,
+                        f"same at {name}", 1 / e_base,
+                        note=f"{e_ours:,.0f} vs {e_base:,.0f} evaluations/s (anneal, 8 chains"
+                             f" x {its}); best mean {ours[0]['mean']:.6g} vs "
+                             f"{theirs[0]['mean']:.6g}"))
+    release = tree("SNL_BENCH_RELEASE")
+    if release:
+        games = 2 * 10**5 if quick else 2 * 10**6
+        ours, theirs = alternate(SIMULATE.format(games=games), release, reps)
+        t_ours, t_rel = median(ours, "throws_per_cpu_s"), median(theirs, "throws_per_cpu_s")
+        rows.append(row("A/B simulate milton-bradley, per throw (CPU)", 1 / t_ours,
+                        f"same at {label(release)}", 1 / t_rel,
+                        note=f"{t_ours:.3g} vs {t_rel:.3g} throws per CPU second; means "
+                             f"{ours[0]['mean']} vs {theirs[0]['mean']}"))
+    return rows
+
+
+if __name__ == "__main__":
+    import sys
+
+    for r in run(quick="--quick" in sys.argv):
+        print(r)

@@ -1,0 +1,291 @@
+"""Numba written plainly (issues 24-25): one per-board kernel for batch and design, the
+Solver's fixed method and its GMRES certificate, kernels per job, large boards from
+arrays, batch rows the per-board kernel hands over, distribution columns as ``analyze``
+gives them (issue 28), and memory refused before it is allocated (issue 29)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import warnings
+
+import naive
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import boards as board_strategy
+from hypothesis import given, settings
+
+from snl_numeric import (
+    Board,
+    Dice,
+    analyze,
+    analyze_many,
+    design_board,
+    expected_throws,
+    expected_throws_all,
+    throws_variance,
+)
+from snl_numeric._core.memory import MemoryLimitError
+from snl_numeric._core.solve import TARGET_ERROR, Solver, board_moments_kernel, solver_bytes
+from snl_numeric._core.table import reach_kernel
+from snl_numeric.boards import random_board
+from snl_numeric.chain import sure_states
+
+
+def _structured(board: Board) -> Solver:
+    """The structured solver of ``board``'s fundamental system (whatever its size)."""
+    cb = board.compiled
+    active = sure_states(cb).copy()
+    active[cb.size] = False
+    return Solver(cb.succ, cb.probs, active)
+
+
+def _moments(board: Board, report: np.ndarray | None = None):
+    cb = board.compiled
+    succ = np.ascontiguousarray(cb.succ, dtype=np.int64)
+    n = succ.shape[0]
+    dist, sure = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_)
+    reach_kernel(succ, dist, sure)
+    mean, var = np.empty(n), np.empty(n)
+    report = np.ones(n, dtype=np.bool_) if report is None else report
+    assert board_moments_kernel(succ, cb.probs.reshape(1, -1), sure, report, n, True, mean,
+                                var) <= n
+    return mean, var
+
+
+# -- the per-board kernel ------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(board_strategy(max_size=25))
+def test_per_board_kernel_matches_the_dense_solve(board):
+    mean, var = _moments(board)
+    dice = dict(zip(board.dice.faces.tolist(), board.dice.probs.tolist(), strict=True))
+    for x in range(board.size + 1):
+        ref = naive.batch_row(board.size, board.jumps, start=x, overshoot=board.overshoot,
+                              chain=board.chain, dice=dice)
+        if math.isinf(ref["mean"]):
+            assert mean[x] == np.inf and var[x] == np.inf
+            continue
+        assert mean[x] == pytest.approx(ref["mean"], rel=1e-12, abs=1e-12)
+        assert var[x] == pytest.approx(ref["variance"], rel=1e-8, abs=1e-8 * ref["mean"] ** 2)
+
+
+def test_the_cancellation_fallback_runs_for_reported_squares_only():
+    # Board(20, {5: 15}): the formula cancels on squares 1-13, not at the start
+    board = Board(20, {5: 15})
+    everywhere = _moments(board)[1]
+    start_only = np.zeros(21, dtype=np.bool_)
+    start_only[0] = True
+    at_start = _moments(board, start_only)[1]
+    assert at_start[0] == everywhere[0]  # nothing to fix at the start: the same bits
+    x = 7
+    assert at_start[x] != everywhere[x]  # the formula's value: not fixed, not asked for
+    assert everywhere[x] == pytest.approx(throws_variance(board, start=x), rel=1e-14)
+    # a plain board cancels at the start: the fallback runs, every square fixed
+    plain = Board(300)
+    one = np.zeros(301, dtype=np.bool_)
+    one[0] = True
+    assert _moments(plain, one)[1][0] == _moments(plain)[1][0]
+    assert _moments(plain, one)[1][0] == pytest.approx(naive.plain_moments(300)[1], rel=1e-13)
+
+
+# -- the solver: one method for life, GMRES certified by one solve ---------------------
+def test_gmres_certifies_its_first_answer_and_agrees_with_the_woodbury_twin():
+    board = random_board(6000, 0.1, rng=5)
+    solver = _structured(board)
+    assert solver.method == "gmres" and solver.k > 64
+    ones = solver.active.astype(float)
+    sol = solver.solve(ones)
+    assert sol.method == "gmres" and sol.error < TARGET_ERROR and solver.second is None
+    exact = Solver(solver.succ, board.compiled.probs, solver.active, method="woodbury")
+    ref = exact.solve(ones)
+    assert ref.method == "woodbury" and exact.method == "woodbury"
+    np.testing.assert_allclose(sol.x, ref.x, rtol=2 * TARGET_ERROR)
+    assert solver.method == "gmres"  # unchanged by the solves
+
+
+def test_an_int32_table_is_solved_as_it_is():
+    board = random_board(3000, 0.1, rng=6)
+    solver = _structured(board)
+    ones = solver.active.astype(float)
+    small = Solver(solver.succ.astype(np.int32), board.compiled.probs, solver.active)
+    assert small.succ.dtype == np.int32
+    np.testing.assert_array_equal(small.solve(ones).x, solver.solve(ones).x)
+
+
+# -- batch rows ---------------------------------------------------------------------
+def test_a_row_with_too_many_backward_targets_is_solved_by_the_single_board_solver():
+    board = random_board(4000, 0.5, rng=2)  # more than KMAX (512) backward targets
+    assert _structured(board).k > 512
+    df = analyze_many([board, Board(10)], columns=["mean", "variance"])
+    assert df["mean"].iloc[0] == pytest.approx(expected_throws(board), rel=1e-12)
+    assert df["variance"].iloc[0] == pytest.approx(throws_variance(board), rel=1e-10)
+
+
+def test_a_row_whose_tail_is_not_reached_keeps_what_max_throws_decides_as_analyze_does():
+    # P(T <= 40) = 0.957: the median and p90 are decided within 40 throws, p99.5 is not
+    slow = Board(20, {19: 0}, overshoot="exact")
+    fast = Board(10)
+    cols = ["min_throws", "mean", "median", "p90", "p99.5", "mode"]
+    with pytest.warns(RuntimeWarning, match=r"rows \[0\]: some distribution columns are "
+                                            r"missing.*max_throws=40"):
+        df = analyze_many([slow, fast], columns=cols, max_throws=40)
+    a = analyze(slow, max_throws=40, percentiles=[90, 99.5])
+    assert a.pmf is None and a.percentiles[99.5] is None and a.median is not None
+    row = df.iloc[0]
+    assert (row["min_throws"], row["median"], row["p90"], row["mode"]) == (
+        a.min_throws, a.median, a.percentiles[90], a.mode)
+    assert row["mean"] == pytest.approx(a.mean, rel=1e-12) and pd.isna(row["p99.5"])
+    assert df["median"].iloc[1] == analyze(fast).median
+    with warnings.catch_warnings():  # decided within max_throws: no warning
+        warnings.simplefilter("error")
+        df = analyze_many([slow], columns=["median", "p90"], max_throws=40)
+    assert (df["median"].iloc[0], df["p90"].iloc[0]) == (a.median, a.percentiles[90])
+
+
+def test_the_mode_of_a_tie_is_the_first_as_analyze_gives_it():
+    # P(T = 1) = P(T = 2) = 1/3: the push may round the second a bit larger
+    board = Board(6, {2: 1, 5: 6}, overshoot="bounce")
+    assert analyze_many([board], columns=["mode"])["mode"].iloc[0] == analyze(board).mode == 1
+
+
+# -- design ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kw", [{"method": "local", "batch": 10**9}, {"chains": 10**9},
+                                {"iterations": 10**12}])
+def test_design_refuses_a_search_it_cannot_hold_before_allocating(kw, monkeypatch):
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "2G")
+    with pytest.raises(MemoryLimitError, match=r"needs about [\d.]+ [TGP]iB of memory"):
+        design_board(100, snakes=5, ladders=5, objective="max", **kw)
+
+
+def test_snl_design_refuses_a_billion_chains_with_one_line():
+    out = subprocess.run([sys.executable, "-m", "snl_numeric", "design", "--snakes", "5",
+                          "--ladders", "5", "--max", "--chains", "1000000000"],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "SNL_NUMERIC_MAX_MEMORY": "2G"})
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines()[-1].startswith(
+        "snl design: error: a search of 1,000,000,000 chains")
+
+
+def test_design_with_a_die_of_many_faces_evaluates_them_merged():
+    dice = Dice.fair(1000)  # 900 faces beyond the goal: one face moving to the goal
+    res = design_board(100, snakes=3, ladders=3, objective="max", iterations=200, chains=2,
+                       dice=dice, rng=4)
+    assert res.mean == pytest.approx(expected_throws(res.board), rel=1e-12)
+    exact = Board(100, res.board.jumps, dice=dice, overshoot="exact")
+    res = design_board(100, snakes=3, ladders=3, objective="min", iterations=200, chains=2,
+                       dice=dice, overshoot="exact", rng=4)
+    assert res.mean == pytest.approx(expected_throws(res.board), rel=1e-12)
+    assert expected_throws(exact) > 0
+
+
+# -- boards from arrays ---------------------------------------------------------------
+@settings(max_examples=50, deadline=None)
+@given(board_strategy(max_size=40))
+def test_from_arrays_is_the_board_of_the_same_jumps(board):
+    src, dst = board.jump_arrays
+    again = Board.from_arrays(board.size, src[::-1].copy(), dst[::-1].copy(),
+                              start=board.start, overshoot=board.overshoot, chain=board.chain,
+                              dice=board.dice)
+    assert again == board and hash(again) == hash(board) and dict(again.jumps) == board.jumps
+    assert repr(again) == repr(board)
+
+
+@pytest.mark.parametrize("src, dst, error, words", [
+    (np.array([[1, 2]]), np.array([3]), ValueError, "1-d array"),
+    (np.array([1.5]), np.array([3]), TypeError, "integer squares"),
+    (np.array([1, 2]), np.array([3]), ValueError, "same length"),
+    (np.array([4]), np.array([4]), ValueError, "jump 4->4 goes nowhere"),
+])
+def test_from_arrays_refuses_bad_jumps(src, dst, error, words):
+    with pytest.raises(error, match=words):
+        Board.from_arrays(10, src, dst)
+
+
+def test_a_million_squares_from_arrays_without_a_python_dict():
+    board = random_board(10**6, 0.1, rng=1)
+    assert board._jumps is None  # the mapping is built only when asked for
+    t = expected_throws_all(board)
+    assert board._jumps is None and np.isfinite(t[0])
+    assert board.replace(start=5)._jumps is None
+    assert len(board.jumps) == len(board.jump_arrays[0])
+
+
+# -- memory estimates hold --------------------------------------------------------------
+_PEAK = r"""
+import json, os, resource, sys
+from snl_numeric import analyze_many
+from snl_numeric.boards import random_board
+n, frac = int(sys.argv[1]), float(sys.argv[2])
+analyze_many([random_board(3000, frac, rng=2), random_board(20000, 0.1, rng=3)],
+             columns=["mean", "variance"])  # compiled, and the solver path taken once
+board = random_board(n, frac, rng=1)
+with open("/proc/self/statm") as fh:  # resident now (the peak so far may be higher)
+    now = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+analyze_many([board], columns=["mean", "variance"])
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = after - now if after > before else None  # None: below the earlier peak
+from snl_numeric.chain import sure_states
+from snl_numeric._core.solve import Solver
+cb = board.compiled
+active = sure_states(cb).copy()
+active[cb.size] = False
+print(json.dumps({"peak": peak, "k": Solver(cb.succ, cb.probs, active).k}))
+"""
+
+
+_TRACED = r"""
+import json, sys, tracemalloc
+from snl_numeric.batch import BoardBatch
+from snl_numeric.batch.run import _run_kernel, make_settings
+from snl_numeric.boards import random_board
+batch = BoardBatch.from_boards([random_board(int(sys.argv[1]), 0.1, rng=1)])
+settings = make_settings(["mean", "variance"], "raise", 1e-12, 10**7, 1)
+_run_kernel(batch[:0], settings)
+tracemalloc.start()
+_run_kernel(batch, settings)
+print(json.dumps(tracemalloc.get_traced_memory()[1]))
+"""
+
+
+def test_a_small_rows_memory_estimate_is_within_one_and_a_half_of_its_peak():
+    # the kernels run as Python (NUMBA_DISABLE_JIT): every array they make is traced
+    from snl_numeric.batch.kernels import row_bytes
+
+    n = 1000
+    k = _structured(random_board(n, 0.1, rng=1)).k
+    out = subprocess.run([sys.executable, "-c", _TRACED, str(n)], capture_output=True,
+                         text=True, check=True, timeout=900,
+                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    peak = json.loads(out.stdout.strip().splitlines()[-1])
+    estimate = row_bytes(n, 6, k)
+    assert estimate / 1.5 <= peak <= estimate * 1.5, (peak, estimate)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="Linux's /proc")
+@pytest.mark.parametrize("n", [10**4, 10**5, 10**6, 10**7])
+def test_a_batch_rows_memory_estimate_is_within_one_and_a_half_of_its_peak(n):
+    from snl_numeric.batch.kernels import row_bytes
+    from snl_numeric.compile import table_bytes
+
+    out = subprocess.run([sys.executable, "-c", _PEAK, str(n), "0.1"], capture_output=True,
+                         text=True, check=True, timeout=1800)
+    measured = json.loads(out.stdout.strip().splitlines()[-1])
+    peak, k = measured["peak"], measured["k"]
+    if k <= 512:  # the per-board kernel's Woodbury arrays
+        estimate = row_bytes(n, 6, k)
+    else:  # handed to the single-board solver
+        estimate = table_bytes(n, 6) + solver_bytes(n + 1, 6, k)
+    assert estimate / 1.5 <= peak <= estimate * 1.5, (peak / 2**20, estimate / 2**20)
+
+
+def test_no_warning_on_a_plain_batch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        analyze_many([Board(30), Board(30, {29: 0})], columns=["median", "mean"])
