@@ -1,11 +1,12 @@
-"""Bracketing the values of a race: the sweeps, their acceleration and their certificate.
+"""Bracketing the values of a race: the estimate, its certified box, the sweeps.
 
 See the package notes (:mod:`snl_numeric.race`) for the scheme. This module drives
-the kernels: the estimate and its certified box, pair 1 of bounds from (0, 1) when no
-box closes, pair 2 when nobody may win from some
-positions, the accelerated finish when the game's values are unique, the linear
-solver for chains that mix too slowly, and a clear stop when nothing would certify
-the answer within ``max_sweeps``.
+the kernels: the symmetric game's estimate and its certified box
+(``kernels.value_sweep_kernel``, ``kernels.box_sweep_kernel``), pair 1 of bounds from
+(0, 1) when no box closes or the game is not symmetric, pair 2 when nobody may win
+from some positions (both ``kernels.bracket_sweep_kernel``), the linear solver for
+chains that mix too slowly, and a clear stop when nothing would certify the answer
+within ``max_sweeps``.
 
 **Why the certificate holds.** Pair 1 is value iteration from below for two
 reachability games at once: ``p`` bounds each side's chance to win from below (a
@@ -14,19 +15,19 @@ on the other side's chance. When ``q - p <= tol`` everywhere, the two lower boun
 up to at least ``1 - tol``, so each is within ``tol`` of its exact value: no
 uniqueness of fixed points is needed.
 
-**The estimated box.** A symmetric game is estimated first (one array, in place,
-no allowances: ``kernels.value_sweep_kernel``), then a box ``[x - delta, x + delta]``
-around the estimate is swept (bounds not clamped). If ``K`` sweeps land inside the box,
-the box is a sub-solution of the monotone map one sweep makes of the pair of bounds,
-and so are the sweeps' bounds; where every game ends (no token can be kept from the
-goal) that map has one fixed point, the values, so the bounds bracket them. Where a
-token can be stranded, the chance to win is computed with the dice of the policy
-``sigma`` read off the estimate only (``restrict``), after checking that ``sigma``
-cannot be kept from finishing (no end component of the game with ``sigma`` fixed,
+**The estimated box.** A symmetric game (both players choose, or one die and every
+game ends) is estimated first (one array, in place, no allowances), then a box
+``[x - delta, x + delta]`` around the estimate is swept (bounds not clamped). If ``K``
+sweeps land inside the box, the box is a sub-solution of the monotone map one sweep
+makes of the pair of bounds, and so are the sweeps' bounds; where every game ends (no
+token can be kept from the goal) that map has one fixed point, the values, so the
+bounds bracket them. Where a token can be stranded, the chance to win is computed with
+the dice of a policy ``sigma`` read off the estimate only, after checking that
+``sigma`` cannot be kept from finishing (no set of squares its dice never leave,
+:func:`_finishes`, or no end component of the game with ``sigma`` fixed,
 :func:`~.graph.trap_kernel`): the game with ``sigma`` fixed always ends, its unique
 fixed point is the chance ``sigma`` guarantees, at most the exact chance to win, and
-the result plays ``sigma``. The same box certifies the accelerated finish of slow
-brackets (``_accelerate``), with a policy read off sweeps of the bounds' midpoints.
+the result plays ``sigma``.
 """
 
 from __future__ import annotations
@@ -40,12 +41,9 @@ from .._core.memory import check_memory
 from ..policy.problem import Problem
 from .graph import alive_kernel, avoid_kernel, live_kernel, trap_kernel
 from .kernels import (
-    CLAMPED,
-    SINGLE,
-    UNCLAMPED,
+    box_sweep_kernel,
+    bracket_sweep_kernel,
     from_diag_kernel,
-    sweep_jumps_kernel,
-    sweep_kernel,
     to_diag_kernel,
     value_sweep_kernel,
 )
@@ -65,20 +63,6 @@ STALL_RATIO = 1e-3
 MAX_BYTES = 2 * 2**30
 #: Bytes per die, square and face of the per-face tables (and per chain state and face).
 FACE_BYTES = 40
-#: The acceleration is tried once the bracket is below this width...
-ACCEL_WIDTH = 0.5
-#: ... and shrinks by less than this factor per sweep (fast brackets need no help),
-ACCEL_RATE = 0.5
-#: ... and would need more sweeps than this to close (else plain sweeps are cheaper),
-ACCEL_SWEEPS = 40
-#: ... judged after this many sweeps (most boards are done by then).
-ACCEL_AFTER = 20
-#: at most this many times, each after the bracket shrank this much since the last try.
-ACCEL_TRIES = 3
-ACCEL_GAIN = 1e-3
-#: Sweeps of the estimate at most, and sweeps of a trial box.
-SINGLE_SWEEPS = 200
-TRIAL_SWEEPS = 24
 #: The rate of the bracket is judged over this many sweeps, after at least this many.
 RATE_WINDOW = 64
 RATE_AFTER = 256
@@ -137,37 +121,32 @@ def check_race_memory(size: int, arrays: int, tables: int, dice: tuple = (),
     check_memory(need, what)
 
 
-_NO_POLICY = np.zeros(1, dtype=np.int64)
-
-
 class _Sides:
-    """The two sides' arguments of the sweep kernels, and one sweep."""
+    """The two sides' players as the bracket kernel takes them, and one sweep."""
 
     def __init__(self, t: Tables, players: tuple[FixedPlayer | None, FixedPlayer | None],
                  symmetric: bool) -> None:
         self.t = t
         self.symmetric = symmetric
-        self.kernel = sweep_jumps_kernel if t.optional else sweep_kernel
         self.side0 = self._args(players[0])
         self.side1 = self.side0 if symmetric else self._args(players[1])
 
-    def _args(self, pl: FixedPlayer | None) -> tuple[bool, bool, np.ndarray, np.ndarray]:
+    def _args(self, pl: FixedPlayer | None) -> tuple[bool, np.ndarray, np.ndarray]:
+        """``(fixed, die, take)``: die per state (diagonal layout) and jump decisions."""
         t = self.t
-        m = len(t.jumps[0])
         if pl is None:
-            return t.optional, False, np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_)
+            return False, np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_)
         die = np.empty(t.n_sq * t.n_sq, dtype=np.int32)
         to_diag_kernel(pl.die, t.base, die)
-        take = pl.take if t.optional else np.ones((max(m, 1), 1), np.bool_)
-        return False, True, die, np.ascontiguousarray(take)
+        take = pl.take if t.optional else np.ones((max(t.n_jumps, 1), 1), np.bool_)
+        return True, die, np.ascontiguousarray(take)
 
-    def sweep(self, arrays: tuple[np.ndarray, ...], lower: bool, skip: float,
-              mode: int = CLAMPED, restrict: np.ndarray | None = None) -> tuple[float, float]:
-        t, s0, s1 = self.t, self.side0, self.side1
-        rpol = _NO_POLICY if restrict is None else restrict
-        return self.kernel(t.moves, t.jumps, s0[0], s1[0], s0[1], s0[2], s0[3], s1[1], s1[2],
-                           s1[3], self.symmetric, t.base, *arrays, lower, skip, mode,
-                           restrict is not None, rpol)
+    def sweep(self, arrays: tuple[np.ndarray, ...], lower: bool, skip: float
+              ) -> tuple[float, float]:
+        """One clamped sweep of a pair of bounds: ``(largest change, width)``."""
+        t = self.t
+        return bracket_sweep_kernel(t.moves, t.jumps, t.optional, t.base, self.side0,
+                                    self.side1, self.symmetric, *arrays, lower, skip)
 
     def pair(self, lo_value: float, hi_value: float) -> tuple[np.ndarray, ...]:
         states = self.t.n_sq * self.t.n_sq
@@ -196,26 +175,6 @@ def _sweeps_needed(width: float, rate: float, tol: float) -> float:
     if rate >= 1.0 - 1e-15:
         return math.inf
     return math.log(tol / width) / math.log(rate)
-
-
-def _estimate(sides: _Sides, low: tuple[np.ndarray, ...], tol: float, budget: int
-              ) -> tuple[np.ndarray, np.ndarray, float, int]:
-    """Sweeps of one array per side from the midpoints: ``(x0, x1, error, sweeps)``."""
-    x0 = 0.5 * (low[0] + low[1])
-    x1 = x0 if sides.symmetric else 0.5 * (low[2] + low[3])
-    single = (x0, x0, x1, x1)
-    used, prev, change, ratio = 0, math.inf, math.inf, 1.0
-    for _ in range(max(4, min(budget, SINGLE_SWEEPS))):
-        change = sides.sweep(single, True, -1.0, SINGLE)[0]
-        used += 1
-        if change <= tol / 64:
-            break
-        ratio = change / prev if prev > 0 else 1.0
-        if used >= 4 and ratio > 0.95:
-            break
-        prev = change
-    r = min(max(ratio, 0.0), 0.95)
-    return x0, x1, change * r / (1.0 - r), used
 
 
 def _finishes(t: Tables, sigma: np.ndarray) -> bool:
@@ -253,48 +212,6 @@ def _trapped(t: Tables, pol_a: np.ndarray, take_a: np.ndarray, fixed_b: bool,
     return bool(in_a.any())
 
 
-def _accelerate(sides: _Sides, low: tuple[np.ndarray, ...], width: float, tol: float,
-                budget: int) -> tuple[tuple[np.ndarray, ...] | None, int]:
-    """Estimate the values, read the policy off the estimate and try a box around it
-    (see the module notes). Returns the new pair 1 (or None) and the sweeps spent."""
-    t, sym = sides.t, sides.symmetric
-    x0, x1, error, used = _estimate(sides, low, tol, budget)
-    delta = max(4.0 * error, tol / 4)
-    if delta >= width / 8:
-        return None, used
-    tie = max(4.0 * error, 1e-13)
-    if sym:
-        sigma, take = read_policy(t, x0, x0, x0, tie)
-    else:
-        sigma, take = read_policy(t, x0, x1, x1, tie, (sides.side1[2], sides.side1[3]))
-    take = take if t.optional else sides.side0[3]
-    none = (np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_))
-    if sym:
-        trapped = _trapped(t, sigma, take, False, *none)
-    else:  # sigma against the fixed opponent, and the fixed opponent against anything
-        trapped = (_trapped(t, sigma, take, True, sides.side1[2], sides.side1[3])
-                   or _trapped(t, sides.side1[2], sides.side1[3], False, *none))
-    if trapped:
-        return None, used
-    box = [np.maximum(x0 - delta, 0.0), np.minimum(x0 + delta, 1.0)]
-    if not sym:
-        box += [np.maximum(x1 - delta, 0.0), np.minimum(x1 + delta, 1.0)]
-    trial = [b.copy() for b in box]
-    arrays = tuple(trial) if not sym else (trial[0], trial[1], trial[0], trial[1])
-    for _ in range(TRIAL_SWEEPS):
-        sides.sweep(arrays, True, -1.0, UNCLAMPED, sigma)
-        used += 1
-        if all(bool(np.all(trial[k] >= box[k])) for k in range(0, len(box), 2)) and \
-                all(bool(np.all(trial[k] <= box[k])) for k in range(1, len(box), 2)):
-            # both brackets are valid: keep the narrower end of each
-            out = [np.maximum(trial[0], low[0]), np.minimum(trial[1], low[1])]
-            if sym:
-                return (out[0], out[1], out[0], out[1]), used
-            out += [np.maximum(trial[2], low[2]), np.minimum(trial[3], low[3])]
-            return tuple(out), used
-    return None, used
-
-
 def _estimate_value(t: Tables, tol: float, budget: int) -> tuple[np.ndarray, float, int]:
     """In-place Gauss-Seidel sweeps of the symmetric game's value (one array): the
     estimate, its error judged by the rate of the last sweeps, and the sweeps spent."""
@@ -321,24 +238,23 @@ def _estimate_value(t: Tables, tol: float, budget: int) -> tuple[np.ndarray, flo
     return w, error, used
 
 
-def _certify_box(sides: _Sides, x: np.ndarray, delta: float, sigma: np.ndarray | None,
-                 budget: int) -> tuple[tuple[np.ndarray, ...] | None, int]:
+def _certify_box(t: Tables, x: np.ndarray, delta: float, sigma: np.ndarray, budget: int
+                 ) -> tuple[tuple[np.ndarray, ...] | None, int]:
     """Bracket sweeps (not clamped) from the box ``[x - delta, x + delta]``, the chance to
-    win computed with the dice of ``sigma`` only (None: any die; the game always ends):
-    once they land inside the box, it held the values and the sweeps' bounds are a valid
-    pair 1 (see the module notes). Returns it (or None) and the sweeps spent."""
+    win computed with the die ``sigma`` gives each state (-1: any die; the game always
+    ends): once they land inside the box, it held the values and the sweeps' bounds are a
+    valid pair 1 (see the module notes). Returns it (or None) and the sweeps spent."""
     lo, hi = np.maximum(x - delta, 0.0), np.minimum(x + delta, 1.0)
     low, up = lo.copy(), hi.copy()
-    arrays = (low, up, low, up)
     sweeps = min(BOX_SWEEPS, budget)
     for used in range(1, sweeps + 1):
-        sides.sweep(arrays, True, -1.0, UNCLAMPED, sigma)
+        box_sweep_kernel(t.moves, t.jumps, t.optional, t.base, low, up, sigma)
         if bool(np.all(low >= lo)) and bool(np.all(up <= hi)):
-            return arrays, used
+            return (low, up, low, up), used
     return None, sweeps
 
 
-def _estimated_pair(sides: _Sides, tol: float, max_sweeps: int, draws: bool
+def _estimated_pair(t: Tables, tol: float, max_sweeps: int, draws: bool
                     ) -> tuple[tuple[np.ndarray, ...] | None,
                                tuple[np.ndarray, np.ndarray] | None, int]:
     """The symmetric game: estimate its value cheaply, then certify a box around the
@@ -346,25 +262,41 @@ def _estimated_pair(sides: _Sides, tol: float, max_sweeps: int, draws: bool
     from the goal (``draws``), the chance to win is certified through the policy read off
     the estimate, which must finish against any opponent. Returns pair 1 (or None), the
     policy it was certified through (None if it was not) and the sweeps spent."""
-    t = sides.t
     x, error, sweeps = _estimate_value(t, tol, max_sweeps // 2)
-    sigma = take = None
+    policy = None
     if draws:
-        sigma, take = read_policy(t, x, x, x, max(4.0 * error, 1e-13))
-        none = (np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_))
-        if not _finishes(t, sigma) and \
-                _trapped(t, sigma, take if t.optional else sides.side0[3], False, *none):
+        policy = _finishing_policy(t, x, max(4.0 * error, 1e-13))
+        if policy is None:
             return None, None, sweeps
+    sigma = np.full(t.n_sq * t.n_sq, -1, dtype=np.int64) if policy is None else policy[0]
     delta = max(tol / 4, 4.0 * error)
     for _ in range(BOX_TRIES):
         if sweeps >= max_sweeps or not delta < 0.5:
             break
-        pair, used = _certify_box(sides, x, delta, sigma, max_sweeps - sweeps)
+        pair, used = _certify_box(t, x, delta, sigma, max_sweeps - sweeps)
         sweeps += used
         if pair is not None:
-            return pair, None if sigma is None or take is None else (sigma, take), sweeps
+            return pair, policy, sweeps
         delta *= BOX_GROWTH
     return None, None, sweeps
+
+
+def _finishing_policy(t: Tables, x: np.ndarray, tie: float
+                      ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Side 0's dice and jump decisions read off the estimate ``x`` such that nobody can
+    keep a game going for ever against them, or None: the value-optimal dice with the
+    best chance not to lose when they surely finish (:func:`_finishes`, usually the case
+    with compulsory jumps), else the attractor's (``readout.py``) unless trapped."""
+    if not t.optional:
+        sigma, take = read_policy(t, x, x, x, tie, ends=True)
+        if _finishes(t, sigma):
+            return sigma, take
+    sigma, take = read_policy(t, x, x, x, tie)
+    no_take = np.ones((1, 1), np.bool_)
+    if _finishes(t, sigma) or not _trapped(t, sigma, take if t.optional else no_take, False,
+                                           np.zeros(1, dtype=np.int32), no_take):
+        return sigma, take
+    return None
 
 
 def _draws(t: Tables) -> bool:
@@ -378,8 +310,8 @@ def _live(t: Tables, sides: _Sides) -> tuple[np.ndarray, np.ndarray]:
     states = t.n_sq * t.n_sq
     live0 = np.zeros(states, dtype=np.bool_)
     live1 = live0 if sides.symmetric else np.zeros(states, dtype=np.bool_)
-    while live_kernel(t.nodes, t.probs, t.jumps, t.optional, sides.side0[2], sides.side0[3],
-                      sides.side1[2], sides.side1[3], sides.symmetric, t.base, live0, live1):
+    while live_kernel(t.nodes, t.probs, t.jumps, t.optional, sides.side0[1], sides.side0[2],
+                      sides.side1[1], sides.side1[2], sides.symmetric, t.base, live0, live1):
         pass  # one pass per call (Ctrl-C)
     return live0, live1
 
@@ -389,38 +321,41 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
     """Bracket both sides' chances to win and not to lose on every pair state.
 
     ``players[k]`` is None for a side that maximises its chance to win; both
-    None is the symmetric game (one set of arrays). A side without a choice
-    (one die, compulsory jumps) is played as a fixed one.
+    None is the symmetric game (one set of arrays). Without a choice (one die,
+    compulsory jumps) a side is played as a fixed one, unless the game is symmetric
+    and its estimated box certifies it.
     """
     size = t.n_sq
     symmetric = players[0] is None and players[1] is None
-    if p.n_actions == 1 and not p.optional:  # nothing to choose: a Markov chain
+    one_die = p.n_actions == 1 and not p.optional
+    check_race_memory(size, 4 if symmetric else 8,
+                      2 if one_die else sum(pl is not None for pl in players))
+    # whether a game may never end; a chain's live states say it below
+    draws = (players[0] is None or players[1] is None) and _draws(t)
+    low: tuple[np.ndarray, ...] | None = None
+    sweeps, width, note, sigma = 0, 1.0, "", None
+    if symmetric and not (one_die and draws):  # estimate, then certify a box around it
+        low, sigma, sweeps = _estimated_pair(t, tol, max_sweeps, draws)
+        if low is not None:
+            width = _width(low)
+        if width > tol:  # the bracket goes on without the policy
+            sigma = None
+    if one_die and width > tol:  # nothing to choose: a Markov chain (its live states)
         no_choice = FixedPlayer(np.zeros((size, size), dtype=np.int32),
                                 np.ones((len(p.src), size), dtype=np.bool_), False, "")
         first, second = players
         players = (no_choice if first is None else first, no_choice if second is None else second)
     chain = players[0] is not None and players[1] is not None
-    check_race_memory(size, 4 if symmetric else 8, sum(pl is not None for pl in players))
     sides = _Sides(t, players, symmetric)
     skip = SKIP_RATIO * tol
+    live = None
     if chain:
         live = _live(t, sides)
         draws = not (bool(live[0].all()) and bool(live[1].all()))
-    else:
-        live = None
-        draws = _draws(t)
-
-    low = sides.pair(0.0, 1.0)
-    sweeps, width, note, sigma = 0, 1.0, "", None
-    if symmetric and not chain:  # estimate, then certify a box around the estimate
-        pair, sigma, sweeps = _estimated_pair(sides, tol, max_sweeps, draws)
-        if pair is not None:
-            low, width = pair, _width(pair)
-        if width > tol:  # the bracket goes on without the policy
-            sigma = None
+    if low is None:
+        low = sides.pair(0.0, 1.0)
     high: tuple[np.ndarray, ...] | None = None
     history = [width]
-    tries, last_try = 0, math.inf
     while width > tol:
         if sweeps >= max_sweeps:
             note = f"max_sweeps={max_sweeps} reached"
@@ -433,24 +368,6 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
         history.append(width)
         if width <= tol:
             break
-        needed = 0.0
-        if (high is None and (live is None or not draws) and tries < ACCEL_TRIES
-                and width <= min(ACCEL_WIDTH, last_try * ACCEL_GAIN)
-                and len(history) > ACCEL_AFTER):
-            rate = (width / history[-5]) ** 0.25
-            if rate > ACCEL_RATE:
-                needed = _sweeps_needed(width, rate, tol)
-        if needed > ACCEL_SWEEPS:  # the estimate and its trial cost about as much
-            tries, last_try = tries + 1, width
-            budget = int(min(needed, max_sweeps - sweeps))
-            out, used = _accelerate(sides, low, width, tol, budget)
-            sweeps += used
-            if out is not None:
-                low = out
-                width = _width(low)
-                history.append(width)
-                if width <= tol:
-                    break
         if len(history) > RATE_AFTER and len(history) % RATE_WINDOW == 0:
             rate = _rate(history)
             needed = _sweeps_needed(width, rate, tol)
@@ -497,9 +414,9 @@ def _linear(t: Tables, sides: _Sides, live: tuple[np.ndarray, np.ndarray], tol: 
     """A chain that mixes too slowly for the sweeps: solve it exactly."""
     s0, s1 = sides.side0, sides.side1
     m = max(len(t.jumps[0]), 1)
-    take0 = s0[3] if t.optional else np.ones((m, 1), np.bool_)
-    take1 = s1[3] if t.optional else np.ones((m, 1), np.bool_)
-    side0, side1, err = solve_chain(t, s0[2], take0, s1[2], take1, live[0], live[1])
+    take0 = s0[2] if t.optional else np.ones((m, 1), np.bool_)
+    take1 = s1[2] if t.optional else np.ones((m, 1), np.bool_)
+    side0, side1, err = solve_chain(t, s0[1], take0, s1[1], take1, live[0], live[1])
     mover, other = _alive_tables(t)  # exact zeros where a side cannot reach the goal
     side0 = (side0[0] * mover, side0[1] * other)
     side1 = (side1[0] * mover, side1[1] * other)

@@ -347,15 +347,17 @@ def _solve_pair(c, s, m, tot, exact_c, ka, d, sd, t, m_d, tot_d, exact_d, kb, lo
 
 @njit(inline="always")
 def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal, n, optional,
-          single, c, sc, d, sd, stay, mov, tot, exact_c, exact_d):  # pragma: no cover - jitted
-    """One side's candidates at ``(me, other)``: the value of its moving throws against
-    ``zc`` and ``zd`` (``c``, ``d``) and the sums ``sc``, ``sd`` of ``pr * z`` they subtract
-    from the chance to move, the chances of staying put and of moving, the die's total
-    and whether
-    each value is exact. With ``single`` only ``zc`` is read (``d`` copies ``c``).
-    Returns the number of candidates and whether any may stay put."""
+          sides):  # pragma: no cover - jitted
+    """One side's candidates at ``(me, other)`` into ``sides`` (:func:`_scratch`): the
+    value of its moving throws against ``zc`` and ``zd`` (``c``, ``d``) and the sums
+    ``sc``, ``sd`` of ``pr * z`` they subtract from the chance to move, the chances of
+    staying put and of moving, the die's total and whether each value is exact. A fixed
+    side throws die ``a_fix`` and follows jump ``k`` iff ``take[k, other]``; a free one
+    has every die as a candidate and, when ``free``, rests anywhere along an optional
+    jump's chain. Returns the number of candidates and whether any may stay put."""
     cnt, node, prob, move, stay_p = moves
     src, tgt, ptr, rest = jumps
+    c, sc, d, sd, stay, mov, tot, exact_c, exact_d = sides
     k = 1 if fixed else cnt.shape[0]
     stalls = False
     for cand in range(k):
@@ -370,8 +372,7 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
             if not optional or v < n:
                 x = base[v + other] + other
                 vc += pr * zc[x]
-                if not single:
-                    vd += pr * zd[x]
+                vd += pr * zd[x]
             elif free:  # the best place to rest along the jump's chain
                 bc = 2.0
                 bd = 2.0
@@ -383,11 +384,9 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
                         break
                     x = base[r + other] + other
                     bc = min(bc, zc[x])
-                    if not single:
-                        bd = min(bd, zd[x])
+                    bd = min(bd, zd[x])
                 vc += pr * bc
-                if not single:
-                    vd += pr * bd
+                vd += pr * bd
             else:  # follow the fixed decisions (written out: a call here slows the loop)
                 r = v
                 while r >= n:
@@ -398,10 +397,7 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
                 if r != goal:
                     x = base[r + other] + other
                     vc += pr * zc[x]
-                    if not single:
-                        vd += pr * zd[x]
-        if single:
-            vd = vc
+                    vd += pr * zd[x]
         mv = move[a, me]
         sa = stay_p[a, me]
         c[cand] = mv - vc
@@ -418,6 +414,52 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
 
 
 @njit(inline="always")
+def _scratch(n_act):  # pragma: no cover - jitted
+    """Per-die work arrays of one side for :func:`_side`."""
+    return (np.empty(n_act), np.empty(n_act), np.empty(n_act), np.empty(n_act),
+            np.empty(n_act), np.empty(n_act), np.empty(n_act),
+            np.empty(n_act, dtype=np.bool_), np.empty(n_act, dtype=np.bool_))
+
+
+@njit(inline="always")
+def _pair_bounds(side0, k0, st0, a0, n0, side1, k1, st1, a1, n1, rnd1, rnd, da
+                 ):  # pragma: no cover - jitted
+    """The new bounds of a position ``(i, j)`` of side 0 and its mirror ``(j, i)`` of
+    side 1 from their candidates (:func:`_side`): ``(xa, ya, xb, yb)``, system alpha
+    (side 0's ``p`` with side 1's ``q``) and beta (side 0's ``q`` with side 1's ``p``).
+    Side 0's ``p`` is computed with its dice ``a0 .. n0 - 1`` only, side 1's ``p`` with
+    ``a1 .. n1 - 1``; ``da``: -1 if ``p`` holds lower bounds, +1 if upper bounds."""
+    c0, sc0, d0, sd0, s0, m0, t0, ec0, ed0 = side0
+    c1, sc1, d1, sd1, s1, m1, t1, ec1, ed1 = side1
+    if st0 or st1:
+        xa, ya = _solve_pair(c0[a0:n0], s0[a0:n0], m0[a0:n0], t0[a0:n0], ec0[a0:n0], n0 - a0,
+                             c1, sc1, s1, m1, t1, ec1, k1, 0.0, rnd1, rnd, da)
+        xb, yb = _solve_pair(d0, s0, m0, t0, ed0, k0, d1[a1:n1], sd1[a1:n1], s1[a1:n1],
+                             m1[a1:n1], t1[a1:n1], ed1[a1:n1], n1 - a1, 1.0, rnd1, rnd, -da)
+        return xa, ya, xb, yb
+    xa = -1.0
+    xb = -1.0
+    ya = -1.0
+    yb = -1.0
+    for a in range(a0, n0):
+        xa = max(xa, _outward(_per(c0[a], t0[a]), 0.0 if ec0[a] else rnd1, da))
+    for a in range(k1):
+        ya = max(ya, _outward(_per(c1[a], t1[a]), 0.0 if ec1[a] else rnd1, -da))
+    for a in range(k0):
+        xb = max(xb, _outward(_per(d0[a], t0[a]), 0.0 if ed0[a] else rnd1, -da))
+    for a in range(a1, n1):
+        yb = max(yb, _outward(_per(d1[a], t1[a]), 0.0 if ed1[a] else rnd1, da))
+    return xa, ya, xb, yb
+
+
+@njit(inline="always")
+def _allowances(moves):  # pragma: no cover - jitted
+    """The rounding allowances of one value (``rnd1``) and of a two-state game (``rnd``)."""
+    width = moves[1].shape[2]
+    return (width + ROUND_SIMPLE) * _U, (2 * width + ROUND_PAIR) * _U
+
+
+@njit(inline="always")
 def _clamp(old, new, rise):  # pragma: no cover - jitted
     if rise:
         return new if new > old else old
@@ -425,35 +467,51 @@ def _clamp(old, new, rise):  # pragma: no cover - jitted
 
 
 @njit()
-def sweep_kernel(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
-                 symmetric, base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol
-                 ):  # pragma: no cover - jitted
-    """One sweep with compulsory jumps (every node a square); see :func:`_sweep`."""
-    return _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
-                  symmetric, base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol, False)
+def box_sweep_kernel(moves, jumps, optional, base, low, up, sigma):  # pragma: no cover
+    """One Gauss-Seidel sweep of the symmetric game's bounds from a box, last diagonal
+    first: ``low`` (the chance to win from below) and ``up`` (the chance not to lose from
+    above) are replaced by the operator's values, not clamped (``bounds.py`` checks that
+    they land inside the box). Both sides maximise; the chance to win at a state is
+    computed with the die ``sigma[state]`` only, or with every die where it is -1 (a
+    lower bound certified through that policy, see ``bounds.py``); jump decisions stay
+    free. A state and its mirror are updated together, as in :func:`bracket_sweep_kernel`.
+    """
+    cnt = moves[0]
+    n_act, n = cnt.shape
+    rnd1, rnd = _allowances(moves)
+    goal = n - 1
+    n_sq = goal
+    side0 = _scratch(n_act)
+    side1 = _scratch(n_act)
+    no_take = np.ones((1, 1), dtype=np.bool_)
+    for s in range(2 * n_sq - 2, -1, -1):
+        for i in range(max(0, s - n_sq + 1), s // 2 + 1):
+            j = s - i
+            u = base[s] + i  # (i, j)
+            w = base[s] + j  # (j, i)
+            k0, st0 = _side(moves, i, j, up, low, False, 0, optional, no_take, jumps, base,
+                            goal, n, optional, side0)
+            k1, st1 = _side(moves, j, i, low, up, False, 0, optional, no_take, jumps, base,
+                            goal, n, optional, side1)
+            a0 = 0 if sigma[u] < 0 else sigma[u]
+            n0 = k0 if sigma[u] < 0 else a0 + 1
+            a1 = 0 if sigma[w] < 0 else sigma[w]
+            n1 = k1 if sigma[w] < 0 else a1 + 1
+            xa, ya, xb, yb = _pair_bounds(side0, k0, st0, a0, n0, side1, k1, st1, a1, n1,
+                                          rnd1, rnd, -1)
+            if i == j:  # one state: alpha and beta are the same system
+                xb, yb = ya, xa
+            low[u] = xa
+            up[w] = ya
+            up[u] = xb
+            low[w] = yb
 
 
 @njit()
-def sweep_jumps_kernel(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
-                       symmetric, base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol
-                       ):  # pragma: no cover - jitted
-    """One sweep with optional jumps (nodes may be jumps); see :func:`_sweep`."""
-    return _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
-                  symmetric, base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol, True)
-
-
-#: Sweep modes: bounds only improve (clamped); bounds are replaced (a trial from a box,
-#: see ``bounds.py``); one estimate per side instead of bounds (``p is q``, no allowance).
-CLAMPED = 0
-UNCLAMPED = 1
-SINGLE = 2
-
-
-@njit(inline="always")
-def _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1, symmetric,
-           base, p0, q0, p1, q1, lower, skip, mode, restrict, rpol, optional
-           ):  # pragma: no cover - jitted
-    """One Gauss-Seidel sweep, last diagonal first: ``(largest change, largest |q - p|)``.
+def bracket_sweep_kernel(moves, jumps, optional, base, player0, player1, symmetric, p0, q0,
+                         p1, q1, lower, skip):  # pragma: no cover - jitted
+    """One Gauss-Seidel sweep of the bounds, last diagonal first, each bound only
+    improving (clamped): ``(largest change, largest |q - p|)``.
 
     ``moves``: :func:`moves_kernel`'s tables; ``jumps``: ``(src, tgt, ptr, rest)``,
     the jumps and where a deciding player may rest after landing on each
@@ -461,47 +519,23 @@ def _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
     bounds of side ``k`` (diagonal layout); ``lower``: ``p`` holds lower bounds
     (rising) and ``q`` upper bounds (falling), else the reverse. With
     ``symmetric`` both sides are one player (``p1 is p0``, ``q1 is q0``) and only
-    ``p <= q`` is visited, each state together with its mirror. ``fixed_k``: side
-    ``k`` throws ``pol_k[state]`` and follows jump ``j`` iff ``take_k[j,
-    opponent's square]``; else it maximises, deciding jumps itself when ``free_k``.
-    A state and its mirror whose brackets are both within ``skip`` already are
-    left as they are (still valid bounds, and counted in the width). Every bound is
-    moved outwards by a rounding allowance (:func:`_solve_pair`); ``mode``:
-    :data:`CLAMPED`, :data:`UNCLAMPED` or :data:`SINGLE` (``p_k is q_k`` hold
-    estimates: only the chance to win is computed, a loop of lost throws counting
-    as nobody winning, and nothing is moved). With ``restrict``, a side that maximises
-    computes its chance to win (``p``, not ``q``) with the die ``rpol[state]`` only (a
-    lower bound certified through that policy, see ``bounds.py``); jump decisions
-    stay free.
+    ``p <= q`` is visited, each state together with its mirror. ``player_k`` is
+    ``(fixed, die, take)``: a fixed side throws ``die[state]`` and follows jump ``j``
+    iff ``take[j, opponent's square]``; else it maximises, deciding optional jumps
+    itself. A state and its mirror whose brackets are both within ``skip`` already
+    are left as they are (still valid bounds, and counted in the width). Every bound
+    is moved outwards by a rounding allowance (:func:`_solve_pair`).
     """
     cnt = moves[0]
     n_act, n = cnt.shape
-    width = moves[1].shape[2]
-    rnd1 = (width + ROUND_SIMPLE) * _U
-    rnd = (2 * width + ROUND_PAIR) * _U
-    single = mode == SINGLE
-    clamped = mode == CLAMPED
+    rnd1, rnd = _allowances(moves)
     goal = n - 1
     n_sq = goal
-    c0 = np.empty(n_act)
-    sc0 = np.empty(n_act)
-    d0 = np.empty(n_act)
-    sd0 = np.empty(n_act)
-    s0 = np.empty(n_act)
-    m0 = np.empty(n_act)
-    t0 = np.empty(n_act)
-    ec0 = np.empty(n_act, dtype=np.bool_)
-    ed0 = np.empty(n_act, dtype=np.bool_)
-    c1 = np.empty(n_act)
-    sc1 = np.empty(n_act)
-    d1 = np.empty(n_act)
-    sd1 = np.empty(n_act)
-    s1 = np.empty(n_act)
-    m1 = np.empty(n_act)
-    t1 = np.empty(n_act)
-    ec1 = np.empty(n_act, dtype=np.bool_)
-    ed1 = np.empty(n_act, dtype=np.bool_)
-    da = 0 if single else (-1 if lower else 1)  # direction of p0 (and of p1)
+    fixed0, pol0, take0 = player0
+    fixed1, pol1, take1 = player1
+    side0 = _scratch(n_act)
+    side1 = _scratch(n_act)
+    da = -1 if lower else 1  # direction of p0 (and of p1)
     change = 0.0
     width_max = 0.0
     for s in range(2 * n_sq - 2, -1, -1):
@@ -519,58 +553,20 @@ def _sweep(moves, jumps, free0, free1, fixed0, pol0, take0, fixed1, pol1, take1,
                 width_max = max(width_max, wu, ww)
                 continue
             # side 0 against side 1's not-lose (for p0) and win (for q0) bounds, and back
-            k0, st0 = _side(moves, i, j, q1, p1, fixed0, pol0[u] if fixed0 else 0, free0,
-                            take0, jumps, base, goal, n, optional, single, c0, sc0, d0, sd0,
-                            s0, m0, t0, ec0, ed0)
-            k1, st1 = _side(moves, j, i, p0, q0, fixed1, pol1[w] if fixed1 else 0, free1,
-                            take1, jumps, base, goal, n, optional, single, c1, sc1, d1, sd1,
-                            s1, m1, t1, ec1, ed1)
-            # system alpha: p0(i, j) with q1(j, i); beta: q0(i, j) with p1(j, i)
-            a0 = 0
-            n0 = k0  # side 0's dice for p0 (restricted: one)
-            if restrict and not fixed0:
-                a0 = rpol[u]
-                n0 = a0 + 1
-            a1 = 0
-            n1 = k1  # side 1's dice for p1
-            if restrict and not fixed1:
-                a1 = rpol[w]
-                n1 = a1 + 1
-            if st0 or st1:
-                xa, ya = _solve_pair(c0[a0:n0], s0[a0:n0], m0[a0:n0], t0[a0:n0], ec0[a0:n0],
-                                     n0 - a0, c1, sc1, s1, m1, t1, ec1, k1, 0.0, rnd1, rnd, da)
-                if single:
-                    xb, yb = xa, ya
-                else:
-                    xb, yb = _solve_pair(d0, s0, m0, t0, ed0, k0, d1[a1:n1], sd1[a1:n1],
-                                         s1[a1:n1], m1[a1:n1], t1[a1:n1], ed1[a1:n1], n1 - a1,
-                                         1.0, rnd1, rnd, -da)
-            else:
-                xa = -1.0
-                xb = -1.0
-                ya = -1.0
-                yb = -1.0
-                for a in range(a0, n0):
-                    xa = max(xa, _outward(_per(c0[a], t0[a]), 0.0 if ec0[a] else rnd1, da))
-                for a in range(k1):
-                    ya = max(ya, _outward(_per(c1[a], t1[a]), 0.0 if ec1[a] else rnd1, -da))
-                if not single:
-                    for a in range(k0):
-                        xb = max(xb, _outward(_per(d0[a], t0[a]), 0.0 if ed0[a] else rnd1, -da))
-                    for a in range(a1, n1):
-                        yb = max(yb, _outward(_per(d1[a], t1[a]), 0.0 if ed1[a] else rnd1, da))
+            k0, st0 = _side(moves, i, j, q1, p1, fixed0, pol0[u] if fixed0 else 0,
+                            optional and not fixed0, take0, jumps, base, goal, n, optional,
+                            side0)
+            k1, st1 = _side(moves, j, i, p0, q0, fixed1, pol1[w] if fixed1 else 0,
+                            optional and not fixed1, take1, jumps, base, goal, n, optional,
+                            side1)
+            xa, ya, xb, yb = _pair_bounds(side0, k0, st0, 0, k0, side1, k1, st1, 0, k1,
+                                          rnd1, rnd, da)
             if symmetric and i == j:  # one state: alpha and beta are the same system
                 xb, yb = ya, xa
-            if single:
-                change = max(change, abs(p0[u] - xa), abs(q1[w] - ya))
-                p0[u] = xa
-                q1[w] = ya
-                continue
-            if clamped:
-                xa = _clamp(p0[u], xa, lower)
-                ya = _clamp(q1[w], ya, not lower)
-                xb = _clamp(q0[u], xb, not lower)
-                yb = _clamp(p1[w], yb, lower)
+            xa = _clamp(p0[u], xa, lower)
+            ya = _clamp(q1[w], ya, not lower)
+            xb = _clamp(q0[u], xb, not lower)
+            yb = _clamp(p1[w], yb, lower)
             change = max(change, abs(p0[u] - xa), abs(q1[w] - ya), abs(q0[u] - xb),
                          abs(p1[w] - yb))
             p0[u] = xa

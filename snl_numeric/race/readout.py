@@ -54,11 +54,14 @@ def read_policy(t: Tables, win0: np.ndarray, win1: np.ndarray, keep1: np.ndarray
         return policy, _decide_jumps(t, keep1, rank1, tie)
     if opponent is None:
         fixed1, pol1, take1 = False, np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_)
-        cand1 = np.empty((states, n_act), dtype=np.bool_)
         # side 1's dice within tie of its best chance not to lose, at its states (j, i):
-        # the same kernel with side 0's chance to win (its fallback dice are not needed)
-        candidates_kernel(t.moves, t.jumps, t.optional, t.base, win0, win0, tie, cand1,
-                          np.empty(states, dtype=np.int64))
+        # the same kernel with side 0's chance to win (its fallback dice are not needed);
+        # side 0's own when that is side 1's chance not to lose (one player: the same)
+        cand1 = cand0
+        if not np.array_equal(win0, keep1):
+            cand1 = np.empty((states, n_act), dtype=np.bool_)
+            candidates_kernel(t.moves, t.jumps, t.optional, t.base, win0, win0, tie, cand1,
+                              np.empty(states, dtype=np.int64))
     else:
         fixed1, cand1 = True, np.ones((1, 1), np.bool_)
         pol1, take1 = opponent
