@@ -66,15 +66,17 @@ def proper(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) ->
 
 
 def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
-             check: bool = True) -> tuple[np.ndarray, float, Any]:
+             check: bool = True, systems: DenseSystems | None = None
+             ) -> tuple[np.ndarray, float, Any]:
     """Expected throws under a policy (``to``: the square each node leads to under its jump
     decisions): ``inf`` off the ``active`` squares, or everywhere but the goal when the
     policy does not finish surely from all of them (checked unless ``check`` is False);
     their certified relative error and the solver (``None`` when nothing was solved).
+    ``systems``: :class:`DenseSystems` of these squares and jump decisions, when known.
     """
     values = np.full(p.n, np.inf)
     values[p.goal] = 0.0
-    states = np.flatnonzero(active)
+    states = np.flatnonzero(active) if systems is None else systems.states
     table = None
     if check and len(states):
         table = policy_table(p, die, None, to)
@@ -83,9 +85,7 @@ def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
     if not len(states):
         return values, 0.0, None
     if len(states) <= DENSE_MAX:
-        dies = die[states]
-        dense = DenseSolver(to[p.nxt[dies, states]], p.probs[dies], p.rowsum[dies], states,
-                            p.n)
+        dense = (systems or DenseSystems(p, to, states)).solver(die)
         if dense.error <= TARGET:
             values[states] = dense.t
             return values, dense.error, dense
@@ -95,37 +95,51 @@ def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
     return values, float(sol.error), solver
 
 
-class DenseSolver:
-    """``A x = b`` over the squares ``states`` by LAPACK's dense LU, ``t = A^-1 s`` (the
-    expected throws) solved at once; every answer with its certified relative error.
+class DenseSystems:
+    """The systems of every policy of ``p`` over the squares ``states`` (at most
+    ``DENSE_MAX``) under the jump decisions ``to``: ``A = D - G`` of each die as a dense
+    matrix, from which a policy's rows are gathered at once."""
 
-    ``succ`` and ``prob`` are the policy table's rows of ``states`` (of ``n`` squares),
-    ``rowsum`` their probabilities summed; throws to other squares leave the system.
+    def __init__(self, p: Problem, to: np.ndarray, states: np.ndarray) -> None:
+        m, n_act = len(states), p.n_actions
+        pos = np.full(p.n, m)  # each square's place in the system, m off it
+        pos[states] = np.arange(m)
+        self.to = dest = pos[to[p.nxt[:, states]]]
+        moving = np.where(dest == np.arange(m)[:, None], 0.0, p.probs[:, None, :])
+        self.pivot = moving.sum(axis=2)  # the probability of moving (the faces that stay not)
+        idx = (np.arange(n_act * m) * (m + 1))[:, None] + dest.reshape(n_act * m, dest.shape[2])
+        a = np.bincount(idx.ravel(), weights=-moving.ravel(), minlength=n_act * m * (m + 1))
+        self.a = a.reshape(n_act, m, m + 1)[:, :, :m]  # a last column for "off the system"
+        self.a[:, np.arange(m), np.arange(m)] = self.pivot
+        self.p, self.states = p, states
+
+    def solver(self, die: np.ndarray) -> DenseSolver:
+        """The solver of the policy throwing ``die``."""
+        d, rows = die[self.states], np.arange(len(self.states))
+        return DenseSolver(self.a[d, rows], self.pivot[d, rows], self.p.rowsum[d],
+                           self.p.probs[d], self.to[d, rows], self.states, self.p.n)
+
+
+class DenseSolver:
+    """``A x = b`` over the squares ``states`` (of ``n``) by LAPACK's dense LU, ``t = A^-1 s``
+    (the expected throws) solved at once; every answer with its certified relative error.
+
+    ``a`` is ``A``, ``pivot`` its diagonal, ``rowsum`` the row sums ``s`` of the dice's
+    probabilities ``prob``, ``to`` where each face leads (``len(states)``: off the system).
     """
 
-    def __init__(self, succ: np.ndarray, prob: np.ndarray, rowsum: np.ndarray,
-                 states: np.ndarray, n: int) -> None:
-        m, faces = succ.shape
-        pos = np.full(n, m)
-        pos[states] = np.arange(m)
-        to = pos[succ]
-        moving = np.where(to == np.arange(m)[:, None], 0.0, prob)  # not the faces that stay
-        self.pivot = moving.sum(axis=1)
-        # -G by columns (Fortran order, as LAPACK takes it), a last column for "off it"
-        idx = (to * m + np.arange(m)[:, None]).ravel()
-        a = np.bincount(idx, weights=-moving.ravel(), minlength=m * (m + 1))
-        self.a = a = a[: m * m].reshape(m, m).T
-        a[np.diag_indices(m)] = self.pivot
-        self.states, self.rowsum, self.n = states, rowsum, n
-        self.gamma = gamma(2 * faces + 6)  # the residual's rounding, and the pivots'
-        self.faces = faces
+    def __init__(self, a: np.ndarray, pivot: np.ndarray, rowsum: np.ndarray,
+                 prob: np.ndarray, to: np.ndarray, states: np.ndarray, n: int) -> None:
+        self.a, self.pivot, self.rowsum, self.states, self.n = a, pivot, rowsum, states, n
+        self.faces = prob.shape[1]
+        self.gamma = gamma(2 * self.faces + 6)  # the residual's rounding, and the pivots'
         with LAPACK_LOCK:
             self.lu, self.piv, t, info = dgesv(a, rowsum[:, None])
         self.t = t = t[:, 0]
         self.error = np.inf
         if info == 0 and t.min() >= 0.0:  # (False for NaN; inf gives an infinite error)
             ax = a @ t
-            err = np.abs(rowsum - ax) + self.gamma * (rowsum + 2.0 * self.pivot * t - ax)
+            err = np.abs(rowsum - ax) + self.gamma * (rowsum + 2.0 * pivot * t - ax)
             self.error = self._relative(err)
             if self.error > TARGET:  # the residual's rounding may hide its size: exactly
                 r, err = exact_rows(rowsum, prob, np.append(t, 0.0)[to], t)

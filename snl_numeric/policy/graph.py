@@ -115,7 +115,7 @@ def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             dist = _layers(csr_graph(e.dst[keep], e.src[keep], n_nodes), p.goal)
             reached = np.isfinite(dist)
         down_ok = allowed[: p.n_actions * p.n].reshape(p.n_actions, p.n)
-    n, n_act = p.n, p.n_actions
+    n = p.n
     pos = (p.probs > 0)[:, None, :]
     after = np.where(pos, dist[p.nxt], 0.0)
     down = np.any(pos & (after < dist[:n, None]), axis=2)

@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .evaluate import U, evaluate, exact_rows, face_sums
+from .._core.solve.direct import DENSE_MAX
+from .evaluate import DenseSystems, U, evaluate, exact_rows, face_sums
 from .problem import Problem, resolve
 
 #: At most this many open near-ties are evaluated as their own policies per certificate.
@@ -103,6 +104,9 @@ class _Iteration:
         self.jumps = bool(jactive.any())
         self.rows = np.arange(p.n)
         self.states = np.flatnonzero(active)
+        self.everywhere = len(self.states) == p.n - 1
+        self.no_jumps = (np.full(len(p.src), -np.inf), np.zeros(len(p.src)))
+        self.dense: dict[bytes, DenseSystems] = {}
         self.scaled = bool(np.any(p.rowsum != 1.0))
         self.rounding = (p.nxt.shape[2] + 4) * 2 * U  # of a one-step sum and its gain
 
@@ -144,6 +148,15 @@ class _Iteration:
                           g.jp.max(initial=0.0))
             return Improved(pol.values, pol.error, steps, gap, float(bellman))
 
+    def systems(self, pol: _Policy) -> DenseSystems | None:
+        """The dense systems of small problems, one for each set of jump decisions met."""
+        if not 0 < len(self.states) <= DENSE_MAX:
+            return None
+        key = pol.take.tobytes()
+        if key not in self.dense:
+            self.dense[key] = DenseSystems(self.p, pol.to, self.states)
+        return self.dense[key]
+
     def check(self, g: _Gains) -> bool:
         """Whether a trial policy must be shown to finish surely: under "min", one whose
         every choice is at most 1 worse than V's (per throw, with the jumps along a chain)
@@ -156,9 +169,9 @@ class _Iteration:
         proper), or as a trial (shown first to finish surely when ``check``)."""
         pol.to = resolve(self.p, pol.take) if self.to is None else self.to
         pol.values, pol.error, pol.solver = evaluate(self.p, pol.die, pol.to, self.active,
-                                                     bool(check))
+                                                     bool(check), self.systems(pol))
         pol.v = np.where(self.active, pol.values, 0.0)
-        if check is None and not np.isfinite(pol.v).all():
+        if check is None and not pol.error < np.inf:  # (an infinite value has no error)
             raise RuntimeError(  # pragma: no cover - a certified step
                 "optimal_policy: a policy step left the squares where play surely finishes; "
                 "please report this board")
@@ -193,15 +206,17 @@ class _Iteration:
         q = face_sums(p, w)
         if self.scaled:
             q /= p.rowsum[:, None]
-        ok = np.isfinite(q) & self.active
-        q = np.where(ok, q, 0.0)
+        if self.everywhere:  # every value finite
+            ok = self.active
+        else:
+            ok = np.isfinite(q) & self.active
+            q = np.where(ok, q, 0.0)
         sq = np.where(ok, self.sense * (pol.v - 1.0 - q), -np.inf)
         size = q + pol.v
         rounding = self.rounding * (1.0 + size)
         own = sq[pol.die, self.rows]
         sq[pol.die, self.rows] = -np.inf
-        jp = np.full(len(p.src), -np.inf)
-        jsize = np.zeros(len(p.src))
+        jp, jsize = self.no_jumps
         if self.jumps:
             cur = w[n:]
             alt = np.where(pol.take, pol.values[p.src], w[p.tgt])
@@ -230,7 +245,7 @@ class _Iteration:
         """The gap no single switch is shown not to exceed (0 when every one is within
         ``tau``), or ``None`` after taking a switch that improves."""
         open_sq = g.sq + g.sq_d > least
-        open_jp = g.jp + g.jp_d > least
+        open_jp = (g.jp + g.jp_d > least) if self.jumps else self.no_jumps[1] > 0
         if not (open_sq.any() or open_jp.any()):
             return 0.0
         fine = self.precise(pol, open_sq, open_jp, *residual)
@@ -304,10 +319,10 @@ class _Iteration:
                    + 2 * U * np.abs(total))
             sq[a, x] = -self.sense * total / scale
             sq_d[a, x] = err / scale * (1 + 4 * U)
-        jp = np.full(open_jp.shape, -np.inf)
-        jp_d = np.zeros(open_jp.shape)
-        js = np.flatnonzero(open_jp)
+        jp, jp_d = self.no_jumps
+        js = np.flatnonzero(open_jp) if self.jumps else ()
         if len(js):
+            jp, jp_d = jp.copy(), jp_d.copy()
             other = np.where(pol.take[js], p.src[js], p.tgt[js])
             d, dc = w[p.n + js] - w[other], wc[p.n + js] - wc[other]
             jp[js] = self.sense * (d + dc)
