@@ -7,9 +7,23 @@ Python backward induction), random boards of 10^5 squares (compared with
 our own value iteration, ``method="value"``), and a board at the size where the
 NumPy path hands over to the Numba kernels (``policy.problem.KERNEL_SQUARES``),
 answered both ways.
+
+With ``SNL_BENCH_BASELINE`` set to a checkout of an earlier commit (e.g. ``git worktree
+add /tmp/base c035537``, the release before the NumPy path), the warm calls on Milton
+Bradley are also timed against that tree in the same run: fresh processes, old and new
+alternating, the median of each process's median CPU time (``time.thread_time``: the
+machine may be shared).
+
+Usage: ``python -m benchmarks --only policy`` (``PYTHONPATH=. python -m
+benchmarks.bench_policy [--quick]``).
 """
 
 from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 
@@ -125,6 +139,69 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
         rows.append(row(f"optimal_policy random board {size}, {len(specs)} dice", ours,
                         "ours, method='value'", vi,
                         f"E[T]={r.mean:.4f}, {r.convergence.iterations} PI steps"))
+    if os.environ.get("SNL_BENCH_BASELINE"):
+        rows += against_tree(os.environ["SNL_BENCH_BASELINE"], quick)
+    return rows
+
+
+#: Warm calls timed against an earlier tree, by name: the same code runs in both trees.
+_WARM = {
+    "optimal_policy milton-bradley 1-3/4-6": "optimal_policy(mb, D)",
+    "optimal_policy milton-bradley, optional jumps": "optimal_policy(mb, D, optional_jumps=True)",
+    "optimal_policy milton-bradley objective='max' (overshoot 'win')":
+        "optimal_policy(mb.replace(overshoot='win'), D, objective='max')",
+    "optimal_policy milton-bradley objective='max' (infinite: the error)": "worst(mb)",
+    "optimal_policy milton-bradley method='value'": "optimal_policy(mb, D, method='value')",
+    "finish_within milton-bradley K=30": "finish_within(mb, D, 30)",
+    "optimal_policy random board 1000": "optimal_policy(big, D)",
+}
+
+_TIMED = """
+import json, statistics, sys, time
+from snl_numeric import boards, finish_within, optimal_policy
+mb, D = boards.get("milton-bradley"), ["1-3", "4-6"]
+big = boards.random_board(1000, 0.1, rng=5)
+def worst(b):
+    try:
+        optimal_policy(b, D, objective="max")
+    except ValueError:
+        return
+    raise AssertionError("the worst play should be infinite")
+call, repeats = sys.argv[1], int(sys.argv[2])
+fn = eval("lambda: " + call)
+for _ in range(3):
+    fn()
+times = []
+for _ in range(repeats):
+    t = time.thread_time(); fn(); times.append(time.thread_time() - t)
+print(json.dumps({"time": statistics.median(times)}))
+"""
+
+
+def _child(tree: str, call: str, repeats: int) -> float:
+    # run inside the tree: ``python -c`` puts the working directory first on the path
+    proc = subprocess.run([sys.executable, "-c", _TIMED, call, str(repeats)],
+                          capture_output=True, text=True, check=True, cwd=tree,
+                          env={**os.environ, "PYTHONPATH": tree})
+    return json.loads(proc.stdout.strip().splitlines()[-1])["time"]
+
+
+def against_tree(tree: str, quick: bool = False) -> list[dict]:
+    """The warm calls of :data:`_WARM`, this tree against ``tree``: fresh processes, old
+    and new alternating, the median of each process's median CPU time."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rounds, repeats = (1, 5) if quick else (5, 40)
+    rows = []
+    for name, call in _WARM.items():
+        new, old = [], []
+        for i in range(rounds):
+            for which in ((here, new), (tree, old))[:: 1 if i % 2 == 0 else -1]:
+                which[1].append(_child(which[0], call, repeats // 4 if "1000" in name
+                                       else repeats))
+        rows.append(row(f"{name}: A/B", float(np.median(new)),
+                        f"the same at {os.path.basename(tree.rstrip('/'))}",
+                        float(np.median(old)),
+                        f"CPU time; fresh processes, {rounds} alternating rounds"))
     return rows
 
 
@@ -136,5 +213,5 @@ def _edge_calls(board):
 
 
 if __name__ == "__main__":
-    for r in run():
+    for r in run(quick="--quick" in sys.argv):
         print(r)

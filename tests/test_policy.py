@@ -574,6 +574,46 @@ def test_worst_play_messages_on_the_kernel_path(kernels):
     assert r.mean == 2.0 and np.isinf(r.expected[:3]).all()
 
 
+# --- the policy's dense LU and the core's solver are twins --------------------------
+@settings(deadline=None, max_examples=40)
+@given(st.integers(3, 120), st.integers(0, 2**32 - 1),
+       st.sampled_from(["win", "exact", "bounce"]), st.booleans(), st.booleans(),
+       st.lists(st.sampled_from(SMALL_DICE + [D6]), min_size=1, max_size=3))
+def test_dense_evaluation_is_the_core_solvers_twin(size, seed, overshoot, chain, optional,
+                                                   dice):
+    from snl_numeric._core.solve import system_solver
+    from snl_numeric.policy.evaluate import DenseSystems, evaluate, policy_table
+    from snl_numeric.policy.graph import sure_region
+    from snl_numeric.policy.problem import resolve
+
+    b = boards.random_board(size, 0.15, rng=seed, overshoot=overshoot, chain=chain,
+                            dice=Dice.fair(2))
+    p = build_problem(b, tuple(_fit(b, dice)), optional)
+    finite, die, take = sure_region(p)
+    active = finite[: p.n].copy()
+    active[p.goal] = False
+    rng = np.random.default_rng(seed)
+    to = resolve(p, take)
+    for _ in range(3):  # the start, and random policies (checked: some never finish)
+        values, error, dense = evaluate(p, die, to, active, check=True)
+        if dense is None:
+            assert not np.isfinite(values[active]).any()
+        else:
+            assert isinstance(dense, type(DenseSystems(p, to, np.flatnonzero(active))
+                                          .solver(die)))
+            assert error <= 1e-12
+            core = system_solver(*policy_table(p, die, take), active)
+            want = core.solve(active.astype(float))
+            np.testing.assert_allclose(values[active], want.x[active],
+                                       rtol=2 * (error + want.error))
+            # a right-hand side of both signs (as the refined gains solve), normwise
+            b_ = np.where(active, rng.normal(size=p.n), 0.0)
+            got, ref = dense.solve(b_), core.solve(b_)
+            scale = np.abs(ref.x).max()
+            assert np.abs(got.x - ref.x).max() <= 2 * (got.error + ref.error) * scale + 1e-300
+        die = rng.integers(0, p.n_actions, size=p.n)
+
+
 #: Counts the package's Numba compilations in a fresh process with an empty kernel cache.
 COUNT_COMPILES = """
 import json

@@ -27,7 +27,7 @@ from .._core.numba_config import njit
 from .._core.text import dice_text, few, label
 from ..board import Board
 from ..dice import Dice
-from .problem import Problem, csr_graph
+from .problem import Problem, csr_graph, resolve
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,21 @@ def _edges(p: Problem) -> _Edges:
     return _Edges(owner, exists, choice, owner[choice], dst)
 
 
+def _moves(p: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """``(dst, src)``: every edge of every choice (as :func:`_edges` lists them)."""
+    n, m, goal = p.n, len(p.src), p.goal
+    dst = p.nxt[:, :goal, :]
+    src = np.broadcast_to(np.arange(goal)[:, None], dst.shape)
+    if not np.all(p.probs > 0):
+        live = np.broadcast_to((p.probs > 0)[:, None, :], dst.shape)
+        dst, src = dst[live], src[live]
+    jumps = np.arange(n, n + m)
+    if p.optional:
+        return (np.concatenate([dst.ravel(), p.tgt, p.src]),
+                np.concatenate([src.ravel(), jumps, jumps]))
+    return np.concatenate([dst.ravel(), p.tgt]), np.concatenate([src.ravel(), jumps])
+
+
 def _once(items: np.ndarray, size: int) -> np.ndarray:
     """``items`` without repeats (in ``range(size)``; no sort)."""
     last = np.empty(size, dtype=np.intp)
@@ -61,9 +76,9 @@ def _once(items: np.ndarray, size: int) -> np.ndarray:
     return items[last[items] == np.arange(len(items))]
 
 
-def _leaving(e: _Edges, keep: np.ndarray, outside: np.ndarray) -> np.ndarray:
-    """Per choice: whether one of its edges (among ``keep``) is ``outside`` (per edge)."""
-    return np.bincount(e.choice[keep], weights=outside[keep], minlength=len(e.owner)) > 0
+def _leaving(e: _Edges, outside: np.ndarray) -> np.ndarray:
+    """Per choice: whether one of its edges is ``outside`` (per edge)."""
+    return np.bincount(e.choice, weights=outside, minlength=len(e.owner)) > 0
 
 
 def _layers(graph: sp.csr_matrix, root: int) -> np.ndarray:
@@ -71,13 +86,10 @@ def _layers(graph: sp.csr_matrix, root: int) -> np.ndarray:
     search tree, by pointer doubling along the predecessors."""
     order, pred = breadth_first_order(graph, root, return_predecessors=True)
     ptr = np.where(pred >= 0, pred, np.arange(len(pred)))
-    depth = (pred >= 0).astype(np.int64)
-    while True:
-        up = ptr[ptr]
-        if np.array_equal(up, ptr):
-            break
+    depth = (pred >= 0).astype(np.int64)  # the distance up to ``ptr``
+    for _ in range(len(pred).bit_length()):  # 2**k steps up after k rounds
         depth += depth[ptr]
-        ptr = up
+        ptr = ptr[ptr]
     dist = np.full(len(pred), np.inf)
     dist[order] = depth[order]
     return dist
@@ -90,24 +102,26 @@ def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     through choices that stay in it) with positive probability, preferring the die with
     the smallest expected layer; a jump is taken unless declining is closer.
     """
-    e = _edges(p)
     n_nodes = p.n + len(p.src)
-    every = np.ones(len(e.dst), dtype=bool)
-    inside = np.ones(n_nodes, dtype=bool)
-    while True:
-        allowed = e.exists & inside[e.owner] & ~_leaving(e, every, ~inside[e.dst])
-        keep = allowed[e.choice]
-        dist = _layers(csr_graph(e.dst[keep], e.src[keep], n_nodes), p.goal)
-        reached = np.isfinite(dist)
-        if np.array_equal(reached, inside):
-            break
-        inside = reached
-    n, n_act = p.n, p.n_actions
+    dist = _layers(csr_graph(*_moves(p), n_nodes), p.goal)  # every node inside, at first
+    reached = np.isfinite(dist)
+    down_ok = None
+    if not reached.all():
+        e, inside = _edges(p), None
+        while not np.array_equal(reached, inside):
+            inside = reached
+            allowed = e.exists & inside[e.owner] & ~_leaving(e, ~inside[e.dst])
+            keep = allowed[e.choice]
+            dist = _layers(csr_graph(e.dst[keep], e.src[keep], n_nodes), p.goal)
+            reached = np.isfinite(dist)
+        down_ok = allowed[: p.n_actions * p.n].reshape(p.n_actions, p.n)
+    n = p.n
     pos = (p.probs > 0)[:, None, :]
     after = np.where(pos, dist[p.nxt], 0.0)
     down = np.any(pos & (after < dist[:n, None]), axis=2)
-    score = np.where(allowed[: n_act * n].reshape(n_act, n) & down,
-                     np.einsum("af,anf->an", p.probs, after), np.inf)
+    if down_ok is not None:
+        down &= down_ok
+    score = np.where(down, np.einsum("af,anf->an", p.probs, after), np.inf)
     die = np.argmin(score, axis=0)
     take = np.ones(len(p.src), dtype=bool)
     if p.optional:
@@ -119,13 +133,24 @@ def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def worst_region(board: Board, dice: tuple[Dice, ...], p: Problem
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Nodes where every play finishes surely, and elsewhere a play that never does
-    with positive probability; ``ValueError`` when the start is not one of them."""
-    e = _edges(p)
+    with positive probability; ``ValueError`` when the start is not one of them.
+
+    Where every play finishes surely, the play given is the die that climbs least on
+    average, every jump taken. No search is needed when every die on every square but the
+    goal may climb to a square that starts no jump: a set of nodes that some play never
+    leaves would hold a highest square, which that play's die leaves (and jump nodes
+    alone lead on to squares).
+    """
     n, n_act, n_nodes = p.n, p.n_actions, p.n + len(p.src)
+    take = np.ones(len(p.src), dtype=bool)
+    live = (p.probs > 0)[:, None, :]
+    die = np.argmin(np.einsum("af,anf->an", p.probs, resolve(p, take)[p.nxt]), axis=0)
+    climbs = np.any(live & (p.nxt > np.arange(n)[:, None]) & (p.nxt < n), axis=2)
+    if climbs[:, : p.goal].all():
+        return np.ones(n_nodes, dtype=bool), die, take
+    e = _edges(p)
     trap, hit = _traps(e, n_nodes, p.goal, p.kernels)
     stays = e.exists & ~hit
-    die = np.zeros(n, dtype=np.intp)
-    take = np.ones(len(p.src), dtype=bool)
     if not trap.any():
         return np.ones(n_nodes, dtype=bool), die, take
     # reaching the traps with positive probability, one layer closer at each step
@@ -133,8 +158,7 @@ def worst_region(board: Board, dice: tuple[Dice, ...], p: Problem
                                 unweighted=True, min_only=True, return_predecessors=True)
     doomed = np.isfinite(level)
     sq = np.flatnonzero(doomed[:n] & ~trap[:n])
-    hits = np.any((p.nxt[:, sq, :] == toward[sq][None, :, None]) & (p.probs > 0)[:, None, :],
-                  axis=2)
+    hits = np.any((p.nxt[:, sq, :] == toward[sq][None, :, None]) & live, axis=2)
     die[sq] = np.argmax(hits, axis=0)
     die_stays = stays[: n_act * n].reshape(n_act, n)
     die[trap[:n]] = np.argmax(die_stays[:, trap[:n]], axis=0)

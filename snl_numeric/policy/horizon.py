@@ -12,7 +12,8 @@ from .._core.memory import check_memory
 from .._core.numba_config import njit
 from ..board import Board
 from ..dice import DiceLike
-from .problem import Problem, build_problem, check_common, jump_pairs
+from .evaluate import face_sums
+from .problem import Problem, build_problem, check_common, jump_pairs, resolve
 from .result import FinishWithinResult
 
 #: Largest ``(k + 1) * squares`` table :func:`finish_within` will allocate.
@@ -75,7 +76,7 @@ def finish_within(
     if (k + 1) * p.n > _MAX_HORIZON_CELLS:
         raise ValueError(f"a horizon of {k:,} throws on {p.n:,} squares needs "
                          f"{(k + 1) * p.n:,} table entries; the limit is {_MAX_HORIZON_CELLS:,}")
-    check_memory((k + 1) * p.n * 16 + k * len(p.src),
+    check_memory((k + 1) * (p.n * 24 + len(p.src) * 9),
                  f"a horizon of {k:,} throws on {p.n:,} squares")
     values = np.zeros((k + 1, p.n))
     policy = np.full((k, p.n), -1, dtype=np.int64)
@@ -97,33 +98,41 @@ def finish_within(
 
 def _backward_induction(p: Problem, values: np.ndarray, policy: np.ndarray,
                         take: np.ndarray) -> None:
-    """``values[r]`` for ``r`` throws left and the choices ``policy[K - r]``,
-    ``take[K - r]``, one throw at a time in NumPy (:func:`_horizon_kernel`'s twin)."""
+    """``values[r]`` for ``r`` throws left, then the choices ``policy[K - r]``,
+    ``take[K - r]`` (:func:`_horizon_kernel`'s twin): the chances a throw at a time, the
+    choices for many throws at once."""
     n, horizon = p.n, len(policy)
-    rows = np.arange(n)
     values[0, p.goal] = 1.0
-    w = np.zeros(n + len(p.src))
+    if p.optional:  # the value of every node, each throw: squares, then jumps along chains
+        steps, land = np.zeros((horizon, n + len(p.src))), p.nxt
+    else:  # every jump taken: where each throw rests
+        steps, land = values[horizon - 1::-1], resolve(p, np.ones(len(p.src), dtype=bool))[p.nxt]
     for r in range(1, horizon + 1):
-        i = horizon - r
-        w[:n] = values[r - 1]
-        for js in p.levels:  # jumps leading to squares first, then chains into them
-            follow, rest = w[p.tgt[js]], values[r - 1, p.src[js]]
-            if p.optional:
-                take[i, js] = rest <= follow + TIE
-            w[n + js] = np.where(take[i, js], follow, rest)
-        q = np.einsum("af,anf->an", p.probs, w[p.nxt])
-        best = np.argmax(q >= q.max(axis=0) - TIE, axis=0)
-        values[r] = np.minimum(q[best, rows], 1.0)
+        w = steps[horizon - r]
+        if p.optional:
+            w[:n] = values[r - 1]
+            for js in p.levels:  # jumps leading to squares first, then chains into them
+                w[n + js] = np.maximum(w[p.tgt[js]], w[p.src[js]])
+        np.max(face_sums(p, w, land), axis=0, out=values[r])
+        np.minimum(values[r], 1.0, out=values[r])
         values[r, p.goal] = 1.0
-        policy[i] = best
-        policy[i, p.goal] = -1
+    # the choices, for as many throws at a time as about a million sums take
+    per = max(1, 2**20 // max(1, land.size))
+    for i in range(0, horizon, per):
+        w = steps[i:i + per]
+        q = face_sums(p, w, land)
+        policy[i:i + per] = np.argmax(q >= q.max(axis=1, keepdims=True) - TIE, axis=1)
+        if p.optional:
+            take[i:i + per] = w[:, p.src] <= w[:, p.tgt] + TIE
+    policy[:, p.goal] = -1
 
 
 @njit()
 def _horizon_kernel(nxt, probs, src, tgt, optional, order, goal, tie, values, policy,
                     take):  # pragma: no cover - jitted
-    """Backward induction; ``values[r]`` for ``r`` throws left, ``policy[K - r]``: on each
-    square the smallest die index within ``tie`` of the best."""
+    """Backward induction; ``values[r]`` for ``r`` throws left (the best chances),
+    ``policy[K - r]``: on each square the smallest die index within ``tie`` of the best,
+    ``take[K - r]``: a jump unless resting is better by more than ``tie``."""
     n_act, n, width = nxt.shape
     m = src.shape[0]
     horizon = policy.shape[0]
@@ -138,7 +147,7 @@ def _horizon_kernel(nxt, probs, src, tgt, optional, order, goal, tie, values, po
             t = tgt[j]
             w_take = prev[t] if t < n else wj[t - n]
             take[i, j] = not (optional and prev[src[j]] > w_take + tie)
-            wj[j] = w_take if take[i, j] else prev[src[j]]
+            wj[j] = max(w_take, prev[src[j]]) if optional else w_take
         for x in range(n):
             if x == goal:
                 values[r, x] = 1.0
@@ -155,5 +164,5 @@ def _horizon_kernel(nxt, probs, src, tgt, optional, order, goal, tie, values, po
             a = 0
             while q[a] < best - tie:
                 a += 1
-            values[r, x] = min(q[a], 1.0)
+            values[r, x] = min(best, 1.0)
             policy[i, x] = a

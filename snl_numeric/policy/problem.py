@@ -11,6 +11,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.memory import check_memory
+from .._core.table import OVERSHOOT_CODES
+from .._core.validation import find_board_problem, problem_message
+from .._core.vectorised import succ_table
 from ..board import Board, check_board
 from ..compile import table_bytes
 from ..dice import Dice, as_dice, parse_dice
@@ -66,6 +69,8 @@ class Problem:
     def levels(self) -> list[np.ndarray]:
         """The jumps by depth: first those leading to a square, then those chained into
         the jumps of the previous level."""
+        if not np.any(self.tgt >= self.n):  # no jump leads into another
+            return [self.order] if len(self.order) else []
         depth = _chain_depth(self.tgt, self.n)
         return [self.order[depth[self.order] == d] for d in range(int(depth.max(initial=-1)) + 1)]
 
@@ -92,29 +97,42 @@ def _as_actions(actions: Any) -> tuple[Dice, ...]:
 def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Problem:
     n = board.size + 1
     goal = board.size
+    n_act = len(dice)
     width = max(len(d.faces) for d in dice)
-    # nxt and the values gathered through it per die and face, and a compiled board or two
-    entries = len(dice) * n * width
-    check_memory(entries * 16 + 2 * table_bytes(board.size, width),
-                 f"a decision problem over {n:,} squares x {len(dice)} dice x {width} faces")
-    nxt = np.full((len(dice), n, width), goal, dtype=np.intp)
-    probs = np.zeros((len(dice), width))
-    for a, d in enumerate(dice):  # at least one die: the jump tables below come from cb
-        try:  # the board's rules judge each die (e.g. a face too large for a bounce)
-            cb = board.replace(dice=d).compiled
-        except ValueError as exc:
-            raise ValueError(f"actions[{a}]: {exc}") from None
-        k = len(d.faces)
-        nxt[a, :, :k] = np.where(cb.fired >= 0, n + cb.fired, cb.succ)
-        probs[a, :k] = d.probs
-    nxt[:, :, :] = np.where((probs > 0)[:, None, :], nxt, goal)  # faces that never come up
-    src = cb.jump_src.astype(np.intp)
-    dst = cb.jump_dst.astype(np.intp)
+    # nxt and the values gathered through it per die and face, and the successor tables
+    entries = n_act * n * width
+    check_memory(entries * 16 + table_bytes(board.size, n_act * width),
+                 f"a decision problem over {n:,} squares x {n_act} dice x {width} faces")
+    src, dst = (a.astype(np.intp) for a in board.jump_arrays)
+    code = OVERSHOOT_CODES[board.overshoot]
+    none = np.zeros(0, dtype=np.int64)
+    faces = np.ones((n_act, width), dtype=np.intp)  # padding: face 1 of probability 0
+    probs = np.zeros((n_act, width))
+    for a, d in enumerate(dice):
+        # the board's rules that concern a die (its jumps are checked already)
+        problem, i, j = find_board_problem(board.size, board.start, code, board.chain, none,
+                                           none, d.faces, d.probs)
+        if problem:
+            raise ValueError(f"actions[{a}]: " + problem_message(
+                problem, i, j, size=board.size, start=board.start, code=code, src=none,
+                dst=none, faces=d.faces, probs=d.probs))
+        faces[a, :len(d.faces)] = d.faces
+        probs[a, :len(d.faces)] = d.probs
+    jump_to = np.full(n, -1, dtype=np.intp)
+    jump_to[src] = dst
+    index = np.full(n, -1, dtype=np.intp)
+    index[src] = np.arange(len(src))
+    # every die's faces in one table: where each throw rests, and the first jump it lands on
+    succ, landed = succ_table(board.size, jump_to, board.overshoot, board.chain,
+                              faces.ravel(), landing=True)
+    nxt = np.where(landed >= 0, n + index[landed], succ).reshape(n, n_act, width)
+    nxt = np.where(probs[:, None, :] > 0, nxt.transpose(1, 0, 2), goal)  # faces that never come up
     tgt = dst.copy()
     if board.chain and len(src):
-        nxt_jump = cb.jump_index[dst]
-        tgt = np.where(nxt_jump >= 0, n + nxt_jump, dst).astype(np.intp)
-    order = np.argsort(_chain_depth(tgt, n), kind="stable").astype(np.intp)
+        tgt = np.where(index[dst] >= 0, n + index[dst], dst)
+        order = np.argsort(_chain_depth(tgt, n), kind="stable").astype(np.intp)
+    else:
+        order = np.arange(len(src))
     return Problem(n, nxt, probs, src, tgt, order, bool(optional))
 
 

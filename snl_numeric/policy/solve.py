@@ -200,21 +200,28 @@ def _value_iteration(p: Problem, active: np.ndarray, sense: float, tol: float,
                 min(per_round, max_iter - sweeps))
             sweeps += int(done)
     else:
-        stays = (p.nxt == np.arange(p.n)[None, :, None]) & (p.probs > 0)[:, None, :]
+        n, m = p.n, len(p.src)
+        stays = (p.nxt == np.arange(n)[:, None]) & (p.probs > 0)[:, None, :]
         p_stay = np.einsum("af,anf->an", p.probs, stays)
         moves = np.where(p_stay < 1.0 - 1e-15, 1.0 - p_stay, 0.0)
-        while sweeps < max_iter and not converged:
-            w, _ = _landing_values(p, values, sense, None)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                q = (1.0 + np.einsum("af,anf->an", p.probs, np.where(stays, 0.0, w[p.nxt])))
-                q = np.where(moves > 0, q / moves, np.inf)
-                best = q.min(axis=0) if sense > 0 else q.max(axis=0)
-                new = np.where(active, best, values)
-                change = float(np.max(np.abs(new - values)[active], initial=0.0))
-            scale = max(1.0, float(np.max(np.abs(new[active]), initial=0.0)))
-            values = new
-            sweeps += 1
-            converged = change <= tol * scale
+        land = np.where(stays, n + m, p.nxt)  # a throw that stays adds nothing: node of 0
+        w = np.zeros(n + m + 1)  # every node's value, each sweep
+        pick, best = (np.minimum, np.min) if sense > 0 else (np.maximum, np.max)
+        states = np.flatnonzero(active)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            while sweeps < max_iter and not converged:
+                w[:n] = values
+                for js in p.levels:  # jumps leading to squares first, then chains into them
+                    follow = w[p.tgt[js]]
+                    w[n + js] = pick(follow, w[p.src[js]]) if p.optional else follow
+                q = (1.0 + face_sums(p, w, land)) / moves
+                new = np.where(active, best(q, axis=0), values)
+                now = new[states]
+                change = float(np.max(np.abs(now - values[states]), initial=0.0))
+                scale = max(1.0, float(np.max(now, initial=0.0)))  # values are >= 0
+                values = new
+                sweeps += 1
+                converged = change <= tol * scale
     if not converged:
         raise RuntimeError(f"value iteration did not converge within max_iter={max_iter} "
                            f"sweeps (last change {change:.3g}); raise max_iter or tol")
