@@ -9,7 +9,9 @@ is faster.
 - ``design_board`` candidate evaluations per second (100 squares, 10 + 10, 8
   chains), against ``SNL_BENCH_BASE``;
 - ``simulate`` on Milton Bradley, throws per CPU second, against
-  ``SNL_BENCH_RELEASE``.
+  ``SNL_BENCH_RELEASE``;
+- warm single-board calls on a new Milton Bradley board each call
+  (``expected_throws``, ``analyze``): CPU time per call, against both.
 
 Usage: ``SNL_BENCH_BASE=../c035537 SNL_BENCH_RELEASE=../b4a4c6a python -m benchmarks
 --only ab`` (trees made with ``git worktree add --detach DIR COMMIT``).
@@ -63,6 +65,31 @@ for _ in range(3):
 print(json.dumps({{"throws_per_cpu_s": best, "mean": r.mean}}))
 """
 
+SINGLE = """
+import json, statistics, time
+from snl_numeric import Board, analyze, boards, expected_throws
+mb = boards.get("milton-bradley")
+fresh = lambda: Board(mb.size, dict(mb.jumps), overshoot=mb.overshoot)
+out = {{}}
+for name, fn in (("expected_throws", expected_throws), ("analyze", analyze)):
+    for _ in range(20):
+        fn(fresh())
+    times = []
+    for _ in range({calls}):
+        b = fresh()
+        t = time.thread_time(); fn(b); times.append(time.thread_time() - t)
+    out[name] = statistics.median(times)
+print(json.dumps(out))
+"""
+
+
+def _single(rows: list[dict], other: str, reps: int, calls: int) -> None:
+    ours, theirs = alternate(SINGLE.format(calls=calls), other, reps)
+    for name in ("expected_throws", "analyze"):
+        rows.append(row(f"A/B {name} milton-bradley, new Board (CPU)", median(ours, name),
+                        f"same at {label(other)}", median(theirs, name),
+                        note=f"warm; median of {calls} calls per process, {reps} processes"))
+
 
 def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     rows = []
@@ -84,6 +111,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                         note=f"{e_ours:,.0f} vs {e_base:,.0f} evaluations/s (anneal, 8 chains"
                              f" x {its}); best mean {ours[0]['mean']:.6g} vs "
                              f"{theirs[0]['mean']:.6g}"))
+        _single(rows, base, reps, 100 if quick else 400)
     release = tree("SNL_BENCH_RELEASE")
     if release:
         games = 2 * 10**5 if quick else 2 * 10**6
@@ -93,6 +121,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                         f"same at {label(release)}", 1 / t_rel,
                         note=f"{t_ours:.3g} vs {t_rel:.3g} throws per CPU second; means "
                              f"{ours[0]['mean']} vs {theirs[0]['mean']}"))
+        _single(rows, release, reps, 100 if quick else 400)
     return rows
 
 

@@ -8,7 +8,7 @@ our own value iteration, ``method="value"``), and a board at the size where the
 NumPy path hands over to the Numba kernels (``policy.problem.KERNEL_SQUARES``),
 answered both ways.
 
-With ``SNL_BENCH_BASELINE`` set to a checkout of an earlier commit (e.g. ``git worktree
+With ``SNL_BENCH_BASE`` set to a checkout of an earlier commit (e.g. ``git worktree
 add /tmp/base c035537``, the release before the NumPy path), the warm calls on Milton
 Bradley are also timed against that tree in the same run: fresh processes, old and new
 alternating, the median of each process's median CPU time (``time.thread_time``: the
@@ -139,8 +139,8 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
         rows.append(row(f"optimal_policy random board {size}, {len(specs)} dice", ours,
                         "ours, method='value'", vi,
                         f"E[T]={r.mean:.4f}, {r.convergence.iterations} PI steps"))
-    if os.environ.get("SNL_BENCH_BASELINE"):
-        rows += against_tree(os.environ["SNL_BENCH_BASELINE"], quick)
+    if os.environ.get("SNL_BENCH_BASE"):
+        rows += against_tree(os.environ["SNL_BENCH_BASE"], quick)
     return rows
 
 

@@ -10,7 +10,7 @@ same certificate; the note gives the answer, our sweeps and the baseline's
 iterations. The 10^6 row runs in a child process so that its peak resident memory
 (``ru_maxrss``) is its own.
 
-With ``SNL_BENCH_BASELINE`` set to a checkout of an earlier commit (e.g. ``git worktree
+With ``SNL_BENCH_BASE`` set to a checkout of an earlier commit (e.g. ``git worktree
 add /tmp/base c035537``), Milton Bradley and the random 1,000-square board are also timed
 against that tree in the same run: fresh processes, alternating old and new, medians.
 
@@ -194,8 +194,8 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
         rows.append(row(f"optimal_race {label} {size}, 1-3/4-6", float(np.median(big["times"])),
                         None if base_big is None else "plain pair-state VI (Numba)",
                         None if base_big is None else base_big["time"], note))
-    if os.environ.get("SNL_BENCH_BASELINE"):
-        rows += against_tree(os.environ["SNL_BENCH_BASELINE"], quick)
+    if os.environ.get("SNL_BENCH_BASE"):
+        rows += against_tree(os.environ["SNL_BENCH_BASE"], quick)
     return rows
 
 

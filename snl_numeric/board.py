@@ -277,7 +277,7 @@ class Board:
 
     # the slots' types, for type checkers (set once in ``__init__``; a Board is immutable)
     size: int
-    jumps: Mapping[int, int]
+    _jumps: Mapping[int, int] | None  # built from the arrays when first asked for
     start: int
     overshoot: str
     chain: bool
@@ -367,11 +367,12 @@ class Board:
     @property
     def jumps(self) -> Mapping[int, int]:
         """Read-only ``square -> destination``, sorted by square."""
-        if self._jumps is None:
+        jumps = self._jumps
+        if jumps is None:
             src, dst = self._jump_arrays
-            object.__setattr__(self, "_jumps", MappingProxyType(
-                dict(zip(src.tolist(), dst.tolist(), strict=True))))
-        return self._jumps
+            jumps = MappingProxyType(dict(zip(src.tolist(), dst.tolist(), strict=True)))
+            object.__setattr__(self, "_jumps", jumps)
+        return jumps
 
     @property
     def ladders(self) -> dict[int, int]:

@@ -249,10 +249,11 @@ class CompiledBoard:
 MAX_TABLE_ENTRIES = 500_000_000
 
 
-def table_bytes(size: int, faces: int) -> int:
+def table_bytes(size: int, faces: int, *, kept: bool = False) -> int:
     """Peak bytes of :func:`compile_board`: per entry ``succ`` and ``landed`` (8 each),
-    ``fired`` (4) and its temporary (8); per square two jump indexes (12)."""
-    return (size + 1) * (28 * faces + 12)
+    ``fired`` (4) and its temporary (8); per square two jump indexes (12). With ``kept``,
+    the bytes the compiled board keeps afterwards (``succ``, ``fired`` and the indexes)."""
+    return (size + 1) * ((12 if kept else 28) * faces + 12)
 
 
 def compile_board(board: Board) -> CompiledBoard:

@@ -148,6 +148,29 @@ def naive_expected_fraction(board, start=None):
 
     Only for small boards whose goal is reached with probability 1 from ``start``.
     """
+    return _fraction_moments(board, start, lambda x: [(_fraction(p), w) for _, p, w
+                                                      in naive_outcomes(board, x)])
+
+
+def gauss_jordan(a):
+    """Solve the augmented Fraction rows ``a`` (``m x (m + 1)``, changed in place) by
+    Gauss-Jordan elimination with pivoting on a non-zero; the solution as a list."""
+    m = len(a)
+    for c in range(m):
+        piv = next(r for r in range(c, m) if a[r][c] != 0)
+        a[c], a[piv] = a[piv], a[c]
+        inv = 1 / a[c][c]
+        a[c] = [v * inv for v in a[c]]
+        for r in range(m):
+            if r != c and a[r][c] != 0:
+                f = a[r][c]
+                a[r] = [v - f * w for v, w in zip(a[r], a[c], strict=True)]
+    return [a[i][m] for i in range(m)]
+
+
+def _fraction_moments(board, start, outcomes):
+    """Mean and variance from ``start`` by Fraction Gauss-Jordan elimination, the chain's
+    moves from square ``x`` given as ``outcomes(x)``: pairs (probability, square)."""
     start = board.start if start is None else start
     n = board.size
     if start == n:
@@ -157,25 +180,12 @@ def naive_expected_fraction(board, start=None):
     m = len(states)
     rows = [[Fraction(int(i == j)) for j in range(m)] for i in range(m)]
     for x in states:
-        for _, p, w in naive_outcomes(board, x):
+        for p, w in outcomes(x):
             if w != n:
-                rows[index[x]][index[w]] -= _fraction(p)
-    # solve A [t u] with u depending on t: first t, then u = A^-1 t
-    def solve(b):
-        a = [r[:] + [b[i]] for i, r in enumerate(rows)]
-        for c in range(m):
-            piv = next(r for r in range(c, m) if a[r][c] != 0)
-            a[c], a[piv] = a[piv], a[c]
-            inv = 1 / a[c][c]
-            a[c] = [v * inv for v in a[c]]
-            for r in range(m):
-                if r != c and a[r][c] != 0:
-                    f = a[r][c]
-                    a[r] = [v - f * w for v, w in zip(a[r], a[c], strict=False)]
-        return [a[i][m] for i in range(m)]
+                rows[index[x]][index[w]] -= p
 
-    t = solve([Fraction(1)] * m)
-    u = solve(t)
+    t = gauss_jordan([r[:] + [Fraction(1)] for r in rows])  # then u = A^-1 t
+    u = gauss_jordan([r[:] + [t[i]] for i, r in enumerate(rows)])
     i = index[start]
     return t[i], 2 * u[i] - t[i] - t[i] * t[i]
 
@@ -1534,16 +1544,8 @@ def policy_exact(board, dice_list, *, objective="min", optional_jumps=False):
                 y = resolve(v)
                 if y != n:
                     a[index[x]][index[y]] -= q
-        for c in range(m):  # Gauss-Jordan
-            piv = next(r for r in range(c, m) if a[r][c] != 0)
-            a[c], a[piv] = a[piv], a[c]
-            inv = 1 / a[c][c]
-            a[c] = [w * inv for w in a[c]]
-            for r in range(m):
-                if r != c and a[r][c] != 0:
-                    f = a[r][c]
-                    a[r] = [w - f * u for w, u in zip(a[r], a[c], strict=True)]
-        out = {x: a[index[x]][m] for x in live}
+        x_ = gauss_jordan(a)
+        out = {x: x_[index[x]] for x in live}
         out[n] = Fraction(0)
         return out
 
@@ -1706,40 +1708,12 @@ def exact_chain_moments(board, start=None):
     """Exact mean and variance from ``start`` of the chain the library solves: the dice's
     binary probabilities as exact rationals, each row scaled to sum to 1 (Fraction
     Gauss-Jordan elimination; small boards whose goal is reached surely from ``start``)."""
-    start = board.start if start is None else start
-    n = board.size
-    if start == n:
-        return Fraction(0), Fraction(0)
     probs = [Fraction(float(p)) for p in board.dice.probs]
     total = sum(probs)
     probs = [p / total for p in probs]
-    states = sorted(naive_reachable(board, start) - {n})
-    index = {x: i for i, x in enumerate(states)}
-    m = len(states)
-    rows = [[Fraction(int(i == j)) for j in range(m)] for i in range(m)]
-    for x in states:
-        for face, p in zip(board.dice.faces, probs, strict=True):
-            w = naive_move(board, x, int(face))
-            if w != n:
-                rows[index[x]][index[w]] -= p
-
-    def solve(b):
-        a = [r[:] + [b[i]] for i, r in enumerate(rows)]
-        for c in range(m):
-            piv = next(r for r in range(c, m) if a[r][c] != 0)
-            a[c], a[piv] = a[piv], a[c]
-            inv = 1 / a[c][c]
-            a[c] = [v * inv for v in a[c]]
-            for r in range(m):
-                if r != c and a[r][c] != 0:
-                    f = a[r][c]
-                    a[r] = [v - f * w for v, w in zip(a[r], a[c], strict=True)]
-        return [a[i][m] for i in range(m)]
-
-    t = solve([Fraction(1)] * m)
-    u = solve(t)
-    i = index[start]
-    return t[i], 2 * u[i] - t[i] - t[i] * t[i]
+    return _fraction_moments(board, start, lambda x: [
+        (p, naive_move(board, x, int(face)))
+        for face, p in zip(board.dice.faces, probs, strict=True)])
 
 
 def players_joint_length(boards, starts):

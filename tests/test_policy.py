@@ -602,7 +602,7 @@ def test_dense_evaluation_is_the_core_solvers_twin(size, seed, overshoot, chain,
             assert isinstance(dense, type(DenseSystems(p, to, np.flatnonzero(active))
                                           .solver(die)))
             assert error <= 1e-12
-            core = system_solver(*policy_table(p, die, take), active)
+            core = system_solver(*policy_table(p, die, to), active)
             want = core.solve(active.astype(float))
             np.testing.assert_allclose(values[active], want.x[active],
                                        rtol=2 * (error + want.error))

@@ -29,7 +29,7 @@ _POOL_LOCK = threading.Lock()
 
 
 def max_threads() -> int:
-    """The most threads a parallel run may use (``NUMBA_NUM_THREADS``)."""
+    """The most threads a parallel run may use (``NUMBA_NUM_THREADS``, read, never set)."""
     return int(numba.config.NUMBA_NUM_THREADS)
 
 

@@ -230,8 +230,9 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
         try:
             board = batch[i]
             faces = len(board.dice.faces)
-            check_memory(table_bytes(board.size, faces)
-                         + solver_bytes(board.size + 1, faces, int(out.targets[i])),
+            check_memory(max(table_bytes(board.size, faces),
+                             table_bytes(board.size, faces, kept=True)
+                             + solver_bytes(board.size + 1, faces, int(out.targets[i]))),
                          f"board {chunk.offset + i} ({board.size + 1:,} squares)")
             mean, var = moments(board.compiled)
         except MemoryError as exc:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import numba
-
+from .._core.parallel import max_threads
 from ..simulate import DEFAULT_MAX_THROWS, simulate
 from .common import (
     add_board_arguments,
@@ -47,7 +46,7 @@ def run(args: Any) -> int:
     check_flag(args.games, "--games", low=1)
     check_flag(args.seed, "--seed", low=0, high=None)
     check_flag(args.max_throws, "--max-throws", low=1)
-    check_flag(args.threads, "--threads", low=1, high=numba.config.NUMBA_NUM_THREADS)
+    check_flag(args.threads, "--threads", low=1, high=max_threads())
     check_flag(args.confidence, "--confidence", low=0, high=1, what="in (0, 1)")
     if args.confidence in (0, 1):
         raise ValueError(f"--confidence must be in (0, 1), got {args.confidence}")

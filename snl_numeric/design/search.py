@@ -81,8 +81,8 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
     probe = Board(size, start=start, overshoot=overshoot, chain=chain, dice=dice)  # validates
     if probe.start == size:
         raise ValueError(f"start must be a square below the goal {size}, got {start}")
-    faces = len(_effective_die(probe)[0])
-    check_memory((size + 1) * (_SQUARE_BYTES + default_threads() * _per_square(faces, k)),
+    n_faces = len(_effective_die(probe)[0])
+    check_memory((size + 1) * (_SQUARE_BYTES + default_threads() * _per_square(n_faces, k)),
                  f"a search on a board of {size + 1:,} squares")
     min_len = _count(min_length, "min_length", 1)
     max_len = size if max_length is None else _count(max_length, "max_length", 1)

@@ -30,17 +30,17 @@ from .problem import Problem, csr_graph, resolve
 U = np.finfo(np.float64).eps / 2
 
 
-def policy_table(p: Problem, die: np.ndarray, take: np.ndarray | None,
-                 to: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def policy_table(p: Problem, die: np.ndarray, to: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """Resting square ``succ[x, f]`` and probability of each face under the policy (``to``:
-    ``resolve(p, take)`` when known).
+    where each node leads under its jump decisions, ``resolve(p, take)``).
 
     Faces of probability 0, the goal's row and squares without a die (``-1``) stay on
     their square with probability 0, so the table's reachability is that of the chain.
     """
     rows = np.arange(p.n)
     dies = np.maximum(die, 0)
-    succ = (resolve(p, take) if to is None else to)[p.nxt[dies, rows]]
+    succ = to[p.nxt[dies, rows]]
     prob = p.probs[dies]
     still = (prob == 0) | (die < 0)[:, None]
     still[p.goal] = True
@@ -62,7 +62,7 @@ def _proper(succ: np.ndarray, prob: np.ndarray, active: np.ndarray, goal: int) -
 
 def proper(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) -> bool:
     """Whether the policy finishes surely from every ``active`` square."""
-    return _proper(*policy_table(p, die, take), active, p.goal)
+    return _proper(*policy_table(p, die, resolve(p, take)), active, p.goal)
 
 
 def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
@@ -79,7 +79,7 @@ def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
     states = np.flatnonzero(active) if systems is None else systems.states
     table = None
     if check and len(states):
-        table = policy_table(p, die, None, to)
+        table = policy_table(p, die, to)
         if not _proper(*table, active, p.goal):
             return values, 0.0, None
     if not len(states):
@@ -89,7 +89,7 @@ def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
         if dense.error <= TARGET:
             values[states] = dense.t
             return values, dense.error, dense
-    solver = system_solver(*(table or policy_table(p, die, None, to)), active)
+    solver = system_solver(*(table or policy_table(p, die, to)), active)
     sol = solver.solve(active.astype(np.float64))
     values[active] = sol.x[active]
     return values, float(sol.error), solver

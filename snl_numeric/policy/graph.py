@@ -107,7 +107,7 @@ def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     reached = np.isfinite(dist)
     down_ok = None
     if not reached.all():
-        e, inside = _edges(p), None
+        e, inside = _edges(p), np.zeros(0, dtype=np.bool_)
         while not np.array_equal(reached, inside):
             inside = reached
             allowed = e.exists & inside[e.owner] & ~_leaving(e, ~inside[e.dst])

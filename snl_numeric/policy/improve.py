@@ -72,7 +72,8 @@ class _Gains:
     sq_d: np.ndarray  # its error bound
     jp: np.ndarray    # (m,): gain of switching each jump
     jp_d: np.ndarray
-    own: np.ndarray | None = None  # (n,): the Bellman error of each square's own die
+    own: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (n,): the Bellman error
+    # of each square's own die (made by the gains, not their refinement)
     size: tuple = ()  # (sq's values summed, its rounding bound, jp's values summed)
 
     def bounded(self, e: float) -> _Gains:
@@ -320,7 +321,7 @@ class _Iteration:
             sq[a, x] = -self.sense * total / scale
             sq_d[a, x] = err / scale * (1 + 4 * U)
         jp, jp_d = self.no_jumps
-        js = np.flatnonzero(open_jp) if self.jumps else ()
+        js = np.flatnonzero(open_jp) if self.jumps else np.zeros(0, dtype=np.intp)
         if len(js):
             jp, jp_d = jp.copy(), jp_d.copy()
             other = np.where(pol.take[js], p.src[js], p.tgt[js])

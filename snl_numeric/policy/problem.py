@@ -125,8 +125,10 @@ def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Probl
     # every die's faces in one table: where each throw rests, and the first jump it lands on
     succ, landed = succ_table(board.size, jump_to, board.overshoot, board.chain,
                               faces.ravel(), landing=True)
+    assert landed is not None  # asked for
     nxt = np.where(landed >= 0, n + index[landed], succ).reshape(n, n_act, width)
-    nxt = np.where(probs[:, None, :] > 0, nxt.transpose(1, 0, 2), goal)  # faces that never come up
+    # faces that never come up lead to the goal (C order: the kernels take it so)
+    nxt = np.ascontiguousarray(np.where(probs[:, None, :] > 0, nxt.transpose(1, 0, 2), goal))
     tgt = dst.copy()
     if board.chain and len(src):
         tgt = np.where(index[dst] >= 0, n + index[dst], dst)

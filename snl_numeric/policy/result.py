@@ -14,7 +14,7 @@ from .._core.text import dice_text, grid_text, label, n_dice
 from ..board import Board
 from ..dice import Dice
 from .evaluate import policy_table
-from .problem import build_problem
+from .problem import build_problem, resolve
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ class PolicyResult:
         [0.0, 0.0, 0.0, 1.0]
         """
         p = build_problem(self.board, self.actions, self.optional_jumps)
-        succ, prob = policy_table(p, self.policy, self.take)
+        succ, prob = policy_table(p, self.policy, resolve(p, self.take))
         rows = np.repeat(np.arange(p.n), succ.shape[1])
         keep = prob.ravel() > 0
         rows = np.append(rows[keep], p.goal)

@@ -81,12 +81,23 @@ def capacitance_apply_t(op, targets, v, work, w):  # pragma: no cover - jitted
 
 
 @njit(error_model="numpy")
-def gmres_kernel(apply, op, targets, work, rhs, tol2, c_rows, c_cols, c_vals, b, tol_rel,
-                 restart, maxiter, y):  # pragma: no cover - jitted
-    """Solve ``apply``'s system (:func:`capacitance_apply` or :func:`capacitance_apply_t`
-    with ``op``, ``targets`` and ``work``) for ``rhs`` into ``y`` from ``y = 0``; returns
-    the sweeps taken. Each function given compiles its own GMRES; the work arrays are
-    made once.
+def _apply(trans, op, targets, v, work, work_t, w):  # pragma: no cover - jitted
+    """The capacitance operator or its transpose (``trans``) on ``v`` into ``w``."""
+    if trans:
+        capacitance_apply_t(op, targets, v, work_t, w)
+    else:
+        capacitance_apply(op, targets, v, work, w)
+
+
+@njit(error_model="numpy")
+def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_vals, b,
+                 tol_rel, restart, maxiter, y):  # pragma: no cover - jitted
+    """Solve the capacitance system (:func:`capacitance_apply` with ``op``, ``targets``
+    and ``work``; with ``trans``, the transposed one, :func:`capacitance_apply_t` with
+    ``work_t``) for ``rhs`` into ``y`` from ``y = 0``; returns the sweeps taken. The work
+    arrays are made once; those of the other direction may be empty. (The operator is
+    chosen by a flag, not passed as a function: a kernel taking a function cannot be
+    loaded from Numba's cache.)
 
     Stops when the residual's 2-norm is at most ``tol2`` or, with ``tol_rel > 0``, when
     ``max |(C rho)_i| / b_i <= tol_rel`` (``C`` given by its entries ``c_rows``,
@@ -134,7 +145,7 @@ def gmres_kernel(apply, op, targets, work, rhs, tol2, c_rows, c_cols, c_vals, b,
         g[0] = beta
         j = 0
         while j < restart:
-            apply(op, targets, basis[j], work, w)
+            _apply(trans, op, targets, basis[j], work, work_t, w)
             steps += 1
             # modified Gram-Schmidt, twice
             h[: j + 1] = 0.0
@@ -181,7 +192,7 @@ def gmres_kernel(apply, op, targets, work, rhs, tol2, c_rows, c_cols, c_vals, b,
         for i in range(j):
             for t in range(k):
                 y[t] += coef[i] * basis[i, t]
-        apply(op, targets, y, work, w)
+        _apply(trans, op, targets, y, work, work_t, w)
         steps += 1
         for t in range(k):
             r[t] = rhs[t] - w[t]

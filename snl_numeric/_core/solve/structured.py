@@ -68,7 +68,7 @@ from .blocks import (
     sweep_kernel,
 )
 from .certify import Solution, total_error
-from .krylov import capacitance_apply, capacitance_apply_t, gmres_kernel
+from .krylov import gmres_kernel
 
 #: Woodbury is used when there are at most this many backward targets...
 WOODBURY_MAX = 64
@@ -327,13 +327,11 @@ class Solver:
             op = (self._succ, self._probs, self.pstride, self._active, self.block_start,
                   self.offsets, self.lu, self.piv)
             n = self.n
-            if trans:
-                apply, work = capacitance_apply_t, (np.zeros((n, 1)), np.empty((n, 1)),
-                                                    np.empty((n, 1)))
-            else:
-                apply, work = capacitance_apply, (np.zeros(n), np.zeros(n), np.empty(n))
-            steps = int(gmres_kernel(apply, op, d, work, rhs, tol2, *self.c_entries, b,
-                                     tol_rel, self.restart, MAX_ITERATIONS, y))
+            size, size_t = (0, n) if trans else (n, 0)  # work of one direction only
+            work = (np.zeros(size), np.zeros(size), np.empty(size))
+            work_t = (np.zeros((size_t, 1)), np.empty((size_t, 1)), np.empty((size_t, 1)))
+            steps = int(gmres_kernel(bool(trans), op, d, work, work_t, rhs, tol2, *self.c_entries,
+                                     b, tol_rel, self.restart, MAX_ITERATIONS, y))
         full = np.zeros(self.n)
         full[d] = y
         if trans:
