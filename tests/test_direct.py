@@ -239,3 +239,19 @@ def test_solvers_agree_on_several_columns_and_transposes():
         x, y = direct.solve(b, trans), structured.solve(b, trans)
         np.testing.assert_allclose(x.x, y.x, rtol=1e-12)
         assert x.error < 1e-12 and y.error < 1e-11
+
+
+@pytest.mark.parametrize("order_a, order_b", [("C", "C"), ("F", "C"), ("C", "F"), ("F", "F")])
+def test_scipy_blas_products_are_numpys(order_a, order_b):
+    # the single-board path's dense products go through SciPy's BLAS (see _core.blas)
+    from snl_numeric._core.blas import matmul
+
+    rng = np.random.default_rng(7)
+    a = np.asarray(rng.random((7, 5)), order=order_a)
+    b = np.asarray(rng.random((5, 3)), order=order_b)
+    v, w = rng.random(5), rng.random(7)
+    np.testing.assert_allclose(matmul(a, b), a @ b, rtol=1e-14)
+    np.testing.assert_allclose(matmul(a, v), a @ v, rtol=1e-14)
+    np.testing.assert_allclose(matmul(w, a), w @ a, rtol=1e-14)
+    np.testing.assert_allclose(matmul(a[:, ::2], b[::2]), a[:, ::2] @ b[::2], rtol=1e-14)
+    assert matmul(a[:, :0], b[:0]).shape == (7, 3) and not matmul(a[:, :0], b[:0]).any()

@@ -19,10 +19,13 @@ in the tests.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
+from .blas import matmul
 from .memory import check_memory
 
 __all__ = ["ORDINARY_ENTRIES", "ordinary", "succ_table", "reach", "reachable_from", "push"]
@@ -216,10 +219,10 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     if m <= DENSE_PUSH_MAX:  # B throws per product: v Q^i (r, Q 1, d), i < B, then v Q^B
         power, width = q, 1
         while width < BLOCK:
-            readout = np.concatenate([readout, power @ readout], axis=1)
-            power = power @ power
+            readout = np.concatenate([readout, matmul(power, readout)], axis=1)
+            power = matmul(power, power)
             width *= 2
-        advance = power.__rmatmul__
+        advance = partial(matmul, b=power)  # v Q^B
     else:  # one sparse product per throw
         width, advance = 1, q.T.tocsr().__matmul__  # (v Q as Q^T v)
     v = np.zeros(m)
@@ -231,7 +234,8 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
         for i in range(steps):
             mass[i] = v
             v = advance(v)
-        block = (mass @ readout).reshape(-1, 3)  # each throw: (finished, live, lost)
+        # each throw: (finished, live, lost)
+        block = (matmul(mass, readout) if m <= DENSE_PUSH_MAX else mass @ readout).reshape(-1, 3)
         block = block[: max_throws - done]
         below = np.flatnonzero(block[:, 1] < tail)
         if len(below):

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.linalg.lapack import dgesv, dgetrs
 from scipy.sparse.csgraph import breadth_first_order
 
+from .._core.blas import matmul
 from .._core.numba_config import njit
 from .._core.solve import Solution, system_solver
 from .._core.solve.certify import gamma, total_error
@@ -138,7 +139,7 @@ class DenseSolver:
         self.t = t = t[:, 0]
         self.error = np.inf
         if info == 0 and t.min() >= 0.0:  # (False for NaN; inf gives an infinite error)
-            ax = a @ t
+            ax = matmul(a, t)
             err = np.abs(rowsum - ax) + self.gamma * (rowsum + 2.0 * pivot * t - ax)
             self.error = self._relative(err)
             if self.error > TARGET:  # the residual's rounding may hide its size: exactly
@@ -158,8 +159,8 @@ class DenseSolver:
         with LAPACK_LOCK:
             x = dgetrs(self.lu, self.piv, rhs)[0]
         a, ab = self.a, np.abs(x)
-        size = np.abs(rhs) + 2.0 * self.pivot * ab - a @ ab
-        err = float(np.max(np.abs(rhs - a @ x) + self.gamma * size))
+        size = np.abs(rhs) + 2.0 * self.pivot * ab - matmul(a, ab)
+        err = float(np.max(np.abs(rhs - matmul(a, x)) + self.gamma * size))
         top = float(ab.max())
         inverse = float(self.t.max()) * (1.0 + self.error) / float(self.rowsum.min())
         error = err * inverse / top if top > 0.0 else (0.0 if err == 0.0 else np.inf)

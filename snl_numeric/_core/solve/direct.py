@@ -19,6 +19,7 @@ solver's (:mod:`.structured`).
 
 from __future__ import annotations
 
+import operator
 import threading
 
 import numpy as np
@@ -27,6 +28,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgetrf, dgetrs
 
+from ..blas import matmul
 from .certify import Rows, Solution, dd_add, gamma, step_variance, total_error
 
 __all__ = ["DENSE_MAX", "GTH_MAX", "TARGET", "DirectSolver"]
@@ -141,13 +143,14 @@ class DirectSolver:
         ``|A| = D + G = 2 D - A``, so ``|A| |x| = 2 D |x| - A |x|``: one product when
         ``x >= 0`` (the usual case), two otherwise."""
         a = self._a.T if trans else self._a
-        ax = a @ x
+        product = matmul if self.method == "lu" else operator.matmul  # (sparse A)
+        ax = product(a, x)
         pivot = self._pivot[:, None]
         if (x >= 0.0).all():
             size = np.abs(rhs) + 2.0 * pivot * x - ax
         else:
             ab = np.abs(x)
-            size = np.abs(rhs) + 2.0 * pivot * ab - a @ ab
+            size = np.abs(rhs) + 2.0 * pivot * ab - product(a, ab)
         return rhs - ax, gamma(2 * self.faces + 6) * size
 
     def _rows_of(self, trans: bool) -> Rows:
