@@ -39,4 +39,4 @@ def test_transposed_solves_from_8_threads_give_the_serial_answers():
     # analyze's expected visits and jump probabilities solve the transposed system; the
     # LAPACK solve once behind them gave wrong numbers in ~8% of concurrent calls (6.4e-323
     # for 0.1667) and once aborted with "free(): invalid next size"
-    _stress(40, "repeat")
+    _stress(20, "repeat")
