@@ -15,6 +15,20 @@ import textwrap
 
 import pytest
 
+#: A prelude for snippets: ``compiled`` lists every package kernel Numba compiles from here on.
+COMPILE_LISTENER = """
+from numba.core import event
+compiled = []
+class _Count(event.Listener):
+    def on_start(self, ev):
+        fn = ev.data["dispatcher"].py_func
+        if fn.__module__.startswith("snl_numeric"):
+            compiled.append(fn.__module__ + "." + fn.__qualname__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", _Count())
+"""
+
 
 def run_python(code: str, *, timeout: float = 120, env: dict[str, str] | None = None,
                args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from subproc import COMPILE_LISTENER
 
 import snl_numeric
 from snl_numeric import cache_dir, warmup
@@ -87,19 +88,9 @@ def test_unwritable_cache_dir_still_computes(tmp_path):
     assert out.stdout.split() == ["2"]
 
 
-COUNT_COMPILES = """
+COUNT_COMPILES = COMPILE_LISTENER + """
 import importlib, json, pkgutil
-from numba.core import event
 from numba.core.registry import CPUDispatcher
-compiled = []
-class Count(event.Listener):
-    def on_start(self, ev):
-        fn = ev.data["dispatcher"].py_func
-        if fn.__module__.startswith("snl_numeric"):
-            compiled.append(fn.__module__ + "." + fn.__qualname__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Count())
 import nojit_check, snl_numeric
 nojit_check.results()
 groups = importlib.import_module("snl_numeric.warmup").GROUPS

@@ -18,6 +18,7 @@ import pytest
 from conftest import boards as board_strategy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from subproc import COMPILE_LISTENER
 
 import snl_numeric as snl
 from snl_numeric import Board, Dice
@@ -175,16 +176,8 @@ def test_win_probabilities_take_max_throws():
 
 
 # -- issue 24: nothing compiled on ordinary boards -----------------------------------------------
-ENTRY_POINTS = """
+ENTRY_POINTS = COMPILE_LISTENER + """
 import json, os
-from numba.core import event
-compiled = []
-class Count(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Count())
 import snl_numeric as snl
 from snl_numeric import boards
 from snl_numeric.boards import random_board

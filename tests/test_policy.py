@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from subproc import COMPILE_LISTENER
 
 from snl_numeric import (
     Board,
@@ -615,18 +616,8 @@ def test_dense_evaluation_is_the_core_solvers_twin(size, seed, overshoot, chain,
 
 
 #: Counts the package's Numba compilations in a fresh process with an empty kernel cache.
-COUNT_COMPILES = """
+COUNT_COMPILES = COMPILE_LISTENER + """
 import json
-from numba.core import event
-compiled = []
-class Count(event.Listener):
-    def on_start(self, ev):
-        fn = ev.data["dispatcher"].py_func
-        if fn.__module__.startswith("snl_numeric"):
-            compiled.append(fn.__module__ + "." + fn.__qualname__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Count())
 from snl_numeric import boards, finish_within, optimal_policy
 for b in (boards.get("milton-bradley"), boards.random_board(1000, 0.1, rng=5, chain=True)):
     optimal_policy(b, ["1-3", "4-6", "d6"], optional_jumps=True)
