@@ -248,3 +248,10 @@ def test_scipy_blas_products_are_numpys(order_a, order_b):
     np.testing.assert_allclose(matmul(w, a), w @ a, rtol=1e-14)
     np.testing.assert_allclose(matmul(a[:, ::2], b[::2]), a[:, ::2] @ b[::2], rtol=1e-14)
     assert matmul(a[:, :0], b[:0]).shape == (7, 3) and not matmul(a[:, :0], b[:0]).any()
+
+
+def test_an_empty_system_is_not_handed_to_lapack(capfd):
+    # LAPACK refuses a 0 x 0 matrix by printing to stderr: nothing is solved instead
+    s = DirectSolver(np.array([[1], [1]]), np.array([1.0]), np.array([False, False]))
+    assert s.unknowns == 0 and s.solve(np.zeros(2)).x.tolist() == [0.0, 0.0]
+    assert capfd.readouterr().err == ""

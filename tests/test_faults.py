@@ -117,7 +117,7 @@ def test_the_cache_never_lands_at_the_root_or_under_the_current_directory(monkey
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    home = pwd.getpwuid(os.getuid()).pw_dir
+    home = os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir  # (as HOME is now)
     expected = os.path.join(home, ".cache", "snl_numeric") if where == "home" else where
     if expected == "/.cache/snl_numeric":  # pragma: no cover - a user whose home is /
         expected = None

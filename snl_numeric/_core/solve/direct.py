@@ -104,8 +104,9 @@ class DirectSolver:
         if m <= DENSE_MAX:
             self.method = "lu"
             self._a = self._dense()
-            with LAPACK_LOCK:
-                self._lu = dgetrf(self._a)[:2]
+            if m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve anyway)
+                with LAPACK_LOCK:
+                    self._lu = dgetrf(self._a)[:2]
         else:
             self.method = "splu"
             off = (to < m) & (self._moving > 0.0)
