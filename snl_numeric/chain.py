@@ -432,10 +432,10 @@ def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = Non
     when that is more than ``max_solves``, the probabilities are skipped
     (``None``).
     """
-    fire = cb.fire_matrix
-    uses = fire.T @ visits
+    rows, jumps, data = cb.fire_entries
+    uses = np.bincount(jumps, weights=data * visits[rows], minlength=len(cb.jump_src))
     prob = np.zeros(len(uses))
-    rests = np.array([cb.rest_of(j) for j in range(len(uses))], dtype=np.intp)
+    rests = cb.rests
     need = np.flatnonzero((uses > 0) & (rests != cb.size))
     targets, inverse = np.unique(rests[need], return_inverse=True)
     if max_solves is not None and len(targets) > max_solves:
@@ -449,8 +449,11 @@ def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = Non
         sol = solver.solve(e, trans=True)
         _warn(_notes(sol.error, "jump-use probabilities"))
         rows_n = np.maximum(sol.x, 0.0)
-        part = fire[:, need].tocoo()
-        z_rest = np.bincount(part.col, weights=part.data * rows_n[part.row, inverse[part.col]],
+        place = np.full(len(uses), -1)
+        place[need] = np.arange(len(need))
+        keep = place[jumps] >= 0
+        col = place[jumps[keep]]
+        z_rest = np.bincount(col, weights=data[keep] * rows_n[rows[keep], inverse[col]],
                              minlength=len(need))
         prob[need] = uses[need] / (1.0 + z_rest)
     done = (uses > 0) & (rests == cb.size)

@@ -229,6 +229,16 @@ class CompiledBoard:
         return self.cache.get("fire_matrix", self._fire_matrix)
 
     def _fire_matrix(self) -> sp.csr_matrix:
+        rows, jumps, data = self.fire_entries
+        return sp.csr_matrix((data, (rows, jumps)), shape=(self.n_states, len(self.jump_src)))
+
+    @property
+    def fire_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(x, j, p)``: the entries of :attr:`fire_matrix` as arrays (coordinates, summed
+        where repeated), one per throw and jump it fires."""
+        return self.cache.get("fire_entries", self._fire_entries)
+
+    def _fire_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rows, faces = np.nonzero(self.fired >= 0)
         first = self.fired[rows, faces]
         data = self.probs[faces]
@@ -237,8 +247,16 @@ class CompiledBoard:
             lengths = np.array([len(c) for c in chains], dtype=np.intp)[first]
             rows, data = np.repeat(rows, lengths), np.repeat(data, lengths)
             first = np.concatenate([chains[j] for j in first]) if len(first) else first
-        shape = (self.n_states, len(self.jump_src))
-        return sp.csr_matrix((data, (rows, first)), shape=shape)
+        for arr in (rows, first, data):
+            arr.flags.writeable = False
+        return rows, first.astype(np.intp, copy=False), data
+
+    @property
+    def rests(self) -> np.ndarray:
+        """``rests[j]``: where the token rests after jump ``j`` fires (:meth:`rest_of`)."""
+        return self.cache.get("rests", lambda: np.array(
+            [self.rest_of(j) for j in range(len(self.jump_src))], dtype=np.intp)
+            if self.chained else self.jump_dst)
 
     def rest_of(self, j: int) -> int:
         """Where the token rests after jump ``j`` fires (the end of its chain)."""

@@ -213,6 +213,10 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     >>> pmf.tolist(), live.tolist()
     ([0.0, 0.5, 0.5], [1.0, 0.5, 0.0])
     """
+    fed = np.zeros(len(live), dtype=np.bool_)  # squares that some live square moves to:
+    fed[succ[live]] = True  # the mass never rests on the others (jump sources), after the
+    fed[start] = True  # start: they leave the chain (smaller products, the same sums)
+    live = live & fed
     m = int(np.count_nonzero(live)) - bool(live[-1])
     states, q, r, d = _chain(succ, probs, live, succ.shape[0] - 1, m <= DENSE_PUSH_MAX)
     readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)

@@ -163,7 +163,7 @@ def _removals(board: Board, cb: CompiledBoard, start: int, mean: float, var: flo
     u, error = _clean(sol.x, act), sol.error  # u = N t
     fire = sp.csc_array(cb.fire_matrix)
     s = cb.jump_src[cols]
-    r = np.array([cb.rest_of(int(j)) for j in cols], dtype=np.intp)
+    r = cb.rests[cols]
     for part in _blocks(n, len(cols)):
         first = solver.solve(fire[:, cols[part]].toarray() / cb.probs.sum())
         z = _clean(first.x, act)  # z = N c, one column per jump

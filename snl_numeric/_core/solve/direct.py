@@ -78,20 +78,38 @@ class DirectSolver:
         probs = np.asarray(probs, dtype=np.float64)
         n, nf = succ.shape
         self.n, self.faces = n, nf
-        self.active = np.array(active, dtype=np.bool_)
-        self.states = states = np.flatnonzero(self.active)
+        self.active = active = np.array(active, dtype=np.bool_)
+        self.states = states = np.flatnonzero(active)
         self.unknowns = m = len(states)
+        dest = succ[states]
+        ps = probs if probs.ndim == 1 else probs[states]
+        moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay
+        # On the dense path the squares that no square of the system moves to (jump sources,
+        # the start) come first: their columns of A are 0 off the diagonal, so
+        # A = [[D_u, A_uf], [0, A_ff]] and only A_ff is factorised (see _lu_solve).
+        self._mu = 0
+        if 0 < m <= DENSE_MAX:
+            fed = np.zeros(n, dtype=np.bool_)
+            fed[dest[moving > 0.0]] = True
+            fed = fed[states]
+            self._mu = mu = m - int(np.count_nonzero(fed))
+            if mu:
+                order = np.argsort(fed, kind="stable")
+                self.states = states = states[order]
+                dest, moving = dest[order], moving[order]
+                if probs.ndim == 2:
+                    ps = ps[order]
         pos = np.full(n, m, dtype=np.intp)  # each square's place in the system, m off it
         pos[states] = np.arange(m)
-        dest = succ[states]
         self._to = to = pos[dest]
+        self._probs = ps
         if probs.ndim == 1:
             self.rowsum = np.full(n, probs.sum())
-            self._probs = ps = np.broadcast_to(probs, dest.shape)
+            self._scale = self.rowsum[0]
         else:
             self.rowsum = probs.sum(axis=1)
-            self._probs = ps = probs[states]
-        self._moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay
+            self._scale = self.rowsum[states, None]
+        self._moving = moving
         self._pivot = self._moving.sum(axis=1)  # the sum of the probabilities of moving
         self._dest = dest
         self.blocks = 0
@@ -103,10 +121,13 @@ class DirectSolver:
         self._tmax: float | None = None
         if m <= DENSE_MAX:
             self.method = "lu"
-            self._a = self._dense()
-            if m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve anyway)
-                with LAPACK_LOCK:
-                    self._lu = dgetrf(self._a)[:2]
+            self._a = a = self._dense()
+            mu = self._mu
+            self._a_uf = np.ascontiguousarray(a[:mu, mu:])
+            self._piv_u = self._pivot[:mu, None]
+            if mu < m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve)
+                with LAPACK_LOCK:  # A_ff^T in LAPACK's column-major order, factorised
+                    self._lu = dgetrf(a[mu:, mu:].T)[:2]
         else:
             self.method = "splu"
             off = (to < m) & (self._moving > 0.0)
@@ -122,19 +143,36 @@ class DirectSolver:
         return int(len(np.unique(self._dest[back & (self._moving > 0.0)])))
 
     def _dense(self) -> np.ndarray:
-        """``A`` as a dense array (a column for "off the system", dropped)."""
+        """``A`` as a dense array (moves off the system land on the diagonal, which is then
+        set to the pivots)."""
         m = self.unknowns
-        idx = np.arange(0, m * (m + 1), m + 1)[:, None] + self._to
-        q = np.bincount(idx.ravel(), weights=self._moving.ravel(), minlength=m * (m + 1))
-        a = -q.reshape(m, m + 1)[:, :m]
-        a[np.diag_indices(m)] = self._pivot
+        rows = np.arange(m)[:, None]
+        idx = np.where(self._to < m, self._to, rows) + rows * m
+        a = np.bincount(idx.ravel(), weights=self._moving.ravel(), minlength=m * m)
+        a = a.reshape(m, m)
+        np.negative(a, out=a)
+        a.flat[::m + 1] = self._pivot
         return a
 
     def _lu_solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
-        if self.method == "lu":
+        if self.method != "lu":
+            return self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N")
+        mu = self._mu
+        if not mu:
+            with LAPACK_LOCK:  # (the factors are A's transposed)
+                return dgetrs(*self._lu, rhs, trans=0 if trans else 1)[0]
+        x = np.empty(rhs.shape)
+        if trans:  # A^T = [[D_u, 0], [A_uf^T, A_ff^T]]
+            x[:mu] = y = rhs[:mu] / self._piv_u
+            r = rhs[mu:] - matmul(self._a_uf.T, y)
+        else:
+            r = rhs[mu:]
+        if mu < self.unknowns:
             with LAPACK_LOCK:
-                return dgetrs(*self._lu, rhs, trans=1 if trans else 0)[0]
-        return self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N")
+                x[mu:] = dgetrs(*self._lu, r, trans=0 if trans else 1)[0]
+        if not trans:
+            x[:mu] = (rhs[:mu] - matmul(self._a_uf, x[mu:])) / self._piv_u
+        return x
 
     def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +229,7 @@ class DirectSolver:
         if self.unknowns == 0 or rhs.shape[1] == 0:
             return Solution(np.zeros(b.shape), 0, 0.0, 0.0, self.method)
         if not trans:
-            rhs = rhs * self.rowsum[self.states, None]
+            rhs = rhs * self._scale
         x, lo, error, backward, how = self._certified(rhs, trans, target, measure)
         if error > max(target, REFACTOR_ERROR) and self.unknowns > GTH_MAX and np.all(
                 np.isfinite(x)):
@@ -202,7 +240,7 @@ class DirectSolver:
             if lo is not None:
                 x = x + lo
             if trans:
-                x = x * self.rowsum[self.states, None]
+                x = x * self._scale
         out = np.zeros((self.n, x.shape[1]))
         out[self.states] = x
         out = out.reshape(b.shape)
@@ -215,7 +253,7 @@ class DirectSolver:
         """``A^-1 b`` as a double-double pair ``(hi, lo)``, refined to about ``2**-100``
         relative where the factorisation allows (for quantities that take differences of
         its entries)."""
-        rhs = np.asarray(b, dtype=np.float64)[self.states, None] * self.rowsum[self.states, None]
+        rhs = np.asarray(b, dtype=np.float64)[self.states, None] * self._scale
         x, lo, error, _, _ = self._certified(rhs, False, 2.0**-100)
         if error > REFACTOR_ERROR and self.unknowns > GTH_MAX and np.all(np.isfinite(x)):
             return self.structured().refined(b)
@@ -313,7 +351,8 @@ class DirectSolver:
         w = np.zeros(self.n)
         hi = np.append(thi[self.states], 0.0)
         lo = np.append(tlo[self.states], 0.0)
-        w[self.states] = step_variance(self._to, self._probs, hi, lo)
+        w[self.states] = step_variance(self._to, np.broadcast_to(self._probs, self._to.shape),
+                                       hi, lo)
         return w
 
     # -- the cancellation-free fallback --------------------------------------------------------
