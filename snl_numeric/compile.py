@@ -148,11 +148,15 @@ class CompiledBoard:
 
     def _matrix(self) -> sp.csr_matrix:
         n, k = self.succ.shape
-        # COO rows, columns and data, then CSR indices and data (and SciPy's copies)
-        check_memory(48 * n * k, f"the transition matrix of {n:,} squares x {k} faces")
-        rows = np.repeat(np.arange(n, dtype=self.succ.dtype), k)
+        # CSR straight from the table (row x holds its k faces in order), then duplicates
+        # summed and indices sorted in place: data, indices and row pointers, no COO copies
+        check_memory(MATRIX_BYTES * n * k, f"the transition matrix of {n:,} squares x {k} "
+                     "faces")
+        index = np.int32 if n * k < 2**31 else np.int64
+        indptr = np.arange(0, n * k + 1, k, dtype=index)
+        indices = self.succ.astype(index).ravel()
         data = np.tile(self.probs, n)
-        mat = sp.csr_matrix((data, (rows, self.succ.ravel())), shape=(n, n))
+        mat = sp.csr_matrix((data, indices, indptr), shape=(n, n))
         mat.sum_duplicates()
         mat.sort_indices()
         return mat
@@ -262,6 +266,10 @@ class CompiledBoard:
         """Where the token rests after jump ``j`` fires (the end of its chain)."""
         return int(self.jump_dst[self.chain(j)[-1]])
 
+
+#: Peak bytes per table entry of :attr:`CompiledBoard.matrix`: data (8) and indices (4, or
+#: 8 above 2**31 entries), summed and sorted in place (10^7 squares x 6: 0.8 GiB measured).
+MATRIX_BYTES = 16
 
 #: Largest successor table (squares x faces) compiled; about 10 GiB of arrays.
 MAX_TABLE_ENTRIES = 500_000_000
