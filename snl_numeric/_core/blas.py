@@ -12,10 +12,13 @@ single-board path (residuals, the distribution's blocked powers) go through
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import numpy as np
 from scipy.linalg.blas import dgemm, dgemv
 
-__all__ = ["matmul"]
+__all__ = ["matmul", "right_product"]
 
 
 def _fortran(a: np.ndarray) -> tuple[np.ndarray, int]:
@@ -52,3 +55,16 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return dgemv(1.0, fa, b, trans=ta)
     fb, tb = _fortran(b)
     return dgemm(1.0, fa, fb, trans_a=ta, trans_b=tb)
+
+
+def right_product(b: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """``v -> v @ b`` for vectors ``v``, with ``b``'s BLAS operand prepared once (for
+    products repeated many times).
+
+    Examples
+    --------
+    >>> right_product(np.arange(6.0).reshape(2, 3))(np.ones(2)).tolist()
+    [3.0, 5.0, 7.0]
+    """
+    fb, tb = _fortran(np.asarray(b, dtype=np.float64).T)
+    return partial(dgemv, 1.0, fb, trans=tb)

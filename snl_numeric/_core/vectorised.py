@@ -19,13 +19,11 @@ in the tests.
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
-from .blas import matmul
+from .blas import matmul, right_product
 from .memory import check_memory
 
 __all__ = ["ORDINARY_ENTRIES", "ordinary", "succ_table", "reach", "reachable_from", "push"]
@@ -226,7 +224,7 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
             readout = np.concatenate([readout, matmul(power, readout)], axis=1)
             power = matmul(power, power)
             width *= 2
-        advance = partial(matmul, b=power)  # v Q^B
+        advance = right_product(power)  # v Q^B
     else:  # one sparse product per throw
         width, advance = 1, q.T.tocsr().__matmul__  # (v Q as Q^T v)
     v = np.zeros(m)
