@@ -79,7 +79,9 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     # one sweep of the columns [b | e | C], those that start highest first: t before its
     # correction, then h and W
     cols = np.zeros((n, k + 2))
-    cols[:, 0] = np.where(active, rowsum, 0.0)
+    for x in range(n):
+        if active[x]:
+            cols[x, 0] = rowsum
     backward_columns_kernel(succ, probs, 0, active, block_start, tcol, 2, cols)
     z = np.empty((n, k + 2))
     block_solve_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, cols, z)
