@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -163,9 +164,9 @@ def _row_budget() -> int:
 def blocks(sizes: np.ndarray, threads: int) -> list[tuple[int, int]]:
     """Blocks of consecutive rows ``(lo, hi)`` for ``threads`` workers, largest work first.
 
-    About :data:`BLOCKS_PER_THREAD` blocks per thread, handed out as threads come free,
-    so a thread that the machine slows down takes fewer of them; the largest (by
-    squares) go first, so that the last to finish is a small one.
+    About :data:`BLOCKS_PER_THREAD` blocks per thread, taken in this order by each thread
+    as it comes free, so a thread that the machine slows down takes fewer of them; the
+    largest (by squares) go first, so that the last to finish is a small one.
 
     Examples
     --------
@@ -183,8 +184,8 @@ def blocks(sizes: np.ndarray, threads: int) -> list[tuple[int, int]]:
 
 
 def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
-    """The job kernels the columns need, block by block of rows on the worker threads
-    (each block checked, then analysed, by one task)."""
+    """The job kernels the columns need, block by block of rows: each of ``threads``
+    workers takes the next block as it comes free, checks it, then analyses it."""
     cols = [quantity(c) for c in settings.columns]
     levels = np.array([q / 100.0 - QUANTILE_SLACK for q in map(_percentile_value, cols)
                        if q is not None])
@@ -202,10 +203,15 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
         return out
     rows = board_rows(batch)
     max_bytes = _row_budget()
-    parts = blocks(batch.sizes, default_threads())
+    threads = default_threads()
+    parts = blocks(batch.sizes, threads)
+    taken = itertools.count()  # the next block to take (next() is atomic under the GIL)
 
-    def task(i: int) -> None:
-        lo, hi = parts[i]
+    def worker(_: int) -> None:
+        while (i := next(taken)) < len(parts):
+            block(*parts[i])
+
+    def block(lo: int, hi: int) -> None:
         part, problem, status = rows.part(lo, hi), out.problem[lo:hi], out.status[lo:hi]
         check_rows_kernel(part, SUM_TOL, max_bytes, problem)
         if want_moments:
@@ -219,7 +225,7 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
                                  int(settings.max_throws), out.q[lo:hi], out.mode[lo:hi],
                                  status)
 
-    run_tasks(task, len(parts))
+    run_tasks(worker, min(threads, len(parts)))
     return out
 
 
