@@ -7,7 +7,7 @@ arrays, CSR-style: the jumps of board ``b`` are
 increasing, as in :class:`~snl_numeric.Dice`).
 
 :func:`analyze_many` answers the core questions for every board with Numba
-kernels run on several threads (interleaved boards, each writing its own rows),
+kernels run on several threads (blocks of boards, each task writing its own rows),
 one kernel per job (``batch.kernels``), only those the columns need:
 
 1. the rules of :class:`~snl_numeric.Board`, checked by the same code

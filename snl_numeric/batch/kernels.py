@@ -1,4 +1,4 @@
-"""Numba kernels of batch analysis, one per job, each over a thread's share of the rows.
+"""Numba kernels of batch analysis, one per job, each over the rows it is given.
 
 - :func:`check_rows_kernel`: the rules of a board (:func:`board_problem`, the one
   definition) and the size limits;
@@ -9,9 +9,9 @@
 - :func:`quantile_rows_kernel`: the length distribution pushed until the quantiles
   (and mode) asked for are known.
 
-A thread takes rows ``first, first + step, ...`` (interleaved, so boards of mixed
-sizes spread evenly) and writes only those rows of the outputs. The batch's arrays
-travel as one :class:`BoardRows` tuple.
+A task takes a block of consecutive rows (:meth:`BoardRows.part`, with the same
+rows of the outputs), so that threads never write into the same cache lines. The
+batch's arrays travel as one :class:`BoardRows` tuple.
 """
 
 from __future__ import annotations
@@ -62,6 +62,13 @@ class BoardRows(NamedTuple):
     faces: np.ndarray
     probs: np.ndarray
 
+    def part(self, lo: int, hi: int) -> BoardRows:
+        """Rows ``lo .. hi - 1`` (views: the jump and dice entries are shared, the row
+        pointers still index them)."""
+        return BoardRows(self.sizes[lo:hi], self.starts[lo:hi], self.overshoot[lo:hi],
+                         self.chain[lo:hi], self.jump_ptr[lo:hi + 1], self.jump_src,
+                         self.jump_dst, self.dice_ptr[lo:hi + 1], self.faces, self.probs)
+
 
 def board_rows(batch: BoardBatch) -> BoardRows:
     """The kernels' view of ``batch``."""
@@ -77,11 +84,11 @@ def row_bytes(size, n_faces, k=0):
 
 
 @njit()
-def check_rows_kernel(rows, first, step, tol, max_bytes, problem):  # pragma: no cover - jitted
+def check_rows_kernel(rows, tol, max_bytes, problem):  # pragma: no cover - jitted
     """``problem[b]``: ``BROKEN_RULE`` when board ``b`` breaks a rule of
     :func:`board_problem`, ``TOO_LARGE`` above ``MAX_SIZE`` or when its table and search
     need more than ``max_bytes``; else 0."""
-    for b in range(first, rows.sizes.shape[0], step):
+    for b in range(rows.sizes.shape[0]):
         j0, j1 = rows.jump_ptr[b], rows.jump_ptr[b + 1]
         d0, d1 = rows.dice_ptr[b], rows.dice_ptr[b + 1]
         size = rows.sizes[b]
@@ -94,13 +101,15 @@ def check_rows_kernel(rows, first, step, tol, max_bytes, problem):  # pragma: no
 
 
 @njit()
-def _board_table(rows, b):  # pragma: no cover - jitted
+def _board_table(rows, b, jump_to):  # pragma: no cover - jitted
     """The successor table of valid board ``b`` over its faces of positive probability,
-    and those probabilities as one row ``(1, faces)``."""
+    and those probabilities as one row ``(1, faces)``; ``jump_to`` is scratch of at least
+    ``size + 1`` entries."""
     size = rows.sizes[b]
     j0, j1 = rows.jump_ptr[b], rows.jump_ptr[b + 1]
     d0, d1 = rows.dice_ptr[b], rows.dice_ptr[b + 1]
-    jump_to = np.full(size + 1, -1)
+    jump_to = jump_to[: size + 1]
+    jump_to[:] = -1
     for j in range(j0, j1):
         jump_to[rows.jump_src[j]] = rows.jump_dst[j]
     used = rows.probs[d0:d1] > 0.0
@@ -113,47 +122,65 @@ def _board_table(rows, b):  # pragma: no cover - jitted
 
 
 @njit()
-def reach_rows_kernel(rows, first, step, problem, min_out, sure_out):  # pragma: no cover
+def _most_squares(rows, problem):  # pragma: no cover - jitted
+    """The most squares of a board among the rows without a problem (the length of the
+    work arrays that the rows share)."""
+    most = 0
+    for b in range(rows.sizes.shape[0]):
+        if not problem[b] and rows.sizes[b] + 1 > most:
+            most = rows.sizes[b] + 1
+    return most
+
+
+@njit()
+def reach_rows_kernel(rows, problem, min_out, sure_out):  # pragma: no cover
     """Fewest throws and whether the goal is sure from each board's start (rows with a
     problem are skipped)."""
-    for b in range(first, rows.sizes.shape[0], step):
+    most = _most_squares(rows, problem)
+    jump_to = np.empty(most, dtype=np.int64)
+    dist = np.empty(most, dtype=np.int64)
+    sure = np.empty(most, dtype=np.bool_)
+    for b in range(rows.sizes.shape[0]):
         if problem[b]:
             continue
-        succ, _ = _board_table(rows, b)
+        succ, _ = _board_table(rows, b, jump_to)
         n = succ.shape[0]
-        dist = np.empty(n, dtype=np.int64)
-        sure = np.empty(n, dtype=np.bool_)
-        reach_kernel(succ, dist, sure)
+        reach_kernel(succ, dist[:n], sure[:n])
         min_out[b] = dist[rows.starts[b]]
         sure_out[b] = sure[rows.starts[b]]
 
 
 @njit()
-def moments_rows_kernel(rows, first, step, problem, want_var, max_bytes, min_out, sure_out,
+def moments_rows_kernel(rows, problem, want_var, max_bytes, min_out, sure_out,
                         mean_out, var_out, k_out, status):  # pragma: no cover - jitted
     """Fewest throws, whether the goal is sure, expected throws and (``want_var``)
     variance from each board's start; ``k_out[b]``: its backward targets.
     Rows with a problem are skipped. A board whose Woodbury arrays would take more than
     ``max_bytes`` (or ``WOODBURY_BYTES``: beyond, the single-board solver's GMRES is
-    faster), or with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``."""
-    for b in range(first, rows.sizes.shape[0], step):
+    faster), or with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``.
+    The per-square arrays of the boards are allocated once, for the largest."""
+    most = _most_squares(rows, problem)
+    jump_to = np.empty(most, dtype=np.int64)
+    dist = np.empty(most, dtype=np.int64)
+    sure = np.empty(most, dtype=np.bool_)
+    mean = np.empty(most)
+    var = np.empty(most)
+    report = np.zeros(most, dtype=np.bool_)
+    for b in range(rows.sizes.shape[0]):
         if problem[b]:
             continue
-        succ, probs = _board_table(rows, b)
+        succ, probs = _board_table(rows, b, jump_to)
         n, nf = succ.shape
-        dist = np.empty(n, dtype=np.int64)
-        sure = np.empty(n, dtype=np.bool_)
-        reach_kernel(succ, dist, sure)
+        reach_kernel(succ, dist[:n], sure[:n])
         start = rows.starts[b]
         min_out[b] = dist[start]
         sure_out[b] = sure[start]
         budget = min(max_bytes - row_bytes(n - 1, nf), WOODBURY_BYTES)
         kmax = min(KMAX, budget // (16 * n) - 1)
-        mean = np.empty(n)
-        var = np.empty(n)
-        report = np.zeros(n, dtype=np.bool_)
         report[start] = True
-        k_out[b] = board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean, var)
+        k_out[b] = board_moments_kernel(succ, probs, sure[:n], report[:n], kmax, want_var,
+                                        mean[:n], var[:n])
+        report[start] = False
         if k_out[b] > kmax:
             status[b] |= NEEDS_SOLVER
             continue
@@ -221,19 +248,21 @@ def _length_quantiles(succ, probs, dist, start, levels, want_mode, tail, max_thr
 
 
 @njit()
-def quantile_rows_kernel(rows, first, step, problem, levels, want_mode, tail, max_throws,
+def quantile_rows_kernel(rows, problem, levels, want_mode, tail, max_throws,
                          q_out, mode_out, status):  # pragma: no cover - jitted
     """Quantiles at ``levels`` and (``want_mode``) the mode of each board's length from its
     start (see :func:`_length_quantiles`)."""
-    for b in range(first, rows.sizes.shape[0], step):
+    most = _most_squares(rows, problem)
+    jump_to = np.empty(most, dtype=np.int64)
+    dist = np.empty(most, dtype=np.int64)
+    sure = np.empty(most, dtype=np.bool_)
+    for b in range(rows.sizes.shape[0]):
         if problem[b]:
             continue
-        succ, probs = _board_table(rows, b)
+        succ, probs = _board_table(rows, b, jump_to)
         n = succ.shape[0]
-        dist = np.empty(n, dtype=np.int64)
-        sure = np.empty(n, dtype=np.bool_)
-        reach_kernel(succ, dist, sure)
-        mode_out[b], tail_status = _length_quantiles(succ, probs, dist, rows.starts[b],
+        reach_kernel(succ, dist[:n], sure[:n])
+        mode_out[b], tail_status = _length_quantiles(succ, probs, dist[:n], rows.starts[b],
                                                      levels, want_mode, tail, max_throws,
                                                      q_out[b])
         status[b] |= tail_status

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 
 #: Columns computed when ``columns`` is not given.
 DEFAULT_COLUMNS = ("min_throws", "mean", "variance", "std")
+#: Blocks of rows per worker thread in one chunk (see :func:`blocks`).
+BLOCKS_PER_THREAD = 8
 #: Every fixed column name (the attribute names of :class:`~snl_numeric.Analysis`);
 #: ``"p<q>"`` (e.g. ``"p90"``, ``"p99.9"``) adds a percentile.
 COLUMNS = ("min_throws", "mean", "variance", "std", "finish_probability", "median", "mode",
@@ -158,8 +161,31 @@ def _row_budget() -> int:
     return INT64_MAX if avail is None else avail // default_threads()
 
 
+def blocks(sizes: np.ndarray, threads: int) -> list[tuple[int, int]]:
+    """Blocks of consecutive rows ``(lo, hi)`` for ``threads`` workers, largest work first.
+
+    About :data:`BLOCKS_PER_THREAD` blocks per thread, taken in this order by each thread
+    as it comes free, so a thread that the machine slows down takes fewer of them; the
+    largest (by squares) go first, so that the last to finish is a small one.
+
+    Examples
+    --------
+    >>> blocks(np.array([10, 10, 10, 1000, 10]), 2)
+    [(3, 4), (0, 1), (1, 2), (2, 3), (4, 5)]
+    """
+    n = len(sizes)
+    count = min(n, BLOCKS_PER_THREAD * threads)
+    if count <= 1:
+        return [(0, n)] if n else []
+    edges = np.linspace(0, n, count + 1).astype(np.int64)
+    work = np.add.reduceat(np.maximum(sizes, 1).astype(np.float64), edges[:-1])
+    order = np.argsort(-work, kind="stable")
+    return [(int(edges[i]), int(edges[i + 1])) for i in order]
+
+
 def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
-    """The job kernels the columns need, each on the worker threads (rows interleaved)."""
+    """The job kernels the columns need, block by block of rows: each of ``threads``
+    workers takes the next block as it comes free, checks it, then analyses it."""
     cols = [quantity(c) for c in settings.columns]
     levels = np.array([q / 100.0 - QUANTILE_SLACK for q in map(_percentile_value, cols)
                        if q is not None])
@@ -176,31 +202,30 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     if not n:
         return out
     rows = board_rows(batch)
-    shares = min(default_threads(), n)
     max_bytes = _row_budget()
+    threads = default_threads()
+    parts = blocks(batch.sizes, threads)
+    taken = itertools.count()  # the next block to take (next() is atomic under the GIL)
 
-    def check(t: int) -> None:
-        check_rows_kernel(rows, t, shares, SUM_TOL, max_bytes, out.problem)
+    def worker(_: int) -> None:
+        while (i := next(taken)) < len(parts):
+            block(*parts[i])
 
-    def reach(t: int) -> None:
-        reach_rows_kernel(rows, t, shares, out.problem, out.min_throws, out.sure)
+    def block(lo: int, hi: int) -> None:
+        part, problem, status = rows.part(lo, hi), out.problem[lo:hi], out.status[lo:hi]
+        check_rows_kernel(part, SUM_TOL, max_bytes, problem)
+        if want_moments:
+            moments_rows_kernel(part, problem, want_var, max_bytes, out.min_throws[lo:hi],
+                                out.sure[lo:hi], out.mean[lo:hi], out.var[lo:hi],
+                                out.targets[lo:hi], status)
+        elif want_reach:
+            reach_rows_kernel(part, problem, out.min_throws[lo:hi], out.sure[lo:hi])
+        if want_quantiles:
+            quantile_rows_kernel(part, problem, levels, want_mode, float(settings.tail),
+                                 int(settings.max_throws), out.q[lo:hi], out.mode[lo:hi],
+                                 status)
 
-    def moments(t: int) -> None:
-        moments_rows_kernel(rows, t, shares, out.problem, want_var, max_bytes, out.min_throws,
-                            out.sure, out.mean, out.var, out.targets, out.status)
-
-    def quantiles(t: int) -> None:
-        quantile_rows_kernel(rows, t, shares, out.problem, levels, want_mode,
-                             float(settings.tail), int(settings.max_throws), out.q, out.mode,
-                             out.status)
-
-    run_tasks(check, shares)
-    if want_moments:
-        run_tasks(moments, shares)
-    elif want_reach:
-        run_tasks(reach, shares)
-    if want_quantiles:
-        run_tasks(quantiles, shares)
+    run_tasks(worker, min(threads, len(parts)))
     return out
 
 

@@ -60,14 +60,18 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     n, nf = succ.shape
     active = sure.copy()
     active[n - 1] = False  # the goal: absorbing, not in the system
-    block_start = np.empty(n + 1, dtype=np.int64)
-    tcol = np.empty(n, dtype=np.int64)
+    # the per-square work arrays in one allocation per type: on the small boards of a
+    # batch, allocating takes a good part of the time
+    iwork = np.empty((3, n + 1), dtype=np.int64)
+    block_start, tcol = iwork[0], iwork[1, :n]
     nb, k, levels = structure_kernel(succ, probs, 0, active, 1, block_start, tcol)
     if k > kmax:
         return k
-    offsets = np.zeros(nb, dtype=np.int64)
+    offsets = iwork[2, :nb]
+    offsets[:] = 0
+    work = np.empty((4, n))
+    piv, t, u, rhs = work[0], work[1], work[2], work[3]
     lu = np.empty(0)
-    piv = np.empty(n)
     block_factor_kernel(succ, probs, 0, active, block_start, offsets, lu, piv)
     targets = np.empty(k, dtype=np.int64)
     for y in range(n):
@@ -79,23 +83,27 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     # one sweep of the columns [b | e | C], those that start highest first: t before its
     # correction, then h and W
     cols = np.zeros((n, k + 2))
-    cols[:, 0] = np.where(active, rowsum, 0.0)
+    for x in range(n):
+        if active[x]:
+            cols[x, 0] = rowsum
     backward_columns_kernel(succ, probs, 0, active, block_start, tcol, 2, cols)
     z = np.empty((n, k + 2))
     block_solve_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, cols, z)
-    cap = np.empty((k, k))
-    cap_piv = np.empty(k)
+    cap = np.empty((k + 1, k))  # the capacitance's factors, then its pivots
+    cap_piv = cap[k]
+    cap = cap[:k]
     capacitance_kernel(z, 2, targets, cap, cap_piv)
-    t = z[:, 0].copy()
+    for x in range(n):
+        t[x] = z[x, 0]
     correction_kernel(z, 2, targets, cap, cap_piv, t)
     for x in range(n):
         mean[x] = t[x] if active[x] else (0.0 if x == n - 1 else np.inf)
         var[x] = np.nan if active[x] else mean[x]
     if not want_var:
         return k
-    u = np.empty(n)
-    sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, t * rowsum, _NO_BACK,
-                 u)
+    for x in range(n):
+        rhs[x] = t[x] * rowsum
+    sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, rhs, _NO_BACK, u)
     correction_kernel(z, 2, targets, cap, cap_piv, u)
     cancel = False
     for x in range(n):
