@@ -255,3 +255,33 @@ def test_an_empty_system_is_not_handed_to_lapack(capfd):
     s = DirectSolver(np.array([[1], [1]]), np.array([1.0]), np.array([False, False]))
     assert s.unknowns == 0 and s.solve(np.zeros(2)).x.tolist() == [0.0, 0.0]
     assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("per_square", [False, True])
+def test_squares_nobody_moves_to_are_solved_after_the_rest(per_square):
+    """Jump sources and the start (no square moves to them) are left out of the LU and
+    solved by one product: the answers are A^-1 b and A^-T b all the same."""
+    board = snl.boards.get("milton-bradley")
+    cb = board.compiled
+    n, k = cb.succ.shape
+    gen = np.random.default_rng(3)
+    probs = gen.random((n, k)) + 0.1 if per_square else cb.probs
+    act = np.ones(n, dtype=bool)
+    act[-1] = False
+    solver = DirectSolver(cb.succ, probs, act)
+    assert solver.method == "lu"
+    p = np.broadcast_to(probs, (n, k))
+    a = np.diag(p.sum(axis=1))  # A = diag(s) - (moves among the system's squares)
+    for x in range(n - 1):
+        for f in range(k):
+            if act[cb.succ[x, f]]:
+                a[x, cb.succ[x, f]] -= p[x, f]
+    a, s = a[:-1, :-1], p.sum(axis=1)[:-1]
+    b = np.vstack([gen.random((n - 1, 3)), np.zeros((1, 3))])
+    forward = solver.solve(b)
+    backward = solver.solve(b, trans=True)
+    np.testing.assert_allclose(forward.x[:-1], np.linalg.solve(a, b[:-1] * s[:, None]),
+                               rtol=1e-12)
+    np.testing.assert_allclose(backward.x[:-1], np.linalg.solve(a.T, b[:-1]) * s[:, None],
+                               rtol=1e-12)
+    assert forward.error < 1e-12 and backward.error < 1e-12
