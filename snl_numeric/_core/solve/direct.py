@@ -376,12 +376,13 @@ class DirectSolver:
 
 
 class _Gth:
-    """GTH elimination of ``A = D - G`` in natural order, vectorised: ``A = L U`` with
+    """GTH elimination of ``A = D - G`` in the system's order (the squares in increasing
+    order, those that no square moves to first), vectorised: ``A = L U`` with
     ``L = I - F`` (``F >= 0``) and ``U = diag(piv) - H`` (``H >= 0``), every pivot the
     probability of leaving plus what remains of the row. Columns without entries below the
-    diagonal (most squares: throws go forward) cost nothing. Solves are two triangular
-    solves (LAPACK), each only adding non-negative terms for a non-negative right-hand
-    side."""
+    diagonal (most squares: throws go forward; all those no square moves to) cost nothing.
+    Solves are two triangular solves (LAPACK), each only adding non-negative terms for a
+    non-negative right-hand side."""
 
     def __init__(self, a: np.ndarray, slack: np.ndarray, faces: int) -> None:
         m = len(a)
