@@ -238,8 +238,8 @@ class CompiledBoard:
 
     @property
     def fire_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(x, j, p)``: the entries of :attr:`fire_matrix` as arrays (coordinates, summed
-        where repeated), one per throw and jump it fires."""
+        """``(x, j, p)``: the entries of :attr:`fire_matrix` as coordinate arrays, one per
+        throw and jump it fires (a pair may repeat: the matrix sums them)."""
         return self.cache.get("fire_entries", self._fire_entries)
 
     def _fire_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -251,9 +251,10 @@ class CompiledBoard:
             lengths = np.array([len(c) for c in chains], dtype=np.intp)[first]
             rows, data = np.repeat(rows, lengths), np.repeat(data, lengths)
             first = np.concatenate([chains[j] for j in first]) if len(first) else first
+        first = first.astype(np.intp, copy=False)
         for arr in (rows, first, data):
             arr.flags.writeable = False
-        return rows, first.astype(np.intp, copy=False), data
+        return rows, first, data
 
     @property
     def rests(self) -> np.ndarray:

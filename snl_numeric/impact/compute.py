@@ -281,8 +281,7 @@ def _resting(cb: CompiledBoard) -> np.ndarray:
     """Where a token sent to each square rests (its chain followed under ``chain=True``)."""
     rest = np.arange(cb.n_states)
     if cb.chained:
-        for j, s in enumerate(cb.jump_src.tolist()):
-            rest[s] = cb.rest_of(j)
+        rest[cb.jump_src] = cb.rests
     return rest
 
 
