@@ -11,7 +11,7 @@ and cached on it (``board.compiled``):
 - ``matrix``: the transition matrix ``P`` as ``scipy.sparse`` CSR, states
   ``0 .. size`` with the goal ``size`` absorbing (built lazily);
 - ``reach``: fewest throws to the goal and the squares that finish with
-  probability 1, by breadth-first propagation over the reversed adjacency.
+  probability 1, by breadth-first search over the reversed moves.
 
 Everything derived from a compiled board later (its factorised fundamental
 system, expected throws, ...) is kept in its :class:`BoardCache`, an explicit
@@ -166,8 +166,10 @@ class CompiledBoard:
         """``(dist, sure)``: fewest throws to the goal (-1 if unreachable) and
         whether the goal is reached with probability 1, from every square.
 
-        One breadth-first propagation from the goal over the reversed
-        adjacency, then one from the squares that cannot reach it.
+        One breadth-first search from the goal over the reversed moves, then (only
+        if some square cannot reach the goal) one from the squares that cannot. On a
+        large board (the Numba kernel) the moves that are their face's usual step are
+        reversed in place and only the others (jumps, overshoot) are tabulated.
         """
         return self.cache.get("reach", self._reach)
 

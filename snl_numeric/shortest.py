@@ -1,7 +1,8 @@
 """Fewest throws: breadth-first frontier propagation towards the goal.
 
 The distance of every square to the goal comes from one BFS from the goal
-over the *reversed* adjacency (a counting sort of the successor table; see
+over the *reversed* moves (on a large board, the moves that are their face's
+usual step are reversed in place and only jumps and overshoot tabulated; see
 ``CompiledBoard.reach``), so ``throw_distances`` costs O(size * faces)
 whatever the start. A
 fewest-throws play is then read off greedily: from a square at distance

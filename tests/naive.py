@@ -719,6 +719,40 @@ def large_distances(board):
     return _np.array(dist)
 
 
+def table_reach(succ):
+    """Fewest throws to the last square (-1: never) and whether it is reached with
+    probability 1, from a bare successor table (row ``x``: where each face leads; the last
+    square's row is ignored): a queue BFS backwards, then a depth-first search forwards
+    from every square for one that cannot reach the goal."""
+    n = len(succ)
+    goal = n - 1
+    moves = {x: [int(y) for y in succ[x]] for x in range(goal)}
+    pred = {}
+    for x, ys in moves.items():
+        for y in ys:
+            pred.setdefault(y, []).append(x)
+    dist = [-1] * n
+    dist[goal] = 0
+    queue = deque([goal])
+    while queue:
+        y = queue.popleft()
+        for x in pred.get(y, []):
+            if dist[x] == -1:
+                dist[x] = dist[y] + 1
+                queue.append(x)
+    sure = []
+    for x in range(n):
+        seen, stack = {x}, [x]
+        while stack:
+            v = stack.pop()
+            for w in moves.get(v, []):
+                if w not in seen:
+                    seen.add(w)
+                    stack.append(w)
+        sure.append(all(dist[v] >= 0 for v in seen))
+    return _np.array(dist), _np.array(sure)
+
+
 # --- batch ---
 def batch_row(size, jumps, start=0, overshoot="win", chain=False, dice=None):
     """Fewest throws, mean, variance and median of one board, the obvious way.

@@ -3,7 +3,8 @@
 - :func:`succ_table_kernel` compiles a board's rules into its successor table
   ``succ[x, f]``: where a token on ``x`` rests after face ``f``;
 - :func:`reach_kernel`: fewest throws to the goal and the squares that finish
-  with probability 1, by breadth-first propagation over the reversed table;
+  with probability 1, by breadth-first search over the reversed moves (the
+  moves that are their face's usual step reversed in place, a table of the rest);
 - :func:`push_step_kernel` / :func:`push_kernel`: the probability mass of the
   token's position pushed one throw at a time (the distribution of game length).
 
@@ -65,54 +66,142 @@ def reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
 
     ``sure[x]`` is True when the goal is reached from ``x`` with probability 1:
     ``x`` cannot reach a square from which the goal is unreachable.
+
+    Both are breadth-first searches over the reversed moves of every square but the
+    goal (every face of ``succ``), the second only when some square cannot reach the
+    goal. Most moves are their face's usual step, ``succ[x, f] == x + step[f]`` with
+    ``step[f]`` the median step of a few rows: those are reversed in place (one bit
+    per move), so only the others (jumps, overshoot) are copied into a reversed
+    table. The step read off is only a guess: any value gives the same answer.
+    Needs fewer than ``2**31`` table entries (``compile_board`` allows far fewer).
     """
     n, n_faces = succ.shape
     goal = n - 1
-    # the reversed table, CSR-style: the predecessors of y are pred[ptr[y] : ptr[y + 1]]
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    for x in range(goal):
-        for f in range(n_faces):
-            ptr[succ[x, f] + 1] += 1
-    for y in range(n):
-        ptr[y + 1] += ptr[y]
-    fill = ptr[:n].copy()
-    pred = np.empty(ptr[n], dtype=succ.dtype)
-    for x in range(goal):
-        for f in range(n_faces):
-            y = succ[x, f]
-            pred[fill[y]] = x
-            fill[y] += 1
-    queue = np.empty(n, dtype=np.int64)
+    if n * n_faces >= 2**31:
+        raise ValueError("reach_kernel: a successor table of 2**31 entries or more")
+    step = np.zeros(n_faces, dtype=np.int64)
+    rows = min(goal, 7)
+    diffs = np.empty(rows, dtype=np.int64)
+    for f in range(n_faces):  # the median of the steps of `rows` rows spread over the board
+        for i in range(rows):
+            x = i * (goal - 1) // max(rows - 1, 1)
+            d = succ[x, f] - x
+            j = i
+            while j > 0 and diffs[j - 1] > d:
+                diffs[j] = diffs[j - 1]
+                j -= 1
+            diffs[j] = d
+        step[f] = diffs[rows // 2] if rows else 0
+    # bit i of square x is bit i % 8 of marks[x, i // 8]: bit f < n_faces, the move of
+    # face f from x is its usual step; bit n_faces, x has predecessors in the reversed
+    # table; bit n_faces + 1, the search has reached x (see _search_back)
+    marks = np.zeros((n, (n_faces + 9) >> 3), dtype=np.uint8)
+    src = np.empty(n, dtype=np.int32)
+    dst = np.empty(n, dtype=np.int32)
+    m = _split_moves(succ, step, marks, src, dst)
+    if m > n:  # more irregular moves than squares: record them all in a second pass
+        src = np.empty(m, dtype=np.int32)
+        dst = np.empty(m, dtype=np.int32)
+        _split_moves(succ, step, marks, src, dst)
+    # the reversed table of the irregular moves: the predecessors of y are
+    # pred[ptr[y] : ptr[y + 1]] (a counting sort: ptr[y + 1] is y's cursor while filling)
+    ptr = np.zeros(n + 2, dtype=np.int32)
+    tabled = np.uint8(1 << (n_faces & 7))
+    for i in range(m):
+        ptr[dst[i] + 2] += 1
+        marks[dst[i], n_faces >> 3] |= tabled
+    for y in range(2, n + 2):
+        ptr[y] += ptr[y - 1]
+    pred = np.empty(m, dtype=np.int32)
+    for i in range(m):
+        y = dst[i] + 1
+        pred[ptr[y]] = src[i]
+        ptr[y] += 1
+    s, seen = (n_faces + 1) >> 3, np.uint8(1 << ((n_faces + 1) & 7))
+    queue = np.empty(n, dtype=np.int32)
     dist[:] = -1
-    sure[:] = True
     dist[goal] = 0
+    marks[goal, s] |= seen
     queue[0] = goal
-    head, tail = 0, 1
-    while head < tail:
-        y = queue[head]
-        head += 1
-        for i in range(ptr[y], ptr[y + 1]):
-            x = pred[i]
-            if dist[x] == -1:
-                dist[x] = dist[y] + 1
-                queue[tail] = x
-                tail += 1
+    tail = _search_back(step, marks, ptr, pred, queue, 1, dist)
+    sure[:] = True
+    if tail == n:  # every square reaches the goal
+        return
     # squares that can reach a stuck square are not sure
-    head, tail = 0, 0
+    tail = 0
     for x in range(goal):
-        if dist[x] == -1:
-            sure[x] = False
+        marks[x, s] ^= seen
+        if marks[x, s] & seen:
             queue[tail] = x
             tail += 1
+    _search_back(step, marks, ptr, pred, queue, tail, dist[:0])
+    for x in range(goal):
+        sure[x] = not marks[x, s] & seen
+
+
+@njit()
+def _split_moves(succ, step, marks, src, dst):  # pragma: no cover - jitted
+    """Set the bits of the regular moves in ``marks`` (see :func:`reach_kernel`) and
+    record the other moves ``src[i] -> dst[i]`` while there is room; returns how many
+    there are."""
+    n, n_faces = succ.shape
+    room = src.shape[0]
+    m = 0
+    for x in range(n - 1):
+        bits = 0
+        for f in range(n_faces):
+            y = succ[x, f]
+            if y == x + step[f]:
+                bits |= 1 << (f & 7)
+            else:
+                if m < room:
+                    src[m] = x
+                    dst[m] = y
+                m += 1
+            if f & 7 == 7:
+                marks[x, f >> 3] = bits
+                bits = 0
+        marks[x, n_faces >> 3] = bits
+    return m
+
+
+@njit()
+def _search_back(step, marks, ptr, pred, queue, tail, dist):  # pragma: no cover - jitted
+    """Breadth-first search over the reversed moves from ``queue[:tail]``, setting the
+    reached bit of ``marks`` and, unless ``dist`` is empty, writing the depth plus one of
+    each square reached; returns the number of squares queued. A predecessor of ``y`` is
+    ``y - step[f]`` when that square's move of face ``f`` is regular, and any in the
+    reversed table."""
+    n_faces = step.shape[0]
+    goal = marks.shape[0] - 1
+    tabled = np.uint8(1 << (n_faces & 7))
+    s, seen = (n_faces + 1) >> 3, np.uint8(1 << ((n_faces + 1) & 7))
+    level, end, head = 0, tail, 0
     while head < tail:
+        if head == end:
+            level += 1
+            end = tail
         y = queue[head]
         head += 1
-        for i in range(ptr[y], ptr[y + 1]):
-            x = pred[i]
-            if sure[x]:
-                sure[x] = False
+        for f in range(n_faces):
+            x = y - step[f]
+            if (0 <= x < goal and marks[x, f >> 3] >> (f & 7) & 1
+                    and not marks[x, s] & seen):
+                marks[x, s] |= seen
                 queue[tail] = x
                 tail += 1
+                if dist.shape[0]:
+                    dist[x] = level + 1
+        if marks[y, n_faces >> 3] & tabled:
+            for i in range(ptr[y], ptr[y + 1]):
+                x = pred[i]
+                if not marks[x, s] & seen:
+                    marks[x, s] |= seen
+                    queue[tail] = x
+                    tail += 1
+                    if dist.shape[0]:
+                        dist[x] = level + 1
+    return tail
 
 
 @njit()
