@@ -47,13 +47,19 @@ def everything(board):
     return out
 
 
-def assert_twins(a, b, rtol=1e-12):
+def assert_twins(a, b, faces, rtol=1e-12):
+    """Equal answers; the pmf's ``k``-th entry within the rounding of ``k`` pushes (each
+    entry of a push a sum of at most ``faces`` products per square moved from, summed in
+    another order by the other path)."""
     assert a.keys() == b.keys()
     for key in a:
         x, y = np.asarray(a[key]), np.asarray(b[key])
         assert x.shape == y.shape, key
         if x.dtype.kind in "biu":
             np.testing.assert_array_equal(x, y, err_msg=key)
+        elif key == "pmf":
+            tol = rtol + np.arange(len(x)) * 2 * (faces + 1) * np.finfo(float).eps
+            assert (np.abs(x - y) <= tol * y + 1e-300).all(), key
         else:
             np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-300, err_msg=key)
 
@@ -66,7 +72,7 @@ def test_direct_and_structured_paths_are_twins(board):
         direct = everything(board)
         mp.setattr(vectorised, "ORDINARY_ENTRIES", 0)
         structured = everything(board)
-    assert_twins(direct, structured)
+    assert_twins(direct, structured, len(board.dice.faces))
 
 
 @pytest.mark.parametrize("rules", [{}, {"overshoot": "exact"}, {"overshoot": "bounce"},
@@ -285,3 +291,50 @@ def test_squares_nobody_moves_to_are_solved_after_the_rest(per_square):
     np.testing.assert_allclose(backward.x[:-1], np.linalg.solve(a.T, b[:-1]) * s[:, None],
                                rtol=1e-12)
     assert forward.error < 1e-12 and backward.error < 1e-12
+    for col in b.T:  # one column: gathered from the table (forward), BLAS (transposed)
+        np.testing.assert_allclose(solver.solve(col).x[:-1],
+                                   np.linalg.solve(a, col[:-1] * s), rtol=1e-12)
+        np.testing.assert_allclose(solver.solve(col, trans=True).x[:-1],
+                                   np.linalg.solve(a.T, col[:-1]) * s, rtol=1e-12)
+
+
+def test_many_moves_into_one_square_are_certified():
+    """A square that 60 throws lead to (ten ladders end on it): the rows of A^T are that
+    wide, and the transposed answers still come out within their certified bounds."""
+    board = Board(100, {k: 50 for k in range(60, 70)} | {80: 5})
+    cb = board.compiled
+    solver = fundamental(cb)
+    act = solver.active
+    q = np.zeros((cb.n_states, cb.n_states))
+    for x in np.flatnonzero(act):
+        for y, p in zip(cb.succ[x], cb.probs, strict=True):
+            q[x, y] += p
+    a = np.eye(act.sum()) - q[np.ix_(act, act)]
+    b = np.where(act, np.linspace(1.0, 2.0, cb.n_states), 0.0)
+    for trans in (False, True):
+        sol = solver.solve(b, trans=trans)
+        exact = np.linalg.solve(a.T if trans else a, b[act])
+        np.testing.assert_allclose(sol.x[act], exact, rtol=1e-12)
+        assert sol.error < 1e-12
+
+
+def test_expected_throws_keep_only_the_lu_factors():
+    """A board asked only its expected throws keeps the LU factors of the squares that
+    are moved to and the tables, no dense copy of the system (about 89 kB on Milton
+    Bradley; 171 kB when the dense matrix and a block of it were kept too)."""
+    import gc
+    import tracemalloc
+
+    boards = [snl.boards.get("milton-bradley").replace() for _ in range(20)]
+    snl.expected_throws(boards[0])
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for b in boards[1:]:
+            snl.expected_throws(b)
+        gc.collect()
+        kept = (tracemalloc.get_traced_memory()[0] - before) / 19
+    finally:
+        tracemalloc.stop()
+    assert 52_000 < kept < 120_000  # the 81 x 81 LU is 52 kB

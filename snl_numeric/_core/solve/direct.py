@@ -19,7 +19,6 @@ solver's (:mod:`.structured`).
 
 from __future__ import annotations
 
-import operator
 import threading
 
 import numpy as np
@@ -119,22 +118,23 @@ class DirectSolver:
         self._fallback = None
         self._table = (succ, probs)
         self._tmax: float | None = None
+        self._in: int | None = None
+        self._g: np.ndarray | sp.csr_matrix | None = None
+        # residuals and the squares nobody moves to are read off these tables (no dense A)
         if m <= DENSE_MAX:
             self.method = "lu"
-            self._a = a = self._dense()
             mu = self._mu
-            self._a_uf = np.ascontiguousarray(a[:mu, mu:])
             self._piv_u = self._pivot[:mu, None]
             if mu < m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve)
-                with LAPACK_LOCK:  # A_ff^T in LAPACK's column-major order, factorised
-                    self._lu = dgetrf(a[mu:, mu:].T)[:2]
+                a_ff = self._dense(mu)  # C order: A_ff^T in LAPACK's column-major order
+                with LAPACK_LOCK:  # factorised in place
+                    self._lu = dgetrf(a_ff.T, overwrite_a=True)[:2]
         else:
             self.method = "splu"
             off = (to < m) & (self._moving > 0.0)
             rows = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
-            g = sp.csc_matrix((self._moving[off], (rows, to[off])), shape=(m, m))
-            self._a = (sp.diags(self._pivot) - g).tocsc()
-            self._splu = spla.splu(self._a)
+            self._g = g = sp.csr_matrix((self._moving[off], (rows, to[off])), shape=(m, m))
+            self._splu = spla.splu((sp.diags(self._pivot) - g).tocsc())
 
     @property
     def k(self) -> int:
@@ -142,16 +142,17 @@ class DirectSolver:
         back = (self._to < self.unknowns) & (self._dest < self.states[:, None])
         return int(len(np.unique(self._dest[back & (self._moving > 0.0)])))
 
-    def _dense(self) -> np.ndarray:
-        """``A`` as a dense array (moves off the system land on the diagonal, which is then
-        set to the pivots)."""
-        m = self.unknowns
+    def _dense(self, lo: int = 0) -> np.ndarray:
+        """``A[lo:, lo:]`` as a dense array, C order (moves that leave it land on the
+        diagonal, which is then set to the pivots)."""
+        m = self.unknowns - lo
+        to = self._to[lo:] - lo
         rows = np.arange(m)[:, None]
-        idx = np.where(self._to < m, self._to, rows) + rows * m
-        a = np.bincount(idx.ravel(), weights=self._moving.ravel(), minlength=m * m)
+        idx = np.where((to >= 0) & (to < m), to, rows) + rows * m
+        a = np.bincount(idx.ravel(), weights=self._moving[lo:].ravel(), minlength=m * m)
         a = a.reshape(m, m)
         np.negative(a, out=a)
-        a.flat[::m + 1] = self._pivot
+        a.flat[::m + 1] = self._pivot[lo:]
         return a
 
     def _lu_solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
@@ -161,48 +162,81 @@ class DirectSolver:
         if not mu:
             with LAPACK_LOCK:  # (the factors are A's transposed)
                 return dgetrs(*self._lu, rhs, trans=0 if trans else 1)[0]
-        x = np.empty(rhs.shape)
-        if trans:  # A^T = [[D_u, 0], [A_uf^T, A_ff^T]]
-            x[:mu] = y = rhs[:mu] / self._piv_u
-            r = rhs[mu:] - matmul(self._a_uf.T, y)
+        x = np.zeros(rhs.shape)
+        if trans:  # A^T = [[D_u, 0], [-G_uf^T, A_ff^T]]
+            x[:mu] = rhs[:mu] / self._piv_u
+            r = rhs[mu:] + self._product(x, True)[mu:]
         else:
             r = rhs[mu:]
         if mu < self.unknowns:
             with LAPACK_LOCK:
                 x[mu:] = dgetrs(*self._lu, r, trans=0 if trans else 1)[0]
-        if not trans:
-            x[:mu] = (rhs[:mu] - matmul(self._a_uf, x[mu:])) / self._piv_u
+        if not trans:  # (the rows of the squares nobody moves to read only x_f)
+            rows = self._rows_of(False)
+            g = (rows.off_p[:mu, :, None] * x[rows.off_to[:mu]]).sum(axis=1)
+            x[:mu] = (rhs[:mu] + g) / self._piv_u
         return x
+
+    def _product(self, x: np.ndarray, trans: bool) -> np.ndarray:
+        """``G x`` (``G^T x``): the moves between the squares of the system, ``x`` of shape
+        ``(m, k)`` and finite. One column of ``G x`` (the expected throws) is gathered
+        from the successor table, so a solver that answered only that keeps no dense
+        matrix but the LU factors; other products go through BLAS on ``G`` (dense, built
+        on first need), or SciPy's sparse product above :data:`DENSE_MAX` unknowns."""
+        if self.method != "lu":
+            assert self._g is not None
+            return (self._g.T if trans else self._g) @ x
+        if not trans and x.shape[1] == 1:
+            return self._rows_of(False).product(x)
+        with self._lock:
+            if self._g is None:
+                self._g = g = self._dense()
+                np.negative(g, out=g)
+                g.flat[::self.unknowns + 1] = 0.0
+        g = self._g
+        return matmul(g.T if trans else g, x)
 
     def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
         """``(r, bound)``: ``rhs - A x`` (``A^T``) in double precision, and a bound on its
-        distance from the exact residual (the rounding of ``r``, and of ``A``'s pivots).
-
-        ``|A| = D + G = 2 D - A``, so ``|A| |x| = 2 D |x| - A |x|``: one product when
-        ``x >= 0`` (the usual case), two otherwise."""
-        a = self._a.T if trans else self._a
-        product = matmul if self.method == "lu" else operator.matmul  # (sparse A)
-        ax = product(a, x)
+        distance from the exact residual, relative to ``|rhs| + |A| |x|``
+        (``|A| = D + G``): the rounding of each row's products and sums (at most
+        ``faces`` products on a row of ``A``, ``in`` on one of ``A^T``), of the pivot
+        (a sum of ``faces`` terms) and of the two differences."""
+        g = self._product(x, trans)
         pivot = self._pivot[:, None]
+        px = pivot * x
+        r = rhs - (px - g)
         if (x >= 0.0).all():
-            size = np.abs(rhs) + 2.0 * pivot * x - ax
+            size = np.abs(rhs) + px + g
         else:
             ab = np.abs(x)
-            size = np.abs(rhs) + 2.0 * pivot * ab - product(a, ab)
-        return rhs - ax, gamma(2 * self.faces + 6) * size
+            size = np.abs(rhs) + pivot * ab + self._product(ab, trans)
+        return r, gamma(2 * self.faces + self._width(trans) + 4) * size
+
+    def _width(self, trans: bool) -> int:
+        """The most moves into one square of the system (``trans``), or out of one."""
+        if not trans:
+            return self.faces
+        with self._lock:
+            if self._in is None:
+                to = self._to[(self._to < self.unknowns) & (self._moving > 0.0)]
+                self._in = int(np.bincount(to, minlength=1).max())
+            return self._in
 
     def _rows_of(self, trans: bool) -> Rows:
-        """The rows of ``A`` or of ``A^T`` as padded tables, for residuals in
-        double-double (built on first use)."""
+        """The rows of ``A`` or of ``A^T`` as padded tables, for residuals (``A``'s straight
+        from the successor table; ``A^T``'s built on first use)."""
         with self._lock:
             if trans not in self._rows:
                 m = self.unknowns
                 off = (self._to < m) & (self._moving > 0.0)
-                src = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
-                dst, prob = self._to[off], self._moving[off]
-                if trans:
-                    src, dst = dst, src
+                if not trans:
+                    self._rows[trans] = Rows(self._moving, np.where(off, self._to, 0),
+                                             np.where(off, self._moving, 0.0))
+                    return self._rows[trans]
+                dst = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
+                src, prob = self._to[off], self._moving[off]  # the columns of A
                 order = np.argsort(src, kind="stable")
                 src, dst, prob = src[order], dst[order], prob[order]
                 counts = np.bincount(src, minlength=m)
