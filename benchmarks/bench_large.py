@@ -121,7 +121,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
             rows.append(row(f"expected_throws_all n={n:.0e}", t_mean, None, None,
                             note + "; baselines skipped (splu ~50 s at 1e5, >10 min at 1e6)"))
         rows.append(row(f"throw_distances n={n:.0e}", t_dist, None, None,
-                        f"includes the reverse adjacency; {t_dist / mv:.1f} mat-vecs"))
+                        f"BFS from the goal, table reversed in place; {t_dist / mv:.1f} mat-vecs"))
     if len(times) >= 2:
         x = np.log([n for n, _ in times[1:]])
         y = np.log([t for _, t in times[1:]])

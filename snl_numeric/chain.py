@@ -12,8 +12,8 @@ From the states that reach the goal with probability 1 (the *sure* states
 
 A square outside ``S`` (one from which the token may wander where the goal
 cannot be reached) has expectation and variance ``inf``. ``S`` is found by
-two breadth-first passes over the reversed adjacency: squares that can reach
-the goal, then squares that can reach a square that cannot.
+breadth-first search backwards from the goal (``CompiledBoard.reach``), then, when
+some square cannot reach the goal, from the squares that cannot.
 
 ``I - Q_SS`` is factorised once per board and cached on the compiled board by the
 core's one solver entry (:mod:`snl_numeric._core.solve`). An ordinary board is solved by
