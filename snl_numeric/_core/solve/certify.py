@@ -116,10 +116,6 @@ class Rows:
         self.off_p = off_p
         self.terms = moving.shape[1] + off_p.shape[1] + 1
 
-    def product(self, x: np.ndarray) -> np.ndarray:
-        """``G x``: the off-diagonal part of the rows (``x`` of shape ``(m, k)``, finite)."""
-        return (self.off_p[:, :, None] * x[self.off_to]).sum(axis=1)
-
     def dd_residual(self, b: np.ndarray, hi: np.ndarray, lo: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
         """``(r, bound)``: ``b - A (hi + lo)`` in double-double arithmetic, rounded to

@@ -120,7 +120,6 @@ class DirectSolver:
         self._tmax: float | None = None
         self._in: int | None = None
         self._g: np.ndarray | sp.csr_matrix | None = None
-        # residuals and the squares nobody moves to are read off these tables (no dense A)
         if m <= DENSE_MAX:
             self.method = "lu"
             mu = self._mu
@@ -162,20 +161,24 @@ class DirectSolver:
         if not mu:
             with LAPACK_LOCK:  # (the factors are A's transposed)
                 return dgetrs(*self._lu, rhs, trans=0 if trans else 1)[0]
-        x = np.zeros(rhs.shape)
+        m = self.unknowns
+        x = np.zeros((m + 1, rhs.shape[1]))  # (row m: the squares off the system)
         if trans:  # A^T = [[D_u, 0], [-G_uf^T, A_ff^T]]
             x[:mu] = rhs[:mu] / self._piv_u
-            r = rhs[mu:] + self._product(x, True)[mu:]
+            r = rhs[mu:] + matmul(self._dense_g()[:mu].T, x[:mu])[mu:]
         else:
             r = rhs[mu:]
-        if mu < self.unknowns:
+        if mu < m:
             with LAPACK_LOCK:
-                x[mu:] = dgetrs(*self._lu, r, trans=0 if trans else 1)[0]
+                x[mu:m] = dgetrs(*self._lu, r, trans=0 if trans else 1)[0]
         if not trans:  # (the rows of the squares nobody moves to read only x_f)
-            rows = self._rows_of(False)
-            g = (rows.off_p[:mu, :, None] * x[rows.off_to[:mu]]).sum(axis=1)
-            x[:mu] = (rhs[:mu] + g) / self._piv_u
-        return x
+            x[:mu] = (rhs[:mu] + self._gather(x, mu)) / self._piv_u
+        return x[:m]
+
+    def _gather(self, xe: np.ndarray, rows: int) -> np.ndarray:
+        """``(G x)[:rows]`` read off the successor table, ``xe`` of shape ``(m + 1, k)``:
+        ``x`` and a row of zeros for the squares off the system."""
+        return (self._moving[:rows, :, None] * xe[self._to[:rows]]).sum(axis=1)
 
     def _product(self, x: np.ndarray, trans: bool) -> np.ndarray:
         """``G x`` (``G^T x``): the moves between the squares of the system, ``x`` of shape
@@ -187,14 +190,20 @@ class DirectSolver:
             assert self._g is not None
             return (self._g.T if trans else self._g) @ x
         if not trans and x.shape[1] == 1:
-            return self._rows_of(False).product(x)
+            xe = np.zeros((self.unknowns + 1, 1))
+            xe[:-1] = x
+            return self._gather(xe, self.unknowns)
+        g = self._dense_g()
+        return matmul(g.T if trans else g, x)
+
+    def _dense_g(self) -> np.ndarray:
+        """``G`` as a dense array (dense path; built on first need)."""
         with self._lock:
             if self._g is None:
                 self._g = g = self._dense()
                 np.negative(g, out=g)
                 g.flat[::self.unknowns + 1] = 0.0
-        g = self._g
-        return matmul(g.T if trans else g, x)
+            return self._g
 
     def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
@@ -225,18 +234,16 @@ class DirectSolver:
             return self._in
 
     def _rows_of(self, trans: bool) -> Rows:
-        """The rows of ``A`` or of ``A^T`` as padded tables, for residuals (``A``'s straight
-        from the successor table; ``A^T``'s built on first use)."""
+        """The rows of ``A`` or of ``A^T`` as padded tables, for residuals in
+        double-double (built on first use)."""
         with self._lock:
             if trans not in self._rows:
                 m = self.unknowns
                 off = (self._to < m) & (self._moving > 0.0)
-                if not trans:
-                    self._rows[trans] = Rows(self._moving, np.where(off, self._to, 0),
-                                             np.where(off, self._moving, 0.0))
-                    return self._rows[trans]
-                dst = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
-                src, prob = self._to[off], self._moving[off]  # the columns of A
+                src = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
+                dst, prob = self._to[off], self._moving[off]
+                if trans:
+                    src, dst = dst, src
                 order = np.argsort(src, kind="stable")
                 src, dst, prob = src[order], dst[order], prob[order]
                 counts = np.bincount(src, minlength=m)
