@@ -320,8 +320,8 @@ def test_many_moves_into_one_square_are_certified():
 
 def test_expected_throws_keep_only_the_lu_factors():
     """A board asked only its expected throws keeps the LU factors of the squares that
-    are moved to and the tables, no dense copy of the system (about 89 kB on Milton
-    Bradley; 171 kB when the dense matrix and a block of it were kept too)."""
+    are moved to and the tables, no dense copy of the system (about 79 kB on Milton
+    Bradley; 172 kB when the dense matrix and a block of it were kept too)."""
     import gc
     import tracemalloc
 
