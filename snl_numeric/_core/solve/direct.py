@@ -209,9 +209,9 @@ class DirectSolver:
                   ) -> tuple[np.ndarray, np.ndarray]:
         """``(r, bound)``: ``rhs - A x`` (``A^T``) in double precision, and a bound on its
         distance from the exact residual, relative to ``|rhs| + |A| |x|``
-        (``|A| = D + G``): the rounding of each row's products and sums (at most
-        ``faces`` products on a row of ``A``, ``in`` on one of ``A^T``), of the pivot
-        (a sum of ``faces`` terms) and of the two differences."""
+        (``|A| = D + G``): the rounding of each row's products and sums (``faces``
+        products on a row of ``A``; on a row of ``A^T``, one per move into its square),
+        of the pivot (a sum of ``faces`` terms) and of the two differences."""
         g = self._product(x, trans)
         pivot = self._pivot[:, None]
         px = pivot * x
