@@ -178,7 +178,7 @@ def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, Solution, tuple[str, ...
     if solver.unknowns == 0:
         sol = Solution(np.zeros(cb.n_states), 0, 0.0, 0.0)
     else:
-        sol = solver.solve(solver.active.astype(np.float64))
+        sol = solver.throws()
         mean[solver.active] = sol.x[solver.active]
         notes = _notes(sol.error, "expected throws", sol.x[solver.active])
     mean.flags.writeable = False
@@ -437,7 +437,10 @@ def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = Non
     prob = np.zeros(len(uses))
     rests = cb.rests
     need = np.flatnonzero((uses > 0) & (rests != cb.size))
-    targets, inverse = np.unique(rests[need], return_inverse=True)
+    seen = np.zeros(cb.n_states, dtype=np.bool_)  # (np.unique, for small integers)
+    seen[rests[need]] = True
+    targets = np.flatnonzero(seen)
+    inverse = (np.cumsum(seen) - 1)[rests[need]]
     if max_solves is not None and len(targets) > max_solves:
         return uses, None
     if len(need):

@@ -158,9 +158,9 @@ def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
     >>> reachable_from(np.array([[1, 2], [2, 2], [2, 2], [0, 0]]), 1).tolist()
     [False, True, True, False]
     """
-    n, k = succ.shape
-    graph = sp.csr_matrix((np.ones(n * k), succ.ravel(), np.arange(0, n * k + 1, k)),
-                          shape=(n, n))
+    n, k = succ.shape  # (int32 indices: SciPy checks them twice as fast as int64)
+    graph = sp.csr_matrix((np.ones(n * k), succ.ravel().astype(np.int32),
+                           np.arange(0, n * k + 1, k, dtype=np.int32)), shape=(n, n))
     seen = np.zeros(n, dtype=np.bool_)
     seen[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
     return seen

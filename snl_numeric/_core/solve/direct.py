@@ -20,6 +20,7 @@ solver's (:mod:`.structured`).
 from __future__ import annotations
 
 import threading
+from functools import cached_property
 
 import numpy as np
 import scipy.linalg as sla
@@ -88,9 +89,7 @@ class DirectSolver:
         # A = [[D_u, A_uf], [0, A_ff]] and only A_ff is factorised (see _lu_solve).
         self._mu = 0
         if 0 < m <= DENSE_MAX:
-            fed = np.zeros(n, dtype=np.bool_)
-            fed[dest[moving > 0.0]] = True
-            fed = fed[states]
+            fed = np.bincount(dest.ravel(), moving.ravel(), n)[states] > 0.0
             self._mu = mu = m - int(np.count_nonzero(fed))
             if mu:
                 order = np.argsort(fed, kind="stable")
@@ -103,21 +102,19 @@ class DirectSolver:
         self._to = to = pos[dest]
         self._probs = ps
         if probs.ndim == 1:
-            self.rowsum = np.full(n, probs.sum())
-            self._scale = self.rowsum[0]
+            self._scale = probs.sum()
         else:
             self.rowsum = probs.sum(axis=1)
             self._scale = self.rowsum[states, None]
         self._moving = moving
         self._pivot = self._moving.sum(axis=1)  # the sum of the probabilities of moving
-        self._dest = dest
         self.blocks = 0
         self._lock = threading.Lock()
         self._rows: dict[bool, Rows] = {}
         self._gth: _Gth | None = None
         self._fallback = None
         self._table = (succ, probs)
-        self._tmax: float | None = None
+        self._throws: Solution | None = None
         self._in: int | None = None
         self._g: np.ndarray | sp.csr_matrix | None = None
         if m <= DENSE_MAX:
@@ -135,11 +132,17 @@ class DirectSolver:
             self._g = g = sp.csr_matrix((self._moving[off], (rows, to[off])), shape=(m, m))
             self._splu = spla.splu((sp.diags(self._pivot) - g).tocsc())
 
+    @cached_property
+    def rowsum(self) -> np.ndarray:
+        """The sum of the faces' probabilities on every square (1 for a fair die)."""
+        return np.full(self.n, self._scale)
+
     @property
     def k(self) -> int:
         """Distinct squares of the system that moves back down lead to."""
-        back = (self._to < self.unknowns) & (self._dest < self.states[:, None])
-        return int(len(np.unique(self._dest[back & (self._moving > 0.0)])))
+        dest = np.append(self.states, self.n)[self._to]
+        back = (dest < self.states[:, None]) & (self._moving > 0.0)
+        return int(len(np.unique(dest[back])))
 
     def _dense(self, lo: int = 0) -> np.ndarray:
         """``A[lo:, lo:]`` as a dense array, C order (moves that leave it land on the
@@ -175,6 +178,22 @@ class DirectSolver:
             x[:mu] = (rhs[:mu] + self._gather(x, mu)) / self._piv_u
         return x[:m]
 
+    def _lu_first(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(x, G x)``: :meth:`_lu_solve`, and for one column of ``A x = rhs`` on the dense
+        path the product ``G x`` its residual needs, gathered once for every row (the
+        squares nobody moves to have zero columns in ``G``, so ``G x`` is known before their
+        own rows are solved); ``None`` for the product otherwise."""
+        if trans or self.method != "lu" or rhs.shape[1] != 1:
+            return self._lu_solve(rhs, trans), None
+        m, mu = self.unknowns, self._mu
+        xe = np.zeros((m + 1, 1))  # (row m: the squares off the system)
+        if mu < m:
+            with LAPACK_LOCK:
+                xe[mu:m] = dgetrs(*self._lu, rhs[mu:], trans=1)[0]
+        g = self._gather(xe, m)
+        xe[:mu] = (rhs[:mu] + g[:mu]) / self._piv_u
+        return xe[:m], g
+
     def _gather(self, xe: np.ndarray, rows: int) -> np.ndarray:
         """``(G x)[:rows]`` read off the successor table, ``xe`` of shape ``(m + 1, k)``:
         ``x`` and a row of zeros for the squares off the system."""
@@ -205,14 +224,16 @@ class DirectSolver:
                 g.flat[::self.unknowns + 1] = 0.0
             return self._g
 
-    def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool
-                  ) -> tuple[np.ndarray, np.ndarray]:
+    def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool,
+                  g: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(r, bound)``: ``rhs - A x`` (``A^T``) in double precision, and a bound on its
         distance from the exact residual, relative to ``|rhs| + |A| |x|``
         (``|A| = D + G``): the rounding of each row's products and sums (``faces``
         products on a row of ``A``; on a row of ``A^T``, one per move into its square),
-        of the pivot (a sum of ``faces`` terms) and of the two differences."""
-        g = self._product(x, trans)
+        of the pivot (a sum of ``faces`` terms) and of the two differences. ``g``: the
+        product ``G x`` (``G^T x``) when it is known."""
+        if g is None:
+            g = self._product(x, trans)
         pivot = self._pivot[:, None]
         px = pivot * x
         r = rhs - (px - g)
@@ -327,10 +348,11 @@ class DirectSolver:
         a bound known without a residual) is below ``target`` or stops improving:
         ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            x = solve(rhs, trans)
+            x, g = self._lu_first(rhs, trans) if solve == self._lu_solve else (
+                solve(rhs, trans), None)
         if not np.isfinite(x).all():
             return x, None, np.inf, np.inf
-        r, bound = self._residual(rhs, x, trans)
+        r, bound = self._residual(rhs, x, trans, g)
         backward = np.nan
         if measure:
             scale = 2.0 * np.abs(x).max() + np.abs(rhs).max()
@@ -360,19 +382,21 @@ class DirectSolver:
     def _relative(self, rhs: np.ndarray, x: np.ndarray, err: np.ndarray, trans: bool) -> float:
         """The certified relative error of the columns of ``x`` from a bound ``err`` on their
         exact residuals (see :mod:`.certify`): the largest over the columns."""
-        positive = (rhs > 0.0).all(axis=0) if not trans else np.zeros(rhs.shape[1], bool)
-        if positive.all():
+        positive = np.zeros(rhs.shape[1], bool) if trans else (rhs > 0.0).all(axis=0)
+        if positive.all():  # componentwise (the expected throws, their second moment)
             worst = float((err / rhs).max())
-        else:
+        else:  # normwise: in the 1-norm for A^T (its norm is A^-1's inf-norm), else the inf-norm
             eps = np.zeros(rhs.shape[1])
             if positive.any():
                 eps[positive] = (err[:, positive] / rhs[:, positive]).max(axis=0)
+            others = ~positive
+            if not trans:
+                x, err = x[:, others], err[:, others]
             norm = np.sum if trans else np.max
-            size = norm(np.abs(x[:, ~positive]), axis=0)
-            enorm = norm(err[:, ~positive], axis=0)
+            size, enorm = norm(np.abs(x), axis=0), norm(err, axis=0)
             with np.errstate(divide="ignore", invalid="ignore"):
-                eps[~positive] = np.where(size > 0.0, enorm / size * self.inverse_norm(),
-                                          np.where(enorm > 0.0, np.inf, 0.0))
+                eps[others] = np.where(size > 0.0, enorm / size * self.inverse_norm(),
+                                       np.where(enorm > 0.0, np.inf, 0.0))
             worst = float(eps.max())
         return worst / (1.0 - worst) if worst < 1.0 else np.inf
 
@@ -380,11 +404,16 @@ class DirectSolver:
         """An upper bound on ``||A^-1||_inf``: ``max(t) / min(s)``."""
         return self.tmax() / float(self.rowsum[self.states].min())
 
+    def throws(self) -> Solution:
+        """The expected throws ``t = A^-1 s`` from every square, solved once (the answer of
+        :func:`~snl_numeric.expected_throws_all` and the norm of ``A^-1``)."""
+        if self._throws is None:  # (two threads may both solve it: the same answer)
+            self._throws = self.solve(self.active.astype(np.float64))
+        return self._throws
+
     def tmax(self) -> float:
         """``max(t)`` for ``t = A^-1 s``, the expected throws: ``||(I - Q)^-1||_inf``."""
-        if self._tmax is None:
-            self._tmax = float(self.solve(self.active.astype(np.float64)).x.max())
-        return self._tmax
+        return float(self.throws().x.max())
 
     def step_variance(self, thi: np.ndarray, tlo: np.ndarray) -> np.ndarray:
         """The variance of ``t`` after one throw from each square of the system (see

@@ -171,7 +171,7 @@ class Solver:
             rowsum += self.probs[:, f]
         self.rowsum = rowsum  # shape (n,), or (1,) for one die
         self._lock = threading.Lock()
-        self._tmax: float | None = None
+        self._throws: Solution | None = None
         self._second: Solver | None = None
         self._order(*self._structure(self.succ, self.probs, self.active, bmax), bmax,
                     rotate and method is None, method)
@@ -564,12 +564,15 @@ class Solver:
         step_variance_kernel(self.succ, self.probs, self.pstride, self.active, thi, tlo, w)
         return w
 
+    def throws(self) -> Solution:
+        """The expected throws ``t = A^-1 1`` from every square, solved once."""
+        if self._throws is None:  # (two threads may both solve it: the same answer)
+            self._throws = self.solve(self.active.astype(np.float64))
+        return self._throws
+
     def tmax(self) -> float:
         """``max(t)`` for ``t = A^-1 1``: the exact infinity norm of ``A^-1``."""
-        if self._tmax is None:
-            t = self.solve(self.active.astype(np.float64)).x
-            self._tmax = float(t.max())
-        return self._tmax
+        return float(self.throws().x.max())
 
 
 def solver_bytes(n: int, faces: int, k: int) -> int:
