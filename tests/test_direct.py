@@ -291,7 +291,7 @@ def test_squares_nobody_moves_to_are_solved_after_the_rest(per_square):
     np.testing.assert_allclose(backward.x[:-1], np.linalg.solve(a.T, b[:-1]) * s[:, None],
                                rtol=1e-12)
     assert forward.error < 1e-12 and backward.error < 1e-12
-    for col in b.T:  # one column: gathered from the table (forward), BLAS (transposed)
+    for col in b.T:  # one column: gathered from the table (forward), scattered (transposed)
         np.testing.assert_allclose(solver.solve(col).x[:-1],
                                    np.linalg.solve(a, col[:-1] * s), rtol=1e-12)
         np.testing.assert_allclose(solver.solve(col, trans=True).x[:-1],

@@ -28,7 +28,6 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgetrf, dgetrs
 
-from ..blas import matmul
 from .certify import Rows, Solution, dd_add, gamma, step_variance, total_error
 
 __all__ = ["DENSE_MAX", "GTH_MAX", "TARGET", "DirectSolver"]
@@ -116,7 +115,7 @@ class DirectSolver:
         self._table = (succ, probs)
         self._throws: Solution | None = None
         self._in: int | None = None
-        self._g: np.ndarray | sp.csr_matrix | None = None
+        self._g: sp.csr_matrix | None = None
         if m <= DENSE_MAX:
             self.method = "lu"
             mu = self._mu
@@ -168,7 +167,7 @@ class DirectSolver:
         x = np.zeros((m + 1, rhs.shape[1]))  # (row m: the squares off the system)
         if trans:  # A^T = [[D_u, 0], [-G_uf^T, A_ff^T]]
             x[:mu] = rhs[:mu] / self._piv_u
-            r = rhs[mu:] + matmul(self._dense_g()[:mu].T, x[:mu])[mu:]
+            r = rhs[mu:] + self._scatter(x, mu)[mu:]
         else:
             r = rhs[mu:]
         if mu < m:
@@ -199,30 +198,28 @@ class DirectSolver:
         ``x`` and a row of zeros for the squares off the system."""
         return (self._moving[:rows, :, None] * xe[self._to[:rows]]).sum(axis=1)
 
+    def _scatter(self, x: np.ndarray, rows: int) -> np.ndarray:
+        """``G[:rows]^T x[:rows]`` read off the successor table: each move of the first
+        ``rows`` squares adds its probability times ``x`` at its source to its
+        destination (summed by ``np.bincount``)."""
+        m, k = self.unknowns, x.shape[1]
+        terms = self._moving[:rows, :, None] * x[:rows, None, :]
+        idx = self._to[:rows, :, None] * k + np.arange(k)  # (to = m: off the system)
+        return np.bincount(idx.ravel(), terms.ravel(), (m + 1) * k).reshape(m + 1, k)[:m]
+
     def _product(self, x: np.ndarray, trans: bool) -> np.ndarray:
         """``G x`` (``G^T x``): the moves between the squares of the system, ``x`` of shape
-        ``(m, k)`` and finite. One column of ``G x`` (the expected throws) is gathered
-        from the successor table, so a solver that answered only that keeps no dense
-        matrix but the LU factors; other products go through BLAS on ``G`` (dense, built
-        on first need), or SciPy's sparse product above :data:`DENSE_MAX` unknowns."""
+        ``(m, k)`` and finite. On the dense path both are read off the successor table,
+        so a solver keeps no matrix but the LU factors; above :data:`DENSE_MAX` unknowns,
+        SciPy's sparse product."""
         if self.method != "lu":
             assert self._g is not None
             return (self._g.T if trans else self._g) @ x
-        if not trans and x.shape[1] == 1:
-            xe = np.zeros((self.unknowns + 1, 1))
-            xe[:-1] = x
-            return self._gather(xe, self.unknowns)
-        g = self._dense_g()
-        return matmul(g.T if trans else g, x)
-
-    def _dense_g(self) -> np.ndarray:
-        """``G`` as a dense array (dense path; built on first need)."""
-        with self._lock:
-            if self._g is None:
-                self._g = g = self._dense()
-                np.negative(g, out=g)
-                g.flat[::self.unknowns + 1] = 0.0
-            return self._g
+        if trans:
+            return self._scatter(x, self.unknowns)
+        xe = np.zeros((self.unknowns + 1, x.shape[1]))
+        xe[:-1] = x
+        return self._gather(xe, self.unknowns)
 
     def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool,
                   g: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
