@@ -96,10 +96,11 @@ def reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
     # face f from x is its usual step; bit n_faces, x has predecessors in the reversed
     # table; bit n_faces + 1, the search has reached x (see _search_back)
     marks = np.zeros((n, (n_faces + 9) >> 3), dtype=np.uint8)
-    src = np.empty(n, dtype=np.int32)
-    dst = np.empty(n, dtype=np.int32)
+    room = min(n * n_faces, max(n, 1 << 12))  # (every move of a small board: one pass)
+    src = np.empty(room, dtype=np.int32)
+    dst = np.empty(room, dtype=np.int32)
     m = _split_moves(succ, step, marks, src, dst)
-    if m > n:  # more irregular moves than squares: record them all in a second pass
+    if m > room:  # more irregular moves than room: record them all in a second pass
         src = np.empty(m, dtype=np.int32)
         dst = np.empty(m, dtype=np.int32)
         _split_moves(succ, step, marks, src, dst)
