@@ -318,23 +318,45 @@ def test_many_moves_into_one_square_are_certified():
         assert sol.error < 1e-12
 
 
-def test_expected_throws_keep_only_the_lu_factors():
-    """A board asked only its expected throws keeps the LU factors of the squares that
-    are moved to and the tables, no dense copy of the system (about 79 kB on Milton
-    Bradley; 172 kB when the dense matrix and a block of it were kept too)."""
+def _kept_per_board(ask) -> float:
+    """Bytes a Milton Bradley board keeps after ``ask(board)`` (the answers and caches)."""
     import gc
     import tracemalloc
 
     boards = [snl.boards.get("milton-bradley").replace() for _ in range(20)]
-    snl.expected_throws(boards[0])
+    ask(boards[0])
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         for b in boards[1:]:
-            snl.expected_throws(b)
+            ask(b)
         gc.collect()
-        kept = (tracemalloc.get_traced_memory()[0] - before) / 19
+        return (tracemalloc.get_traced_memory()[0] - before) / 19
     finally:
         tracemalloc.stop()
-    assert 52_000 < kept < 120_000  # the 81 x 81 LU is 52 kB
+
+
+def test_expected_throws_keep_only_the_lu_factors():
+    """A board asked only its expected throws keeps the LU factors of the squares that
+    are moved to and the tables, no dense copy of the system (about 73 kB on Milton
+    Bradley; 172 kB when the dense matrix and a block of it were kept too)."""
+    assert 52_000 < _kept_per_board(snl.expected_throws) < 120_000  # the 81 x 81 LU: 52 kB
+
+
+def test_analyze_keeps_no_dense_matrix_but_the_lu_factors():
+    """The visits and jump use (transposed solves) read their products off the table:
+    an analysed board keeps about 84 kB (169 kB with a dense G kept for them)."""
+    assert 52_000 < _kept_per_board(snl.analyze) < 130_000
+
+
+@pytest.mark.parametrize("name", ["milton-bradley", "seed-30"])
+def test_backward_targets_are_the_squares_moves_back_down_lead_to(name):
+    # solver_report's backward_targets: counted here from the table, one square at a time
+    cb = snl.boards.get(name).compiled
+    solver = fundamental(cb)
+    act = solver.active
+    back = {int(y) for x in np.flatnonzero(act) for y, p in zip(cb.succ[x], cb.probs,
+                                                                 strict=True)
+            if p > 0 and y < x and act[y]}
+    assert solver.k == len(back) > 0
