@@ -85,7 +85,7 @@ class DirectSolver:
         moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay
         # On the dense path the squares that no square of the system moves to (jump sources,
         # the start) come first: their columns of A are 0 off the diagonal, so
-        # A = [[D_u, A_uf], [0, A_ff]] and only A_ff is factorised (see _lu_solve).
+        # A = [[D_u, A_uf], [0, A_ff]] and only A_ff is factorised (see _by_lu).
         self._mu = 0
         if 0 < m <= DENSE_MAX:
             fed = np.bincount(dest.ravel(), moving.ravel(), n)[states] > 0.0
@@ -157,41 +157,30 @@ class DirectSolver:
         return a
 
     def _lu_solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
-        if self.method != "lu":
-            return self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N")
-        mu = self._mu
-        if not mu:
-            with LAPACK_LOCK:  # (the factors are A's transposed)
-                return dgetrs(*self._lu, rhs, trans=0 if trans else 1)[0]
-        m = self.unknowns
-        x = np.zeros((m + 1, rhs.shape[1]))  # (row m: the squares off the system)
-        if trans:  # A^T = [[D_u, 0], [-G_uf^T, A_ff^T]]
-            x[:mu] = rhs[:mu] / self._piv_u
-            r = rhs[mu:] + self._scatter(x, mu)[mu:]
-        else:
-            r = rhs[mu:]
-        if mu < m:
-            with LAPACK_LOCK:
-                x[mu:m] = dgetrs(*self._lu, r, trans=0 if trans else 1)[0]
-        if not trans:  # (the rows of the squares nobody moves to read only x_f)
-            x[:mu] = (rhs[:mu] + self._gather(x, mu)) / self._piv_u
-        return x[:m]
+        """``A^-1 rhs`` (``A^-T rhs``) by the factorisation."""
+        return self._by_lu(rhs, trans)[0]
 
-    def _lu_first(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
-        """``(x, G x)``: :meth:`_lu_solve`, and for one column of ``A x = rhs`` on the dense
-        path the product ``G x`` its residual needs, gathered once for every row (the
-        squares nobody moves to have zero columns in ``G``, so ``G x`` is known before their
-        own rows are solved); ``None`` for the product otherwise."""
-        if trans or self.method != "lu" or rhs.shape[1] != 1:
-            return self._lu_solve(rhs, trans), None
+    def _by_lu(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(x, G x)`` for ``A x = rhs`` by the factorisation, ``(x, None)`` for ``A^T``
+        and on the SuperLU path. Nobody moves to the first ``mu`` squares, so their
+        columns of ``G`` are 0: ``G x`` reads only the others, is known once they are
+        solved, and gives both the first rows and the residual's product."""
+        if self.method != "lu":
+            return self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N"), None
         m, mu = self.unknowns, self._mu
-        xe = np.zeros((m + 1, 1))  # (row m: the squares off the system)
+        x = np.zeros((m + 1, rhs.shape[1]))  # (row m: the squares off the system)
+        r = rhs[mu:]
+        if trans and mu:  # A^T = [[D_u, 0], [-G_uf^T, A_ff^T]]
+            x[:mu] = rhs[:mu] / self._piv_u
+            r = r + self._scatter(x, mu)[mu:]
         if mu < m:
-            with LAPACK_LOCK:
-                xe[mu:m] = dgetrs(*self._lu, rhs[mu:], trans=1)[0]
-        g = self._gather(xe, m)
-        xe[:mu] = (rhs[:mu] + g[:mu]) / self._piv_u
-        return xe[:m], g
+            with LAPACK_LOCK:  # (the factors are A_ff's transposed)
+                x[mu:m] = dgetrs(*self._lu, r, trans=0 if trans else 1)[0]
+        if trans:
+            return x[:m], None
+        g = self._gather(x, m)
+        x[:mu] = (rhs[:mu] + g[:mu]) / self._piv_u
+        return x[:m], g
 
     def _gather(self, xe: np.ndarray, rows: int) -> np.ndarray:
         """``(G x)[:rows]`` read off the successor table, ``xe`` of shape ``(m + 1, k)``:
@@ -345,7 +334,7 @@ class DirectSolver:
         a bound known without a residual) is below ``target`` or stops improving:
         ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            x, g = self._lu_first(rhs, trans) if solve == self._lu_solve else (
+            x, g = self._by_lu(rhs, trans) if solve == self._lu_solve else (
                 solve(rhs, trans), None)
         if not np.isfinite(x).all():
             return x, None, np.inf, np.inf
