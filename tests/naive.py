@@ -642,12 +642,23 @@ def large_transitions(board):
     return _sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
 
 
+def _predecessors(moves):
+    """``{y: [x, ...]}``: the squares ``x`` of the moves ``(x, y)`` into each square."""
+    pred = {}
+    for x, y in moves:
+        pred.setdefault(y, []).append(x)
+    return pred
+
+
+def _matrix_moves(p):
+    """The moves ``(x, y)`` of the entries of a sparse matrix."""
+    coo = p.tocoo()
+    return zip(coo.row.tolist(), coo.col.tolist(), strict=True)
+
+
 def large_reach(p, targets):
     """Squares with a path (of positive-probability throws) into ``targets``."""
-    pred = {}
-    coo = p.tocoo()
-    for i, j in zip(coo.row.tolist(), coo.col.tolist(), strict=False):
-        pred.setdefault(j, []).append(i)
+    pred = _predecessors(_matrix_moves(p))
     seen = set(targets)
     todo = list(targets)
     while todo:
@@ -700,11 +711,7 @@ def large_pmf(board, start, n_throws):
 
 def large_distances(board):
     """Fewest throws to the goal from every square by plain BFS over the rules."""
-    p = large_transitions(board)
-    coo = p.tocoo()
-    pred = {}
-    for i, j in zip(coo.row.tolist(), coo.col.tolist(), strict=False):
-        pred.setdefault(j, []).append(i)
+    pred = _predecessors(_matrix_moves(large_transitions(board)))
     dist = [-1] * (board.size + 1)
     dist[board.size] = 0
     frontier = [board.size]
@@ -727,10 +734,7 @@ def table_reach(succ):
     n = len(succ)
     goal = n - 1
     moves = {x: [int(y) for y in succ[x]] for x in range(goal)}
-    pred = {}
-    for x, ys in moves.items():
-        for y in ys:
-            pred.setdefault(y, []).append(x)
+    pred = _predecessors((x, y) for x, ys in moves.items() for y in ys)
     dist = [-1] * n
     dist[goal] = 0
     queue = deque([goal])
