@@ -1,11 +1,13 @@
 """The per-board kernel of the solver family, for batch analysis and board design.
 
 :func:`board_moments_kernel` is :class:`~snl_numeric._core.solve.Solver`'s Woodbury
-method, run by the same kernels of :mod:`.blocks` (structure, pivots, sweeps,
-capacitance, correction, a priori bound), inside one ``nogil`` call that a thread
-makes board after board. Blocks are single squares here (``bmax = 1``): on the
-small boards of a batch every backward target fits the correction, so ``P`` is
-upper triangular and dense blocks would only cost time.
+method inside one ``nogil`` call that a thread makes board after board. Blocks are
+single squares here (``bmax = 1``): on the small boards of a batch every backward
+target fits the correction, so ``P`` is upper triangular and dense blocks would only
+cost time. Its pivots, targets and sweeps are therefore the triangular case written
+out (:func:`_triangle_kernel`, :func:`_triangular_solve_kernel`: the same numbers as
+:mod:`.blocks` gives with ``bmax = 1``, a third of the time on a 100-square board);
+the capacitance, correction, residual and a priori bound are :mod:`.blocks`' own.
 
 Moments. ``t = A^-1 1`` and ``var = 2 u - t - t**2`` with ``u = A^-1 t``. Where that
 formula cancels (``var * CANCELLATION < t**2``) the variance is solved from the
@@ -22,15 +24,10 @@ from ..numba_config import njit
 from ..table import reach_kernel
 from .blocks import (
     a_priori_bound,
-    backward_columns_kernel,
-    block_factor_kernel,
-    block_solve_kernel,
     capacitance_kernel,
     correction_kernel,
     residual_kernel,
     step_variance_kernel,
-    structure_kernel,
-    sweep_kernel,
 )
 
 #: Variances use the one-step formula where ``2 N t - t - t**2`` would lose more than
@@ -38,13 +35,73 @@ from .blocks import (
 #: exactly: every throw finishes, and the formula gives 0).
 CANCELLATION = 10.0
 
-_NO_BACK = np.zeros(0)
-
 
 @njit()
 def _cancels(v, t):  # pragma: no cover - jitted
     """Whether ``var = v`` lost too much to cancellation (NaN/inf: overflow)."""
     return not v * CANCELLATION >= t * t and t > 1.0
+
+
+@njit(error_model="numpy")
+def _triangle_kernel(succ, probs, active, piv, tcol, level):  # pragma: no cover - jitted
+    """``P`` of single-square blocks (upper triangular): its pivots ``piv`` (the sum of a
+    square's probabilities of moving), the column ``tcol[y]`` of each square that a
+    backward move lands on (numbered from the highest move down, else -1) and each
+    square's ``level``; returns ``(k, levels)`` as :func:`.blocks.structure_kernel` with
+    ``bmax = 1`` (the same numbering)."""
+    n, nf = succ.shape
+    k = 0
+    top = 1
+    for x in range(n - 1, -1, -1):
+        tcol[x] = -1
+    for x in range(n - 1, -1, -1):
+        level[x] = 1
+        if not active[x]:
+            piv[x] = 1.0
+            continue
+        d = 0.0
+        lv = 0
+        for f in range(nf):
+            y = succ[x, f]
+            p = probs[0, f]
+            if p == 0.0 or y == x:
+                continue
+            d += p
+            if not active[y]:
+                continue
+            if y > x:
+                lv = max(lv, level[y])
+            elif tcol[y] < 0:
+                tcol[y] = k
+                k += 1
+        piv[x] = d
+        level[x] = lv + 1
+        top = max(top, lv + 1)
+    return k, top
+
+
+@njit(error_model="numpy")
+def _triangular_solve_kernel(succ, probs, active, piv, rhs, out):  # pragma: no cover - jitted
+    """``out = P^-1 rhs`` for every column of ``rhs`` (``(n, m)``), ``P`` upper triangular:
+    one sweep from the goal down; 0 off the system."""
+    n, nf = succ.shape
+    m = rhs.shape[1]
+    for x in range(n - 1, -1, -1):
+        if not active[x]:
+            for j in range(m):
+                out[x, j] = 0.0
+            continue
+        for j in range(m):
+            out[x, j] = rhs[x, j]
+        for f in range(nf):
+            y = succ[x, f]
+            if y > x:  # squares off the system hold 0 in out
+                p = probs[0, f]
+                for j in range(m):
+                    out[x, j] += p * out[y, j]
+        d = piv[x]
+        for j in range(m):
+            out[x, j] /= d
 
 
 @njit(error_model="numpy")
@@ -62,17 +119,13 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     active[n - 1] = False  # the goal: absorbing, not in the system
     # the per-square work arrays in one allocation per type: on the small boards of a
     # batch, allocating takes a good part of the time
-    iwork = np.empty((3, n + 1), dtype=np.int64)
-    block_start, tcol = iwork[0], iwork[1, :n]
-    nb, k, levels = structure_kernel(succ, probs, 0, active, 1, block_start, tcol)
-    if k > kmax:
-        return k
-    offsets = iwork[2, :nb]
-    offsets[:] = 0
+    iwork = np.empty((2, n), dtype=np.int64)
+    tcol, level = iwork[0], iwork[1]
     work = np.empty((4, n))
     piv, t, u, rhs = work[0], work[1], work[2], work[3]
-    lu = np.empty(0)
-    block_factor_kernel(succ, probs, 0, active, block_start, offsets, lu, piv)
+    k, levels = _triangle_kernel(succ, probs, active, piv, tcol, level)
+    if k > kmax:
+        return k
     targets = np.empty(k, dtype=np.int64)
     for y in range(n):
         if tcol[y] >= 0:
@@ -80,15 +133,24 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     rowsum = 0.0  # the chain's rows scaled to sum to 1 (see Solver)
     for f in range(nf):
         rowsum += probs[0, f]
-    # one sweep of the columns [b | e | C], those that start highest first: t before its
-    # correction, then h and W
+    # the columns [b | e | C] in one sweep: b = rowsum, e what leaves the system in one
+    # throw, C the moves down to the targets; then t before its correction, h and W
     cols = np.zeros((n, k + 2))
     for x in range(n):
-        if active[x]:
-            cols[x, 0] = rowsum
-    backward_columns_kernel(succ, probs, 0, active, block_start, tcol, 2, cols)
+        if not active[x]:
+            continue
+        cols[x, 0] = rowsum
+        for f in range(nf):
+            p = probs[0, f]
+            y = succ[x, f]
+            if p == 0.0:
+                continue
+            if not active[y]:
+                cols[x, 1] += p
+            elif y < x:
+                cols[x, 2 + tcol[y]] += p
     z = np.empty((n, k + 2))
-    block_solve_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, cols, z)
+    _triangular_solve_kernel(succ, probs, active, piv, cols, z)
     cap = np.empty((k + 1, k))  # the capacitance's factors, then its pivots
     cap_piv = cap[k]
     cap = cap[:k]
@@ -103,7 +165,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         return k
     for x in range(n):
         rhs[x] = t[x] * rowsum
-    sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, rhs, _NO_BACK, u)
+    _triangular_solve_kernel(succ, probs, active, piv, rhs.reshape((n, 1)), u.reshape((n, 1)))
     correction_kernel(z, 2, targets, cap, cap_piv, u)
     cancel = False
     for x in range(n):
@@ -113,20 +175,21 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     if cancel:  # the variance of one step of t, solved
         # t to double-double (one correction from the exact residual), so that the
         # differences t[y] - t[x] in the step variance are exact to about 2**-100
-        r = np.empty(n)
+        r = np.empty((n, 1))
         size = np.empty(n)
-        tlo = np.zeros(n)
-        residual_kernel(succ, probs, 0, active, cols[:, 0].copy(), t, tlo, False, r, size)
-        sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, r, _NO_BACK, tlo)
-        correction_kernel(z, 2, targets, cap, cap_piv, tlo)
+        tlo = np.zeros((n, 1))
+        residual_kernel(succ, probs, 0, active, cols[:, 0].copy(), t, tlo[:, 0], False,
+                        r[:, 0], size)
+        _triangular_solve_kernel(succ, probs, active, piv, r, tlo)
+        correction_kernel(z, 2, targets, cap, cap_piv, tlo[:, 0])
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t is known wrong, and dropped
         bound = a_priori_bound(levels, nf, k, 1)
-        if not np.all(np.abs(tlo) <= bound * np.abs(t)):
+        if not np.all(np.abs(tlo[:, 0]) <= bound * np.abs(t)):
             tlo[:] = 0.0
-        w = np.empty(n)
-        step_variance_kernel(succ, probs, 0, active, t, tlo, w)
-        sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, w, _NO_BACK, u)
+        w = np.empty((n, 1))
+        step_variance_kernel(succ, probs, 0, active, t, tlo[:, 0], w[:, 0])
+        _triangular_solve_kernel(succ, probs, active, piv, w, u.reshape((n, 1)))
         correction_kernel(z, 2, targets, cap, cap_piv, u)
         for x in range(n):
             if active[x] and _cancels(var[x], t[x]):
