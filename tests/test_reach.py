@@ -1,6 +1,8 @@
 """``reach_kernel`` (issue 25): fewest throws and the sure mask by breadth-first search
-over the reversed moves, the moves that are their face's usual step reversed in place and
-only the others tabulated. Against its naive twins on every rule variant, on boards whose
+over the reversed moves: every move tabulated (``plain_reach_kernel``, small tables) or
+the moves that are their face's usual step reversed in place and only the others
+tabulated (``lean_reach_kernel``, large ones). Both, whatever the size, against their
+naive twins on every rule variant, on boards whose
 moves are mostly irregular (the table's second pass), on bare successor tables whose
 steps mislead the guess, and on boards whose shortest plays take snake after snake."""
 
@@ -16,7 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snl_numeric import Board, Dice, min_throws, shortest_path, throw_distances
-from snl_numeric._core.table import reach_kernel
+from snl_numeric._core.table import (
+    PLAIN_REACH_ENTRIES,
+    lean_reach_kernel,
+    plain_reach_kernel,
+    reach_kernel,
+)
 from snl_numeric._core.vectorised import reach as numpy_reach
 from snl_numeric.boards import random_board
 
@@ -26,13 +33,25 @@ RULES = ("win", "exact", "bounce")
 DICE = (None, {2: 0.5, 4: 0.5}, Dice.sum_of(2), Dice.fair(20))
 
 
-def kernel_reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(dist, sure)`` from the Numba kernel, whatever the size of the table."""
+#: the dispatcher and both searches, each whatever the size of the table
+KERNELS = (reach_kernel, plain_reach_kernel, lean_reach_kernel)
+
+
+def kernel_reach(succ: np.ndarray, kernel=reach_kernel) -> tuple[np.ndarray, np.ndarray]:
+    """``(dist, sure)`` from a Numba kernel."""
     succ = np.ascontiguousarray(succ, dtype=np.int64)
     n = succ.shape[0]
     dist, sure = np.full(n, 7, dtype=np.int64), np.zeros(n, dtype=np.bool_)  # overwritten
-    reach_kernel(succ, dist, sure)
+    kernel(succ, dist, sure)
     return dist, sure
+
+
+def kernels_reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(dist, sure)`` from every kernel of :data:`KERNELS`, which must agree."""
+    first, *rest = (kernel_reach(succ, kernel) for kernel in KERNELS)
+    for other in rest:
+        assert_same(other, first)
+    return first
 
 
 def naive_board_reach(board: Board) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +88,7 @@ def irregular_moves(board: Board) -> int:
 # -- hand-derived --------------------------------------------------------------------
 def test_a_square_one_throw_from_the_goal_is_not_sure_when_it_may_stick():
     # 0 -> 1 or the goal; 1 stays on 1 for ever; 2 -> the goal
-    dist, sure = kernel_reach(np.array([[1, 3], [1, 1], [3, 3], [3, 3]]))
+    dist, sure = kernels_reach(np.array([[1, 3], [1, 1], [3, 3], [3, 3]]))
     assert dist.tolist() == [1, -1, 1, 0]
     assert sure.tolist() == [False, False, True, True]
 
@@ -78,7 +97,7 @@ def test_stranding_faces_under_exact():
     # faces 2 and 4 never move a token by an odd number: from the odd squares the goal
     # (12) cannot be reached; the even squares are 1, 2 or 3 throws away, and sure
     board = Board(12, dice={2: 0.5, 4: 0.5}, overshoot="exact")
-    dist, sure = kernel_reach(board.compiled.succ)
+    dist, sure = kernels_reach(board.compiled.succ)
     assert dist.tolist() == [3, -1, 3, -1, 2, -1, 2, -1, 1, -1, 1, -1, 0]
     assert sure.tolist() == [x % 2 == 0 for x in range(13)]
 
@@ -103,7 +122,7 @@ def test_a_play_that_takes_every_snake(rungs):
     top = 2 * rungs
     assert [landing for _, _, landing in shortest_path(board)[:4]] == [top + 10, 2, top + 20, 4]
     assert board.compiled.ordinary == (rungs < 2_600)  # 2600 rungs: the Numba kernel
-    assert_same(kernel_reach(board.compiled.succ), large_reach(board))
+    assert_same(kernels_reach(board.compiled.succ), large_reach(board))
     assert_same(board.compiled.reach, large_reach(board))
 
 
@@ -115,7 +134,8 @@ def test_rules_against_naive(overshoot, chain, dice):
     for seed in range(3):
         board = random_board(60, 0.35, snake_fraction=0.7, rng=seed, overshoot=overshoot,
                              chain=chain, dice=dice)
-        ours = kernel_reach(board.compiled.succ)
+        assert board.compiled.succ.size <= PLAIN_REACH_ENTRIES  # reach_kernel: the plain one
+        ours = kernels_reach(board.compiled.succ)
         assert_same(ours, naive_board_reach(board))
         assert_same(ours, numpy_reach(board.compiled.succ))
         stuck += int(np.count_nonzero(ours[0] < 0))
@@ -129,6 +149,7 @@ def test_large_boards_through_the_public_api(overshoot, chain):
     board = random_board(12_000, 0.1, rng=3, overshoot=overshoot, chain=chain,
                          dice={1: 0.3, 2: 0.3, 4: 0.4})
     assert not board.compiled.ordinary
+    assert board.compiled.succ.size > PLAIN_REACH_ENTRIES  # reach_kernel: the lean search
     ref = large_reach(board)
     np.testing.assert_array_equal(throw_distances(board), ref[0])
     assert_same(board.compiled.reach, ref)
@@ -156,7 +177,7 @@ def test_mostly_irregular_moves(chain):
     # for (the larger of the squares and 4,096), recorded in a second pass over the table
     board = random_board(3_000, 0.5, rng=7, chain=chain, overshoot="bounce")
     assert irregular_moves(board) > max(board.size + 1, 4096)
-    assert_same(kernel_reach(board.compiled.succ), large_reach(board))
+    assert_same(kernels_reach(board.compiled.succ), large_reach(board))
 
 
 # -- bare successor tables: the step is only a guess ------------------------------------
@@ -170,14 +191,14 @@ def test_steps_that_mislead_the_guess():
     succ[sampled] = rng.integers(0, n, size=(7, k))  # ...all of them irregular
     noise = rng.random((n, k)) < 0.2  # and a fifth of the other moves
     succ[noise] = rng.integers(0, n, size=int(noise.sum()))
-    assert_same(kernel_reach(succ), naive.table_reach(succ))
-    assert_same(kernel_reach(succ), numpy_reach(succ))
+    assert_same(kernels_reach(succ), naive.table_reach(succ))
+    assert_same(kernels_reach(succ), numpy_reach(succ))
 
 
 def test_one_square_and_one_face():
-    assert_same(kernel_reach(np.array([[0]])), (np.array([0]), np.array([True])))
-    assert_same(kernel_reach(np.array([[1], [1]])), (np.array([1, 0]), np.array([True, True])))
-    assert_same(kernel_reach(np.array([[0], [1]])),
+    assert_same(kernels_reach(np.array([[0]])), (np.array([0]), np.array([True])))
+    assert_same(kernels_reach(np.array([[1], [1]])), (np.array([1, 0]), np.array([True, True])))
+    assert_same(kernels_reach(np.array([[0], [1]])),
                 (np.array([-1, 0]), np.array([False, True])))
 
 
@@ -199,12 +220,12 @@ def tables(draw):
 @settings(max_examples=300, deadline=None)
 @given(tables())
 def test_property_tables_match_naive(succ):
-    assert_same(kernel_reach(succ), naive.table_reach(succ))
+    assert_same(kernels_reach(succ), naive.table_reach(succ))
 
 
 @settings(max_examples=150, deadline=None)
 @given(board_strategy())
 def test_property_boards_match_naive(board):
-    ours = kernel_reach(board.compiled.succ)
+    ours = kernels_reach(board.compiled.succ)
     assert_same(ours, naive_board_reach(board))
     assert np.all(ours[1][ours[0] < 0] == False)  # noqa: E712 - a stuck square is not sure
