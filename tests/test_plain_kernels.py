@@ -271,8 +271,10 @@ def test_a_small_rows_memory_estimate_is_within_one_and_a_half_of_its_peak():
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="Linux's /proc")
-@pytest.mark.parametrize("n", [10**4, 10**5, 10**6, 10**7])
+@pytest.mark.parametrize("n", [10**4, 10**5, 10**6])
 def test_a_batch_rows_memory_estimate_is_within_one_and_a_half_of_its_peak(n):
+    # every term of the estimates is linear in n: at 10**6 the constants are already
+    # negligible, so 10**7 (140 s, a quarter of the suite) would check the same slopes
     from snl_numeric.batch.kernels import row_bytes
     from snl_numeric.compile import table_bytes
 
