@@ -17,8 +17,8 @@ one kernel per job (``batch.kernels``), only those the columns need:
    breadth-first propagation from the goal over the reversed table, and the
    *sure* squares (goal reached with probability 1) (``_core.table.reach_kernel``);
 3. ``(I - Q) t = 1`` and ``(I - Q) u = t`` by the single-board solver's Woodbury
-   method, run by its own kernels inside one per-board call
-   (``_core.solve.board_moments_kernel``): one sweep over the forward moves plus a
+   method in one per-board call (``_core.solve.board_moments_kernel``): one
+   triangular sweep over the forward moves plus a
    low-rank correction for the squares that snakes (and bounces) lead back to,
    eliminated without cancellation. ``E[T] = t[start]``,
    ``Var T = 2 u - t - t**2`` (or, where that would cancel at the start, the

@@ -43,8 +43,8 @@ MODE_TIE = 1e-12
 KMAX = 512
 #: Bytes per square of one board in :func:`moments_rows_kernel`, besides ``16 * faces``
 #: (the successor table and the reversed one of the BFS) and the Woodbury work
-#: arrays: jump table, BFS arrays, block structure, pivots, moments, the fallback's
-#: residual and step variance.
+#: arrays: jump table, BFS arrays, target columns and levels, pivots, moments, the
+#: fallback's residual and step variance.
 ROW_BYTES = 256
 
 
