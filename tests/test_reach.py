@@ -2,9 +2,9 @@
 over the reversed moves: every move tabulated (``plain_reach_kernel``, small tables) or
 the moves that are their face's usual step reversed in place and only the others
 tabulated (``lean_reach_kernel``, large ones). Both, whatever the size, against their
-naive twins on every rule variant, on boards whose
-moves are mostly irregular (the table's second pass), on bare successor tables whose
-steps mislead the guess, and on boards whose shortest plays take snake after snake."""
+naive twins on every rule variant, on boards whose moves are mostly irregular (the lean
+table's second pass), on bare successor tables whose steps mislead the guess, and on
+boards whose shortest plays take snake after snake."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ DICE = (None, {2: 0.5, 4: 0.5}, Dice.sum_of(2), Dice.fair(20))
 KERNELS = (reach_kernel, plain_reach_kernel, lean_reach_kernel)
 
 
-def kernel_reach(succ: np.ndarray, kernel=reach_kernel) -> tuple[np.ndarray, np.ndarray]:
+def kernel_reach(succ: np.ndarray, kernel) -> tuple[np.ndarray, np.ndarray]:
     """``(dist, sure)`` from a Numba kernel."""
     succ = np.ascontiguousarray(succ, dtype=np.int64)
     n = succ.shape[0]
