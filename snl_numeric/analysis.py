@@ -13,14 +13,14 @@ import numpy as np
 from ._core.table import quantile
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, shown
 from .board import Board, check_board, check_start
-from .chain import finish_probability, jump_use, moments, visit_counts
+from .chain import finish_probability, moments, visits_and_jump_use
 from .distribution import pushed
 from .shortest import min_throws, shortest_path
 
 __all__ = ["Analysis", "analyze", "DEFAULT_PERCENTILES"]
 
 DEFAULT_PERCENTILES = (5, 10, 25, 50, 75, 90, 95, 99)
-#: Most solves ``analyze`` spends on jump-use probabilities unless asked.
+#: Most solve columns ``analyze`` spends on jump-use probabilities unless asked.
 AUTO_JUMP_SOLVES = 200
 
 
@@ -178,9 +178,9 @@ def analyze(
         ``note``); the moments, visits and jump use are still given.
     jump_probability : bool or None
         Compute the probability that each jump is used at least once. It
-        costs one solve per distinct square where jumps leave the token:
-        ``None`` (default) computes it when that is at most
-        ``AUTO_JUMP_SOLVES`` solves (and leaves it ``None`` on bigger boards),
+        costs a column of the visits' solve per distinct square where jumps
+        leave the token: ``None`` (default) computes it when that is at most
+        ``AUTO_JUMP_SOLVES`` columns (and leaves it ``None`` on bigger boards),
         ``True`` always, ``False`` never. Expected uses are always given.
 
     Returns
@@ -225,11 +225,11 @@ def analyze(
         note = (f"the distribution was not computed: the tail did not fall below {tail:g} "
                 f"within max_throws={int(max_throws)} throws (remaining mass "
                 f"{remaining:.3g}); raise max_throws or tail")
-    visits = visit_counts(cb, start) if math.isfinite(mean) else None
-    uses = probs = None
-    if visits is not None:
-        limit = AUTO_JUMP_SOLVES if jump_probability is None else None if jump_probability else -1
-        u, p = jump_use(cb, visits, limit)
+    limit = AUTO_JUMP_SOLVES if jump_probability is None else None if jump_probability else -1
+    found = visits_and_jump_use(cb, start, limit) if math.isfinite(mean) else None
+    visits = uses = probs = None
+    if found is not None:
+        visits, u, p = found
         pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=True))
         uses = dict(zip(pairs, u.tolist(), strict=True))
         probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))

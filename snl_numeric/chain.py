@@ -403,65 +403,69 @@ def throws_variance(board: Board, start: int | None = None) -> float:
     return float(moments(board.compiled)[1][start])
 
 
-def visit_counts(cb: CompiledBoard, start: int) -> np.ndarray | None:
-    """Expected throws made from each square, starting on ``start`` (None off S)."""
+def visits_and_jump_use(cb: CompiledBoard, start: int, max_solves: int | None = None
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """``(visits, uses, prob)``: the expected throws made from each square starting on
+    ``start``, the expected uses of each jump and the probability that it is used at
+    least once (None when ``start`` is off S).
+
+    Removing the transitions that fire jump ``j`` changes ``Q`` by a rank-one term (they
+    all end on the same square ``d``), so by Sherman-Morrison ``P(j used) = z[start] /
+    (1 + z[d])`` with ``z = N a`` and ``a[x]`` the chance that a throw from ``x`` fires
+    ``j``; ``z[start]`` is the expected number of uses. The visits are row ``start`` of
+    ``N`` and ``z[d]`` needs row ``d``: one transposed solve, a column each, for
+    ``start`` and every distinct resting square ``d``. When there are more of those than
+    ``max_solves``, the probabilities are skipped (``prob`` None) and only the visits
+    solved.
+    """
     solver = fundamental(cb)
-    if start == cb.size:
-        return np.zeros(cb.n_states)
+    n_jumps = len(cb.jump_src)
+    if start == cb.size:  # no throw, no jump
+        return (np.zeros(cb.n_states), np.zeros(n_jumps),
+                None if max_solves is not None and max_solves < 0 else np.zeros(n_jumps))
     if not solver.active[start]:
         return None
-    e = np.zeros(cb.n_states)
-    e[start] = 1.0
+    rows, jumps, data = cb.fire_entries
+    rests = cb.rests
+    seen = np.zeros(cb.n_states, dtype=np.bool_)  # (np.unique, for small integers)
+    seen[rests] = True
+    seen[cb.size] = False
+    targets = np.flatnonzero(seen)
+    skip = max_solves is not None and len(targets) > max_solves
+    if skip:
+        targets = targets[:0]
+    check_memory(16 * cb.n_states * (1 + len(targets)),
+                 f"expected visits and jump probabilities ({1 + len(targets):,} rows of the "
+                 f"fundamental matrix over {cb.n_states:,} squares)")
+    e = np.zeros((cb.n_states, 1 + len(targets)))  # rows of N: one solve, a column each
+    e[start, 0] = 1.0
+    e[targets, np.arange(1, 1 + len(targets))] = 1.0
     sol = solver.solve(e, trans=True)
-    _warn(_notes(sol.error, "expected visits"))
-    visits = np.maximum(sol.x, 0.0)
+    _warn(_notes(sol.error, "expected visits" if skip else
+                 "expected visits and jump-use probabilities"))
+    visits = np.maximum(sol.x[:, 0], 0.0)
     if isinstance(solver, DirectSolver):  # LU leaves roundings where no visit can be
         visits[~cb.reachable_from(start)] = 0.0
-    return visits
-
-
-def jump_use(cb: CompiledBoard, visits: np.ndarray, max_solves: int | None = None
-              ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Expected uses of each jump and the probability it is used at least once.
-
-    Removing the transitions that fire jump ``j`` changes ``Q`` by a rank-one
-    term (they all end on the same square ``d``), so by Sherman-Morrison
-    ``P(j used) = z[start] / (1 + z[d])`` with ``z = N a`` and ``a[x]`` the
-    chance that a throw from ``x`` fires ``j``; ``z[start]`` is the expected
-    number of uses. One transposed solve per distinct resting square ``d``:
-    when that is more than ``max_solves``, the probabilities are skipped
-    (``None``).
-    """
-    rows, jumps, data = cb.fire_entries
-    uses = np.bincount(jumps, weights=data * visits[rows], minlength=len(cb.jump_src))
-    prob = np.zeros(len(uses))
-    rests = cb.rests
+    uses = np.bincount(jumps, weights=data * visits[rows], minlength=n_jumps)
+    if skip:
+        return visits, uses, None
+    prob = np.zeros(n_jumps)
     need = np.flatnonzero((uses > 0) & (rests != cb.size))
-    seen = np.zeros(cb.n_states, dtype=np.bool_)  # (np.unique, for small integers)
-    seen[rests[need]] = True
-    targets = np.flatnonzero(seen)
-    inverse = (np.cumsum(seen) - 1)[rests[need]]
-    if max_solves is not None and len(targets) > max_solves:
-        return uses, None
     if len(need):
-        solver = fundamental(cb)
-        check_memory(16 * cb.n_states * len(targets), f"jump probabilities ({len(targets):,} "
-                     f"rows of the fundamental matrix over {cb.n_states:,} squares)")
-        e = np.zeros((cb.n_states, len(targets)))  # rows of N: one solve, a column each
-        e[targets, np.arange(len(targets))] = 1.0
-        sol = solver.solve(e, trans=True)
-        _warn(_notes(sol.error, "jump-use probabilities"))
+        column = np.zeros(cb.n_states, dtype=np.intp)
+        column[targets] = np.arange(1, 1 + len(targets))
         rows_n = np.maximum(sol.x, 0.0)
-        place = np.full(len(uses), -1)
+        place = np.full(n_jumps, -1)
         place[need] = np.arange(len(need))
         keep = place[jumps] >= 0
         col = place[jumps[keep]]
-        z_rest = np.bincount(col, weights=data[keep] * rows_n[rows[keep], inverse[col]],
+        z_rest = np.bincount(col, weights=data[keep] * rows_n[rows[keep],
+                                                              column[rests[need]][col]],
                              minlength=len(need))
         prob[need] = uses[need] / (1.0 + z_rest)
     done = (uses > 0) & (rests == cb.size)
     prob[done] = uses[done]
-    return uses, np.clip(prob, 0.0, 1.0)
+    return visits, uses, np.clip(prob, 0.0, 1.0)
 
 
 def finish_probability(board: Board, start: int | None = None) -> float:

@@ -314,7 +314,11 @@ def test_jump_probability_option():
     mb = boards.get("milton-bradley")
     full = analyze(mb)
     skipped = analyze(mb, jump_probability=False)
-    assert skipped.jump_probability is None and skipped.jump_uses == full.jump_uses
+    assert skipped.jump_probability is None and skipped.jump_uses.keys() == full.jump_uses.keys()
+    # the same uses to rounding: without probabilities the visits are solved alone, with
+    # them in one multi-column solve with the jumps' rows (LAPACK blocks it differently)
+    for key, uses in full.jump_uses.items():
+        assert skipped.jump_uses[key] == pytest.approx(uses, rel=1e-14)
     assert "      -" in str(skipped)
     big = boards.random_board(3000, 0.2, rng=5)  # ~300 distinct landing squares: over the auto limit
     auto = analyze(big)
