@@ -208,9 +208,9 @@ def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, tuple[str, ...]]:
-    """``var = 2 u - t - t**2`` with ``u = N t`` (``t`` refined to double-double, and ``u``
-    solved more tightly, when their errors would leave the variances certified above
-    ``TARGET``), except on squares where that would cancel
+    """``var = 2 u - t - t**2`` with ``u = N t`` (``t`` and ``u`` solved more tightly, ``t``
+    to double-double if need be, when their errors would leave the variances certified
+    above ``TARGET``), except on squares where that would cancel
     (``var`` below ``t**2 / CANCELLATION``): there ``var = N w`` with
     ``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw, a
     non-negative right-hand side, from ``t`` refined to double-double (so the differences
@@ -228,8 +228,12 @@ def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, tuple[str, ...]]:
         u, eu, t = _var_step(solver, thi, tlo, TARGET)
         v, cancel, keep, error, need = _var_formula(act, certain, u, eu, t, et)
         if error > TARGET:  # t's own error, or u's, is too large for the formula here
-            if et > need:
-                thi, tlo, et = *solver.refined(act.astype(np.float64)), 0.0
+            if et > need:  # t refined to what the formula needs (to double-double only
+                # when double precision cannot certify that: a quarter of the time)
+                sol_t = solver.solve(act.astype(np.float64), target=need)
+                thi, et = np.where(act, sol_t.x, 0.0), sol_t.error
+                if et > need:
+                    thi, tlo, et = *solver.refined(act.astype(np.float64)), 0.0
             u, eu, t = _var_step(solver, thi, tlo, need)
             v, cancel, keep, error, need = _var_formula(act, certain, u, eu, t, et)
         with np.errstate(over="ignore", invalid="ignore"):

@@ -360,3 +360,24 @@ def test_backward_targets_are_the_squares_moves_back_down_lead_to(name):
                                                                  strict=True)
             if p > 0 and y < x and act[y]}
     assert solver.k == len(back) > 0
+
+
+def test_variance_formula_refines_t_only_as_far_as_it_needs(monkeypatch):
+    # Milton Bradley's jumps under "win": the formula 2u - t - t**2 needs t and u to about
+    # 1e-13, tighter than the first solves; t is solved to that (double), not refined to
+    # double-double, and the variance stays within its target of the exact rational
+    import snl_numeric.chain as chain
+
+    board = Board(100, dict(snl.boards.get("milton-bradley").jumps))
+    _, exact = naive.naive_expected_fraction(board)
+    refined = []
+    original = DirectSolver.refined
+    monkeypatch.setattr(DirectSolver, "refined",
+                        lambda self, b: refined.append(1) or original(self, b))
+    var = snl.throws_variance(board)
+    assert not refined
+    assert abs(Fraction(var) - exact) / exact < 1e-14
+    # a target below what double precision can certify: t refined to double-double
+    monkeypatch.setattr(chain, "TARGET", 1e-17)
+    again = snl.throws_variance(board.replace())
+    assert refined and again == pytest.approx(var, rel=1e-14)
