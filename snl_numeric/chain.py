@@ -228,8 +228,8 @@ def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, tuple[str, ...]]:
         u, eu, t = _var_step(solver, thi, tlo, TARGET)
         v, cancel, keep, error, need = _var_formula(act, certain, u, eu, t, et)
         if error > TARGET:  # t's own error, or u's, is too large for the formula here
-            if et > need:  # t refined to what the formula needs (to double-double only
-                # when double precision cannot certify that: a quarter of the time)
+            if et > need:  # t solved to what the formula needs, in double (a quarter of
+                # the time of double-double), and to double-double only if double cannot
                 sol_t = solver.solve(act.astype(np.float64), target=need)
                 thi, et = np.where(act, sol_t.x, 0.0), sol_t.error
                 if et > need:
