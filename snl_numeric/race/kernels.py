@@ -348,8 +348,8 @@ def _solve_pair(c, s, m, tot, exact_c, ka, d, sd, t, m_d, tot_d, exact_d, kb, lo
 @njit(inline="always")
 def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal, n, optional,
           sides):  # pragma: no cover - jitted
-    """One side's candidates at ``(me, other)`` into ``sides`` (:func:`_scratch`): the
-    value of its moving throws against ``zc`` and ``zd`` (``c``, ``d``) and the sums
+    """One side's candidates at ``(me, other)`` into the rows of ``sides`` (:func:`_scratch`):
+    the value of its moving throws against ``zc`` and ``zd`` (``c``, ``d``) and the sums
     ``sc``, ``sd`` of ``pr * z`` they subtract from the chance to move, the chances of
     staying put and of moving, the die's total and whether each value is exact. A fixed
     side throws die ``a_fix`` and follows jump ``k`` iff ``take[k, other]``; a free one
@@ -357,7 +357,6 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
     jump's chain. Returns the number of candidates and whether any may stay put."""
     cnt, node, prob, move, stay_p = moves
     src, tgt, ptr, rest = jumps
-    c, sc, d, sd, stay, mov, tot, exact_c, exact_d = sides
     k = 1 if fixed else cnt.shape[0]
     stalls = False
     for cand in range(k):
@@ -400,25 +399,31 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
                     vd += pr * zd[x]
         mv = move[a, me]
         sa = stay_p[a, me]
-        c[cand] = mv - vc
-        sc[cand] = vc
-        d[cand] = mv - vd
-        sd[cand] = vd
-        stay[cand] = sa
-        mov[cand] = mv
-        tot[cand] = mv + sa
-        exact_c[cand] = vc == 0.0 and sa == 0.0
-        exact_d[cand] = vd == 0.0 and sa == 0.0
+        sides[C, cand] = mv - vc
+        sides[SC, cand] = vc
+        sides[D, cand] = mv - vd
+        sides[SD, cand] = vd
+        sides[STAY, cand] = sa
+        sides[MOVE, cand] = mv
+        sides[TOTAL, cand] = mv + sa
+        sides[EXACT_C, cand] = 1.0 if vc == 0.0 and sa == 0.0 else 0.0
+        sides[EXACT_D, cand] = 1.0 if vd == 0.0 and sa == 0.0 else 0.0
         stalls = stalls or sa > 0.0
     return k, stalls
 
 
+#: Rows of one side's candidates (:func:`_scratch`): the value of each die's moving throws
+#: against ``zc`` and ``zd`` and the sums of ``pr * z`` they subtract, its chances of
+#: staying put and of moving, its total, and (1.0 or 0.0) whether each value is exact.
+C, SC, D, SD, STAY, MOVE, TOTAL, EXACT_C, EXACT_D = range(9)
+
+
 @njit(inline="always")
 def _scratch(n_act):  # pragma: no cover - jitted
-    """Per-die work arrays of one side for :func:`_side`."""
-    return (np.empty(n_act), np.empty(n_act), np.empty(n_act), np.empty(n_act),
-            np.empty(n_act), np.empty(n_act), np.empty(n_act),
-            np.empty(n_act, dtype=np.bool_), np.empty(n_act, dtype=np.bool_))
+    """Per-die work rows of one side for :func:`_side`, one array: a tuple of arrays
+    passed to the inlined helpers cost an atomic reference count per array and call,
+    most of a bracket sweep's time."""
+    return np.empty((9, n_act))
 
 
 @njit(inline="always")
@@ -429,26 +434,32 @@ def _pair_bounds(side0, k0, st0, a0, n0, side1, k1, st1, a1, n1, rnd1, rnd, da
     (side 0's ``p`` with side 1's ``q``) and beta (side 0's ``q`` with side 1's ``p``).
     Side 0's ``p`` is computed with its dice ``a0 .. n0 - 1`` only, side 1's ``p`` with
     ``a1 .. n1 - 1``; ``da``: -1 if ``p`` holds lower bounds, +1 if upper bounds."""
-    c0, sc0, d0, sd0, s0, m0, t0, ec0, ed0 = side0
-    c1, sc1, d1, sd1, s1, m1, t1, ec1, ed1 = side1
     if st0 or st1:
-        xa, ya = _solve_pair(c0[a0:n0], s0[a0:n0], m0[a0:n0], t0[a0:n0], ec0[a0:n0], n0 - a0,
-                             c1, sc1, s1, m1, t1, ec1, k1, 0.0, rnd1, rnd, da)
-        xb, yb = _solve_pair(d0, s0, m0, t0, ed0, k0, d1[a1:n1], sd1[a1:n1], s1[a1:n1],
-                             m1[a1:n1], t1[a1:n1], ed1[a1:n1], n1 - a1, 1.0, rnd1, rnd, -da)
+        xa, ya = _solve_pair(side0[C, a0:n0], side0[STAY, a0:n0], side0[MOVE, a0:n0],
+                             side0[TOTAL, a0:n0], side0[EXACT_C, a0:n0], n0 - a0, side1[C],
+                             side1[SC], side1[STAY], side1[MOVE], side1[TOTAL],
+                             side1[EXACT_C], k1, 0.0, rnd1, rnd, da)
+        xb, yb = _solve_pair(side0[D], side0[STAY], side0[MOVE], side0[TOTAL],
+                             side0[EXACT_D], k0, side1[D, a1:n1], side1[SD, a1:n1],
+                             side1[STAY, a1:n1], side1[MOVE, a1:n1], side1[TOTAL, a1:n1],
+                             side1[EXACT_D, a1:n1], n1 - a1, 1.0, rnd1, rnd, -da)
         return xa, ya, xb, yb
     xa = -1.0
     xb = -1.0
     ya = -1.0
     yb = -1.0
     for a in range(a0, n0):
-        xa = max(xa, _outward(_per(c0[a], t0[a]), 0.0 if ec0[a] else rnd1, da))
+        xa = max(xa, _outward(_per(side0[C, a], side0[TOTAL, a]),
+                              0.0 if side0[EXACT_C, a] else rnd1, da))
     for a in range(k1):
-        ya = max(ya, _outward(_per(c1[a], t1[a]), 0.0 if ec1[a] else rnd1, -da))
+        ya = max(ya, _outward(_per(side1[C, a], side1[TOTAL, a]),
+                              0.0 if side1[EXACT_C, a] else rnd1, -da))
     for a in range(k0):
-        xb = max(xb, _outward(_per(d0[a], t0[a]), 0.0 if ed0[a] else rnd1, -da))
+        xb = max(xb, _outward(_per(side0[D, a], side0[TOTAL, a]),
+                              0.0 if side0[EXACT_D, a] else rnd1, -da))
     for a in range(a1, n1):
-        yb = max(yb, _outward(_per(d1[a], t1[a]), 0.0 if ed1[a] else rnd1, da))
+        yb = max(yb, _outward(_per(side1[D, a], side1[TOTAL, a]),
+                              0.0 if side1[EXACT_D, a] else rnd1, da))
     return xa, ya, xb, yb
 
 
