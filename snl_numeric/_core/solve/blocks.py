@@ -244,7 +244,9 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
             if active[x]:
                 acc = rhs[x]
                 row = x * pstride
-                for f in range(nf):
+                # the last face first: the usual move to x + 1, solved just before,
+                # enters last, so the chain from one square to the next is short
+                for f in range(nf - 1, -1, -1):
                     y = succ[x, f]
                     if y > x:
                         acc += probs[row, f] * out[y]
