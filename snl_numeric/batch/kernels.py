@@ -23,7 +23,12 @@ from numba.extending import register_jitable
 
 from .._core.numba_config import njit
 from .._core.solve import WOODBURY_BYTES, board_moments_kernel
-from .._core.table import push_step_kernel, reach_kernel, succ_table_kernel
+from .._core.table import (
+    push_step_kernel,
+    reach_kernel,
+    start_reach_kernel,
+    succ_table_kernel,
+)
 from .._core.validation import board_problem, readonly
 from .data import MAX_SIZE, BoardBatch
 
@@ -145,8 +150,7 @@ def reach_rows_kernel(rows, problem, min_out, sure_out):  # pragma: no cover
             continue
         succ, _ = _board_table(rows, b, jump_to)
         n = succ.shape[0]
-        reach_kernel(succ, dist[:n], sure[:n])
-        min_out[b] = dist[rows.starts[b]]
+        min_out[b] = start_reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
         sure_out[b] = sure[rows.starts[b]]
 
 
@@ -171,9 +175,8 @@ def moments_rows_kernel(rows, problem, want_var, max_bytes, min_out, sure_out,
             continue
         succ, probs = _board_table(rows, b, jump_to)
         n, nf = succ.shape
-        reach_kernel(succ, dist[:n], sure[:n])
         start = rows.starts[b]
-        min_out[b] = dist[start]
+        min_out[b] = start_reach_kernel(succ, start, dist[:n], sure[:n])
         sure_out[b] = sure[start]
         budget = min(max_bytes - row_bytes(n - 1, nf), WOODBURY_BYTES)
         kmax = min(KMAX, budget // (16 * n) - 1)
