@@ -88,7 +88,8 @@ class CompiledBoard:
     faces, probs : ndarray
         The dice's faces and probabilities.
     succ : ndarray of intp, shape (size + 1, n_faces)
-        Resting square after each face from each square.
+        Resting square after each face from each square (int32 on a board that is not
+        ordinary, :attr:`ordinary`: the tables the compiled kernels read).
     jump_src, jump_dst : ndarray of intp
         Jump sources (increasing) and destinations.
     chained : bool
@@ -317,9 +318,9 @@ def compile_board(board: Board) -> CompiledBoard:
     fired = None
     if ordinary(size + 1, len(faces)):  # the jumps each throw fires: built on first use
         succ = succ_table(size, jump_to, board.overshoot, board.chain, faces)[0]
-    else:
-        succ = np.empty((size + 1, len(faces)), dtype=idx)
-        landed = np.empty((size + 1, len(faces)), dtype=idx)
+    else:  # int32 (every table compiled has fewer than 2**31 entries): half the memory
+        succ = np.empty((size + 1, len(faces)), dtype=np.int32)  # and faster sweeps
+        landed = np.empty((size + 1, len(faces)), dtype=np.int32)
         succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
                           readonly(faces), succ, landed)
     succ.flags.writeable = False
@@ -333,6 +334,6 @@ def compile_board(board: Board) -> CompiledBoard:
 
 def _fired(landed: np.ndarray, jump_index: np.ndarray) -> np.ndarray:
     """The index of the jump each throw lands on, -1 for none, from the landing squares."""
-    fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32)
+    fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32, copy=False)
     fired.flags.writeable = False
     return fired

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import snl_numeric as snl
 from snl_numeric import Board, Dice
 from snl_numeric._core.solve import SMALL_SYSTEM
+from snl_numeric._core.vectorised import ORDINARY_ENTRIES, succ_table
 from snl_numeric.boards import random_board
 from snl_numeric.chain import fundamental, solver_report
 from tests import naive
@@ -168,6 +169,21 @@ def test_compile_and_distances_match_rules(overshoot, chain, dice):
             assert cb.succ[x, f] == naive.large_successor(board, x, int(face))
     np.testing.assert_array_equal(snl.throw_distances(board), naive.large_distances(board))
     assert snl.min_throws(board) == naive.large_distances(board)[board.start]
+
+
+@pytest.mark.parametrize(("overshoot", "chain"), list(itertools.product(RULES, (False, True))))
+def test_large_tables_are_int32_and_match_numpy(overshoot, chain):
+    # above ORDINARY_ENTRIES the table is compiled by the kernel, as int32 (half the memory
+    # and faster sweeps); the same squares and fired jumps as the NumPy path's
+    board = jumpy_board(ORDINARY_ENTRIES // 2, 0.15, rng=5, overshoot=overshoot, chain=chain,
+                        dice={1: 0.5, 3: 0.5})
+    cb = board.compiled
+    assert not cb.ordinary and cb.succ.dtype == np.int32
+    jump_to = np.full(board.size + 1, -1)
+    jump_to[cb.jump_src] = cb.jump_dst
+    succ, landed = succ_table(board.size, jump_to, overshoot, chain, cb.faces, landing=True)
+    np.testing.assert_array_equal(cb.succ, succ)
+    np.testing.assert_array_equal(cb.fired, np.where(landed >= 0, cb.jump_index[landed], -1))
 
 
 @settings(deadline=None, max_examples=15)

@@ -120,9 +120,9 @@ def _board_table(rows, b, jump_to):  # pragma: no cover - jitted
     used = rows.probs[d0:d1] > 0.0
     faces = rows.faces[d0:d1][used]
     probs = rows.probs[d0:d1][used].reshape((1, -1))
-    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int64)
+    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int32)  # as CompiledBoard's
     succ_table_kernel(size, jump_to, np.int64(rows.overshoot[b]), rows.chain[b], faces, succ,
-                      np.empty((0, 0), dtype=np.int64))
+                      np.empty((0, 0), dtype=np.int32))
     return succ, probs
 
 

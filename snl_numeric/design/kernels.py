@@ -179,7 +179,7 @@ def _scratch(space):  # pragma: no cover - jitted
     n = space.size + 1
     report = np.zeros(n, dtype=np.bool_)
     report[space.start] = True
-    return (np.empty(n, dtype=np.int64), np.empty((n, space.faces.shape[0]), dtype=np.int64),
+    return (np.empty(n, dtype=np.int64), np.empty((n, space.faces.shape[0]), dtype=np.int32),
             np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_), np.empty(n),
             np.empty(n), report)
 
@@ -192,7 +192,7 @@ def _moments(space, src, dst, scratch, want_var):  # pragma: no cover - jitted
     jump_to[:] = -1
     jump_to[src] = dst
     succ_table_kernel(space.size, jump_to, space.overshoot, space.chain, space.faces, succ,
-                      np.empty((0, 0), dtype=np.int64))
+                      np.empty((0, 0), dtype=np.int32))
     start_reach_kernel(succ, space.start, dist, sure)
     if not sure[space.start]:
         return np.inf, np.inf

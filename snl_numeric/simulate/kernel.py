@@ -202,7 +202,7 @@ class Run:
         # flat table of offsets square * k; a move onto a dead square (one that
         # cannot reach the goal) lands beyond the goal row: stranded
         dest = np.where(dead[cb.succ], cb.succ + size + 1, cb.succ)
-        self.off = np.ascontiguousarray((dest * k).ravel(), dtype=np.int64)
+        self.off = np.multiply(dest, k, dtype=np.int64).ravel()
         self.k, self.size, self.goal = k, size, size * k
         self.start_sq = start
         self.start = (start + (size + 1 if dead[start] else 0)) * k

@@ -230,7 +230,7 @@ def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray,
     >>> int(dist[0]), round(float(mean[0]), 6)
     (7, 39.225122)
     """
-    succ = np.ascontiguousarray(succ, dtype=np.int64)
+    succ = np.ascontiguousarray(succ, dtype=np.int32)  # the kernels' tables are int32
     n = succ.shape[0]
     dist = np.empty(n, dtype=np.int64)
     sure = np.empty(n, dtype=np.bool_)
