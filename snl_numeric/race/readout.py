@@ -90,6 +90,15 @@ def _after(v, other, z, base, goal):  # pragma: no cover - jitted
 
 
 @njit(inline="always")
+def _best_after(v, other, z, base, goal, n, ptr, rest):  # pragma: no cover - jitted
+    """Landing on jump node ``v``: the best ``1 - z`` along its chain's rests."""
+    best = -1.0
+    for q in range(ptr[v - n], ptr[v - n + 1]):
+        best = max(best, _after(rest[q], other, z, base, goal))
+    return best
+
+
+@njit(inline="always")
 def _die_value(moves, jumps, optional, me, other, a, z, base, goal, n):  # pragma: no cover
     """One throw of die ``a`` from ``(me, other)`` judged by ``1 - z`` of the next
     position (the best rest along a jump chain), staying put included, scaled by the
@@ -102,10 +111,7 @@ def _die_value(moves, jumps, optional, me, other, a, z, base, goal, n):  # pragm
         if not optional or v < n:
             acc += prob[a, me, e] * _after(v, other, z, base, goal)
         else:
-            best = -1.0
-            for q in range(ptr[v - n], ptr[v - n + 1]):
-                best = max(best, _after(rest[q], other, z, base, goal))
-            acc += prob[a, me, e] * best
+            acc += prob[a, me, e] * _best_after(v, other, z, base, goal, n, ptr, rest)
     st = stay[a, me]
     if st > 0.0:
         acc += st * _after(me, other, z, base, goal)
@@ -117,12 +123,18 @@ def candidates_kernel(moves, jumps, optional, base, win1, keep1, tie, cand, fall
                       ):  # pragma: no cover - jitted
     """The mover's value-optimal dice ``cand[state, a]`` (side 0 against side 1's
     chance not to lose ``keep1``) and, per state, the die of those with the largest
-    chance not to lose (against side 1's chance to win ``win1``), smallest index first."""
-    cnt = moves[0]
+    chance not to lose (against side 1's chance to win ``win1``), smallest index first.
+
+    Each die's two values (:func:`_die_value` against ``keep1`` and ``win1``) come from
+    one pass over its moves, written out here: the inlined helper took an atomic
+    reference count per array argument and call (70% of this kernel's time)."""
+    cnt, node, prob, move, stay = moves
+    ptr, rest = jumps[2], jumps[3]
     n_act, n = cnt.shape
     goal = n - 1
     n_sq = goal
     val = np.empty(n_act)
+    keep = np.empty(n_act)
     for s in range(2 * n_sq - 1):
         lo = max(0, s - n_sq + 1)
         hi = min(s, n_sq - 1)
@@ -131,18 +143,36 @@ def candidates_kernel(moves, jumps, optional, base, win1, keep1, tie, cand, fall
             u = base[s] + i
             best = -1.0
             for a in range(n_act):
-                val[a] = _die_value(moves, jumps, optional, i, j, a, keep1, base, goal, n)
+                acc_v = acc_k = 0.0
+                for e in range(cnt[a, i]):
+                    v = node[a, i, e]
+                    p = prob[a, i, e]
+                    if v == goal:
+                        acc_v += p
+                        acc_k += p
+                    elif not optional or v < n:
+                        w = base[j + v] + j
+                        acc_v += p * (1.0 - keep1[w])
+                        acc_k += p * (1.0 - win1[w])
+                    else:
+                        acc_v += p * _best_after(v, j, keep1, base, goal, n, ptr, rest)
+                        acc_k += p * _best_after(v, j, win1, base, goal, n, ptr, rest)
+                st = stay[a, i]
+                if st > 0.0:  # staying on i: side 1 to move from (j, i)
+                    w = base[s] + j
+                    acc_v += st * (1.0 - keep1[w])
+                    acc_k += st * (1.0 - win1[w])
+                val[a] = acc_v / (move[a, i] + st)
+                keep[a] = acc_k / (move[a, i] + st)
                 best = max(best, val[a])
             pick = -1
             pick_keep = -1.0
             for a in range(n_act):
                 ok = val[a] >= best - tie
                 cand[u, a] = ok
-                if ok:
-                    k = _die_value(moves, jumps, optional, i, j, a, win1, base, goal, n)
-                    if pick < 0 or k > pick_keep + tie:
-                        pick = a
-                        pick_keep = k
+                if ok and (pick < 0 or keep[a] > pick_keep + tie):
+                    pick = a
+                    pick_keep = keep[a]
             fallback[u] = pick
 
 
