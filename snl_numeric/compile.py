@@ -275,15 +275,20 @@ class CompiledBoard:
 #: 8 above 2**31 entries), summed and sorted in place (10^7 squares x 6: 0.8 GiB measured).
 MATRIX_BYTES = 16
 
-#: Largest successor table (squares x faces) compiled; about 10 GiB of arrays.
+#: Largest successor table (squares x faces) compiled; about 10 GiB of arrays at peak.
 MAX_TABLE_ENTRIES = 500_000_000
 
 
-def table_bytes(size: int, faces: int, *, kept: bool = False) -> int:
-    """Peak bytes of :func:`compile_board`: per entry ``succ`` and ``landed`` (8 each),
-    ``fired`` (4) and its temporary (8); per square two jump indexes (12). With ``kept``,
-    the bytes the compiled board keeps afterwards (``succ``, ``fired`` and the indexes)."""
-    return (size + 1) * ((12 if kept else 28) * faces + 12)
+def table_bytes(size: int, faces: int, *, kept: bool = False, index: int | None = None
+                ) -> int:
+    """Peak bytes of :func:`compile_board`: per entry ``succ`` and ``landed`` (``index``
+    bytes each; by default 8 on an ordinary board, whose tables NumPy builds, and 4 in the
+    int32 tables of a large one), ``fired`` (4) and its temporaries (8); per square two
+    jump indexes (12). With ``kept``, the bytes the compiled board keeps afterwards
+    (``succ``, ``fired`` and the indexes)."""
+    if index is None:
+        index = 8 if ordinary(size + 1, faces) else 4
+    return (size + 1) * (((index + 4) if kept else (2 * index + 12)) * faces + 12)
 
 
 def compile_board(board: Board) -> CompiledBoard:
@@ -302,6 +307,7 @@ def compile_board(board: Board) -> CompiledBoard:
     size = board.size
     faces = board.dice.faces
     entries = (size + 1) * len(faces)
+    large = not ordinary(size + 1, len(faces))
     need = table_bytes(size, len(faces))
     if entries > MAX_TABLE_ENTRIES:
         raise ValueError(
@@ -316,7 +322,7 @@ def compile_board(board: Board) -> CompiledBoard:
     jump_to[src] = dst
     faces = faces.astype(idx, copy=False)
     fired = None
-    if ordinary(size + 1, len(faces)):  # the jumps each throw fires: built on first use
+    if not large:  # the jumps each throw fires: built on first use
         succ = succ_table(size, jump_to, board.overshoot, board.chain, faces)[0]
     else:  # int32 (every table compiled has fewer than 2**31 entries): half the memory
         succ = np.empty((size + 1, len(faces)), dtype=np.int32)  # and faster sweeps
@@ -327,7 +333,7 @@ def compile_board(board: Board) -> CompiledBoard:
     cb = CompiledBoard(size=size, start=board.start, faces=faces, probs=board.dice.probs,
                        succ=succ, jump_src=src, jump_dst=dst, chained=board.chain,
                        overshoot=board.overshoot)
-    if fired is None and not ordinary(size + 1, len(faces)):
+    if fired is None and large:
         cb.cache.get("fired", lambda: _fired(landed, cb.jump_index))
     return cb
 

@@ -46,7 +46,7 @@ def _structured(board: Board) -> Solver:
 
 def _moments(board: Board, report: np.ndarray | None = None):
     cb = board.compiled
-    succ = np.ascontiguousarray(cb.succ, dtype=np.int64)
+    succ = np.ascontiguousarray(cb.succ, dtype=np.int32)
     n = succ.shape[0]
     dist, sure = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_)
     reach_kernel(succ, dist, sure)

@@ -40,8 +40,8 @@ KERNELS = (reach_kernel, plain_reach_kernel, lean_reach_kernel)
 
 
 def kernel_reach(succ: np.ndarray, kernel) -> tuple[np.ndarray, np.ndarray]:
-    """``(dist, sure)`` from a Numba kernel."""
-    succ = np.ascontiguousarray(succ, dtype=np.int64)
+    """``(dist, sure)`` from a Numba kernel, on an int32 table as the library passes it."""
+    succ = np.ascontiguousarray(succ, dtype=np.int32)
     n = succ.shape[0]
     dist, sure = np.full(n, 7, dtype=np.int64), np.zeros(n, dtype=np.bool_)  # overwritten
     kernel(succ, dist, sure)
@@ -54,7 +54,7 @@ def kernels_reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first, *rest = (kernel_reach(succ, kernel) for kernel in KERNELS)
     for other in rest:
         assert_same(other, first)
-    succ = np.ascontiguousarray(succ, dtype=np.int64)
+    succ = np.ascontiguousarray(succ, dtype=np.int32)
     n = succ.shape[0]
     for start in np.unique(np.linspace(0, n - 1, min(n, 40)).astype(np.int64)):
         dist, sure = np.full(n, 7, dtype=np.int64), np.zeros(n, dtype=np.bool_)

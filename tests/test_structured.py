@@ -16,9 +16,9 @@ def test_structured_kernels_match_core(board):
     cb = board.compiled
     jump_to = np.full(board.size + 1, -1, dtype=np.int64)
     jump_to[cb.jump_src] = cb.jump_dst
-    succ = np.empty(cb.succ.shape, dtype=np.int64)
+    succ = np.empty(cb.succ.shape, dtype=np.int32)  # as the kernels get it
     _fill_succ(board.size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
-               cb.faces, succ, np.empty((0, 0), dtype=np.int64))
+               cb.faces, succ, np.empty((0, 0), dtype=np.int32))
     assert np.array_equal(succ, cb.succ)
     dist, mean, var = structured_moments(succ, cb.probs)
     assert np.array_equal(dist, throw_distances(board))

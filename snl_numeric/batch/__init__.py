@@ -13,9 +13,11 @@ one kernel per job (``batch.kernels``), only those the columns need:
 1. the rules of :class:`~snl_numeric.Board`, checked by the same code
    (``_core.validation.board_problem``; a flagged row's broken rule is worded
    afterwards as ``Board`` words it), and the size limits;
-2. the successor table (``_core.table.succ_table_kernel``), the fewest throws by
-   breadth-first propagation from the goal over the reversed table, and the
-   *sure* squares (goal reached with probability 1) (``_core.table.reach_kernel``);
+2. the successor table (``_core.table.succ_table_kernel``, int32), the fewest throws
+   and the *sure* squares (goal reached with probability 1)
+   (``_core.table.start_reach_kernel``: when every square has a move up, all are sure
+   and a search forward from the start gives the throws; else a breadth-first search
+   from the goal over the reversed table);
 3. ``(I - Q) t = 1`` and ``(I - Q) u = t`` by the single-board solver's Woodbury
    method in one per-board call (``_core.solve.board_moments_kernel``): one
    triangular sweep over the forward moves plus a

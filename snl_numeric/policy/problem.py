@@ -101,7 +101,7 @@ def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Probl
     width = max(len(d.faces) for d in dice)
     # nxt and the values gathered through it per die and face, and the successor tables
     entries = n_act * n * width
-    check_memory(entries * 16 + table_bytes(board.size, n_act * width),
+    check_memory(entries * 16 + table_bytes(board.size, n_act * width, index=8),
                  f"a decision problem over {n:,} squares x {n_act} dice x {width} faces")
     src, dst = (a.astype(np.intp) for a in board.jump_arrays)
     code = OVERSHOOT_CODES[board.overshoot]

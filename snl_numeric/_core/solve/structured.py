@@ -150,10 +150,12 @@ class Solver:
 
     def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, *,
                  bmax: int = BLOCK_MAX, rotate: bool = True, method: str | None = None) -> None:
-        # read-only inputs (as Board holds them); an int32 table is kept as it is
+        # read-only inputs (as Board holds them); the table in int32, as a large board's
+        # is: every caller (boards, policies, races) shares one compiled set of kernels
         succ = np.asarray(succ)
-        self.succ = readonly(np.ascontiguousarray(
-            succ, dtype=succ.dtype if succ.dtype in (np.int32, np.int64) else np.int64))
+        if succ.shape[0] >= 2**31:
+            raise ValueError(f"a system of {succ.shape[0]:,} squares: at most 2**31 - 1")
+        self.succ = readonly(np.ascontiguousarray(succ, dtype=np.int32))
         probs = np.asarray(probs, dtype=np.float64)
         self.pstride = 0 if probs.ndim == 1 else 1
         self.probs = readonly(np.ascontiguousarray(probs.reshape(1, -1) if probs.ndim == 1
