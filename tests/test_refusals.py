@@ -117,8 +117,9 @@ def test_jump_cycle_check_is_o_jumps():
 
 
 def test_compile_refused_before_allocating(small_machine):
+    # int32 tables: (2 * 4 + 12) * 6 + 12 = 132 bytes a square, 80,000,001 x 132 = 9.8 GiB
     with pytest.raises(MemoryLimitError, match=r"compiling a board of 80,000,001 squares x 6 "
-                                               r"faces needs about 13\.4 GiB of memory; "
+                                               r"faces needs about 9\.8 GiB of memory; "
                                                r"256\.0 MiB is available"):
         expected_throws(Board(80_000_000))
 
