@@ -171,13 +171,23 @@ def _largest_block(block_start):  # pragma: no cover - jitted
 
 
 @njit(error_model="numpy")
-def block_factor_kernel(succ, probs, pstride, active, block_start, offsets, lu,
+def block_factor_kernel(succ, probs, pstride, active, block_start, offsets,
                         piv):  # pragma: no cover - jitted
     """Factorise ``P``'s diagonal blocks: a block of ``s >= 2`` squares by GTH elimination
     into ``lu[offsets[b] : offsets[b] + s * s]`` (row-major), a single square by its pivot,
-    the sum of its probabilities of moving; inactive squares get an identity row."""
+    the sum of its probabilities of moving; inactive squares get an identity row. Fills
+    ``offsets`` (one per block) and returns ``(lu, blocks of two squares or more)``."""
     n, nf = succ.shape
     nb = block_start.shape[0] - 1
+    size = 0
+    blocks = 0
+    for b in range(nb):
+        offsets[b] = size
+        s = block_start[b + 1] - block_start[b]
+        if s >= 2:
+            size += s * s
+            blocks += 1
+    lu = np.empty(size)
     for b in range(nb):
         lo, hi = block_start[b], block_start[b + 1]
         s = hi - lo
@@ -211,6 +221,7 @@ def block_factor_kernel(succ, probs, pstride, active, block_start, offsets, lu,
                 else:
                     slack[i] += p
         gth_factor_kernel(a, slack, piv[lo:hi])
+    return lu, blocks
 
 
 @njit(error_model="numpy")

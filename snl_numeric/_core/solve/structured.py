@@ -211,15 +211,12 @@ class Solver:
                     succ, probs, active, bmax)
         self._succ, self._probs, self._active = succ, probs, active
         self.block_start = block_start.copy()
-        sizes = np.diff(self.block_start)
-        sq = np.where(sizes >= 2, sizes * sizes, 0)
-        self.offsets = np.concatenate([[0], np.cumsum(sq)[:-1]]).astype(np.int64)
-        self.lu = np.empty(int(sq.sum()))
+        self.offsets = np.empty(nb, dtype=np.int64)
         self.piv = np.empty(n)
-        block_factor_kernel(succ, probs, self.pstride, active, self.block_start, self.offsets,
-                            self.lu, self.piv)
+        self.lu, blocks = block_factor_kernel(succ, probs, self.pstride, active,
+                                              self.block_start, self.offsets, self.piv)
         self.k = k
-        self.blocks = int(np.count_nonzero(sizes >= 2))
+        self.blocks = int(blocks)
         self.targets = np.empty(k, dtype=np.int64)
         self.targets[tcol[tcol >= 0]] = np.flatnonzero(tcol >= 0)
         self.a_priori = a_priori_bound(levels, nf, k, bmax)
@@ -324,12 +321,16 @@ class Solver:
     def _gmres(self, b: np.ndarray, trans: bool, tol: float) -> tuple[np.ndarray, int]:
         """GMRES on the ``k x k`` capacitance system, one sweep per step, until the residual
         ``r = b - A x`` has ``max |r_i| / b_i <= tol`` (negative: until the capacitance
-        residual's 2-norm is at most ``-tol`` relative to its right-hand side's)."""
+        residual's 2-norm is at most ``-tol`` relative to its right-hand side's).
+
+        The answer ``x = P^-1 b + P^-1 R E_D y`` takes no sweep of its own (forward): the
+        first sweep's ``P^-1 b`` is kept, and GMRES's last step swept its final ``y``."""
         d = self.targets
         if trans:
             rhs = self._sweep_t(b, True)[1][d]
         else:
-            rhs = self._sweep(b)[d]
+            c = self._sweep(b)
+            rhs = c[d]
         tol2, tol_rel = (-tol * float(np.sqrt(rhs @ rhs)), 0.0) if tol < 0 else (0.0, tol)
         y = np.zeros(self.k)
         steps = 0
@@ -342,12 +343,14 @@ class Solver:
             work_t = (np.zeros((size_t, 1)), np.empty((size_t, 1)), np.empty((size_t, 1)))
             steps = int(gmres_kernel(bool(trans), op, d, work, work_t, rhs, tol2, *self.c_entries,
                                      b, tol_rel, self.restart, MAX_ITERATIONS, y))
+            if not trans and steps:  # work[2]: the sweep of GMRES's last step, P^-1 R E_D y
+                c += work[2]
             del work, work_t  # before the last sweep's vectors
+        if not trans:
+            return c, steps
         full = np.zeros(self.n)
         full[d] = y
-        if trans:
-            return self._sweep_t(b + full)[0], steps
-        return self._sweep(b, full), steps
+        return self._sweep_t(b + full)[0], steps
 
     def _second_solver(self) -> Solver | None:
         """The solver for answers GMRES cannot certify, built once: the cancellation-free
