@@ -117,8 +117,9 @@ SIGNATURES = {"snl_numeric.race.kernels.to_diag_kernel": 2,
 @pytest.mark.slow
 def test_warmup_compiles_every_kernel_once():
     """After ``warmup`` a new process compiles nothing, whatever it runs, and each kernel
-    was compiled for one signature but those of :data:`SIGNATURES` (the first run of a suite pays for compiling here,
-    two processes at a time, and the rest of the suite loads the kernels)."""
+    was compiled for one signature but those of :data:`SIGNATURES` (the first run of a
+    suite pays for compiling here, two processes at a time, and the rest of the suite
+    loads the kernels)."""
     env = {"NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR")}
     out = run_python("import snl_numeric, json; print(json.dumps(snl_numeric.warmup()))", **env)
     times = json.loads(out.stdout)

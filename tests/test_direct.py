@@ -240,6 +240,42 @@ def test_solvers_agree_on_several_columns_and_transposes():
         assert x.error < 1e-12 and y.error < 1e-11
 
 
+def _throws_twice(board):
+    """``throws()`` (certified by one LU solve where it can be), the general ``solve`` of
+    the same column, each by a fresh solver, and whether the one solve certified it."""
+    cb = board.compiled
+    act = cb.sure.copy()
+    act[-1] = False
+    fast = DirectSolver(cb.succ, cb.probs, act)
+    general = DirectSolver(cb.succ, cb.probs, act).solve(act.astype(np.float64))
+    return fast.throws(), general, fast._throws_at_once() is not None
+
+
+@settings(max_examples=150, deadline=None)
+@given(board_strategy(max_size=60))
+def test_expected_throws_by_one_solve_are_the_general_solves(board):
+    fast, general, _ = _throws_twice(board)
+    np.testing.assert_array_equal(fast.x, general.x)
+    assert fast.error == general.error and fast.method == general.method
+
+
+@pytest.mark.parametrize("n", [12, 30, 60])
+def test_expected_throws_one_solve_cannot_certify_go_the_general_way(n):
+    """Expected lengths of 1e4 to 1e47 throws: the residual in double precision does not
+    certify the first LU answer, so ``throws()`` is the general refined (or GTH) answer.
+    (Milton Bradley's is certified at once: ``test_milton_bradley_throws_in_one_solve``.)"""
+    fast, general, at_once = _throws_twice(naive.run_board(n))
+    assert not at_once and fast.method == general.method == ("lu" if n == 12 else "gth")
+    np.testing.assert_array_equal(fast.x, general.x)
+    assert fast.error == general.error < 1e-11
+
+
+def test_milton_bradley_throws_in_one_solve():
+    fast, general, at_once = _throws_twice(snl.boards.get("milton-bradley"))
+    assert at_once and fast.error == general.error < 1e-12
+    np.testing.assert_array_equal(fast.x, general.x)
+
+
 @pytest.mark.parametrize("order_a, order_b", [("C", "C"), ("F", "C"), ("C", "F"), ("F", "F")])
 def test_scipy_blas_products_are_numpys(order_a, order_b):
     # the single-board path's dense products go through SciPy's BLAS (see _core.blas)
