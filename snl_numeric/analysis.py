@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core.table import quantile
+from ._core.table import quantiles
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, shown
 from .board import Board, check_board, check_start
 from .chain import finish_probability, moments, visits_and_jump_use
@@ -234,8 +234,8 @@ def analyze(
         uses = dict(zip(pairs, u.tolist(), strict=True))
         probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
         visits.flags.writeable = False
-    median = quantile(cdf, 0.5)
-    levels = {q: quantile(cdf, q / 100.0) for q in percentiles}
+    median, *at = quantiles(cdf, [0.5, *(q / 100.0 for q in percentiles)])
+    levels = dict(zip(percentiles, at, strict=True))
     if note:
         pmf = cdf = None
     for arr in (pmf, cdf):

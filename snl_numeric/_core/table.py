@@ -15,6 +15,8 @@ call them in their loops over many boards.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .numba_config import njit
@@ -388,5 +390,16 @@ def quantile(cdf: np.ndarray, q: float) -> int | None:
     >>> quantile(np.array([0.0, 0.5, 1.0]), 0.5), quantile(np.array([0.0, 0.4]), 0.5)
     (1, None)
     """
-    k = int(np.searchsorted(cdf, q - QUANTILE_SLACK))
-    return k if k < len(cdf) else None
+    return quantiles(cdf, [q])[0]
+
+
+def quantiles(cdf: np.ndarray, qs: Sequence[float]) -> list[int | None]:
+    """:func:`quantile` at each level of ``qs``, in one search.
+
+    Examples
+    --------
+    >>> quantiles(np.array([0.0, 0.5, 1.0]), [0.5, 0.9, 1.5])
+    [1, 2, None]
+    """
+    found = np.searchsorted(cdf, np.asarray(qs, dtype=np.float64) - QUANTILE_SLACK).tolist()
+    return [k if k < len(cdf) else None for k in found]
