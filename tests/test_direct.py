@@ -240,14 +240,16 @@ def test_solvers_agree_on_several_columns_and_transposes():
         assert x.error < 1e-12 and y.error < 1e-11
 
 
-def _throws_twice(board):
+def _throws_twice(board, probs=None):
     """``throws()`` (certified by one LU solve where it can be), the general ``solve`` of
-    the same column, each by a fresh solver, and whether the one solve certified it."""
+    the same column, each by a fresh solver, and whether the one solve certified it
+    (``probs``: the dice's, or a row per square)."""
     cb = board.compiled
+    probs = cb.probs if probs is None else probs
     act = cb.sure.copy()
     act[-1] = False
-    fast = DirectSolver(cb.succ, cb.probs, act)
-    general = DirectSolver(cb.succ, cb.probs, act).solve(act.astype(np.float64))
+    fast = DirectSolver(cb.succ, probs, act)
+    general = DirectSolver(cb.succ, probs, act).solve(act.astype(np.float64))
     return fast.throws(), general, fast._throws_at_once() is not None
 
 
@@ -270,8 +272,14 @@ def test_expected_throws_one_solve_cannot_certify_go_the_general_way(n):
     assert fast.error == general.error < 1e-11
 
 
-def test_milton_bradley_throws_in_one_solve():
-    fast, general, at_once = _throws_twice(snl.boards.get("milton-bradley"))
+@pytest.mark.parametrize("per_square", [False, True])
+def test_milton_bradley_throws_in_one_solve(per_square):
+    """Certified by one solve, with the die's probabilities or a row per square (the
+    policies' and races' systems)."""
+    board = snl.boards.get("milton-bradley")
+    probs = (np.random.default_rng(3).dirichlet(np.ones(6), size=board.size + 1)
+             if per_square else None)
+    fast, general, at_once = _throws_twice(board, probs)
     assert at_once and fast.error == general.error < 1e-12
     np.testing.assert_array_equal(fast.x, general.x)
 

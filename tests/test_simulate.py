@@ -339,6 +339,25 @@ def test_per_game_consistent_with_summary(chain):
         assert (per.jump_used[per.jump_used[:, one], snake]).all()
 
 
+@pytest.mark.parametrize("dice, per_game", [(None, False), (None, True),
+                                             ({1: 0.3, 2: 0.7}, False), ({1: 0.3, 2: 0.7}, True)])
+def test_kernel_compiled_before_the_clock_is_the_one_played(monkeypatch, dice, per_game):
+    """Each of the four kernels (fair die or not, per-game records or not: None arguments
+    switch them at compile time) is compiled by ``Run.compile`` before the clock starts,
+    with the argument types the games are then played with."""
+    real, types = simulate_kernel.simulate_kernel, []
+
+    def spy(*args):
+        types.append(tuple(numba.typeof(a) for a in args))
+        return real(*args)
+
+    monkeypatch.setattr(simulate_kernel, "simulate_kernel", spy)
+    quiet(Board(20, {10: 2}, dice=dice), 500, rng=0, per_game=per_game)
+    assert len(types) >= 2 and len(set(types)) == 1
+    assert isinstance(types[0][2], numba.types.NoneType) == (dice is None)  # thresh
+    assert isinstance(types[0][-3], numba.types.NoneType) == (not per_game)  # throws
+
+
 def test_per_game_censored_games():
     board = Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5})
     r = quiet(board, 10_000, rng=1, per_game=True, max_throws=50)

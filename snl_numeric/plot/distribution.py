@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._core.table import quantile
+from .._core.table import quantiles
 from ..analysis import Analysis
 from ..board import Board
 from ..display.html import board_title
@@ -122,8 +122,8 @@ def plot_distribution(
                    label=f"median {a.median}")
     marked = []
     at: dict[int, list[str]] = {}  # percentile labels by position
-    for q in percentiles:
-        v = quantile(cdf_values, q / 100.0)
+    for q, v in zip(percentiles, quantiles(cdf_values, [q / 100.0 for q in percentiles]),
+                    strict=True):
         if v is None:
             continue
         marked.append(f"p{q:g}")

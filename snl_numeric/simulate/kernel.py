@@ -231,9 +231,11 @@ class Run:
         return (fired, jump_next, np.zeros(self.games, dtype=np.int64),
                 np.zeros(self.games, dtype=np.int64), np.zeros((self.games, n_jumps), np.bool_))
 
-    def compile(self) -> None:
-        """Compile (or load) the kernel with a call that plays nothing."""
-        rec = self._record_arrays(False)
+    def compile(self, per_game: bool) -> None:
+        """Compile (or load) the kernel that :meth:`play` will call, by a call that plays
+        nothing (with empty per-game arrays of the types it will be given)."""
+        rec = ((np.empty(0, np.int64),) * 4 + (np.empty((0, 0), np.bool_),) if per_game
+               else self._record_arrays(False))
         simulate_kernel(self.off, self.alias, self.thresh, self.start, self.goal, self.max_throws,
                         self.bounds, np.empty(0, np.int64), 1, 0,
                         np.zeros((1, 1), np.int64), 0, self.seeds.copy(),

@@ -113,7 +113,7 @@ def simulate(
     seeds = block_seeds(ss, bounds)
     run = Run(cb, cb.reach[0] < 0, alias, thresh, fair, start,
               min(max_throws, _MAX_CAP), seeds, bounds, threads)
-    run.compile()  # compile time is not run time: the clock and the bar start after it
+    run.compile(per_game)  # compile time is not run time: the clock and the bar start after it
 
     t0 = time.perf_counter()
     with Progress(games, "simulate", enabled=progress) as bar:

@@ -405,7 +405,7 @@ class DirectSolver:
         if self.method != "lu" or self.unknowns == 0:
             return None
         rhs = np.full((self.unknowns, 1), self._scale)
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
             x, g = self._by_lu(rhs, False)
             r, bound = self._residual(rhs, x, False, g)
             error = self._relative(rhs, x, np.abs(r) + bound, False)
