@@ -220,7 +220,10 @@ class Run:
         self.cb = cb
         self._budget = FIRST_BUDGET  # steps per block per round; adapted to ROUND_SECONDS
 
-    def _record_arrays(self, per_game):
+    def _record_arrays(self, per_game, games=None):
+        """The kernel's per-game arguments: Nones, or arrays for ``games`` games (by default
+        the run's)."""
+        games = self.games if games is None else games
         if not per_game:
             return (None, None, None, None, None)
         cb = self.cb
@@ -228,14 +231,13 @@ class Run:
         jump_next = (cb.jump_index[cb.jump_dst].astype(np.int64) if cb.chained
                      else np.full(n_jumps, -1, dtype=np.int64))
         fired = np.ascontiguousarray(cb.fired, dtype=np.int64).ravel()
-        return (fired, jump_next, np.zeros(self.games, dtype=np.int64),
-                np.zeros(self.games, dtype=np.int64), np.zeros((self.games, n_jumps), np.bool_))
+        return (fired, jump_next, np.zeros(games, dtype=np.int64),
+                np.zeros(games, dtype=np.int64), np.zeros((games, n_jumps), np.bool_))
 
     def compile(self, per_game: bool) -> None:
         """Compile (or load) the kernel that :meth:`play` will call, by a call that plays
-        nothing (with empty per-game arrays of the types it will be given)."""
-        rec = ((np.empty(0, np.int64),) * 4 + (np.empty((0, 0), np.bool_),) if per_game
-               else self._record_arrays(False))
+        nothing (with per-game arrays for no game)."""
+        rec = self._record_arrays(per_game, games=0)
         simulate_kernel(self.off, self.alias, self.thresh, self.start, self.goal, self.max_throws,
                         self.bounds, np.empty(0, np.int64), 1, 0,
                         np.zeros((1, 1), np.int64), 0, self.seeds.copy(),
