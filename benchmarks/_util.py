@@ -27,6 +27,26 @@ def median_time(fn: Callable[[], Any], repeats: int = 5, number: int = 1) -> flo
     return statistics.median(times)
 
 
+def interleaved(contenders: dict[str, tuple[Callable[[], Any], int]],
+                rounds: int = 5) -> dict[str, float]:
+    """Median wall time per call of each contender ``name: (fn, number)``, timed in turn
+    in every round (``number`` calls each, the order rotating from round to round). A
+    drift of the machine's speed during the run then slows every contender alike, so
+    their ratios hold where medians timed one after the other would not (on a shared
+    host, the same code timed back to back moved by up to 1.4x)."""
+    names = list(contenders)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        shift = r % len(names)
+        for name in names[shift:] + names[:shift]:
+            fn, number = contenders[name]
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times[name].append((time.perf_counter() - t0) / number)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
 def peak_python_memory(fn: Callable[[], Any]) -> tuple[Any, int]:
     """Result of ``fn()`` and the peak bytes allocated through Python/NumPy meanwhile."""
     tracemalloc.start()

@@ -7,6 +7,10 @@ Baselines, timed in the same run:
 - QuantEcon's ``gth_solve`` (Numba, compiled before timing) on the same chain made
   irreducible (the goal leads back to the start): ``E[T] = 1 / pi_goal - 1``. Skipped when
   ``quantecon`` is not installed (``pip install ".[bench]"``).
+
+Ours and the baselines are timed in turn in each of ``repeats`` rounds
+(:func:`benchmarks._util.interleaved`), so a change in the machine's speed during the run
+moves both sides of a ratio alike.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from benchmarks._util import median_time, row
+from benchmarks._util import interleaved, median_time, row
 from snl_numeric import analyze, boards, expected_throws, min_throws
 
 
@@ -144,26 +148,15 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     # memory, 1.25x the time of expected_throws.
     fresh = [mb.replace() for _ in range(3 * repeats * n_calls)].pop
     rows = []
-
-    t_an = median_time(lambda: analyze(fresh()), repeats, n_calls // 4)
-    t_an_cached = median_time(lambda: analyze(mb), repeats, n_calls)
-    rows.append(row("analyze(), Milton Bradley, new Board each call", t_an,
-                    note=f"same Board again (cached compile): {t_an_cached * 1e3:.2f} ms"))
-
-    t_exp = median_time(lambda: expected_throws(fresh()), repeats, n_calls)
-    t_gs = median_time(lambda: gauss_seidel(mb), repeats, 1 if quick else 3)
     ours, exact = expected_throws(mb), exact_expected(mb)
-    rel = abs(ours - float(exact)) / float(exact)
-    rows.append(row("expected_throws, MB, new Board each call", t_exp,
-                    "seed 004 Gauss-Seidel (1e-9), Python", t_gs,
-                    note=f"rel. error vs exact rational {rel:.1e}; "
-                         f"Gauss-Seidel's {abs(gauss_seidel(mb) - float(exact)) / float(exact):.1e}"))
-    t_sc = median_time(lambda: scipy_expected(mb), repeats, 5 if quick else 20)
-    rows.append(row("expected_throws, MB, new Board each call", t_exp,
-                    "plain SciPy build + spsolve", t_sc))
-    rows.append(row("analyze(), MB, new Board each call", t_an,
-                    "plain SciPy build + spsolve", t_sc,
-                    note="the ratio should be at least 0.5 (analyze within 2x)"))
+    contenders = {
+        "analyze": (lambda: analyze(fresh()), n_calls // 4),
+        "expected_throws": (lambda: expected_throws(fresh()), n_calls),
+        "min_throws": (lambda: min_throws(fresh()), n_calls),
+        "scipy": (lambda: scipy_expected(mb), 5 if quick else 20),
+        "gauss_seidel": (lambda: gauss_seidel(mb), 1),
+        "bfs": (lambda: queue_bfs(mb), n_calls),
+    }
     try:
         from quantecon import gth_solve
     except ImportError:
@@ -171,14 +164,27 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     else:
         p = gth_chain(mb)
         assert abs(quantecon_expected(gth_solve, p) - ours) < 1e-9 * ours  # compiled here
-        t_qe = median_time(lambda: quantecon_expected(gth_solve, p), repeats, n_calls)
-        rows.append(row("expected_throws, MB, new Board each call", t_exp,
-                        "QuantEcon gth_solve (matrix given)", t_qe))
-
-    t_min = median_time(lambda: min_throws(fresh()), repeats, n_calls)
-    t_bfs = median_time(lambda: queue_bfs(mb), repeats, n_calls)
-    rows.append(row("min_throws, MB, new Board each call", t_min, "seeds' queue BFS, Python",
-                    t_bfs))
+        contenders["gth_solve"] = (lambda: quantecon_expected(gth_solve, p), n_calls)
+    # every contender timed in turn in each round: the ratios are taken in the same rounds
+    t = interleaved(contenders, repeats)
+    t_an_cached = median_time(lambda: analyze(mb), repeats, n_calls)
+    rows.append(row("analyze(), Milton Bradley, new Board each call", t["analyze"],
+                    note=f"same Board again (cached compile): {t_an_cached * 1e3:.2f} ms"))
+    rel = abs(ours - float(exact)) / float(exact)
+    rows.append(row("expected_throws, MB, new Board each call", t["expected_throws"],
+                    "seed 004 Gauss-Seidel (1e-9), Python", t["gauss_seidel"],
+                    note=f"rel. error vs exact rational {rel:.1e}; "
+                         f"Gauss-Seidel's {abs(gauss_seidel(mb) - float(exact)) / float(exact):.1e}"))
+    rows.append(row("expected_throws, MB, new Board each call", t["expected_throws"],
+                    "plain SciPy build + spsolve", t["scipy"]))
+    rows.append(row("analyze(), MB, new Board each call", t["analyze"],
+                    "plain SciPy build + spsolve", t["scipy"],
+                    note="the ratio should be at least 0.5 (analyze within 2x)"))
+    if "gth_solve" in t:
+        rows.append(row("expected_throws, MB, new Board each call", t["expected_throws"],
+                        "QuantEcon gth_solve (matrix given)", t["gth_solve"]))
+    rows.append(row("min_throws, MB, new Board each call", t["min_throws"],
+                    "seeds' queue BFS, Python", t["bfs"]))
 
     rows.append(row("import snl_numeric (subprocess)", import_time(3 if quick else repeats),
                     note="no Numba compilation at import"))
