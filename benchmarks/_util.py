@@ -18,13 +18,7 @@ from typing import Any
 
 def median_time(fn: Callable[[], Any], repeats: int = 5, number: int = 1) -> float:
     """Median wall time of ``number`` calls of ``fn`` over ``repeats`` runs, per call."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
+    return interleaved({"fn": (fn, number)}, repeats)["fn"]
 
 
 def interleaved(contenders: dict[str, tuple[Callable[[], Any], int]],

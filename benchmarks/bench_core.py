@@ -165,7 +165,6 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
         p = gth_chain(mb)
         assert abs(quantecon_expected(gth_solve, p) - ours) < 1e-9 * ours  # compiled here
         contenders["gth_solve"] = (lambda: quantecon_expected(gth_solve, p), n_calls)
-    # every contender timed in turn in each round: the ratios are taken in the same rounds
     t = interleaved(contenders, repeats)
     t_an_cached = median_time(lambda: analyze(mb), repeats, n_calls)
     rows.append(row("analyze(), Milton Bradley, new Board each call", t["analyze"],
