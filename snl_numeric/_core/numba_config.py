@@ -230,17 +230,6 @@ def njit(**overrides):
     return decorate
 
 
-#: A kernel's loop of up to about this many steps is cheaper to run as plain Python
-#: (:func:`python_twin`) than to compile on a cold start.
-SMALL_LOOP = 256
-
-
-def python_twin(kernel):
-    """The plain Python function a kernel compiles (the kernel itself when JIT is off):
-    for callers that run a small input without compiling."""
-    return getattr(kernel, "py_func", kernel)
-
-
 class _CompileNote(event.Listener):
     """Logs :data:`COMPILE_NOTE` (logger ``snl_numeric``, level INFO) when the first of the
     package's kernels starts compiling in this process; observes, changes nothing."""
