@@ -38,29 +38,33 @@ SMALL = ("from snl_numeric import Board, min_throws\n"
          "print(min_throws(Board(10, {3: 8})))\n")
 
 
-#: A kernel that compiles on any board (the simulation's), called twice.
+#: A kernel that compiles on any input, and compiles in a second (the maze search's),
+#: called twice.
 COMPILING = ("import logging\n"
              "logging.basicConfig(level=logging.INFO, format='%(name)s|%(message)s')\n"
-             "from snl_numeric import Board, simulate\n"
-             "print(simulate(Board(10, {3: 8}), 100, rng=0).games)\n"
-             "print(simulate(Board(12), 100, rng=0).games)\n")
+             "from snl_numeric.maze import count_paths\n"
+             "print(count_paths([[1, 1], [1, 1]], (0, 0), (1, 1)).count)\n"
+             "print(count_paths([[1, 2, 1], [1, 1, 1]], (0, 0), (1, 2)).count)\n")
 
 
 def test_compile_note_is_logged_once_then_kernels_load_silently(tmp_path):
     first = run_python(COMPILING, NUMBA_CACHE_DIR=str(tmp_path))
-    assert first.stdout.split() == ["100", "100"]
+    assert first.stdout.split() == ["2", "1"]
     assert first.stderr == f"snl_numeric|{COMPILE_NOTE}\n"  # one record, once per process
     assert list(tmp_path.rglob("*.nbi")), "nothing cached"
     second = run_python(COMPILING, NUMBA_CACHE_DIR=str(tmp_path))
-    assert second.stdout.split() == ["100", "100"] and second.stderr == ""
+    assert second.stdout.split() == ["2", "1"] and second.stderr == ""
 
 
 def test_library_prints_nothing_the_cli_shows_the_note(tmp_path):
     silent = run_python(COMPILING.split("\n", 2)[2], NUMBA_CACHE_DIR=str(tmp_path / "a"))
     assert silent.stderr == ""  # no handler configured: the INFO record is not shown
+    (tmp_path / "maze.txt").write_text("1 1\n1 1\n")
     cli = run_python("import sys; from snl_numeric.cli import main\n"
-                     "sys.exit(main(['simulate', 'seed-30', '--games', '100', '--seed', '0']))",
+                     f"sys.exit(main(['maze', {str(tmp_path / 'maze.txt')!r}, '--count', "
+                     "'--start', '0', '0', '--goal', '1', '1']))",
                      NUMBA_CACHE_DIR=str(tmp_path / "b"))
+    assert cli.stdout.split()[-1] == "2"
     assert cli.stderr == f"snl_numeric: {COMPILE_NOTE}\n"
 
 
