@@ -840,7 +840,7 @@ def batch_row(size, jumps, start=0, overshoot="win", chain=False, dice=None):
                     new[y] = new.get(y, 0.0) + m * p
             cum += new.pop(size, 0.0)
             mass = {x: m for x, m in new.items() if x in dist}
-            if cum >= 0.5 - 1e-12:
+            if cum >= 0.5 * (1 - 1e-12):
                 median = k
     return {"min_throws": dist.get(start, -1), "mean": mean, "variance": var,
             "median": median}

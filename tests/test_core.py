@@ -423,3 +423,18 @@ def test_many_jumps_checked_compiled_with_the_same_message():
     with pytest.raises(ValueError, match="cycle"):
         Board(n + 10, jumps, chain=True)
     assert len(Board(2 * n + 10, {x: x + 1 for x in range(1, 2 * n, 2)}, chain=True).jumps) == n
+
+
+@settings(max_examples=40)
+@given(board_strategy(rules=True))
+def test_the_tiniest_percentile_is_the_fewest_throws(board):
+    """A level of 1e-10 % is first met by the fewest throws (the quantile rule's slack is
+    relative: a cdf of 0 never meets a positive level), in analyze and analyze_many."""
+    fewest = min_throws(board)
+    rep = analyze(board, percentiles=(1e-10, 1e-14))
+    if finish_probability(board) == 0.0:
+        assert rep.percentiles == {1e-10: None, 1e-14: None}
+        return
+    assert rep.percentiles == {1e-10: fewest, 1e-14: fewest}
+    row = analyze_many([board], columns=["p0.0000000001", "min_throws"]).iloc[0]
+    assert row["p0.0000000001"] == row["min_throws"] == fewest

@@ -376,12 +376,26 @@ def push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # prag
     return pmf.shape[0]
 
 
-#: Slack of the quantile rule: a cumulative sum of a pmf can fall short of ``q`` by rounding.
+#: Relative slack of the quantile rule: a cumulative sum of a pmf can fall short of ``q``
+#: by rounding (relative, so that a level of 1e-12 or below is not met by a cdf of 0).
 QUANTILE_SLACK = 1e-12
 
 
+def quantile_levels(qs: Sequence[float]) -> np.ndarray:
+    """The levels the cdf is searched for: each ``q`` less :data:`QUANTILE_SLACK` of itself.
+
+    Examples
+    --------
+    >>> bool(quantile_levels([1e-20])[0] > 0.0)
+    True
+    """
+    qs = np.asarray(qs, dtype=np.float64)
+    return qs - QUANTILE_SLACK * qs
+
+
 def quantile(cdf: np.ndarray, q: float) -> int | None:
-    """The smallest ``k`` with ``cdf[k] >= q`` (less :data:`QUANTILE_SLACK`), None if none.
+    """The smallest ``k`` with ``cdf[k] >= q`` (less :data:`QUANTILE_SLACK` of ``q``), None
+    if none.
 
     The one quantile rule of the package (analyses, plots and batch columns).
 
@@ -401,5 +415,5 @@ def quantiles(cdf: np.ndarray, qs: Sequence[float]) -> list[int | None]:
     >>> quantiles(np.array([0.0, 0.5, 1.0]), [0.5, 0.9, 1.5])
     [1, 2, None]
     """
-    found = np.searchsorted(cdf, np.asarray(qs, dtype=np.float64) - QUANTILE_SLACK).tolist()
+    found = np.searchsorted(cdf, quantile_levels(qs)).tolist()
     return [k if k < len(cdf) else None for k in found]

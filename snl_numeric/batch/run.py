@@ -17,7 +17,7 @@ from .._core.memory import available_memory, check_memory, format_bytes
 from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
 from .._core.solve import solver_bytes
-from .._core.table import QUANTILE_SLACK
+from .._core.table import quantile_levels
 from .._core.validation import (
     DEFAULT_MAX_THROWS,
     DEFAULT_TAIL,
@@ -187,8 +187,7 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     """The job kernels the columns need, block by block of rows: each of ``threads``
     workers takes the next block as it comes free, checks it, then analyses it."""
     cols = [quantity(c) for c in settings.columns]
-    levels = np.array([q / 100.0 - QUANTILE_SLACK for q in map(_percentile_value, cols)
-                       if q is not None])
+    levels = quantile_levels([q / 100.0 for q in map(_percentile_value, cols) if q is not None])
     want_mode = "mode" in cols
     want_quantiles = bool(len(levels)) or want_mode
     want_var = any(c in cols for c in ("variance", "std"))
