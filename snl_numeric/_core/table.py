@@ -35,6 +35,7 @@ def succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, landed):  # 
     is compared with the distance to the goal before it is added.
     """
     record = landed.shape[0] > 0
+    rest = chain_ends(jump_to) if chain else jump_to
     for x in range(size + 1):
         for f in range(faces.shape[0]):
             if record:
@@ -56,11 +57,28 @@ def succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, landed):  # 
             if jump_to[t] >= 0:
                 if record:
                     landed[x, f] = t
-                t = jump_to[t]
-                if chain:
-                    while jump_to[t] >= 0:
-                        t = jump_to[t]
+                t = rest[t]
             succ[x, f] = t
+
+
+@njit()
+def chain_ends(jump_to):  # pragma: no cover - jitted
+    """Where a token that lands on each square rests when jumps chain: the end of its chain
+    of jumps (-1 where no jump starts). Each square is followed once: O(squares), however
+    long the chains (the Board has ruled out cycles)."""
+    ends = np.full(jump_to.shape[0], -1, dtype=jump_to.dtype)
+    for x in range(jump_to.shape[0]):
+        if jump_to[x] < 0 or ends[x] >= 0:
+            continue
+        t = jump_to[x]
+        while jump_to[t] >= 0 and ends[t] < 0:  # to the end, or to a chain already known
+            t = jump_to[t]
+        end = ends[t] if jump_to[t] >= 0 else t
+        t = x
+        while jump_to[t] >= 0 and ends[t] < 0:
+            ends[t] = end
+            t = jump_to[t]
+    return ends
 
 
 #: Tables of at most this many entries are searched by :func:`plain_reach_kernel`
@@ -389,8 +407,8 @@ def quantile_levels(qs: Sequence[float]) -> np.ndarray:
     >>> bool(quantile_levels([1e-20])[0] > 0.0)
     True
     """
-    qs = np.asarray(qs, dtype=np.float64)
-    return qs - QUANTILE_SLACK * qs
+    levels = np.asarray(qs, dtype=np.float64)
+    return levels - QUANTILE_SLACK * levels
 
 
 def quantile(cdf: np.ndarray, q: float) -> int | None:
