@@ -1849,3 +1849,30 @@ def export_matrix(board):
         for _, q, w in naive_outcomes(board, x):
             p[x, w] += q
     return p
+
+
+def padded_dd_residual(moving, src, dst, prob, b, hi, lo):
+    """``b - A (hi + lo)`` in double-double, every row padded to the longest (the layout
+    :class:`snl_numeric._core.solve.certify.Rows` had): the twin of ``Rows.dd_residual``."""
+    from snl_numeric._core.solve.certify import _two_prod, _two_sum
+
+    m = len(moving)
+    counts = np.bincount(src, minlength=m)
+    order = np.argsort(src, kind="stable")
+    slot = np.arange(len(src)) - np.repeat(np.cumsum(counts) - counts, counts)
+    off_to = np.zeros((m, int(counts.max(initial=0))), dtype=np.intp)
+    off_p = np.zeros(off_to.shape)
+    off_to[src[order], slot] = dst[order]
+    off_p[src[order], slot] = prob[order]
+    rh, rl = b.copy(), np.zeros_like(b)
+    for f in range(moving.shape[1]):
+        p = moving[:, f, None]
+        ph, pl = _two_prod(p, hi)
+        rh, e = _two_sum(rh, -ph)
+        rl = rl + (e - (pl + p * lo))
+    for t in range(off_p.shape[1]):
+        p, to = off_p[:, t, None], off_to[:, t]
+        qh, ql = _two_prod(p, hi[to])
+        rh, e = _two_sum(rh, qh)
+        rl = rl + (e + (ql + p * lo[to]))
+    return rh + rl

@@ -425,3 +425,23 @@ def test_variance_formula_refines_t_only_as_far_as_it_needs(monkeypatch):
     monkeypatch.setattr(chain, "TARGET", 1e-17)
     again = snl.throws_variance(board.replace())
     assert refined and again == pytest.approx(var, rel=1e-14)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_dd_residual_matches_the_padded_rows(m, seed):
+    """The slot-by-slot layout of Rows sums each row's terms in the same order as a table
+    padded to the longest row: the same residual, bit for bit (a hub square included)."""
+    from snl_numeric._core.solve.certify import Rows
+
+    rng = np.random.default_rng(seed)
+    moving = rng.random((m, 3)) / 3
+    terms = rng.integers(0, 4 * m + 1)
+    src = rng.integers(0, m, terms)
+    src[: terms // 2] = rng.integers(0, m)  # one row with many terms
+    dst, prob = rng.integers(0, m, terms), rng.random(terms) / 3
+    b, hi = rng.random((m, 2)), rng.random((m, 2)) * 100
+    lo = hi * 1e-17 * rng.standard_normal((m, 2))
+    r, bound = Rows(moving, src, dst, prob).dd_residual(b, hi, lo)
+    assert r.tolist() == naive.padded_dd_residual(moving, src, dst, prob, b, hi, lo).tolist()
+    assert (bound > 0).all()

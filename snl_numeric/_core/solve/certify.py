@@ -97,49 +97,82 @@ def dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray, 
 
 
 class Rows:
-    """The rows of ``A`` (or of ``A^T``) as a padded table: row ``i`` is
-    ``pivot[i] x[i] - sum_t off_p[i, t] x[off_to[i, t]]``, the pivot given by its terms
-    ``moving[i, :]`` (so that it is summed exactly in double-double).
+    """The rows of ``A`` (or of ``A^T``): row ``i`` is
+    ``pivot[i] x[i] - sum p x[y]`` over its off-diagonal terms ``(i, y, p)``, the pivot given
+    by its terms ``moving[i, :]`` (so that it is summed exactly in double-double).
+
+    The off-diagonal terms are kept slot by slot: slot ``t`` holds the ``t``-th term of each
+    row that has one, the rows in order of decreasing count. A residual then costs one pass
+    per slot over only the rows that reach it: a square that many moves lead to (the end of
+    a long chain of jumps, a hub) costs its own terms, not a table of every row padded to
+    its count.
 
     Parameters
     ----------
     moving : ndarray (m, k)
         The probabilities of moving out of each square (0 where a face stays).
-    off_to, off_p : ndarray (m, w)
-        The off-diagonal terms: column and probability (0 for padding, column 0).
+    src, dst, prob : ndarray (terms,)
+        The off-diagonal terms: row, column and probability; each row's terms in the order
+        they are summed.
+
+    Examples
+    --------
+    >>> rows = Rows(np.array([[0.5, 0.5], [0.5, 0.5]]), np.array([0]), np.array([1]),
+    ...             np.array([0.5]))
+    >>> r, bound = rows.dd_residual(np.ones((2, 1)), np.array([[1.5], [1.0]]), np.zeros((2, 1)))
+    >>> r.ravel().tolist(), bool(0.0 < bound.max() < 1e-28)
+    ([0.0, 0.0], True)
     """
 
-    def __init__(self, moving: np.ndarray, off_to: np.ndarray, off_p: np.ndarray) -> None:
+    def __init__(self, moving: np.ndarray, src: np.ndarray, dst: np.ndarray,
+                 prob: np.ndarray) -> None:
+        m = len(moving)
         self.moving = moving
         self.pivot = moving.sum(axis=1)[:, None]
-        self.off_to = off_to
-        self.off_p = off_p
-        self.terms = moving.shape[1] + off_p.shape[1] + 1
+        counts = np.bincount(src, minlength=m)
+        #: the rows by decreasing count: slot t's rows are the first ``bounds[t+1] - bounds[t]``
+        self.order = order = np.argsort(-counts, kind="stable")
+        rank = np.empty(m, dtype=np.intp)
+        rank[order] = np.arange(m)
+        by_row = np.argsort(src, kind="stable")
+        slot = np.empty(len(src), dtype=np.intp)
+        slot[by_row] = np.arange(len(src)) - np.repeat(np.cumsum(counts) - counts, counts)
+        width = int(counts.max(initial=0))
+        self.bounds = np.concatenate([[0], np.cumsum(np.bincount(slot, minlength=width))])
+        key = np.argsort(slot * m + rank[src], kind="stable")  # slot by slot, rows in order
+        self.off_to, self.off_p = dst[key], prob[key]
+        self.terms = moving.shape[1] + width + 1
 
     def dd_residual(self, b: np.ndarray, hi: np.ndarray, lo: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
         """``(r, bound)``: ``b - A (hi + lo)`` in double-double arithmetic, rounded to
         double, and a bound on its distance from the exact residual."""
-        rh = b.copy()
-        rl = np.zeros_like(b)
-        size = np.abs(b)
+        rh = b[self.order]  # (rows by decreasing count of terms)
+        rl = np.zeros_like(rh)
+        size = np.abs(rh)
+        xh, xl = hi[self.order], lo[self.order]
         for f in range(self.moving.shape[1]):  # the pivot: - p x[i] for every move out
-            p = self.moving[:, f, None]
-            ph, pl = _two_prod(p, hi)
-            pl = pl + p * lo
+            p = self.moving[self.order, f, None]
+            ph, pl = _two_prod(p, xh)
+            pl = pl + p * xl
             rh, e = _two_sum(rh, -ph)
             rl = rl + (e - pl)
             size = size + np.abs(ph)
-        for t in range(self.off_p.shape[1]):  # + p x[y] for every move to y in the system
-            p = self.off_p[:, t, None]
-            to = self.off_to[:, t]
+        for t in range(len(self.bounds) - 1):  # + p x[y] for every move to y in the system
+            start, stop = self.bounds[t], self.bounds[t + 1]
+            c = stop - start  # the rows with a t-th term: the first c
+            p = self.off_p[start:stop, None]
+            to = self.off_to[start:stop]
             qh, ql = _two_prod(p, hi[to])
             ql = ql + p * lo[to]
-            rh, e = _two_sum(rh, qh)
-            rl = rl + (e + ql)
-            size = size + np.abs(qh)
-        r = rh + rl
-        return r, (2 * self.terms + 6) * _DD_EPS * size + UNIT_ROUNDOFF * np.abs(r)
+            rh[:c], e = _two_sum(rh[:c], qh)
+            rl[:c] = rl[:c] + (e + ql)
+            size[:c] = size[:c] + np.abs(qh)
+        r = np.empty_like(rh)
+        r[self.order] = rh + rl
+        bound = np.empty_like(size)
+        bound[self.order] = size
+        return r, (2 * self.terms + 6) * _DD_EPS * bound + UNIT_ROUNDOFF * np.abs(r)
 
 
 def step_variance(to: np.ndarray, probs: np.ndarray, thi: np.ndarray,

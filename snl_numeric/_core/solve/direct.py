@@ -241,8 +241,8 @@ class DirectSolver:
             return self._in
 
     def _rows_of(self, trans: bool) -> Rows:
-        """The rows of ``A`` or of ``A^T`` as padded tables, for residuals in
-        double-double (built on first use)."""
+        """The rows of ``A`` or of ``A^T``, for residuals in double-double (built on first
+        use)."""
         with self._lock:
             if trans not in self._rows:
                 m = self.unknowns
@@ -251,15 +251,7 @@ class DirectSolver:
                 dst, prob = self._to[off], self._moving[off]
                 if trans:
                     src, dst = dst, src
-                order = np.argsort(src, kind="stable")
-                src, dst, prob = src[order], dst[order], prob[order]
-                counts = np.bincount(src, minlength=m)
-                slot = np.arange(len(src)) - np.repeat(np.cumsum(counts) - counts, counts)
-                off_to = np.zeros((m, int(counts.max(initial=0))), dtype=np.intp)
-                off_p = np.zeros(off_to.shape)
-                off_to[src, slot] = dst
-                off_p[src, slot] = prob
-                self._rows[trans] = Rows(self._moving, off_to, off_p)
+                self._rows[trans] = Rows(self._moving, src, dst, prob)
             return self._rows[trans]
 
     # -- solving ----------------------------------------------------------------------------
