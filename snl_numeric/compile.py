@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from ._core.memory import SMALL_REQUEST, check_memory, format_bytes
 from ._core.table import OVERSHOOT_CODES, reach_kernel, succ_table_kernel
 from ._core.validation import readonly
-from ._core.vectorised import ordinary, reach, reachable_from, succ_table
+from ._core.vectorised import landing_rest, ordinary, reach, reachable_from, succ_table
 
 if TYPE_CHECKING:
     from .board import Board
@@ -220,16 +220,6 @@ class CompiledBoard:
             arr.flags.writeable = False
         return dist, sure
 
-    def chain(self, j: int) -> list[int]:
-        """Every jump fired once jump ``j`` fires, in order (``[j]`` unless chained)."""
-        members = [j]
-        if self.chained:
-            nxt = self.jump_index[self.jump_dst[j]]
-            while nxt != -1:
-                members.append(int(nxt))
-                nxt = self.jump_index[self.jump_dst[nxt]]
-        return members
-
     @property
     def fire_matrix(self) -> sp.csr_matrix:
         """``A[x, j]``: probability that one throw from ``x`` fires jump ``j``."""
@@ -249,11 +239,27 @@ class CompiledBoard:
         rows, faces = np.nonzero(self.fired >= 0)
         first = self.fired[rows, faces]
         data = self.probs[faces]
-        if self.chained:
-            chains = [self.chain(int(j)) for j in range(len(self.jump_src))]
-            lengths = np.array([len(c) for c in chains], dtype=np.intp)[first]
-            rows, data = np.repeat(rows, lengths), np.repeat(data, lengths)
-            first = np.concatenate([chains[j] for j in first]) if len(first) else first
+        if self.chained:  # then every jump down the chain, one link for all throws at a time
+            after = self.jump_index[self.jump_dst]  # the jump each jump leads to, -1 for none
+            length, link = np.ones(len(after), dtype=np.int64), after
+            while (link >= 0).any():  # the jumps fired once each jump fires
+                length += link >= 0
+                link = np.where(link >= 0, after[link], -1)
+            entries = int(length[first].sum())
+            if 40 * entries >= SMALL_REQUEST:
+                check_memory(40 * entries, f"the jumps fired by each throw ({entries:,}, "
+                             "down chains of jumps)")
+            throw = np.arange(len(rows))
+            parts = [(throw, first)]
+            while len(first):
+                first = after[first]
+                keep = first >= 0
+                throw, first = throw[keep], first[keep]
+                parts.append((throw, first))
+            throws, fired = (np.concatenate(a) for a in zip(*parts, strict=True))
+            order = np.argsort(throws, kind="stable")  # each throw's chain together, in order
+            throws, first = throws[order], fired[order]
+            rows, data = rows[throws], data[throws]
         first = first.astype(np.intp, copy=False)
         for arr in (rows, first, data):
             arr.flags.writeable = False
@@ -261,14 +267,18 @@ class CompiledBoard:
 
     @property
     def rests(self) -> np.ndarray:
-        """``rests[j]``: where the token rests after jump ``j`` fires (:meth:`rest_of`)."""
-        return self.cache.get("rests", lambda: np.array(
-            [self.rest_of(j) for j in range(len(self.jump_src))], dtype=np.intp)
-            if self.chained else self.jump_dst)
+        """``rests[j]``: where the token rests after jump ``j`` fires (the end of its chain
+        when jumps chain)."""
+        return self.cache.get("rests", self._rests)
 
-    def rest_of(self, j: int) -> int:
-        """Where the token rests after jump ``j`` fires (the end of its chain)."""
-        return int(self.jump_dst[self.chain(j)[-1]])
+    def _rests(self) -> np.ndarray:
+        if not self.chained:
+            return self.jump_dst
+        jump_to = np.full(self.n_states, -1, dtype=np.intp)
+        jump_to[self.jump_src] = self.jump_dst
+        rests = landing_rest(jump_to, True)[self.jump_dst]
+        rests.flags.writeable = False
+        return rests
 
 
 #: Peak bytes per table entry of :attr:`CompiledBoard.matrix`: data (8) and indices (4, or

@@ -26,7 +26,8 @@ from scipy.sparse.csgraph import breadth_first_order
 from .blas import matmul, right_product
 from .memory import check_memory
 
-__all__ = ["ORDINARY_ENTRIES", "ordinary", "succ_table", "reach", "reachable_from", "push"]
+__all__ = ["ORDINARY_ENTRIES", "ordinary", "landing_rest", "succ_table", "reach",
+           "reachable_from", "push"]
 
 #: Boards with at most this many table entries (squares x faces) are ordinary: answered by
 #: NumPy/SciPy here and by the direct solver, with nothing compiled. Above, the Numba
@@ -50,6 +51,25 @@ def ordinary(n_states: int, n_faces: int) -> bool:
     return n_states * n_faces <= ORDINARY_ENTRIES
 
 
+def landing_rest(jump_to: np.ndarray, chain: bool) -> np.ndarray:
+    """Where a token that lands on each square rests: the square itself, or where the jump
+    starting there leads (``jump_to[x]``, -1 for none), to the end of the chain of jumps
+    when they chain (Board rules out cycles): by pointer doubling, O(n log(longest chain)).
+
+    Examples
+    --------
+    >>> landing_rest(np.array([2, -1, 3, -1]), chain=True).tolist()
+    [3, 1, 3, 3]
+    """
+    rest = np.where(jump_to >= 0, jump_to, np.arange(len(jump_to)))  # one jump followed
+    while chain:
+        further = rest[rest]
+        if np.array_equal(further, rest):
+            break
+        rest = further
+    return rest
+
+
 def succ_table(size: int, jump_to: np.ndarray, overshoot: str, chain: bool,
                faces: np.ndarray, landing: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """``(succ, landed)``: where a token on each square rests after each face, and (when
@@ -68,13 +88,7 @@ def succ_table(size: int, jump_to: np.ndarray, overshoot: str, chain: bool,
     """
     squares = np.arange(size + 1)
     jumps = jump_to >= 0
-    rest = np.where(jumps, jump_to, squares)  # one jump followed
-    if chain:  # follow chains to their end (Board rules out cycles): pointer doubling
-        while True:
-            further = rest[rest]
-            if np.array_equal(further, rest):
-                break
-            rest = further
+    rest = landing_rest(jump_to, chain)
     x = squares[:, None]
     target = x + np.minimum(faces, size + 1)  # no overflow: faces are at most size + 1 here
     over = target > size

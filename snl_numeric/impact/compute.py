@@ -9,7 +9,7 @@ of ``q``) has, by Sherman-Morrison with ``z = N c`` and ``d = 1 - z_p + z_q``,
     u' = N' t' = u + a N z + z (u_p - u_q + a ((N z)_p - (N z)_q)) / d.
 
 **Removing jump j** (from ``s``; it and, with ``chain=True``, every chain through it
-ended on ``r = rest_of(j)``): the throws that fired ``j`` (``c = A[:, j]``, the fire
+ended on ``r = cb.rests[j]``): the throws that fired ``j`` (``c = A[:, j]``, the fire
 matrix) rest on ``p = s`` instead of ``q = r``. ``Z = N A`` and ``N Z`` for all jumps
 are two multi-column solves; ``z_start / (1 + z_r)`` is the chance ``j`` is used.
 
