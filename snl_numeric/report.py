@@ -82,6 +82,8 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
     start = check_start(check_board(board), start)
     if not isinstance(race, bool):
         raise TypeError(f"race must be True or False, got {race!r}")
+    if path is not None and not isinstance(path, (str, os.PathLike)):  # (an int: a descriptor)
+        raise TypeError(f"path must be a file name (str or path-like) or None, got {path!r}")
     if actions is not None and (isinstance(actions, (str, bytes)) or not len(actions)):
         raise ValueError(f"actions must be a non-empty list of dice, got {actions!r}")
     if start != board.start:

@@ -10,6 +10,7 @@ every later process loads them from disk in a fraction of a second.
 
 from __future__ import annotations
 
+import numbers
 import os
 import signal
 import threading
@@ -190,14 +191,18 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
     >>> sorted(times)
     ['maze', 'total']
     """
+    if isinstance(groups, str):
+        raise TypeError(f"groups must be a list of group names, got the string {groups!r} "
+                        f"(write [{groups!r}])")
     names = list(GROUPS) if groups is None else list(groups)
     for name in names:
         if name not in GROUPS:
             raise ValueError(f"unknown warmup group {name!r}; expected some of {list(GROUPS)}")
     if processes is None:
         processes = os.cpu_count() or 1
-    if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+    if isinstance(processes, bool) or not isinstance(processes, numbers.Integral) or processes < 1:
         raise ValueError(f"processes must be a positive integer, got {processes!r}")
+    processes = int(processes)
     check_cache_writable()
     t0 = time.perf_counter()
     if processes == 1 or len(names) <= 1:

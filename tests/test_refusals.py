@@ -256,3 +256,22 @@ def test_long_game_replays_agree_with_per_game_counts(monkeypatch, games):
     assert np.array_equal(counts[r.long_games[:, 0]], r.long_games[:, 1])
     assert counts[128:].sum() == r.long_games[:, 1].sum()
     assert (r.mean, r.max) == (pytest.approx(per.throws.mean(), rel=1e-12), per.throws.max())
+
+
+def test_arguments_of_the_wrong_kind_are_refused_in_our_words(tmp_path):
+    from snl_numeric import report, warmup
+
+    board = Board(10, {3: 8})
+    with pytest.raises(TypeError, match="per_game must be True or False, got 'no'"):
+        simulate(board, 10, rng=0, per_game="no")
+    assert simulate(board, 10, rng=0, per_game=np.True_).throws.shape == (10,)
+    with pytest.raises(TypeError, match="path must be a file name .* got 3"):
+        report(board, 3)  # (not written to file descriptor 3)
+    with pytest.raises(TypeError, match="got the string 'maze' \\(write \\['maze'\\]\\)"):
+        warmup("maze")
+    assert sorted(warmup(["maze"], processes=np.int64(1))) == ["maze", "total"]
+    for kwargs in ({"limit": 10**30}, {"limit": -1}):
+        with pytest.raises(ValueError, match="limit must be between 0 and 2\\*\\*63 - 1"):
+            mz.paths([[1, 1], [1, 1]], (0, 0), (1, 1), **kwargs)
+    with pytest.raises(ValueError, match="bound must be between 0 and 2\\*\\*63 - 1"):
+        mz.count_paths([[1, 1], [1, 1]], (0, 0), (1, 1), bound=10**30)

@@ -13,7 +13,7 @@ from scipy.special import ndtri
 from .._core.memory import check_memory
 from .._core.parallel import default_threads, max_threads
 from .._core.progress import Progress
-from .._core.validation import DEFAULT_MAX_THROWS, positive_int, seed_sequence
+from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, seed_sequence
 from ..board import Board, check_board, check_start
 from .kernel import HIST_BINS, Run
 from .result import SimulationResult, hist_moments
@@ -96,6 +96,7 @@ def simulate(
     if threads is None:
         threads = default_threads()
     threads = positive_int(threads, "threads", 1)
+    per_game = flag(per_game, "per_game")
     if threads > n_max:
         raise ValueError(f"threads must be at most NUMBA_NUM_THREADS={n_max}, got {threads}")
     ss = seed_sequence(rng)
