@@ -205,9 +205,9 @@ def _as_count(value: object, name: str) -> int | None:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a non-negative integer or None; got {value!r}")
-    if not 0 <= value < 2**63:
+    if not 0 <= (count := int(value)) < 2**63:
         raise ValueError(f"{name} must be between 0 and 2**63 - 1; got {value}")
-    return int(value)
+    return count
 
 
 def _successors(m: np.ndarray) -> np.ndarray:
