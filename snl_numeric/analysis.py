@@ -197,7 +197,7 @@ def analyze(
     True
     """
     start = check_start(check_board(board), start)
-    if not (jump_probability is None or isinstance(jump_probability, bool)):
+    if not (jump_probability is None or isinstance(jump_probability, (bool, np.bool_))):
         raise TypeError(f"jump_probability must be None, True or False, got {jump_probability!r}")
     if isinstance(percentiles, (str, bytes)) or not isinstance(percentiles, Iterable):
         raise TypeError(f"percentiles must be a sequence of numbers, got {shown(percentiles)}")

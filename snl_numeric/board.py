@@ -560,6 +560,9 @@ class Board:
             except FileNotFoundError:
                 raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "
                                  "text either)") from None
+            except (OSError, ValueError) as exc:  # a directory, no permission, a NUL byte
+                raise ValueError(f"cannot read board file {os.fspath(source)!r}: "
+                                 f"{getattr(exc, 'strerror', None) or exc}") from None
         elif isinstance(source, (str, bytes)):
             text = source
         else:

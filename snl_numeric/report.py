@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ._core.validation import flag
 from .analysis import analyze
 from .board import Board, check_board, check_start
 from .chain import expected_throws, solver_report
@@ -80,8 +81,7 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
     (True, False, True)
     """
     start = check_start(check_board(board), start)
-    if not isinstance(race, bool):
-        raise TypeError(f"race must be True or False, got {race!r}")
+    race = flag(race, "race")
     if path is not None and not isinstance(path, (str, os.PathLike)):  # (an int: a descriptor)
         raise TypeError(f"path must be a file name (str or path-like) or None, got {path!r}")
     if actions is not None and (isinstance(actions, (str, bytes)) or not len(actions)):

@@ -275,3 +275,35 @@ def test_arguments_of_the_wrong_kind_are_refused_in_our_words(tmp_path):
             mz.paths([[1, 1], [1, 1]], (0, 0), (1, 1), **kwargs)
     with pytest.raises(ValueError, match="bound must be between 0 and 2\\*\\*63 - 1"):
         mz.count_paths([[1, 1], [1, 1]], (0, 0), (1, 1), bound=10**30)
+
+
+def test_more_arguments_refused_in_our_words_and_numpy_bools_taken(tmp_path):
+    from snl_numeric import design_board, report
+    from snl_numeric.batch import analyze_to_parquet
+    from snl_numeric.cli import main
+
+    board = Board(10, {3: 8})
+    for bad in ((1,), 5, ("a", "b")):
+        with pytest.raises(TypeError, match="temperature must be a pair of numbers"):
+            design_board(20, snakes=1, ladders=1, objective="max", temperature=bad)
+    for bad in ((math.inf, 1.0), (0.1, 1.0), (1.0, 0.0)):
+        with pytest.raises(ValueError, match="0 < final <= initial, both finite"):
+            design_board(20, snakes=1, ladders=1, objective="max", temperature=bad)
+    a = design_board(20, snakes=1, ladders=1, objective="max", temperature=(1.0, 0.01),
+                     iterations=40, rng=3)
+    b = design_board(20, snakes=1, ladders=1, objective="max",
+                     temperature=np.array([1.0, 0.01]), iterations=40, rng=3)
+    assert a.board == b.board and a.mean == b.mean
+    for run in (lambda **k: analyze_many([board], **k),
+                lambda **k: analyze_to_parquet([board], tmp_path / "out", **k)):
+        with pytest.raises(TypeError, match="client must be a dask.distributed Client or None"):
+            run(client="x")
+        with pytest.raises(TypeError, match="allow_mixed_versions must be True or False"):
+            run(allow_mixed_versions="x")
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ValueError, match="cannot read board file .*: Is a directory"):
+        Board.from_json(str(tmp_path))
+    assert main(["analyze", "seed-30", "--dice", ""]) == 2  # refused, not ignored
+    assert analyze(board, jump_probability=np.True_).jump_probability is not None
+    assert simulate(board, 10, rng=0, progress=np.False_).games == 10
+    assert "<html" in report(board, race=np.False_)

@@ -18,6 +18,8 @@ import sys
 import warnings
 from typing import Any, TextIO
 
+import numpy as np
+
 #: Values of the ``progress=`` switches.
 ALWAYS = "always"
 
@@ -32,8 +34,8 @@ def check_progress(value: Any) -> bool | str:
     """
     if value is ALWAYS or value == ALWAYS:
         return ALWAYS
-    if isinstance(value, bool):
-        return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
     raise TypeError(f"progress must be True, False or 'always', got {value!r}")
 
 

@@ -26,6 +26,7 @@ from .._core.validation import (
     check_tail,
     few,
     find_board_problem,
+    flag,
     problem_message,
 )
 from .._core.warn import warn_user
@@ -346,6 +347,13 @@ def versioned_chunk(chunk: Chunk, settings: Settings) -> tuple[str, pd.DataFrame
     return version.VERSION, analyze_chunk(chunk, settings)
 
 
+def check_client(client: Any, allow_mixed_versions: Any) -> bool:
+    """Check the ``client`` and ``allow_mixed_versions`` arguments; the latter as a bool."""
+    if client is not None and not callable(getattr(client, "submit", None)):
+        raise TypeError(f"client must be a dask.distributed Client or None, got {client!r}")
+    return flag(allow_mixed_versions, "allow_mixed_versions")
+
+
 def execute(chunks: Iterable[Chunk], settings: Settings, client: Any,
             allow_mixed_versions: bool = False
             ) -> Iterator[tuple[Chunk, pd.DataFrame, str]]:
@@ -476,6 +484,7 @@ def analyze_many(
     """
     pd = require_pandas()
     settings = make_settings(columns, errors, tail, max_throws, chunk_size)
+    allow_mixed_versions = check_client(client, allow_mixed_versions)
     source = open_source(boards, int(chunk_size))
     frames = []
     if progress and client is None:

@@ -13,7 +13,7 @@ from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL
 from ..io.store import ResultStore
 from .data import DEFAULT_CHUNK_SIZE
 from .files import Chunk, open_source, stream_fingerprint
-from .run import compile_kernels, execute, make_settings
+from .run import check_client, compile_kernels, execute, make_settings
 
 _RESULTS_FORMAT = "snl_numeric.batch-results"
 #: Test hook: called with the chunk index after each part file is written.
@@ -106,6 +106,7 @@ def analyze_to_parquet(
     [2, 4]
     """
     settings = make_settings(columns, errors, tail, max_throws, chunk_size)
+    allow_mixed_versions = check_client(client, allow_mixed_versions)
     source = open_source(boards, int(chunk_size), fingerprint=True)
     stream = source.fingerprint is None
     manifest = {"format": _RESULTS_FORMAT, "version": 1,

@@ -169,7 +169,7 @@ def board_from_args(args: argparse.Namespace) -> Board:
     if args.start is not None:
         changes["start"] = check_flag(args.start, "--start", low=0, high=board.size,
                                       what=f"a square in 0..{board.size}")
-    if getattr(args, "dice_spec", None):
+    if getattr(args, "dice_spec", None) is not None:  # ('' is refused, not ignored)
         changes["dice"] = dice_from_flag(args.dice_spec)
     return board.replace(**changes) if changes else board
 

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         target=args.target, method=args.method, iterations=args.iterations,
         chains=args.chains, min_length=args.min_length, max_length=args.max_length,
         forbidden=args.forbidden, overshoot=args.overshoot, chain=args.chain,
-        dice=dice_from_flag(args.dice_spec) if args.dice_spec else None, start=args.start,
+        dice=dice_from_flag(args.dice_spec) if args.dice_spec is not None else None, start=args.start,
         rng=args.seed, progress=args.progress)
     if args.output:
         res.board.to_json(args.output, indent=2)

@@ -301,6 +301,21 @@ def _finite_starts(p: _Problem, gens: list[np.random.Generator]
 # ---------------------------------------------------------------------------
 # searches
 # ---------------------------------------------------------------------------
+def _temperatures(temperature: Any) -> tuple[float, float]:
+    """``(initial, final)``: two finite positive numbers, the final at most the initial."""
+    pair = () if isinstance(temperature, (str, bytes)) or not isinstance(
+        temperature, Iterable) else tuple(temperature)
+    if len(pair) != 2 or not all(isinstance(t, numbers.Real) and not isinstance(t, bool)
+                                 for t in pair):
+        raise TypeError("temperature must be a pair of numbers (initial, final), got "
+                        f"{temperature!r}")
+    t0, t1 = (float(t) for t in pair)
+    if not (0 < t1 <= t0 < math.inf):
+        raise ValueError("temperature must be (initial, final) with 0 < final <= initial, "
+                         f"both finite, got {temperature!r}")
+    return t0, t1
+
+
 def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, bar):
     pairs = [ch.spawn(2) for ch in children]  # (initial layout, kernel stream) per chain
     gens = [np.random.default_rng(init) for init, _ in pairs]
@@ -322,9 +337,7 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
         t0 = float(np.median(delta)) if len(delta) else 1e-3 * max(1.0, float(mean.min()))
         t1 = 1e-3 * t0
     else:
-        t0, t1 = (float(t) for t in temperature)
-        if not (t0 > 0 and t1 > 0):
-            raise ValueError(f"temperatures must be positive, got {temperature!r}")
+        t0, t1 = temperature
 
     def temps(lo: int, hi: int) -> np.ndarray:  # geometric schedule, one block at a time
         return t0 * (t1 / t0) ** (np.arange(lo, hi) / max(iterations - 1, 1))
@@ -536,6 +549,8 @@ def design_board(
             raise ValueError(f"target must be a finite non-negative length, got {target!r}")
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if temperature is not None:
+        temperature = _temperatures(temperature)
     iterations = _count(iterations, "iterations", 1)
     chains = _count(chains, "chains", 1)
     batch = _count(batch, "batch", 1)
