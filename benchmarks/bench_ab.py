@@ -11,7 +11,10 @@ is faster.
 - ``simulate`` on Milton Bradley, throws per CPU second, against
   ``SNL_BENCH_RELEASE``;
 - warm single-board calls on a new Milton Bradley board each call
-  (``expected_throws``, ``analyze``): CPU time per call, against both.
+  (``expected_throws``, ``analyze``): CPU time per call, against both;
+- ``analyze`` on a new Milton Bradley board, wall time per call, on an idle machine and
+  beside busy processes (one per other core: OpenBLAS's worker threads then wait for a
+  time slice, see ``snl_numeric/_core/blas.py``), against both.
 
 Usage: ``SNL_BENCH_BASE=../c035537 SNL_BENCH_RELEASE=../b4a4c6a python -m benchmarks
 --only ab`` (trees made with ``git worktree add --detach DIR COMMIT``).
@@ -83,6 +86,38 @@ print(json.dumps(out))
 """
 
 
+BUSY = """
+import json, os, statistics, subprocess, sys, time
+from snl_numeric import Board, analyze, boards
+mb = boards.get("milton-bradley")
+fresh = lambda: Board(mb.size, dict(mb.jumps), overshoot=mb.overshoot)
+for _ in range(20):
+    analyze(fresh())
+out = {{}}
+for busy in (0, max(1, (os.cpu_count() or 2) - 1)):
+    spin = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+    try:
+        time.sleep(0.2 if busy else 0.0)
+        times = []
+        for _ in range({calls}):
+            b = fresh()
+            t = time.perf_counter(); analyze(b); times.append(time.perf_counter() - t)
+    finally:
+        for p in spin:
+            p.kill(); p.wait()
+    out["busy" if busy else "idle"] = statistics.median(times)
+print(json.dumps(out))
+"""
+
+
+def _busy(rows: list[dict], other: str, reps: int, calls: int) -> None:
+    ours, theirs = alternate(BUSY.format(calls=calls), other, reps)
+    for key, what in (("idle", "an idle machine"), ("busy", "busy processes on the other cores")):
+        rows.append(row(f"A/B analyze milton-bradley, new Board (wall), {what}",
+                        median(ours, key), f"same at {label(other)}", median(theirs, key),
+                        note=f"median of {calls} calls per process, {reps} processes"))
+
+
 def _single(rows: list[dict], other: str, reps: int, calls: int) -> None:
     ours, theirs = alternate(SINGLE.format(calls=calls), other, reps)
     for name in ("expected_throws", "analyze"):
@@ -112,6 +147,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                              f" x {its}); best mean {ours[0]['mean']:.6g} vs "
                              f"{theirs[0]['mean']:.6g}"))
         _single(rows, base, reps, 100 if quick else 400)
+        _busy(rows, base, reps, 20 if quick else 60)
     release = tree("SNL_BENCH_RELEASE")
     if release:
         games = 2 * 10**5 if quick else 2 * 10**6
@@ -122,6 +158,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                         note=f"{t_ours:.3g} vs {t_rel:.3g} throws per CPU second; means "
                              f"{ours[0]['mean']} vs {theirs[0]['mean']}"))
         _single(rows, release, reps, 100 if quick else 400)
+        _busy(rows, release, reps, 20 if quick else 60)
     return rows
 
 

@@ -300,6 +300,38 @@ def test_scipy_blas_products_are_numpys(order_a, order_b):
     assert matmul(a[:, :0], b[:0]).shape == (7, 3) and not matmul(a[:, :0], b[:0]).any()
 
 
+@pytest.mark.parametrize("shape_a, shape_b", [((81, 81), (81, 81)), ((128, 128), (128, 48)),
+                                              ((3000, 90), (90, 3)), ((1, 300_000), (300_000, 1))])
+def test_products_above_the_serial_size_are_made_in_panels(shape_a, shape_b):
+    # OpenBLAS hands products above SERIAL_PRODUCT multiply-adds to its worker threads:
+    # matmul splits them into panels under it, and the answer is the product's
+    from snl_numeric._core.blas import SERIAL_PRODUCT, matmul
+
+    rng = np.random.default_rng(11)
+    a, b = rng.random(shape_a), rng.random(shape_b)
+    assert a.shape[0] * a.shape[1] * b.shape[1] > SERIAL_PRODUCT
+    got = matmul(a, b)
+    assert got.shape == (a.shape[0], b.shape[1])
+    np.testing.assert_allclose(got, a @ b, rtol=1e-13)
+
+
+def test_lu_solves_column_by_column_are_the_solve():
+    # multi-column LAPACK solves go one column at a time (each on the calling thread)
+    from scipy.linalg.lapack import dgetrf, dgetrs
+
+    from snl_numeric._core.blas import columns
+
+    rng = np.random.default_rng(12)
+    a = rng.random((40, 40)) + 40.0 * np.eye(40)
+    b = rng.random((40, 7))
+    lu, piv, _ = dgetrf(a)
+    for trans in (0, 1):
+        got = columns(lambda c, t=trans: dgetrs(lu, piv, c, trans=t)[0], b)
+        np.testing.assert_allclose(got, dgetrs(lu, piv, b, trans=trans)[0], rtol=1e-13)
+        np.testing.assert_allclose((a.T if trans else a) @ got, b, rtol=1e-13)
+    assert columns(lambda c: dgetrs(lu, piv, c)[0], b[:, :1]).shape == (40, 1)
+
+
 def test_an_empty_system_is_not_handed_to_lapack(capfd):
     # LAPACK refuses a 0 x 0 matrix by printing to stderr: nothing is solved instead
     s = DirectSolver(np.array([[1], [1]]), np.array([1.0]), np.array([False, False]))

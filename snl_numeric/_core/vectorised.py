@@ -251,7 +251,7 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
             mass[i] = v
             v = advance(v)
         # each throw: (finished, live, lost)
-        block = (matmul(mass, readout) if m <= DENSE_PUSH_MAX else mass @ readout).reshape(-1, 3)
+        block = matmul(mass, readout).reshape(-1, 3)
         block = block[: max_throws - done]
         below = np.flatnonzero(block[:, 1] < tail)
         if len(below):

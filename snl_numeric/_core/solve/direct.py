@@ -20,7 +20,7 @@ solver's (:mod:`.structured`).
 from __future__ import annotations
 
 import threading
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 import scipy.linalg as sla
@@ -28,6 +28,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgetrf, dgetrs
 
+from ..blas import columns
 from .certify import Rows, Solution, dd_add, gamma, step_variance, total_error
 
 __all__ = ["DENSE_MAX", "GTH_MAX", "TARGET", "DirectSolver"]
@@ -175,12 +176,15 @@ class DirectSolver:
             r = r + self._scatter(x, mu)[mu:]
         if mu < m:
             with LAPACK_LOCK:  # (the factors are A_ff's transposed)
-                x[mu:m] = dgetrs(*self._lu, r, trans=0 if trans else 1)[0]
+                x[mu:m] = columns(partial(self._getrs, trans=0 if trans else 1), r)
         if trans:
             return x[:m], None
         g = self._gather(x, m)
         x[:mu] = (rhs[:mu] + g[:mu]) / self._piv_u
         return x[:m], g
+
+    def _getrs(self, column: np.ndarray, trans: int) -> np.ndarray:
+        return dgetrs(*self._lu, column, trans=trans)[0]
 
     def _gather(self, xe: np.ndarray, rows: int) -> np.ndarray:
         """``(G x)[:rows]`` read off the successor table, ``xe`` of shape ``(m + 1, k)``:
@@ -476,6 +480,9 @@ class _Gth:
             return self._solve(rhs, trans)
 
     def _solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
+        return columns(partial(self._column, trans=trans), rhs)
+
+    def _column(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
         if trans:
             z = sla.solve_triangular(self.upper, rhs, trans="T", check_finite=False)
             return sla.solve_triangular(self.lower, z, trans="T", lower=True,
