@@ -307,3 +307,21 @@ def test_more_arguments_refused_in_our_words_and_numpy_bools_taken(tmp_path):
     assert analyze(board, jump_probability=np.True_).jump_probability is not None
     assert simulate(board, 10, rng=0, progress=np.False_).games == 10
     assert "<html" in report(board, race=np.False_)
+
+
+# -- bad-input review: refused in our words, nothing left behind --------------------------
+@pytest.mark.parametrize("chunk_size", ["1", "100"])  # a part written before the bad row, or none
+def test_snl_batch_of_a_bad_file_leaves_nothing_behind(tmp_path, capsys, chunk_size):
+    from snl_numeric.batch import analyze_to_parquet
+    from snl_numeric.cli import main
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"size": 10}\n{"size": -3}\n')
+    out = tmp_path / "new" / "dir" / "out"
+    assert main(["batch", str(bad), "-o", str(out), "--chunk-size", chunk_size]) == 2
+    assert "board 1: size must be at least 1, got -3 (line 2)" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "mine").mkdir()  # a folder the run did not create stays, empty
+    with pytest.raises(ValueError, match=r"board 1: size must be at least 1, got -3 \(line 2\)"):
+        analyze_to_parquet(str(bad), tmp_path / "mine", chunk_size=int(chunk_size))
+    assert list((tmp_path / "mine").iterdir()) == []
