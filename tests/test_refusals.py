@@ -325,3 +325,18 @@ def test_snl_batch_of_a_bad_file_leaves_nothing_behind(tmp_path, capsys, chunk_s
     with pytest.raises(ValueError, match=r"board 1: size must be at least 1, got -3 \(line 2\)"):
         analyze_to_parquet(str(bad), tmp_path / "mine", chunk_size=int(chunk_size))
     assert list((tmp_path / "mine").iterdir()) == []
+
+
+def test_a_file_that_is_not_parquet_is_refused_in_our_words(tmp_path):
+    from snl_numeric.batch import read_boards, read_results
+
+    garbage = tmp_path / "boards.parquet"
+    garbage.write_bytes(b"not a parquet file at all")
+    for read in (read_boards, analyze_many):
+        with pytest.raises(ValueError, match="boards.parquet': it is not a Parquet file") as exc:
+            read(str(garbage))
+        assert type(exc.value) is ValueError and exc.value.__cause__ is not None
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "part-000000.parquet").write_bytes(b"")
+    with pytest.raises(ValueError, match="part-000000.parquet': it is not a Parquet file"):
+        read_results(tmp_path / "out")

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from . import require_pandas, require_pyarrow
+from .parquet import open_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -302,7 +303,6 @@ def read_results(out: str | os.PathLike[str]) -> pd.DataFrame:
     {'min_throws': [1], 'median': [2]}
     """
     pd = require_pandas()
-    _, pq = require_pyarrow()
     out = os.fspath(out)
     manifest = _read_manifest(out)
     if manifest is not None and manifest.get("complete") is False:
@@ -314,7 +314,7 @@ def read_results(out: str | os.PathLike[str]) -> pd.DataFrame:
                  and int(n[len("part-"):-len(".parquet")]) < manifest["parts"]]
     if not names:
         raise ValueError(f"no result parts in {out!r}")
-    frames = [pq.read_table(os.path.join(out, n)).to_pandas() for n in names]
+    frames = [open_file(os.path.join(out, n)).read().to_pandas() for n in names]
     df = pd.concat(frames, ignore_index=True).sort_values("row", kind="stable")
     df.index = pd.Index(df.pop("row").to_numpy(), name="row")
     return df
