@@ -340,3 +340,17 @@ def test_a_file_that_is_not_parquet_is_refused_in_our_words(tmp_path):
     (tmp_path / "out" / "part-000000.parquet").write_bytes(b"")
     with pytest.raises(ValueError, match="part-000000.parquet': it is not a Parquet file"):
         read_results(tmp_path / "out")
+
+
+def test_format_path_refuses_what_is_not_a_path_in_our_words():
+    with pytest.raises(ValueError, match=r"path must be pairs of integers, shape \(L, 2\), got "
+                                         r"shape \(3,\)"):
+        mz.format_path([0, 1, 2])
+    with pytest.raises(ValueError, match=r"got shape \(2, 2, 2\)"):
+        mz.format_path(np.zeros((2, 2, 2), dtype=np.int64))  # was read as four cells
+    with pytest.raises(TypeError, match="path must hold integers, got dtype float64"):
+        mz.format_path([(0, 1.5)])  # was shown as (0, 1)
+    with pytest.raises(TypeError, match="goal_label must be a string or None; got 5"):
+        mz.format_path([(0, 0)], goal_label=5)
+    assert mz.format_path(np.array([(0, 0), (0, 1)], dtype=np.uint8)) == "(0, 0)->(0, 1)->MIDDLE"
+    assert mz.format_path([(2, 3)], goal_label="END") == "(2, 3)->END"

@@ -282,6 +282,27 @@ def int_array(values: Any, name: str) -> np.ndarray:
     return out
 
 
+def int_pairs(values: Any, name: str) -> np.ndarray:
+    """An ``(L, 2)`` int64 array, such as a path of ``(row, col)`` cells: as
+    :func:`int_array`, and ``ValueError`` for any other shape (an empty list is no pairs).
+
+    Examples
+    --------
+    >>> int_pairs([(0, 0), (0, 1)], "path").tolist()
+    [[0, 0], [0, 1]]
+    >>> int_pairs([0, 1, 2], "path")
+    Traceback (most recent call last):
+    ...
+    ValueError: path must be pairs of integers, shape (L, 2), got shape (3,)
+    """
+    arr = int_array(values, name)
+    if arr.size == 0:
+        return arr.reshape(0, 2)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must be pairs of integers, shape (L, 2), got shape {arr.shape}")
+    return arr
+
+
 def int64_values(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A numeric array as int64, and the mask of entries that are not integers of the
     signed 64-bit range (unsigned above it; NaN, infinite, fractional or huge floats);
