@@ -218,6 +218,8 @@ def _face(value: Any) -> int:
 def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     """Types and shapes here; the value rules by the one shared check, ``dice_problem``."""
     faces_arr = int_array(faces, "dice faces") if not isinstance(faces, np.ndarray) else faces
+    if probs is None:
+        raise TypeError("dice probabilities must be a 1-d array of numbers, got None")
     try:
         probs_arr = np.asarray(probs) if not isinstance(probs, np.ndarray) else probs
     except (ValueError, TypeError, OverflowError):

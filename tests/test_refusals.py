@@ -354,3 +354,18 @@ def test_format_path_refuses_what_is_not_a_path_in_our_words():
         mz.format_path([(0, 0)], goal_label=5)
     assert mz.format_path(np.array([(0, 0), (0, 1)], dtype=np.uint8)) == "(0, 0)->(0, 1)->MIDDLE"
     assert mz.format_path([(2, 3)], goal_label="END") == "(2, 3)->END"
+
+
+def test_none_where_an_array_is_expected_says_none():
+    # was ValueError "... must be a rectangular array of integers (ragged rows?)"
+    for make, name in ((lambda: Dice(None, None), "dice faces"),
+                       (lambda: Board.from_grid(None), "grid"),
+                       (lambda: Board.from_moves(None), "move"),
+                       (lambda: mz.format_path(None), "path")):
+        with pytest.raises(TypeError, match=f"^{name} must be an array of integers, got None$"):
+            make()
+    with pytest.raises(TypeError, match=r"^move must be an array of integers, got \[1, None\]$"):
+        Board.from_moves([1, None])
+    with pytest.raises(TypeError, match="^dice probabilities must be a 1-d array of numbers, "
+                                        "got None$"):
+        Dice([1, 2], None)

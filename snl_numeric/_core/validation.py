@@ -256,7 +256,8 @@ def _depth(text: str) -> int:
 # -- arrays ---------------------------------------------------------------------------
 def int_array(values: Any, name: str) -> np.ndarray:
     """An int64 array: ``ValueError`` for ragged rows or integers beyond int64,
-    ``TypeError`` for non-integers (whole floats are accepted)."""
+    ``TypeError`` for non-integers (whole floats are accepted) and for what is no array
+    (None, a set, ...)."""
     try:
         arr = np.asarray(values)
     except (ValueError, OverflowError):
@@ -264,9 +265,12 @@ def int_array(values: Any, name: str) -> np.ndarray:
                          ) from None
     if arr.dtype == object:
         flat = arr.ravel().tolist()
-        if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in flat):
+        odd = [v for v in flat if isinstance(v, bool) or not isinstance(v, numbers.Integral)]
+        if not odd:  # integers, some beyond int64
             for v in flat:
                 integer(v, name)
+        if arr.ndim == 0 or not all(isinstance(v, (list, tuple, np.ndarray)) for v in odd):
+            raise TypeError(f"{name} must be an array of integers, got {shown(values)}")
         raise ValueError(f"{name} must be a rectangular array of integers (ragged rows?)")
     if arr.size == 0:
         return arr.astype(np.int64)
