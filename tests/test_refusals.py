@@ -369,3 +369,17 @@ def test_none_where_an_array_is_expected_says_none():
     with pytest.raises(TypeError, match="^dice probabilities must be a 1-d array of numbers, "
                                         "got None$"):
         Dice([1, 2], None)
+
+
+def test_dice_from_probs_describes_its_own_arguments():
+    from snl_numeric.dice import as_dice
+
+    # was "dice must be a Dice, a mapping ... or a string such as '2d6'" (from_probs takes no string)
+    with pytest.raises(TypeError, match=r"^Dice.from_probs takes a mapping face -> probability "
+                                        r"such as \{1: 0.5, 2: 0.5\}, got list \(for faces and "
+                                        r"probabilities as two arrays: Dice\(faces, probs\)\)$"):
+        Dice.from_probs([0.5, 0.5])
+    with pytest.raises(TypeError, match="^dice must be a Dice, a mapping face -> probability or a "
+                                        "string such as '2d6' or '1-3', got list$"):
+        as_dice([0.5, 0.5])
+    assert Dice.from_probs({2: 1.0}).faces.tolist() == [2]
