@@ -48,7 +48,12 @@ def small_machine(monkeypatch):
      r"probability of face 1 is too large for a float, got 10+\.\.\.0+$"),
     ('{"size": 10, "jumps": ' + "[" * 5000 + "]" * 5000 + "}", ValueError,
      "nested 65 levels deep"),
-    ("[1, 2]", TypeError, "board data must be a mapping, got list"),
+    ("[1, 2]", TypeError, "^expected a JSON object describing a board, got an array$"),
+    # valid JSON, no board: was "no such board file: 'null' (and not JSON text either)"
+    ("null", TypeError, "^expected a JSON object describing a board, got null$"),
+    (" true", TypeError, "^expected a JSON object describing a board, got true$"),
+    ("3", TypeError, "^expected a JSON object describing a board, got a number$"),
+    ("nul", ValueError, r"^no such board file: 'nul' \(and not JSON text either\)$"),
 ])
 def test_bad_board_json(text, exc, match):
     with pytest.raises(exc, match=match):
