@@ -388,3 +388,33 @@ def test_dice_from_probs_describes_its_own_arguments():
                                         "string such as '2d6' or '1-3', got list$"):
         as_dice([0.5, 0.5])
     assert Dice.from_probs({2: 1.0}).faces.tolist() == [2]
+
+
+def test_random_board_arguments_refused_in_our_words():
+    from snl_numeric.batch import random_batch
+    from snl_numeric.boards import random_board
+
+    rng_types = "rng must be None, an integer seed, a SeedSequence or a Generator"
+    for bad in ("x", 1.5, True):  # True was taken as the seed 1
+        with pytest.raises(TypeError, match=f"^{rng_types}, got {bad!r}$"):
+            random_board(20, rng=bad)
+        with pytest.raises(TypeError, match=f"^{rng_types}, got {bad!r}$"):
+            random_batch(2, 20, snakes=1, ladders=1, rng=bad)
+    with pytest.raises(ValueError, match="^rng must be a non-negative integer seed, got -1$"):
+        random_board(20, rng=-1)
+    with pytest.raises(TypeError, match="^jump_fraction must be a number, got '0.1'$"):
+        random_board(20, "0.1")
+    with pytest.raises(TypeError, match="^jump_fraction must be a number, got True$"):
+        random_board(20, True)  # was taken as 1.0
+    with pytest.raises(TypeError, match="^snake_fraction must be a number, got np.True_$"):
+        random_board(20, snake_fraction=np.True_)
+    with pytest.raises(TypeError, match=r"^random_board\(\) got an unexpected keyword argument "
+                                        r"'snake_fractoin' \(the board's rules are start, "
+                                        "overshoot, chain, dice, name\\)$"):
+        random_board(20, snake_fractoin=0.5)  # was Board.from_arrays()'s words
+    # what worked still works, the same boards for the same seed
+    b = random_board(100, 0.2, rng=1)
+    for rng in (np.int64(1), np.random.default_rng(1), np.random.PCG64(1),
+                np.random.SeedSequence(1)):
+        assert random_board(100, 0.2, rng=rng) == b
+    assert random_board(100, np.float32(0.2), rng=1, overshoot="exact").overshoot == "exact"

@@ -143,6 +143,29 @@ def seed_sequence(rng: Any) -> np.random.SeedSequence:
     raise TypeError(f"rng must be {_RNG_TYPES}, got {type(rng).__name__}")
 
 
+def generator(rng: Any) -> np.random.Generator:
+    """``numpy.random.default_rng(rng)``, what it cannot take refused in our words (and
+    bools, which it would take as the seeds 0 and 1).
+
+    Examples
+    --------
+    >>> generator(7).random() == np.random.default_rng(7).random()
+    True
+    >>> generator("x")
+    Traceback (most recent call last):
+    ...
+    TypeError: rng must be None, an integer seed, a SeedSequence or a Generator, got 'x'
+    """
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"rng must be {_RNG_TYPES}, got {shown(rng)}")
+    if isinstance(rng, numbers.Integral) and rng < 0:
+        raise ValueError(f"rng must be a non-negative integer seed, got {rng}")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"rng must be {_RNG_TYPES}, got {shown(rng)}") from err
+
+
 def few(values: Any, k: int = 10) -> str:
     """A list for a message: at most ``k`` entries, then how many more."""
     items = list(values[:k]) if hasattr(values, "__getitem__") else list(values)[:k]
