@@ -418,3 +418,21 @@ def test_random_board_arguments_refused_in_our_words():
                 np.random.SeedSequence(1)):
         assert random_board(100, 0.2, rng=rng) == b
     assert random_board(100, np.float32(0.2), rng=1, overshoot="exact").overshoot == "exact"
+
+
+def test_top_candidates_rank_finite_changes_only():
+    from snl_numeric import jump_candidates, top_candidates
+
+    # was [(0, 0, inf), (0, 1, inf)]: endless jumps ranked as if they lengthened the game
+    assert top_candidates(np.full((3, 3), np.inf), 2) == []
+    assert top_candidates(np.full((3, 3), np.inf), 2, longer=False) == []
+    # one face: every snake from an inner square makes the game endless (inf)
+    change = jump_candidates(Board(6, dice={1: 1.0}))
+    assert np.isposinf(change).sum() == 15
+    finite = int(np.isfinite(change).sum())
+    for longer in (True, False):
+        top = top_candidates(change, 100, longer=longer)
+        assert len(top) == finite and all(math.isfinite(x) for _, _, x in top)
+    # the longest is no change at all (nobody lands on square 0), not an endless snake
+    assert top_candidates(change, 1) == [(0, 1, 0.0)]
+    assert top_candidates(change, 1, longer=False) == [(1, 6, -5.0)]
