@@ -546,7 +546,8 @@ class Board:
 
     @classmethod
     def from_json(cls, source: str | os.PathLike[str]) -> Board:
-        """A board from JSON text or from the path of a JSON file."""
+        """A board from JSON text or from the path of a JSON file: a JSON object, as
+        :meth:`from_dict` takes (other JSON, such as ``null``, is a ``TypeError``)."""
         if isinstance(source, bytes):
             return cls.from_dict(parse_json(source))
         text: str | bytes
@@ -558,8 +559,10 @@ class Board:
                 with open(source, "rb") as fh:
                     text = fh.read()
             except FileNotFoundError:
-                raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "
-                                 "text either)") from None
+                if not (isinstance(source, str) and _is_json(source)):  # (null, 3: said below)
+                    raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "
+                                     "text either)") from None
+                text = source
             except (OSError, ValueError) as exc:  # a directory, no permission, a NUL byte
                 raise ValueError(f"cannot read board file {os.fspath(source)!r}: "
                                  f"{getattr(exc, 'strerror', None) or exc}") from None
@@ -572,6 +575,10 @@ class Board:
         except ValueError as exc:
             raise ValueError(f"invalid board JSON: {str(exc).removeprefix('invalid JSON: ')}"
                              ) from None
+        if not isinstance(data, dict):  # valid JSON, but no board
+            kinds = {list: "an array", str: "a string", int: "a number", float: "a number"}
+            got = kinds.get(type(data)) or json.dumps(data)  # or null, true, false
+            raise TypeError(f"expected a JSON object describing a board, got {got}")
         return cls.from_dict(data)
 
     # -- dunder -------------------------------------------------------------
@@ -602,6 +609,14 @@ class Board:
 
     def __reduce__(self):
         return (_from_dict_pickle, (self.to_dict(),))
+
+
+def _is_json(text: str) -> bool:
+    try:
+        parse_json(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _from_dict_pickle(data: dict[str, Any]) -> Board:

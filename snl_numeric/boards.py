@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ._core.memory import check_memory
+from ._core.validation import generator, probability
 from .board import Board
 
 __all__ = ["get", "names", "describe", "random_board"]
@@ -125,6 +126,10 @@ def _check_name(name: str) -> str:
     return name
 
 
+#: The rules :func:`random_board` passes on to the :class:`Board`.
+_RULES = ("start", "overshoot", "chain", "dice", "name")
+
+
 def random_board(
     size: int,
     jump_fraction: float = 0.1,
@@ -145,7 +150,7 @@ def random_board(
     snake_fraction : float, default 0.5
         Fraction of those jumps that are snakes; the rest are ladders.
     rng : Generator, int or None
-        Passed to ``numpy.random.default_rng``.
+        Passed to ``numpy.random.default_rng`` (bools are refused).
     **rules
         ``start``, ``overshoot``, ``chain``, ``dice``, ``name`` for the Board.
 
@@ -166,12 +171,18 @@ def random_board(
         raise TypeError(f"size must be an integer, got {size!r}")
     if size < 2:
         raise ValueError(f"size must be at least 2 for a random board, got {size}")
+    jump_fraction = probability(jump_fraction, "jump_fraction")  # (bools refused)
+    snake_fraction = probability(snake_fraction, "snake_fraction")
     for value, what in ((jump_fraction, "jump_fraction"), (snake_fraction, "snake_fraction")):
         if not 0.0 <= value <= 1.0:
             raise ValueError(f"{what} must be in [0, 1], got {value!r}")
+    unknown = sorted(set(rules) - set(_RULES))
+    if unknown:
+        raise TypeError(f"random_board() got an unexpected keyword argument {unknown[0]!r} "
+                        f"(the board's rules are {', '.join(_RULES)})")
+    gen = generator(rng)
     # the candidate sources and their permutation, the source flags, the jumps
     check_memory(25.0 * size, f"a random board of {size:,} squares")
-    gen = np.random.default_rng(rng)
     n_jumps = min(int(round(jump_fraction * (size - 1))), (size - 1) // 2)
     src = np.sort(gen.choice(np.arange(1, size), size=n_jumps, replace=False))
     is_source = np.zeros(size + 1, dtype=bool)

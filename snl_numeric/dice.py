@@ -114,12 +114,20 @@ class Dice:
 
     @classmethod
     def from_probs(cls, probs: Mapping[int, float]) -> Dice:
-        """A die from a mapping ``face -> probability`` (a loaded die)."""
+        """A die from a mapping ``face -> probability`` (a loaded die); a Dice is returned
+        as it is.
+
+        Examples
+        --------
+        >>> Dice.from_probs({1: 0.25, 3: 0.75}).faces.tolist()
+        [1, 3]
+        """
         if isinstance(probs, Dice):
             return probs
         if not isinstance(probs, Mapping):
-            raise TypeError("dice must be a Dice, a mapping face -> probability or a string such "
-                            f"as '2d6' or '1-3', got {type(probs).__name__}")
+            raise TypeError("Dice.from_probs takes a mapping face -> probability such as "
+                            f"{{1: 0.5, 2: 0.5}}, got {type(probs).__name__} (for faces and "
+                            "probabilities as two arrays: Dice(faces, probs))")
         if len(probs) == 0:
             raise ValueError("dice must have at least one face, got an empty mapping")
         faces = [_face(f) for f in probs]
@@ -203,6 +211,9 @@ def as_dice(dice: DiceLike | None) -> Dice:
         return dice
     if isinstance(dice, str):
         return parse_dice(dice)
+    if not isinstance(dice, Mapping):
+        raise TypeError("dice must be a Dice, a mapping face -> probability or a string such "
+                        f"as '2d6' or '1-3', got {type(dice).__name__}")
     return Dice.from_probs(dice)
 
 
@@ -218,6 +229,8 @@ def _face(value: Any) -> int:
 def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     """Types and shapes here; the value rules by the one shared check, ``dice_problem``."""
     faces_arr = int_array(faces, "dice faces") if not isinstance(faces, np.ndarray) else faces
+    if probs is None:
+        raise TypeError("dice probabilities must be a 1-d array of numbers, got None")
     try:
         probs_arr = np.asarray(probs) if not isinstance(probs, np.ndarray) else probs
     except (ValueError, TypeError, OverflowError):

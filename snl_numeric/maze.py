@@ -54,6 +54,7 @@ from scipy.sparse import csgraph
 from ._core.memory import check_memory
 from ._core.numba_config import njit
 from ._core.progress import Progress
+from ._core.validation import int_pairs, shown
 
 __all__ = ["MAX_PATHS", "PathCount", "corner_paths", "count_paths", "format_path", "iter_paths",
            "middle", "paths", "shortest_path"]
@@ -693,8 +694,7 @@ def format_path(path: ArrayLike, goal_label: str | None = "MIDDLE") -> str:
     >>> format_path([(0, 0), (0, 1)], goal_label=None)
     '(0, 0)->(0, 1)'
     """
-    cells = np.asarray(path).reshape(-1, 2)
-    parts = [f"({int(r)}, {int(c)})" for r, c in cells]
-    if goal_label is not None:
-        parts.append(goal_label)
-    return "->".join(parts)
+    parts = [f"({r}, {c})" for r, c in int_pairs(path, "path").tolist()]
+    if not isinstance(goal_label, (str, type(None))):
+        raise TypeError(f"goal_label must be a string or None; got {shown(goal_label)}")
+    return "->".join(parts if goal_label is None else [*parts, goal_label])

@@ -48,7 +48,12 @@ def small_machine(monkeypatch):
      r"probability of face 1 is too large for a float, got 10+\.\.\.0+$"),
     ('{"size": 10, "jumps": ' + "[" * 5000 + "]" * 5000 + "}", ValueError,
      "nested 65 levels deep"),
-    ("[1, 2]", TypeError, "board data must be a mapping, got list"),
+    ("[1, 2]", TypeError, "^expected a JSON object describing a board, got an array$"),
+    # valid JSON, no board: was "no such board file: 'null' (and not JSON text either)"
+    ("null", TypeError, "^expected a JSON object describing a board, got null$"),
+    (" true", TypeError, "^expected a JSON object describing a board, got true$"),
+    ("3", TypeError, "^expected a JSON object describing a board, got a number$"),
+    ("nul", ValueError, r"^no such board file: 'nul' \(and not JSON text either\)$"),
 ])
 def test_bad_board_json(text, exc, match):
     with pytest.raises(exc, match=match):
@@ -307,3 +312,127 @@ def test_more_arguments_refused_in_our_words_and_numpy_bools_taken(tmp_path):
     assert analyze(board, jump_probability=np.True_).jump_probability is not None
     assert simulate(board, 10, rng=0, progress=np.False_).games == 10
     assert "<html" in report(board, race=np.False_)
+
+
+# -- bad-input review: refused in our words, nothing left behind --------------------------
+@pytest.mark.parametrize("chunk_size", ["1", "100"])  # a part written before the bad row, or none
+def test_snl_batch_of_a_bad_file_leaves_nothing_behind(tmp_path, capsys, chunk_size):
+    from snl_numeric.batch import analyze_to_parquet
+    from snl_numeric.cli import main
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"size": 10}\n{"size": -3}\n')
+    out = tmp_path / "new" / "dir" / "out"
+    assert main(["batch", str(bad), "-o", str(out), "--chunk-size", chunk_size]) == 2
+    assert "board 1: size must be at least 1, got -3 (line 2)" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "mine").mkdir()  # a folder the run did not create stays, empty
+    with pytest.raises(ValueError, match=r"board 1: size must be at least 1, got -3 \(line 2\)"):
+        analyze_to_parquet(str(bad), tmp_path / "mine", chunk_size=int(chunk_size))
+    assert list((tmp_path / "mine").iterdir()) == []
+
+
+def test_a_file_that_is_not_parquet_is_refused_in_our_words(tmp_path):
+    from snl_numeric.batch import read_boards, read_results
+
+    garbage = tmp_path / "boards.parquet"
+    garbage.write_bytes(b"not a parquet file at all")
+    for read in (read_boards, analyze_many):
+        with pytest.raises(ValueError, match="boards.parquet': it is not a Parquet file") as exc:
+            read(str(garbage))
+        assert type(exc.value) is ValueError and exc.value.__cause__ is not None
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "part-000000.parquet").write_bytes(b"")
+    with pytest.raises(ValueError, match="part-000000.parquet': it is not a Parquet file"):
+        read_results(tmp_path / "out")
+
+
+def test_format_path_refuses_what_is_not_a_path_in_our_words():
+    with pytest.raises(ValueError, match=r"path must be pairs of integers, shape \(L, 2\), got "
+                                         r"shape \(3,\)"):
+        mz.format_path([0, 1, 2])
+    with pytest.raises(ValueError, match=r"got shape \(2, 2, 2\)"):
+        mz.format_path(np.zeros((2, 2, 2), dtype=np.int64))  # was read as four cells
+    with pytest.raises(TypeError, match="path must hold integers, got dtype float64"):
+        mz.format_path([(0, 1.5)])  # was shown as (0, 1)
+    with pytest.raises(TypeError, match="goal_label must be a string or None; got 5"):
+        mz.format_path([(0, 0)], goal_label=5)
+    assert mz.format_path(np.array([(0, 0), (0, 1)], dtype=np.uint8)) == "(0, 0)->(0, 1)->MIDDLE"
+    assert mz.format_path([(2, 3)], goal_label="END") == "(2, 3)->END"
+
+
+def test_none_where_an_array_is_expected_says_none():
+    # was ValueError "... must be a rectangular array of integers (ragged rows?)"
+    for make, name in ((lambda: Dice(None, None), "dice faces"),
+                       (lambda: Board.from_grid(None), "grid"),
+                       (lambda: Board.from_moves(None), "move"),
+                       (lambda: mz.format_path(None), "path")):
+        with pytest.raises(TypeError, match=f"^{name} must be an array of integers, got None$"):
+            make()
+    with pytest.raises(TypeError, match=r"^move must be an array of integers, got \[1, None\]$"):
+        Board.from_moves([1, None])
+    with pytest.raises(TypeError, match="^dice probabilities must be a 1-d array of numbers, "
+                                        "got None$"):
+        Dice([1, 2], None)
+
+
+def test_dice_from_probs_describes_its_own_arguments():
+    from snl_numeric.dice import as_dice
+
+    # was "dice must be a Dice, a mapping ... or a string such as '2d6'" (from_probs takes no string)
+    with pytest.raises(TypeError, match=r"^Dice.from_probs takes a mapping face -> probability "
+                                        r"such as \{1: 0.5, 2: 0.5\}, got list \(for faces and "
+                                        r"probabilities as two arrays: Dice\(faces, probs\)\)$"):
+        Dice.from_probs([0.5, 0.5])
+    with pytest.raises(TypeError, match="^dice must be a Dice, a mapping face -> probability or a "
+                                        "string such as '2d6' or '1-3', got list$"):
+        as_dice([0.5, 0.5])
+    assert Dice.from_probs({2: 1.0}).faces.tolist() == [2]
+
+
+def test_random_board_arguments_refused_in_our_words():
+    from snl_numeric.batch import random_batch
+    from snl_numeric.boards import random_board
+
+    rng_types = "rng must be None, an integer seed, a SeedSequence or a Generator"
+    for bad in ("x", 1.5, True):  # True was taken as the seed 1
+        with pytest.raises(TypeError, match=f"^{rng_types}, got {bad!r}$"):
+            random_board(20, rng=bad)
+        with pytest.raises(TypeError, match=f"^{rng_types}, got {bad!r}$"):
+            random_batch(2, 20, snakes=1, ladders=1, rng=bad)
+    with pytest.raises(ValueError, match="^rng must be a non-negative integer seed, got -1$"):
+        random_board(20, rng=-1)
+    with pytest.raises(TypeError, match="^jump_fraction must be a number, got '0.1'$"):
+        random_board(20, "0.1")
+    with pytest.raises(TypeError, match="^jump_fraction must be a number, got True$"):
+        random_board(20, True)  # was taken as 1.0
+    with pytest.raises(TypeError, match="^snake_fraction must be a number, got np.True_$"):
+        random_board(20, snake_fraction=np.True_)
+    with pytest.raises(TypeError, match=r"^random_board\(\) got an unexpected keyword argument "
+                                        r"'snake_fractoin' \(the board's rules are start, "
+                                        "overshoot, chain, dice, name\\)$"):
+        random_board(20, snake_fractoin=0.5)  # was Board.from_arrays()'s words
+    # what worked still works, the same boards for the same seed
+    b = random_board(100, 0.2, rng=1)
+    for rng in (np.int64(1), np.random.default_rng(1), np.random.PCG64(1),
+                np.random.SeedSequence(1)):
+        assert random_board(100, 0.2, rng=rng) == b
+    assert random_board(100, np.float32(0.2), rng=1, overshoot="exact").overshoot == "exact"
+
+
+def test_top_candidates_rank_finite_changes_only():
+    from snl_numeric import jump_candidates, top_candidates
+
+    # was [(0, 0, inf), (0, 1, inf)]: endless jumps ranked as if they lengthened the game
+    assert top_candidates(np.full((3, 3), np.inf), 2) == []
+    assert top_candidates(np.full((3, 3), np.inf), 2, longer=False) == []
+    # one face: every snake from an inner square makes the game endless (inf)
+    change = jump_candidates(Board(6, dice={1: 1.0}))
+    assert np.isposinf(change).sum() == 15
+    finite = int(np.isfinite(change).sum())
+    for longer in (True, False):
+        top = top_candidates(change, 100, longer=longer)
+        assert len(top) == finite and all(math.isfinite(x) for _, _, x in top)
+    # the longest is no change at all (nobody lands on square 0), not an endless snake
+    assert top_candidates(change, 1) == [(0, 1, 0.0)]
+    assert top_candidates(change, 1, longer=False) == [(1, 6, -5.0)]

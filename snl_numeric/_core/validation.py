@@ -143,6 +143,29 @@ def seed_sequence(rng: Any) -> np.random.SeedSequence:
     raise TypeError(f"rng must be {_RNG_TYPES}, got {type(rng).__name__}")
 
 
+def generator(rng: Any) -> np.random.Generator:
+    """``numpy.random.default_rng(rng)``, what it cannot take refused in our words (and
+    bools, which it would take as the seeds 0 and 1).
+
+    Examples
+    --------
+    >>> generator(7).random() == np.random.default_rng(7).random()
+    True
+    >>> generator("x")
+    Traceback (most recent call last):
+    ...
+    TypeError: rng must be None, an integer seed, a SeedSequence or a Generator, got 'x'
+    """
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"rng must be {_RNG_TYPES}, got {shown(rng)}")
+    if isinstance(rng, numbers.Integral) and rng < 0:
+        raise ValueError(f"rng must be a non-negative integer seed, got {rng}")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"rng must be {_RNG_TYPES}, got {shown(rng)}") from err
+
+
 def few(values: Any, k: int = 10) -> str:
     """A list for a message: at most ``k`` entries, then how many more."""
     items = list(values[:k]) if hasattr(values, "__getitem__") else list(values)[:k]
@@ -256,7 +279,8 @@ def _depth(text: str) -> int:
 # -- arrays ---------------------------------------------------------------------------
 def int_array(values: Any, name: str) -> np.ndarray:
     """An int64 array: ``ValueError`` for ragged rows or integers beyond int64,
-    ``TypeError`` for non-integers (whole floats are accepted)."""
+    ``TypeError`` for non-integers (whole floats are accepted) and for what is no array
+    (None, a set, ...)."""
     try:
         arr = np.asarray(values)
     except (ValueError, OverflowError):
@@ -264,9 +288,12 @@ def int_array(values: Any, name: str) -> np.ndarray:
                          ) from None
     if arr.dtype == object:
         flat = arr.ravel().tolist()
-        if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in flat):
+        odd = [v for v in flat if isinstance(v, bool) or not isinstance(v, numbers.Integral)]
+        if not odd:  # integers, some beyond int64
             for v in flat:
                 integer(v, name)
+        if arr.ndim == 0 or not all(isinstance(v, (list, tuple, np.ndarray)) for v in odd):
+            raise TypeError(f"{name} must be an array of integers, got {shown(values)}")
         raise ValueError(f"{name} must be a rectangular array of integers (ragged rows?)")
     if arr.size == 0:
         return arr.astype(np.int64)
@@ -280,6 +307,27 @@ def int_array(values: Any, name: str) -> np.ndarray:
             raise ValueError(f"{name} must fit in a 64-bit integer, got {shown(v.item())}")
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
     return out
+
+
+def int_pairs(values: Any, name: str) -> np.ndarray:
+    """An ``(L, 2)`` int64 array, such as a path of ``(row, col)`` cells: as
+    :func:`int_array`, and ``ValueError`` for any other shape (an empty list is no pairs).
+
+    Examples
+    --------
+    >>> int_pairs([(0, 0), (0, 1)], "path").tolist()
+    [[0, 0], [0, 1]]
+    >>> int_pairs([0, 1, 2], "path")
+    Traceback (most recent call last):
+    ...
+    ValueError: path must be pairs of integers, shape (L, 2), got shape (3,)
+    """
+    arr = int_array(values, name)
+    if arr.size == 0:
+        return arr.reshape(0, 2)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must be pairs of integers, shape (L, 2), got shape {arr.shape}")
+    return arr
 
 
 def int64_values(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

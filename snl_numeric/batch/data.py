@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core.memory import check_memory
 from .._core.table import OVERSHOOT_CODES
-from .._core.validation import int_array
+from .._core.validation import generator, int_array
 from ..board import OVERSHOOT_RULES, Board
 from ..dice import Dice
 
@@ -353,7 +353,7 @@ def random_batch(
     >>> len(b[0].snakes), len(b[0].ladders)
     (4, 2)
     """
-    gen = np.random.default_rng(rng)
+    gen = generator(rng)
     k = snakes + ladders
     if size < 3 or snakes < 0 or ladders < 0 or 2 * k > size - 1:
         raise ValueError(f"need size >= 3 and 2 * (snakes + ladders) <= size - 1, got size "

@@ -20,8 +20,12 @@ from ..io.store import file_fingerprint
 from .data import D6_FACES, D6_PROBS, DEFAULT_CHUNK_SIZE, BoardBatch, offsets
 
 
+class BoardRowError(ValueError):
+    """A bad board of a batch, refused under ``errors="raise"``: ``"board <row>: <why>"``."""
+
+
 def raise_for_row(row: int, message: str) -> None:
-    raise ValueError(f"board {row}: {message}")
+    raise BoardRowError(f"board {row}: {message}")
 
 
 @dataclass(frozen=True)

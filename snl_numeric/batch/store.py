@@ -12,7 +12,7 @@ from .._core.progress import Progress
 from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL
 from ..io.store import ResultStore
 from .data import DEFAULT_CHUNK_SIZE
-from .files import Chunk, open_source, stream_fingerprint
+from .files import BoardRowError, Chunk, open_source, stream_fingerprint
 from .run import check_client, compile_kernels, execute, make_settings
 
 _RESULTS_FORMAT = "snl_numeric.batch-results"
@@ -84,9 +84,10 @@ def analyze_to_parquet(
     fingerprinted: a file by its bytes, a batch or a list by its boards; an
     iterator (read once) cannot be, so writing one into a directory that holds
     results is refused unless ``overwrite=True``. A run holds a lock on the
-    directory: a second run writing there at the same time is refused. Memory
-    stays bounded by a few chunks whatever the input size. Parameters are those
-    of :func:`analyze_many`.
+    directory: a second run writing there at the same time is refused. A run stopped by
+    a bad board (``errors="raise"``) in a folder that held no results leaves nothing
+    behind, not even the folders it created. Memory stays bounded by a few chunks
+    whatever the input size. Parameters are those of :func:`analyze_many`.
 
     Returns
     -------
@@ -136,14 +137,19 @@ def analyze_to_parquet(
                     digests[chunk.index] = digest
                     yield chunk
 
-            for chunk, frame, made_by in execute(todo(), settings, client, allow_mixed_versions):
-                n_errors = int(frame["error"].notna().sum()) if "error" in frame else 0
-                store.write(chunk.index, frame, digests.pop(chunk.index), n_errors, made_by)
-                counts["computed"] += 1
-                counts["errors"] += n_errors
-                bar.update(len(chunk.batch))
-                if _after_part_written is not None:
-                    _after_part_written(chunk.index)
+            try:
+                for chunk, frame, made_by in execute(todo(), settings, client,
+                                                     allow_mixed_versions):
+                    n_errors = int(frame["error"].notna().sum()) if "error" in frame else 0
+                    store.write(chunk.index, frame, digests.pop(chunk.index), n_errors, made_by)
+                    counts["computed"] += 1
+                    counts["errors"] += n_errors
+                    bar.update(len(chunk.batch))
+                    if _after_part_written is not None:
+                        _after_part_written(chunk.index)
+            except BoardRowError:  # a bad input: its parts could never be resumed
+                store.discard()
+                raise
         final = {"input": stream_fingerprint(seen)} if stream else {}
         store.finish(counts["chunks"], counts["errors"], **final)
     return BatchRun(path=store.path, **counts)

@@ -181,7 +181,9 @@ def top_candidates(change: np.ndarray, k: int = 10, *, longer: bool = True
                    ) -> list[tuple[int, int, float]]:
     """The ``k`` jumps ``a -> b`` that lengthen the game most (``longer=False``: shorten it
     most) in a :func:`~snl_numeric.jump_candidates` array, as ``(a, b, change)``, ties in
-    square order.
+    square order. Only finite changes are ranked: a jump whose change is ``inf`` makes
+    the game endless (count those with ``np.isposinf(change)``), so an array with no
+    finite change gives ``[]``.
 
     Examples
     --------
@@ -195,7 +197,7 @@ def top_candidates(change: np.ndarray, k: int = 10, *, longer: bool = True
     if change.ndim != 2 or change.shape[0] != change.shape[1] or change.dtype.kind != "f":
         raise TypeError(f"change must be a square float array (as jump_candidates returns), "
                         f"got {change.dtype} of shape {change.shape}")
-    a, b = np.nonzero(~np.isnan(change))
+    a, b = np.nonzero(np.isfinite(change))  # not NaN (forbidden) nor inf (endless)
     values = change[a, b]
     order = np.argsort(-values if longer else values, kind="stable")[:k]
     return [(int(a[i]), int(b[i]), float(values[i])) for i in order]
@@ -234,7 +236,8 @@ class JumpCandidates:
 
     def top(self, k: int = 10, *, longer: bool = True) -> list[tuple[int, int, float]]:
         """The ``k`` jumps that lengthen the game most (``longer=False``: shorten it most),
-        as ``(a, b, change)``, ties in square order.
+        as ``(a, b, change)``, ties in square order; jumps that make the game endless
+        (``inf``) are not ranked (see :func:`top_candidates`).
 
         Examples
         --------

@@ -213,23 +213,31 @@ def read_columns(rb: Any) -> BoardColumns:
 
 
 
+def open_file(path: str | os.PathLike[str]) -> Any:
+    """``pyarrow.parquet.ParquetFile(path)``; a file that is not Parquet (or is damaged) is
+    refused with a ``ValueError`` that names it, pyarrow's error chained."""
+    pa, pq = require_pyarrow()
+    try:
+        return pq.ParquetFile(os.fspath(path))
+    except pa.ArrowInvalid as err:
+        raise ValueError(f"cannot read {os.fspath(path)!r}: it is not a Parquet file "
+                         "(or it is damaged)") from err
+
+
 def iter_columns(path: str | os.PathLike[str], chunk_size: int) -> Iterator[BoardColumns]:
     """The boards of a Parquet file, ``chunk_size`` rows at a time."""
-    _, pq = require_pyarrow()
-    for rb in pq.ParquetFile(os.fspath(path)).iter_batches(batch_size=chunk_size):
+    for rb in open_file(path).iter_batches(batch_size=chunk_size):
         yield read_columns(rb)
 
 
 def schema_names(path: str | os.PathLike[str]) -> list[str]:
     """The column names of a Parquet file."""
-    _, pq = require_pyarrow()
-    return list(pq.ParquetFile(os.fspath(path)).schema_arrow.names)
+    return list(open_file(path).schema_arrow.names)
 
 
 def count_rows(path: str | os.PathLike[str]) -> int:
     """Rows of a Parquet file (from its metadata)."""
-    _, pq = require_pyarrow()
-    return pq.ParquetFile(os.fspath(path)).metadata.num_rows
+    return open_file(path).metadata.num_rows
 
 
 def board_table(sizes: np.ndarray, starts: np.ndarray, codes: np.ndarray, chain: np.ndarray,

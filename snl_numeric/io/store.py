@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from . import require_pandas, require_pyarrow
+from .parquet import open_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,6 +122,16 @@ def _read_manifest(path: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else {}
 
 
+def _missing_folders(path: str) -> list[str]:
+    """The folders that creating ``path`` would create, deepest first."""
+    missing = []
+    path = os.path.abspath(path)
+    while not os.path.lexists(path):
+        missing.append(path)
+        path = os.path.dirname(path)
+    return missing
+
+
 def _part_names(path: str) -> list[str]:
     return sorted(n for n in os.listdir(path) if n.startswith("part-") and n.endswith(".parquet"))
 
@@ -142,6 +153,8 @@ class ResultStore:
                  version: str, overwrite: bool = False, fresh: bool = False,
                  allow_mixed_versions: bool = False) -> None:
         self.path = os.fspath(out)
+        self._created = _missing_folders(self.path)  # deepest first
+        self._was_empty = False
         os.makedirs(self.path, exist_ok=True)
         self._lock = _lock(self.path)
         try:
@@ -158,6 +171,7 @@ class ResultStore:
         same = (old is not None and not fresh and
                 {k: v for k, v in old.items() if k not in _STATE_KEYS} == self.manifest)
         kept = same and bool(parts)
+        self._was_empty = old is None and not parts
         self.versions: set[str] = (set((old or {}).get("versions") or ["unknown"]) if kept
                                    else set())
         others = sorted(self.versions - {version})  # of the parts a resume would keep
@@ -179,6 +193,20 @@ class ResultStore:
                 os.remove(os.path.join(self.path, name))
             self.versions = set()
         self._write_manifest(complete=False)
+
+    def discard(self) -> None:
+        """Remove what this run wrote and release the lock, if the folder held no results
+        before it: its parts, its manifest and the folders it created (a run refused for a
+        bad input leaves nothing behind). A folder that held results is left as it is."""
+        if self._was_empty:
+            for name in [*self.part_names(), MANIFEST]:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(os.path.join(self.path, name))
+        self.close()
+        if self._was_empty:
+            for folder in self._created:
+                with contextlib.suppress(OSError):  # not empty: something else is there
+                    os.rmdir(folder)
 
     def close(self) -> None:
         """Release the folder's lock."""
@@ -275,7 +303,6 @@ def read_results(out: str | os.PathLike[str]) -> pd.DataFrame:
     {'min_throws': [1], 'median': [2]}
     """
     pd = require_pandas()
-    _, pq = require_pyarrow()
     out = os.fspath(out)
     manifest = _read_manifest(out)
     if manifest is not None and manifest.get("complete") is False:
@@ -287,7 +314,7 @@ def read_results(out: str | os.PathLike[str]) -> pd.DataFrame:
                  and int(n[len("part-"):-len(".parquet")]) < manifest["parts"]]
     if not names:
         raise ValueError(f"no result parts in {out!r}")
-    frames = [pq.read_table(os.path.join(out, n)).to_pandas() for n in names]
+    frames = [open_file(os.path.join(out, n)).read().to_pandas() for n in names]
     df = pd.concat(frames, ignore_index=True).sort_values("row", kind="stable")
     df.index = pd.Index(df.pop("row").to_numpy(), name="row")
     return df
