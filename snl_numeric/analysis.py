@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core.table import quantiles
+from ._core.table import QUANTILE_SLACK, quantile_levels, quantiles
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, shown
 from .board import Board, check_board, check_start
 from .chain import finish_probability, moments, visits_and_jump_use
@@ -234,10 +234,22 @@ def analyze(
         uses = dict(zip(pairs, u.tolist(), strict=True))
         probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
         visits.flags.writeable = False
-    median, *at = quantiles(cdf, [0.5, *(q / 100.0 for q in percentiles)])
+    asked = [0.5, *(q / 100.0 for q in percentiles)]
+    deeper = None if note else _decided_tail(cdf, pmf, remaining, asked, tail)
+    if deeper is not None:  # the tail cut hides a level or the mode: push further for them
+        more = pushed(cb, start, deeper, int(max_throws))
+        deep_cdf = np.minimum(np.cumsum(more.pmf), 1.0)
+        median, *at = quantiles(deep_cdf, asked)
+        mode = (int(np.argmax(more.pmf))
+                if more.pmf.max() > more.remaining * (1.0 + 1e-9) else None)
+    else:
+        median, *at = quantiles(cdf, asked)
     levels = dict(zip(percentiles, at, strict=True))
     if note:
         pmf = cdf = None
+    elif deeper is not None and more.remaining >= deeper and None in (median, mode, *at):
+        note = (f"the median, mode or percentiles given as None were not decided within "
+                f"max_throws={int(max_throws)} throws; raise max_throws")
     for arr in (pmf, cdf):
         if arr is not None:
             arr.flags.writeable = False
@@ -262,3 +274,23 @@ def analyze(
         tail=tail,
         note=note,
     )
+
+
+def _decided_tail(cdf: np.ndarray, pmf: np.ndarray, remaining: float, asked: list[float],
+                  tail: float) -> float | None:
+    """The smaller tail to push to when the cut at ``tail`` leaves a quantile at ``asked``
+    or the mode undecided (None when every one is known).
+
+    A level above the cdf is still reached while the mass that can finish covers it; the
+    quantile rule's slack (``QUANTILE_SLACK`` of the level) is the precision that settles
+    it. The mode is known once the mass left is below the largest probability so far.
+    """
+    need = tail
+    found = quantiles(cdf, asked)
+    for level, k in zip(quantile_levels(asked).tolist(), found, strict=True):
+        if k is None and level <= float(cdf[-1]) + remaining:
+            need = min(need, QUANTILE_SLACK * level)
+    best = float(pmf.max())
+    if remaining > 0.0 and best <= remaining * (1.0 + 1e-9):
+        need = min(need, (best if best > 0.0 else remaining) / 2.0)
+    return need if need < tail else None

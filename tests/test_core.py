@@ -438,3 +438,30 @@ def test_the_tiniest_percentile_is_the_fewest_throws(board):
     assert rep.percentiles == {1e-10: fewest, 1e-14: fewest}
     row = analyze_many([board], columns=["p0.0000000001", "min_throws"]).iloc[0]
     assert row["p0.0000000001"] == row["min_throws"] == fewest
+
+
+@pytest.mark.parametrize("tail", [0.8, 0.01, 1e-12])
+def test_quantiles_and_mode_past_the_tail_cut_are_still_found(tail):
+    """The pmf is cut where the mass left is below ``tail``, but a level (or the mode)
+    past the cut is still reached: it is found by pushing on, never given as missing."""
+    # a throw finishes with probability 0.3, else stays: P(T <= k) = 1 - 0.7**k
+    geometric = Board(2, overshoot="exact", dice={2: 0.3, 3: 0.7})
+    # the 2 climbs square by square, the 10 jumps home: pmf .2, .16, .128, .1024, .4096
+    late_mode = Board(10, dice={10: 0.2, 2: 0.8})
+    expected = [(2, 20, 1), (4, 5, 5)]  # median, p99.9, mode (derived by hand)
+    for board, (median, p999, mode) in zip([geometric, late_mode], expected, strict=True):
+        rep = analyze(board, tail=tail, percentiles=(99.9,))
+        assert (rep.median, rep.percentiles[99.9], rep.mode, rep.note) == (median, p999,
+                                                                         mode, "")
+    df = analyze_many([geometric, late_mode], columns=["median", "p99.9", "mode"], tail=tail)
+    assert df.astype(int).values.tolist() == [list(e) for e in expected]
+
+
+def test_quantiles_past_max_throws_are_missing_with_a_note():
+    """Pushing past the tail cut stops at ``max_throws``: what it leaves undecided is
+    None, and the note says so."""
+    rep = analyze(Board(2, overshoot="exact", dice={2: 0.3, 3: 0.7}), tail=0.01,
+                  max_throws=15, percentiles=(99.9,))
+    assert (rep.median, rep.percentiles[99.9]) == (2, None)
+    assert "not decided within max_throws=15" in rep.note
+    assert rep.pmf is not None

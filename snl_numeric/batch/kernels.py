@@ -24,6 +24,7 @@ from numba.extending import register_jitable
 from .._core.numba_config import njit
 from .._core.solve import WOODBURY_BYTES, board_moments_kernel
 from .._core.table import (
+    QUANTILE_SLACK,
     push_step_kernel,
     reach_kernel,
     start_reach_kernel,
@@ -200,7 +201,8 @@ def _length_quantiles(succ, probs, dist, start, levels, want_mode, tail, max_thr
     ``q_row[i]`` is the smallest ``k`` with ``cdf[k] >= levels[i]`` (-1 when not reached)
     and ``mode`` the first ``k`` whose probability is the largest, to within
     :data:`MODE_TIE` (-1 when the pmf is all zero). Stops as soon as the answers cannot
-    change: a later throw finishes with at most the live mass left. After
+    change: a later throw finishes with at most the live mass left (the cut at ``tail``
+    does not stop it before, as :func:`~snl_numeric.analyze` pushes on). After
     ``max_throws`` throws the answers not known yet stay -1 and the status is
     ``TAIL_NOT_REACHED`` (as :func:`~snl_numeric.analyze` gives them None).
     """
@@ -243,10 +245,16 @@ def _length_quantiles(succ, probs, dist, start, levels, want_mode, tail, max_thr
             if q_row[i] < 0 and cum >= levels[i]:
                 q_row[i] = k
                 unresolved -= 1
-        if remaining < tail:
-            break
-        if unresolved == 0 and (not want_mode or remaining * (1.0 + 1e-9) < best):
-            break
+        if remaining < tail or unresolved == 0:
+            # a level is still reached while the live mass covers it (known to the quantile
+            # rule's slack), the mode once the live mass is below the largest probability
+            known = not want_mode or remaining * (1.0 + 1e-9) < best or remaining <= 0.0
+            for i in range(levels.shape[0]):
+                if (q_row[i] < 0 and levels[i] <= cum + remaining
+                        and remaining >= QUANTILE_SLACK * levels[i]):
+                    known = False
+            if known:
+                break
     return (mode if best > 0.0 else -1), 0
 
 
