@@ -38,6 +38,7 @@ from ._core.validation import (
     flag,
     int_array,
     integer,
+    is_json,
     parse_json,
     probability,
     problem_message,
@@ -559,7 +560,7 @@ class Board:
                 with open(source, "rb") as fh:
                     text = fh.read()
             except FileNotFoundError:
-                if not (isinstance(source, str) and _is_json(source)):  # (null, 3: said below)
+                if not (isinstance(source, str) and is_json(source)):  # (null, 3: said below)
                     raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "
                                      "text either)") from None
                 text = source
@@ -609,14 +610,6 @@ class Board:
 
     def __reduce__(self):
         return (_from_dict_pickle, (self.to_dict(),))
-
-
-def _is_json(text: str) -> bool:
-    try:
-        parse_json(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _from_dict_pickle(data: dict[str, Any]) -> Board:

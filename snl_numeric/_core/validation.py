@@ -249,6 +249,21 @@ def parse_json(text: str | bytes) -> Any:
         raise ValueError("invalid JSON: nested too deeply") from None
 
 
+def is_json(text: str | bytes) -> bool:
+    """Whether :func:`parse_json` takes ``text``.
+
+    Examples
+    --------
+    >>> is_json("null"), is_json("{"), is_json(b'{"a": 1}')
+    (True, False, True)
+    """
+    try:
+        parse_json(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _depth(text: str) -> int:
     """Deepest bracket nesting outside strings (stops early once too deep)."""
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, cast
 
-from .._core.validation import json_text, parse_json
+from .._core.validation import is_json, json_text, parse_json
 from .store import write_atomic
 
 __all__ = ["Line", "ReadError", "count_lines", "iter_lines", "iter_numbered", "open_bytes",
@@ -60,7 +60,7 @@ def _document(path: str | os.PathLike[str]) -> list[Any] | None:
     ``{`` line that is no JSON value by itself (an indented object)."""
     with open_bytes(path) as fh:
         first = next((line for line in fh if line.strip()), b"").removeprefix(_BOM).strip()
-        if not first.startswith(b"[") and not (first.startswith(b"{") and not _parses(first)):
+        if not first.startswith(b"[") and not (first.startswith(b"{") and not is_json(first)):
             return None
     with open_bytes(path) as fh:
         text = fh.read()
@@ -71,14 +71,6 @@ def _document(path: str | os.PathLike[str]) -> list[Any] | None:
             return None  # JSON Lines whose first line is bad
         return [ReadError(str(exc).replace("invalid JSON", "invalid board JSON", 1))]
     return value if isinstance(value, list) else [value]
-
-
-def _parses(line: bytes) -> bool:
-    try:
-        parse_json(line)
-    except ValueError:
-        return False
-    return True
 
 
 def open_rows(path: str | os.PathLike[str]) -> tuple[Iterator[Any], int]:
