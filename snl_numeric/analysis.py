@@ -217,9 +217,6 @@ def analyze(
     pushed_ = pushed(cb, start, tail, int(max_throws))
     pmf, remaining = pushed_.pmf, pushed_.remaining
     cdf = np.minimum(np.cumsum(pmf), 1.0)
-    # a later throw finishes with at most the remaining mass: the mode is known once the
-    # largest probability so far exceeds it (as analyze_many decides)
-    mode = int(np.argmax(pmf)) if pmf.max() > remaining * (1.0 + 1e-9) else None
     note = ""
     if remaining >= tail:
         note = (f"the distribution was not computed: the tail did not fall below {tail:g} "
@@ -235,15 +232,13 @@ def analyze(
         probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
         visits.flags.writeable = False
     asked = [0.5, *(q / 100.0 for q in percentiles)]
-    deeper = None if note else _decided_tail(cdf, pmf, remaining, asked, tail)
+    at_levels, mode = quantiles(cdf, asked), _mode(pmf, remaining)
+    deeper = None if note else _decided_tail(at_levels, mode, cdf, pmf, remaining, asked, tail)
     if deeper is not None:  # the tail cut hides a level or the mode: push further for them
         more = pushed(cb, start, deeper, int(max_throws))
-        deep_cdf = np.minimum(np.cumsum(more.pmf), 1.0)
-        median, *at = quantiles(deep_cdf, asked)
-        mode = (int(np.argmax(more.pmf))
-                if more.pmf.max() > more.remaining * (1.0 + 1e-9) else None)
-    else:
-        median, *at = quantiles(cdf, asked)
+        at_levels = quantiles(np.minimum(np.cumsum(more.pmf), 1.0), asked)
+        mode = _mode(more.pmf, more.remaining)
+    median, *at = at_levels
     levels = dict(zip(percentiles, at, strict=True))
     if note:
         pmf = cdf = None
@@ -276,21 +271,29 @@ def analyze(
     )
 
 
-def _decided_tail(cdf: np.ndarray, pmf: np.ndarray, remaining: float, asked: list[float],
+def _mode(pmf: np.ndarray, remaining: float) -> int | None:
+    """The most likely number of throws, None until known: a later throw finishes with at
+    most the ``remaining`` mass, so the mode is known once the largest probability so far
+    exceeds it (as analyze_many decides)."""
+    return int(np.argmax(pmf)) if pmf.max() > remaining * (1.0 + 1e-9) else None
+
+
+def _decided_tail(found: list[int | None], mode: int | None, cdf: np.ndarray,
+                  pmf: np.ndarray, remaining: float, asked: list[float],
                   tail: float) -> float | None:
     """The smaller tail to push to when the cut at ``tail`` leaves a quantile at ``asked``
-    or the mode undecided (None when every one is known).
+    (``found``: None where not reached) or the ``mode`` undecided (None when every one is
+    known).
 
     A level above the cdf is still reached while the mass that can finish covers it; the
     quantile rule's slack (``QUANTILE_SLACK`` of the level) is the precision that settles
     it. The mode is known once the mass left is below the largest probability so far.
     """
     need = tail
-    found = quantiles(cdf, asked)
     for level, k in zip(quantile_levels(asked).tolist(), found, strict=True):
         if k is None and level <= float(cdf[-1]) + remaining:
             need = min(need, QUANTILE_SLACK * level)
-    best = float(pmf.max())
-    if remaining > 0.0 and best <= remaining * (1.0 + 1e-9):
+    if mode is None and remaining > 0.0:
+        best = float(pmf.max())
         need = min(need, (best if best > 0.0 else remaining) / 2.0)
     return need if need < tail else None
