@@ -71,20 +71,21 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         fa, ta = _fortran(a)
         return dgemv(1.0, fa, b, trans=ta)
     rows, inner, cols = a.shape[0], a.shape[1], b.shape[1]
-    if rows * inner * cols > SERIAL_PRODUCT and max(rows, cols) > 1:  # panels of b's columns
-        out = np.empty((rows, cols), order="F")  # (or of a's rows)
-        if cols >= rows:
-            width = _panel(cols, rows * inner)
-            for j in range(0, cols, width):
-                out[:, j:j + width] = matmul(a, b[:, j:j + width])
-        else:
-            height = _panel(rows, inner * cols)
-            for i in range(0, rows, height):
-                out[i:i + height] = matmul(a[i:i + height], b)
+    # BLAS is column-major and a C-ordered array is its transpose's Fortran array: C = A B
+    # is made as C^T = B^T A^T, with no copy of C-ordered operands, and a panel of A's
+    # rows, like one of C's, is contiguous (written in place)
+    a, bt = np.ascontiguousarray(a), np.ascontiguousarray(b).T
+    out = np.empty((rows, cols))
+    split = rows * inner * cols > SERIAL_PRODUCT
+    if split and cols > rows:  # panels of b's columns (a few rows, many columns)
+        width = _panel(cols, rows * inner)
+        for j in range(0, cols, width):
+            out[:, j:j + width] = dgemm(1.0, bt[j:j + width], a.T).T
         return out
-    fa, ta = _fortran(a)
-    fb, tb = _fortran(b)
-    return dgemm(1.0, fa, fb, trans_a=ta, trans_b=tb)
+    height = _panel(rows, inner * cols) if split else rows
+    for i in range(0, rows, height):
+        dgemm(1.0, bt, a[i:i + height].T, c=out[i:i + height].T, overwrite_c=True)
+    return out
 
 
 def _panel(length: int, per_unit: int) -> int:
