@@ -99,7 +99,7 @@ class DirectSolver:
                     ps = ps[order]
         pos = np.full(n, m, dtype=np.intp)  # each square's place in the system, m off it
         pos[states] = np.arange(m)
-        self._to = to = pos[dest]
+        self._to = pos[dest]
         self._probs = ps
         if probs.ndim == 1:
             self._scale = probs.sum()
@@ -116,7 +116,6 @@ class DirectSolver:
         self._table = (succ, probs)
         self._throws: Solution | None = None
         self._in: int | None = None
-        self._g: sp.csr_matrix | None = None
         if m <= DENSE_MAX:
             self.method = "lu"
             mu = self._mu
@@ -127,10 +126,7 @@ class DirectSolver:
                     self._lu = dgetrf(a_ff.T, overwrite_a=True)[:2]
         else:
             self.method = "splu"
-            off = (to < m) & (self._moving > 0.0)
-            rows = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
-            self._g = g = sp.csr_matrix((self._moving[off], (rows, to[off])), shape=(m, m))
-            self._splu = spla.splu((sp.diags(self._pivot) - g).tocsc())
+            self._splu = spla.splu(self._sparse())
 
     @cached_property
     def rowsum(self) -> np.ndarray:
@@ -162,12 +158,15 @@ class DirectSolver:
         return self._by_lu(rhs, trans)[0]
 
     def _by_lu(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
-        """``(x, G x)`` for ``A x = rhs`` by the factorisation, ``(x, None)`` for ``A^T``
-        and on the SuperLU path. Nobody moves to the first ``mu`` squares, so their
-        columns of ``G`` are 0: ``G x`` reads only the others, is known once they are
-        solved, and gives both the first rows and the residual's product."""
+        """``(x, near)`` for ``A x = rhs`` by the factorisation (SuperLU above
+        :data:`DENSE_MAX` unknowns), ``near`` the values ``x`` at the squares each move
+        leads to (0 off the system; :meth:`_residual` reads them), None for ``A^T``.
+        Nobody moves to the first ``mu`` squares, so their columns of ``G`` are 0: they are
+        solved last, from the others (their own entries of ``near`` are read only where a
+        face has no probability)."""
         if self.method != "lu":
-            return self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N"), None
+            x = self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N")
+            return x, None
         m, mu = self.unknowns, self._mu
         x = np.zeros((m + 1, rhs.shape[1]))  # (row m: the squares off the system)
         r = rhs[mu:]
@@ -179,17 +178,12 @@ class DirectSolver:
                 x[mu:m] = columns(partial(self._getrs, trans=0 if trans else 1), r)
         if trans:
             return x[:m], None
-        g = self._gather(x, m)
-        x[:mu] = (rhs[:mu] + g[:mu]) / self._piv_u
-        return x[:m], g
+        near = x[self._to]
+        x[:mu] = (rhs[:mu] + (self._moving[:mu, :, None] * near[:mu]).sum(axis=1)) / self._piv_u
+        return x[:m], near
 
     def _getrs(self, column: np.ndarray, trans: int) -> np.ndarray:
         return dgetrs(*self._lu, column, trans=trans)[0]
-
-    def _gather(self, xe: np.ndarray, rows: int) -> np.ndarray:
-        """``(G x)[:rows]`` read off the successor table, ``xe`` of shape ``(m + 1, k)``:
-        ``x`` and a row of zeros for the squares off the system."""
-        return (self._moving[:rows, :, None] * xe[self._to[:rows]]).sum(axis=1)
 
     def _scatter(self, x: np.ndarray, rows: int) -> np.ndarray:
         """``G[:rows]^T x[:rows]`` read off the successor table: each move of the first
@@ -200,30 +194,46 @@ class DirectSolver:
         idx = self._to[:rows, :, None] * k + np.arange(k)  # (to = m: off the system)
         return np.bincount(idx.ravel(), terms.ravel(), (m + 1) * k).reshape(m + 1, k)[:m]
 
-    def _product(self, x: np.ndarray, trans: bool) -> np.ndarray:
-        """``G x`` (``G^T x``): the moves between the squares of the system, ``x`` of shape
-        ``(m, k)`` and finite. On the dense path both are read off the successor table,
-        so a solver keeps no matrix but the LU factors; above :data:`DENSE_MAX` unknowns,
-        SciPy's sparse product."""
-        if self.method != "lu":
-            assert self._g is not None
-            return (self._g.T if trans else self._g) @ x
-        if trans:
-            return self._scatter(x, self.unknowns)
-        xe = np.zeros((self.unknowns + 1, x.shape[1]))
-        xe[:-1] = x
-        return self._gather(xe, self.unknowns)
+    def _sparse(self) -> sp.csc_matrix:
+        """``A`` for SuperLU: each square's row (its pivot and its moves within the system)
+        laid out in CSR straight from the table, summed where two faces meet, then
+        converted to CSC."""
+        m = self.unknowns
+        cols = np.concatenate([self._to, np.arange(m)[:, None]], axis=1)
+        vals = np.concatenate([-self._moving, self._pivot[:, None]], axis=1)
+        keep = (cols < m) & (vals != 0.0)
+        indptr = np.zeros(m + 1, dtype=np.int32)
+        np.cumsum(np.count_nonzero(keep, axis=1), out=indptr[1:])
+        a = sp.csr_matrix((vals[keep], cols[keep].astype(np.int32), indptr), shape=(m, m))
+        a.sum_duplicates()
+        return a.tocsc()
 
     def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool,
-                  g: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  near: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(r, bound)``: ``rhs - A x`` (``A^T``) in double precision, and a bound on its
-        distance from the exact residual, relative to ``|rhs| + |A| |x|``
-        (``|A| = D + G``): the rounding of each row's products and sums (``faces``
-        products on a row of ``A``; on a row of ``A^T``, one per move into its square),
-        of the pivot (a sum of ``faces`` terms) and of the two differences. ``g``: the
-        product ``G x`` (``G^T x``) when it is known."""
-        if g is None:
-            g = self._product(x, trans)
+        distance from the exact residual.
+
+        A row of ``A`` is summed as ``sum_f p_f (x_i - x_to)`` over the square's moves
+        (``x = 0`` off the system), which needs no pivot: each difference, product and sum
+        and ``rhs`` minus the sum rounds once, within ``gamma(2 faces + 6)`` of
+        ``|rhs| + sum_f p_f |x_i - x_to|``. The differences are of the values of nearby
+        squares, so this bound stays near the rounding of ``rhs`` where the one relative
+        to ``|A| |x|`` grows with ``x`` (a board of a few hundred expected throws then
+        needed a residual in double-double to be certified). A row of ``A^T`` is the
+        pivot times ``x`` minus one product per move into its square: the rounding of
+        those products and sums, of the pivot (a sum of ``faces`` terms) and of the two
+        differences, relative to ``|rhs| + |A^T| |x|``. ``near``: ``x`` at the squares
+        the moves lead to, when known (:meth:`_by_lu`)."""
+        if not trans:
+            if near is None:
+                xe = np.zeros((self.unknowns + 1, x.shape[1]))
+                xe[:-1] = x
+                near = xe[self._to]
+            terms = self._moving[:, :, None] * (x[:, None, :] - near)
+            r = rhs - terms.sum(axis=1)
+            np.abs(terms, out=terms)
+            return r, gamma(2 * self.faces + 6) * (np.abs(rhs) + terms.sum(axis=1))
+        g = self._scatter(x, self.unknowns)
         pivot = self._pivot[:, None]
         px = pivot * x
         r = rhs - (px - g)
@@ -231,13 +241,11 @@ class DirectSolver:
             size = np.abs(rhs) + px + g
         else:
             ab = np.abs(x)
-            size = np.abs(rhs) + pivot * ab + self._product(ab, trans)
-        return r, gamma(2 * self.faces + self._width(trans) + 4) * size
+            size = np.abs(rhs) + pivot * ab + self._scatter(ab, self.unknowns)
+        return r, gamma(2 * self.faces + self._moves_in() + 4) * size
 
-    def _width(self, trans: bool) -> int:
-        """The most moves into one square of the system (``trans``), or out of one."""
-        if not trans:
-            return self.faces
+    def _moves_in(self) -> int:
+        """The most moves into one square of the system."""
         with self._lock:
             if self._in is None:
                 to = self._to[(self._to < self.unknowns) & (self._moving > 0.0)]
@@ -330,11 +338,11 @@ class DirectSolver:
         a bound known without a residual) is below ``target`` or stops improving:
         ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            x, g = self._by_lu(rhs, trans) if solve == self._lu_solve else (
+            x, near = self._by_lu(rhs, trans) if solve == self._lu_solve else (
                 solve(rhs, trans), None)
         if not np.isfinite(x).all():
             return x, None, np.inf, np.inf
-        r, bound = self._residual(rhs, x, trans, g)
+        r, bound = self._residual(rhs, x, trans, near)
         backward = np.nan
         if measure:
             scale = 2.0 * np.abs(x).max() + np.abs(rhs).max()
@@ -394,22 +402,23 @@ class DirectSolver:
         return self._throws
 
     def _throws_at_once(self) -> Solution | None:
-        """The expected throws from one solve by the LU factors when the residual in double
-        precision certifies them (boards of up to a few hundred expected throws), else
-        None: the first step of :meth:`solve`, without its bookkeeping of many columns and
-        fallbacks (6% of ``expected_throws`` on a fresh 100-square board)."""
-        if self.method != "lu" or self.unknowns == 0:
+        """The expected throws from one solve by the factorisation when the residual in
+        double precision certifies them (componentwise: ``rhs > 0``), else None: the first
+        step of :meth:`solve`, without its bookkeeping of many columns and fallbacks (6% of
+        ``expected_throws`` on a fresh 100-square board)."""
+        if self.unknowns == 0:
             return None
         rhs = np.full((self.unknowns, 1), self._scale)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
-            x, g = self._by_lu(rhs, False)
-            r, bound = self._residual(rhs, x, False, g)
-            error = self._relative(rhs, x, np.abs(r) + bound, False)
-        if not error <= TARGET:  # (NaN beyond the largest double)
+            x, near = self._by_lu(rhs, False)
+            r, bound = self._residual(rhs, x, False, near)
+            worst = float(((np.abs(r) + bound) / rhs).max())
+        if not worst <= TARGET:  # (NaN beyond the largest double)
             return None
         out = np.zeros(self.n)
         out[self.states] = x[:, 0]
-        return Solution(out, 0, total_error(error, self.faces), np.nan, self.method)
+        error = total_error(worst / (1.0 - worst), self.faces)
+        return Solution(out, 0, error, np.nan, self.method)
 
     def tmax(self) -> float:
         """``max(t)`` for ``t = A^-1 s``, the expected throws: ``||(I - Q)^-1||_inf``."""
