@@ -165,8 +165,7 @@ class DirectSolver:
         solved last, from the others (their own entries of ``near`` are read only where a
         face has no probability)."""
         if self.method != "lu":
-            x = self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N")
-            return x, None
+            return self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N"), None
         m, mu = self.unknowns, self._mu
         x = np.zeros((m + 1, rhs.shape[1]))  # (row m: the squares off the system)
         r = rhs[mu:]
@@ -403,22 +402,21 @@ class DirectSolver:
 
     def _throws_at_once(self) -> Solution | None:
         """The expected throws from one solve by the factorisation when the residual in
-        double precision certifies them (componentwise: ``rhs > 0``), else None: the first
-        step of :meth:`solve`, without its bookkeeping of many columns and fallbacks (6% of
-        ``expected_throws`` on a fresh 100-square board)."""
+        double precision certifies them, else None: the first step of :meth:`solve`,
+        without its bookkeeping of many columns and fallbacks (6% of ``expected_throws``
+        on a fresh 100-square board)."""
         if self.unknowns == 0:
             return None
         rhs = np.full((self.unknowns, 1), self._scale)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
             x, near = self._by_lu(rhs, False)
             r, bound = self._residual(rhs, x, False, near)
-            worst = float(((np.abs(r) + bound) / rhs).max())
-        if not worst <= TARGET:  # (NaN beyond the largest double)
+            error = self._relative(rhs, x, np.abs(r) + bound, False)
+        if not error <= TARGET:  # (NaN beyond the largest double)
             return None
         out = np.zeros(self.n)
         out[self.states] = x[:, 0]
-        error = total_error(worst / (1.0 - worst), self.faces)
-        return Solution(out, 0, error, np.nan, self.method)
+        return Solution(out, 0, total_error(error, self.faces), np.nan, self.method)
 
     def tmax(self) -> float:
         """``max(t)`` for ``t = A^-1 s``, the expected throws: ``||(I - Q)^-1||_inf``."""
