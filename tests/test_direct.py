@@ -286,25 +286,35 @@ def test_milton_bradley_throws_in_one_solve(per_square):
 
 @settings(max_examples=80, deadline=None)
 @given(st.integers(1, 30), st.integers(1, 3), st.booleans(), st.integers(0, 2**32 - 1))
-def test_double_residual_bound_covers_the_exact_residual(m, cols, per_square, seed):
-    """The residual of ``A x`` in double precision (each row summed as
-    ``sum_f p_f (x_i - x_to)``) is within its bound of the exact residual, in rationals,
-    for values of either sign and any size."""
+def test_double_residual_bounds_cover_the_exact_residuals(m, cols, per_square, seed):
+    """The residuals of ``A x`` (each row summed as ``sum_f p_f (x_i - x_to)``) and of
+    ``A^T x`` (each row's bound by its own count of moves in) in double precision are
+    within their bounds of the exact residuals, in rationals, for values of either sign
+    and any size."""
     rng = np.random.default_rng(seed)
     n = m + 1  # the last square is off the system
     succ = rng.integers(0, n, (n, 4))
     probs = rng.dirichlet(np.ones(4), size=n) if per_square else rng.dirichlet(np.ones(4))
     solver = DirectSolver(succ, probs, np.arange(n) < m)
     x = rng.standard_normal((m, cols)) * 10.0 ** rng.integers(0, 8, (m, 1))
+    if seed % 2:  # (values >= 0 take the residuals' other branch)
+        x = np.abs(x)
     rhs = rng.random((m, cols))
-    r, bound = solver._residual(rhs, x, False)
     to, moving = solver._to, solver._moving
+    r, bound = solver._residual(rhs, x, False)
     for i in range(m):
         for c in range(cols):
             at = [Fraction(x[t, c]) if t < m else Fraction(0) for t in to[i]]
             exact = Fraction(rhs[i, c]) - sum(Fraction(p) * (Fraction(x[i, c]) - v)
                                               for p, v in zip(moving[i], at, strict=True))
             assert abs(Fraction(r[i, c]) - exact) <= Fraction(bound[i, c])
+    r, bound = solver._residual(rhs, x, True)  # A^T: row j is the pivot's and every move in
+    for j in range(m):
+        for c in range(cols):
+            exact = Fraction(rhs[j, c]) - sum(map(Fraction, moving[j])) * Fraction(x[j, c])
+            for i, f in zip(*np.nonzero(to == j), strict=True):
+                exact += Fraction(moving[i, f]) * Fraction(x[i, c])
+            assert abs(Fraction(r[j, c]) - exact) <= Fraction(bound[j, c])
 
 
 def test_hundreds_of_expected_throws_are_certified_without_double_double(monkeypatch):

@@ -115,7 +115,7 @@ class DirectSolver:
         self._fallback = None
         self._table = (succ, probs)
         self._throws: Solution | None = None
-        self._in: int | None = None
+        self._rounding: np.ndarray | None = None
         if m <= DENSE_MAX:
             self.method = "lu"
             mu = self._mu
@@ -219,10 +219,11 @@ class DirectSolver:
         squares, so this bound stays near the rounding of ``rhs`` where the one relative
         to ``|A| |x|`` grows with ``x`` (a board of a few hundred expected throws then
         needed a residual in double-double to be certified). A row of ``A^T`` is the
-        pivot times ``x`` minus one product per move into its square: the rounding of
-        those products and sums, of the pivot (a sum of ``faces`` terms) and of the two
-        differences, relative to ``|rhs| + |A^T| |x|``. ``near``: ``x`` at the squares
-        the moves lead to, when known (:meth:`_by_lu`)."""
+        pivot times ``x`` minus one product per move into its square: the rounding of the
+        pivot (a sum of ``faces`` terms), of its product, of those products and their sum
+        and of the two differences, ``gamma(faces + moves in + 4)`` relative to
+        ``|rhs| + |A^T| |x|``, row by row. ``near``: ``x`` at the squares the moves lead
+        to, when known (:meth:`_by_lu`)."""
         if not trans:
             if near is None:
                 xe = np.zeros((self.unknowns + 1, x.shape[1]))
@@ -241,15 +242,17 @@ class DirectSolver:
         else:
             ab = np.abs(x)
             size = np.abs(rhs) + pivot * ab + self._scatter(ab, self.unknowns)
-        return r, gamma(2 * self.faces + self._moves_in() + 4) * size
+        return r, self._rounding_t()[:, None] * size
 
-    def _moves_in(self) -> int:
-        """The most moves into one square of the system."""
+    def _rounding_t(self) -> np.ndarray:
+        """``gamma(faces + moves in + 4)`` for each row of ``A^T``: the relative rounding of
+        its residual (built on first use)."""
         with self._lock:
-            if self._in is None:
+            if self._rounding is None:
                 to = self._to[(self._to < self.unknowns) & (self._moving > 0.0)]
-                self._in = int(np.bincount(to, minlength=1).max())
-            return self._in
+                terms = self.faces + 4 + np.bincount(to, minlength=self.unknowns)
+                self._rounding = np.array([gamma(t) for t in range(int(terms.max()) + 1)])[terms]
+            return self._rounding
 
     def _rows_of(self, trans: bool) -> Rows:
         """The rows of ``A`` or of ``A^T``, for residuals in double-double (built on first
