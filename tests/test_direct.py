@@ -334,6 +334,32 @@ def test_hundreds_of_expected_throws_are_certified_without_double_double(monkeyp
     assert 200 < t[0] < 300 and t.max() == pytest.approx(report.condition)
 
 
+def test_only_the_columns_not_yet_certified_are_refined(monkeypatch):
+    """The visits' solve of a 1,000-square board: of 91 columns (rows of N) one misses
+    the target at first and goes to double-double; the rest keep their first answer. Each
+    column is what solving it alone gives, bit for bit."""
+    from snl_numeric._core.solve.certify import Rows
+
+    widths = []
+    dd_residual = Rows.dd_residual
+
+    def spy(self, b, hi, lo):
+        widths.append(b.shape[1])
+        return dd_residual(self, b, hi, lo)
+
+    cb = random_board(1000, 0.1, rng=1).compiled
+    solver = fundamental(cb)
+    targets = np.unique(cb.rests[cb.rests < cb.size])
+    e = np.zeros((cb.n_states, 1 + len(targets)))
+    e[0, 0] = 1.0
+    e[targets, np.arange(1, 1 + len(targets))] = 1.0
+    monkeypatch.setattr(Rows, "dd_residual", spy)
+    sol = solver.solve(e, trans=True)
+    assert e.shape[1] == 91 and widths and set(widths) == {1} and sol.error < 1e-11
+    for j in range(e.shape[1]):
+        assert solver.solve(e[:, j], trans=True).x.tolist() == sol.x[:, j].tolist()
+
+
 @pytest.mark.parametrize("order_a, order_b", [("C", "C"), ("F", "C"), ("C", "F"), ("F", "F")])
 def test_scipy_blas_products_are_numpys(order_a, order_b):
     # the single-board path's dense products go through SciPy's BLAS (see _core.blas)
