@@ -360,6 +360,27 @@ def test_only_the_columns_not_yet_certified_are_refined(monkeypatch):
         assert solver.solve(e[:, j], trans=True).x.tolist() == sol.x[:, j].tolist()
 
 
+def test_refinement_takes_a_round_in_double_first(monkeypatch):
+    """The variances of a 1,000-square board need t and u tighter than their first
+    answers: one refinement round in double precision (A's residual is accurate there)
+    brings each within one residual in double-double of its target (two each before)."""
+    from snl_numeric._core.solve.certify import Rows
+
+    calls = []
+    dd_residual = Rows.dd_residual
+
+    def spy(self, b, hi, lo):
+        calls.append(b.shape)
+        return dd_residual(self, b, hi, lo)
+
+    board = random_board(1000, 0.1, rng=1)
+    monkeypatch.setattr(Rows, "dd_residual", spy)
+    var = snl.throws_variance_all(board)
+    assert calls == [(1000, 1), (1000, 1)]
+    _, ref, sure, _ = naive.large_moments(board)
+    np.testing.assert_allclose(var[sure], ref[sure], rtol=1e-9)
+
+
 @pytest.mark.parametrize("order_a, order_b", [("C", "C"), ("F", "C"), ("C", "F"), ("F", "F")])
 def test_scipy_blas_products_are_numpys(order_a, order_b):
     # the single-board path's dense products go through SciPy's BLAS (see _core.blas)

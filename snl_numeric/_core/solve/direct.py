@@ -360,7 +360,18 @@ class DirectSolver:
         out, rhs, x = x, rhs[:, cols], x[:, cols]
         lo = np.zeros_like(x)
         best = (x, lo, float(errors[cols].max()))
+        if not trans:  # first a round in double: A's residual is accurate there (_residual)
+            with np.errstate(over="ignore", invalid="ignore"):
+                again = x + solve(r[:, cols], trans)
+            r, bound = self._residual(rhs, again, trans)
+            error = float(np.minimum(a_priori, self._relative(rhs, again, np.abs(r) + bound,
+                                                              trans)).max())
+            if error < best[2]:
+                best = (again, lo, error)
+                x = again
         for round_ in range(MAX_ROUNDS + 1):
+            if best[2] <= target:
+                break
             r, bound = self._rows_of(trans).dd_residual(rhs, x, lo)
             error = float(np.minimum(a_priori, self._relative(rhs, x + lo, np.abs(r) + bound,
                                                               trans)).max())
@@ -398,8 +409,8 @@ class DirectSolver:
             with np.errstate(divide="ignore", invalid="ignore"):
                 eps[others] = np.where(size > 0.0, enorm / size * self.inverse_norm(),
                                        np.where(enorm > 0.0, np.inf, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(eps < 1.0, eps / (1.0 - eps), np.inf)
+        out = np.full_like(eps, np.inf)  # (NaN: beyond the largest double)
+        return np.divide(eps, 1.0 - eps, out=out, where=eps < 1.0)
 
     def inverse_norm(self) -> float:
         """An upper bound on ``||A^-1||_inf``: ``max(t) / min(s)``."""
