@@ -223,13 +223,14 @@ class DirectSolver:
         pivot (a sum of ``faces`` terms), of its product, of those products and their sum
         and of the two differences, ``gamma(faces + moves in + 4)`` relative to
         ``|rhs| + |A^T| |x|``, row by row. ``near``: ``x`` at the squares the moves lead
-        to, when known (:meth:`_by_lu`)."""
+        to, when known (:meth:`_by_lu`; overwritten here)."""
         if not trans:
             if near is None:
                 xe = np.zeros((self.unknowns + 1, x.shape[1]))
                 xe[:-1] = x
                 near = xe[self._to]
-            terms = self._moving[:, :, None] * (x[:, None, :] - near)
+            terms = np.subtract(x[:, None, :], near, out=near)  # (in place: near is ours)
+            terms *= self._moving[:, :, None]
             r = rhs - terms.sum(axis=1)
             np.abs(terms, out=terms)
             return r, gamma(2 * self.faces + 6) * (np.abs(rhs) + terms.sum(axis=1))
@@ -351,21 +352,22 @@ class DirectSolver:
             backward = float(np.abs(r).max() / scale) if scale > 0 else 0.0
         if a_priori <= target:
             return x, None, a_priori, backward
-        errors = np.minimum(a_priori, self._relative(rhs, x, np.abs(r) + bound, trans))
-        if errors.max() <= target:
-            return x, None, float(errors.max()), backward
+        eps = self._relative(rhs, x, np.abs(r) + bound, trans)
+        error = min(a_priori, _error(float(eps.max())))
+        if error <= target:
+            return x, None, error, backward
         # the columns not yet certified are refined, the others keep their answer
-        done = errors <= target
+        done = eps <= target / (1.0 + target)  # (their error at most target)
         cols = np.flatnonzero(~done)
         out, rhs, x = x, rhs[:, cols], x[:, cols]
         lo = np.zeros_like(x)
-        best = (x, lo, float(errors[cols].max()))
+        best = (x, lo, min(a_priori, _error(float(eps[cols].max()))))
         if not trans:  # first a round in double: A's residual is accurate there (_residual)
             with np.errstate(over="ignore", invalid="ignore"):
                 again = x + solve(r[:, cols], trans)
             r, bound = self._residual(rhs, again, trans)
-            error = float(np.minimum(a_priori, self._relative(rhs, again, np.abs(r) + bound,
-                                                              trans)).max())
+            error = min(a_priori, _error(float(
+                self._relative(rhs, again, np.abs(r) + bound, trans).max())))
             if error < best[2]:
                 best = (again, lo, error)
                 x = again
@@ -373,8 +375,8 @@ class DirectSolver:
             if best[2] <= target:
                 break
             r, bound = self._rows_of(trans).dd_residual(rhs, x, lo)
-            error = float(np.minimum(a_priori, self._relative(rhs, x + lo, np.abs(r) + bound,
-                                                              trans)).max())
+            error = min(a_priori, _error(float(
+                self._relative(rhs, x + lo, np.abs(r) + bound, trans).max())))
             if error < best[2]:
                 best = (x, lo, error)
             elif round_:
@@ -388,29 +390,29 @@ class DirectSolver:
         out[:, cols] = best[0]
         lo = np.zeros_like(out)
         lo[:, cols] = best[1]
-        return out, lo, max(float(errors[done].max(initial=0.0)), best[2]), backward
+        return out, lo, max(_error(float(eps[done].max(initial=0.0))), best[2]), backward
 
     def _relative(self, rhs: np.ndarray, x: np.ndarray, err: np.ndarray, trans: bool
                   ) -> np.ndarray:
-        """The certified relative error of each column of ``x`` from a bound ``err`` on its
-        exact residual (see :mod:`.certify`)."""
+        """For each column of ``x``, given a bound ``err`` on its exact residual, the
+        relative size of the residual that bounds the column's relative error (see
+        :mod:`.certify` and :func:`_error`)."""
         positive = np.zeros(rhs.shape[1], bool) if trans else (rhs > 0.0).all(axis=0)
         if positive.all():  # componentwise (the expected throws, their second moment)
-            eps = (err / rhs).max(axis=0)
-        else:  # normwise: in the 1-norm for A^T (its norm is A^-1's inf-norm), else the inf-norm
-            eps = np.zeros(rhs.shape[1])
-            if positive.any():
-                eps[positive] = (err[:, positive] / rhs[:, positive]).max(axis=0)
-            others = ~positive
-            if not trans:
-                x, err = x[:, others], err[:, others]
-            norm = np.sum if trans else np.max
-            size, enorm = norm(np.abs(x), axis=0), norm(err, axis=0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                eps[others] = np.where(size > 0.0, enorm / size * self.inverse_norm(),
-                                       np.where(enorm > 0.0, np.inf, 0.0))
-        out = np.full_like(eps, np.inf)  # (NaN: beyond the largest double)
-        return np.divide(eps, 1.0 - eps, out=out, where=eps < 1.0)
+            return (err / rhs).max(axis=0)
+        # normwise: in the 1-norm for A^T (its norm is A^-1's inf-norm), else the inf-norm
+        eps = np.zeros(rhs.shape[1])
+        if positive.any():
+            eps[positive] = (err[:, positive] / rhs[:, positive]).max(axis=0)
+        others = ~positive
+        if not trans:
+            x, err = x[:, others], err[:, others]
+        norm = np.sum if trans else np.max
+        size, enorm = norm(np.abs(x), axis=0), norm(err, axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            eps[others] = np.where(size > 0.0, enorm / size * self.inverse_norm(),
+                                   np.where(enorm > 0.0, np.inf, 0.0))
+        return eps
 
     def inverse_norm(self) -> float:
         """An upper bound on ``||A^-1||_inf``: ``max(t) / min(s)``."""
@@ -434,7 +436,7 @@ class DirectSolver:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
             x, near = self._by_lu(rhs, False)
             r, bound = self._residual(rhs, x, False, near)
-            error = float(self._relative(rhs, x, np.abs(r) + bound, False).max())
+            error = _error(float(self._relative(rhs, x, np.abs(r) + bound, False).max()))
         if not error <= TARGET:  # (NaN beyond the largest double)
             return None
         out = np.zeros(self.n)
@@ -520,3 +522,10 @@ class _Gth:
         y = sla.solve_triangular(self.lower, rhs, lower=True, unit_diagonal=True,
                                  check_finite=False)
         return sla.solve_triangular(self.upper, y, check_finite=False)
+
+
+def _error(eps: float) -> float:
+    """The certified relative error of an answer whose residual is ``eps`` relative (as
+    :meth:`DirectSolver._relative` measures it): ``eps / (1 - eps)``, ``inf`` from 1 on
+    (and for NaN: beyond the largest double)."""
+    return eps / (1.0 - eps) if eps < 1.0 else np.inf
