@@ -337,9 +337,11 @@ class DirectSolver:
 
     def _refine(self, solve, rhs: np.ndarray, trans: bool, target: float, measure: bool,
                 a_priori: float = np.inf):
-        """Solve, then refine in double-double until the certified error (or ``a_priori``,
-        a bound known without a residual) is below ``target`` or stops improving:
-        ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed."""
+        """Solve, then refine the columns not yet certified (for ``A``, a round with the
+        residual in double first; then in double-double) until the certified error (or
+        ``a_priori``, a bound known without a residual) is below ``target`` or stops
+        improving: ``(x, lo, error, backward)``, ``lo`` None when no refinement was
+        needed."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             x, near = self._by_lu(rhs, trans) if solve == self._lu_solve else (
                 solve(rhs, trans), None)
@@ -365,12 +367,13 @@ class DirectSolver:
         if not trans:  # first a round in double: A's residual is accurate there (_residual)
             with np.errstate(over="ignore", invalid="ignore"):
                 again = x + solve(r[:, cols], trans)
-            r, bound = self._residual(rhs, again, trans)
-            error = min(a_priori, _error(float(
-                self._relative(rhs, again, np.abs(r) + bound, trans).max())))
-            if error < best[2]:
-                best = (again, lo, error)
-                x = again
+            if np.isfinite(again).all():
+                r, bound = self._residual(rhs, again, trans)
+                error = min(a_priori, _error(float(
+                    self._relative(rhs, again, np.abs(r) + bound, trans).max())))
+                if error < best[2]:
+                    best = (again, lo, error)
+                    x = again
         for round_ in range(MAX_ROUNDS + 1):
             if best[2] <= target:
                 break
