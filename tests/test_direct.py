@@ -317,66 +317,58 @@ def test_double_residual_bounds_cover_the_exact_residuals(m, cols, per_square, s
             assert abs(Fraction(r[j, c]) - exact) <= Fraction(bound[j, c])
 
 
-def test_hundreds_of_expected_throws_are_certified_without_double_double(monkeypatch):
+@pytest.fixture
+def dd_shapes(monkeypatch):
+    """The shapes of the right-hand sides of every residual in double-double, in order."""
+    from snl_numeric._core.solve.certify import Rows
+
+    shapes = []
+    dd_residual = Rows.dd_residual
+
+    def spy(self, b, hi, lo):
+        shapes.append(b.shape)
+        return dd_residual(self, b, hi, lo)
+
+    monkeypatch.setattr(Rows, "dd_residual", spy)
+    return shapes
+
+
+def test_hundreds_of_expected_throws_are_certified_without_double_double(dd_shapes):
     """A 1,000-square board (about 240 expected throws from the start, SuperLU): the
     residual of the first answer in double precision certifies it, with no residual in
     double-double (which took a third of the time when the bound grew with |A| |x|)."""
-    from snl_numeric._core.solve.certify import Rows
-
-    def refused(*args):
-        raise AssertionError("a residual in double-double")
-
-    monkeypatch.setattr(Rows, "dd_residual", refused)
     board = random_board(1000, 0.1, rng=1)
     t = snl.expected_throws_all(board)
     report = snl.solver_report(board)
+    assert dd_shapes == []
     assert report.method == "splu" and report.error_estimate < 1e-12
     assert 200 < t[0] < 300 and t.max() == pytest.approx(report.condition)
 
 
-def test_only_the_columns_not_yet_certified_are_refined(monkeypatch):
+def test_only_the_columns_not_yet_certified_are_refined(dd_shapes):
     """The visits' solve of a 1,000-square board: of 91 columns (rows of N) one misses
     the target at first and goes to double-double; the rest keep their first answer. Each
     column is what solving it alone gives, bit for bit."""
-    from snl_numeric._core.solve.certify import Rows
-
-    widths = []
-    dd_residual = Rows.dd_residual
-
-    def spy(self, b, hi, lo):
-        widths.append(b.shape[1])
-        return dd_residual(self, b, hi, lo)
-
     cb = random_board(1000, 0.1, rng=1).compiled
     solver = fundamental(cb)
     targets = np.unique(cb.rests[cb.rests < cb.size])
     e = np.zeros((cb.n_states, 1 + len(targets)))
     e[0, 0] = 1.0
     e[targets, np.arange(1, 1 + len(targets))] = 1.0
-    monkeypatch.setattr(Rows, "dd_residual", spy)
     sol = solver.solve(e, trans=True)
+    widths = [shape[1] for shape in dd_shapes]
     assert e.shape[1] == 91 and widths and set(widths) == {1} and sol.error < 1e-11
     for j in range(e.shape[1]):
         assert solver.solve(e[:, j], trans=True).x.tolist() == sol.x[:, j].tolist()
 
 
-def test_refinement_takes_a_round_in_double_first(monkeypatch):
+def test_refinement_takes_a_round_in_double_first(dd_shapes):
     """The variances of a 1,000-square board need t and u tighter than their first
     answers: one refinement round in double precision (A's residual is accurate there)
     brings each within one residual in double-double of its target (two each before)."""
-    from snl_numeric._core.solve.certify import Rows
-
-    calls = []
-    dd_residual = Rows.dd_residual
-
-    def spy(self, b, hi, lo):
-        calls.append(b.shape)
-        return dd_residual(self, b, hi, lo)
-
     board = random_board(1000, 0.1, rng=1)
-    monkeypatch.setattr(Rows, "dd_residual", spy)
     var = snl.throws_variance_all(board)
-    assert calls == [(1000, 1), (1000, 1)]
+    assert dd_shapes == [(1000, 1), (1000, 1)]
     _, ref, sure, _ = naive.large_moments(board)
     np.testing.assert_allclose(var[sure], ref[sure], rtol=1e-9)
 

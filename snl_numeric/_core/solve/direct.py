@@ -355,7 +355,7 @@ class DirectSolver:
         if a_priori <= target:
             return x, None, a_priori, backward
         eps = self._relative(rhs, x, np.abs(r) + bound, trans)
-        error = min(a_priori, _error(float(eps.max())))
+        error = min(a_priori, _error_of(float(eps.max())))
         if error <= target:
             return x, None, error, backward
         # the columns not yet certified are refined, the others keep their answer
@@ -363,14 +363,13 @@ class DirectSolver:
         cols = np.flatnonzero(~done)
         out, rhs, x = x, rhs[:, cols], x[:, cols]
         lo = np.zeros_like(x)
-        best = (x, lo, min(a_priori, _error(float(eps[cols].max()))))
+        best = (x, lo, min(a_priori, _error_of(float(eps[cols].max()))))
         if not trans:  # first a round in double: A's residual is accurate there (_residual)
             with np.errstate(over="ignore", invalid="ignore"):
                 again = x + solve(r[:, cols], trans)
             if np.isfinite(again).all():
                 r, bound = self._residual(rhs, again, trans)
-                error = min(a_priori, _error(float(
-                    self._relative(rhs, again, np.abs(r) + bound, trans).max())))
+                error = min(a_priori, self._error(rhs, again, np.abs(r) + bound, trans))
                 if error < best[2]:
                     best = (again, lo, error)
                     x = again
@@ -378,8 +377,7 @@ class DirectSolver:
             if best[2] <= target:
                 break
             r, bound = self._rows_of(trans).dd_residual(rhs, x, lo)
-            error = min(a_priori, _error(float(
-                self._relative(rhs, x + lo, np.abs(r) + bound, trans).max())))
+            error = min(a_priori, self._error(rhs, x + lo, np.abs(r) + bound, trans))
             if error < best[2]:
                 best = (x, lo, error)
             elif round_:
@@ -393,13 +391,18 @@ class DirectSolver:
         out[:, cols] = best[0]
         lo = np.zeros_like(out)
         lo[:, cols] = best[1]
-        return out, lo, max(_error(float(eps[done].max(initial=0.0))), best[2]), backward
+        return out, lo, max(_error_of(float(eps[done].max(initial=0.0))), best[2]), backward
+
+    def _error(self, rhs: np.ndarray, x: np.ndarray, err: np.ndarray, trans: bool) -> float:
+        """The certified relative error of ``x`` (its worst column) from a bound ``err`` on
+        its exact residual."""
+        return _error_of(float(self._relative(rhs, x, err, trans).max()))
 
     def _relative(self, rhs: np.ndarray, x: np.ndarray, err: np.ndarray, trans: bool
                   ) -> np.ndarray:
         """For each column of ``x``, given a bound ``err`` on its exact residual, the
         relative size of the residual that bounds the column's relative error (see
-        :mod:`.certify` and :func:`_error`)."""
+        :mod:`.certify` and :func:`_error_of`)."""
         positive = np.zeros(rhs.shape[1], bool) if trans else (rhs > 0.0).all(axis=0)
         if positive.all():  # componentwise (the expected throws, their second moment)
             return (err / rhs).max(axis=0)
@@ -439,7 +442,7 @@ class DirectSolver:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
             x, near = self._by_lu(rhs, False)
             r, bound = self._residual(rhs, x, False, near)
-            error = _error(float(self._relative(rhs, x, np.abs(r) + bound, False).max()))
+            error = self._error(rhs, x, np.abs(r) + bound, False)
         if not error <= TARGET:  # (NaN beyond the largest double)
             return None
         out = np.zeros(self.n)
@@ -527,7 +530,7 @@ class _Gth:
         return sla.solve_triangular(self.upper, y, check_finite=False)
 
 
-def _error(eps: float) -> float:
+def _error_of(eps: float) -> float:
     """The certified relative error of an answer whose residual is ``eps`` relative (as
     :meth:`DirectSolver._relative` measures it): ``eps / (1 - eps)``, ``inf`` from 1 on
     (and for NaN: beyond the largest double)."""
