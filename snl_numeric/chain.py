@@ -179,8 +179,9 @@ def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, Solution, tuple[str, ...
         sol = Solution(np.zeros(cb.n_states), 0, 0.0, 0.0)
     else:
         sol = solver.throws()
-        mean[solver.active] = sol.x[solver.active]
-        notes = _notes(sol.error, "expected throws", sol.x[solver.active])
+        np.copyto(mean, sol.x, where=solver.active)
+        notes = _notes(sol.error, "expected throws",
+                       sol.x[solver.active] if np.isinf(sol.error) else None)
     mean.flags.writeable = False
     return mean, sol, notes
 

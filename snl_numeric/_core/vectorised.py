@@ -63,7 +63,7 @@ def landing_rest(jump_to: np.ndarray, chain: bool) -> np.ndarray:
     """
     rest = np.where(jump_to >= 0, jump_to, np.arange(len(jump_to)))  # one jump followed
     while chain:
-        further = rest[rest]
+        further = rest.take(rest)
         if np.array_equal(further, rest):
             break
         rest = further
@@ -87,7 +87,6 @@ def succ_table(size: int, jump_to: np.ndarray, overshoot: str, chain: bool,
     [[-1, 2], [2, -1]]
     """
     squares = np.arange(size + 1)
-    jumps = jump_to >= 0
     rest = landing_rest(jump_to, chain)
     x = squares[:, None]
     target = x + np.minimum(faces, size + 1)  # no overflow: faces are at most size + 1 here
@@ -98,13 +97,13 @@ def succ_table(size: int, jump_to: np.ndarray, overshoot: str, chain: bool,
         target = np.where(over, 2 * size - target, target)
     else:
         target[over] = size  # the goal: no jump, replaced below
-    succ = rest[target]
+    succ = rest.take(target)
     if overshoot == "exact":  # the token stays, and takes no jump where it stays
         succ = np.where(over, x, succ)
     succ[size] = size
     if not landing:
         return succ, None
-    landed = np.where(jumps[target], target, -1)
+    landed = np.where((jump_to >= 0).take(target), target, -1)
     landed[size] = -1
     return succ, landed
 

@@ -79,27 +79,28 @@ class DirectSolver:
         n, nf = succ.shape
         self.n, self.faces = n, nf
         self.active = active = np.array(active, dtype=np.bool_)
-        self.states = states = np.flatnonzero(active)
+        self.states = states = active.nonzero()[0]
         self.unknowns = m = len(states)
-        dest = succ[states]
-        ps = probs if probs.ndim == 1 else probs[states]
+        # (gathers by take: about 3x faster than indexing on arrays of this size)
+        dest = succ.take(states, axis=0)
+        ps = probs if probs.ndim == 1 else probs.take(states, axis=0)
         moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay
         # On the dense path the squares that no square of the system moves to (jump sources,
         # the start) come first: their columns of A are 0 off the diagonal, so
         # A = [[D_u, A_uf], [0, A_ff]] and only A_ff is factorised (see _by_lu).
         self._mu = 0
         if 0 < m <= DENSE_MAX:
-            fed = np.bincount(dest.ravel(), moving.ravel(), n)[states] > 0.0
+            fed = np.bincount(dest.ravel(), moving.ravel(), n).take(states) > 0.0
             self._mu = mu = m - int(np.count_nonzero(fed))
             if mu:
-                order = np.argsort(fed, kind="stable")
-                self.states = states = states[order]
-                dest, moving = dest[order], moving[order]
+                order = fed.argsort(kind="stable")
+                self.states = states = states.take(order)
+                dest, moving = dest.take(order, axis=0), moving.take(order, axis=0)
                 if probs.ndim == 2:
-                    ps = ps[order]
+                    ps = ps.take(order, axis=0)
         pos = np.full(n, m, dtype=np.intp)  # each square's place in the system, m off it
         pos[states] = np.arange(m)
-        self._to = pos[dest]
+        self._to = pos.take(dest)
         self._probs = ps
         if probs.ndim == 1:
             self._scale = probs.sum()
@@ -141,15 +142,14 @@ class DirectSolver:
         return int(len(np.unique(dest[back])))
 
     def _dense(self, lo: int = 0) -> np.ndarray:
-        """``A[lo:, lo:]`` as a dense array, C order (moves that leave it land on the
-        diagonal, which is then set to the pivots)."""
-        m = self.unknowns - lo
-        to = self._to[lo:] - lo
-        rows = np.arange(m)[:, None]
-        idx = np.where((to >= 0) & (to < m), to, rows) + rows * m
-        a = np.bincount(idx.ravel(), weights=self._moving[lo:].ravel(), minlength=m * m)
-        a = a.reshape(m, m)
-        np.negative(a, out=a)
+        """``A[lo:, lo:]`` as a dense array, C order. The moves are summed into rows as wide
+        as the system plus one column for the squares off it, and the columns of
+        ``A[lo:, lo:]`` are kept (no move of positive probability leads below ``lo``); the
+        diagonal is then set to the pivots."""
+        m, width = self.unknowns - lo, self.unknowns + 1
+        idx = self._to[lo:] + np.arange(0, m * width, width)[:, None]
+        a = np.bincount(idx.ravel(), self._moving[lo:].ravel(), m * width)
+        a = np.negative(a.reshape(m, width)[:, lo:lo + m])
         a.flat[::m + 1] = self._pivot[lo:]
         return a
 
@@ -177,7 +177,7 @@ class DirectSolver:
                 x[mu:m] = columns(partial(self._getrs, trans=0 if trans else 1), r)
         if trans:
             return x[:m], None
-        near = x[self._to]
+        near = x.take(self._to, axis=0)
         x[:mu] = (rhs[:mu] + (self._moving[:mu, :, None] * near[:mu]).sum(axis=1)) / self._piv_u
         return x[:m], near
 
@@ -442,7 +442,11 @@ class DirectSolver:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
             x, near = self._by_lu(rhs, False)
             r, bound = self._residual(rhs, x, False, near)
-            error = self._error(rhs, x, np.abs(r) + bound, False)
+            err = np.abs(r, out=r)
+            err += bound
+            # one die: rhs is one positive number s, and max(err / s) = max(err) / s
+            error = (_error_of(float(err.max()) / self._scale) if np.ndim(self._scale) == 0
+                     else self._error(rhs, x, err, False))
         if not error <= TARGET:  # (NaN beyond the largest double)
             return None
         out = np.zeros(self.n)
