@@ -185,13 +185,13 @@ def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int, den
     live square the chance of finishing in one throw (``r``) and of moving off the live
     squares (``d``)."""
     n, k = succ.shape
-    states = np.flatnonzero(live)
+    states = live.nonzero()[0]
     states = states[states != goal]
     m = len(states)
     pos = np.full(n, m, dtype=np.intp)  # m: off the live squares
     pos[states] = np.arange(m)
-    dest = succ[states]
-    to = pos[dest]
+    dest = succ.take(states, axis=0)
+    to = pos.take(dest)
     p = np.broadcast_to(probs, dest.shape)
     r = np.where(dest == goal, p, 0.0).sum(axis=1)
     d = np.where((to == m) & (dest != goal), p, 0.0).sum(axis=1)

@@ -147,10 +147,10 @@ class Rows:
                     ) -> tuple[np.ndarray, np.ndarray]:
         """``(r, bound)``: ``b - A (hi + lo)`` in double-double arithmetic, rounded to
         double, and a bound on its distance from the exact residual."""
-        rh = b[self.order]  # (rows by decreasing count of terms)
+        rh = b.take(self.order, axis=0)  # (rows by decreasing count of terms)
         rl = np.zeros_like(rh)
         size = np.abs(rh)
-        xh, xl = hi[self.order], lo[self.order]
+        xh, xl = hi.take(self.order, axis=0), lo.take(self.order, axis=0)
         for f in range(self.moving.shape[1]):  # the pivot: - p x[i] for every move out
             p = self.moving[self.order, f, None]
             ph, pl = _two_prod(p, xh)
@@ -163,8 +163,8 @@ class Rows:
             c = stop - start  # the rows with a t-th term: the first c
             p = self.off_p[start:stop, None]
             to = self.off_to[start:stop]
-            qh, ql = _two_prod(p, hi[to])
-            ql = ql + p * lo[to]
+            qh, ql = _two_prod(p, hi.take(to, axis=0))
+            ql = ql + p * lo.take(to, axis=0)
             rh[:c], e = _two_sum(rh[:c], qh)
             rl[:c] = rl[:c] + (e + ql)
             size[:c] = size[:c] + np.abs(qh)
@@ -191,7 +191,7 @@ def step_variance(to: np.ndarray, probs: np.ndarray, thi: np.ndarray,
     [0.25, 0.0]
     """
     m = len(to)
-    yh, yl = thi[to], tlo[to]
+    yh, yl = thi.take(to), tlo.take(to)
     xh, xl = thi[:m, None], tlo[:m, None]
     s, e = _two_sum(yh, -xh)
     d = s + (e + (yl - xl) + 1.0)

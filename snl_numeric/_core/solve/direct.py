@@ -228,7 +228,7 @@ class DirectSolver:
             if near is None:
                 xe = np.zeros((self.unknowns + 1, x.shape[1]))
                 xe[:-1] = x
-                near = xe[self._to]
+                near = xe.take(self._to, axis=0)
             terms = np.subtract(x[:, None, :], near, out=near)  # (in place: near is ours)
             terms *= self._moving[:, :, None]
             r = rhs - terms.sum(axis=1)
