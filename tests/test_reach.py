@@ -27,6 +27,7 @@ from snl_numeric._core.table import (
     start_reach_kernel,
 )
 from snl_numeric._core.vectorised import reach as numpy_reach
+from snl_numeric._core.vectorised import stable_order
 from snl_numeric.boards import random_board
 
 RULES = ("win", "exact", "bounce")
@@ -238,3 +239,17 @@ def test_property_boards_match_naive(board):
     ours = kernels_reach(board.compiled.succ)
     assert_same(ours, naive_board_reach(board))
     assert np.all(ours[1][ours[0] < 0] == False)  # noqa: E712 - a stuck square is not sure
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([1, 2, 300, 2**15 - 1, 2**15, 2**15 + 1, 2**20]), st.data())
+def test_stable_order_is_numpys_stable_argsort(bound, data):
+    """The fewest-throws search sorts the reversed moves by radix on 16-bit keys where they
+    fit: the same order as NumPy's stable sort of the keys as given, on either side of the
+    16-bit limit."""
+    n = data.draw(st.integers(0, 400))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    keys = np.random.default_rng(seed).integers(0, bound, n)
+    assert np.array_equal(stable_order(keys, bound), np.argsort(keys, kind="stable"))
+    keys32 = keys.astype(np.int32)
+    assert np.array_equal(stable_order(keys32, bound), np.argsort(keys32, kind="stable"))
