@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from conftest import boards as board_strategy
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snl_numeric import (
     Board,
@@ -31,6 +32,8 @@ from snl_numeric import (
 )
 from snl_numeric._core.memory import MemoryLimitError
 from snl_numeric._core.solve import TARGET_ERROR, Solver, board_moments_kernel, solver_bytes
+from snl_numeric._core.solve.blocks import sweep_kernel
+from snl_numeric._core.solve.krylov import far_sweep_kernel, far_table_kernel
 from snl_numeric._core.table import reach_kernel
 from snl_numeric.boards import random_board
 from snl_numeric.chain import sure_states
@@ -105,6 +108,64 @@ def test_gmres_certifies_its_first_answer_and_agrees_with_the_woodbury_twin():
     assert ref.method == "woodbury" and exact.method == "woodbury"
     np.testing.assert_allclose(sol.x, ref.x, rtol=2 * TARGET_ERROR)
     assert solver.method == "gmres"  # unchanged by the solves
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(300, 3000), st.floats(0.02, 0.4), st.sampled_from(["win", "exact", "bounce"]),
+       st.booleans(), st.integers(0, 2**31))
+def test_the_gmres_sweep_is_the_board_sweep_bit_for_bit(size, jumps, overshoot, per_square,
+                                                        seed):
+    # far_sweep_kernel reads far values from short arrays: the same operations in the same
+    # order as sweep_kernel with back = E_D v (blocks of short snakes, squares outside the
+    # system, one die or a row per square)
+    board = random_board(size, jumps, rng=seed, overshoot=overshoot)
+    cb = board.compiled
+    active = sure_states(cb).copy()
+    active[cb.size] = False
+    rng = np.random.default_rng(seed)
+    probs = cb.probs
+    if per_square:
+        probs = rng.random((cb.succ.shape[0], probs.size)) + 0.01
+        probs /= probs.sum(axis=1, keepdims=True)
+    solver = Solver(cb.succ, probs, active)
+    _assert_far_sweep(solver, rng)
+
+
+def test_the_gmres_sweep_is_the_board_sweep_on_a_rotated_solver():
+    # snakes near the goal fall far back: the solver takes the squares rotated, and more
+    # than WOODBURY_MAX squares are still landed on from above (shorter snakes)
+    jumps = {x: x - 2000 for x in range(2400, 2990, 2)}
+    jumps.update({x: x - 300 for x in range(1701, 2390, 4)})
+    board = Board(3000, jumps)
+    solver = _structured(board)
+    assert solver.cut > 0 and solver.method == "gmres"
+    _assert_far_sweep(solver, np.random.default_rng(1))
+    ones = solver.active.astype(float)
+    exact = Solver(solver.succ, board.compiled.probs, solver.active, method="woodbury")
+    np.testing.assert_allclose(solver.solve(ones).x, exact.solve(ones).x, rtol=2 * TARGET_ERROR)
+
+
+def _assert_far_sweep(solver: Solver, rng: np.random.Generator) -> None:
+    n, k = solver.n, solver.k
+    tcol = np.full(n, -1, dtype=np.int64)
+    tcol[solver.targets] = np.arange(k)
+    ref, far, m = far_table_kernel(solver._succ, solver._active, solver.block_start, tcol, k)
+    assert m == len(np.unique(ref[ref < -1 - k]))
+    v = rng.standard_normal(k)
+    v[rng.random(k) < 0.1] = 0.0
+    back = np.zeros(n)
+    back[solver.targets] = v
+    want, got = np.empty(n), np.empty(n)
+    sweep_kernel(solver._succ, solver._probs, solver.pstride, solver._active,
+                 solver.block_start, solver.offsets, solver.lu, solver.piv, np.zeros(n), back,
+                 want)
+    near = np.zeros(k + 1 + m)
+    near[:k] = v
+    far_sweep_kernel(ref, solver._probs, solver.pstride, solver._active, solver.block_start,
+                     solver.offsets, solver.lu, solver.piv, near, k, far, got)
+    np.testing.assert_array_equal(got, want)
+    assert near[k] == 0.0
+    np.testing.assert_array_equal(near[k + 1 + far[far >= 0]], want[far >= 0])
 
 
 def test_an_int32_table_is_solved_as_it_is():

@@ -70,7 +70,7 @@ from .blocks import (
     sweep_kernel,
 )
 from .certify import Solution, total_error
-from .krylov import gmres_kernel
+from .krylov import far_table_kernel, gmres_kernel
 
 #: Woodbury is used when there are at most this many backward targets...
 WOODBURY_MAX = 64
@@ -235,6 +235,7 @@ class Solver:
             tcol_d[self.targets] = np.arange(k)
             self.c_entries = backward_moves_kernel(succ, probs, self.pstride, active,
                                                    self.block_start, tcol_d)
+            self.far = far_table_kernel(succ, active, self.block_start, tcol_d, k)
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
@@ -339,12 +340,13 @@ class Solver:
                   self.offsets, self.lu, self.piv)
             n = self.n
             size, size_t = (0, n) if trans else (n, 0)  # work of one direction only
-            work = (np.zeros(size), np.zeros(size), np.empty(size))
+            ref, far, m = self.far
+            work = (ref, far, np.zeros(self.k + 1 + m if size else 0), np.empty(size))
             work_t = (np.zeros((size_t, 1)), np.empty((size_t, 1)), np.empty((size_t, 1)))
             steps = int(gmres_kernel(bool(trans), op, d, work, work_t, rhs, tol2, *self.c_entries,
                                      b, tol_rel, self.restart, MAX_ITERATIONS, y))
-            if not trans and steps:  # work[2]: the sweep of GMRES's last step, P^-1 R E_D y
-                c += work[2]
+            if not trans and steps:  # work[3]: the sweep of GMRES's last step, P^-1 R E_D y
+                c += work[3]
             del work, work_t  # before the last sweep's vectors
         if not trans:
             return c, steps
@@ -583,9 +585,10 @@ class Solver:
 def solver_bytes(n: int, faces: int, k: int) -> int:
     """Peak bytes of a :class:`Solver` of ``n`` squares, ``faces`` faces and ``k`` backward
     targets, with the certified solves of the moments (the successor table aside): per
-    square its structure, factors and solve vectors (and a rotated copy of the table when
-    GMRES is used); the Woodbury arrays ``W`` (``n x (k + 1)``, twice while they are
-    formed) or, for GMRES, ``C``'s entries, work vectors and the basis vectors of
+    square its structure, factors and solve vectors (and, when GMRES is used, a rotated
+    copy of the table and the table of its sweeps' reads); the Woodbury arrays ``W``
+    (``n x (k + 1)``, twice while they are formed) or, for GMRES, ``C``'s entries, work
+    vectors and the basis vectors of
     :data:`GMRES_STEPS` steps (a basis of up to ``restart + 1`` vectors is reserved, and
     only the vectors used take memory: about 40 on random boards of 10^4-10^7 squares;
     a slow-mixing board may use up to :data:`KRYLOV_BYTES` more)."""
@@ -594,7 +597,7 @@ def solver_bytes(n: int, faces: int, k: int) -> int:
         need += 16 * n * (k + 1) + 8 * k * k
     elif k:
         restart = min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1))
-        need += 8 * n * faces + 8 * min(restart + 1, GMRES_STEPS) * k + 24 * faces * k + 32 * n
+        need += 12 * n * faces + 8 * min(restart + 1, GMRES_STEPS) * k + 24 * faces * k + 20 * n
     return need
 
 
