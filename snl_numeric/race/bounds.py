@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.memory import check_memory
+from .._core.solve import TARGET_ERROR
 from ..policy.problem import Problem
 from .graph import alive_kernel, avoid_kernel, live_kernel, trap_kernel
 from .kernels import (
@@ -416,7 +417,10 @@ def _linear(t: Tables, sides: _Sides, live: tuple[np.ndarray, np.ndarray], tol: 
     m = max(len(t.jumps[0]), 1)
     take0 = s0[2] if t.optional else np.ones((m, 1), np.bool_)
     take1 = s1[2] if t.optional else np.ones((m, 1), np.bool_)
-    side0, side1, err = solve_chain(t, s0[1], take0, s1[1], take1, live[0], live[1])
+    # the bracket is 2 err + rounding wide: refine to a quarter of tol (the chances are at
+    # most 1, so their relative error bounds the absolute one)
+    side0, side1, err = solve_chain(t, s0[1], take0, s1[1], take1, live[0], live[1],
+                                    min(TARGET_ERROR, tol / 4))
     mover, other = _alive_tables(t)  # exact zeros where a side cannot reach the goal
     side0 = (side0[0] * mover, side0[1] * other)
     side1 = (side1[0] * mover, side1[1] * other)
