@@ -181,7 +181,7 @@ class Solver:
     def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int, np.ndarray,
                               np.ndarray]:
-        block_start = np.empty(self.n + 1, dtype=np.int64)
+        block_start = np.empty(self.n + 1, dtype=np.int32)
         tcol = np.empty(self.n, dtype=np.int64)
         nb, k, levels = structure_kernel(succ, probs, self.pstride, active, bmax, block_start,
                                          tcol)
@@ -235,7 +235,6 @@ class Solver:
             tcol_d[self.targets] = np.arange(k)
             self.c_entries = backward_moves_kernel(succ, probs, self.pstride, active,
                                                    self.block_start, tcol_d)
-            self.far = far_table_kernel(succ, active, self.block_start, tcol_d, k)
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
@@ -340,14 +339,21 @@ class Solver:
                   self.offsets, self.lu, self.piv)
             n = self.n
             size, size_t = (0, n) if trans else (n, 0)  # work of one direction only
-            ref, far, m = self.far
+            if size:  # the far reads, made for this solve (n x faces: not kept)
+                tcol = np.full(n, -1, dtype=np.int32)
+                tcol[d] = np.arange(self.k, dtype=np.int32)
+                ref, far, m = far_table_kernel(self._succ, self._active, self.block_start, tcol,
+                                               self.k)
+                del tcol
+            else:
+                ref, far, m = np.zeros((0, 1), dtype=np.int32), np.zeros(0, dtype=np.int32), 0
             work = (ref, far, np.zeros(self.k + 1 + m if size else 0), np.empty(size))
             work_t = (np.zeros((size_t, 1)), np.empty((size_t, 1)), np.empty((size_t, 1)))
             steps = int(gmres_kernel(bool(trans), op, d, work, work_t, rhs, tol2, *self.c_entries,
                                      b, tol_rel, self.restart, MAX_ITERATIONS, y))
             if not trans and steps:  # work[3]: the sweep of GMRES's last step, P^-1 R E_D y
                 c += work[3]
-            del work, work_t  # before the last sweep's vectors
+            del work, work_t, ref, far  # before the last sweep's vectors
         if not trans:
             return c, steps
         full = np.zeros(self.n)
