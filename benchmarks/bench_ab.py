@@ -14,7 +14,10 @@ is faster.
   (``expected_throws``, ``analyze``): CPU time per call, against both;
 - ``analyze`` on a new Milton Bradley board, wall time per call, on an idle machine and
   beside busy processes (one per other core: OpenBLAS's worker threads then wait for a
-  time slice, see ``snl_numeric/_core/blas.py``), against both.
+  time slice, see ``snl_numeric/_core/blas.py``), against both;
+- ``expected_throws_all`` on a fresh random board of 10^6 squares (10% jumps): wall time
+  of the solve, and that time in CSR mat-vecs of the board (issue 25's unit), against
+  both.
 
 Usage: ``SNL_BENCH_BASE=../c035537 SNL_BENCH_RELEASE=../b4a4c6a python -m benchmarks
 --only ab`` (trees made with ``git worktree add --detach DIR COMMIT``).
@@ -109,6 +112,37 @@ for busy in (0, max(1, (os.cpu_count() or 2) - 1)):
 print(json.dumps(out))
 """
 
+LARGE = """
+import json, statistics, time
+import numpy as np
+from snl_numeric import expected_throws_all
+from snl_numeric.boards import random_board
+w = random_board(60_000, 0.1, rng=2)  # the Numba path compiled (or loaded)
+expected_throws_all(w)
+del w
+solve, mv = [], []
+for _ in range(3):
+    b = random_board({n}, 0.1, rng=1)
+    b.compiled
+    t = time.perf_counter(); e = expected_throws_all(b); solve.append(time.perf_counter() - t)
+    q, x = b.compiled.matrix, np.ones({n} + 1)
+    for _ in range(5):
+        t = time.perf_counter(); q @ x; mv.append(time.perf_counter() - t)
+    del b, q
+s, m = statistics.median(solve), statistics.median(mv)
+print(json.dumps({{"solve": s, "matvecs": s / m, "e0": float(e[0])}}))
+"""
+
+
+def _large(rows: list[dict], other: str, reps: int, n: int) -> None:
+    ours, theirs = alternate(LARGE.format(n=n), other, reps)
+    rows.append(row(f"A/B expected_throws_all, fresh random board of {n:.0e} squares (wall)",
+                    median(ours, "solve"), f"same at {label(other)}", median(theirs, "solve"),
+                    note=f"{median(ours, 'matvecs'):.0f} vs {median(theirs, 'matvecs'):.0f} "
+                         f"CSR mat-vecs of the board (timed in the same process); E[0] "
+                         f"{ours[0]['e0']!r} vs {theirs[0]['e0']!r}; 3 boards per process, "
+                         f"{reps} processes"))
+
 
 def _busy(rows: list[dict], other: str, reps: int, calls: int) -> None:
     ours, theirs = alternate(BUSY.format(calls=calls), other, reps)
@@ -148,6 +182,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                              f"{theirs[0]['mean']:.6g}"))
         _single(rows, base, reps, 100 if quick else 400)
         _busy(rows, base, reps, 20 if quick else 60)
+        _large(rows, base, reps, 10**5 if quick else 10**6)
     release = tree("SNL_BENCH_RELEASE")
     if release:
         games = 2 * 10**5 if quick else 2 * 10**6
@@ -159,6 +194,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                              f"{ours[0]['mean']} vs {theirs[0]['mean']}"))
         _single(rows, release, reps, 100 if quick else 400)
         _busy(rows, release, reps, 20 if quick else 60)
+        _large(rows, release, reps, 10**5 if quick else 10**6)
     return rows
 
 
