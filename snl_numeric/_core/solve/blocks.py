@@ -109,8 +109,7 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
     again every ``bmax`` squares. ``block_start`` (length ``n + 1``) receives the
     first square of each block and ends with ``n``; ``tcol[y]`` receives the
     column of ``y`` among the targets of moves to lower blocks (numbered from the
-    highest move down) or -1. Returns ``(blocks, targets, levels)``: ``levels``
-    is the longest chain of blocks linked by forward moves (for error bounds).
+    highest move down) or -1. Returns ``(blocks, targets)``.
     """
     n, nf = succ.shape
     left = np.arange(n)
@@ -137,9 +136,28 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
     block_start[nb] = n
     k = 0
     tcol[:] = -1
-    level = left  # reused: the chain length of each square's block
-    top = 0
     for b in range(nb - 1, -1, -1):
+        lo = block_start[b]
+        for x in range(block_start[b + 1] - 1, lo - 1, -1):
+            if not active[x]:
+                continue
+            for f in range(nf):
+                y = succ[x, f]
+                if y < lo and tcol[y] < 0 and active[y] and probs[x * pstride, f] != 0.0:
+                    tcol[y] = k
+                    k += 1
+    return nb, k
+
+
+@njit()
+def levels_kernel(succ, probs, pstride, active, block_start):  # pragma: no cover - jitted
+    """The longest chain of blocks linked by forward moves (for the a priori bound of a
+    cancellation-free solve): a chain through every square, so a pass of its own, made
+    only for the methods that use it."""
+    n, nf = succ.shape
+    level = np.empty(n, dtype=np.int64)  # the chain length of each square's block
+    top = 0
+    for b in range(block_start.shape[0] - 2, -1, -1):
         lo, hi = block_start[b], block_start[b + 1]
         lv = 0
         for x in range(hi - 1, lo - 1, -1):
@@ -147,19 +165,12 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
                 continue
             for f in range(nf):
                 y = succ[x, f]
-                if not active[y] or probs[x * pstride, f] == 0.0:
-                    continue
-                if y >= hi:
-                    if level[y] > lv:
-                        lv = level[y]
-                elif y < lo and tcol[y] < 0:
-                    tcol[y] = k
-                    k += 1
+                if y >= hi and active[y] and probs[x * pstride, f] != 0.0 and level[y] > lv:
+                    lv = level[y]
         for x in range(lo, hi):
             level[x] = lv + 1
-        if lv + 1 > top:
-            top = lv + 1
-    return nb, k, top
+        top = max(top, lv + 1)
+    return top
 
 
 @njit(inline="always")

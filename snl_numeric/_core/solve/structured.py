@@ -63,6 +63,7 @@ from .blocks import (
     capacitance_kernel,
     correction_kernel,
     gth_solve_t_kernel,
+    levels_kernel,
     residual_kernel,
     rotation_kernel,
     step_variance_kernel,
@@ -179,15 +180,14 @@ class Solver:
                     rotate and method is None, method)
 
     def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int, np.ndarray,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, np.ndarray,
                               np.ndarray]:
         block_start = np.empty(self.n + 1, dtype=np.int32)
         tcol = np.empty(self.n, dtype=np.int64)
-        nb, k, levels = structure_kernel(succ, probs, self.pstride, active, bmax, block_start,
-                                         tcol)
-        return succ, probs, active, int(nb), int(k), int(levels), block_start[: nb + 1], tcol
+        nb, k = structure_kernel(succ, probs, self.pstride, active, bmax, block_start, tcol)
+        return succ, probs, active, int(nb), int(k), block_start[: nb + 1], tcol
 
-    def _order(self, succ, probs, active, nb, k, levels, block_start, tcol, bmax, rotate,
+    def _order(self, succ, probs, active, nb, k, block_start, tcol, bmax, rotate,
                method) -> None:
         """Take the squares in their own order or, when that leaves far fewer moves going
         backward, rotated (``c .. n-1`` first): a region near the goal whose snakes fall
@@ -207,7 +207,7 @@ class Solver:
                 if self.pstride:
                     probs = readonly(np.ascontiguousarray(probs[np.argsort(new)]))
                 active = active[np.argsort(new)]
-                succ, probs, active, nb, k, levels, block_start, tcol = self._structure(
+                succ, probs, active, nb, k, block_start, tcol = self._structure(
                     succ, probs, active, bmax)
         self._succ, self._probs, self._active = succ, probs, active
         self.block_start = block_start.copy()
@@ -219,12 +219,15 @@ class Solver:
         self.blocks = int(blocks)
         self.targets = np.empty(k, dtype=np.int64)
         self.targets[tcol[tcol >= 0]] = np.flatnonzero(tcol >= 0)
-        self.a_priori = a_priori_bound(levels, nf, k, bmax)
         if method is None:
             method = ("triangular" if k == 0 else "woodbury" if (
                 k <= WOODBURY_MAX or n <= SMALL_SYSTEM) and 8 * n * k <= WOODBURY_BYTES
                 else "gmres")
         self.method = method
+        # the a priori bound of the cancellation-free methods (the others' is the residual's)
+        self.a_priori = (a_priori_bound(levels_kernel(succ, probs, self.pstride, active,
+                                                      self.block_start), nf, k, bmax)
+                         if method in ("triangular", "woodbury") else np.inf)
         if method == "woodbury":
             self._woodbury()
         elif method == "splu":
