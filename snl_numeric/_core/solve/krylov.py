@@ -168,8 +168,8 @@ def capacitance_apply(op, targets, v, work, w):  # pragma: no cover - jitted
     _, probs, pstride, active, block_start, offsets, lu, piv = op
     ref, far, near, out = work
     near[: v.shape[0]] = v
-    far_sweep_kernel(ref, probs, pstride, active, block_start, offsets, lu, piv, near, v.shape[0], far,
-                     out)
+    far_sweep_kernel(ref, probs, pstride, active, block_start, offsets, lu, piv, near,
+                     v.shape[0], far, out)
     for a in range(targets.shape[0]):
         w[a] = v[a] - out[targets[a]]
 

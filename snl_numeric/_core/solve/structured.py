@@ -229,15 +229,13 @@ class Solver:
                                                       self.block_start), nf, k, bmax)
                          if method in ("triangular", "woodbury") else np.inf)
         if method == "woodbury":
-            self._woodbury()
+            self._woodbury(tcol)
         elif method == "splu":
             self._splu()
         elif method == "gmres":
             self.restart = int(min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1)))
-            tcol_d = np.full(n, -1, dtype=np.int64)
-            tcol_d[self.targets] = np.arange(k)
             self.c_entries = backward_moves_kernel(succ, probs, self.pstride, active,
-                                                   self.block_start, tcol_d)
+                                                   self.block_start, tcol)
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
@@ -281,10 +279,9 @@ class Solver:
                              self.block_start, self.offsets, self.lu, self.piv, cols, out, back)
         return out.reshape(rhs.shape), (back.reshape(rhs.shape) if with_back else back)
 
-    def _woodbury(self) -> None:
-        """``z = P^-1 [e | C]`` (``k + 1`` sweeps at once) and the capacitance factors."""
-        tcol = np.full(self.n, -1, dtype=np.int64)
-        tcol[self.targets] = np.arange(self.k)
+    def _woodbury(self, tcol: np.ndarray) -> None:
+        """``z = P^-1 [e | C]`` (``k + 1`` sweeps at once) and the capacitance factors
+        (``tcol``: each target's column, -1 elsewhere)."""
         rhs = np.zeros((self.n, self.k + 1))
         backward_columns_kernel(self._succ, self._probs, self.pstride, self._active,
                                 self.block_start, tcol, 1, rhs)
