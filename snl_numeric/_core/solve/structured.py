@@ -71,7 +71,7 @@ from .blocks import (
     sweep_kernel,
 )
 from .certify import Solution, total_error
-from .krylov import far_table_kernel, gmres_kernel
+from .krylov import gmres_kernel, landing_kernel, landing_sweep_kernel
 
 #: Woodbury is used when there are at most this many backward targets...
 WOODBURY_MAX = 64
@@ -236,6 +236,8 @@ class Solver:
             self.restart = int(min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1)))
             self.c_entries = backward_moves_kernel(succ, probs, self.pstride, active,
                                                    self.block_start, tcol)
+            self.landing = landing_kernel(succ, probs, self.pstride, active, self.block_start,
+                                          self.piv, tcol, k)
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
@@ -326,34 +328,29 @@ class Solver:
         The answer ``x = P^-1 b + P^-1 R E_D y`` takes no sweep of its own (forward): the
         first sweep's ``P^-1 b`` is kept, and GMRES's last step swept its final ``y``."""
         d = self.targets
+        op = (self._succ, self._probs, self.pstride, self._active, self.block_start,
+              self.offsets, self.lu, self.piv)
+        n = self.n
+        size, size_t = (0, n) if trans else (n, 0)  # work of one direction only
+        near = int(self.landing[2].max()) + 1 if size else 0  # v, a zero, copies of jumps' ends
+        work = (self.landing, np.zeros(near), np.empty(size))
         if trans:
             rhs = self._sweep_t(b, True)[1][d]
-        else:
-            c = self._sweep(b)
+        else:  # P^-1 b, by the sweep GMRES's steps take
+            c = np.empty(n)
+            landing_sweep_kernel(self.landing, *op[1:], b, work[1], c)
             rhs = c[d]
         tol2, tol_rel = (-tol * float(np.sqrt(rhs @ rhs)), 0.0) if tol < 0 else (0.0, tol)
         y = np.zeros(self.k)
         steps = 0
         if np.any(rhs):
-            op = (self._succ, self._probs, self.pstride, self._active, self.block_start,
-                  self.offsets, self.lu, self.piv)
-            n = self.n
-            size, size_t = (0, n) if trans else (n, 0)  # work of one direction only
-            if size:  # the far reads, made for this solve (n x faces: not kept)
-                tcol = np.full(n, -1, dtype=np.int32)
-                tcol[d] = np.arange(self.k, dtype=np.int32)
-                ref, far, m = far_table_kernel(self._succ, self._active, self.block_start, tcol,
-                                               self.k)
-                del tcol
-            else:
-                ref, far, m = np.zeros((0, 1), dtype=np.int32), np.zeros(0, dtype=np.int32), 0
-            work = (ref, far, np.zeros(self.k + 1 + m if size else 0), np.empty(size))
             work_t = (np.zeros((size_t, 1)), np.empty((size_t, 1)), np.empty((size_t, 1)))
             steps = int(gmres_kernel(bool(trans), op, d, work, work_t, rhs, tol2, *self.c_entries,
                                      b, tol_rel, self.restart, MAX_ITERATIONS, y))
-            if not trans and steps:  # work[3]: the sweep of GMRES's last step, P^-1 R E_D y
-                c += work[3]
-            del work, work_t, ref, far  # before the last sweep's vectors
+            if not trans and steps:  # work[2]: the sweep of GMRES's last step, P^-1 R E_D y
+                c += work[2]
+            del work_t
+        del work  # before the last sweep's vectors
         if not trans:
             return c, steps
         full = np.zeros(self.n)
@@ -592,7 +589,7 @@ def solver_bytes(n: int, faces: int, k: int) -> int:
     """Peak bytes of a :class:`Solver` of ``n`` squares, ``faces`` faces and ``k`` backward
     targets, with the certified solves of the moments (the successor table aside): per
     square its structure, factors and solve vectors (and, when GMRES is used, a rotated
-    copy of the table and the table of its sweeps' reads); the Woodbury arrays ``W``
+    copy of the table and the landing tables of its sweeps); the Woodbury arrays ``W``
     (``n x (k + 1)``, twice while they are formed) or, for GMRES, ``C``'s entries, work
     vectors and the basis vectors of
     :data:`GMRES_STEPS` steps (a basis of up to ``restart + 1`` vectors is reserved, and
@@ -603,7 +600,7 @@ def solver_bytes(n: int, faces: int, k: int) -> int:
         need += 16 * n * (k + 1) + 8 * k * k
     elif k:
         restart = min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1))
-        need += 12 * n * faces + 8 * min(restart + 1, GMRES_STEPS) * k + 24 * faces * k + 20 * n
+        need += 4 * n * faces + 8 * min(restart + 1, GMRES_STEPS) * k + 24 * faces * k + 36 * n
     return need
 
 
