@@ -562,19 +562,44 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
     of ``r[i]`` is below ``(terms + 4) * 2**-104 * size[i]``.
     """
     n, nf = succ.shape
-    rh = np.empty(n)
+    if not trans:  # row by row, the sums in registers
+        for x in range(n):
+            r[x] = size[x] = 0.0
+            if not active[x]:
+                continue
+            vx, lx = xhi[x], xlo[x]
+            rh, rl, sx = b[x], 0.0, abs(b[x])
+            row = x * pstride
+            for f in range(nf):
+                p = probs[row, f]
+                y = succ[x, f]
+                if p == 0.0 or y == x:
+                    continue
+                ph, pl = _two_prod(p, vx)  # the pivot's term
+                pl += p * lx
+                rh, e = _two_sum(rh, -ph)
+                rl += e - pl
+                sx += abs(ph)
+                if active[y]:  # the off-diagonal entry
+                    qh, ql = _two_prod(p, xhi[y])
+                    ql += p * xlo[y]
+                    rh, e = _two_sum(rh, qh)
+                    rl += e + ql
+                    sx += abs(qh)
+            r[x] = rh + rl
+            size[x] = sx
+        return
+    rh = np.empty(n)  # transposed: row x's moves add to the rows they land on
     rl = np.empty(n)
     for i in range(n):
-        rh[i] = 0.0
-        rl[i] = 0.0
-        size[i] = 0.0
+        rh[i] = rl[i] = size[i] = 0.0
         if active[i]:
             rh[i] = b[i]
             size[i] = abs(b[i])
     for x in range(n):
         if not active[x]:
             continue
-        vx = xhi[x]
+        vx, lx = xhi[x], xlo[x]
         for f in range(nf):
             p = probs[x * pstride, f]
             y = succ[x, f]
@@ -582,21 +607,16 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
                 continue
             # the pivot: -p * x[x] for every move out of x
             ph, pl = _two_prod(p, vx)
-            pl += p * xlo[x]
-            i = y if trans else x
+            pl += p * lx
             s, e = _two_sum(rh[x], -ph)
             rl[x] += e - pl
             rh[x] = s
             size[x] += abs(ph)
-            if active[y]:  # the off-diagonal entry: + p * x[y] (or + p * x[x] into row y)
-                v = vx if trans else xhi[y]
-                w = xlo[x] if trans else xlo[y]
-                qh, ql = _two_prod(p, v)
-                ql += p * w
-                s, e = _two_sum(rh[i], qh)
-                rl[i] += e + ql
-                rh[i] = s
-                size[i] += abs(qh)
+            if active[y]:  # the off-diagonal entry: + p * x[x] into row y, the same term
+                s, e = _two_sum(rh[y], ph)
+                rl[y] += e + pl
+                rh[y] = s
+                size[y] += abs(ph)
     for i in range(n):
         r[i] = rh[i] + rl[i] if active[i] else 0.0
 
