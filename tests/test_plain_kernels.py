@@ -168,6 +168,9 @@ def _assert_landing_sweep(solver: Solver, rng: np.random.Generator) -> None:
         near[:k] = back
         landing_sweep_kernel(solver.landing, *op[1:], b, near, got)
         assert near[k] == 0.0
+        np.testing.assert_array_equal(near[k + 1: 2 * k + 1], got[solver.targets])
+        kept = copy < near.size - 1  # (the last place takes the squares with no copy)
+        np.testing.assert_array_equal(near[copy[kept]], got[kept])
         # a few units in the last place per square, of what the sweep of |terms| gives
         np.testing.assert_array_less(np.abs(got - want), 1e-14 * scale + 1e-300)
 
