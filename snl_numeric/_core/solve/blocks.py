@@ -622,6 +622,30 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
 
 
 @njit()
+def bound_kernel(r, size, factor, x, lo, b, active):  # pragma: no cover - jitted
+    """``r = |r| + factor * size`` in place (a bound on ``|b - A (x + lo)|`` from
+    :func:`residual_kernel`'s outputs) and what the error bounds take from it, over the
+    system's squares: ``(max r, max |x + lo|, max |b|, min b, max r / b, sum r,
+    sum |x + lo|)`` (``max r / b`` is ``inf`` unless ``b > 0`` throughout)."""
+    top = xmax = bmax = ratio = rsum = xsum = 0.0
+    bmin = np.inf
+    for i in range(r.shape[0]):
+        e = abs(r[i]) + factor * size[i]
+        r[i] = e
+        if not active[i]:
+            continue
+        v = abs(x[i] + lo[i])
+        top = max(top, e)
+        xmax = max(xmax, v)
+        bmax = max(bmax, abs(b[i]))
+        bmin = min(bmin, b[i])
+        ratio = max(ratio, e / b[i]) if b[i] > 0.0 else np.inf
+        rsum += e
+        xsum += v
+    return top, xmax, bmax, bmin, ratio, rsum, xsum
+
+
+@njit()
 def step_variance_kernel(succ, probs, pstride, active, thi, tlo, w):  # pragma: no cover
     """``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw
     from ``x`` (``t`` given as a double-double pair, 0 off the system), each difference

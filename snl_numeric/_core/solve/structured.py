@@ -60,6 +60,7 @@ from .blocks import (
     block_factor_kernel,
     block_solve_kernel,
     block_solve_t_kernel,
+    bound_kernel,
     capacitance_kernel,
     correction_kernel,
     gth_solve_t_kernel,
@@ -503,36 +504,28 @@ class Solver:
         return r, size
 
     def _residual_bound(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
-                        ) -> np.ndarray:
-        """``|b - A (x + lo)|`` at most, entrywise: the residual in double-double and a
-        bound on its rounding."""
+                        ) -> tuple[np.ndarray, tuple[float, ...]]:
+        """``|b - A (x + lo)|`` at most, entrywise (the residual in double-double and a
+        bound on its rounding), and the maxima and sums :func:`bound_kernel` gives."""
         err, size = self._residual(b, x, lo, trans)
-        np.abs(err, out=err)  # in place: a bound of huge boards makes few temporaries
-        size *= (self.succ.shape[1] * 2 + 6) * _DD_EPS
-        err += size
-        return err
+        terms = bound_kernel(err, size, (self.succ.shape[1] * 2 + 6) * _DD_EPS, x, lo, b,
+                             self.active)
+        return err, terms
 
     def _bound(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
                ) -> tuple[float, float, np.ndarray]:
         """Certified relative error of ``x + lo``, its normwise backward error and the
         bound on its residual (:meth:`_residual_bound`)."""
-        act = self.active
-        err_full = self._residual_bound(b, x, lo, trans)
-        err = err_full[act]
-        xs = x[act]
-        xs += lo[act]
-        np.abs(xs, out=xs)
-        scale = 2.0 * xs.max() + np.abs(b[act]).max()
-        backward = float(err.max() / scale) if scale > 0 else 0.0
-        bs = b[act]
-        if not trans and np.all(bs > 0):
-            eps = float(np.max(err / bs))
+        err, (top, xmax, bmax, bmin, ratio, esum, xsum) = self._residual_bound(b, x, lo, trans)
+        scale = 2.0 * xmax + bmax
+        backward = float(top / scale) if scale > 0 else 0.0
+        if not trans and bmin > 0:
+            eps = float(ratio)
         else:
-            tmax = self.tmax()
-            norm = np.sum if trans else np.max
-            eps = float(tmax * norm(err) / norm(xs)) if norm(xs) > 0 else (
-                0.0 if not err.any() else np.inf)
-        return (eps / (1.0 - eps) if eps < 1.0 else np.inf), backward, err_full
+            enorm, xnorm = (esum, xsum) if trans else (top, xmax)
+            eps = float(self.tmax() * enorm / xnorm) if xnorm > 0 else (
+                0.0 if not top else np.inf)
+        return (eps / (1.0 - eps) if eps < 1.0 else np.inf), backward, err
 
     def _sharper(self, b: np.ndarray, err: np.ndarray, x: np.ndarray, lo: np.ndarray,
                  target: float) -> tuple[float, int]:
@@ -555,10 +548,8 @@ class Solver:
         z, steps = self._once(c, False, SHARP_RTOL)
         if not np.all(np.isfinite(z[act])):
             return np.inf, steps
-        s = self._residual_bound(c, z, np.zeros(self.n), False)
-        s /= np.where(act, c, 1.0)
-        sigma = float(s[act].max())
-        del s, c
+        sigma = float(self._residual_bound(c, z, np.zeros(self.n), False)[1][4])  # max s / c
+        del c
         xs = x[act]
         xs += lo[act]
         if sigma >= 1.0 or not xs.min() > 0.0:
