@@ -401,9 +401,12 @@ def _merge_order(values):  # pragma: no cover - compiled as stable_order
     n = len(values)
     order = np.empty(n, dtype=np.int64)
     tmp = np.empty(n, dtype=np.int64)
+    in_order = True
     for i in range(n):
         order[i] = i
-    width = 1
+        if i and values[i] < values[i - 1]:
+            in_order = False
+    width = 1 if not in_order else n  # (values already in order: nothing to merge)
     while width < n:
         for lo in range(0, n, 2 * width):
             mid = min(lo + width, n)
