@@ -30,7 +30,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._core.memory import SMALL_REQUEST, check_memory, format_bytes
-from ._core.table import OVERSHOOT_CODES, reach_kernel, succ_table_kernel
+from ._core.table import (
+    OVERSHOOT_CODES,
+    fired_kernel,
+    moves_up_kernel,
+    reach_kernel,
+    succ_table_kernel,
+)
 from ._core.validation import readonly
 from ._core.vectorised import landing_rest, ordinary, reach, reachable_from, succ_table
 
@@ -182,16 +188,20 @@ class CompiledBoard:
         probability) that rests on a higher square: taking such throws, every square
         reaches the goal, so no square can strand a token.
         """
-        if "reach" not in self.cache:
-            table = self.succ[:-1] if self.probs.all() else self.succ[:-1, self.probs > 0.0]
-            if table.size and (table.max(axis=1) > np.arange(self.size)).all():
-                return self.cache.get("all_sure", self._all_sure)
-        return self.reach[1]
+        return self.cache.get("sure", self._sure)
 
-    def _all_sure(self) -> np.ndarray:
-        sure = np.ones(self.n_states, dtype=np.bool_)
-        sure.flags.writeable = False
-        return sure
+    def _sure(self) -> np.ndarray:
+        if "reach" not in self.cache:
+            if self.ordinary:  # (NumPy: nothing to compile)
+                table = self.succ[:-1] if self.probs.all() else self.succ[:-1, self.probs > 0.0]
+                up = bool(table.size and (table.max(axis=1) > np.arange(self.size)).all())
+            else:
+                up = bool(moves_up_kernel(self.succ, self.probs))
+            if up:
+                sure = np.ones(self.n_states, dtype=np.bool_)
+                sure.flags.writeable = False
+                return sure
+        return self.reach[1]
 
     def reachable_from(self, start: int) -> np.ndarray:
         """The squares a token on ``start`` can ever rest on (read-only, built once per
@@ -343,8 +353,10 @@ def compile_board(board: Board) -> CompiledBoard:
     cb = CompiledBoard(size=size, start=board.start, faces=faces, probs=board.dice.probs,
                        succ=succ, jump_src=src, jump_dst=dst, chained=board.chain,
                        overshoot=board.overshoot)
-    if fired is None and large:
-        cb.cache.get("fired", lambda: _fired(landed, cb.jump_index))
+    if fired is None and large:  # (in place: the landing squares are not kept)
+        fired_kernel(landed, cb.jump_index)
+        landed.flags.writeable = False
+        cb.cache.get("fired", lambda: landed)
     return cb
 
 

@@ -167,6 +167,32 @@ def plain_reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
 
 
 @njit()
+def fired_kernel(landed, jump_index):  # pragma: no cover - jitted
+    """``landed`` (the jump squares of :func:`succ_table_kernel`, -1 for none) turned in
+    place into the index of the jump each throw fires."""
+    flat = landed.reshape(-1)
+    for i in range(flat.shape[0]):
+        t = flat[i]
+        flat[i] = jump_index[t] if t >= 0 else -1
+
+
+@njit()
+def moves_up_kernel(succ, probs):  # pragma: no cover - jitted
+    """Whether every square but the goal (the last row) has a throw of positive
+    probability that rests on a higher square."""
+    n, n_faces = succ.shape
+    for x in range(n - 1):
+        up = False
+        for f in range(n_faces):
+            if succ[x, f] > x and probs[f] > 0.0:
+                up = True
+                break
+        if not up:
+            return False
+    return n > 1
+
+
+@njit()
 def start_reach_kernel(succ, start, dist, sure):  # pragma: no cover - jitted
     """Fewest throws from ``start`` to the goal (-1 if unreachable), returned, and the
     sure mask, as :func:`reach_kernel` gives them; ``dist`` is scratch.
