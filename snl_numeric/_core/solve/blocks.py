@@ -101,7 +101,8 @@ def gth_solve_t_kernel(a, piv, x):  # pragma: no cover - jitted
 
 # -- blocks -----------------------------------------------------------------------------
 @njit()
-def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # pragma: no cover
+def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
+                     cost):  # pragma: no cover - jitted
     """Cut the squares into blocks and number the squares ``R`` lands on.
 
     A backward move ``x -> y`` (both active) shorter than ``bmax`` ties ``y .. x``
@@ -110,16 +111,37 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol):  # 
     first square of each block and ends with ``n``; ``tcol[y]`` receives the
     column of ``y`` among the targets of moves to lower blocks (numbered from the
     highest move down) or -1. Returns ``(blocks, targets)``.
+
+    Unless ``cost`` (length ``n + 1``) is empty, the same pass counts in ``cost[c]`` the
+    moves that go backward when the squares are taken in the order ``c .. n-1, 0 .. c-1``
+    (``cost[0]``: in their own order): a move down from ``x`` to ``y`` goes forward in
+    that order when ``y < c <= x``, a move up from ``x`` to ``y`` backward when
+    ``x < c <= y`` (difference arrays).
     """
     n, nf = succ.shape
     left = np.arange(n)
-    for x in range(n if bmax > 1 else 0):
+    rotations = cost.shape[0] > 0
+    if rotations:
+        cost[:] = 0
+    total = 0
+    for x in range(n if bmax > 1 or rotations else 0):
         if active[x]:
             for f in range(nf):
                 y = succ[x, f]
-                if y < x and x - y < bmax and active[y] and probs[x * pstride, f] > 0.0:
-                    if y < left[x]:
+                if y == x or not active[y] or probs[x * pstride, f] == 0.0:
+                    continue
+                if y < x:
+                    if x - y < bmax and y < left[x]:
                         left[x] = y
+                    if rotations:
+                        total += 1
+                        cost[y + 1] -= 1
+                        cost[x + 1] += 1
+                elif rotations:
+                    cost[x + 1] += 1
+                    cost[y + 1] -= 1
+    if rotations:
+        _accumulate(cost, total)
     free = np.ones(n, dtype=np.bool_)  # no short backward move crosses the cut after t
     low = n
     for t in range(n - 1 if bmax > 1 else -1, -1, -1):
@@ -499,34 +521,10 @@ def a_priori_bound(levels, faces, k, bmax):
     return UNIT_ROUNDOFF * (levels * (2 * faces + 6) + 6 * (k + bmax) + 10)
 
 
-@njit()
-def rotation_kernel(succ, probs, pstride, active, cost):  # pragma: no cover - jitted
-    """``cost[c]``: how many moves go backward when the squares are taken in the order
-    ``c .. n-1, 0 .. c-1`` (``cost[0]``: in their own order).
-
-    A move down from ``x`` to ``y`` goes forward in that order when ``y < c <= x``; a move
-    up from ``x`` to ``y`` goes backward when ``x < c <= y``. One pass with difference
-    arrays.
-    """
-    n, nf = succ.shape
-    cost[:] = 0
-    total = 0
-    for x in range(n):
-        if not active[x]:
-            continue
-        for f in range(nf):
-            y = succ[x, f]
-            if probs[x * pstride, f] == 0.0 or not active[y] or y == x:
-                continue
-            if y < x:
-                total += 1
-                cost[y + 1] -= 1
-                cost[x + 1] += 1
-            else:
-                cost[x + 1] += 1
-                cost[y + 1] -= 1
+@njit(inline="always")
+def _accumulate(cost, total):  # pragma: no cover - jitted
     acc = total
-    for c in range(n):
+    for c in range(cost.shape[0] - 1):
         acc += cost[c]
         cost[c] = acc
     cost[0] = total

@@ -66,7 +66,6 @@ from .blocks import (
     gth_solve_t_kernel,
     levels_kernel,
     residual_kernel,
-    rotation_kernel,
     step_variance_kernel,
     structure_kernel,
     sweep_kernel,
@@ -177,27 +176,29 @@ class Solver:
         self._lock = threading.Lock()
         self._throws: Solution | None = None
         self._second: Solver | None = None
-        self._order(*self._structure(self.succ, self.probs, self.active, bmax), bmax,
-                    rotate and method is None, method)
+        rotate = rotate and method is None and n > SMALL_SYSTEM
+        self._order(*self._structure(self.succ, self.probs, self.active, bmax, rotate), bmax,
+                    rotate, method)
 
-    def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, np.ndarray,
-                              np.ndarray]:
+    def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int,
+                   rotations: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, int,
+                                                     int, np.ndarray, np.ndarray, np.ndarray]:
         block_start = np.empty(self.n + 1, dtype=np.int32)
         tcol = np.empty(self.n, dtype=np.int64)
-        nb, k = structure_kernel(succ, probs, self.pstride, active, bmax, block_start, tcol)
-        return succ, probs, active, int(nb), int(k), block_start[: nb + 1], tcol
+        cost = np.empty(self.n + 1 if rotations else 0, dtype=np.int64)
+        nb, k = structure_kernel(succ, probs, self.pstride, active, bmax, block_start, tcol,
+                                 cost)
+        return succ, probs, active, int(nb), int(k), block_start[: nb + 1], tcol, cost
 
-    def _order(self, succ, probs, active, nb, k, block_start, tcol, bmax, rotate,
+    def _order(self, succ, probs, active, nb, k, block_start, tcol, cost, bmax, rotate,
                method) -> None:
         """Take the squares in their own order or, when that leaves far fewer moves going
         backward, rotated (``c .. n-1`` first): a region near the goal whose snakes fall
-        far back is then solved first, and only the moves into it go backward."""
+        far back is then solved first, and only the moves into it go backward (``cost``,
+        from the structure pass, counts them for each ``c``)."""
         n, nf = succ.shape
         self.cut = 0
-        if rotate and k > WOODBURY_MAX and n > SMALL_SYSTEM:
-            cost = np.empty(n + 1, dtype=np.int64)
-            rotation_kernel(succ, probs, self.pstride, active, cost)
+        if rotate and k > WOODBURY_MAX:
             c = int(np.argmin(cost[1:n])) + 1
             if 4 * cost[c] < cost[0]:
                 self.cut = c
@@ -208,8 +209,9 @@ class Solver:
                 if self.pstride:
                     probs = readonly(np.ascontiguousarray(probs[np.argsort(new)]))
                 active = active[np.argsort(new)]
-                succ, probs, active, nb, k, block_start, tcol = self._structure(
+                succ, probs, active, nb, k, block_start, tcol, _ = self._structure(
                     succ, probs, active, bmax)
+        del cost
         self._succ, self._probs, self._active = succ, probs, active
         self.block_start = block_start.copy()
         self.offsets = np.empty(nb, dtype=np.int64)
