@@ -624,7 +624,8 @@ def bound_kernel(r, size, factor, x, lo, b, active):  # pragma: no cover - jitte
     """``r = |r| + factor * size`` in place (a bound on ``|b - A (x + lo)|`` from
     :func:`residual_kernel`'s outputs) and what the error bounds take from it, over the
     system's squares: ``(max r, max |x + lo|, max |b|, min b, max r / b, sum r,
-    sum |x + lo|)`` (``max r / b`` is ``inf`` unless ``b > 0`` throughout)."""
+    sum |x + lo|)`` (``max r / b`` is ``inf`` unless ``b > 0`` throughout). A NaN in
+    ``r`` or ``x`` makes the maxima and sums NaN (no bound), as NumPy's reductions do."""
     top = xmax = bmax = ratio = rsum = xsum = 0.0
     bmin = np.inf
     for i in range(r.shape[0]):
@@ -640,6 +641,8 @@ def bound_kernel(r, size, factor, x, lo, b, active):  # pragma: no cover - jitte
         ratio = max(ratio, e / b[i]) if b[i] > 0.0 else np.inf
         rsum += e
         xsum += v
+    if np.isnan(rsum) or np.isnan(xsum):  # (max skips a NaN; the sums keep it)
+        top = xmax = ratio = np.nan
     return top, xmax, bmax, bmin, ratio, rsum, xsum
 
 

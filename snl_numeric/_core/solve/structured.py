@@ -236,7 +236,7 @@ class Solver:
         elif method == "splu":
             self._splu()
         elif method == "gmres":
-            self.restart = int(min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1)))
+            self.restart = int(min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * max(k, 1)) - 1)))
             self.c_entries = backward_moves_kernel(succ, probs, self.pstride, active,
                                                    self.block_start, tcol)
             self.landing = landing_kernel(succ, probs, self.pstride, active, self.block_start,
@@ -582,7 +582,8 @@ def solver_bytes(n: int, faces: int, k: int) -> int:
     """Peak bytes of a :class:`Solver` of ``n`` squares, ``faces`` faces and ``k`` backward
     targets, with the certified solves of the moments (the successor table aside): per
     square its structure, factors and solve vectors (and, when GMRES is used, a rotated
-    copy of the table and the landing tables of its sweeps); the Woodbury arrays ``W``
+    copy of the table and the landing tables of its sweeps, with a table of reads
+    per move where the landing pattern does not fit); the Woodbury arrays ``W``
     (``n x (k + 1)``, twice while they are formed) or, for GMRES, ``C``'s entries, work
     vectors and the basis vectors of
     :data:`GMRES_STEPS` steps (a basis of up to ``restart + 1`` vectors is reserved, and
@@ -593,7 +594,7 @@ def solver_bytes(n: int, faces: int, k: int) -> int:
         need += 16 * n * (k + 1) + 8 * k * k
     elif k:
         restart = min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * k) - 1))
-        need += 4 * n * faces + 8 * min(restart + 1, GMRES_STEPS) * k + 24 * faces * k + 36 * n
+        need += 8 * n * faces + 8 * min(restart + 1, GMRES_STEPS) * k + 24 * faces * k + 44 * n
     return need
 
 
