@@ -281,59 +281,73 @@ def landing_sweep_kernel(tables, probs, pstride, active, block_start, offsets, l
     for f in range(nf):
         die += probs[0, f]
     rec = 1.0 / die  # every regular square's pivot with one die
+    pa = probs[0, a] * rec
     prev = 0.0  # the landing value of the square just solved
     i = r = 0
     x = n - 1
     while x >= 0:
         b = irregular[i]
-        if b >= 0 and block_start[b + 1] - 1 == x:
-            lo = block_start[b]
-            for z in range(lo, x + 1):
-                acc = rhs[z] if use_rhs else 0.0
-                if active[z]:
-                    row = z * pstride
-                    for f in range(nf):
-                        g = ref[r, f]
-                        acc += probs[row, f] * (out[g] if g >= 0 else near[-1 - g])
-                    out[z] = acc if lo < x else acc / piv[z]
-                else:
-                    out[z] = 0.0
-                r += 1
-            if lo < x:
-                s = x + 1 - lo
-                gth_solve_kernel(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)),
-                                 piv[lo: x + 1], out[lo: x + 1])
-            for z in range(x, lo - 1, -1):
-                near[copy[z]] = out[z]
-                c = code[z]
-                prev = out[z] if c == z else near[-1 - c]
-                ring[z & _MASK] = prev
-            i += 1
-            x = lo - 1
-            continue
-        c = code[x]
-        far = near[-1 - c if c < 0 else 0]  # loaded whichever is used: off the chain
-        acc = rhs[x] if use_rhs else 0.0
+        top = block_start[b + 1] - 1 if b >= 0 else -1  # the next irregular block's
+        # the regular squares down to it; what a jump lands on is loaded whichever value
+        # is used, so that neither load waits in the chain from one square to the next
         if fast:
-            acc += p1 * ring[((x + s1) & m1) | o1]
-            acc += p2 * ring[((x + s2) & m2) | o2]
-            acc += p3 * ring[((x + s3) & m3) | o3]
-            acc += p4 * ring[((x + s4) & m4) | o4]
-            acc += p5 * ring[((x + s5) & m5) | o5]
-            pa = probs[0, a] * rec
+            while x > top:
+                c = code[x]
+                far = near[-1 - c if c < 0 else 0]
+                acc = rhs[x] if use_rhs else 0.0
+                acc += p1 * ring[((x + s1) & m1) | o1]
+                acc += p2 * ring[((x + s2) & m2) | o2]
+                acc += p3 * ring[((x + s3) & m3) | o3]
+                acc += p4 * ring[((x + s4) & m4) | o4]
+                acc += p5 * ring[((x + s5) & m5) | o5]
+                v = acc * rec + pa * (prev if s0 == 1 else ring[(x + s0) & _MASK])
+                out[x] = v
+                near[copy[x]] = v
+                prev = v if c == x else far
+                ring[x & _MASK] = prev
+                x -= 1
         else:
-            row = x * pstride
-            for j in range(nf - 1):
-                f = others[j]
-                acc += probs[row, f] * ring[(x + step[f]) & _MASK]
-            pa = probs[row, a] / piv[x]
-        last = prev if s0 == 1 else ring[(x + s0) & _MASK]
-        v = acc * (rec if fast else 1.0 / piv[x]) + pa * last
-        out[x] = v
-        near[copy[x]] = v
-        prev = v if c == x else far
-        ring[x & _MASK] = prev
-        x -= 1
+            while x > top:
+                c = code[x]
+                far = near[-1 - c if c < 0 else 0]
+                acc = rhs[x] if use_rhs else 0.0
+                row = x * pstride
+                for j in range(nf - 1):
+                    f = others[j]
+                    acc += probs[row, f] * ring[(x + step[f]) & _MASK]
+                rp = 1.0 / piv[x]
+                v = acc * rp + (probs[row, a] * rp) * (prev if s0 == 1
+                                                       else ring[(x + s0) & _MASK])
+                out[x] = v
+                near[copy[x]] = v
+                prev = v if c == x else far
+                ring[x & _MASK] = prev
+                x -= 1
+        if x < 0:
+            break
+        lo = block_start[b]  # an irregular block: its moves one by one
+        for z in range(lo, x + 1):
+            acc = rhs[z] if use_rhs else 0.0
+            if active[z]:
+                row = z * pstride
+                for f in range(nf):
+                    g = ref[r, f]
+                    acc += probs[row, f] * (out[g] if g >= 0 else near[-1 - g])
+                out[z] = acc if lo < x else acc / piv[z]
+            else:
+                out[z] = 0.0
+            r += 1
+        if lo < x:
+            s = x + 1 - lo
+            gth_solve_kernel(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)),
+                             piv[lo: x + 1], out[lo: x + 1])
+        for z in range(x, lo - 1, -1):
+            near[copy[z]] = out[z]
+            c = code[z]
+            prev = out[z] if c == z else near[-1 - c]
+            ring[z & _MASK] = prev
+        i += 1
+        x = lo - 1
 
 
 @njit(error_model="numpy")
