@@ -32,8 +32,9 @@ from snl_numeric import (
 )
 from snl_numeric._core.memory import MemoryLimitError
 from snl_numeric._core.solve import TARGET_ERROR, Solver, board_moments_kernel, solver_bytes
-from snl_numeric._core.solve.blocks import bound_kernel, sweep_kernel
+from snl_numeric._core.solve.blocks import sweep_kernel
 from snl_numeric._core.solve.krylov import landing_sweep_kernel
+from snl_numeric._core.solve.residual import bound_kernel
 from snl_numeric._core.table import reach_kernel
 from snl_numeric.boards import random_board
 from snl_numeric.chain import sure_states

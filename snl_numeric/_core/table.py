@@ -237,6 +237,26 @@ def start_reach_kernel(succ, start, dist, sure):  # pragma: no cover - jitted
 
 
 @njit()
+def usual_steps(succ, rows, span):  # pragma: no cover - jitted
+    """Each face's usual step: the median of ``succ[x, f] - x`` over ``rows`` rows spread
+    over ``0 .. span - 1`` (jumps are outliers on either side). A guess: the kernels that
+    use it check it move by move."""
+    step = np.zeros(succ.shape[1], dtype=np.int64)
+    diffs = np.empty(max(rows, 1), dtype=np.int64)
+    for f in range(succ.shape[1]):
+        for i in range(rows):
+            x = i * (span - 1) // max(rows - 1, 1)
+            d = succ[x, f] - x
+            j = i
+            while j > 0 and diffs[j - 1] > d:
+                diffs[j] = diffs[j - 1]
+                j -= 1
+            diffs[j] = d
+        step[f] = diffs[rows // 2] if rows else 0
+    return step
+
+
+@njit()
 def lean_reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
     """:func:`reach_kernel` in about 2 bytes a square besides the jumps. Most moves are
     their face's usual step, ``succ[x, f] == x + step[f]`` with ``step[f]`` the median
@@ -245,19 +265,7 @@ def lean_reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
     only a guess: any value gives the same answer."""
     n, n_faces = succ.shape
     goal = n - 1
-    step = np.zeros(n_faces, dtype=np.int64)
-    rows = min(goal, 7)
-    diffs = np.empty(rows, dtype=np.int64)
-    for f in range(n_faces):  # the median of the steps of `rows` rows spread over the board
-        for i in range(rows):
-            x = i * (goal - 1) // max(rows - 1, 1)
-            d = succ[x, f] - x
-            j = i
-            while j > 0 and diffs[j - 1] > d:
-                diffs[j] = diffs[j - 1]
-                j -= 1
-            diffs[j] = d
-        step[f] = diffs[rows // 2] if rows else 0
+    step = usual_steps(succ, min(goal, 7), goal)
     # bit i of square x is bit i % 8 of marks[x, i // 8]: bit f < n_faces, the move of
     # face f from x is its usual step; bit n_faces, x has predecessors in the reversed
     # table; bit n_faces + 1, the search has reached x (see _search_back)

@@ -6,7 +6,8 @@
   table entries): LAPACK/SuperLU with certified residuals (:mod:`.certify`), GTH
   elimination where those cannot certify; nothing compiled;
 - :mod:`.structured`: large boards: block-triangular sweeps plus a low-rank correction,
-  GMRES at scale, Numba kernels in :mod:`.blocks` and :mod:`.krylov`;
+  GMRES at scale, Numba kernels in :mod:`.blocks` and :mod:`.krylov` (the certificate's
+  residuals in :mod:`.residual`);
 - :mod:`.moments`: the structured method's Woodbury correction run by the same kernels
   inside one per-board Numba call, for batch analysis and board design.
 
@@ -18,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..vectorised import ordinary
-from .blocks import step_variance_kernel
 from .certify import UNIT_ROUNDOFF, Solution
 from .direct import DirectSolver
 from .moments import CANCELLATION, board_moments_kernel, structured_moments
+from .residual import step_variance_kernel
 from .structured import (
     SMALL_SYSTEM,
     TARGET_ERROR,

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..numba_config import njit
+from ..table import usual_steps
 from .blocks import block_solve_t_kernel, gth_solve_kernel
 
 _NO_RHS = np.zeros(0)
@@ -121,29 +122,6 @@ RING = 64
 _MASK = RING - 1
 
 
-@njit()
-def _steps(succ):  # pragma: no cover - jitted
-    """Each face's usual step, the median of ``succ[x, f] - x`` over 63 rows spread over
-    the board below its last :data:`RING` squares: a guess (jumps are outliers on either
-    side), which :func:`landing_kernel` checks square by square."""
-    n, nf = succ.shape
-    step = np.zeros(nf, dtype=np.int64)
-    span = n - 1 - RING if n - 1 > 2 * RING else n - 1
-    rows = min(span, 63)
-    diffs = np.empty(max(rows, 1), dtype=np.int64)
-    for f in range(nf):
-        for i in range(rows):
-            x = i * (span - 1) // max(rows - 1, 1)
-            d = succ[x, f] - x
-            j = i
-            while j > 0 and diffs[j - 1] > d:
-                diffs[j] = diffs[j - 1]
-                j -= 1
-            diffs[j] = d
-        step[f] = diffs[rows // 2] if rows else 0
-    return step
-
-
 @njit(inline="always")
 def _shortest(step):  # pragma: no cover - jitted
     a = 0
@@ -173,7 +151,8 @@ def landing_kernel(succ, probs, pstride, active, block_start, piv, tcol, k
     -1, and ``ref`` their rows' reads face by face, in that order (``>= 0`` the swept
     vector there, ``-1 - c`` ``near[c]``; a move inside the block reads the zero)."""
     n, nf = succ.shape
-    step = _steps(succ)
+    span = n - 1 - RING if n - 1 > 2 * RING else n - 1  # (above it, overshoot rules)
+    step = usual_steps(succ, min(span, 63), span)
     a = _shortest(step)
     s0, smax = step[a], step.max()
     usable = s0 >= 1 and smax < RING

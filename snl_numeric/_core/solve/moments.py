@@ -23,13 +23,8 @@ import numpy as np
 
 from ..numba_config import njit
 from ..table import reach_kernel
-from .blocks import (
-    a_priori_bound,
-    capacitance_kernel,
-    correction_kernel,
-    residual_kernel,
-    step_variance_kernel,
-)
+from .blocks import a_priori_bound, capacitance_kernel, correction_kernel
+from .residual import residual_kernel, step_variance_kernel
 
 #: Variances use the one-step formula where ``2 N t - t - t**2`` would lose more than
 #: this factor to cancellation (``var * CANCELLATION < t**2``; not where ``t = 1``

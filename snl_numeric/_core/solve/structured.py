@@ -60,18 +60,16 @@ from .blocks import (
     block_factor_kernel,
     block_solve_kernel,
     block_solve_t_kernel,
-    bound_kernel,
     capacitance_kernel,
     correction_kernel,
     gth_solve_t_kernel,
     levels_kernel,
-    residual_kernel,
-    step_variance_kernel,
     structure_kernel,
     sweep_kernel,
 )
 from .certify import Solution, total_error
 from .krylov import gmres_kernel, landing_kernel, landing_sweep_kernel
+from .residual import bound_kernel, residual_kernel, step_variance_kernel
 
 #: Woodbury is used when there are at most this many backward targets...
 WOODBURY_MAX = 64

@@ -1,0 +1,206 @@
+"""The certificate's residuals in double-double arithmetic, and the one-step variance
+(private; see :mod:`.structured`).
+
+:func:`residual_kernel` forms ``b - A x`` for ``x`` given as a double-double pair, every
+product exact (a fused multiply-add gives a product's error exactly) and every sum an
+error-free transformation, with a bound on what rounding is left; :func:`bound_kernel`
+reduces it to what the error bounds take.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic, overload
+
+from ..numba_config import njit
+
+
+@njit(inline="always")
+def _two_sum(a, b):  # pragma: no cover - jitted
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once. As Python (``NUMBA_DISABLE_JIT``), in rationals; in a
+    kernel, LLVM's ``llvm.fma`` (the instruction, or the C library's correctly rounded
+    ``fma`` where the processor has none)."""
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return a * b + c
+    return float(Fraction(a) * Fraction(b) + Fraction(c))
+
+
+@intrinsic
+def _llvm_fma(typingctx, a, b, c):  # pragma: no cover - runs when a kernel compiles
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        d = ir.DoubleType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d]))
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@overload(_fma)
+def _fma_overload(a, b, c):  # pragma: no cover - runs when a kernel compiles
+    return lambda a, b, c: _llvm_fma(a, b, c)
+
+
+@njit(inline="always")
+def _two_prod(a, b):  # pragma: no cover - jitted
+    """``a * b`` exactly as ``p + e`` (the error of a product is exact under a fused
+    multiply-add; Dekker's split gives the same ``e`` in 17 operations)."""
+    p = a * b
+    return p, _fma(a, b, -p)
+
+
+@njit()
+def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size):  # pragma: no cover
+    """``r = b - A (xhi + xlo)`` (or ``b - A^T (xhi + xlo)``) in double-double arithmetic,
+    the pivot ``A[x, x]`` being the exact sum of ``x``'s moving probabilities (with one die
+    and every face moving, the die's sum, formed once as a double-double).
+
+    ``size[i]`` receives the sum of the absolute terms of row ``i``: the rounding error
+    of ``r[i]`` is below ``(terms + 4) * 2**-104 * size[i]``.
+    """
+    n, nf = succ.shape
+    if not trans:  # row by row, the sums in registers
+        dh = dl = 0.0  # one die: the sum of its probabilities, exactly
+        for f in range(nf if pstride == 0 else 0):
+            dh, e = _two_sum(dh, probs[0, f])
+            dl += e
+        for x in range(n):
+            r[x] = size[x] = 0.0
+            if not active[x]:
+                continue
+            vx, lx = xhi[x], xlo[x]
+            rh, rl, sx = b[x], 0.0, abs(b[x])
+            row = x * pstride
+            moves = 0
+            for f in range(nf):
+                p = probs[row, f]
+                y = succ[x, f]
+                if p == 0.0 or y == x:
+                    continue
+                moves += 1
+                if active[y]:  # the off-diagonal entry
+                    qh, ql = _two_prod(p, xhi[y])
+                    ql += p * xlo[y]
+                    rh, e = _two_sum(rh, qh)
+                    rl += e + ql
+                    sx += abs(qh)
+            if pstride == 0 and moves == nf:  # the pivot, every face moving: the die's sum
+                ph, pl = _two_prod(dh, vx)
+                pl += dh * lx + dl * vx
+                rh, e = _two_sum(rh, -ph)
+                rl += e - pl
+                sx += abs(ph)
+            else:  # the pivot's terms one by one
+                for f in range(nf):
+                    p = probs[row, f]
+                    if p == 0.0 or succ[x, f] == x:
+                        continue
+                    ph, pl = _two_prod(p, vx)
+                    pl += p * lx
+                    rh, e = _two_sum(rh, -ph)
+                    rl += e - pl
+                    sx += abs(ph)
+            r[x] = rh + rl
+            size[x] = sx
+        return
+    rh = np.empty(n)  # transposed: row x's moves add to the rows they land on
+    rl = np.empty(n)
+    for i in range(n):
+        rh[i] = rl[i] = size[i] = 0.0
+        if active[i]:
+            rh[i] = b[i]
+            size[i] = abs(b[i])
+    for x in range(n):
+        if not active[x]:
+            continue
+        vx, lx = xhi[x], xlo[x]
+        for f in range(nf):
+            p = probs[x * pstride, f]
+            y = succ[x, f]
+            if p == 0.0 or y == x:
+                continue
+            # the pivot: -p * x[x] for every move out of x
+            ph, pl = _two_prod(p, vx)
+            pl += p * lx
+            s, e = _two_sum(rh[x], -ph)
+            rl[x] += e - pl
+            rh[x] = s
+            size[x] += abs(ph)
+            if active[y]:  # the off-diagonal entry: + p * x[x] into row y, the same term
+                s, e = _two_sum(rh[y], ph)
+                rl[y] += e + pl
+                rh[y] = s
+                size[y] += abs(ph)
+    for i in range(n):
+        r[i] = rh[i] + rl[i] if active[i] else 0.0
+
+
+@njit()
+def bound_kernel(r, size, factor, x, lo, b, active):  # pragma: no cover - jitted
+    """``r = |r| + factor * size`` in place (a bound on ``|b - A (x + lo)|`` from
+    :func:`residual_kernel`'s outputs) and what the error bounds take from it, over the
+    system's squares: ``(max r, max |x + lo|, max |b|, min b, max r / b, sum r,
+    sum |x + lo|)`` (``max r / b`` is ``inf`` unless ``b > 0`` throughout). A NaN in
+    ``r`` or ``x`` makes the maxima and sums NaN (no bound), as NumPy's reductions do."""
+    top = xmax = bmax = ratio = rsum = xsum = 0.0
+    bmin = np.inf
+    for i in range(r.shape[0]):
+        e = abs(r[i]) + factor * size[i]
+        r[i] = e
+        if not active[i]:
+            continue
+        v = abs(x[i] + lo[i])
+        top = max(top, e)
+        xmax = max(xmax, v)
+        bmax = max(bmax, abs(b[i]))
+        bmin = min(bmin, b[i])
+        ratio = max(ratio, e / b[i]) if b[i] > 0.0 else np.inf
+        rsum += e
+        xsum += v
+    if np.isnan(rsum) or np.isnan(xsum):  # (max skips a NaN; the sums keep it)
+        top = xmax = ratio = np.nan
+    return top, xmax, bmax, bmin, ratio, rsum, xsum
+
+
+@njit()
+def step_variance_kernel(succ, probs, pstride, active, thi, tlo, w):  # pragma: no cover
+    """``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw
+    from ``x`` (``t`` given as a double-double pair, 0 off the system), each difference
+    formed exactly before it is squared."""
+    n, nf = succ.shape
+    for x in range(n):
+        w[x] = 0.0
+        if not active[x]:
+            continue
+        stays = False
+        for f in range(nf):
+            if active[succ[x, f]] and probs[x * pstride, f] > 0.0:
+                stays = True
+        if not stays:  # every throw leaves: t[x] is exactly 1, and so is every step
+            continue
+        acc = 0.0
+        for f in range(nf):
+            p = probs[x * pstride, f]
+            if p == 0.0:
+                continue
+            y = succ[x, f]
+            yh = thi[y] if active[y] else 0.0
+            yl = tlo[y] if active[y] else 0.0
+            s = yh - thi[x]
+            bb = s - yh
+            e = (yh - (s - bb)) + (-thi[x] - bb)
+            d = s + (e + (yl - tlo[x]) + 1.0)
+            acc += p * d * d
+        w[x] = acc
