@@ -341,7 +341,6 @@ def compile_board(board: Board) -> CompiledBoard:
     jump_to = np.full(size + 1, -1, dtype=idx)
     jump_to[src] = dst
     faces = faces.astype(idx, copy=False)
-    fired = None
     if not large:  # the jumps each throw fires: built on first use
         succ = succ_table(size, jump_to, board.overshoot, board.chain, faces)[0]
     else:  # int32 (every table compiled has fewer than 2**31 entries): half the memory
@@ -353,7 +352,7 @@ def compile_board(board: Board) -> CompiledBoard:
     cb = CompiledBoard(size=size, start=board.start, faces=faces, probs=board.dice.probs,
                        succ=succ, jump_src=src, jump_dst=dst, chained=board.chain,
                        overshoot=board.overshoot)
-    if fired is None and large:  # (in place: the landing squares are not kept)
+    if large:  # the jumps each throw fires, over the landing squares (not kept)
         fired_kernel(landed, cb.jump_index)
         landed.flags.writeable = False
         cb.cache.get("fired", lambda: landed)

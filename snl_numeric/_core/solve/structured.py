@@ -253,18 +253,16 @@ class Solver:
         return v[self._new] if self.cut else v
 
     # -- the sweeps ------------------------------------------------------------------------
-    def _sweep(self, rhs: np.ndarray, back: np.ndarray | None = None) -> np.ndarray:
-        """``P^-1 (rhs + R back)``: one column (``back`` allowed: GMRES) or several.
+    def _sweep(self, rhs: np.ndarray) -> np.ndarray:
+        """``P^-1 rhs``: one column or several (GMRES sweeps with :mod:`.krylov`'s kernel).
 
-        Below :data:`SWEEP_MIN` squares a column without ``back`` goes through the
-        many-column kernel, so that a small board compiles one forward kernel, not two
-        (the same arithmetic, except that rows above the column's first non-zero are set
-        to 0, not computed)."""
+        Below :data:`SWEEP_MIN` squares a column goes through the many-column kernel, so
+        that a small board compiles one forward kernel, not two (the same arithmetic,
+        except that rows above the column's first non-zero are set to 0, not computed)."""
         out = np.empty(rhs.shape)
-        if back is not None or (rhs.ndim == 1 and self.n >= SWEEP_MIN):
+        if rhs.ndim == 1 and self.n >= SWEEP_MIN:
             sweep_kernel(self._succ, self._probs, self.pstride, self._active, self.block_start,
-                         self.offsets, self.lu, self.piv, rhs, _NO_BACK if back is None else back,
-                         out)
+                         self.offsets, self.lu, self.piv, rhs, _NO_BACK, out)
         else:
             cols = np.ascontiguousarray(rhs.reshape(self.n, -1))
             block_solve_kernel(self._succ, self._probs, self.pstride, self._active,
