@@ -67,25 +67,27 @@ def test_random_board_50k(overshoot):
     assert rep.method == "gmres" and rep.iterations > 0 and rep.residual < 1e-13
 
 
-def test_residual_floor_certified_by_a_second_solve(monkeypatch):
-    # a slow die: max(t) u puts the residual of any double answer near the target, while
-    # the answer itself is accurate; A^-1 of that residual (a loose solve) certifies it
+def test_residual_floor_certified_by_a_componentwise_correction(monkeypatch):
+    # a slow die: max(t) u puts the residual of any double answer near the target; one
+    # refining round, its GMRES stopped on the certificate's criterion against b, certifies
     from snl_numeric._core.solve import Solver
 
     seen = []
-    sharper = Solver._sharper
+    once = Solver._once
 
-    def spy(self, *args):
-        seen.append(sharper(self, *args))
-        return seen[-1]
+    def spy(self, b, trans, tol, scale=None):
+        out = once(self, b, trans, tol, scale)
+        seen.append((tol, scale is not None, out[1]))
+        return out
 
-    monkeypatch.setattr(Solver, "_sharper", spy)
-    # (with {1: 0.95, 2: 0.05} the first answer, P^-1 b + P^-1 R y, now certifies alone)
+    monkeypatch.setattr(Solver, "_once", spy)
     board = random_board(50_000, 0.1, rng=1, dice={1: 0.97, 2: 0.03})
     mean = snl.expected_throws_all(board)
     rep = solver_report(board)
-    assert seen and seen[0][0] < 1e-11 and seen[0][1] > 0
+    assert [(tol, scaled) for tol, scaled, _ in seen] == [(5e-12, False), (5e-12, True)]
+    assert seen[1][2] < seen[0][2] / 2  # the correction: fewer steps than the solve
     assert rep.method == "gmres" and rep.error_estimate < 1e-11
+    assert rep.iterations == seen[0][2] + seen[1][2]
     close(mean, naive.large_moments(board)[0])
 
 

@@ -183,7 +183,7 @@ def test_a_nan_residual_is_not_certified():
     r = np.array([0.25, -0.5])  # |r| + 0.5 * size
     terms = bound_kernel(r, np.array([0.5, 0.0]), 0.5, np.array([1.0, -3.0]), np.zeros(2),
                          np.array([1.0, 4.0]), np.ones(2, bool))
-    assert terms == (0.5, 3.0, 4.0, 1.0, 0.5, 1.0, 4.0) and r.tolist() == [0.5, 0.5]
+    assert terms == (0.5, 3.0, 4.0, 1.0, 0.5, 1.0, 4.0) and r.tolist() == [0.25, -0.5]
 
 
 def test_an_int32_table_is_solved_as_it_is():

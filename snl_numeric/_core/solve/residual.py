@@ -149,16 +149,15 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
 
 @njit()
 def bound_kernel(r, size, factor, x, lo, b, active):  # pragma: no cover - jitted
-    """``r = |r| + factor * size`` in place (a bound on ``|b - A (x + lo)|`` from
-    :func:`residual_kernel`'s outputs) and what the error bounds take from it, over the
-    system's squares: ``(max r, max |x + lo|, max |b|, min b, max r / b, sum r,
-    sum |x + lo|)`` (``max r / b`` is ``inf`` unless ``b > 0`` throughout). A NaN in
-    ``r`` or ``x`` makes the maxima and sums NaN (no bound), as NumPy's reductions do."""
+    """What the error bounds take from ``e = |r| + factor * size`` (a bound on
+    ``|b - A (x + lo)|`` from :func:`residual_kernel`'s outputs), over the system's
+    squares: ``(max e, max |x + lo|, max |b|, min b, max e / b, sum e, sum |x + lo|)``
+    (``max e / b`` is ``inf`` unless ``b > 0`` throughout). A NaN in ``r`` or ``x``
+    makes the maxima and sums NaN (no bound), as NumPy's reductions do."""
     top = xmax = bmax = ratio = rsum = xsum = 0.0
     bmin = np.inf
     for i in range(r.shape[0]):
         e = abs(r[i]) + factor * size[i]
-        r[i] = e
         if not active[i]:
             continue
         v = abs(x[i] + lo[i])

@@ -16,9 +16,8 @@ distinct squares ``D``, so ``R = C E_D^T`` has rank ``k``. One method per board:
   the system in one throw, so it is eliminated by GTH too (the transposed system
   the same way);
 - ``"gmres"`` (large ``k``): restarted GMRES (:mod:`.krylov`) on the capacitance
-  system, each step one sweep, stopped on the certificate's own criterion. A residual
-  at the rounding floor of the sweeps is bounded through ``A^-1`` by a loose second
-  solve (:meth:`Solver._sharper`) rather than refined. An answer
+  system, each step one sweep, stopped on the certificate's own criterion (and so is
+  a refining round's correction). An answer
   it cannot certify is solved again by a second solver over the same system, built
   once when first needed: the Woodbury method when it fits, else ``"splu"`` (SciPy's
   sparse LU). A solver's method never changes; :attr:`Solution.method` names the one
@@ -91,15 +90,9 @@ FALLBACK_WOODBURY_MAX = 3000
 #: Refinement rounds at most.
 MAX_ROUNDS = 4
 #: GMRES relative tolerance of a first solve that the componentwise criterion cannot
-#: certify (``b`` not positive, or transposed), and of a correction's.
+#: certify (``b`` not positive, or transposed), and of a correction's there.
 GMRES_RTOL = 1e-13
 CORRECTION_RTOL = 1e-6
-#: A GMRES answer whose residual cannot certify it (the rounding floor of the sweeps, on
-#: boards where ``max(t) u`` nears the target) is bounded by ``A^-1`` of that residual,
-#: from a loose solve (:meth:`Solver._sharper`) to this componentwise tolerance, with a
-#: positive floor of ``1 / SHARP_SHARE`` of the target added to its right-hand side.
-SHARP_RTOL = 0.25
-SHARP_SHARE = 16
 #: GMRES stops when the residual is below this fraction of what the certificate allows
 #: (the rest is left to the rounding of the final sweep).
 GMRES_MARGIN = 0.5
@@ -292,13 +285,16 @@ class Solver:
         capacitance_kernel(self.z, 1, self.targets, self.cap, self.cap_piv)
 
     # -- one solve, by the board's method ---------------------------------------------------
-    def _once(self, b: np.ndarray, trans: bool, tol: float) -> tuple[np.ndarray, int]:
-        """One solve (GMRES to the residual ``tol``: see :meth:`_gmres`)."""
+    def _once(self, b: np.ndarray, trans: bool, tol: float, scale: np.ndarray | None = None
+              ) -> tuple[np.ndarray, int]:
+        """One solve (GMRES to the residual ``tol``, measured against ``scale``, by
+        default ``b``: see :meth:`_gmres`)."""
         with np.errstate(over="ignore", invalid="ignore"):  # beyond the largest double: inf
-            x, steps = self._solve_inside(self._inside(b), trans, tol)
+            x, steps = self._solve_inside(self._inside(b), trans, tol, scale)
         return self._outside(x), steps
 
-    def _solve_inside(self, b: np.ndarray, trans: bool, tol: float) -> tuple[np.ndarray, int]:
+    def _solve_inside(self, b: np.ndarray, trans: bool, tol: float,
+                      scale: np.ndarray | None = None) -> tuple[np.ndarray, int]:
         if self.method == "triangular":
             return (self._sweep_t(b)[0] if trans else self._sweep(b)), 0
         if self.method == "woodbury":
@@ -317,11 +313,12 @@ class Solver:
             x = np.zeros(self.n)
             x[self.states] = self.lu_sparse.solve(b[self.states], trans="T" if trans else "N")
             return x, 0
-        return self._gmres(b, trans, tol)
+        return self._gmres(b, trans, tol, b if scale is None else self._inside(scale))
 
-    def _gmres(self, b: np.ndarray, trans: bool, tol: float) -> tuple[np.ndarray, int]:
+    def _gmres(self, b: np.ndarray, trans: bool, tol: float, scale: np.ndarray
+               ) -> tuple[np.ndarray, int]:
         """GMRES on the ``k x k`` capacitance system, one sweep per step, until the residual
-        ``r = b - A x`` has ``max |r_i| / b_i <= tol`` (negative: until the capacitance
+        ``r = b - A x`` has ``max |r_i| / scale_i <= tol`` (negative: until the capacitance
         residual's 2-norm is at most ``-tol`` relative to its right-hand side's).
 
         The answer ``x = P^-1 b + P^-1 R E_D y`` takes no sweep of its own (forward): the
@@ -345,7 +342,7 @@ class Solver:
         if np.any(rhs):
             work_t = (np.zeros((size_t, 1)), np.empty((size_t, 1)), np.empty((size_t, 1)))
             steps = int(gmres_kernel(bool(trans), op, d, work, work_t, rhs, tol2, *self.c_entries,
-                                     b, tol_rel, self.restart, MAX_ITERATIONS, y))
+                                     scale, tol_rel, self.restart, MAX_ITERATIONS, y))
             if not trans and steps:  # work[2]: the sweep of GMRES's last step, P^-1 R E_D y
                 c += work[2]
             del work_t
@@ -461,9 +458,12 @@ class Solver:
         GMRES stops on the certificate's criterion when it is componentwise (``b > 0``,
         not transposed): ``max |r_i| / b_i`` below the target, less a margin for the
         rounding of the last sweep (see :mod:`.krylov`), certifies the first answer. Where
-        that rounding alone is above the target (``u max(t)`` near it), :meth:`_sharper`
-        bounds the error by ``A^-1`` of the residual instead (a random board of 10^7
-        squares: 55 steps, where a refining round made 61)."""
+        the sweeps' roundings alone leave more (``u max(t)`` near the target: a residual of
+        a few units in the last place of ``x``), a refining round corrects by the
+        residual, formed in double-double, and its GMRES stops on the same criterion
+        measured against ``b`` (a random board of 10^7 squares: 11 more steps, where a
+        bound on ``A^-1 |r|`` from a loose solve took 14, and a correction to the
+        normwise :data:`CORRECTION_RTOL` 23)."""
         positive = bool(b[self.active].min() > 0)  # not kept: a copy of b on huge boards
         tol = (GMRES_MARGIN * target if not trans and target >= 1e-14 and positive
                else -GMRES_RTOL)
@@ -474,20 +474,14 @@ class Solver:
         direct = self.method in ("triangular", "woodbury")
         if trust_a_priori and direct and self.a_priori <= target and not measure:
             return x, lo, steps, self.a_priori, np.nan
-        error, backward, err = self._bound(b, x, lo, trans)
-        if error > target and tol > 0 and self.method == "gmres":
-            sharp, more = self._sharper(b, err, x, lo, target)
-            steps += more
-            error = min(error, sharp)
-        del err
+        error, backward, r = self._bound(b, x, lo, trans)
         for _ in range(MAX_ROUNDS):
             if error <= target or (trust_a_priori and direct and self.a_priori <= target):
                 break
-            r = self._residual(b, x, lo, trans)[0]
-            dx, more = self._once(r, trans, -CORRECTION_RTOL)
+            dx, more = self._once(r, trans, tol if tol > 0 else -CORRECTION_RTOL, scale=b)
             steps += more
             new_x, new_lo = _dd_add(x, lo, dx)
-            new_error, new_backward, _ = self._bound(b, new_x, new_lo, trans)
+            new_error, new_backward, r = self._bound(b, new_x, new_lo, trans)
             if not new_error < error:
                 break
             x, lo, error, backward = new_x, new_lo, new_error, new_backward
@@ -501,20 +495,15 @@ class Solver:
                         size)
         return r, size
 
-    def _residual_bound(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
-                        ) -> tuple[np.ndarray, tuple[float, ...]]:
-        """``|b - A (x + lo)|`` at most, entrywise (the residual in double-double and a
-        bound on its rounding), and the maxima and sums :func:`bound_kernel` gives."""
-        err, size = self._residual(b, x, lo, trans)
-        terms = bound_kernel(err, size, (self.succ.shape[1] * 2 + 6) * _DD_EPS, x, lo, b,
-                             self.active)
-        return err, terms
-
     def _bound(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
                ) -> tuple[float, float, np.ndarray]:
-        """Certified relative error of ``x + lo``, its normwise backward error and the
-        bound on its residual (:meth:`_residual_bound`)."""
-        err, (top, xmax, bmax, bmin, ratio, esum, xsum) = self._residual_bound(b, x, lo, trans)
+        """Certified relative error of ``x + lo``, its normwise backward error and its
+        residual ``b - A (x + lo)`` (formed in double-double: :func:`residual_kernel`;
+        the bound adds what rounding is left, :func:`bound_kernel`)."""
+        r, size = self._residual(b, x, lo, trans)
+        top, xmax, bmax, bmin, ratio, esum, xsum = bound_kernel(
+            r, size, (self.succ.shape[1] * 2 + 6) * _DD_EPS, x, lo, b, self.active)
+        del size
         scale = 2.0 * xmax + bmax
         backward = float(top / scale) if scale > 0 else 0.0
         if not trans and bmin > 0:
@@ -523,38 +512,7 @@ class Solver:
             enorm, xnorm = (esum, xsum) if trans else (top, xmax)
             eps = float(self.tmax() * enorm / xnorm) if xnorm > 0 else (
                 0.0 if not top else np.inf)
-        return (eps / (1.0 - eps) if eps < 1.0 else np.inf), backward, err
-
-    def _sharper(self, b: np.ndarray, err: np.ndarray, x: np.ndarray, lo: np.ndarray,
-                 target: float) -> tuple[float, int]:
-        """A bound on the relative error of ``x + lo`` (``b > 0`` on the system) from
-        ``A^-1 err``, ``err >= |r|`` its residual's bound, rather than from
-        ``max(err / b)``; and the GMRES steps it took. A residual at the rounding floor of the
-        sweeps (about ``u |A| |x|``, ``u max(t)`` relative to ``b``) allows an error of that
-        size, while the sweeps, cancellation-free, err by a few ``u``: on a board of 10^7
-        squares the first answer was accurate, but only a second, refining solve certified it.
-
-        ``A^-1 >= 0``, so ``|x* - x| <= A^-1 err <= A^-1 c = z*`` with
-        ``c = err + (target / SHARP_SHARE) b > 0``. A loose solve gives ``z``; the bound on
-        its residual ``s = c - A z`` has ``|s| <= sigma c``, so ``|z* - z| <= A^-1 |s| <=
-        sigma z*`` and ``z* <= z / (1 - sigma)``: the relative error of ``x + lo`` is at most
-        ``max(z / (x + lo)) / (1 - sigma)``."""
-        act = self.active
-        c = err
-        c += (target / SHARP_SHARE) * b  # in place: err is not needed again
-        c[~act] = 0.0
-        z, steps = self._once(c, False, SHARP_RTOL)
-        if not np.all(np.isfinite(z[act])):
-            return np.inf, steps
-        sigma = float(self._residual_bound(c, z, np.zeros(self.n), False)[1][4])  # max s / c
-        del c
-        xs = x[act]
-        xs += lo[act]
-        if sigma >= 1.0 or not xs.min() > 0.0:
-            return np.inf, steps
-        zs = z[act]
-        zs /= xs
-        return float(zs.max()) / (1.0 - sigma), steps
+        return (eps / (1.0 - eps) if eps < 1.0 else np.inf), backward, r
 
     def step_variance(self, thi: np.ndarray, tlo: np.ndarray) -> np.ndarray:
         """The variance of ``t`` after one throw from each square of the system
