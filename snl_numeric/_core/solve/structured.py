@@ -479,8 +479,10 @@ class Solver:
             if error <= target or (trust_a_priori and direct and self.a_priori <= target):
                 break
             dx, more = self._once(r, trans, tol if tol > 0 else -CORRECTION_RTOL, scale=b)
+            del r  # (n-long vectors: at 10^7 squares each is 80 MB)
             steps += more
             new_x, new_lo = _dd_add(x, lo, dx)
+            del dx
             new_error, new_backward, r = self._bound(b, new_x, new_lo, trans)
             if not new_error < error:
                 break
@@ -553,10 +555,16 @@ def solver_bytes(n: int, faces: int, k: int) -> int:
 
 
 def _dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(hi + lo) + dx`` as a new double-double pair."""
+    """``(hi + lo) + dx`` as a new double-double pair (``dx`` is overwritten; three
+    vectors made)."""
     s = hi + dx
     bb = s - hi
-    err = (hi - (s - bb)) + (dx - bb)
-    lo = lo + err
-    new_hi = s + lo
-    return new_hi, lo - (new_hi - s)
+    err = s - bb
+    np.subtract(hi, err, out=err)
+    np.subtract(dx, bb, out=dx)
+    err += dx
+    err += lo
+    np.add(s, err, out=bb)  # the new hi
+    np.subtract(bb, s, out=s)
+    err -= s
+    return bb, err
