@@ -462,8 +462,7 @@ class Solver:
         a few units in the last place of ``x``), a refining round corrects by the
         residual, formed in double-double, and its GMRES stops on the same criterion
         measured against ``b`` (a random board of 10^7 squares: 11 more steps, where a
-        bound on ``A^-1 |r|`` from a loose solve took 14, and a correction to the
-        normwise :data:`CORRECTION_RTOL` 23)."""
+        loose solve bounding ``A^-1 |r|`` took 14)."""
         positive = bool(b[self.active].min() > 0)  # not kept: a copy of b on huge boards
         tol = (GMRES_MARGIN * target if not trans and target >= 1e-14 and positive
                else -GMRES_RTOL)
