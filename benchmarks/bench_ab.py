@@ -17,7 +17,9 @@ is faster.
   time slice, see ``snl_numeric/_core/blas.py``), against both;
 - ``expected_throws_all`` on a fresh random board of 10^6 squares (10% jumps): wall time
   of the solve, and that time in CSR mat-vecs of the board (issue 25's unit), against
-  both.
+  both; and on the slow-mixing family of 2x10^5 squares (a die that throws 1 with
+  p=.99: GMRES needs hundreds of steps, and a refining round), against
+  ``SNL_BENCH_BASE``.
 
 Usage: ``SNL_BENCH_BASE=../c035537 SNL_BENCH_RELEASE=../b4a4c6a python -m benchmarks
 --only ab`` (trees made with ``git worktree add --detach DIR COMMIT``).
@@ -122,7 +124,7 @@ expected_throws_all(w)
 del w
 solve, mv = [], []
 for _ in range(3):
-    b = random_board({n}, 0.1, rng=1)
+    b = random_board({n}, 0.1, rng=1{dice})
     b.compiled
     t = time.perf_counter(); e = expected_throws_all(b); solve.append(time.perf_counter() - t)
     q, x = b.compiled.matrix, np.ones({n} + 1)
@@ -134,9 +136,13 @@ print(json.dumps({{"solve": s, "matvecs": s / m, "e0": float(e[0])}}))
 """
 
 
-def _large(rows: list[dict], other: str, reps: int, n: int) -> None:
-    ours, theirs = alternate(LARGE.format(n=n), other, reps)
-    rows.append(row(f"A/B expected_throws_all, fresh random board of {n:.0e} squares (wall)",
+SLOW_DIE = ", dice={1: 0.99, 6: 0.01}"
+
+
+def _large(rows: list[dict], other: str, reps: int, n: int, dice: str = "") -> None:
+    ours, theirs = alternate(LARGE.format(n=n, dice=dice), other, reps)
+    what = "slow die (p=.99 of a 1)" if dice else "random"
+    rows.append(row(f"A/B expected_throws_all, fresh {what} board of {n:.0e} squares (wall)",
                     median(ours, "solve"), f"same at {label(other)}", median(theirs, "solve"),
                     note=f"{median(ours, 'matvecs'):.0f} vs {median(theirs, 'matvecs'):.0f} "
                          f"CSR mat-vecs of the board (timed in the same process); E[0] "
@@ -183,6 +189,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
         _single(rows, base, reps, 100 if quick else 400)
         _busy(rows, base, reps, 20 if quick else 60)
         _large(rows, base, reps, 10**5 if quick else 10**6)
+        _large(rows, base, reps, 2 * 10**4 if quick else 2 * 10**5, SLOW_DIE)
     release = tree("SNL_BENCH_RELEASE")
     if release:
         games = 2 * 10**5 if quick else 2 * 10**6
