@@ -757,6 +757,17 @@ def table_reach(succ):
     return _np.array(dist), _np.array(sure)
 
 
+def rotation_costs(succ, probs, active):
+    """For each ``c``, the moves (between squares of the system, of positive probability,
+    not onto their own square) that go backward when the squares are taken in the order
+    ``c .. n-1, 0 .. c-1``: counted move by move, order by order."""
+    n, nf = succ.shape
+    probs = _np.broadcast_to(probs, succ.shape)
+    moves = [(x, int(succ[x, f])) for x in range(n) for f in range(nf)
+             if active[x] and active[succ[x, f]] and succ[x, f] != x and probs[x, f] > 0]
+    return _np.array([sum((y - c) % n < (x - c) % n for x, y in moves) for c in range(n)])
+
+
 # --- batch ---
 def batch_row(size, jumps, start=0, overshoot="win", chain=False, dice=None):
     """Fewest throws, mean, variance and median of one board, the obvious way.

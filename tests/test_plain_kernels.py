@@ -32,7 +32,7 @@ from snl_numeric import (
 )
 from snl_numeric._core.memory import MemoryLimitError
 from snl_numeric._core.solve import TARGET_ERROR, Solver, board_moments_kernel, solver_bytes
-from snl_numeric._core.solve.blocks import sweep_kernel
+from snl_numeric._core.solve.blocks import structure_kernel, sweep_kernel
 from snl_numeric._core.solve.krylov import landing_sweep_kernel
 from snl_numeric._core.solve.residual import bound_kernel
 from snl_numeric._core.table import reach_kernel
@@ -173,6 +173,35 @@ def _assert_landing_sweep(solver: Solver, rng: np.random.Generator) -> None:
         np.testing.assert_array_equal(near[copy[kept]], got[kept])
         # a few units in the last place per square, of what the sweep of |terms| gives
         np.testing.assert_array_less(np.abs(got - want), 1e-14 * scale + 1e-300)
+
+
+@pytest.mark.parametrize("case", ["random", "bounce", "snakes near the goal", "far back"])
+def test_rotation_counts_match_counting_move_by_move(case):
+    # cost[c]: the moves backward in the order c .. n-1, 0 .. c-1. Exact when some order
+    # could leave fewer than a quarter of cost[0]; else a lower bound that fails that too
+    gen = np.random.default_rng(7)
+    if case == "snakes near the goal":
+        src = gen.choice(np.arange(150, 299), size=40, replace=False)
+        board = Board(300, {int(s): int(gen.integers(0, 150)) for s in src})
+    elif case == "far back":
+        board = Board(300, {x: x - 200 for x in range(240, 299, 2)})
+    else:
+        board = random_board(300, 0.1, rng=3, overshoot="bounce" if case == "bounce" else "win")
+    cb = board.compiled
+    active = sure_states(cb).copy()
+    active[cb.size] = False
+    succ, probs = cb.succ, np.asarray(cb.probs, dtype=float).reshape(1, -1)
+    n = succ.shape[0]
+    want = naive.rotation_costs(succ, probs, active)
+    cost = np.empty(n + 1, dtype=np.int64)
+    structure_kernel(succ, probs, 0, active, 16, np.empty(n + 1, dtype=np.int32),
+                     np.empty(n, dtype=np.int64), cost)
+    assert cost[0] == want[0]
+    if np.any(4 * want[1:] < want[0]):
+        np.testing.assert_array_equal(cost[1:n], want[1:])
+    else:
+        assert np.all(cost[1:n] <= want[1:]) and np.all(4 * cost[1:n] >= cost[0])
+    assert (case in ("snakes near the goal", "far back")) == bool(np.any(4 * want[1:] < want[0]))
 
 
 def test_a_nan_residual_is_not_certified():

@@ -110,13 +110,16 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
     again every ``bmax`` squares. ``block_start`` (length ``n + 1``) receives the
     first square of each block and ends with ``n``; ``tcol[y]`` receives the
     column of ``y`` among the targets of moves to lower blocks (numbered from the
-    highest move down) or -1. Returns ``(blocks, targets)``.
+    highest move down) or -1. Returns ``(blocks, targets, moves to lower blocks)``.
 
-    Unless ``cost`` (length ``n + 1``) is empty, the same pass counts in ``cost[c]`` the
-    moves that go backward when the squares are taken in the order ``c .. n-1, 0 .. c-1``
-    (``cost[0]``: in their own order): a move down from ``x`` to ``y`` goes forward in
-    that order when ``y < c <= x``, a move up from ``x`` to ``y`` backward when
-    ``x < c <= y`` (difference arrays).
+    Unless ``cost`` (length ``n + 1``) is empty, ``cost[c]`` receives the moves that go
+    backward when the squares are taken in the order ``c .. n-1, 0 .. c-1`` (``cost[0]``:
+    in their own order): a move down from ``x`` to ``y`` goes forward in that order when
+    ``y < c <= x``, a move up from ``x`` to ``y`` backward when ``x < c <= y`` (difference
+    arrays). The same pass counts the moves down; the moves up, every throw of the die,
+    take a second pass only when some order could leave fewer than a quarter of
+    ``cost[0]`` (the test the solver makes): otherwise ``cost[c]`` for ``c > 0`` is the
+    moves down that stay backward, a lower bound that fails that test as well.
     """
     n, nf = succ.shape
     left = np.arange(n)
@@ -128,20 +131,26 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
         if active[x]:
             for f in range(nf):
                 y = succ[x, f]
-                if y == x or not active[y] or probs[x * pstride, f] == 0.0:
-                    continue
-                if y < x:
+                if y < x and active[y] and probs[x * pstride, f] != 0.0:
                     if x - y < bmax and y < left[x]:
                         left[x] = y
                     if rotations:
                         total += 1
                         cost[y + 1] -= 1
                         cost[x + 1] += 1
-                elif rotations:
-                    cost[x + 1] += 1
-                    cost[y + 1] -= 1
-    if rotations:
-        _accumulate(cost, total)
+    if rotations and _accumulate(cost, total):
+        up = np.zeros(n + 1, dtype=cost.dtype)
+        for x in range(n):
+            if active[x]:
+                for f in range(nf):
+                    y = succ[x, f]
+                    if y > x and active[y] and probs[x * pstride, f] != 0.0:
+                        up[x + 1] += 1
+                        up[y + 1] -= 1
+        acc = 0
+        for c in range(n):
+            acc += up[c]
+            cost[c] += acc
     free = np.ones(n, dtype=np.bool_)  # no short backward move crosses the cut after t
     low = n
     for t in range(n - 1 if bmax > 1 else -1, -1, -1):
@@ -156,7 +165,7 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
             nb += 1
             lo = t + 1
     block_start[nb] = n
-    k = 0
+    k = down = 0
     tcol[:] = -1
     for b in range(nb - 1, -1, -1):
         lo = block_start[b]
@@ -165,10 +174,12 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
                 continue
             for f in range(nf):
                 y = succ[x, f]
-                if y < lo and tcol[y] < 0 and active[y] and probs[x * pstride, f] != 0.0:
-                    tcol[y] = k
-                    k += 1
-    return nb, k
+                if y < lo and active[y] and probs[x * pstride, f] != 0.0:
+                    down += 1
+                    if tcol[y] < 0:
+                        tcol[y] = k
+                        k += 1
+    return nb, k, down
 
 
 @njit()
@@ -448,34 +459,29 @@ def backward_columns_kernel(succ, probs, pstride, active, block_start, tcol, col
 
 
 @njit()
-def backward_moves_kernel(succ, probs, pstride, active, block_start,
-                          tcol):  # pragma: no cover - jitted
+def backward_moves_kernel(succ, probs, pstride, active, block_start, tcol,
+                          down):  # pragma: no cover - jitted
     """``R = C E_D^T`` as the entries of ``C``: rows (squares, increasing), columns
-    (``tcol`` of the square landed on) and probabilities of the moves to lower blocks."""
+    (``tcol`` of the square landed on) and probabilities of the ``down`` moves to lower
+    blocks (:func:`structure_kernel` counts them)."""
     nb = block_start.shape[0] - 1
     nf = succ.shape[1]
-    rows = np.empty(0, dtype=np.int64)
-    cols = np.empty(0, dtype=np.int64)
-    vals = np.empty(0)
-    for fill in (False, True):  # count, then fill
-        count = 0
-        for b in range(nb):
-            lo = block_start[b]
-            for x in range(lo, block_start[b + 1]):
-                if not active[x]:
-                    continue
-                for f in range(nf):
-                    y = succ[x, f]
-                    if y < lo and active[y] and probs[x * pstride, f] != 0.0:
-                        if fill:
-                            rows[count] = x
-                            cols[count] = tcol[y]
-                            vals[count] = probs[x * pstride, f]
-                        count += 1
-        if not fill:
-            rows = np.empty(count, dtype=np.int64)
-            cols = np.empty(count, dtype=np.int64)
-            vals = np.empty(count)
+    rows = np.empty(down, dtype=np.int64)
+    cols = np.empty(down, dtype=np.int64)
+    vals = np.empty(down)
+    count = 0
+    for b in range(nb):
+        lo = block_start[b]
+        for x in range(lo, block_start[b + 1]):
+            if not active[x]:
+                continue
+            for f in range(nf):
+                y = succ[x, f]
+                if y < lo and active[y] and probs[x * pstride, f] != 0.0:
+                    rows[count] = x
+                    cols[count] = tcol[y]
+                    vals[count] = probs[x * pstride, f]
+                    count += 1
     return rows, cols, vals
 
 
@@ -523,8 +529,13 @@ def a_priori_bound(levels, faces, k, bmax):
 
 @njit(inline="always")
 def _accumulate(cost, total):  # pragma: no cover - jitted
+    """The prefix sums of the difference array ``cost`` from ``total``; whether some
+    ``c > 0`` has ``4 cost[c] < total``."""
     acc = total
+    below = False
     for c in range(cost.shape[0] - 1):
         acc += cost[c]
         cost[c] = acc
+        below |= c > 0 and 4 * acc < total
     cost[0] = total
+    return below
