@@ -32,7 +32,7 @@ from snl_numeric import (
 )
 from snl_numeric._core.memory import MemoryLimitError
 from snl_numeric._core.solve import TARGET_ERROR, Solver, board_moments_kernel, solver_bytes
-from snl_numeric._core.solve.blocks import structure_kernel, sweep_kernel
+from snl_numeric._core.solve.blocks import ROTATE_GAIN, structure_kernel, sweep_kernel
 from snl_numeric._core.solve.krylov import landing_sweep_kernel
 from snl_numeric._core.solve.residual import bound_kernel
 from snl_numeric._core.table import reach_kernel
@@ -178,7 +178,7 @@ def _assert_landing_sweep(solver: Solver, rng: np.random.Generator) -> None:
 @pytest.mark.parametrize("case", ["random", "bounce", "snakes near the goal", "far back"])
 def test_rotation_counts_match_counting_move_by_move(case):
     # cost[c]: the moves backward in the order c .. n-1, 0 .. c-1. Exact when some order
-    # could leave fewer than a quarter of cost[0]; else a lower bound that fails that too
+    # could leave ROTATE_GAIN times fewer than cost[0]; else a lower bound failing that too
     gen = np.random.default_rng(7)
     if case == "snakes near the goal":
         src = gen.choice(np.arange(150, 299), size=40, replace=False)
@@ -197,11 +197,11 @@ def test_rotation_counts_match_counting_move_by_move(case):
     structure_kernel(succ, probs, 0, active, 16, np.empty(n + 1, dtype=np.int32),
                      np.empty(n, dtype=np.int64), cost)
     assert cost[0] == want[0]
-    if np.any(4 * want[1:] < want[0]):
+    if np.any(ROTATE_GAIN * want[1:] < want[0]):
         np.testing.assert_array_equal(cost[1:n], want[1:])
     else:
-        assert np.all(cost[1:n] <= want[1:]) and np.all(4 * cost[1:n] >= cost[0])
-    assert (case in ("snakes near the goal", "far back")) == bool(np.any(4 * want[1:] < want[0]))
+        assert np.all(cost[1:n] <= want[1:]) and np.all(ROTATE_GAIN * cost[1:n] >= cost[0])
+    assert (case in ("snakes near the goal", "far back")) == bool(np.any(ROTATE_GAIN * want[1:] < want[0]))
 
 
 def test_a_nan_residual_is_not_certified():

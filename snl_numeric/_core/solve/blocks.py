@@ -37,6 +37,8 @@ from ..numba_config import njit
 BLOCK_MAX = 16
 #: Unit roundoff of a double.
 UNIT_ROUNDOFF = np.finfo(float).eps / 2
+#: The squares are taken rotated when that leaves this many times fewer moves backward.
+ROTATE_GAIN = 4
 
 
 # -- dense GTH elimination ------------------------------------------------------------
@@ -117,8 +119,8 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
     in their own order): a move down from ``x`` to ``y`` goes forward in that order when
     ``y < c <= x``, a move up from ``x`` to ``y`` backward when ``x < c <= y`` (difference
     arrays). The same pass counts the moves down; the moves up, every throw of the die,
-    take a second pass only when some order could leave fewer than a quarter of
-    ``cost[0]`` (the test the solver makes): otherwise ``cost[c]`` for ``c > 0`` is the
+    take a second pass only when some order could leave :data:`ROTATE_GAIN` times fewer
+    than ``cost[0]`` (the solver's test): otherwise ``cost[c]`` for ``c > 0`` is the
     moves down that stay backward, a lower bound that fails that test as well.
     """
     n, nf = succ.shape
@@ -530,12 +532,12 @@ def a_priori_bound(levels, faces, k, bmax):
 @njit(inline="always")
 def _accumulate(cost, total):  # pragma: no cover - jitted
     """The prefix sums of the difference array ``cost`` from ``total``; whether some
-    ``c > 0`` has ``4 cost[c] < total``."""
+    ``c > 0`` has ``ROTATE_GAIN cost[c] < total``."""
     acc = total
     below = False
     for c in range(cost.shape[0] - 1):
         acc += cost[c]
         cost[c] = acc
-        below |= c > 0 and 4 * acc < total
+        below |= c > 0 and ROTATE_GAIN * acc < total
     cost[0] = total
     return below

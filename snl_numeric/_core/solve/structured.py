@@ -53,6 +53,7 @@ import scipy.sparse.linalg as spla
 from ..validation import readonly
 from .blocks import (
     BLOCK_MAX,
+    ROTATE_GAIN,
     a_priori_bound,
     backward_columns_kernel,
     backward_moves_kernel,
@@ -193,7 +194,7 @@ class Solver:
         self.cut = 0
         if rotate and k > WOODBURY_MAX:
             c = int(np.argmin(cost[1:n])) + 1
-            if 4 * cost[c] < cost[0]:
+            if ROTATE_GAIN * cost[c] < cost[0]:
                 self.cut = c
                 new = np.concatenate([np.arange(n - c, n), np.arange(0, n - c)])
                 self._new = new  # new[x]: the place of square x in the rotated order
