@@ -34,7 +34,7 @@ from snl_numeric._core.memory import MemoryLimitError
 from snl_numeric._core.solve import TARGET_ERROR, Solver, board_moments_kernel, solver_bytes
 from snl_numeric._core.solve.blocks import ROTATE_GAIN, structure_kernel, sweep_kernel
 from snl_numeric._core.solve.krylov import landing_sweep_kernel
-from snl_numeric._core.solve.residual import bound_kernel
+from snl_numeric._core.solve.residual import bound_kernel, difference_residual_kernel
 from snl_numeric._core.table import reach_kernel
 from snl_numeric.boards import random_board
 from snl_numeric.chain import sure_states
@@ -202,6 +202,36 @@ def test_rotation_counts_match_counting_move_by_move(case):
     else:
         assert np.all(cost[1:n] <= want[1:]) and np.all(ROTATE_GAIN * cost[1:n] >= cost[0])
     assert (case in ("snakes near the goal", "far back")) == bool(np.any(ROTATE_GAIN * want[1:] < want[0]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 30), st.booleans(), st.integers(0, 2**32 - 1))
+def test_the_residual_in_double_is_within_its_bound(n, per_square, seed):
+    # sum_f p_f (x_i - x_to) in double precision: within gamma(2 faces + 6) |terms| of the
+    # exact residual (in rationals), for values of either sign and any size
+    from fractions import Fraction
+
+    from snl_numeric._core.solve.certify import gamma
+
+    rng = np.random.default_rng(seed)
+    succ = rng.integers(0, n, (n, 4)).astype(np.int32)
+    probs = (rng.dirichlet(np.ones(4), size=n) if per_square
+             else rng.dirichlet(np.ones(4)).reshape(1, -1))
+    probs[rng.random(probs.shape) < 0.1] = 0.0  # faces that cannot be thrown
+    active = rng.random(n) < 0.8
+    x = np.where(active, rng.standard_normal(n) * 10.0 ** rng.integers(0, 8, n), 0.0)
+    b = np.where(active, rng.random(n), 0.0)
+    r, size = np.empty(n), np.empty(n)
+    difference_residual_kernel(succ, probs, int(per_square), active, b, x, r, size)
+    for i in range(n):
+        exact = Fraction(0)
+        if active[i]:
+            exact = Fraction(b[i])
+            for f in range(4):
+                p, y = probs[i if per_square else 0, f], succ[i, f]
+                if p and y != i:
+                    exact -= Fraction(p) * (Fraction(x[i]) - (Fraction(x[y]) if active[y] else 0))
+        assert abs(Fraction(r[i]) - exact) <= Fraction(gamma(14) * size[i])
 
 
 def test_a_nan_residual_is_not_certified():

@@ -54,6 +54,7 @@ from ..validation import readonly
 from .blocks import (
     BLOCK_MAX,
     ROTATE_GAIN,
+    UNIT_ROUNDOFF,
     a_priori_bound,
     backward_columns_kernel,
     backward_moves_kernel,
@@ -67,9 +68,14 @@ from .blocks import (
     structure_kernel,
     sweep_kernel,
 )
-from .certify import Solution, total_error
+from .certify import Solution, gamma, total_error
 from .krylov import gmres_kernel, landing_kernel, landing_sweep_kernel
-from .residual import bound_kernel, residual_kernel, step_variance_kernel
+from .residual import (
+    bound_kernel,
+    difference_residual_kernel,
+    residual_kernel,
+    step_variance_kernel,
+)
 
 #: Woodbury is used when there are at most this many backward targets...
 WOODBURY_MAX = 64
@@ -97,6 +103,10 @@ CORRECTION_RTOL = 1e-6
 #: GMRES stops when the residual is below this fraction of what the certificate allows
 #: (the rest is left to the rounding of the final sweep).
 GMRES_MARGIN = 0.5
+#: A first answer with ``u max|x|`` below this fraction of the target is bounded by its
+#: residual in double precision (:func:`difference_residual_kernel`, about half the
+#: time of double-double); nearer the rounding floor only double-double can certify.
+FLOOR_SHARE = 1 / 8
 #: GMRES steps per solve at most (each one sweep over the board).
 MAX_ITERATIONS = 2000
 #: Steps between GMRES restarts at most (fewer when ``KRYLOV_BYTES`` says so). Restarting
@@ -465,7 +475,9 @@ class Solver:
         a few units in the last place of ``x``), a refining round corrects by the
         residual, formed in double-double, and its GMRES stops on the same criterion
         measured against ``b`` (a random board of 10^7 squares: 11 more steps, where a
-        loose solve bounding ``A^-1 |r|`` took 14)."""
+        loose solve bounding ``A^-1 |r|`` took 14). Away from that floor
+        (:data:`FLOOR_SHARE`) the first answer's residual is formed in double precision,
+        and in double-double only when that does not certify it."""
         positive = bool(b[self.active].min() > 0)  # not kept: a copy of b on huge boards
         tol = (GMRES_MARGIN * target if not trans and target >= 1e-14 and positive
                else -GMRES_RTOL)
@@ -476,7 +488,12 @@ class Solver:
         direct = self.method in ("triangular", "woodbury")
         if trust_a_priori and direct and self.a_priori <= target and not measure:
             return x, lo, steps, self.a_priori, np.nan
-        error, backward, r = self._bound(b, x, lo, trans)
+        if tol > 0 and UNIT_ROUNDOFF * max(x.max(), -x.min()) <= FLOOR_SHARE * target:
+            error, backward, r = self._bound(b, x, lo, trans, exact=False)
+            if error > target:
+                error, backward, r = self._bound(b, x, lo, trans)
+        else:
+            error, backward, r = self._bound(b, x, lo, trans)
         for _ in range(MAX_ROUNDS):
             if error <= target or (trust_a_priori and direct and self.a_priori <= target):
                 break
@@ -491,22 +508,31 @@ class Solver:
             x, lo, error, backward = new_x, new_lo, new_error, new_backward
         return x, lo, steps, error, backward
 
-    def _residual(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
-                  ) -> tuple[np.ndarray, np.ndarray]:
+    def _residual(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool,
+                  exact: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """``b - A (x + lo)`` and the sizes its rounding bound takes: in double-double, or
+        with ``exact=False`` (``lo = 0``, not transposed) in double precision."""
         r = np.empty(self.n)
         size = np.empty(self.n)
-        residual_kernel(self.succ, self.probs, self.pstride, self.active, b, x, lo, trans, r,
-                        size)
+        if exact:
+            residual_kernel(self.succ, self.probs, self.pstride, self.active, b, x, lo, trans,
+                            r, size)
+        else:
+            difference_residual_kernel(self.succ, self.probs, self.pstride, self.active, b, x,
+                                       r, size)
         return r, size
 
-    def _bound(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool
-               ) -> tuple[float, float, np.ndarray]:
+    def _bound(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool,
+               exact: bool = True) -> tuple[float, float, np.ndarray]:
         """Certified relative error of ``x + lo``, its normwise backward error and its
-        residual ``b - A (x + lo)`` (formed in double-double: :func:`residual_kernel`;
-        the bound adds what rounding is left, :func:`bound_kernel`)."""
-        r, size = self._residual(b, x, lo, trans)
+        residual ``b - A (x + lo)`` (formed in double-double, :func:`residual_kernel`, or
+        with ``exact=False`` in double precision; the bound adds what rounding is left,
+        :func:`bound_kernel`)."""
+        r, size = self._residual(b, x, lo, trans, exact)
+        faces = self.succ.shape[1]
         top, xmax, bmax, bmin, ratio, esum, xsum = bound_kernel(
-            r, size, (self.succ.shape[1] * 2 + 6) * _DD_EPS, x, lo, b, self.active)
+            r, size, (faces * 2 + 6) * _DD_EPS if exact else gamma(faces * 2 + 6), x, lo, b,
+            self.active)
         del size
         scale = 2.0 * xmax + bmax
         backward = float(top / scale) if scale > 0 else 0.0
