@@ -31,7 +31,9 @@ Error bounds. ``A^-1 >= 0`` entrywise, so a residual ``r = b - A x^`` bounds
 the error ``|x - x^| <= A^-1 |r|``: for ``b > 0`` entrywise this is at most
 ``max_i |r_i| / b_i`` times ``x`` (a componentwise relative bound); otherwise
 normwise, with ``||A^-1||_inf = max(t)``, ``t = A^-1 1`` the expected throws.
-Residuals are computed in double-double arithmetic, and the answer is refined
+Residuals are computed in double-double arithmetic (a first answer away from the
+rounding floor: in double precision, each row over differences of nearby values, with
+its own rounding bound), and the answer is refined
 (kept as a double-double sum while refining) until the bound is below
 :data:`TARGET_ERROR` or stops improving. A cancellation-free solve also has an
 a priori bound, a few units in the last place per operation along the longest
