@@ -56,7 +56,6 @@ from ..validation import readonly
 from .blocks import (
     BLOCK_MAX,
     ROTATE_GAIN,
-    UNIT_ROUNDOFF,
     a_priori_bound,
     backward_columns_kernel,
     backward_moves_kernel,
@@ -70,7 +69,7 @@ from .blocks import (
     structure_kernel,
     sweep_kernel,
 )
-from .certify import Solution, gamma, total_error
+from .certify import UNIT_ROUNDOFF, Solution, dd_add, gamma, total_error
 from .krylov import gmres_kernel, landing_kernel, landing_sweep_kernel
 from .residual import (
     bound_kernel,
@@ -502,7 +501,7 @@ class Solver:
             dx, more = self._once(r, trans, tol if tol > 0 else -CORRECTION_RTOL, scale=b)
             del r  # (n-long vectors: at 10^7 squares each is 80 MB)
             steps += more
-            new_x, new_lo = _dd_add(x, lo, dx)
+            new_x, new_lo = dd_add(x, lo, dx)
             del dx
             new_error, new_backward, r = self._bound(b, new_x, new_lo, trans)
             if not new_error < error:
@@ -583,18 +582,3 @@ def solver_bytes(n: int, faces: int, k: int) -> int:
         need += 8 * n * faces + 8 * min(restart + 1, GMRES_STEPS) * k + 24 * faces * k + 44 * n
     return need
 
-
-def _dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(hi + lo) + dx`` as a new double-double pair (``dx`` is overwritten; three
-    vectors made)."""
-    s = hi + dx
-    bb = s - hi
-    err = s - bb
-    np.subtract(hi, err, out=err)
-    np.subtract(dx, bb, out=dx)
-    err += dx
-    err += lo
-    np.add(s, err, out=bb)  # the new hi
-    np.subtract(bb, s, out=s)
-    err -= s
-    return bb, err
