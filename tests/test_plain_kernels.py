@@ -33,7 +33,7 @@ from snl_numeric import (
 from snl_numeric._core.memory import MemoryLimitError
 from snl_numeric._core.solve import TARGET_ERROR, Solver, board_moments_kernel, solver_bytes
 from snl_numeric._core.solve.blocks import ROTATE_GAIN, structure_kernel, sweep_kernel
-from snl_numeric._core.solve.krylov import landing_sweep_kernel
+from snl_numeric._core.solve.krylov import FLAT_STEPS, flat_steps, landing_sweep_kernel
 from snl_numeric._core.solve.residual import bound_kernel, difference_residual_kernel
 from snl_numeric._core.table import reach_kernel
 from snl_numeric.boards import random_board
@@ -109,6 +109,30 @@ def test_gmres_certifies_its_first_answer_and_agrees_with_the_woodbury_twin():
     assert ref.method == "woodbury" and exact.method == "woodbury"
     np.testing.assert_allclose(sol.x, ref.x, rtol=2 * TARGET_ERROR)
     assert solver.method == "gmres"  # unchanged by the solves
+
+
+def _flat_stop(residuals, start=1.0):
+    """Where GMRES stops on the flat-step rule over these residuals (None: it does not)."""
+    flat, last = 0, start
+    for step, res in enumerate(residuals, 1):
+        flat, last = flat_steps(res, last, start, flat), res
+        if flat >= FLAT_STEPS:
+            return step
+    return None
+
+
+def test_gmres_stops_where_its_residual_stops_moving():
+    # the residuals (relative) of the first solve of a random board of 10^7 squares
+    floor = [2.44e-12, 8.12e-13, 4.69e-13, 4.29e-13, 4.25e-13, 4.249e-13, 4.2485e-13]
+    assert _flat_stop(floor) == 5
+    # a slow die converging steadily, then slowing at the floor
+    die = [0.78**i * 1e-9 for i in range(1, 12)] + [2e-11, 1.8e-11, 1.7e-11, 1.65e-11]
+    assert _flat_stop(die) == 14
+    # steady convergence, even slow, is never stopped; nor is a cycle's first plateau
+    assert _flat_stop([0.85**i for i in range(1, 230)]) is None
+    assert _flat_stop([0.96, 0.95, 0.94, 0.87, 0.53, 0.2]) is None
+    # a cycle that starts from an already small residual is left to STALL
+    assert _flat_stop([0.991e-13, 0.982e-13, 0.937e-13], start=1e-13) is None
 
 
 @settings(max_examples=25, deadline=None)
