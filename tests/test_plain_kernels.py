@@ -111,6 +111,39 @@ def test_gmres_certifies_its_first_answer_and_agrees_with_the_woodbury_twin():
     assert solver.method == "gmres"  # unchanged by the solves
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(300, 3000), st.floats(0.02, 0.4), st.sampled_from(["win", "exact", "bounce"]),
+       st.sampled_from([None, {1: 0.9, 2: 0.1}, {2: 0.5, 5: 0.5}]), st.integers(0, 2**32 - 1))
+def test_deflated_gmres_solves_as_the_woodbury_twin(size, jumps, overshoot, die, seed):
+    board = random_board(size, jumps, rng=seed, overshoot=overshoot,
+                         **({} if die is None else {"dice": die}))
+    solver = _structured(board)
+    ones = solver.active.astype(float)
+    gmres = Solver(solver.succ, board.compiled.probs, solver.active, method="gmres")
+    sol = gmres.solve(ones)
+    twin = Solver(solver.succ, board.compiled.probs, solver.active, method="woodbury")
+    np.testing.assert_allclose(sol.x, twin.solve(ones).x, rtol=4 * TARGET_ERROR, atol=0)
+    if sol.iterations:  # U = 1 / ||C 1||, Q = C U of norm 1: U's row is a constant
+        u, q = gmres._deflation
+        assert u.shape == q.shape == (1, gmres.k)
+        assert np.all(u == u[0, 0]) and abs(np.linalg.norm(q) - 1.0) < 1e-12
+    t = gmres.solve(ones, trans=True)  # transposed: not deflated
+    np.testing.assert_allclose(t.x, twin.solve(ones, trans=True).x, rtol=1e-9, atol=0)
+
+
+def test_deflation_takes_the_slow_mode_off_gmres():
+    board = random_board(60_000, 0.1, rng=3)
+    solver = _structured(board)
+    ones = solver.active.astype(float)
+    plain = Solver(solver.succ, board.compiled.probs, solver.active)
+    plain._deflation = (np.zeros((0, plain.k)), np.zeros((0, plain.k)))  # none
+    a, b = solver.solve(ones), plain.solve(ones)
+    assert solver.method == plain.method == "gmres"
+    assert a.error < TARGET_ERROR and b.error < TARGET_ERROR
+    np.testing.assert_allclose(a.x, b.x, rtol=2 * TARGET_ERROR, atol=0)
+    assert a.iterations + 2 <= b.iterations  # the sweep that makes U, and two more saved
+
+
 def _flat_stop(residuals, start=1.0):
     """Where GMRES stops on the flat-step rule over these residuals (None: it does not)."""
     flat, last = 0, start
