@@ -356,10 +356,12 @@ class Solver:
         steps = 0
         if np.any(rhs):
             work_t = (np.zeros((size_t, 1)), np.empty((size_t, 1)), np.empty((size_t, 1)))
-            known = self._deflation if not trans else (np.zeros((0, self.k)),) * 2
-            make = known is None  # made by the first solve, one sweep (see .krylov)
-            deflation = known if known is not None else (np.empty((1, self.k)),
-                                                         np.empty((1, self.k)))
+            if trans:  # not deflated: the slow vector of A^T is not 1
+                deflation, make = (np.zeros((0, self.k)), np.zeros((0, self.k))), False
+            elif self._deflation is None:  # made by this solve, one sweep (see .krylov)
+                deflation, make = (np.empty((1, self.k)), np.empty((1, self.k))), True
+            else:
+                deflation, make = self._deflation, False
             steps = int(gmres_kernel(bool(trans), op, d, work, work_t, rhs, tol2, *self.c_entries,
                                      scale, tol_rel, self.restart, MAX_ITERATIONS, *deflation,
                                      make, y))
