@@ -264,10 +264,13 @@ def test_rotation_counts_match_counting_move_by_move(case):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(2, 30), st.booleans(), st.integers(0, 2**32 - 1))
-def test_the_residual_in_double_is_within_its_bound(n, per_square, seed):
-    # sum_f p_f (x_i - x_to) in double precision: within gamma(2 faces + 6) |terms| of the
-    # exact residual (in rationals), for values of either sign and any size
+@given(st.integers(2, 30), st.booleans(), st.sampled_from([np.inf, 1e-15, 0.0]),
+       st.integers(0, 2**32 - 1))
+def test_the_residual_in_double_is_within_its_bound(n, per_square, limit, seed):
+    # sum_f p_f ((x_i - x_to) + (lo_i - lo_to)) in double precision: within its allowance
+    # (gamma(2 faces + 6) |terms|) of the exact residual of x + lo (in rationals), for
+    # values of either sign and any size, lo a double-double pair's low part or not; rows
+    # whose allowance is above limit * b_i formed in double-double, within theirs
     from fractions import Fraction
 
     from snl_numeric._core.solve.certify import gamma
@@ -279,9 +282,11 @@ def test_the_residual_in_double_is_within_its_bound(n, per_square, seed):
     probs[rng.random(probs.shape) < 0.1] = 0.0  # faces that cannot be thrown
     active = rng.random(n) < 0.8
     x = np.where(active, rng.standard_normal(n) * 10.0 ** rng.integers(0, 8, n), 0.0)
+    lo = np.where(active & (rng.random(n) < 0.7), x * 2.0**-53 * rng.uniform(-1, 1, n), 0.0)
     b = np.where(active, rng.random(n), 0.0)
     r, size = np.empty(n), np.empty(n)
-    difference_residual_kernel(succ, probs, int(per_square), active, b, x, r, size)
+    difference_residual_kernel(succ, probs, int(per_square), active, b, x, lo, limit, r, size)
+    value = [Fraction(x[i]) + Fraction(lo[i]) if active[i] else Fraction(0) for i in range(n)]
     for i in range(n):
         exact = Fraction(0)
         if active[i]:
@@ -289,8 +294,16 @@ def test_the_residual_in_double_is_within_its_bound(n, per_square, seed):
             for f in range(4):
                 p, y = probs[i if per_square else 0, f], succ[i, f]
                 if p and y != i:
-                    exact -= Fraction(p) * (Fraction(x[i]) - (Fraction(x[y]) if active[y] else 0))
-        assert abs(Fraction(r[i]) - exact) <= Fraction(gamma(14) * size[i])
+                    exact -= Fraction(p) * (value[i] - value[y])
+        assert abs(Fraction(r[i]) - exact) <= Fraction(size[i])
+        if limit == np.inf and active[i]:  # every row in double: its allowance as documented
+            terms = abs(b[i]) + sum(
+                probs[i if per_square else 0, f] * (abs(x[i] - x[y] * active[y])
+                                                     + abs(lo[i] - lo[y] * active[y]))
+                for f, y in enumerate(succ[i]) if probs[i if per_square else 0, f] and y != i)
+            assert size[i] == pytest.approx(gamma(14) * terms, rel=1e-12)
+        elif limit == 0.0 and active[i] and b[i] > 0:  # every row in double-double
+            assert size[i] <= 1e-25 * (abs(b[i]) + 4 * abs(x).max()) + 2.0**-53 * abs(r[i])
 
 
 def test_a_nan_residual_is_not_certified():
@@ -301,7 +314,7 @@ def test_a_nan_residual_is_not_certified():
     r = np.array([0.25, -0.5])  # |r| + 0.5 * size
     terms = bound_kernel(r, np.array([0.5, 0.0]), 0.5, np.array([1.0, -3.0]), np.zeros(2),
                          np.array([1.0, 4.0]), np.ones(2, bool))
-    assert terms == (0.5, 3.0, 4.0, 1.0, 0.5, 1.0, 4.0) and r.tolist() == [0.25, -0.5]
+    assert terms == (0.5, 3.0, 4.0, 1.0, 0.5, 1.0, 4.0, 0.25) and r.tolist() == [0.25, -0.5]
 
 
 def test_an_int32_table_is_solved_as_it_is():

@@ -19,6 +19,7 @@ from numba import types
 from numba.extending import intrinsic, overload
 
 from ..numba_config import njit
+from .certify import UNIT_ROUNDOFF
 
 
 @njit(inline="always")
@@ -62,6 +63,56 @@ def _two_prod(a, b):  # pragma: no cover - jitted
     return p, _fma(a, b, -p)
 
 
+@njit(inline="always")
+def _die_sum(probs, pstride):  # pragma: no cover - jitted
+    """One die: the sum of its probabilities, exactly, as a double-double pair."""
+    dh = dl = 0.0
+    for f in range(probs.shape[1] if pstride == 0 else 0):
+        dh, e = _two_sum(dh, probs[0, f])
+        dl += e
+    return dh, dl
+
+
+@njit(inline="always")
+def _dd_row(succ, probs, pstride, active, b, xhi, xlo, x, dh, dl):  # pragma: no cover
+    """Row ``x`` of ``b - A (xhi + xlo)`` in double-double and the sum of its absolute
+    terms (see :func:`residual_kernel`)."""
+    nf = succ.shape[1]
+    vx, lx = xhi[x], xlo[x]
+    rh, rl, sx = b[x], 0.0, abs(b[x])
+    row = x * pstride
+    moves = 0
+    for f in range(nf):
+        p = probs[row, f]
+        y = succ[x, f]
+        if p == 0.0 or y == x:
+            continue
+        moves += 1
+        if active[y]:  # the off-diagonal entry
+            qh, ql = _two_prod(p, xhi[y])
+            ql += p * xlo[y]
+            rh, e = _two_sum(rh, qh)
+            rl += e + ql
+            sx += abs(qh)
+    if pstride == 0 and moves == nf:  # the pivot, every face moving: the die's sum
+        ph, pl = _two_prod(dh, vx)
+        pl += dh * lx + dl * vx
+        rh, e = _two_sum(rh, -ph)
+        rl += e - pl
+        sx += abs(ph)
+    else:  # the pivot's terms one by one
+        for f in range(nf):
+            p = probs[row, f]
+            if p == 0.0 or succ[x, f] == x:
+                continue
+            ph, pl = _two_prod(p, vx)
+            pl += p * lx
+            rh, e = _two_sum(rh, -ph)
+            rl += e - pl
+            sx += abs(ph)
+    return rh + rl, sx
+
+
 @njit()
 def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size):  # pragma: no cover
     """``r = b - A (xhi + xlo)`` (or ``b - A^T (xhi + xlo)``) in double-double arithmetic,
@@ -73,48 +124,11 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
     """
     n, nf = succ.shape
     if not trans:  # row by row, the sums in registers
-        dh = dl = 0.0  # one die: the sum of its probabilities, exactly
-        for f in range(nf if pstride == 0 else 0):
-            dh, e = _two_sum(dh, probs[0, f])
-            dl += e
+        dh, dl = _die_sum(probs, pstride)
         for x in range(n):
             r[x] = size[x] = 0.0
-            if not active[x]:
-                continue
-            vx, lx = xhi[x], xlo[x]
-            rh, rl, sx = b[x], 0.0, abs(b[x])
-            row = x * pstride
-            moves = 0
-            for f in range(nf):
-                p = probs[row, f]
-                y = succ[x, f]
-                if p == 0.0 or y == x:
-                    continue
-                moves += 1
-                if active[y]:  # the off-diagonal entry
-                    qh, ql = _two_prod(p, xhi[y])
-                    ql += p * xlo[y]
-                    rh, e = _two_sum(rh, qh)
-                    rl += e + ql
-                    sx += abs(qh)
-            if pstride == 0 and moves == nf:  # the pivot, every face moving: the die's sum
-                ph, pl = _two_prod(dh, vx)
-                pl += dh * lx + dl * vx
-                rh, e = _two_sum(rh, -ph)
-                rl += e - pl
-                sx += abs(ph)
-            else:  # the pivot's terms one by one
-                for f in range(nf):
-                    p = probs[row, f]
-                    if p == 0.0 or succ[x, f] == x:
-                        continue
-                    ph, pl = _two_prod(p, vx)
-                    pl += p * lx
-                    rh, e = _two_sum(rh, -ph)
-                    rl += e - pl
-                    sx += abs(ph)
-            r[x] = rh + rl
-            size[x] = sx
+            if active[x]:
+                r[x], size[x] = _dd_row(succ, probs, pstride, active, b, xhi, xlo, x, dh, dl)
         return
     rh = np.empty(n)  # transposed: row x's moves add to the rows they land on
     rl = np.empty(n)
@@ -149,20 +163,27 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
 
 
 @njit()
-def difference_residual_kernel(succ, probs, pstride, active, b, x, r, size
+def difference_residual_kernel(succ, probs, pstride, active, b, xhi, xlo, limit, r, size
                                ):  # pragma: no cover - jitted
-    """``r = b - A x`` in double precision, row ``i`` summed as ``sum_f p_f (x_i - x_to)``
-    over its moves (``x = 0`` off the system), as the direct solver's residual is (see
-    :meth:`.direct.DirectSolver._residual`); ``size[i] = |b_i| + sum_f |p_f (x_i - x_to)|``:
-    ``r[i]`` is within ``gamma(2 faces + 6) size[i]`` of the exact residual. The
-    differences are of nearby squares' values, so the bound stays near the rounding of
-    ``b`` except on the rows of jumps."""
+    """``r = b - A (xhi + xlo)`` in double precision and ``size[i]``, a bound on the
+    rounding error of ``r[i]``: row ``i`` summed as ``sum_f p_f ((xhi_i - xhi_to) +
+    (xlo_i - xlo_to))`` over its moves (``xhi`` and ``xlo`` must be 0 off the system, as
+    the solvers' answers are: a check per move there took a third of the time), as the
+    direct solver's residual is (see :meth:`.direct.DirectSolver._residual`), within
+    ``gamma(2 faces + 6) (|b_i| + sum_f p_f (|xhi_i - xhi_to| + |xlo_i - xlo_to|))``
+    of the exact residual. The differences are of
+    nearby squares' values, so the bound stays near the rounding of ``b`` except on the
+    rows of jumps between squares of far apart values: a row whose bound is above ``limit
+    |b_i|`` is formed again in double-double (:func:`residual_kernel`)."""
     n, nf = succ.shape
+    gam = (2 * nf + 6) * UNIT_ROUNDOFF / (1.0 - (2 * nf + 6) * UNIT_ROUNDOFF)
+    dd = (2 * nf + 6) * 2.0**-104  # as residual_kernel's rows
+    dh, dl = _die_sum(probs, pstride)
     for i in range(n):
         r[i] = size[i] = 0.0
         if not active[i]:
             continue
-        vx = x[i]
+        vx, lx = xhi[i], xlo[i]
         row = i * pstride
         acc = sx = 0.0
         for f in range(nf):
@@ -170,20 +191,27 @@ def difference_residual_kernel(succ, probs, pstride, active, b, x, r, size
             y = succ[i, f]
             if p == 0.0 or y == i:
                 continue
-            t = p * (vx - (x[y] if active[y] else 0.0))
-            acc += t
-            sx += abs(t)
-        r[i] = b[i] - acc
-        size[i] = abs(b[i]) + sx
+            h = vx - xhi[y]
+            lo = lx - xlo[y]
+            acc += p * (h + lo)
+            sx += p * (abs(h) + abs(lo))
+        bi = b[i]
+        allowance = gam * (abs(bi) + sx)
+        if allowance <= limit * abs(bi):
+            r[i], size[i] = bi - acc, allowance
+        else:
+            v, terms = _dd_row(succ, probs, pstride, active, b, xhi, xlo, i, dh, dl)
+            r[i], size[i] = v, dd * terms + UNIT_ROUNDOFF * abs(v)
+
 
 @njit()
 def bound_kernel(r, size, factor, x, lo, b, active):  # pragma: no cover - jitted
     """What the error bounds take from ``e = |r| + factor * size`` (a bound on
     ``|b - A (x + lo)|`` from :func:`residual_kernel`'s outputs), over the system's
-    squares: ``(max e, max |x + lo|, max |b|, min b, max e / b, sum e, sum |x + lo|)``
-    (``max e / b`` is ``inf`` unless ``b > 0`` throughout). A NaN in ``r`` or ``x``
-    makes the maxima and sums NaN (no bound), as NumPy's reductions do."""
-    top = xmax = bmax = ratio = rsum = xsum = 0.0
+    squares: ``(max e, max |x + lo|, max |b|, min b, max e / b, sum e, sum |x + lo|,
+    max factor * size / b)`` (the ratios are ``inf`` unless ``b > 0`` throughout). A NaN
+    in ``r`` or ``x`` makes the maxima and sums NaN (no bound), as NumPy's reductions do."""
+    top = xmax = bmax = ratio = rsum = xsum = slack = 0.0
     bmin = np.inf
     for i in range(r.shape[0]):
         e = abs(r[i]) + factor * size[i]
@@ -195,11 +223,12 @@ def bound_kernel(r, size, factor, x, lo, b, active):  # pragma: no cover - jitte
         bmax = max(bmax, abs(b[i]))
         bmin = min(bmin, b[i])
         ratio = max(ratio, e / b[i]) if b[i] > 0.0 else np.inf
+        slack = max(slack, factor * size[i] / b[i]) if b[i] > 0.0 else np.inf
         rsum += e
         xsum += v
     if np.isnan(rsum) or np.isnan(xsum):  # (max skips a NaN; the sums keep it)
         top = xmax = ratio = np.nan
-    return top, xmax, bmax, bmin, ratio, rsum, xsum
+    return top, xmax, bmax, bmin, ratio, rsum, xsum, slack
 
 
 @njit()
