@@ -263,6 +263,36 @@ def test_rotation_counts_match_counting_move_by_move(case):
     assert (case in ("snakes near the goal", "far back")) == bool(np.any(ROTATE_GAIN * want[1:] < want[0]))
 
 
+@pytest.mark.parametrize("case", ["random", "bounce", "short snakes"])
+def test_the_structure_pass_lists_the_moves_to_lower_blocks(case):
+    # the entries of C (R = C E_D^T), move by move: every move to a lower block, row
+    # increasing, column the target's number; targets numbered 0 .. k-1, the others -1
+    gen = np.random.default_rng(11)
+    if case == "short snakes":
+        board = Board(400, {int(x): int(x) - int(gen.integers(1, 12))
+                            for x in gen.choice(np.arange(20, 399), 60, replace=False)})
+    else:
+        board = random_board(400, 0.1, rng=5, overshoot="bounce" if case == "bounce" else "win")
+    cb = board.compiled
+    active = sure_states(cb).copy()
+    active[cb.size] = False
+    succ, probs = cb.succ, np.asarray(cb.probs, dtype=float).reshape(1, -1)
+    n = succ.shape[0]
+    block_start, tcol = np.empty(n + 1, dtype=np.int32), np.empty(n, dtype=np.int64)
+    nb, k, rows, cols, vals = structure_kernel(succ, probs, 0, active, 16, block_start, tcol,
+                                               np.empty(0, dtype=np.int64))
+    first = np.repeat(block_start[:nb], np.diff(block_start[: nb + 1]))  # each square's block
+    want = sorted((x, int(y), float(probs[0, f])) for x in range(n) if active[x]
+                  for f, y in enumerate(succ[x])
+                  if probs[0, f] and active[y] and y < first[x])
+    targets = np.flatnonzero(tcol >= 0)[np.argsort(tcol[tcol >= 0])]  # by column
+    got = zip(rows.tolist(), targets[cols].tolist(), vals.tolist(), strict=True)
+    assert sorted(got) == want
+    assert np.all(np.diff(rows) >= 0) and len(want) > 0
+    assert sorted(tcol[tcol >= 0].tolist()) == list(range(k))
+    assert set(np.flatnonzero(tcol >= 0).tolist()) == {y for _, y, _ in want}
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 30), st.booleans(), st.sampled_from([np.inf, 1e-15, 0.0]),
        st.integers(0, 2**32 - 1))

@@ -112,7 +112,9 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
     again every ``bmax`` squares. ``block_start`` (length ``n + 1``) receives the
     first square of each block and ends with ``n``; ``tcol[y]`` receives the
     column of ``y`` among the targets of moves to lower blocks (numbered from the
-    highest move down) or -1. Returns ``(blocks, targets, moves to lower blocks)``.
+    highest move down) or -1. Returns ``(blocks, targets, rows, cols, vals)``: the moves
+    to lower blocks as the entries of ``C`` (``R = C E_D^T``; rows, squares increasing,
+    columns ``tcol`` of the square landed on, probabilities).
 
     Unless ``cost`` (length ``n + 1``) is empty, ``cost[c]`` receives the moves that go
     backward when the squares are taken in the order ``c .. n-1, 0 .. c-1`` (``cost[0]``:
@@ -128,16 +130,16 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
     rotations = cost.shape[0] > 0
     if rotations:
         cost[:] = 0
-    total = 0
-    for x in range(n if bmax > 1 or rotations else 0):
+    total = 0  # the moves backward
+    for x in range(n):
         if active[x]:
             for f in range(nf):
                 y = succ[x, f]
                 if y < x and active[y] and probs[x * pstride, f] != 0.0:
+                    total += 1
                     if x - y < bmax and y < left[x]:
                         left[x] = y
                     if rotations:
-                        total += 1
                         cost[y + 1] -= 1
                         cost[x + 1] += 1
     if rotations and _accumulate(cost, total):
@@ -169,6 +171,9 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
     block_start[nb] = n
     k = down = 0
     tcol[:] = -1
+    rows = np.empty(total, dtype=np.int64)  # the moves to lower blocks, rows decreasing
+    cols = np.empty(total, dtype=np.int64)
+    vals = np.empty(total)
     for b in range(nb - 1, -1, -1):
         lo = block_start[b]
         for x in range(block_start[b + 1] - 1, lo - 1, -1):
@@ -177,11 +182,14 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
             for f in range(nf):
                 y = succ[x, f]
                 if y < lo and active[y] and probs[x * pstride, f] != 0.0:
-                    down += 1
                     if tcol[y] < 0:
                         tcol[y] = k
                         k += 1
-    return nb, k, down
+                    rows[down] = x
+                    cols[down] = tcol[y]
+                    vals[down] = probs[x * pstride, f]
+                    down += 1
+    return nb, k, rows[:down][::-1].copy(), cols[:down][::-1].copy(), vals[:down][::-1].copy()
 
 
 @njit()
@@ -458,33 +466,6 @@ def backward_columns_kernel(succ, probs, pstride, active, block_start, tcol, col
                     out[x, col0 - 1] += p
                 elif y < lo:
                     out[x, col0 + tcol[y]] += p
-
-
-@njit()
-def backward_moves_kernel(succ, probs, pstride, active, block_start, tcol,
-                          down):  # pragma: no cover - jitted
-    """``R = C E_D^T`` as the entries of ``C``: rows (squares, increasing), columns
-    (``tcol`` of the square landed on) and probabilities of the ``down`` moves to lower
-    blocks (:func:`structure_kernel` counts them)."""
-    nb = block_start.shape[0] - 1
-    nf = succ.shape[1]
-    rows = np.empty(down, dtype=np.int64)
-    cols = np.empty(down, dtype=np.int64)
-    vals = np.empty(down)
-    count = 0
-    for b in range(nb):
-        lo = block_start[b]
-        for x in range(lo, block_start[b + 1]):
-            if not active[x]:
-                continue
-            for f in range(nf):
-                y = succ[x, f]
-                if y < lo and active[y] and probs[x * pstride, f] != 0.0:
-                    rows[count] = x
-                    cols[count] = tcol[y]
-                    vals[count] = probs[x * pstride, f]
-                    count += 1
-    return rows, cols, vals
 
 
 # -- the Woodbury correction ---------------------------------------------------------

@@ -58,7 +58,6 @@ from .blocks import (
     ROTATE_GAIN,
     a_priori_bound,
     backward_columns_kernel,
-    backward_moves_kernel,
     block_factor_kernel,
     block_solve_kernel,
     block_solve_t_kernel,
@@ -188,17 +187,17 @@ class Solver:
 
     def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int,
                    rotations: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, int,
-                                                     int, int, np.ndarray, np.ndarray,
+                                                     int, tuple, np.ndarray, np.ndarray,
                                                      np.ndarray]:
         block_start = np.empty(self.n + 1, dtype=np.int32)
         tcol = np.empty(self.n, dtype=np.int64)
         cost = np.empty(self.n + 1 if rotations else 0, dtype=np.int64)
-        nb, k, down = structure_kernel(succ, probs, self.pstride, active, bmax, block_start,
-                                       tcol, cost)
-        return (succ, probs, active, int(nb), int(k), int(down), block_start[: nb + 1], tcol,
-                cost)
+        nb, k, *entries = structure_kernel(succ, probs, self.pstride, active, bmax,
+                                           block_start, tcol, cost)
+        return (succ, probs, active, int(nb), int(k), tuple(entries), block_start[: nb + 1],
+                tcol, cost)
 
-    def _order(self, succ, probs, active, nb, k, down, block_start, tcol, cost, bmax, rotate,
+    def _order(self, succ, probs, active, nb, k, entries, block_start, tcol, cost, bmax, rotate,
                method) -> None:
         """Take the squares in their own order or, when that leaves far fewer moves going
         backward, rotated (``c .. n-1`` first): a region near the goal whose snakes fall
@@ -217,7 +216,7 @@ class Solver:
                 if self.pstride:
                     probs = readonly(np.ascontiguousarray(probs[np.argsort(new)]))
                 active = active[np.argsort(new)]
-                succ, probs, active, nb, k, down, block_start, tcol, _ = self._structure(
+                succ, probs, active, nb, k, entries, block_start, tcol, _ = self._structure(
                     succ, probs, active, bmax)
         del cost
         self._succ, self._probs, self._active = succ, probs, active
@@ -245,8 +244,7 @@ class Solver:
             self._splu()
         elif method == "gmres":
             self.restart = int(min(RESTART_MAX, max(5, KRYLOV_BYTES // (8 * max(k, 1)) - 1)))
-            self.c_entries = backward_moves_kernel(succ, probs, self.pstride, active,
-                                                   self.block_start, tcol, down)
+            self.c_entries = entries  # R = C E_D^T as C's entries
             self.landing = landing_kernel(succ, probs, self.pstride, active, self.block_start,
                                           self.piv, tcol, k)
 
