@@ -68,10 +68,11 @@ from .blocks import (
     structure_kernel,
     sweep_kernel,
 )
-from .certify import Solution, dd_add, total_error
+from .certify import Solution, total_error
 from .krylov import gmres_kernel, landing_kernel, landing_sweep_kernel
 from .residual import (
     bound_kernel,
+    dd_add_kernel,
     difference_residual_kernel,
     residual_kernel,
     step_variance_kernel,
@@ -451,7 +452,7 @@ class Solver:
             x, lo = x * self.rowsum, lo * self.rowsum
         x += lo
         del lo
-        if not np.all(np.isfinite(x[self.active])):  # beyond the largest double
+        if not np.all(np.isfinite(x), where=self.active):  # beyond the largest double
             x[self.active & ~np.isfinite(x)] = np.inf
             return Solution(x, steps, np.inf, np.inf, self.method)
         if self.method == "gmres" and error > WARN_ERROR:
@@ -487,12 +488,12 @@ class Solver:
         residual and its GMRES stops on the same criterion measured against ``b`` (a
         random board of 10^7 squares: 5 more sweeps, where a loose solve bounding
         ``A^-1 |r|`` took 14). The residuals are formed as :meth:`_certify` says."""
-        positive = bool(b[self.active].min() > 0)  # not kept: a copy of b on huge boards
+        positive = bool(np.min(b, where=self.active, initial=np.inf) > 0)
         tol = (GMRES_MARGIN * target if not trans and target >= 1e-14 and positive
                else -GMRES_RTOL)
         x, steps = self._once(b, trans, tol)
         lo = np.zeros(self.n)
-        if not np.all(np.isfinite(x[self.active])):  # beyond the largest double
+        if not np.all(np.isfinite(x), where=self.active):  # beyond the largest double
             return x, lo, steps, np.inf, np.inf
         direct = self.method in ("triangular", "woodbury")
         if trust_a_priori and direct and self.a_priori <= target and not measure:
@@ -504,7 +505,8 @@ class Solver:
             dx, more = self._once(r, trans, tol if tol > 0 else -CORRECTION_RTOL, scale=b)
             del r  # (n-long vectors: at 10^7 squares each is 80 MB)
             steps += more
-            new_x, new_lo = dd_add(x, lo, dx)
+            new_x, new_lo = dx, np.empty(self.n)
+            dd_add_kernel(x, lo, new_x, new_lo)
             del dx
             new_error, new_backward, r = self._certify(b, new_x, new_lo, trans, target, tol > 0)
             if not new_error < error:
