@@ -238,6 +238,15 @@ def _assert_landing_sweep(solver: Solver, rng: np.random.Generator) -> None:
         np.testing.assert_array_less(np.abs(got - want), 1e-14 * scale + 1e-300)
 
 
+def _system(board):
+    """The successor table, the die (one row) and the squares of the system (the sure ones,
+    not the goal) of ``board``."""
+    cb = board.compiled
+    active = sure_states(cb).copy()
+    active[cb.size] = False
+    return cb.succ, np.asarray(cb.probs, dtype=float).reshape(1, -1), active
+
+
 @pytest.mark.parametrize("case", ["random", "bounce", "snakes near the goal", "far back"])
 def test_rotation_counts_match_counting_move_by_move(case):
     # cost[c]: the moves backward in the order c .. n-1, 0 .. c-1. Exact when some order
@@ -250,10 +259,7 @@ def test_rotation_counts_match_counting_move_by_move(case):
         board = Board(300, {x: x - 200 for x in range(240, 299, 2)})
     else:
         board = random_board(300, 0.1, rng=3, overshoot="bounce" if case == "bounce" else "win")
-    cb = board.compiled
-    active = sure_states(cb).copy()
-    active[cb.size] = False
-    succ, probs = cb.succ, np.asarray(cb.probs, dtype=float).reshape(1, -1)
+    succ, probs, active = _system(board)
     n = succ.shape[0]
     want = naive.rotation_costs(succ, probs, active)
     cost = np.empty(n + 1, dtype=np.int64)
@@ -277,10 +283,7 @@ def test_the_structure_pass_lists_the_moves_to_lower_blocks(case):
                             for x in gen.choice(np.arange(20, 399), 60, replace=False)})
     else:
         board = random_board(400, 0.1, rng=5, overshoot="bounce" if case == "bounce" else "win")
-    cb = board.compiled
-    active = sure_states(cb).copy()
-    active[cb.size] = False
-    succ, probs = cb.succ, np.asarray(cb.probs, dtype=float).reshape(1, -1)
+    succ, probs, active = _system(board)
     n = succ.shape[0]
     block_start, tcol = np.empty(n + 1, dtype=np.int32), np.empty(n, dtype=np.int64)
     nb, k, rows, cols, vals = structure_kernel(succ, probs, 0, active, 16, block_start, tcol,
