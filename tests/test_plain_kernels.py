@@ -213,7 +213,7 @@ def test_the_gmres_sweep_is_the_board_sweep_on_a_rotated_solver():
 
 def _assert_landing_sweep(solver: Solver, rng: np.random.Generator) -> None:
     n, k = solver.n, solver.k
-    step, code, copy, irregular, ref = solver.landing
+    step, code, copy, irregular, ref, slot = solver.landing
     # most squares take the fast path; every irregular block is a real block
     assert len(irregular) - 1 <= len(solver.block_start) - 1
     v = rng.standard_normal(k)
@@ -231,7 +231,8 @@ def _assert_landing_sweep(solver: Solver, rng: np.random.Generator) -> None:
         near[:k] = back
         landing_sweep_kernel(solver.landing, *op[1:], b, near, got)
         assert near[k] == 0.0
-        np.testing.assert_array_equal(near[k + 1: 2 * k + 1], got[solver.targets])
+        np.testing.assert_array_equal(near[slot], got[solver.targets])
+        assert np.all(np.diff(solver.targets[np.argsort(slot)]) < 0)  # written in order
         kept = copy < near.size - 1  # (the last place takes the squares with no copy)
         np.testing.assert_array_equal(near[copy[kept]], got[kept])
         # a few units in the last place per square, of what the sweep of |terms| gives
