@@ -171,12 +171,12 @@ def difference_residual_kernel(succ, probs, pstride, active, b, xhi, xlo, limit,
     the solvers' answers are: a check per move there took a third of the time), as the
     direct solver's residual is (see :meth:`.direct.DirectSolver._residual`), within
     ``gamma(2 faces + 6) (|b_i| + sum_f p_f (|xhi_i - xhi_to| + |xlo_i - xlo_to|))``
-    of the exact residual. The differences are of
-    nearby squares' values, so the bound stays near the rounding of ``b`` except on the
-    rows of jumps between squares of far apart values: a row whose bound is above ``limit
-    |b_i|`` is formed again in double-double (:func:`residual_kernel`)."""
+    of the exact residual. The differences are of nearby squares' values, so the bound
+    stays near the rounding of ``b`` except on the rows of jumps between squares of far
+    apart values: a row whose bound is above ``limit |b_i|`` is formed again in
+    double-double (:func:`residual_kernel`)."""
     n, nf = succ.shape
-    gam = (2 * nf + 6) * UNIT_ROUNDOFF / (1.0 - (2 * nf + 6) * UNIT_ROUNDOFF)
+    gam = (2 * nf + 6) * UNIT_ROUNDOFF / (1.0 - (2 * nf + 6) * UNIT_ROUNDOFF)  # gamma(..)
     dd = (2 * nf + 6) * 2.0**-104  # as residual_kernel's rows
     dh, dl = _die_sum(probs, pstride)
     for i in range(n):
