@@ -6,8 +6,9 @@
   with probability 1, by breadth-first search over the reversed moves (on large
   boards the moves that are their face's usual step reversed in place, a table of
   the rest); :func:`start_reach_kernel` the same answers from one start;
-- :func:`push_step_kernel` / :func:`push_kernel`: the probability mass of the
-  token's position pushed one throw at a time (the distribution of game length).
+- :func:`push_step_kernel`: the probability mass of the token's position pushed one
+  throw (the distribution of game length; its NumPy twin is
+  :func:`.vectorised.push`).
 
 Kernels take only arrays and scalars, so batch analysis and board design can
 call them in their loops over many boards.
@@ -411,21 +412,6 @@ def push_step_kernel(succ, probs, mass, nxt, live, goal, band):  # pragma: no co
         nxt[x] = 0.0
     band[0], band[1] = nlo, nhi
     return absorbed, remaining
-
-
-@njit()
-def push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # pragma: no cover
-    """Advance ``mass`` one throw at a time, writing ``pmf[offset:]``.
-
-    Returns the next free index of ``pmf``; stops early (returning a negative
-    index ``-(k + 1)``) once the live mass is below ``tail``.
-    """
-    nxt = np.zeros(mass.shape[0])
-    for k in range(offset, pmf.shape[0]):
-        pmf[k], remaining = push_step_kernel(succ, probs, mass, nxt, live, goal, band)
-        if remaining < tail:
-            return -(k + 1)
-    return pmf.shape[0]
 
 
 #: Relative slack of the quantile rule: a cumulative sum of a pmf can fall short of ``q``
