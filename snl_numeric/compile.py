@@ -196,7 +196,7 @@ class CompiledBoard:
                 table = self.succ[:-1] if self.probs.all() else self.succ[:-1, self.probs > 0.0]
                 up = bool(table.size and (table.max(axis=1) > np.arange(self.size)).all())
             else:
-                up = bool(moves_up_kernel(self.succ, self.probs))
+                up = bool(moves_up_kernel(self.succ))  # (no face has probability 0)
             if up:
                 sure = np.ones(self.n_states, dtype=np.bool_)
                 sure.flags.writeable = False
@@ -225,7 +225,7 @@ class CompiledBoard:
         else:
             dist = np.empty(self.n_states, dtype=np.int64)
             sure = np.empty(self.n_states, dtype=np.bool_)
-            reach_kernel(self.succ, dist, sure)
+            reach_kernel(self.succ, -1, dist, sure)
         for arr in (dist, sure):
             arr.flags.writeable = False
         return dist, sure

@@ -1887,3 +1887,23 @@ def padded_dd_residual(moving, src, dst, prob, b, hi, lo):
         rh, e = _two_sum(rh, qh)
         rl = rl + (e + (ql + p * lo[to]))
     return rh + rl
+
+
+def xoshiro256ss(words):
+    """xoshiro256** (Blackman and Vigna, the reference C code) in Python integers: an
+    endless iterator of 64-bit outputs from the four state ``words``."""
+    mask = (1 << 64) - 1
+    s = [int(w) for w in words]
+
+    def rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & mask
+
+    while True:
+        yield (rotl((s[1] * 5) & mask, 7) * 9) & mask
+        t = (s[1] << 17) & mask
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 45)

@@ -12,7 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scipy.stats import chisquare
+
 from snl_numeric import Board, expected_throws, throws_variance
+from snl_numeric._core.rng import row_below, row_uniform, stream_words
 from snl_numeric.cli import main
 from snl_numeric.design import DesignResult, design_board
 
@@ -252,3 +255,29 @@ def test_renamed_expected_is_mean():
     with pytest.warns(DeprecationWarning, match="DesignResult.expected is now DesignResult.mean"):
         assert res.expected == res.mean
     assert res.to_dict()["mean"] == res.mean and "expected" not in res.to_dict()
+
+
+# -- the search's random stream (issue 49: the simulation's, one per chain) -------------
+def test_a_chain_stream_is_xoshiro256ss_as_published():
+    # row_uniform: the top 53 bits of each word; row_below(n): Lemire's multiply-shift on
+    # the top 32 bits (no rejection: n = 4 divides 2**32)
+    state = np.stack([stream_words(np.random.SeedSequence(s)) for s in (5, 6)])
+    ref = naive.xoshiro256ss(state[1].tolist())  # (a copy: the row advances)
+    for _ in range(50):
+        assert row_uniform(state, 1) == (next(ref) >> 11) * 2.0**-53
+        assert row_below(state, 1, 4) == (next(ref) >> 32) * 4 >> 32
+    assert state[0].tolist() == stream_words(np.random.SeedSequence(5)).tolist()  # untouched
+
+
+def test_a_chain_stream_is_uniform():
+    # integers exactly uniform over 0..n-1 for an n that does not divide 2**32;
+    # floats with the mean and variance of U(0, 1), within 5 standard errors
+    state = stream_words(np.random.SeedSequence(2024))[None, :].copy()
+    n, draws = 7, 70_000
+    counts = np.bincount([row_below(state, 0, n) for _ in range(draws)], minlength=n)
+    assert len(counts) == n
+    assert chisquare(counts).pvalue > 1e-3
+    u = np.array([row_uniform(state, 0) for _ in range(draws)])
+    assert u.min() >= 0.0 and u.max() < 1.0
+    assert abs(u.mean() - 0.5) < 5 * math.sqrt(1 / 12 / draws)
+    assert abs(u.var() - 1 / 12) < 5 * math.sqrt(1 / 180 / draws)  # Var of (U - 1/2)^2

@@ -151,7 +151,7 @@ def test_warmup_fails_when_a_kernel_cannot_be_saved(tmp_path):
 
     min_throws(boards.get("milton-bradley"))
     maze.count_paths([[1, 1], [1, 1]], (0, 0), (1, 1))
-    core = table.push_kernel.stats.cache_path
+    core = table.succ_table_kernel.stats.cache_path  # (the module's folder)
     shutil.copytree(core, tmp_path / "cache" / os.path.basename(core))  # compiled already
     (tmp_path / "cache" / os.path.basename(maze._dfs_kernel.stats.cache_path)).write_text("")
     out = snl("warmup", "maze", "--processes", "1", env={"NUMBA_CACHE_DIR": str(tmp_path / "cache")})

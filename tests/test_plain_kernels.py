@@ -57,7 +57,7 @@ def _moments(board: Board, report: np.ndarray | None = None):
     succ = np.ascontiguousarray(cb.succ, dtype=np.int32)
     n = succ.shape[0]
     dist, sure = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_)
-    reach_kernel(succ, dist, sure)
+    reach_kernel(succ, -1, dist, sure)
     mean, var = np.empty(n), np.empty(n)
     report = np.ones(n, dtype=np.bool_) if report is None else report
     assert board_moments_kernel(succ, cb.probs.reshape(1, -1), sure, report, n, True, mean,

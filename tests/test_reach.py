@@ -1,11 +1,11 @@
-"""``reach_kernel`` (issue 25): fewest throws and the sure mask by breadth-first search
-over the reversed moves: every move tabulated (``plain_reach_kernel``, small tables) or
-the moves that are their face's usual step reversed in place and only the others
-tabulated (``lean_reach_kernel``, large ones); ``start_reach_kernel``, the same answers
-for one start (a forward search when every square has a move up). All, whatever the
-size, against their naive twins on every rule variant, on boards whose moves are mostly irregular (the lean
-table's second pass), on bare successor tables whose steps mislead the guess, and on
-boards whose shortest plays take snake after snake."""
+"""``reach_kernel`` (issues 25, 49): fewest throws and the sure mask by breadth-first
+search over the reversed moves, the moves that are their face's usual step reversed in
+place and only the others tabulated; from one start, the same answers (a forward search
+when every square has a move up). The kernel, from every square and from many starts,
+and its NumPy twin ``vectorised.reach``, against their naive twins on every rule
+variant, on boards whose moves are mostly irregular (the reversed table's second pass),
+on bare successor tables whose steps mislead the guess, and on boards whose shortest
+plays take snake after snake."""
 
 from __future__ import annotations
 
@@ -19,13 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snl_numeric import Board, Dice, min_throws, shortest_path, throw_distances
-from snl_numeric._core.table import (
-    PLAIN_REACH_ENTRIES,
-    lean_reach_kernel,
-    plain_reach_kernel,
-    reach_kernel,
-    start_reach_kernel,
-)
+from snl_numeric._core.table import moves_up_kernel, reach_kernel
 from snl_numeric._core.vectorised import reach as numpy_reach
 from snl_numeric._core.vectorised import stable_order
 from snl_numeric.boards import random_board
@@ -36,32 +30,19 @@ RULES = ("win", "exact", "bounce")
 DICE = (None, {2: 0.5, 4: 0.5}, Dice.sum_of(2), Dice.fair(20))
 
 
-#: the dispatcher and both searches, each whatever the size of the table
-KERNELS = (reach_kernel, plain_reach_kernel, lean_reach_kernel)
-
-
-def kernel_reach(succ: np.ndarray, kernel) -> tuple[np.ndarray, np.ndarray]:
-    """``(dist, sure)`` from a Numba kernel, on an int32 table as the library passes it."""
+def kernels_reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(dist, sure)`` from :func:`reach_kernel` over every square (on an int32 table, as
+    the library passes it), and the kernel from up to 40 starts, which must give their
+    entries of ``dist`` and the same sure mask."""
     succ = np.ascontiguousarray(succ, dtype=np.int32)
     n = succ.shape[0]
     dist, sure = np.full(n, 7, dtype=np.int64), np.zeros(n, dtype=np.bool_)  # overwritten
-    kernel(succ, dist, sure)
-    return dist, sure
-
-
-def kernels_reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(dist, sure)`` from every kernel of :data:`KERNELS`, which must agree, and
-    :func:`start_reach_kernel` from up to 40 starts, which must give their entries."""
-    first, *rest = (kernel_reach(succ, kernel) for kernel in KERNELS)
-    for other in rest:
-        assert_same(other, first)
-    succ = np.ascontiguousarray(succ, dtype=np.int32)
-    n = succ.shape[0]
+    assert reach_kernel(succ, -1, dist, sure) == 0
     for start in np.unique(np.linspace(0, n - 1, min(n, 40)).astype(np.int64)):
-        dist, sure = np.full(n, 7, dtype=np.int64), np.zeros(n, dtype=np.bool_)
-        assert start_reach_kernel(succ, start, dist, sure) == first[0][start]
-        np.testing.assert_array_equal(sure, first[1])
-    return first
+        d, s = np.full(n, 7, dtype=np.int64), np.zeros(n, dtype=np.bool_)
+        assert reach_kernel(succ, start, d, s) == dist[start]
+        np.testing.assert_array_equal(s, sure)
+    return dist, sure
 
 
 def naive_board_reach(board: Board) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +125,6 @@ def test_rules_against_naive(overshoot, chain, dice):
     for seed in range(3):
         board = random_board(60, 0.35, snake_fraction=0.7, rng=seed, overshoot=overshoot,
                              chain=chain, dice=dice)
-        assert board.compiled.succ.size <= PLAIN_REACH_ENTRIES  # reach_kernel: the plain one
         ours = kernels_reach(board.compiled.succ)
         assert_same(ours, naive_board_reach(board))
         assert_same(ours, numpy_reach(board.compiled.succ))
@@ -159,10 +139,10 @@ def test_large_boards_through_the_public_api(overshoot, chain):
     board = random_board(12_000, 0.1, rng=3, overshoot=overshoot, chain=chain,
                          dice={1: 0.3, 2: 0.3, 4: 0.4})
     assert not board.compiled.ordinary
-    assert board.compiled.succ.size > PLAIN_REACH_ENTRIES  # reach_kernel: the lean search
     ref = large_reach(board)
     np.testing.assert_array_equal(throw_distances(board), ref[0])
     assert_same(board.compiled.reach, ref)
+    assert_same(kernels_reach(board.compiled.succ), ref)  # and from 40 starts
     assert_same(numpy_reach(board.compiled.succ), ref)
 
 
@@ -233,11 +213,28 @@ def test_property_tables_match_naive(succ):
     assert_same(kernels_reach(succ), naive.table_reach(succ))
 
 
+def test_a_start_on_a_board_whose_squares_all_move_up():
+    # Milton Bradley: every square has a face that moves it up, so every square is sure
+    # and the kernel searches forward from the start (7 throws: 1 -> 38 ... 80 -> 100)
+    from snl_numeric import boards
+
+    succ = np.ascontiguousarray(boards.get("milton-bradley").compiled.succ, dtype=np.int32)
+    assert moves_up_kernel(succ)
+    dist, sure = np.full(101, 7, dtype=np.int64), np.zeros(101, dtype=np.bool_)
+    assert reach_kernel(succ, 0, dist, sure) == 7 and sure.all()
+    assert reach_kernel(succ, 100, dist, sure) == 0
+
+
 @settings(max_examples=150, deadline=None)
 @given(board_strategy())
 def test_property_boards_match_naive(board):
-    ours = kernels_reach(board.compiled.succ)
+    succ = board.compiled.succ
+    ours = kernels_reach(succ)
     assert_same(ours, naive_board_reach(board))
+    up = all(any(y > x for y in row) for x, row in enumerate(succ[:-1].tolist()))
+    assert moves_up_kernel(np.ascontiguousarray(succ, dtype=np.int32)) == up
+    if up:  # the start's search forward: every square reaches the goal by moving up
+        assert ours[1].all()
     assert np.all(ours[1][ours[0] < 0] == False)  # noqa: E712 - a stuck square is not sure
 
 

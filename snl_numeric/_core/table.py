@@ -3,11 +3,13 @@
 - :func:`succ_table_kernel` compiles a board's rules into its successor table
   ``succ[x, f]``: where a token on ``x`` rests after face ``f``;
 - :func:`reach_kernel`: fewest throws to the goal and the squares that finish
-  with probability 1, by breadth-first search over the reversed moves (on large
-  boards the moves that are their face's usual step reversed in place, a table of
-  the rest); :func:`start_reach_kernel` the same answers from one start;
-- :func:`push_step_kernel` / :func:`push_kernel`: the probability mass of the
-  token's position pushed one throw at a time (the distribution of game length).
+  with probability 1, by breadth-first search over the reversed moves (the moves
+  that are their face's usual step reversed in place, a table of the rest), or from
+  one start by a search forward when every square has a move up (its NumPy twin is
+  :func:`.vectorised.reach`);
+- :func:`push_step_kernel`: the probability mass of the token's position pushed one
+  throw (the distribution of game length; its NumPy twin is
+  :func:`.vectorised.push`).
 
 Kernels take only arrays and scalars, so batch analysis and board design can
 call them in their loops over many boards.
@@ -81,190 +83,54 @@ def chain_ends(jump_to):  # pragma: no cover - jitted
     return ends
 
 
-#: Tables of at most this many entries are searched by :func:`plain_reach_kernel`
-#: (its reversed table takes 4 bytes an entry), larger ones by :func:`lean_reach_kernel`
-#: (as fast at 1,000 squares and a d6, twice as fast from 10,000).
-PLAIN_REACH_ENTRIES = 1 << 13
-
-
 @njit()
-def reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
-    """Fewest throws to the goal (``dist``, -1 if unreachable) and the sure mask.
+def reach_kernel(succ, start, dist, sure):  # pragma: no cover - jitted
+    """Fewest throws to the goal (``dist``, -1 if unreachable) and the sure mask; returns
+    ``dist[start]`` (with ``start < 0``: 0, every entry of ``dist`` wanted).
 
     ``sure[x]`` is True when the goal is reached from ``x`` with probability 1:
     ``x`` cannot reach a square from which the goal is unreachable.
 
-    Both are breadth-first searches over the reversed moves of every square but the
-    goal (every face of ``succ``), the second only when some square cannot reach the
-    goal: by :func:`plain_reach_kernel` on tables of at most
-    :data:`PLAIN_REACH_ENTRIES` entries, by :func:`lean_reach_kernel` on larger ones
-    (the same answers). Needs fewer than ``2**31`` table entries (``compile_board``
-    allows far fewer).
+    With ``start >= 0``, when every square but the goal has a move up (every face of
+    ``succ`` counted), every square reaches the goal by moving up: every square is sure,
+    and a search forward from ``start``, stopped at the goal, gives the throws; ``dist``
+    is then scratch. In a batch of 100-square boards that is a quarter of the time of
+    the full search.
+
+    The full search is breadth-first over the reversed moves of every square but the
+    goal (every face of ``succ``), and a second one, for the sure mask, only when some
+    square cannot reach the goal. It takes about 2 bytes a square besides the jumps:
+    most moves are their face's usual step, ``succ[x, f] == x + step[f]`` with
+    ``step[f]`` the median step of a few rows; those are reversed in place (one bit per
+    move), and only the others (jumps, overshoot) are copied into a reversed table. The
+    step read off is only a guess: any value gives the same answer. Needs fewer than
+    ``2**31`` table entries (``compile_board`` allows far fewer).
     """
     n, n_faces = succ.shape
     if n * n_faces >= 2**31:
         raise ValueError("reach_kernel: a successor table of 2**31 entries or more")
-    if n * n_faces <= PLAIN_REACH_ENTRIES:
-        plain_reach_kernel(succ, dist, sure)
-    else:
-        lean_reach_kernel(succ, dist, sure)
-
-
-@njit()
-def plain_reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
-    """:func:`reach_kernel` with every move copied into the reversed table: in a batch
-    of 100-square boards, a third faster than :func:`lean_reach_kernel`."""
-    n, n_faces = succ.shape
     goal = n - 1
-    # the predecessors of y are pred[ptr[y] : ptr[y + 1]] (a counting sort: ptr[y + 1]
-    # is y's cursor while filling)
-    ptr = np.zeros(n + 2, dtype=np.int32)
-    for x in range(goal):
-        for f in range(n_faces):
-            ptr[succ[x, f] + 2] += 1
-    for y in range(2, n + 2):
-        ptr[y] += ptr[y - 1]
-    pred = np.empty(goal * n_faces, dtype=np.int32)
-    for x in range(goal):
-        for f in range(n_faces):
-            y = succ[x, f] + 1
-            pred[ptr[y]] = x
-            ptr[y] += 1
-    queue = np.empty(n, dtype=np.int32)
-    dist[:] = -1
-    dist[goal] = 0
-    queue[0] = goal
-    head, tail = 0, 1
-    while head < tail:
-        y = queue[head]
-        head += 1
-        for i in range(ptr[y], ptr[y + 1]):
-            x = pred[i]
-            if dist[x] < 0:
-                dist[x] = dist[y] + 1
-                queue[tail] = x
-                tail += 1
-    sure[:] = True
-    if tail == n:  # every square reaches the goal
-        return
-    # squares that can reach a stuck square are not sure
-    tail = 0
-    for x in range(goal):
-        if dist[x] < 0:
-            sure[x] = False
-            queue[tail] = x
-            tail += 1
-    head = 0
-    while head < tail:
-        y = queue[head]
-        head += 1
-        for i in range(ptr[y], ptr[y + 1]):
-            x = pred[i]
-            if sure[x]:
-                sure[x] = False
-                queue[tail] = x
-                tail += 1
-
-
-@njit()
-def fired_kernel(landed, jump_index):  # pragma: no cover - jitted
-    """``landed`` (the jump squares of :func:`succ_table_kernel`, -1 for none) turned in
-    place into the index of the jump each throw fires."""
-    flat = landed.reshape(-1)
-    for i in range(flat.shape[0]):
-        t = flat[i]
-        flat[i] = jump_index[t] if t >= 0 else -1
-
-
-@njit()
-def moves_up_kernel(succ, probs):  # pragma: no cover - jitted
-    """Whether every square but the goal (the last row) has a throw of positive
-    probability that rests on a higher square."""
-    n, n_faces = succ.shape
-    for x in range(n - 1):
-        up = False
-        for f in range(n_faces):
-            if succ[x, f] > x and probs[f] > 0.0:
-                up = True
-                break
-        if not up:
-            return False
-    return n > 1
-
-
-@njit()
-def start_reach_kernel(succ, start, dist, sure):  # pragma: no cover - jitted
-    """Fewest throws from ``start`` to the goal (-1 if unreachable), returned, and the
-    sure mask, as :func:`reach_kernel` gives them; ``dist`` is scratch.
-
-    When every square but the goal has a move up (every face of ``succ`` counted, as
-    :func:`reach_kernel` does), every square reaches the goal by moving up, so every
-    square is sure, and a search forward from ``start``, stopped at the goal, gives the
-    throws without reversing the table: in a batch of 100-square boards a quarter of
-    the time of :func:`reach_kernel`. Otherwise, :func:`reach_kernel`.
-    """
-    n, n_faces = succ.shape
-    goal = n - 1
-    for x in range(goal):
-        up = False
-        for f in range(n_faces):
-            if succ[x, f] > x:
-                up = True
-                break
-        if not up:
-            reach_kernel(succ, dist, sure)
-            return dist[start]
-    sure[:] = True
-    if start == goal:
-        return 0
-    dist[:] = -1
-    dist[start] = 0
-    queue = np.empty(n, dtype=np.int32)
-    queue[0] = start
-    head, tail = 0, 1
-    while head < tail:
-        x = queue[head]
-        head += 1
-        for f in range(n_faces):
-            y = succ[x, f]
-            if dist[y] < 0:
-                if y == goal:
-                    return dist[x] + 1
-                dist[y] = dist[x] + 1
-                queue[tail] = y
-                tail += 1
-    return -1  # (not reached: the goal is reachable from every square)
-
-
-@njit()
-def usual_steps(succ, rows, span):  # pragma: no cover - jitted
-    """Each face's usual step: the median of ``succ[x, f] - x`` over ``rows`` rows spread
-    over ``0 .. span - 1`` (jumps are outliers on either side). A guess: the kernels that
-    use it check it move by move."""
-    step = np.zeros(succ.shape[1], dtype=np.int64)
-    diffs = np.empty(max(rows, 1), dtype=np.int64)
-    for f in range(succ.shape[1]):
-        for i in range(rows):
-            x = i * (span - 1) // max(rows - 1, 1)
-            d = succ[x, f] - x
-            j = i
-            while j > 0 and diffs[j - 1] > d:
-                diffs[j] = diffs[j - 1]
-                j -= 1
-            diffs[j] = d
-        step[f] = diffs[rows // 2] if rows else 0
-    return step
-
-
-@njit()
-def lean_reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
-    """:func:`reach_kernel` in about 2 bytes a square besides the jumps. Most moves are
-    their face's usual step, ``succ[x, f] == x + step[f]`` with ``step[f]`` the median
-    step of a few rows: those are reversed in place (one bit per move), so only the
-    others (jumps, overshoot) are copied into a reversed table. The step read off is
-    only a guess: any value gives the same answer."""
-    n, n_faces = succ.shape
-    goal = n - 1
+    if start >= 0 and moves_up_kernel(succ):
+        sure[:] = True
+        if start == goal:
+            return 0
+        dist[:] = -1
+        dist[start] = 0
+        queue = np.empty(n, dtype=np.int32)
+        queue[0] = start
+        head, tail = 0, 1
+        while head < tail:
+            x = queue[head]
+            head += 1
+            for f in range(n_faces):
+                y = succ[x, f]
+                if dist[y] < 0:
+                    if y == goal:
+                        return dist[x] + 1
+                    dist[y] = dist[x] + 1
+                    queue[tail] = y
+                    tail += 1
+        return -1  # (not reached: the goal is reachable from every square)
     step = usual_steps(succ, min(goal, 7), goal)
     # bit i of square x is bit i % 8 of marks[x, i // 8]: bit f < n_faces, the move of
     # face f from x is its usual step; bit n_faces, x has predecessors in the reversed
@@ -301,7 +167,7 @@ def lean_reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
     tail = _search_back(step, marks, ptr, pred, queue, 1, dist)
     sure[:] = True
     if tail == n:  # every square reaches the goal
-        return
+        return dist[start] if start >= 0 else 0
     # squares that can reach a stuck square are not sure
     tail = 0
     for x in range(goal):
@@ -312,11 +178,59 @@ def lean_reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
     _search_back(step, marks, ptr, pred, queue, tail, dist[:0])
     for x in range(goal):
         sure[x] = not marks[x, s] & seen
+    return dist[start] if start >= 0 else 0
+
+
+@njit()
+def fired_kernel(landed, jump_index):  # pragma: no cover - jitted
+    """``landed`` (the jump squares of :func:`succ_table_kernel`, -1 for none) turned in
+    place into the index of the jump each throw fires."""
+    flat = landed.reshape(-1)
+    for i in range(flat.shape[0]):
+        t = flat[i]
+        flat[i] = jump_index[t] if t >= 0 else -1
+
+
+@njit()
+def moves_up_kernel(succ):  # pragma: no cover - jitted
+    """Whether every square but the goal (the last row) has a face that rests on a higher
+    square (a board's dice have no face of probability zero: every face of its table
+    counts). Then every square reaches the goal, with probability 1."""
+    n, n_faces = succ.shape
+    for x in range(n - 1):
+        up = False
+        for f in range(n_faces):
+            if succ[x, f] > x:
+                up = True
+                break
+        if not up:
+            return False
+    return True
+
+
+@njit()
+def usual_steps(succ, rows, span):  # pragma: no cover - jitted
+    """Each face's usual step: the median of ``succ[x, f] - x`` over ``rows`` rows spread
+    over ``0 .. span - 1`` (jumps are outliers on either side). A guess: the kernels that
+    use it check it move by move."""
+    step = np.zeros(succ.shape[1], dtype=np.int64)
+    diffs = np.empty(max(rows, 1), dtype=np.int64)
+    for f in range(succ.shape[1]):
+        for i in range(rows):
+            x = i * (span - 1) // max(rows - 1, 1)
+            d = succ[x, f] - x
+            j = i
+            while j > 0 and diffs[j - 1] > d:
+                diffs[j] = diffs[j - 1]
+                j -= 1
+            diffs[j] = d
+        step[f] = diffs[rows // 2] if rows else 0
+    return step
 
 
 @njit()
 def _split_moves(succ, step, marks, src, dst):  # pragma: no cover - jitted
-    """Set the bits of the regular moves in ``marks`` (see :func:`lean_reach_kernel`) and
+    """Set the bits of the regular moves in ``marks`` (see :func:`reach_kernel`) and
     record the other moves ``src[i] -> dst[i]`` while there is room; returns how many
     there are."""
     n, n_faces = succ.shape
@@ -411,21 +325,6 @@ def push_step_kernel(succ, probs, mass, nxt, live, goal, band):  # pragma: no co
         nxt[x] = 0.0
     band[0], band[1] = nlo, nhi
     return absorbed, remaining
-
-
-@njit()
-def push_kernel(succ, probs, mass, live, goal, tail, pmf, offset, band):  # pragma: no cover
-    """Advance ``mass`` one throw at a time, writing ``pmf[offset:]``.
-
-    Returns the next free index of ``pmf``; stops early (returning a negative
-    index ``-(k + 1)``) once the live mass is below ``tail``.
-    """
-    nxt = np.zeros(mass.shape[0])
-    for k in range(offset, pmf.shape[0]):
-        pmf[k], remaining = push_step_kernel(succ, probs, mass, nxt, live, goal, band)
-        if remaining < tail:
-            return -(k + 1)
-    return pmf.shape[0]
 
 
 #: Relative slack of the quantile rule: a cumulative sum of a pmf can fall short of ``q``

@@ -15,7 +15,7 @@ one kernel per job (``batch.kernels``), only those the columns need:
    afterwards as ``Board`` words it), and the size limits;
 2. the successor table (``_core.table.succ_table_kernel``, int32), the fewest throws
    and the *sure* squares (goal reached with probability 1)
-   (``_core.table.start_reach_kernel``: when every square has a move up, all are sure
+   (``_core.table.reach_kernel``: when every square has a move up, all are sure
    and a search forward from the start gives the throws; else a breadth-first search
    from the goal over the reversed table);
 3. ``(I - Q) t = 1`` and ``(I - Q) u = t`` by the single-board solver's Woodbury

@@ -27,7 +27,6 @@ from .._core.table import (
     QUANTILE_SLACK,
     push_step_kernel,
     reach_kernel,
-    start_reach_kernel,
     succ_table_kernel,
 )
 from .._core.validation import board_problem, readonly
@@ -151,7 +150,7 @@ def reach_rows_kernel(rows, problem, min_out, sure_out):  # pragma: no cover
             continue
         succ, _ = _board_table(rows, b, jump_to)
         n = succ.shape[0]
-        min_out[b] = start_reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
+        min_out[b] = reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
         sure_out[b] = sure[rows.starts[b]]
 
 
@@ -177,7 +176,7 @@ def moments_rows_kernel(rows, problem, want_var, max_bytes, min_out, sure_out,
         succ, probs = _board_table(rows, b, jump_to)
         n, nf = succ.shape
         start = rows.starts[b]
-        min_out[b] = start_reach_kernel(succ, start, dist[:n], sure[:n])
+        min_out[b] = reach_kernel(succ, start, dist[:n], sure[:n])
         sure_out[b] = sure[start]
         budget = min(max_bytes - row_bytes(n - 1, nf), WOODBURY_BYTES)
         kmax = min(KMAX, budget // (16 * n) - 1)
@@ -193,11 +192,12 @@ def moments_rows_kernel(rows, problem, want_var, max_bytes, min_out, sure_out,
 
 
 @njit()
-def _length_quantiles(succ, probs, dist, start, levels, want_mode, tail, max_throws,
+def _length_quantiles(succ, probs, live, start, levels, want_mode, tail, max_throws,
                       q_row):  # pragma: no cover - jitted
     """Quantiles (into ``q_row``) and mode of the number of throws: ``(mode, status)``.
 
-    Pushes mass with :func:`push_step_kernel`, as :func:`length_distribution` does, so
+    ``live``: the squares but the goal that can reach it. Pushes mass with
+    :func:`push_step_kernel`, as :func:`length_distribution` does, so
     ``q_row[i]`` is the smallest ``k`` with ``cdf[k] >= levels[i]`` (-1 when not reached)
     and ``mode`` the first ``k`` whose probability is the largest, to within
     :data:`MODE_TIE` (-1 when the pmf is all zero). Stops as soon as the answers cannot
@@ -218,12 +218,11 @@ def _length_quantiles(succ, probs, dist, start, levels, want_mode, tail, max_thr
             q_row[i] = 0
         else:
             unresolved += 1
-    if dist[start] <= 0:  # pmf = [0.0]
+    if not live[start]:  # pmf = [0.0]
         return -1, 0
     mass = np.zeros(n)
     mass[start] = 1.0
     nxt = np.zeros(n)
-    live = dist > 0
     band = np.array([start, start])
     cum = 0.0
     best = 0.0
@@ -267,13 +266,20 @@ def quantile_rows_kernel(rows, problem, levels, want_mode, tail, max_throws,
     jump_to = np.empty(most, dtype=np.int64)
     dist = np.empty(most, dtype=np.int64)
     sure = np.empty(most, dtype=np.bool_)
+    live = np.empty(most, dtype=np.bool_)
     for b in range(rows.sizes.shape[0]):
         if problem[b]:
             continue
         succ, probs = _board_table(rows, b, jump_to)
         n = succ.shape[0]
-        reach_kernel(succ, dist[:n], sure[:n])
-        mode_out[b], tail_status = _length_quantiles(succ, probs, dist[:n], rows.starts[b],
+        reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
+        # the squares that can reach the goal: every one when every one is sure (the
+        # kernel may then have searched from the start only), else those of dist >= 0
+        every = sure[:n].all()
+        for x in range(n):
+            live[x] = every or dist[x] >= 0
+        live[n - 1] = False
+        mode_out[b], tail_status = _length_quantiles(succ, probs, live[:n], rows.starts[b],
                                                      levels, want_mode, tail, max_throws,
                                                      q_out[b])
         status[b] |= tail_status

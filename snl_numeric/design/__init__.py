@@ -43,9 +43,9 @@ Two searches, both spending at most ``iterations * chains`` exact evaluations:
   goes on.
 
 Randomness: the chains' streams are spawned from one
-:class:`numpy.random.SeedSequence` (each chain has its own counter-based
-generator inside the kernel), so results depend only on ``rng``, never on
-the number of threads or their scheduling.
+:class:`numpy.random.SeedSequence`; inside the kernels each chain draws from its own
+xoshiro256** stream, the generator :func:`~snl_numeric.simulate` uses, so results depend
+only on ``rng``, never on the number of threads or their scheduling.
 """
 
 from __future__ import annotations

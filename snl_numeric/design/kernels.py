@@ -14,8 +14,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .._core.numba_config import njit
+from .._core.rng import row_below, row_uniform
 from .._core.solve import board_moments_kernel
-from .._core.table import start_reach_kernel, succ_table_kernel
+from .._core.table import reach_kernel, succ_table_kernel
 
 #: Objective values closer than this (relative) are ties: they differ by rounding only.
 TIE = 1e-12
@@ -51,27 +52,6 @@ class Chains(NamedTuple):
     best_mean: np.ndarray
     best_var: np.ndarray
     evals: np.ndarray
-
-
-@njit()
-def _next_u64(state, c):  # pragma: no cover - jitted
-    """splitmix64 step of stream ``c``."""
-    s = state[c] + np.uint64(0x9E3779B97F4A7C15)
-    state[c] = s
-    z = (s ^ (s >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit()
-def _uniform(state, c):  # pragma: no cover - jitted
-    return float(_next_u64(state, c) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit()
-def _randint(state, c, n):  # pragma: no cover - jitted
-    r = int(_uniform(state, c) * n)
-    return r if r < n else n - 1
 
 
 @njit()
@@ -161,14 +141,14 @@ def _propose(space, src, dst, occ, state, c, new_src, new_dst):  # pragma: no co
     """One random feasible move into ``new_src``/``new_dst``; False if none drawn."""
     new_src[:] = src
     new_dst[:] = dst
-    j = _randint(state, c, src.shape[0])
-    kind = _randint(state, c, 4)
+    j = row_below(state, c, src.shape[0])
+    kind = row_below(state, c, 4)
     no_rec = np.empty((0, 4), dtype=np.int64)
     n = _move_count(space, kind, j, src, dst, occ, -1, new_src, new_dst, no_rec, 0)
     if n == 0:
         return False
-    _move_count(space, kind, j, src, dst, occ, _randint(state, c, n), new_src, new_dst, no_rec,
-                0)
+    pick = row_below(state, c, n)
+    _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, no_rec, 0)
     return True
 
 
@@ -193,7 +173,7 @@ def _moments(space, src, dst, scratch, want_var):  # pragma: no cover - jitted
     jump_to[src] = dst
     succ_table_kernel(space.size, jump_to, space.overshoot, space.chain, space.faces, succ,
                       np.empty((0, 0), dtype=np.int32))
-    start_reach_kernel(succ, space.start, dist, sure)
+    reach_kernel(succ, space.start, dist, sure)
     if not sure[space.start]:
         return np.inf, np.inf
     board_moments_kernel(succ, space.probs, sure, report, space.size + 1, want_var, mean, var)
@@ -222,7 +202,8 @@ def evaluate_kernel(space, src, dst, first, step, stop, want_var, mean,
 @njit()
 def kick_kernel(space, src, dst, state, c, moves):  # pragma: no cover - jitted
     """Apply ``moves`` random feasible moves to the layout ``src``/``dst`` in place, drawn
-    from stream ``c`` of ``state`` (at most ``50 * moves`` draws)."""
+    from the xoshiro256** stream in row ``c`` of ``state`` (at most ``50 * moves``
+    proposals)."""
     occ = np.empty(space.size + 1, dtype=np.bool_)
     new_src = np.empty_like(src)
     new_dst = np.empty_like(dst)
@@ -241,9 +222,10 @@ def kick_kernel(space, src, dst, state, c, moves):  # pragma: no cover - jitted
 def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state, trace,
                   trace_evals):  # pragma: no cover - jitted
     """Advance chains ``lo + first, lo + first + step, ...`` below ``hi`` by ``len(temps)``
-    annealing steps at the temperatures ``temps``; chain ``c`` draws from stream ``c`` of
-    ``state``, writes only its own rows of ``chains`` and records its best cost and
-    evaluations after each step in row ``c - lo`` of ``trace``/``trace_evals``."""
+    annealing steps at the temperatures ``temps``; chain ``c`` draws from the xoshiro256**
+    stream in row ``c`` of ``state``, writes only its own rows of ``chains`` and records
+    its best cost and evaluations after each step in row ``c - lo`` of
+    ``trace``/``trace_evals``."""
     k = chains.src.shape[1]
     occ = np.empty(space.size + 1, dtype=np.bool_)
     cur_src = np.empty(k, dtype=np.int64)
@@ -265,7 +247,7 @@ def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state
                     delta = cn - cc
                     # a change within rounding of the objective is a tie: accepted, no draw
                     if delta <= TIE * abs(cc) or \
-                            _uniform(state, c) < math.exp(-delta / temps[it]):
+                            row_uniform(state, c) < math.exp(-delta / temps[it]):
                         cur_src[:] = new_src
                         cur_dst[:] = new_dst
                         cc = cn

@@ -14,6 +14,7 @@ import numpy as np
 from .._core.memory import check_memory
 from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
+from .._core.rng import stream_words
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import seed_sequence
 from ..board import Board
@@ -253,7 +254,7 @@ def _compile_kernels(p: _Problem, method: str) -> None:
     """Compile (or load) the kernels ``method`` runs, with calls that do nothing."""
     layouts = np.zeros((1, p.k), dtype=np.int64)
     none = np.empty(0)
-    state = np.zeros(1, dtype=np.uint64)
+    state = np.ones((1, 4), dtype=np.uint64)
     evaluate_kernel(p.space, layouts, layouts, 0, 1, 0, False, none, none)
     kick_kernel(p.space, layouts[0], layouts[0], state, 0, 0)
     if method == "anneal":
@@ -319,11 +320,11 @@ def _temperatures(temperature: Any) -> tuple[float, float]:
 def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, bar):
     pairs = [ch.spawn(2) for ch in children]  # (initial layout, kernel stream) per chain
     gens = [np.random.default_rng(init) for init, _ in pairs]
-    state = np.array([ks.generate_state(1, np.uint64)[0] for _, ks in pairs], dtype=np.uint64)
+    state = np.array([stream_words(ks) for _, ks in pairs])  # a xoshiro256** stream each
     src, dst, mean, var, evals0 = _finite_starts(p, gens)
     cost = _costs(mode, mean, target)
     if temperature is None:  # pilot: typical cost change of one random move
-        ks = np.array([pilot.generate_state(1, np.uint64)[0]], dtype=np.uint64)
+        ks = stream_words(pilot)[None, :]
         n_pilot = max(_PILOT, chains)
         cs = src[np.arange(n_pilot) % chains]
         cd = dst[np.arange(n_pilot) % chains]
@@ -388,7 +389,7 @@ def _local(p, mode, target, iterations, chains, children, batch, bar):
     pairs = [ch.spawn(2) for ch in children]  # (initial layout, search stream) per start
     gens = [np.random.default_rng(init) for init, _ in pairs]
     kick_seq, shuffle_seq = pairs[0][1].spawn(2)
-    state = kick_seq.generate_state(1, np.uint64)[:1]
+    state = stream_words(kick_seq)[None, :]
     shuffle = np.random.default_rng(shuffle_seq)
     src0, dst0, mean0, var0, evals = _finite_starts(p, gens)
     cost0 = _costs(mode, mean0, target)

@@ -9,7 +9,8 @@ import numpy as np
 from .._core.memory import check_memory
 from .._core.numba_config import njit
 from .._core.parallel import run_tasks, split
-from .rng import BLOCKS, MASK32, U32, alias_pick, column, xoshiro
+from .._core.rng import MASK32, U32, alias_pick, column, xoshiro
+from .result import BLOCKS
 
 #: Histogram bins kept per thread in the first pass; longer games are re-run.
 HIST_BINS = 1 << 16

@@ -9,7 +9,10 @@ from typing import Any
 import numpy as np
 
 from ..board import Board
-from .rng import BLOCKS
+
+#: Number of blocks the games are split into, each with its own random stream
+#: (fixed: results never depend on the number of threads).
+BLOCKS = 256
 
 
 # -- result -------------------------------------------------------------------

@@ -13,11 +13,11 @@ from scipy.special import ndtri
 from .._core.memory import check_memory
 from .._core.parallel import default_threads, max_threads
 from .._core.progress import Progress
+from .._core.rng import alias_table, stream_words
 from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, seed_sequence
 from ..board import Board, check_board, check_start
 from .kernel import HIST_BINS, Run
-from .result import SimulationResult, hist_moments
-from .rng import BLOCKS, alias_table, block_seeds
+from .result import BLOCKS, SimulationResult, hist_moments
 
 #: Larger ``max_throws`` act as this (no game gets near it; keeps step counters in int64).
 _MAX_CAP = 1 << 53
@@ -111,7 +111,7 @@ def simulate(
     alias, thresh, fair = alias_table(cb.probs)
     # exact Python integers: b * games overflows int64 beyond 2**63 / 256 games
     bounds = np.array([b * games // BLOCKS for b in range(BLOCKS + 1)], dtype=np.int64)
-    seeds = block_seeds(ss, bounds)
+    seeds = _block_seeds(ss, bounds)
     run = Run(cb, cb.reach[0] < 0, alias, thresh, fair, start,
               min(max_throws, _MAX_CAP), seeds, bounds, threads)
     run.compile(per_game)  # compile time is not run time: the clock and the bar start after it
@@ -141,3 +141,12 @@ def simulate(
         entropy=int(ss.entropy), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
         threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used,
         long_games=long_games)
+
+
+def _block_seeds(ss: np.random.SeedSequence, bounds: np.ndarray) -> np.ndarray:
+    """A xoshiro256** stream per non-empty block, from child ``spawn_key + (b,)``."""
+    seeds = np.zeros((len(bounds) - 1, 4), dtype=np.uint64)
+    for b in np.flatnonzero(np.diff(bounds)).tolist():
+        seeds[b] = stream_words(np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, b),
+                                                       pool_size=ss.pool_size))
+    return seeds

@@ -229,7 +229,7 @@ def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray,
     n = succ.shape[0]
     dist = np.empty(n, dtype=np.int64)
     sure = np.empty(n, dtype=np.bool_)
-    reach_kernel(succ, dist, sure)
+    reach_kernel(succ, -1, dist, sure)
     mean = np.empty(n)
     var = np.empty(n)
     probs2 = np.ascontiguousarray(np.asarray(probs, dtype=np.float64).reshape(1, -1))

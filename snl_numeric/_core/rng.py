@@ -1,6 +1,12 @@
-"""Random numbers for the simulation kernel: xoshiro256**, Lemire, Walker's alias table.
+"""The package's one random stream inside kernels: xoshiro256**, seeded from a
+``numpy.random.SeedSequence``; Lemire's exactly uniform integers and Walker's alias table
+on top of it.
 
-See :mod:`snl_numeric.simulate` for how faces are drawn and streams seeded.
+A stream is four 64-bit words (:func:`stream_words`). The simulation kernel keeps them in
+scalars through its hot loop (:func:`xoshiro`, :func:`column`, :func:`alias_pick`);
+the layout search keeps one stream per chain in a row of a ``(streams, 4)`` array
+(:func:`row_uniform`, :func:`row_below`). See :mod:`snl_numeric.simulate` for how faces
+are drawn and streams seeded.
 """
 
 from __future__ import annotations
@@ -9,11 +15,7 @@ import math
 
 import numpy as np
 
-from .._core.numba_config import njit
-
-#: Number of blocks the games are split into, each with its own random stream
-#: (fixed: results never depend on the number of threads).
-BLOCKS = 256
+from .numba_config import njit
 
 U32 = np.uint64(32)
 MASK32 = np.uint64(0xFFFFFFFF)
@@ -25,6 +27,7 @@ _R45 = np.uint64(45)
 _R19 = np.uint64(19)
 _FIVE = np.uint64(5)
 _NINE = np.uint64(9)
+_ELEVEN = np.uint64(11)
 
 
 # -- random numbers ------------------------------------------------------------
@@ -112,14 +115,37 @@ def alias_table(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     return alias, thresh, False
 
 
-def block_seeds(ss: np.random.SeedSequence, bounds: np.ndarray) -> np.ndarray:
-    """Four xoshiro256** words per non-empty block, from child ``spawn_key + (b,)``."""
-    seeds = np.zeros((len(bounds) - 1, 4), dtype=np.uint64)
-    for b in np.flatnonzero(np.diff(bounds)).tolist():
-        child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, b),
-                                       pool_size=ss.pool_size)
-        words = child.generate_state(4, np.uint64)
-        if not words.any():  # xoshiro's one forbidden state
-            words[0] = 1
-        seeds[b] = words
-    return seeds
+def stream_words(ss: np.random.SeedSequence) -> np.ndarray:
+    """The four words of a xoshiro256** stream from ``ss`` (never the one forbidden state,
+    all zero).
+
+    Examples
+    --------
+    >>> words = stream_words(np.random.SeedSequence(1))
+    >>> words.dtype, words.shape, bool(words.any())
+    (dtype('uint64'), (4,), True)
+    """
+    words = ss.generate_state(4, np.uint64)
+    if not words.any():  # xoshiro's one forbidden state
+        words[0] = 1
+    return words
+
+
+@njit()
+def row_uniform(state, c):  # pragma: no cover - jitted
+    """A uniform float in ``[0, 1)`` (53 bits) from the stream in row ``c`` of ``state``,
+    which advances."""
+    r, s0, s1, s2, s3 = xoshiro(state[c, 0], state[c, 1], state[c, 2], state[c, 3])
+    state[c, 0], state[c, 1], state[c, 2], state[c, 3] = s0, s1, s2, s3
+    return float(r >> _ELEVEN) * (1.0 / 9007199254740992.0)
+
+
+@njit()
+def row_below(state, c, n):  # pragma: no cover - jitted
+    """An integer exactly uniform over ``0 .. n - 1`` (``1 <= n < 2**32``, Lemire's method
+    on the top 32 bits of a word) from the stream in row ``c`` of ``state``, which
+    advances."""
+    r, s0, s1, s2, s3 = xoshiro(state[c, 0], state[c, 1], state[c, 2], state[c, 3])
+    v, s0, s1, s2, s3 = column(r >> U32, np.uint64(n), s0, s1, s2, s3)
+    state[c, 0], state[c, 1], state[c, 2], state[c, 3] = s0, s1, s2, s3
+    return v
