@@ -29,7 +29,8 @@ import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgetrf, dgetrs
 
 from ..blas import columns
-from .certify import Rows, Solution, dd_add, gamma, step_variance, total_error
+from .certify import Rows, Solution, gamma, step_variance, total_error
+from .eft import dd_add
 
 __all__ = ["DENSE_MAX", "GTH_MAX", "TARGET", "DirectSolver"]
 

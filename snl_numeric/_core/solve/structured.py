@@ -69,10 +69,10 @@ from .blocks import (
     sweep_kernel,
 )
 from .certify import Solution, total_error
+from .eft import dd_add_jit
 from .krylov import gmres_kernel, landing_kernel, landing_sweep_kernel
 from .residual import (
     bound_kernel,
-    dd_add_kernel,
     difference_residual_kernel,
     residual_kernel,
     step_variance_kernel,
@@ -506,7 +506,7 @@ class Solver:
             del r  # (n-long vectors: at 10^7 squares each is 80 MB)
             steps += more
             new_x, new_lo = dx, np.empty(self.n)
-            dd_add_kernel(x, lo, new_x, new_lo)
+            dd_add_jit(x, lo, new_x, new_lo)
             del dx
             new_error, new_backward, r = self._certify(b, new_x, new_lo, trans, target, tol > 0)
             if not new_error < error:
