@@ -1865,7 +1865,7 @@ def export_matrix(board):
 def padded_dd_residual(moving, src, dst, prob, b, hi, lo):
     """``b - A (hi + lo)`` in double-double, every row padded to the longest (the layout
     :class:`snl_numeric._core.solve.certify.Rows` had): the twin of ``Rows.dd_residual``."""
-    from snl_numeric._core.solve.certify import _two_prod, _two_sum
+    from snl_numeric._core.solve.eft import two_prod, two_sum
 
     m = len(moving)
     counts = np.bincount(src, minlength=m)
@@ -1878,13 +1878,13 @@ def padded_dd_residual(moving, src, dst, prob, b, hi, lo):
     rh, rl = b.copy(), np.zeros_like(b)
     for f in range(moving.shape[1]):
         p = moving[:, f, None]
-        ph, pl = _two_prod(p, hi)
-        rh, e = _two_sum(rh, -ph)
+        ph, pl = two_prod(p, hi)
+        rh, e = two_sum(rh, -ph)
         rl = rl + (e - (pl + p * lo))
     for t in range(off_p.shape[1]):
         p, to = off_p[:, t, None], off_to[:, t]
-        qh, ql = _two_prod(p, hi[to])
-        rh, e = _two_sum(rh, qh)
+        qh, ql = two_prod(p, hi[to])
+        rh, e = two_sum(rh, qh)
         rl = rl + (e + (ql + p * lo[to]))
     return rh + rl
 

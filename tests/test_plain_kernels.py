@@ -36,7 +36,6 @@ from snl_numeric._core.solve.blocks import ROTATE_GAIN, structure_kernel, sweep_
 from snl_numeric._core.solve.krylov import FLAT_STEPS, flat_steps, landing_sweep_kernel
 from snl_numeric._core.solve.residual import (
     bound_kernel,
-    dd_add_kernel,
     difference_residual_kernel,
 )
 from snl_numeric._core.table import reach_kernel
@@ -342,29 +341,6 @@ def test_the_residual_in_double_is_within_its_bound(n, per_square, limit, seed):
             assert size[i] == pytest.approx(gamma(14) * terms, rel=1e-12)
         elif limit == 0.0 and active[i] and b[i] > 0:  # every row in double-double
             assert size[i] <= 1e-25 * (abs(b[i]) + 4 * abs(x).max()) + 2.0**-53 * abs(r[i])
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.integers(1, 40), st.integers(0, 2**32 - 1))
-def test_the_one_pass_double_double_add_is_the_numpy_one(n, seed):
-    # dd_add_kernel against certify.dd_add, bit for bit, and (hi + lo) + dx exact to
-    # about 2**-104 of its size, in rationals
-    from fractions import Fraction
-
-    from snl_numeric._core.solve.certify import dd_add
-
-    rng = np.random.default_rng(seed)
-    hi = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 8, n)
-    lo = hi * 2.0**-54 * rng.uniform(-1, 1, n)
-    dx = np.where(rng.random(n) < 0.5, hi * 1e-9, rng.standard_normal(n)) * rng.uniform(-1, 1, n)
-    want_hi, want_lo = dd_add(hi, lo, dx.copy())
-    got_hi, got_lo = dx.copy(), np.empty(n)
-    dd_add_kernel(hi, lo, got_hi, got_lo)
-    np.testing.assert_array_equal(got_hi, want_hi)
-    np.testing.assert_array_equal(got_lo, want_lo)
-    for i in range(n):
-        exact = Fraction(hi[i]) + Fraction(lo[i]) + Fraction(dx[i])
-        assert abs(Fraction(got_hi[i]) + Fraction(got_lo[i]) - exact) <= 2.0**-100 * abs(exact)
 
 
 def test_a_nan_residual_is_not_certified():

@@ -22,7 +22,7 @@ Squares are grouped into *blocks*: consecutive squares tied together by
 short backward moves (a snake of a few squares, a bounce). ``P`` is ``A``
 without the backward moves that leave a block (``R``, of rank ``k``, the
 number of distinct squares they land on); ``P`` is block upper triangular,
-each diagonal block factorised densely by GTH elimination, so ``P^-1`` is one
+each diagonal block factorised densely by GTH elimination (:mod:`.gth`), so ``P^-1`` is one
 sweep from the top block down and ``P^-T`` one sweep from the bottom up.
 """
 
@@ -32,6 +32,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from ..numba_config import njit
+from .gth import gth_factor_jit, gth_solve_jit
 
 #: Most squares in one diagonal block.
 BLOCK_MAX = 16
@@ -39,66 +40,6 @@ BLOCK_MAX = 16
 UNIT_ROUNDOFF = np.finfo(float).eps / 2
 #: The squares are taken rotated when that leaves this many times fewer moves backward.
 ROTATE_GAIN = 4
-
-
-# -- dense GTH elimination ------------------------------------------------------------
-@njit(error_model="numpy")
-def gth_factor_kernel(a, slack, piv):  # pragma: no cover - jitted
-    """GTH elimination of ``D - G`` in place: ``a`` holds ``G`` (off-diagonal, >= 0, its
-    diagonal ignored) and ``slack`` the row sums of ``D - G`` (>= 0).
-
-    Afterwards the strictly lower part of ``a`` holds the multipliers ``f_ik >= 0``
-    (``L = I - F``), the strictly upper part ``-U``'s off-diagonal (>= 0) and ``piv``
-    the pivots, each formed as the slack plus the row's remaining entries.
-    """
-    m = a.shape[0]
-    for k in range(m):
-        d = slack[k]
-        for j in range(k + 1, m):
-            d += a[k, j]
-        piv[k] = d
-        for i in range(k + 1, m):
-            g = a[i, k]
-            if g == 0.0:
-                continue
-            f = g / d
-            a[i, k] = f
-            for j in range(k + 1, m):
-                if j != i:
-                    a[i, j] += f * a[k, j]
-            slack[i] += f * slack[k]
-
-
-@njit(error_model="numpy")
-def gth_solve_kernel(a, piv, x):  # pragma: no cover - jitted
-    """Solve ``(D - G) x = b`` in place (``x`` holds ``b``) from :func:`gth_factor_kernel`."""
-    m = a.shape[0]
-    for i in range(m):
-        acc = x[i]
-        for k in range(i):
-            acc += a[i, k] * x[k]
-        x[i] = acc
-    for k in range(m - 1, -1, -1):
-        acc = x[k]
-        for j in range(k + 1, m):
-            acc += a[k, j] * x[j]
-        x[k] = acc / piv[k]
-
-
-@njit(error_model="numpy")
-def gth_solve_t_kernel(a, piv, x):  # pragma: no cover - jitted
-    """Solve ``(D - G)^T x = b`` in place from :func:`gth_factor_kernel`."""
-    m = a.shape[0]
-    for k in range(m):
-        acc = x[k]
-        for j in range(k):
-            acc += a[j, k] * x[j]
-        x[k] = acc / piv[k]
-    for k in range(m - 1, -1, -1):
-        acc = x[k]
-        for i in range(k + 1, m):
-            acc += a[i, k] * x[i]
-        x[k] = acc
 
 
 # -- blocks -----------------------------------------------------------------------------
@@ -228,8 +169,9 @@ def _largest_block(block_start):  # pragma: no cover - jitted
 def block_factor_kernel(succ, probs, pstride, active, block_start, offsets,
                         piv):  # pragma: no cover - jitted
     """Factorise ``P``'s diagonal blocks: a block of ``s >= 2`` squares by GTH elimination
-    into ``lu[offsets[b] : offsets[b] + s * s]`` (row-major), a single square by its pivot,
-    the sum of its probabilities of moving; inactive squares get an identity row. Fills
+    into ``lu[offsets[b] : offsets[b] + s * s]`` (row-major, packed as :mod:`.gth` leaves
+    it), a single square by its pivot, the sum of its probabilities of moving; inactive
+    squares get an identity row. Each square's pivot goes into ``piv``. Fills
     ``offsets`` (one per block) and returns ``(lu, blocks of two squares or more)``."""
     n, nf = succ.shape
     nb = block_start.shape[0] - 1
@@ -271,10 +213,10 @@ def block_factor_kernel(succ, probs, pstride, active, block_start, offsets,
                 if p == 0.0 or y == x:
                     continue
                 if lo <= y < hi and active[y]:
-                    a[i, y - lo] += p
+                    a[i, y - lo] -= p
                 else:
                     slack[i] += p
-        gth_factor_kernel(a, slack, piv[lo:hi])
+        gth_factor_jit(a, slack, piv[lo:hi])
     return lu, blocks
 
 
@@ -336,8 +278,8 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
                         acc += probs[row, f] * back[y]
                 out[z] = acc
             s = hi - lo
-            gth_solve_kernel(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)), piv[lo:hi],
-                             out[lo:hi])
+            gth_solve_jit(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)), piv[lo:hi],
+                          out[lo:hi], False)
         x = lo - 1
         b -= 1
 
@@ -392,7 +334,7 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
             for j in range(cols):
                 for i in range(s):
                     col[i] = out[lo + i, j]
-                gth_solve_kernel(a, piv[lo:hi], col[:s])
+                gth_solve_jit(a, piv[lo:hi], col[:s], False)
                 for i in range(s):
                     out[lo + i, j] = col[i]
 
@@ -422,7 +364,7 @@ def block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu,
             for j in range(m):
                 for i in range(s):
                     col[i] = out[lo + i, j]
-                gth_solve_t_kernel(a, piv[lo:hi], col[:s])
+                gth_solve_jit(a, piv[lo:hi], col[:s], True)
                 for i in range(s):
                     out[lo + i, j] = col[i]
         for x in range(lo, hi):
@@ -480,9 +422,9 @@ def capacitance_kernel(z, col0, targets, cap, cap_piv):  # pragma: no cover - ji
     slack = np.empty(k)
     for a in range(k):
         for c in range(k):
-            cap[a, c] = z[targets[a], col0 + c]
+            cap[a, c] = -z[targets[a], col0 + c]
         slack[a] = z[targets[a], col0 - 1]
-    gth_factor_kernel(cap, slack, cap_piv)
+    gth_factor_jit(cap, slack, cap_piv)
 
 
 @njit(error_model="numpy")
@@ -493,7 +435,7 @@ def correction_kernel(z, col0, targets, cap, cap_piv, x):  # pragma: no cover - 
     if k == 0:
         return
     y = x[targets]
-    gth_solve_kernel(cap, cap_piv, y)
+    gth_solve_jit(cap, cap_piv, y, False)
     for i in range(x.shape[0]):
         acc = x[i]
         for a in range(k):

@@ -14,7 +14,7 @@ are scaled to sum to 1 (``s`` the row sums of the die), and ``A^-1 >= 0``. For a
 What :func:`total_error` adds to such a bound: the rounding of the inputs (the row sums
 ``s``, summed from the die's probabilities, and ``b * s``) and of the returned double.
 :class:`Rows` computes residuals, in double precision with a bound on their rounding, or in
-double-double arithmetic (error-free products and sums) for refinement.
+double-double arithmetic (error-free products and sums, :mod:`.eft`) for refinement.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["UNIT_ROUNDOFF", "Rows", "Solution", "gamma", "total_error", "dd_add",
-           "step_variance"]
+from .eft import two_prod, two_sum
+
+__all__ = ["UNIT_ROUNDOFF", "Rows", "Solution", "gamma", "total_error", "step_variance"]
 
 #: Unit roundoff of a double.
 UNIT_ROUNDOFF = float(np.finfo(float).eps / 2)
 _DD_EPS = 2.0**-104
-_SPLIT = 134217729.0  # 2**27 + 1
 
 
 @dataclass(frozen=True)
@@ -61,47 +61,6 @@ def total_error(solve_error: float, faces: int, scaled: bool = True) -> float:
     """
     inputs = gamma(max(faces - 1, 0) + (1 if scaled else 0))
     return float((1.0 + solve_error) * (1.0 + inputs) * (1.0 + UNIT_ROUNDOFF) - 1.0)
-
-
-def _two_sum(a, b):
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _two_prod(a, b):
-    """``a * b`` exactly as ``p + e`` (Dekker's split)."""
-    p = a * b
-    c = _SPLIT * a
-    ah = c - (c - a)
-    al = a - ah
-    c = _SPLIT * b
-    bh = c - (c - b)
-    bl = b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(hi + lo) + dx`` as a new double-double pair; ``dx`` is overwritten (three new
-    arrays are made: at 10^7 squares each is 80 MB).
-
-    Examples
-    --------
-    >>> h, l = dd_add(np.array([1.0]), np.array([0.0]), np.array([2.0**-60]))
-    >>> h.tolist(), l.tolist() == [2.0**-60]
-    ([1.0], True)
-    """
-    s = hi + dx  # s, err = _two_sum(hi, dx), in place where it can be
-    bb = s - hi
-    err = s - bb
-    np.subtract(hi, err, out=err)
-    np.subtract(dx, bb, out=dx)
-    err += dx
-    err += lo  # the new lo
-    np.add(s, err, out=bb)  # the new hi
-    np.subtract(bb, s, out=s)
-    err -= s
-    return bb, err
 
 
 class Rows:
@@ -161,9 +120,9 @@ class Rows:
         xh, xl = hi.take(self.order, axis=0), lo.take(self.order, axis=0)
         for f in range(self.moving.shape[1]):  # the pivot: - p x[i] for every move out
             p = self.moving[self.order, f, None]
-            ph, pl = _two_prod(p, xh)
+            ph, pl = two_prod(p, xh)
             pl = pl + p * xl
-            rh, e = _two_sum(rh, -ph)
+            rh, e = two_sum(rh, -ph)
             rl = rl + (e - pl)
             size = size + np.abs(ph)
         for t in range(len(self.bounds) - 1):  # + p x[y] for every move to y in the system
@@ -171,9 +130,9 @@ class Rows:
             c = stop - start  # the rows with a t-th term: the first c
             p = self.off_p[start:stop, None]
             to = self.off_to[start:stop]
-            qh, ql = _two_prod(p, hi.take(to, axis=0))
+            qh, ql = two_prod(p, hi.take(to, axis=0))
             ql = ql + p * lo.take(to, axis=0)
-            rh[:c], e = _two_sum(rh[:c], qh)
+            rh[:c], e = two_sum(rh[:c], qh)
             rl[:c] = rl[:c] + (e + ql)
             size[:c] = size[:c] + np.abs(qh)
         r = np.empty_like(rh)
@@ -201,7 +160,7 @@ def step_variance(to: np.ndarray, probs: np.ndarray, thi: np.ndarray,
     m = len(to)
     yh, yl = thi.take(to), tlo.take(to)
     xh, xl = thi[:m, None], tlo[:m, None]
-    s, e = _two_sum(yh, -xh)
+    s, e = two_sum(yh, -xh)
     d = s + (e + (yl - xl) + 1.0)
     w = (probs * d * d).sum(axis=1)
     # every throw leaves the system: t is exactly 1 there, and so is every step

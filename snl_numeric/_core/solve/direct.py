@@ -23,13 +23,14 @@ import threading
 from functools import cached_property, partial
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgetrf, dgetrs
 
 from ..blas import columns
-from .certify import Rows, Solution, dd_add, gamma, step_variance, total_error
+from .certify import Rows, Solution, gamma, step_variance, total_error
+from .eft import dd_add
+from .gth import gth_factor, gth_solve
 
 __all__ = ["DENSE_MAX", "GTH_MAX", "TARGET", "DirectSolver"]
 
@@ -112,7 +113,7 @@ class DirectSolver:
         self.blocks = 0
         self._lock = threading.Lock()
         self._rows: dict[bool, Rows] = {}
-        self._gth: _Gth | None = None
+        self._gth: tuple[np.ndarray, float] | None = None  # GTH's factors, a priori bound
         self._fallback = None
         self._table = (succ, probs)
         self._throws: Solution | None = None
@@ -327,10 +328,10 @@ class DirectSolver:
         if (error <= max(target, REFACTOR_ERROR) or not np.isfinite(x).all()
                 or self.unknowns > GTH_MAX):
             return x, lo, error, backward, self.method
-        gth = self._elimination()
         # cancellation-free for a right-hand side >= 0: its a priori bound holds
-        bound = gth.a_priori if (rhs >= 0.0).all() else np.inf
-        y, ylo, gerror, gbackward = self._refine(gth.solve, rhs, trans, target, measure, bound)
+        bound = self._elimination()[1] if (rhs >= 0.0).all() else np.inf
+        y, ylo, gerror, gbackward = self._refine(self._gth_solve, rhs, trans, target, measure,
+                                                 bound)
         if gerror < error:
             return y, ylo, gerror, gbackward, "gth"
         return x, lo, error, backward, self.method
@@ -468,13 +469,27 @@ class DirectSolver:
         return w
 
     # -- the cancellation-free fallback --------------------------------------------------------
-    def _elimination(self) -> _Gth:
-        """GTH elimination of ``A``, built once, on first need."""
+    def _elimination(self) -> tuple[np.ndarray, float]:
+        """GTH elimination of ``A`` in the system's order (the squares in increasing order,
+        those that no square moves to first; :func:`.gth.gth_factor`), built once, on first
+        need: the packed factors and the a priori relative error of a solve with a
+        right-hand side ``>= 0``, a few units in the last place per operation along the
+        longest chain of dependent operations (the structured solver's model,
+        :mod:`.structured`, for one block of ``m``)."""
         with self._lock:
             if self._gth is None:
                 leave = np.where(self._to == self.unknowns, self._moving, 0.0).sum(axis=1)
-                self._gth = _Gth(self._dense(), leave, self.faces)
+                lu = self._dense()
+                gth_factor(lu, leave)
+                m = self.unknowns
+                self._gth = (lu, float(np.finfo(float).eps / 2) * (6 * m + 2 * self.faces + 16))
             return self._gth
+
+    def _gth_solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
+        """``A^-1 rhs`` (``A^-T rhs``) by GTH's factors, column by column (LAPACK)."""
+        lu = self._elimination()[0]
+        with LAPACK_LOCK:
+            return columns(partial(gth_solve, lu, trans=trans), rhs)
 
     def structured(self):
         """The structured solver of the same system (for answers the LU factorisation
@@ -485,53 +500,6 @@ class DirectSolver:
             if self._fallback is None:
                 self._fallback = Solver(*self._table, self.active)
             return self._fallback
-
-
-class _Gth:
-    """GTH elimination of ``A = D - G`` in the system's order (the squares in increasing
-    order, those that no square moves to first), vectorised: ``A = L U`` with
-    ``L = I - F`` (``F >= 0``) and ``U = diag(piv) - H`` (``H >= 0``), every pivot the
-    probability of leaving plus what remains of the row. Columns without entries below the
-    diagonal (most squares: throws go forward; all those no square moves to) cost nothing.
-    Solves are two triangular solves (LAPACK), each only adding non-negative terms for a
-    non-negative right-hand side."""
-
-    def __init__(self, a: np.ndarray, slack: np.ndarray, faces: int) -> None:
-        m = len(a)
-        g = -a
-        g[np.diag_indices(m)] = 0.0
-        slack = slack.copy()
-        piv = np.empty(m)
-        for k in range(m):
-            piv[k] = slack[k] + g[k, k + 1:].sum()
-            below = np.flatnonzero(g[k + 1:, k]) + k + 1
-            if len(below):
-                f = g[below, k] / piv[k]
-                g[below, k] = f
-                g[below, k + 1:] += f[:, None] * g[k, k + 1:]
-                slack[below] += f * slack[k]
-        self.lower = np.eye(m) - np.tril(g, -1)
-        self.upper = np.diag(piv) - np.triu(g, 1)
-        #: The a priori relative error of a solve with a right-hand side >= 0: a few units in
-        #: the last place per operation along the longest chain of dependent operations
-        #: (the structured solver's model, :mod:`.structured`, for one block of ``m``).
-        self.a_priori = float(np.finfo(float).eps / 2) * (6 * m + 2 * faces + 16)
-
-    def solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
-        with LAPACK_LOCK:
-            return self._solve(rhs, trans)
-
-    def _solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
-        return columns(partial(self._column, trans=trans), rhs)
-
-    def _column(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
-        if trans:
-            z = sla.solve_triangular(self.upper, rhs, trans="T", check_finite=False)
-            return sla.solve_triangular(self.lower, z, trans="T", lower=True,
-                                        unit_diagonal=True, check_finite=False)
-        y = sla.solve_triangular(self.lower, rhs, lower=True, unit_diagonal=True,
-                                 check_finite=False)
-        return sla.solve_triangular(self.upper, y, check_finite=False)
 
 
 def _error_of(eps: float) -> float:

@@ -47,7 +47,8 @@ import numpy as np
 
 from ..numba_config import njit
 from ..table import usual_steps
-from .blocks import block_solve_t_kernel, gth_solve_kernel
+from .blocks import block_solve_t_kernel
+from .gth import gth_solve_jit
 
 _NO_RHS = np.zeros(0)
 #: Below ``FLOOR`` (relative), stop after ``STALL`` steps that do not halve the residual:
@@ -350,8 +351,8 @@ def landing_sweep_kernel(tables, probs, pstride, active, block_start, offsets, l
             r += 1
         if lo < x:
             s = x + 1 - lo
-            gth_solve_kernel(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)),
-                             piv[lo: x + 1], out[lo: x + 1])
+            gth_solve_jit(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)),
+                          piv[lo: x + 1], out[lo: x + 1], False)
         for z in range(x, lo - 1, -1):
             near[copy[z]] = out[z]
             c = code[z]

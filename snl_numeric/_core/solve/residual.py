@@ -2,65 +2,19 @@
 (private; see :mod:`.structured`).
 
 :func:`residual_kernel` forms ``b - A x`` for ``x`` given as a double-double pair, every
-product exact (a fused multiply-add gives a product's error exactly) and every sum an
-error-free transformation, with a bound on what rounding is left;
+product and sum an error-free transformation (:mod:`.eft`), with a bound on what
+rounding is left;
 :func:`difference_residual_kernel` forms it in double precision, from differences of
 nearby values; :func:`bound_kernel` reduces either to what the error bounds take.
 """
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic, overload
 
 from ..numba_config import njit
 from .certify import UNIT_ROUNDOFF
-
-
-@njit(inline="always")
-def _two_sum(a, b):  # pragma: no cover - jitted
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _fma(a, b, c):
-    """``a * b + c`` rounded once. As Python (``NUMBA_DISABLE_JIT``), in rationals; in a
-    kernel, LLVM's ``llvm.fma`` (the instruction, or the C library's correctly rounded
-    ``fma`` where the processor has none)."""
-    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
-        return a * b + c
-    return float(Fraction(a) * Fraction(b) + Fraction(c))
-
-
-@intrinsic
-def _llvm_fma(typingctx, a, b, c):  # pragma: no cover - runs when a kernel compiles
-    sig = types.float64(types.float64, types.float64, types.float64)
-
-    def codegen(context, builder, signature, args):
-        d = ir.DoubleType()
-        fn = builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d]))
-        return builder.call(fn, args)
-
-    return sig, codegen
-
-
-@overload(_fma)
-def _fma_overload(a, b, c):  # pragma: no cover - runs when a kernel compiles
-    return lambda a, b, c: _llvm_fma(a, b, c)
-
-
-@njit(inline="always")
-def _two_prod(a, b):  # pragma: no cover - jitted
-    """``a * b`` exactly as ``p + e`` (the error of a product is exact under a fused
-    multiply-add; Dekker's split gives the same ``e`` in 17 operations)."""
-    p = a * b
-    return p, _fma(a, b, -p)
+from .eft import two_prod, two_sum
 
 
 @njit(inline="always")
@@ -68,7 +22,7 @@ def _die_sum(probs, pstride):  # pragma: no cover - jitted
     """One die: the sum of its probabilities, exactly, as a double-double pair."""
     dh = dl = 0.0
     for f in range(probs.shape[1] if pstride == 0 else 0):
-        dh, e = _two_sum(dh, probs[0, f])
+        dh, e = two_sum(dh, probs[0, f])
         dl += e
     return dh, dl
 
@@ -89,15 +43,15 @@ def _dd_row(succ, probs, pstride, active, b, xhi, xlo, x, dh, dl):  # pragma: no
             continue
         moves += 1
         if active[y]:  # the off-diagonal entry
-            qh, ql = _two_prod(p, xhi[y])
+            qh, ql = two_prod(p, xhi[y])
             ql += p * xlo[y]
-            rh, e = _two_sum(rh, qh)
+            rh, e = two_sum(rh, qh)
             rl += e + ql
             sx += abs(qh)
     if pstride == 0 and moves == nf:  # the pivot, every face moving: the die's sum
-        ph, pl = _two_prod(dh, vx)
+        ph, pl = two_prod(dh, vx)
         pl += dh * lx + dl * vx
-        rh, e = _two_sum(rh, -ph)
+        rh, e = two_sum(rh, -ph)
         rl += e - pl
         sx += abs(ph)
     else:  # the pivot's terms one by one
@@ -105,9 +59,9 @@ def _dd_row(succ, probs, pstride, active, b, xhi, xlo, x, dh, dl):  # pragma: no
             p = probs[row, f]
             if p == 0.0 or succ[x, f] == x:
                 continue
-            ph, pl = _two_prod(p, vx)
+            ph, pl = two_prod(p, vx)
             pl += p * lx
-            rh, e = _two_sum(rh, -ph)
+            rh, e = two_sum(rh, -ph)
             rl += e - pl
             sx += abs(ph)
     return rh + rl, sx
@@ -147,14 +101,14 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
             if p == 0.0 or y == x:
                 continue
             # the pivot: -p * x[x] for every move out of x
-            ph, pl = _two_prod(p, vx)
+            ph, pl = two_prod(p, vx)
             pl += p * lx
-            s, e = _two_sum(rh[x], -ph)
+            s, e = two_sum(rh[x], -ph)
             rl[x] += e - pl
             rh[x] = s
             size[x] += abs(ph)
             if active[y]:  # the off-diagonal entry: + p * x[x] into row y, the same term
-                s, e = _two_sum(rh[y], ph)
+                s, e = two_sum(rh[y], ph)
                 rl[y] += e + pl
                 rh[y] = s
                 size[y] += abs(ph)
@@ -202,19 +156,6 @@ def difference_residual_kernel(succ, probs, pstride, active, b, xhi, xlo, limit,
         else:
             v, terms = _dd_row(succ, probs, pstride, active, b, xhi, xlo, i, dh, dl)
             r[i], size[i] = v, dd * terms + UNIT_ROUNDOFF * abs(v)
-
-
-@njit()
-def dd_add_kernel(hi, lo, dx, out_lo):  # pragma: no cover - jitted
-    """``(hi + lo) + dx`` as a double-double pair in one pass, the high part into ``dx`` and
-    the low into ``out_lo``: :func:`.certify.dd_add`'s arithmetic, bit for bit (whose
-    NumPy passes and three new arrays took 1.9 mat-vecs at 10^7 squares)."""
-    for i in range(hi.shape[0]):
-        s, e = _two_sum(hi[i], dx[i])
-        e += lo[i]
-        h = s + e
-        dx[i] = h
-        out_lo[i] = e - (h - s)
 
 
 @njit()
@@ -268,9 +209,7 @@ def step_variance_kernel(succ, probs, pstride, active, thi, tlo, w):  # pragma: 
             y = succ[x, f]
             yh = thi[y] if active[y] else 0.0
             yl = tlo[y] if active[y] else 0.0
-            s = yh - thi[x]
-            bb = s - yh
-            e = (yh - (s - bb)) + (-thi[x] - bb)
+            s, e = two_sum(yh, -thi[x])
             d = s + (e + (yl - tlo[x]) + 1.0)
             acc += p * d * d
         w[x] = acc

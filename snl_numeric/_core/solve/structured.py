@@ -63,16 +63,16 @@ from .blocks import (
     block_solve_t_kernel,
     capacitance_kernel,
     correction_kernel,
-    gth_solve_t_kernel,
     levels_kernel,
     structure_kernel,
     sweep_kernel,
 )
 from .certify import Solution, total_error
+from .eft import dd_add_jit
+from .gth import gth_solve_jit
 from .krylov import gmres_kernel, landing_kernel, landing_sweep_kernel
 from .residual import (
     bound_kernel,
-    dd_add_kernel,
     difference_residual_kernel,
     residual_kernel,
     step_variance_kernel,
@@ -318,7 +318,7 @@ class Solver:
                 d = self.targets
                 g, back = self._sweep_t(b, True)
                 v = back[d].copy()
-                gth_solve_t_kernel(self.cap, self.cap_piv, v)
+                gth_solve_jit(self.cap, self.cap_piv, v, True)
                 rhs = b.copy()
                 rhs[d] += v
                 return self._sweep_t(rhs)[0], 0
@@ -506,7 +506,7 @@ class Solver:
             del r  # (n-long vectors: at 10^7 squares each is 80 MB)
             steps += more
             new_x, new_lo = dx, np.empty(self.n)
-            dd_add_kernel(x, lo, new_x, new_lo)
+            dd_add_jit(x, lo, new_x, new_lo)
             del dx
             new_error, new_backward, r = self._certify(b, new_x, new_lo, trans, target, tol > 0)
             if not new_error < error:
