@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from scipy.stats import chisquare
 
 from snl_numeric import Board, expected_throws, throws_variance

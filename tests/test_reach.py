@@ -15,10 +15,17 @@ import naive
 import numpy as np
 import pytest
 from conftest import boards as board_strategy
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from snl_numeric import Board, Dice, min_throws, shortest_path, throw_distances
+from snl_numeric import (
+    Board,
+    Dice,
+    length_distribution,
+    min_throws,
+    shortest_path,
+    throw_distances,
+)
 from snl_numeric._core.table import moves_up_kernel, reach_kernel
 from snl_numeric._core.vectorised import reach as numpy_reach
 from snl_numeric._core.vectorised import stable_order
@@ -236,6 +243,24 @@ def test_property_boards_match_naive(board):
     if up:  # the start's search forward: every square reaches the goal by moving up
         assert ours[1].all()
     assert np.all(ours[1][ours[0] < 0] == False)  # noqa: E712 - a stuck square is not sure
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(board_strategy())
+def test_property_kernel_paths_match_naive(structured, board):
+    # every board through the Numba paths (the structured fixture): the search from every
+    # square (CompiledBoard.reach), from the start (min_throws), and the mass push one
+    # kernel call per throw, against the rules' naive twins
+    cb = board.compiled
+    assert not cb.ordinary
+    ref = naive_board_reach(board)
+    assert_same(cb.reach, ref)
+    assert min_throws(board) == ref[0][board.start]
+    if ref[1][board.start]:
+        pmf = length_distribution(board)
+        want = naive.naive_distribution(board, throws=len(pmf) - 1)
+        np.testing.assert_allclose(pmf, want, rtol=1e-12, atol=1e-15)
 
 
 @settings(max_examples=60, deadline=None)
