@@ -130,8 +130,8 @@ def check_cache_writable() -> str:
 
 
 def _stem(dispatcher) -> str:
-    """The start of the names of a kernel's cache files (Numba's documented
-    ``<module>.<function>-<line>.pyXY`` naming)."""
+    """The start of the names of a kernel's cache files: ``<module>.<function>-<line>.pyXY``
+    (``.nbi`` the index, ``.<n>.nbc`` the code), as Numba's ``Cache`` class describes them."""
     fn = dispatcher.py_func
     module = os.path.splitext(os.path.basename(fn.__code__.co_filename))[0]
     name = fn.__qualname__.replace("<", "").replace(">", "")
