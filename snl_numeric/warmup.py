@@ -21,7 +21,7 @@ from multiprocessing import connection, get_context, parent_process
 
 import numpy as np
 
-from ._core.numba_config import PackageFunctionCache, cache_dir, check_cache_writable
+from ._core.numba_config import cache_dir, check_cache_writable, unsaved
 
 
 def _core() -> None:
@@ -136,7 +136,7 @@ def _run_group(name: str) -> tuple[str, float, bool]:
     """Compile one group: its name, seconds, and whether a kernel could not be saved."""
     t0 = time.perf_counter()
     GROUPS[name]()
-    return name, time.perf_counter() - t0, PackageFunctionCache.unsaved
+    return name, time.perf_counter() - t0, unsaved()
 
 
 def _exit_with_parent(parent) -> None:
@@ -217,7 +217,7 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
         # leaving the block (done, an error, Ctrl-C) terminates the workers at once
         with ctx.Pool(min(processes, len(names)), initializer=_worker_init) as pool:
             runs = list(pool.imap_unordered(_run_group, longest_first))
-    if any(unsaved for _, _, unsaved in runs) or PackageFunctionCache.unsaved:
+    if any(lost for _, _, lost in runs) or unsaved():
         raise OSError(f"some kernels could not be saved in {cache_dir()} (see the warnings "
                       "above); set NUMBA_CACHE_DIR to a writable directory")
     seconds = {name: t for name, t, _ in runs}

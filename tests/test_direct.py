@@ -206,7 +206,7 @@ def test_ordinary_boards_compile_nothing(tmp_path):
                          text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert json.loads(out.stdout) == []
-    assert not cache.exists() or not any(cache.rglob("*"))
+    assert not list(cache.rglob("*.nb[ic]"))  # no entry (Numba makes its folders at import)
 
 
 def test_direct_solver_threads_share_one_board():

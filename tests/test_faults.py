@@ -7,9 +7,7 @@ issue's report.
 
 from __future__ import annotations
 
-import importlib
 import json
-import logging
 import os
 import shutil
 import signal
@@ -33,11 +31,27 @@ def snl(*args: str, env: dict[str, str] | None = None, timeout: float = 600
                       args=args, env=env, timeout=timeout)
 
 
-# -- the kernel cache heals (item 2) ------------------------------------------------------
-KERNEL = "from snl_numeric._core.numba_config import njit\n@njit()\ndef f(x):\n    return x + 1\n"
+# -- the kernel cache heals (item 2; issue 54, items 6 and 9) -----------------------------
+#: Two kernels, one calling the other, each compiled for two signatures (two ``.nbc`` files).
+KERNELS = ("from snl_numeric._core.numba_config import njit\n"
+           "@njit()\ndef g(x):\n    return x + 1\n"
+           "@njit()\ndef f(x):\n    return g(x) * 2\n")
+#: Run in a fresh process, for each case's module: the answers, and the kernels' cache
+#: hits and misses (a warning of the package's logger goes to standard error).
+CALL = """
+import importlib, json, sys
+import numpy as np
+out = {}
+for name in sys.argv[1:]:
+    m = importlib.import_module(name)
+    values = [m.f(np.arange(3)).tolist(), m.f(1.5), m.g(1)]
+    out[name] = [values, sum(m.f.stats.cache_hits.values()), sum(m.f.stats.cache_misses.values())]
+print(json.dumps(out))
+"""
+RIGHT = [[2, 4, 6], 5.0, 2]
 
 
-def _damage(path: str, how: str) -> None:
+def _damage(path, how: str) -> None:
     with open(path, "rb") as fh:
         data = fh.read()
     new = {"empty": b"", "truncated": data[: len(data) // 2], "one byte": data[:1],
@@ -46,32 +60,89 @@ def _damage(path: str, how: str) -> None:
         fh.write(new)
 
 
-@pytest.mark.parametrize("suffix", [".nbi", ".nbc"])
-@pytest.mark.parametrize("how", ["empty", "truncated", "one byte", "garbage"])
-def test_a_damaged_cache_entry_is_dropped_and_recompiled(tmp_path, monkeypatch, caplog,
-                                                         suffix, how):
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "kern29.py").write_text(KERNEL)
+def _swap(a, b) -> None:
+    a.rename(a.with_name("swap")); b.rename(a); a.with_name("swap").rename(b)
 
-    def fresh():  # a new process would import the module anew: a new dispatcher
-        sys.modules.pop("kern29", None)
-        return importlib.import_module("kern29").f
 
-    assert fresh()(1) == 2
-    [entry] = (tmp_path / "cache").rglob("*" + suffix)
-    _damage(str(entry), how)
-    with caplog.at_level(logging.WARNING, logger="snl_numeric"):
-        f = fresh()
-        assert f(2) == 3
-    [record] = [r for r in caplog.records if r.name == "snl_numeric"]
-    assert record.levelno == logging.WARNING
-    assert record.getMessage().startswith("dropped a damaged kernel cache entry ")
-    assert f.stats.cache_misses  # recompiled...
-    caplog.clear()
-    f = fresh()
-    assert f(3) == 4 and f.stats.cache_hits and not caplog.records  # ... and saved whole
-    sys.modules.pop("kern29", None)
+def test_a_damaged_cache_entry_is_dropped_and_recompiled(tmp_path):
+    """Every way an entry of ``f`` can be damaged (each case in its own module, all in three
+    processes): the next process warns once, recompiles ``f`` and gives the right answers;
+    the one after loads every kernel silently. Two ``.nbc`` files swapped load without an
+    error but hold the other signature's code (issue 54, item 6): dropped too."""
+    cases = {f"k{i}": case for i, case in enumerate(
+        [(suffix, how) for suffix in ("nbi", "1.nbc") for how in
+         ("empty", "truncated", "one byte", "garbage")] + [("nbc", "swapped")])}
+    for name in cases:
+        (tmp_path / f"{name}.py").write_text(KERNELS)
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+
+    def run():
+        out = run_python(CALL, env=env, args=tuple(cases))
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout), out.stderr.splitlines()
+
+    first, _ = run()
+    assert all(v == [RIGHT, 0, 2] for v in first.values()), first  # compiled
+    [folder] = {p.parent for p in (tmp_path / "cache").rglob("k0.f-*.nbi")}
+    for name, (suffix, how) in cases.items():
+        if how == "swapped":
+            _swap(*sorted(folder.glob(f"{name}.f-*.nbc")))
+        else:
+            [entry] = folder.glob(f"{name}.f-*.{suffix}")
+            _damage(entry, how)
+    second, warnings = run()
+    assert all(v[0] == RIGHT for v in second.values()), second
+    assert len(warnings) == len(cases), warnings  # one each
+    for name, (suffix, how) in cases.items():
+        [line] = [w for w in warnings if f"/{name}.f-" in w]
+        assert line.startswith("dropped a damaged kernel cache entry "), line
+        assert line.endswith("; recompiling it") and str(folder) in line
+        assert ("another signature" in line) == (how == "swapped"), line
+        assert second[name][2] >= 1, (name, second[name])  # recompiled
+    third, warnings = run()
+    assert warnings == [], warnings
+    for name, (suffix, how) in cases.items():  # saved whole (the swapped case: the
+        # other signature came with the swapped load, and is saved on its next compile)
+        assert third[name] == [RIGHT, 1, 1] if how == "swapped" else [RIGHT, 2, 0], name
+
+
+def test_a_damaged_callee_heals_inside_its_caller(tmp_path):
+    """``g`` is loaded while ``f`` compiles (``f``'s entries are gone): its damaged entry
+    is dropped there, and ``f`` compiles."""
+    for name in ("c1", "c2"):
+        (tmp_path / f"{name}.py").write_text(KERNELS)
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    assert run_python(CALL, env=env, args=("c1", "c2")).returncode == 0
+    [folder] = {p.parent for p in (tmp_path / "cache").rglob("c1.f-*.nbi")}
+    for name in ("c1", "c2"):
+        for entry in folder.glob(f"{name}.f-*"):
+            entry.unlink()
+    _damage(next(folder.glob("c1.g-*.1.nbc")), "truncated")
+    _swap(*sorted(folder.glob("c2.g-*.[12].nbc")))
+    out = run_python(CALL, env=env, args=("c1", "c2"))
+    assert out.returncode == 0, out.stderr
+    assert all(v[0] == RIGHT for v in json.loads(out.stdout).values())
+    warnings = out.stderr.splitlines()
+    assert len(warnings) == 2 and all("/c1.g-" in w or "/c2.g-" in w for w in warnings)
+
+
+def test_a_changed_package_empties_its_cache_folders(tmp_path):
+    """Numba keys an entry on its own module's source only; a folder whose record of the
+    package's source differs (an upgrade, an edit of a kernel another inlines) is emptied
+    before its first use."""
+    (tmp_path / "s1.py").write_text(KERNELS)
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    assert run_python(CALL, env=env, args=("s1",)).returncode == 0
+    [stamp] = (tmp_path / "cache").rglob("snl_numeric.sources")
+    out = run_python(CALL, env=env, args=("s1",))
+    assert json.loads(out.stdout)["s1"] == [RIGHT, 2, 0]  # loaded
+    stamp.write_text("another version")
+    out = run_python(CALL, env=env, args=("s1",))
+    assert out.stderr == "" and json.loads(out.stdout)["s1"] == [RIGHT, 0, 2]  # compiled
+    assert stamp.read_text() != "another version"
 
 
 def test_snl_simulate_heals_a_damaged_cache(tmp_path):
@@ -101,27 +172,29 @@ def test_snl_simulate_heals_a_damaged_cache(tmp_path):
             == {k: v for k, v in json.loads(first.stdout).items() if k not in strip})
 
 
-@pytest.mark.parametrize("env, where", [
-    ({"HOME": "", "XDG_CACHE_HOME": ""}, "home"),  # the password database's home
-    ({"HOME": "/"}, None),  # no home: never /.cache
-    ({"XDG_CACHE_HOME": "relative/cache"}, "home"),  # ignored (the XDG rule)
-    ({"XDG_CACHE_HOME": "/abs/cache"}, "/abs/cache/snl_numeric"),
-])
-def test_the_cache_never_lands_at_the_root_or_under_the_current_directory(monkeypatch, env,
-                                                                          where):
-    if sys.platform in ("win32", "darwin"):  # pragma: no cover - other layouts
-        pytest.skip("XDG layout")
-    import pwd
-
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    home = os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir  # (as HOME is now)
-    expected = os.path.join(home, ".cache", "snl_numeric") if where == "home" else where
-    if expected == "/.cache/snl_numeric":  # pragma: no cover - a user whose home is /
-        expected = None
-    assert numba_config.cache_dir() == expected
+@POSIX
+def test_no_cache_folder_at_all_is_said_once(tmp_path):
+    """Issue 54, item 9: ``HOME=/``, no ``NUMBA_CACHE_DIR``, and no ``__pycache__`` beside the
+    module can be written (a file in the way; as root ``/.cache`` could be written, so
+    ``XDG_CACHE_HOME`` stands for it, blocked too): Numba can keep nothing. The kernels
+    compile in memory, and one warning says so and how to set ``NUMBA_CACHE_DIR``."""
+    (tmp_path / "n1.py").write_text(KERNELS)
+    (tmp_path / "__pycache__").write_text("not a folder")
+    (tmp_path / "blocked").write_text("not a folder")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(HOME="/", XDG_CACHE_HOME=str(tmp_path / "blocked" / "cache"),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    code = CALL + ("from snl_numeric._core import numba_config\n"
+                   "print(numba_config.unsaved())\n")
+    for _ in range(2):  # and again: nothing was kept
+        out = subprocess.run([sys.executable, "-c", code, "n1"], env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        result, lost = out.stdout.splitlines()
+        assert json.loads(result)["n1"] == [RIGHT, 0, 2] and lost == "True"
+        [warning] = out.stderr.splitlines()
+        assert warning.startswith("compiled kernels cannot be kept: ")
+        assert warning.endswith("set NUMBA_CACHE_DIR to a writable directory")
 
 
 def test_warmup_fails_when_it_cannot_write(tmp_path, monkeypatch, capsys):
@@ -136,30 +209,50 @@ def test_warmup_fails_when_it_cannot_write(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("snl warmup: error: cannot write the kernel cache directory ")
     assert err.count("\n") == 1 and "NUMBA_CACHE_DIR" in err
-    monkeypatch.delenv("NUMBA_CACHE_DIR")
-    monkeypatch.setenv("HOME", "/")
-    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    with pytest.raises(OSError, match="no kernel cache directory"):
-        warmup(["maze"], processes=1)
 
 
 def test_warmup_fails_when_a_kernel_cannot_be_saved(tmp_path):
-    """The directory can be written, but not the maze kernels' folder (a file is in the
-    way): ``snl warmup`` says so and exits 2 instead of "kernels cached in ..."."""
+    """The maze kernels' index cannot be written (a folder is in the way, put there after the
+    import): the kernels compile in memory, and ``snl warmup`` says so and exits 2 instead
+    of "kernels cached in ..."."""
     from snl_numeric import boards, maze, min_throws
     from snl_numeric._core import table
 
     min_throws(boards.get("milton-bradley"))
-    maze.count_paths([[1, 1], [1, 1]], (0, 0), (1, 1))
     core = table.succ_table_kernel.stats.cache_path  # (the module's folder)
     shutil.copytree(core, tmp_path / "cache" / os.path.basename(core))  # compiled already
-    (tmp_path / "cache" / os.path.basename(maze._dfs_kernel.stats.cache_path)).write_text("")
-    out = snl("warmup", "maze", "--processes", "1", env={"NUMBA_CACHE_DIR": str(tmp_path / "cache")})
-    assert out.returncode == 2 and "kernels cached in" not in out.stdout
+    code = """
+        import os, sys
+        from snl_numeric import maze
+        from snl_numeric._core import numba_config
+        from snl_numeric.cli import main
+        for k in numba_config._KERNELS:
+            if k.py_func.__module__ == maze.__name__:
+                os.makedirs(os.path.join(k.stats.cache_path, numba_config._stem(k) + ".nbi"))
+        sys.exit(main(["warmup", "maze", "--processes", "1"]))
+        """
+    out = run_python(code, env={"NUMBA_CACHE_DIR": str(tmp_path / "cache")}, timeout=600)
+    assert out.returncode == 2 and "kernels cached in" not in out.stdout, out.stderr
     lines = out.stderr.strip().splitlines()
     assert lines[-1].startswith("snl warmup: error: some kernels could not be saved in ")
-    assert any(line.startswith("snl_numeric: warning: cannot save compiled kernels in ")
-               for line in lines)
+    assert any(line.startswith("snl_numeric: warning: cannot use the kernel cache in ")
+               for line in lines), lines
+
+
+def test_numba_only_through_its_public_interface():
+    """No module imports ``numba.core.caching`` (or another private part of Numba's cache)
+    or assigns a private attribute of a dispatcher (issue 49)."""
+    import re
+    from pathlib import Path
+
+    import snl_numeric
+
+    root = Path(snl_numeric.__file__).parent
+    private = re.compile(r"numba\.core\.caching|from numba\.core import [^\n]*caching"
+                         r"|\b\w+\._(cache|compiler|can_compile|cache_hits|cache_misses)\s*=")
+    found = [f"{p.relative_to(root)}: {m.group(0)}" for p in root.rglob("*.py")
+             for m in private.finditer(p.read_text())]
+    assert found == []
 
 
 # -- warmup and signals (item 4) ----------------------------------------------------------

@@ -1,60 +1,55 @@
-"""Numba options shared by every kernel in the package, and where compiled kernels live.
+"""Numba options shared by every kernel in the package, and the notes around compiling.
 
-Kernels are compiled lazily, on first call, and kept on disk so that later
-processes load them in a fraction of a second; importing :mod:`snl_numeric`
-never compiles anything. ``fastmath`` is deliberately off: probabilities and
-Monte Carlo estimates must keep IEEE semantics for NaN and infinity.
+Kernels are plain ``numba.njit(cache=True)`` functions, compiled lazily on first
+call and kept on disk by Numba, so that later processes load them in a fraction
+of a second; importing :mod:`snl_numeric` never compiles anything. ``fastmath``
+is deliberately off: probabilities and Monte Carlo estimates must keep IEEE
+semantics for NaN and infinity.
 
 Where compiled kernels are kept
-    Never inside the installed package (a file left there survives
-    ``pip uninstall`` and can shadow a later install). The directory is, in
-    order:
+    Where Numba keeps them (its documented order): ``$NUMBA_CACHE_DIR`` when set
+    and writable; else a ``__pycache__`` folder beside each module of the
+    package; else Numba's per-user cache directory (``~/.cache/numba`` on
+    Linux). :func:`cache_dir` says which. Numba drops an entry when its own
+    module's source changes, but not when a kernel of *another* module that it
+    inlines does (its documented limitation); so each cache folder also keeps a
+    hash of the whole package's source (``snl_numeric.sources``), and the first
+    kernel a process compiles or loads from a folder whose hash differs (an
+    upgrade, an edit) removes the folder's entries first. When no folder can be
+    written, kernels are compiled in memory for each process and a warning says
+    so once, with how to set ``NUMBA_CACHE_DIR``.
 
-    1. ``$NUMBA_CACHE_DIR`` when set (Numba's own setting, honoured as Numba
-       does);
-    2. the per-user cache directory given by :mod:`platformdirs`:
-       ``$XDG_CACHE_HOME/snl_numeric`` or ``~/.cache/snl_numeric`` on Linux,
-       ``~/Library/Caches/snl_numeric`` on macOS,
-       ``%LOCALAPPDATA%\\snl_numeric\\Cache`` on Windows. A relative
-       ``$XDG_CACHE_HOME`` is ignored (the XDG rule); a home directory that is
-       not one (``HOME=/``, or no home at all) gives no directory: kernels are
-       then compiled in memory for each process, and :func:`cache_dir` is None.
-
-    :func:`cache_dir` returns it. Inside, each installed copy of the package
-    gets its own sub-directory (named after its location), and every cached
-    kernel is keyed by a hash of the whole package's source (kernels inline
-    kernels of other modules), so an upgrade or an edit never loads stale
-    code. Nothing is written until a kernel is first compiled; when the
-    directory cannot be written, kernels are compiled in memory for the
-    process instead (with one logged warning). A damaged entry (a truncated,
-    empty or garbage file) is dropped, with a logged warning, and the kernel
-    compiled and saved afresh. ``snl warmup`` (or :func:`snl_numeric.warmup`)
-    compiles every kernel ahead of time, for container images and CI.
+A damaged entry heals
+    An entry that fails to load (a truncated, empty or garbage file), or that
+    loads the code of another signature (two ``.nbc`` files swapped), has its
+    files removed, with a logged warning, and the kernel is compiled afresh, once.
+    A folder that cannot be written never fails a computation: the kernel is
+    kept in memory, with one warning per process. This is done by wrapping each
+    kernel's public ``compile`` method, through which Numba compiles (or loads)
+    every signature, for a call from Python and for a call from another kernel
+    alike; the call of a compiled kernel costs nothing more.
 
 The first compilation in a process is logged once (logger ``snl_numeric``, level
-INFO: ``compiling kernels (first run only)...``); the ``snl`` command shows it on
-standard error so that a cold start is never a silent wait. Library code prints
-nothing itself: its notes and warnings (a damaged entry, a directory that cannot be
-written) go through that logger, whose warnings Python shows on standard error when
-no handler is configured. Nothing here changes Numba's or Python's process-wide
-settings.
+INFO: ``compiling kernels (first run only)...``, from a :mod:`numba.core.event`
+listener); the ``snl`` command shows it on standard error so that a cold start is
+never a silent wait. Library code prints nothing itself: its notes and warnings go
+through that logger, whose warnings Python shows on standard error when no handler
+is configured. Nothing here changes Numba's or Python's process-wide settings.
 """
 
 from __future__ import annotations
 
+import collections
+import glob
 import hashlib
-import inspect
 import logging
 import os
-import pathlib
 import sys
 import tempfile
-from functools import cache
-from typing import cast
+import threading
 
 import numba
-import platformdirs
-from numba.core import caching, event
+from numba.core import event
 
 #: Options for serial kernels. No kernel is used as a first-class function (a C callback),
 #: so none needs Numba's C wrapper: leaving it out saves ~10% of every cold compile.
@@ -67,25 +62,36 @@ LOGGER = logging.getLogger("snl_numeric")
 
 _PACKAGE = __name__.split(".")[0]
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ADVICE = "set NUMBA_CACHE_DIR to a writable directory"
+#: The package's cached kernels, and what was said in this process (each note once).
+_KERNELS: list = []
+_SAID: set[str] = set()
+#: Kernels kept nowhere ("nowhere") or not in NUMBA_CACHE_DIR (their folder), by id.
+_PLACES: dict[int, str] = {}
+#: Cache folders whose source hash this process has checked, and the package's hash.
+_CHECKED: set[str] = set()
+_SOURCES: list[str] = []
+_LOCK = threading.Lock()
 
 
-def user_cache_dir() -> str | None:
-    """The per-user cache directory of the package (whether or not it exists yet), or None
-    when there is no home directory to put it in."""
-    try:
-        path = platformdirs.user_cache_dir(_PACKAGE, appauthor=False)
-    except RuntimeError:  # no home directory can be found
-        return None
-    parts = pathlib.PurePath(path).parts
-    if not os.path.isabs(path) or (sys.platform != "win32" and len(parts) > 1
-                                   and parts[1].startswith(".")):
-        return None  # under the current directory, or at /.cache: HOME is "" or "/"
-    return path
+def _say_once(key: str, message: str, *args) -> None:
+    if key not in _SAID:
+        _SAID.add(key)
+        LOGGER.warning(message, *args)
+
+
+def _root(path: str) -> str:
+    """The cache directory a kernel's cache folder is in (the package's folder for
+    Numba's ``__pycache__`` beside each module)."""
+    if os.path.basename(path) == "__pycache__":
+        return _PACKAGE_ROOT
+    return os.path.dirname(path)
 
 
 def cache_dir() -> str | None:
-    """Where compiled kernels are kept: ``$NUMBA_CACHE_DIR`` if set, else
-    :func:`user_cache_dir` (None: nowhere, kernels are compiled in memory).
+    """Where Numba keeps the package's compiled kernels: ``$NUMBA_CACHE_DIR``, the
+    package's folder (a ``__pycache__`` beside each module) or Numba's per-user cache
+    directory; None when they cannot be kept (compiled in memory for each process).
 
     Examples
     --------
@@ -93,138 +99,169 @@ def cache_dir() -> str | None:
     >>> os.path.isabs(cache_dir())
     True
     """
-    chosen = os.environ.get("NUMBA_CACHE_DIR") or user_cache_dir()
-    return None if chosen is None else os.path.abspath(chosen)
+    roots = collections.Counter(_root(d.stats.cache_path) for d in _KERNELS
+                                if d.stats.cache_path is not None
+                                and d.py_func.__module__.split(".")[0] == _PACKAGE)
+    return roots.most_common(1)[0][0] if roots else None
+
+
+def unsaved() -> bool:
+    """Whether a kernel of this process could not be kept where :func:`cache_dir`
+    says (``snl warmup`` fails then)."""
+    return bool(_SAID & {"unsaved", "nowhere", "elsewhere"})
 
 
 def check_cache_writable() -> str:
-    """The cache directory, created if need be, after writing a file in it; ``OSError``
-    saying why when there is none or it cannot be written (``snl warmup`` fails then)."""
+    """The cache directory, after writing a file in it; ``OSError`` saying why when
+    there is none or it cannot be written (``snl warmup`` fails then)."""
     folder = cache_dir()
     if folder is None:
-        raise OSError("no kernel cache directory: there is no home directory (HOME is empty "
-                      "or '/'); set NUMBA_CACHE_DIR to a writable directory")
+        raise OSError(f"no kernel cache directory: Numba can write none; {_ADVICE}")
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        folder = os.path.abspath(os.environ["NUMBA_CACHE_DIR"])
     try:
         os.makedirs(folder, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder) as fh:
             fh.write(b"snl_numeric")
-            fh.flush()
-            os.fsync(fh.fileno())
     except OSError as exc:
-        raise OSError(f"cannot write the kernel cache directory {folder} ({exc.strerror or exc})"
-                      "; set NUMBA_CACHE_DIR to a writable directory") from None
+        raise OSError(f"cannot write the kernel cache directory {folder} "
+                      f"({exc.strerror or exc}); {_ADVICE}") from None
     return folder
 
 
-@cache
-def _package_hash(root: str) -> bytes:
-    """A hash of every source file of the package (read once per process)."""
-    h = hashlib.sha256()
-    for dirpath, _, filenames in sorted(os.walk(root)):
-        for name in sorted(filenames):
-            if name.endswith(".py"):
+def _stem(dispatcher) -> str:
+    """The start of the names of a kernel's cache files: ``<module>.<function>-<line>.pyXY``
+    (``.nbi`` the index, ``.<n>.nbc`` the code), as Numba's ``Cache`` class describes them."""
+    fn = dispatcher.py_func
+    module = os.path.splitext(os.path.basename(fn.__code__.co_filename))[0]
+    name = fn.__qualname__.replace("<", "").replace(">", "")
+    version = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    return f"{module}.{name}-{fn.__code__.co_firstlineno}.{version}"
+
+
+def _remove(base: str) -> int:
+    removed = 0
+    for path in [base + ".nbi", *glob.glob(glob.escape(base) + ".*.nbc")]:
+        try:
+            os.remove(path)
+            removed += 1
+        except FileNotFoundError:
+            pass
+    return removed
+
+
+def _package_hash() -> str:
+    """A hash of every source file of the package (computed once per process)."""
+    if not _SOURCES:
+        h = hashlib.sha256()
+        for dirpath, dirnames, filenames in os.walk(_PACKAGE_ROOT):
+            dirnames.sort()
+            for name in sorted(f for f in filenames if f.endswith(".py")):
                 path = os.path.join(dirpath, name)
-                h.update(os.path.relpath(path, root).encode() + b"\0")
+                h.update(os.path.relpath(path, _PACKAGE_ROOT).encode() + b"\0")
                 with open(path, "rb") as fh:
                     h.update(fh.read())
-    return h.digest()
+        _SOURCES.append(h.hexdigest())
+    return _SOURCES[0]
 
 
-class PackageCacheLocator:
-    """A Numba cache locator that keeps a module's kernels under :func:`cache_dir`.
-
-    The sub-directory is named after the module's folder and a hash of its
-    path (as Numba names its own), so two installed copies never share files.
-    Unlike Numba's default locators it neither falls back to the source tree
-    nor creates anything before the first kernel is saved.
-    """
-
-    def __init__(self, py_func, py_file: str) -> None:
-        self._py_file = py_file
-        self._lineno = py_func.__code__.co_firstlineno
-        folder = os.path.dirname(os.path.abspath(py_file))
-        digest = hashlib.sha1(folder.encode()).hexdigest()[:16]
-        root = cast(str, cache_dir())  # installed only where there is a cache (see below)
-        self._cache_path = os.path.join(root, f"{os.path.basename(folder)}_{digest}")
-
-    @classmethod
-    def from_function(cls, py_func, py_file: str):
-        return cls(py_func, py_file) if os.path.exists(py_file) else None
-
-    def ensure_cache_path(self) -> None:
-        os.makedirs(self._cache_path, exist_ok=True)
-
-    def get_cache_path(self) -> str:
-        return self._cache_path
-
-    def get_source_stamp(self) -> bytes:
-        # the whole package, not the kernel's file: a kernel inlines kernels of other
-        # modules, and is stale when any of them changes (an upgrade, an edit)
-        return _package_hash(_PACKAGE_ROOT)
-
-    def get_disambiguator(self) -> str:
-        return str(self._lineno)
+def _check_sources(folder: str) -> None:
+    """Empty a cache folder made from other sources of the package than these."""
+    stamp = os.path.join(folder, f"{_PACKAGE}.sources")
+    try:
+        with open(stamp) as fh:
+            if fh.read() == _package_hash():
+                _CHECKED.add(folder)
+                return
+    except OSError:
+        pass
+    try:
+        for path in glob.glob(os.path.join(glob.escape(folder), "*.nb[ic]")):
+            os.remove(path)
+        temporary = f"{stamp}.{os.getpid()}"
+        with open(temporary, "w") as fh:
+            fh.write(_package_hash())
+        os.replace(temporary, stamp)
+    except OSError:  # a folder that cannot be written: its kernels are kept in memory
+        pass
+    finally:
+        _CHECKED.add(folder)
 
 
-class _CacheImpl(caching.CompileResultCacheImpl):
-    _locator_classes = [PackageCacheLocator]
+def _healing(dispatcher, options: dict):
+    """``dispatcher.compile``, healing a damaged cache entry and a failed save."""
+    compile_ = dispatcher.compile
+    stats = dispatcher.stats
 
-
-class PackageFunctionCache(caching.FunctionCache):
-    """Numba's function cache with :class:`PackageCacheLocator`. A damaged entry is dropped
-    (logged) and the kernel compiled afresh; a directory that cannot be written turns
-    caching off for the function (logged once per process) instead of failing the compile."""
-
-    _impl_class = _CacheImpl
-    #: Whether a kernel could not be saved in this process (``warmup`` reports it).
-    unsaved = False
-
-    def load_overload(self, sig, target_context):
+    def attempt(sig, args):
+        """Compile or load ``sig``: its entry point, or None when its entry in the
+        cache is damaged (failed to load, or holds another signature's code)."""
+        hits, misses = sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
         try:
-            return super().load_overload(sig, target_context)
-        except OSError:  # e.g. the directory is a file: compile instead
-            return None
-        except Exception as exc:  # a truncated, empty or garbage file: drop it, recompile
-            index = os.path.join(self.cache_path, self._impl.filename_base + ".nbi")
-            LOGGER.warning("dropped a damaged kernel cache entry %s (%s: %s); recompiling it",
-                           index, type(exc).__name__, exc)
-            try:  # without its index, the entry's data files are overwritten when saved
-                os.remove(index)
-            except FileNotFoundError:
-                pass
-            except OSError:
-                self.disable()
-            return None
+            entry = compile_(sig)
+        except Exception as exc:
+            if sum(stats.cache_misses.values()) == misses:  # raised loading: damaged
+                return None, f"{type(exc).__name__}: {exc}"
+            if args not in dispatcher.overloads:
+                raise  # the compile itself failed
+            _say_once("unsaved", "cannot save compiled kernels in %s (%s: %s); they are "
+                      "compiled anew in each process: %s", stats.cache_path,
+                      type(exc).__name__, exc, _ADVICE)
+            return dispatcher.overloads[args].entry_point, None
+        if sum(stats.cache_hits.values()) > hits and args not in dispatcher.overloads:
+            return None, "it holds the code of another signature"
+        return entry, None
 
-    def save_overload(self, sig, data):
+    def compile(sig):
+        if isinstance(sig, str):  # not from a call: no heal
+            return compile_(sig)
+        if stats.cache_path not in _CHECKED:
+            with _LOCK:
+                if stats.cache_path not in _CHECKED:
+                    _check_sources(stats.cache_path)
+        args = tuple(getattr(sig, "args", sig))
+        entry, why = attempt(sig, args)
+        if entry is not None:
+            return entry
+        base = os.path.join(stats.cache_path, _stem(dispatcher))
+        _say_once(base, "dropped a damaged kernel cache entry %s (%s); recompiling it",
+                  base + ".nbi", why)
         try:
-            super().save_overload(sig, data)
-        except Exception as exc:  # noqa: BLE001 - never fail a compile for want of a cache
-            self.disable()
-            if not PackageFunctionCache.unsaved:
-                PackageFunctionCache.unsaved = True
-                LOGGER.warning("cannot save compiled kernels in %s (%s: %s); they are compiled "
-                               "anew in each process: set NUMBA_CACHE_DIR to a writable "
-                               "directory", self.cache_path, type(exc).__name__, exc)
+            _remove(base)
+            entry, why = attempt(sig, args)
+        except OSError as exc:
+            why = f"{type(exc).__name__}: {exc}"
+        if entry is not None:
+            return entry
+        # the files cannot be removed or still fail: compile in memory, once
+        _say_once("unsaved", "cannot use the kernel cache in %s (%s); kernels are compiled "
+                  "anew in each process: %s", stats.cache_path, why, _ADVICE)
+        twin = numba.njit(**{**options, "cache": False})(dispatcher.py_func)
+        twin.compile(sig)
+        dispatcher.add_overload(twin.overloads[args])
+        return twin.overloads[args].entry_point
 
-
-def _attach_cache(dispatcher) -> None:
-    """Give ``dispatcher`` the package's disk cache (Numba's ``cache=True`` would use
-    the source tree: inside the installed package)."""
-    if (hasattr(dispatcher, "_cache") and cache_dir() is not None
-            and os.path.exists(inspect.getfile(dispatcher.py_func))):
-        dispatcher._cache = PackageFunctionCache(dispatcher.py_func)
+    return compile
 
 
 def njit(**overrides):
-    """``numba.njit`` with the package defaults (cached under :func:`cache_dir`)."""
+    """``numba.njit`` with the package defaults (:data:`JIT`), its cache healing."""
     options = {**JIT, **overrides}
-    cache = options.pop("cache")
 
     def decorate(fn):
-        dispatcher = numba.njit(**options)(fn)
-        if cache:
-            _attach_cache(dispatcher)
+        try:
+            dispatcher = numba.njit(**options)(fn)
+        except RuntimeError:  # "cannot cache function": Numba can write no cache folder
+            dispatcher = numba.njit(**{**options, "cache": False})(fn)
+        if options["cache"] and hasattr(dispatcher, "stats"):  # not NUMBA_DISABLE_JIT
+            _KERNELS.append(dispatcher)
+            path, chosen = dispatcher.stats.cache_path, numba.config.CACHE_DIR
+            if path is None:
+                _PLACES[id(dispatcher)] = "nowhere"
+            else:
+                dispatcher.compile = _healing(dispatcher, options)
+                if chosen and os.path.dirname(os.path.abspath(path)) != os.path.abspath(chosen):
+                    _PLACES[id(dispatcher)] = path
         return dispatcher
 
     return decorate
@@ -232,18 +269,23 @@ def njit(**overrides):
 
 class _CompileNote(event.Listener):
     """Logs :data:`COMPILE_NOTE` (logger ``snl_numeric``, level INFO) when the first of the
-    package's kernels starts compiling in this process; observes, changes nothing."""
-
-    def __init__(self) -> None:
-        self.shown = False
+    package's kernels starts compiling in this process, and warns once when a kernel
+    cannot be kept (or not where ``NUMBA_CACHE_DIR`` says); observes, changes nothing."""
 
     def on_start(self, ev) -> None:
-        if self.shown:
-            return
-        module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
-        if module.split(".")[0] == _PACKAGE:
-            self.shown = True
+        dispatcher = ev.data["dispatcher"]
+        module = getattr(dispatcher.py_func, "__module__", "") or ""
+        if module.split(".")[0] == _PACKAGE and "note" not in _SAID:
+            _SAID.add("note")
             LOGGER.info(COMPILE_NOTE)
+        where = _PLACES.get(id(dispatcher))
+        if where == "nowhere":
+            _say_once(where, "compiled kernels cannot be kept: Numba can write no cache "
+                      "folder (NUMBA_CACHE_DIR, a __pycache__ beside the modules, its per-user "
+                      "cache directory); they are compiled anew in each process: %s", _ADVICE)
+        elif where is not None:
+            _say_once("elsewhere", "cannot write the kernel cache directory NUMBA_CACHE_DIR; "
+                      "Numba keeps kernels in %s instead", where)
 
     def on_end(self, ev) -> None:
         pass
