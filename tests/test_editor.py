@@ -42,7 +42,10 @@ function fire(el, value) { el.value = String(value); el.dispatchEvent(new Event(
 function q(sel) { return document.querySelector(sel); }
 function apply(e) {
   var op = e[0];
-  if (op === 'add') { q('#snl-add-from').value = String(e[1]); q('#snl-add-to').value = String(e[2]); q('#snl-add').click(); }
+  if (op === 'add') {
+    q('#snl-add-from').value = String(e[1]); q('#snl-add-to').value = String(e[2]);
+    q('#snl-add').click();
+  }
   else if (op === 'move') fire(q('input[data-jump="' + e[1] + '"][data-end="from"]'), e[2]);
   else if (op === 'retarget') fire(q('input[data-jump="' + e[1] + '"][data-end="to"]'), e[2]);
   else if (op === 'delete') q('button[data-delete="' + e[1] + '"]').click();

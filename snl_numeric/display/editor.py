@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from .._core.text import dice_text
+from ..dice import parse_dice
 
-__all__ = ["editable_page", "editor_script", "LIVE_SECTIONS"]
+__all__ = ["editable_page", "editor_script", "dice_field", "LIVE_SECTIONS"]
 
 #: The report's sections that the editor redraws (hidden once the script runs).
 LIVE_SECTIONS = ("numbers", "board", "length", "impact")
@@ -105,11 +106,9 @@ def editor_script() -> str:
     return resources.files(__package__).joinpath("editor.js").read_text(encoding="utf-8")
 
 
-def _dice_text(dice: Any) -> str:
+def dice_field(dice: Any) -> str:
     """How the editor's dice field shows the board's dice: the short form when it reads back
     as exactly the same dice, else every ``face:probability`` in full."""
-    from ..dice import parse_dice  # (display sits below the models; imported on use only)
-
     text = dice_text(dice)
     try:
         again = parse_dice(text)
@@ -123,7 +122,7 @@ def _dice_text(dice: Any) -> str:
 
 def editable_page(html: str, board: Any) -> str:
     """The report page ``html`` with the editor of ``board`` added."""
-    data = json.dumps({"board": board.to_dict(), "dice_text": _dice_text(board.dice)})
+    data = json.dumps({"board": board.to_dict(), "dice_text": dice_field(board.dice)})
     data = data.replace("</", "<\\/")
     script = editor_script().replace("</script", "<\\/script")
 
