@@ -111,6 +111,14 @@
     var k = faces.length, fair = faces[0] === 1 && faces[k - 1] === k;
     for (var i = 0; fair && i < k; i++) fair = probs[i] === 1 / k;
     if (fair) return "d" + k;
+    var tries = [faces[0] + "-" + faces[k - 1]];   // a fair range, or n dice summed
+    for (var n = 2; n <= 12; n++) if (faces[0] === n && (faces[k - 1] - n) % n === 0) tries.push(n + "d" + (faces[k - 1] / n));
+    for (i = 0; i < tries.length; i++) {
+      try {
+        var d = parseDice(tries[i]);
+        if (d.faces.join() === faces.join() && d.probs.join() === probs.join()) return tries[i];
+      } catch (e) { /* not this one */ }
+    }
     return faces.map(function (f, i) { return f + ":" + probs[i]; }).join(",");
   }
 

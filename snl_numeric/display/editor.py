@@ -71,7 +71,8 @@ pairs).</small>
 <p id="snl-timing" class="muted" aria-live="off"></p>
 </div>
 </div>
-<h3>Jumps</h3>
+<div class="cols">
+<div><h3>Jumps</h3>
 <div class="scroll"><table><thead><tr><th>from square</th><th>to square</th><th>kind</th>
 <th><span class="muted">edit</span></th></tr></thead><tbody id="snl-jumps-body"></tbody>
 <tfoot><tr><td><input id="snl-add-from" type="number" aria-label="new jump: from square"></td>
@@ -80,10 +81,12 @@ pairs).</small>
 <p><a id="snl-download" download="board.json" href="#">Download the board (JSON, as
 <code>snl analyze FILE</code> and <code>Board.from_json</code> read it)</a> ·
 <a id="snl-share" href="#">link to this board</a> ·
-<button id="snl-reset" type="button">Undo all edits</button></p>
-<figure class="board" id="snl-board-figure"></figure>
-<figcaption>Square 1 bottom-left, rows alternating; ladders green and straight, snakes red,
-dashed and curved, each ending in a dot; the start outlined, the goal gold.</figcaption>
+<button id="snl-reset" type="button">Undo all edits</button></p></div>
+<div><h3>The board</h3><figure class="board" id="snl-board-figure"></figure>
+<figcaption>Square 1 bottom-left, rows alternating (square 0 left of 1); ladders green and
+straight, snakes red, dashed and curved, each ending in a dot; the start outlined, the goal
+gold.</figcaption></div>
+</div>
 <h3>How long the game lasts</h3>
 <figure id="snl-dist-figure"></figure>
 <figcaption>P(T = k): bars (left axis); P(T ≤ k): line (right axis), up to 99.9% of the
