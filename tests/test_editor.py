@@ -307,7 +307,28 @@ def test_keyboard_edits_and_screenshots(tmp_path, browser):
     session, problems = open_page(browser, str(path), width=1100, height=1400)
     assert problems == []
     evaluate(browser, session, "document.getElementById('snl-add-from').focus(); 0")
-    for key in ("5", "0", "Tab", "9", "9", "Enter"):
+    type_keys(browser, session, ("5", "0", "Tab", "9", "9", "Enter"))
+    added = MB.replace(jumps={**MB.jumps, 50: 99})
+    got = json.loads(evaluate(browser, session, "snlEditor.result()"))
+    assert got["error"] is None
+    assert close(number(got["mean"]), expected_throws(added))
+    # retarget the first ladder from the keyboard: the field keeps the focus
+    evaluate(browser, session, "var f = document.querySelector('input[data-jump=\"0\"][data-end=\"to\"]');"
+                               "f.value = ''; f.focus(); 0")
+    type_keys(browser, session, ("4", "0", "Enter"))
+    got = json.loads(evaluate(browser, session, "snlEditor.result()"))
+    assert close(number(got["mean"]), expected_throws(added.replace(jumps={**added.jumps, 1: 40})))
+    assert evaluate(browser, session, "document.activeElement.getAttribute('data-jump')") == "0"
+    shots = os.environ.get("SNL_EDITOR_SHOTS")
+    png = screenshot(browser, session)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    if shots:
+        with open(os.path.join(shots, "editor.png"), "wb") as fh:
+            fh.write(png)
+
+
+def type_keys(browser, session, keys) -> None:
+    for key in keys:
         params = ({"key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9} if key == "Tab" else
                   {"key": key, "text": key, "windowsVirtualKeyCode": 13 if key == "Enter" else
                    ord(key), "code": "Enter" if key == "Enter" else f"Digit{key}"})
@@ -316,16 +337,6 @@ def test_keyboard_edits_and_screenshots(tmp_path, browser):
         browser.call("Input.dispatchKeyEvent", session, type="keyDown", **params)
         browser.call("Input.dispatchKeyEvent", session, type="keyUp",
                      **{k: v for k, v in params.items() if k != "text"})
-    added = MB.replace(jumps={**MB.jumps, 50: 99})
-    got = json.loads(evaluate(browser, session, "snlEditor.result()"))
-    assert got["error"] is None
-    assert close(number(got["mean"]), expected_throws(added))
-    shots = os.environ.get("SNL_EDITOR_SHOTS")
-    png = screenshot(browser, session)
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    if shots:
-        with open(os.path.join(shots, "editor.png"), "wb") as fh:
-            fh.write(png)
 
 
 def test_editable_report_size_and_plain_report_unchanged(tmp_path):

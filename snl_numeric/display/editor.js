@@ -560,6 +560,20 @@
     $("snl-overshoot").value = board.overshoot;
     $("snl-chain").checked = board.chain;
     $("snl-dice").value = board.diceText;
+    var body = $("snl-jumps-body");
+    if (body.rows.length === board.jumps.length) {   // the same rows: values in place, focus kept
+      board.jumps.forEach(function (j, i) {
+        var cells = body.rows[i].cells, kind = j[1] > j[0] ? "ladder" : "snake", name = kind + " " + j[0] + "→" + j[1];
+        var from = cells[0].firstChild, to = cells[1].firstChild;
+        if (from.value !== String(j[0])) from.value = j[0];
+        if (to.value !== String(j[1])) to.value = j[1];
+        from.setAttribute("aria-label", name + ": from square");
+        to.setAttribute("aria-label", name + ": to square");
+        cells[2].innerHTML = '<span class="snl-key ' + kind + '" aria-hidden="true"></span>' + kind;
+        cells[3].firstChild.setAttribute("aria-label", "delete " + name);
+      });
+      return;
+    }
     var rows = board.jumps.map(function (j, i) {
       var kind = j[1] > j[0] ? "ladder" : "snake", name = kind + " " + j[0] + "→" + j[1];
       return "<tr><td>" + tag("input", { type: "number", "data-jump": i, "data-end": "from", value: j[0], "aria-label": name + ": from square" }) +
@@ -567,7 +581,7 @@
         '</td><td><span class="snl-key ' + kind + '" aria-hidden="true"></span>' + kind + "</td><td>" +
         tag("button", { type: "button", "data-delete": i, "aria-label": "delete " + name }, "Delete") + "</td></tr>";
     });
-    $("snl-jumps-body").innerHTML = rows.join("");
+    body.innerHTML = rows.join("");
   }
   function render() {
     renderControls();
