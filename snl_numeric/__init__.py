@@ -36,11 +36,13 @@ from .report import report
 from .shortest import min_throws, shortest_path, throw_distances
 from .simulate import SimulationResult, simulate
 from .warmup import cache_dir, warmup
+from .widget import BoardEditor, edit
 
 __all__ = [
     "Analysis",
     "Board",
     "BoardBatch",
+    "BoardEditor",
     "DesignResult",
     "Dice",
     "FinishWithinResult",
@@ -55,6 +57,7 @@ __all__ = [
     "boards",
     "cache_dir",
     "design_board",
+    "edit",
     "expected_game_length",
     "expected_throws",
     "expected_throws_all",

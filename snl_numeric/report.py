@@ -18,6 +18,7 @@ from ._core.validation import flag
 from .analysis import analyze
 from .board import Board, check_board, check_start
 from .chain import expected_throws, solver_report
+from .display.editor import editable_page
 from .display.html import board_title
 from .display.report import (
     board_section,
@@ -42,7 +43,7 @@ CANDIDATES_MAX_SIZE = 400
 
 def report(board: Board, path: str | os.PathLike[str] | None = None, *,
            actions: Sequence[Any] | None = None, race: bool = False,
-           start: int | None = None) -> str:
+           start: int | None = None, editable: bool = False) -> str:
     """Write one self-contained HTML report about ``board``.
 
     The page holds the board drawn, the key numbers with their certified error
@@ -67,6 +68,12 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
         when no ``actions`` are given).
     start : int, optional
         Start square; the board's own by default.
+    editable : bool, default False
+        Make the page an editor as well: controls to add, move, delete and retarget jumps
+        and to change the rules and dice, with a solver in the page's own script (no
+        network, no framework) that redraws the key numbers, the board, the distribution
+        and each jump's impact on every edit; the edited board downloads as a JSON board
+        file and its link (the URL fragment) shares it. See :doc:`/user_guide/editor`.
 
     Returns
     -------
@@ -79,9 +86,12 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
     >>> html = report(boards.get("seed-30"))
     >>> html.startswith("<!DOCTYPE html>"), "<script" in html, "Jump impact" in html
     (True, False, True)
+    >>> "Edit the board" in report(boards.get("seed-30"), editable=True)
+    True
     """
     start = check_start(check_board(board), start)
     race = flag(race, "race")
+    editable = flag(editable, "editable")
     if path is not None and not isinstance(path, (str, os.PathLike)):  # (an int: a descriptor)
         raise TypeError(f"path must be a file name (str or path-like) or None, got {path!r}")
     if actions is not None and (isinstance(actions, (str, bytes)) or not len(actions)):
@@ -114,6 +124,8 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
                 f"{board.size}; start on square {start}.", sections,
                 "Made by snl_numeric: exact answers from the absorbing Markov chain of the "
                 "board (no simulation).")
+    if editable:
+        html = editable_page(html, board)
     if path is not None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(html)

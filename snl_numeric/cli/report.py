@@ -22,12 +22,15 @@ def add_parser(sub) -> None:
     p.add_argument("--race", action="store_true",
                    help="add the race of two players choosing between the --action dice "
                         "(the board's own die without them)")
+    p.add_argument("--edit", action="store_true",
+                   help="make the page an editor too: change jumps, rules and dice in the "
+                        "browser and see every number solved again in the page")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     board = board_from_args(args)
     actions = [dice_from_flag(s, "--action") for s in args.actions] if args.actions else None
-    report(board, args.output, actions=actions, race=args.race)
+    report(board, args.output, actions=actions, race=args.race, editable=args.edit)
     print(f"wrote {args.output} ({format_bytes(os.path.getsize(args.output))})")
     return 0
