@@ -85,7 +85,7 @@ def user_cache_dir() -> str | None:
 
 def cache_dir() -> str | None:
     """Where compiled kernels are kept: ``$NUMBA_CACHE_DIR`` if set, else
-    :func:`user_cache_dir` (None: nowhere, kernels are compiled in memory).
+    ``platformdirs.user_cache_dir`` (None: nowhere, kernels are compiled in memory).
 
     Examples
     --------

@@ -437,7 +437,7 @@ def analyze_many(
         :class:`~snl_numeric.Analysis`), ``p<q>`` (e.g. ``p90``: the
         smallest ``k`` with ``P(T <= k) >= q / 100``), ``size``, ``start``,
         ``n_snakes``, ``n_ladders``, ``n_faces``. Default
-        :data:`DEFAULT_COLUMNS`. The distribution is computed only for
+        :data:`~snl_numeric.batch.DEFAULT_COLUMNS`. The distribution is computed only for
         ``median``/``mode``/``p<q>``. ``expected_throws`` is the old name
         of ``mean`` (deprecated).
     errors : {"raise", "coerce"}

@@ -87,7 +87,7 @@ def analyze_to_parquet(
     directory: a second run writing there at the same time is refused. A run stopped by
     a bad board (``errors="raise"``) in a folder that held no results leaves nothing
     behind, not even the folders it created. Memory stays bounded by a few chunks
-    whatever the input size. Parameters are those of :func:`analyze_many`.
+    whatever the input size. Parameters are those of :func:`~snl_numeric.analyze_many`.
 
     Returns
     -------

@@ -290,7 +290,7 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     """The exact change of expected throws for every single jump one could add.
 
     ``out[a, b]`` is the expected throws from the start with a new jump ``a -> b`` minus
-    those without it (see :func:`candidates` for the method, the rules and the errors).
+    those without it (see :func:`~snl_numeric.impact.candidates` for the method, the rules and the errors).
 
     Parameters
     ----------
@@ -308,7 +308,7 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
 
     See Also
     --------
-    candidates : the same with the board, a top list, a table and HTML.
+    snl_numeric.impact.candidates : the same with the board, a top list, a table and HTML.
     top_candidates : the jumps that lengthen (or shorten) the game most.
     snl_numeric.plot.plot_candidates : the heat map.
 

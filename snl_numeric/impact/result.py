@@ -237,7 +237,7 @@ class JumpCandidates:
     def top(self, k: int = 10, *, longer: bool = True) -> list[tuple[int, int, float]]:
         """The ``k`` jumps that lengthen the game most (``longer=False``: shorten it most),
         as ``(a, b, change)``, ties in square order; jumps that make the game endless
-        (``inf``) are not ranked (see :func:`top_candidates`).
+        (``inf``) are not ranked (see :func:`~snl_numeric.top_candidates`).
 
         Examples
         --------
