@@ -298,7 +298,7 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
     for c in cols:
         what = quantity(c)
         if what == "min_throws":
-            data[c] = int_col(min_out)
+            data[c] = int_col(min_out, min_out < 0)  # unreachable: missing, as pandas has it
         elif what == "mean":
             data[c] = float_col(mean_out)
         elif what == "finish_probability":
@@ -466,10 +466,12 @@ def analyze_many(
         One row per board, indexed by its position in the input (``row``),
         with the input's own ``id`` and ``name`` columns first when it has
         them (board names, or those columns of a Parquet file).
-        Integer columns are nullable (``Int64``); ``min_throws`` is -1 for
-        an unreachable goal, ``mean``/``variance``/``std`` are
-        ``inf`` when the goal is not reached with probability 1, and a
-        quantile the distribution never reaches is ``<NA>``.
+        Integer columns are nullable (``Int64``) and follow pandas' convention
+        for missing values: ``min_throws`` is ``<NA>`` for an unreachable goal
+        (where :func:`~snl_numeric.min_throws` returns -1), so ``mean()`` and
+        the other reductions skip it, as is a quantile the distribution never
+        reaches; ``mean``/``variance``/``std`` are ``inf`` when the goal is not
+        reached with probability 1 (a true value, not a missing one).
 
     Examples
     --------
