@@ -37,6 +37,7 @@ from snl_numeric.batch import (
     write_jsonl,
     write_parquet,
 )
+from snl_numeric.batch import run as batch_run
 from snl_numeric.batch import store as batch_store
 from snl_numeric.cli import main
 from tests import naive
@@ -500,6 +501,21 @@ def test_dask_equals_local(dask_client, tmp_path):
     assert run.computed == 8 and read_results(tmp_path / "o").equals(local)
     with pytest.raises(ValueError, match="^board 1: jump 10->1 leaves the goal"):
         analyze_many([{"size": 10}, {"size": 10, "jumps": [[10, 1]]}], client=dask_client)
+
+
+def test_dask_default_chunks_split_across_the_workers(dask_client, tmp_path):
+    # issue 55, item 5: 2 worker threads x 4 tasks each, not one task of 20,000 boards
+    batch = random_batch(1_000, 30, snakes=3, ladders=3, rng=5)
+    cols = ("min_throws", "mean")
+    run = analyze_to_parquet(batch, tmp_path / "o", columns=cols, client=dask_client)
+    assert (run.chunks, run.computed) == (8, 8)  # ceil(1000 / 8) = 125 boards a task
+    assert read_results(tmp_path / "o").equals(analyze_many(batch, columns=cols))
+    # resumed here (no cluster): the run keeps its chunks and reuses every part
+    again = analyze_to_parquet(batch, tmp_path / "o", columns=cols)
+    assert (again.chunks, again.reused, again.computed) == (8, 8, 0)
+    # an iterator's length is unknown: the usual chunk
+    assert batch_run.default_chunk_size(iter(batch[:10]), dask_client) == 20_000
+    assert batch_run.default_chunk_size(batch[:10], dask_client) == 100  # the smallest task
 
 
 def test_dask_worker_killed_mid_run_loses_no_rows(dask_client):

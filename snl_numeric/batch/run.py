@@ -5,9 +5,10 @@ from __future__ import annotations
 import difflib
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from .._core.validation import (
     problem_message,
 )
 from .._core.warn import warn_user
+from ..board import Board
 from ..chain import finish_probability, moments
 from ..compile import table_bytes
 from ..io import require_pandas
@@ -49,6 +51,26 @@ from .kernels import (
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: What ``boards`` may be: a batch, a JSON Lines / JSON / Parquet file, or boards
+#: (``Board`` objects or their ``to_dict()`` mappings) in a list or any iterable.
+BoardsInput: TypeAlias = "BoardBatch | str | os.PathLike[str] | Iterable[Board | Mapping[str, Any]]"
+
+
+class DaskClient(Protocol):
+    """What the batch functions use of a ``dask.distributed.Client``."""
+
+    def submit(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run ``func(*args)`` as a task; a future."""
+
+    def nthreads(self) -> Any:
+        """Worker address -> its number of threads."""
+
+
+#: Tasks per Dask worker thread when ``chunk_size`` is not given (room to balance them).
+TASKS_PER_THREAD = 4
+#: The smallest chunk chosen for Dask: smaller tasks cost more to schedule than to run.
+MIN_DASK_CHUNK = 100
 
 #: Columns computed when ``columns`` is not given.
 DEFAULT_COLUMNS = ("min_throws", "mean", "variance", "std")
@@ -347,6 +369,34 @@ def versioned_chunk(chunk: Chunk, settings: Settings) -> tuple[str, pd.DataFrame
     return version.VERSION, analyze_chunk(chunk, settings)
 
 
+def default_chunk_size(boards: Any, client: DaskClient | None) -> int:
+    """``DEFAULT_CHUNK_SIZE`` here (or for an iterator, whose length is unknown); on Dask,
+    the boards split into ``TASKS_PER_THREAD`` tasks per worker thread of the cluster,
+    ``MIN_DASK_CHUNK`` to ``DEFAULT_CHUNK_SIZE`` boards each.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> default_chunk_size([Board(10)] * 50_000, None)
+    20000
+    >>> class TwoWorkers:  # a Client's nthreads(): 2 workers of 2 threads
+    ...     def nthreads(self): return {"tcp://a": 2, "tcp://b": 2}
+    >>> default_chunk_size([Board(10)] * 10_000, TwoWorkers())  # 16 tasks
+    625
+    """
+    if client is None:
+        return DEFAULT_CHUNK_SIZE
+    if isinstance(boards, (str, os.PathLike)):
+        total = open_source(boards, DEFAULT_CHUNK_SIZE).total  # its rows, counted
+    elif isinstance(boards, (BoardBatch, list, tuple)):
+        total = len(boards)
+    else:
+        return DEFAULT_CHUNK_SIZE  # an iterator: read once, its length unknown
+    threads = sum(client.nthreads().values()) or 1
+    per_task = -(-total // (TASKS_PER_THREAD * threads))
+    return int(min(DEFAULT_CHUNK_SIZE, max(MIN_DASK_CHUNK, per_task)))
+
+
 def check_client(client: Any, allow_mixed_versions: Any) -> bool:
     """Check the ``client`` and ``allow_mixed_versions`` arguments; the latter as a bool."""
     if client is not None and not callable(getattr(client, "submit", None)):
@@ -412,12 +462,12 @@ def _empty_frame(settings: Settings) -> pd.DataFrame:
 
 
 def analyze_many(
-    boards: Any,
+    boards: BoardsInput,
     *,
     columns: Sequence[str] | None = None,
     errors: str = "raise",
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    client: Any = None,
+    chunk_size: int | None = None,
+    client: DaskClient | None = None,
     progress: bool | str = False,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
@@ -445,9 +495,11 @@ def analyze_many(
         with the :class:`~snl_numeric.Board` message. ``"coerce"``: an
         ``error`` column holds the message (missing for good rows) and the
         bad rows' values are missing.
-    chunk_size : int
+    chunk_size : int, optional
         Boards per chunk (the unit of streaming, of Dask tasks and of
-        progress).
+        progress). Default: 20,000 here; with ``client``, the boards split
+        into 4 tasks per worker thread of the cluster (100 to 20,000 boards
+        each; 20,000 for an iterator, whose length is unknown).
     client : dask.distributed.Client, optional
         Run the chunks as tasks on this Dask cluster (one task per chunk,
         keyed by its index; results gathered in order). Default: here.
@@ -485,8 +537,10 @@ def analyze_many(
     'jump 10->2 leaves the goal 10; no jump may leave it'
     """
     pd = require_pandas()
-    settings = make_settings(columns, errors, tail, max_throws, chunk_size)
     allow_mixed_versions = check_client(client, allow_mixed_versions)
+    if chunk_size is None:
+        chunk_size = default_chunk_size(boards, client)
+    settings = make_settings(columns, errors, tail, max_throws, chunk_size)
     source = open_source(boards, int(chunk_size))
     frames = []
     if progress and client is None:
