@@ -82,6 +82,21 @@ def add_command(sub: Any, name: str, *, help: str, description: str,
                           formatter_class=_ExamplesFormatter)
 
 
+def check_output_file(path: str, flag: str) -> None:
+    """Refuse ``path`` up front (before any work) when its folder does not exist.
+
+    Examples
+    --------
+    >>> check_output_file("no/such/folder/report.html", "-o")
+    Traceback (most recent call last):
+    ...
+    ValueError: -o no/such/folder/report.html: the folder 'no/such/folder' does not exist
+    """
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        raise ValueError(f"{flag} {path}: the folder {folder!r} does not exist")
+
+
 def add_board_arguments(parser: argparse.ArgumentParser, *, dice: bool = True) -> None:
     """The BOARD argument and the rule-override flags, shared by commands.
 
@@ -208,8 +223,21 @@ class DeprecatedFlag(argparse.Action):
         setattr(namespace, self.dest, [*items, values])
 
 
-class CommandParser(argparse.ArgumentParser):
-    """A subcommand's parser: an unknown flag is reported with *this* command's usage (not
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose usage errors are one line on standard error (``PROG: error: WHY (see
+    'PROG --help')``) and exit status 2, as every other failure of ``snl``."""
+
+    def _hints(self) -> list[str]:
+        return []
+
+    def error(self, message: str):  # type: ignore[override]
+        why = "; ".join([message, *self._hints()])
+        self.exit(2, " ".join(f"{self.prog}: error: {why} (see '{self.prog} --help')".split())
+                  + "\n")
+
+
+class CommandParser(OneLineParser):
+    """A subcommand's parser: an unknown flag is reported with *this* command's name (not
     the top-level one), with the closest known flag, even when another error comes first."""
 
     _tokens: list[str] = []
@@ -231,7 +259,3 @@ class CommandParser(argparse.ArgumentParser):
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
-
-    def error(self, message: str):  # type: ignore[override]
-        hints = self._hints()
-        super().error(message + "".join(f"\n  {h}" for h in hints))
