@@ -333,7 +333,7 @@ def random_batch(
     *,
     snakes: int = 10,
     ladders: int = 10,
-    rng: np.random.Generator | int | None = None,
+    rng: np.random.Generator | np.random.SeedSequence | int | None = None,
     overshoot: str = "win",
     chain: bool = False,
 ) -> BoardBatch:

@@ -76,10 +76,10 @@ MIN_DASK_CHUNK = 100
 DEFAULT_COLUMNS = ("min_throws", "mean", "variance", "std")
 #: Blocks of rows per worker thread in one chunk (see :func:`blocks`).
 BLOCKS_PER_THREAD = 8
-#: Every fixed column name (the attribute names of :class:`~snl_numeric.Analysis`);
-#: ``"p<q>"`` (e.g. ``"p90"``, ``"p99.9"``) adds a percentile.
+#: The column names (the attribute names of :class:`~snl_numeric.Analysis`), with ``"p90"``
+#: standing for every ``"p<q>"``, 0 < q < 100 (e.g. ``"p10"``, ``"p99.9"``): a percentile.
 COLUMNS = ("min_throws", "mean", "variance", "std", "finish_probability", "median", "mode",
-           "size", "start", "n_snakes", "n_ladders", "n_faces")
+           "p90", "size", "start", "n_snakes", "n_ladders", "n_faces")
 #: Old column names still accepted for one release (with a ``DeprecationWarning``); the
 #: column keeps the name asked for.
 DEPRECATED_COLUMNS = {"expected_throws": "mean"}

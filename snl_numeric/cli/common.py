@@ -59,8 +59,8 @@ def load_board(spec: str) -> Board:
         return Board.from_json(os.fspath(spec))
     if spec.lower().endswith(".json") or os.sep in spec or "/" in spec:
         raise ValueError(f"board file {spec!r} not found")
-    close = difflib.get_close_matches(spec, boards.names(), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    near = boards.closest(spec)
+    hint = f"; did you mean {near!r}?" if near else ""
     raise ValueError(f"board {spec!r} not found: no such file, nor a known board "
                      f"({', '.join(boards.names())}){hint}")
 
