@@ -118,3 +118,25 @@ def test_documented_file_functions_exist():
         assert f"{name}(" in formats and callable(getattr(batch_module, name))
     install = (DOCS / "install.md").read_text(encoding="utf-8")
     assert "snl warmup" in install and "NUMBA_CACHE_DIR" in install
+
+
+def test_first_call_compile_time_is_stated_in_one_place():
+    """Issue 55, item 8: the performance page states how long first calls compile; every
+    other page that speaks of compiling links there instead of giving its own numbers."""
+    seconds = re.compile(r"\b\d+(\.\d+)?( ?- ?\d+(\.\d+)?)? ?s\b")
+    home = DOCS / "user_guide" / "performance.md"
+    pages = [ROOT / "README.md", *PAGES]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for para in re.split(r"\n\s*\n", text):
+            if "compil" in para and page != home:
+                assert not seconds.search(para), f"{page.name}: {para[:200]}"
+    assert "(first-calls)=" in home.read_text(encoding="utf-8")
+    assert "{ref}`first-calls`" in (DOCS / "install.md").read_text(encoding="utf-8")
+    assert "performance.md#first-calls" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_install_page_says_how_to_install_from_a_clone():
+    install = (DOCS / "install.md").read_text(encoding="utf-8")
+    assert "From a clone of the repository" in install
+    assert 'python -m pip install ".[plot]"' in install
