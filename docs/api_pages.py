@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import types
 from pathlib import Path
 
@@ -10,26 +11,45 @@ import snl_numeric
 
 #: The submodules whose own ``__all__`` is documented, with a heading each.
 SUBMODULES = {
-    "maze": "Number mazes",
     "boards": "The board registry",
+    "dice": "Dice",
+    "batch": "Many boards: tables, files, Dask (the ``batch`` extra)",
+    "policy": "Optimal play",
+    "race": "Races",
+    "impact": "Jump impact",
+    "maze": "Number mazes",
     "plot": "Plots (the ``plot`` extra)",
 }
 
 
+def _module(mod: str) -> types.ModuleType:
+    return importlib.import_module(f"snl_numeric.{mod}")
+
+
+def _reexported(mod: str, name: str) -> bool:
+    """Whether ``snl_numeric.mod.name`` is the object ``snl_numeric.name`` (one page for both)."""
+    return name in snl_numeric.__all__ and getattr(snl_numeric, name) is getattr(_module(mod), name)
+
+
 def api_names() -> list[str]:
-    """Every documented dotted name: ``snl_numeric.X`` for X in ``__all__`` (modules
-    excepted) and ``snl_numeric.M.Y`` for Y in each documented submodule's ``__all__``."""
+    """Every dotted name with a page: ``snl_numeric.X`` for X in ``__all__`` (modules
+    excepted) and ``snl_numeric.M.Y`` for Y in each documented submodule's ``__all__``
+    unless ``Y`` is the same object as ``snl_numeric.Y`` (its section links to that page)."""
     names = [f"snl_numeric.{n}" for n in snl_numeric.__all__
              if not isinstance(getattr(snl_numeric, n), types.ModuleType)]
     for mod in SUBMODULES:
-        module = getattr(snl_numeric, mod)
-        names += [f"snl_numeric.{mod}.{n}" for n in module.__all__]
+        names += [f"snl_numeric.{mod}.{n}" for n in _module(mod).__all__
+                  if not _reexported(mod, n)]
     return names
 
 
-def _section(title: str, module: str, names: list[str]) -> list[str]:
-    lines = [title, "-" * len(title), "", f".. currentmodule:: {module}", "",
-             ".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
+def _section(title: str, module: str, names: list[str], *, directive: str = "module",
+             also: list[str] | None = None) -> list[str]:
+    lines = [title, "-" * len(title), "", f".. {directive}:: {module}", ""]
+    if also:  # the same objects as top-level names: listed here, documented there
+        lines += ["Also here: " + ", ".join(f":obj:`~snl_numeric.{n}`" for n in also)
+                  + " (the same objects as ``snl_numeric``'s).", ""]
+    lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
     return lines + [f"   {n.removeprefix(module + '.')}" for n in names] + [""]
 
 
@@ -42,11 +62,12 @@ def api_index() -> str:
              "Every public name of ``snl_numeric``; this page is generated from the "
              "package's ``__all__`` at each build.", ""]
     lines += _section("Functions", "snl_numeric", functions)
-    lines += _section("Results and models", "snl_numeric", classes)
+    lines += _section("Results and models", "snl_numeric", classes, directive="currentmodule")
     for mod, title in SUBMODULES.items():
         module = f"snl_numeric.{mod}"
         lines += _section(f"{title}: ``{module}``", module,
-                          [n for n in api_names() if n.startswith(module + ".")])
+                          [n for n in api_names() if n.startswith(module + ".")],
+                          also=[n for n in _module(mod).__all__ if _reexported(mod, n)])
     return "\n".join(lines)
 
 

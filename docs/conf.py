@@ -1,9 +1,9 @@
 """Sphinx configuration of the snl_numeric documentation.
 
 The API reference is generated: ``api/index.rst`` is written at every build from the
-public names (``snl_numeric.__all__`` and the ``__all__`` of ``maze``, ``boards`` and
-``plot``), so a name added there gets its page without touching the docs; the build
-fails if one has none. The tour notebook (``examples/tour.ipynb``) is executed and
+public names (``snl_numeric.__all__`` and the ``__all__`` of the submodules listed in
+``api_pages.SUBMODULES``), so a name added there gets its page without touching the docs;
+the build fails if one has none. Cross-references are checked (``nitpicky``). The tour notebook (``examples/tour.ipynb``) is executed and
 rendered with its figures.
 """
 
@@ -38,6 +38,19 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-n
 exclude_patterns = ["_build", "api_pages.py"]
 templates_path = ["_templates"]
 
+# Every cross-reference must resolve, but for these deliberate exceptions:
+nitpicky = True
+nitpick_ignore = [
+    # no intersphinx (the build runs offline): NumPy's names stay code
+    ("py:class", "numpy.random.SeedSequence"),
+    # internal modules whose docstrings hold the method; named, not rendered
+    ("py:mod", "snl_numeric.design"),
+    ("py:mod", "snl_numeric.impact.compute"),
+    # internal limits named in docstrings (their values are stated beside them)
+    ("py:data", "GROUPS"),
+    ("py:data", "CANDIDATES_MAX_SIZE"),
+]
+
 # -- API reference -------------------------------------------------------------------
 autosummary_generate = True
 autodoc_typehints = "none"  # numpydoc's Parameters sections say it, once
@@ -57,6 +70,10 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"snl_numeric {release}"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 html_static_path: list[str] = []
+# no primary sidebar on pages without sub-pages (it would show an empty "Section
+# Navigation"); the API reference keeps it to list its generated pages
+html_sidebars = {page: [] for page in ("index", "install", "tour", "version_policy", "changelog",
+                                       "user_guide/*")}
 
 
 # generated before Sphinx reads anything (autosummary reads api/index.rst when the builder

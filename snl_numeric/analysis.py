@@ -205,9 +205,15 @@ def analyze(
     for q in percentiles:
         if isinstance(q, bool) or not isinstance(q, numbers.Real):
             raise TypeError(f"percentiles must be numbers, got {shown(q)}")
-        if not 0 < q < 100:
+        if q >= 100:
             raise ValueError(
-                f"percentiles must be in (0, 100) (the tail is cut at the tolerance), got {q!r}")
+                f"percentiles must be below 100, got {q!r}: the 100th percentile is the longest "
+                "game, which has no bound when a snake or a throw that moves nothing can make a "
+                "game go on (the distribution stops where its tail falls below tail); ask for "
+                "99.9 or the like")
+        if not q > 0:
+            raise ValueError(f"percentiles must be above 0, got {q!r}: the 0th percentile would "
+                             "be the shortest game, which is min_throws")
     cb = board.compiled
     mean_all, var_all = moments(cb)
     mean, var = float(mean_all[start]), float(var_all[start])

@@ -628,6 +628,10 @@ def check_start(board: Board, start: Any) -> int:
 
 def check_board(board: Any) -> Board:
     """``board`` if it is a :class:`Board`, else ``TypeError``."""
+    if isinstance(board, str):  # a name or a path, as the command line takes
+        raise TypeError(f"expected a Board, got the string {board!r}: use "
+                        f"snl_numeric.boards.get({board!r}) for a built-in board, "
+                        "Board.from_json(path) for a board file")
     if not isinstance(board, Board):
         raise TypeError(f"expected a Board, got {type(board).__name__}")
     return board

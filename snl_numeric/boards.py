@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 import numpy as np
@@ -118,11 +119,29 @@ def get(name: str, **rules: Any) -> Board:
     return board.replace(**rules) if rules else board
 
 
+def closest(name: str) -> str | None:
+    """The known board name closest to a mistyped ``name`` (None: none is close); what
+    ``get`` and the command line suggest.
+
+    Examples
+    --------
+    >>> closest("milton bradley"), closest("zzz")
+    ('milton-bradley', None)
+    """
+    close = difflib.get_close_matches(name, names(), n=1, cutoff=0.6)
+    if not close:  # spaces, underscores or capitals for the hyphens
+        folded = "-".join(name.lower().replace("_", " ").split())
+        close = [n for n in names() if n == folded]
+    return close[0] if close else None
+
+
 def _check_name(name: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"board name must be a string, got {type(name).__name__}")
     if name not in _REGISTRY:
-        raise ValueError(f"unknown board {name!r}; known boards: {', '.join(names())}")
+        near = closest(name)
+        hint = f"; did you mean {near!r}?" if near else ""
+        raise ValueError(f"unknown board {name!r}{hint} (known boards: {', '.join(names())})")
     return name
 
 

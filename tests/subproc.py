@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -56,3 +57,16 @@ def hear_ctrl_c() -> None:
     started in the background (``cmd &`` in a script) ignores SIGINT, its children
     inherit that, and Python then installs no KeyboardInterrupt handler."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def slowdown(cpu_seconds: float = 0.2) -> float:
+    """How many times slower than quiet this machine runs right now: the wall-clock time a
+    busy loop needs for ``cpu_seconds`` of this thread's CPU time, over that CPU time (1 on
+    an idle machine, about 4 on two cores shared by eight busy processes; never below 1).
+
+    Wall-clock limits in tests are a quiet-machine time times this factor, so that a loaded
+    machine passes and a hang still fails."""
+    wall0, cpu0 = time.perf_counter(), time.thread_time()
+    while time.thread_time() - cpu0 < cpu_seconds:
+        sum(range(1000))
+    return max(1.0, (time.perf_counter() - wall0) / (time.thread_time() - cpu0))

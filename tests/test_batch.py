@@ -37,6 +37,7 @@ from snl_numeric.batch import (
     write_jsonl,
     write_parquet,
 )
+from snl_numeric.batch import run as batch_run
 from snl_numeric.batch import store as batch_store
 from snl_numeric.cli import main
 from tests import naive
@@ -48,7 +49,7 @@ ALL = ("min_throws", "mean", "variance", "std", "median", "mode", "p10", "p90",
 def _expected_row(board: Board) -> dict:
     a = analyze(board, percentiles=(10, 50, 90, 99.5))
     return {
-        "min_throws": min_throws(board),
+        "min_throws": None if min_throws(board) < 0 else min_throws(board),  # <NA>
         "mean": expected_throws(board),
         "variance": throws_variance(board),
         "std": math.sqrt(throws_variance(board)),
@@ -112,10 +113,27 @@ def test_fixed_boards_match_single_board_api():
     bl = _fixed_boards()
     df = analyze_many(bl, columns=ALL, chunk_size=5)
     _assert_matches(df, bl)
-    assert df.loc[12, "min_throws"] == -1 and df.loc[12, "mean"] == math.inf
+    assert df.loc[12, "min_throws"] is pd.NA and df.loc[12, "mean"] == math.inf
     assert df.loc[12, "median"] is pd.NA and df.loc[12, "mode"] is pd.NA
     assert df.loc[13, "min_throws"] == 1 and df.loc[13, "variance"] == math.inf
     assert df["min_throws"].dtype == "Int64" and df["mean"].dtype == np.float64
+
+
+def test_unreachable_goal_is_missing_so_reductions_skip_it(tmp_path):
+    # issue 55, item 4: pandas' convention, not -1 (which made the column's mean wrong)
+    bl = [Board(10), Board(4, overshoot="exact", dice={3: 1.0}), Board(20)]
+    want = [min_throws(bl[0]), min_throws(bl[2])]
+    assert min_throws(bl[1]) == -1 and want == [2, 4]  # 10 / 6, 20 / 6 rounded up
+    df = analyze_many(bl, columns=["min_throws", "mean"])
+    assert df["min_throws"].dtype == "Int64" and df["min_throws"].isna().tolist() == [
+        False, True, False]
+    assert df.min_throws.mean() == 3.0 and df.min_throws.min() == 2  # <NA> skipped
+    assert df["mean"].iloc[1] == math.inf  # never finishing is a value, not a missing one
+    # the Parquet results keep it missing
+    analyze_to_parquet(bl, tmp_path / "out", columns=["min_throws", "mean"])
+    back = read_results(tmp_path / "out")
+    assert back["min_throws"].dtype == "Int64" and back.min_throws.mean() == 3.0
+    assert back["min_throws"].isna().tolist() == [False, True, False]
 
 
 def test_matches_naive_twin():
@@ -123,7 +141,8 @@ def test_matches_naive_twin():
     df = analyze_many(bl, columns=("min_throws", "mean", "variance", "median"))
     for i, b in enumerate(bl):
         want = naive.batch_row(b.size, b.jumps, b.start, b.overshoot, b.chain, b.dice.to_dict())
-        assert df["min_throws"].iloc[i] == want["min_throws"]
+        assert _value(df["min_throws"].iloc[i]) == (None if want["min_throws"] < 0
+                                                    else want["min_throws"])
         assert _value(df["median"].iloc[i]) == want["median"]
         for col in ("mean", "variance"):
             assert df[col].iloc[i] == pytest.approx(want[col], rel=1e-8), (i, col)
@@ -159,7 +178,7 @@ def test_mixed_sizes_batch_agrees_with_random_batch_boards():
     rng = np.random.default_rng(0)
     for i in rng.choice(len(big), 12, replace=False).tolist():
         b = big[i]
-        assert df["min_throws"].iloc[i] == min_throws(b)
+        assert _value(df["min_throws"].iloc[i]) == _expected_row(b)["min_throws"]
         assert df["mean"].iloc[i] == pytest.approx(expected_throws(b), rel=1e-9)
         assert df["variance"].iloc[i] == pytest.approx(throws_variance(b), rel=1e-9)
         assert df["median"].iloc[i] == analyze(b).median
@@ -482,6 +501,21 @@ def test_dask_equals_local(dask_client, tmp_path):
     assert run.computed == 8 and read_results(tmp_path / "o").equals(local)
     with pytest.raises(ValueError, match="^board 1: jump 10->1 leaves the goal"):
         analyze_many([{"size": 10}, {"size": 10, "jumps": [[10, 1]]}], client=dask_client)
+
+
+def test_dask_default_chunks_split_across_the_workers(dask_client, tmp_path):
+    # issue 55, item 5: 2 worker threads x 4 tasks each, not one task of 20,000 boards
+    batch = random_batch(1_000, 30, snakes=3, ladders=3, rng=5)
+    cols = ("min_throws", "mean")
+    run = analyze_to_parquet(batch, tmp_path / "o", columns=cols, client=dask_client)
+    assert (run.chunks, run.computed) == (8, 8)  # ceil(1000 / 8) = 125 boards a task
+    assert read_results(tmp_path / "o").equals(analyze_many(batch, columns=cols))
+    # resumed here (no cluster): the run keeps its chunks and reuses every part
+    again = analyze_to_parquet(batch, tmp_path / "o", columns=cols)
+    assert (again.chunks, again.reused, again.computed) == (8, 8, 0)
+    # an iterator's length is unknown: the usual chunk
+    assert batch_run.default_chunk_size(iter(batch[:10]), dask_client) == 20_000
+    assert batch_run.default_chunk_size(batch[:10], dask_client) == 100  # the smallest task
 
 
 def test_dask_worker_killed_mid_run_loses_no_rows(dask_client):

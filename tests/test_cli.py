@@ -113,11 +113,12 @@ def test_every_flag_has_help():
     (["design", "--snakes", "1", "--ladders", "1", "--max", "--chians", "2"],
      "did you mean --chains?"),
 ])
-def test_typo_shows_the_subcommands_usage(capsys, argv, hint):
+def test_typo_names_the_subcommand_in_one_line(capsys, argv, hint):
     with pytest.raises(SystemExit) as exc:
         main(argv)
     err = capsys.readouterr().err
-    assert exc.value.code == 2 and err.startswith(f"usage: snl {argv[0]} ") and hint in err
+    assert exc.value.code == 2 and err.startswith(f"snl {argv[0]}: error: ") and hint in err
+    assert err.endswith(f"(see 'snl {argv[0]} --help')\n") and err.count("\n") == 1
 
 
 def test_mistyped_board_name(capsys):

@@ -175,3 +175,35 @@ def test_never_advise_an_option_the_cli_lacks(capsys, tmp_path):
     assert main(["simulate", str(slow), "--games", "10", "--max-throws", "5", "--seed", "1",
                  "--no-progress"]) == 0
     assert "10 games did not finish (0 stranded, 10 at --max-throws 5)" in capsys.readouterr().out
+
+
+# -- usage errors and output folders: one line each (issue 55, item 6) -----------------
+@pytest.mark.parametrize("argv, start, why", [
+    (["frob"], "snl: error: ", "invalid choice: 'frob'"),
+    (["analyze"], "snl analyze: error: ", "the following arguments are required: BOARD"),
+    (["simulate", "milton-bradley", "--games", "x"], "snl simulate: error: ", "--games"),
+    (["warmup", "frob"], "snl warmup: error: ", "invalid choice: 'frob' (choose from 'core', "),
+    (["design", "--snakes", "1"], "snl design: error: ", "required"),
+])
+def test_usage_errors_are_one_line(capsys, argv, start, why):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith(start) and why in err and "usage:" not in err
+    assert "[]" not in err  # no empty choice listed
+
+
+@pytest.mark.parametrize("argv", [
+    ["report", "seed-30", "-o", "{missing}/report.html"],
+    ["design", "--size", "20", "--snakes", "1", "--ladders", "1", "--max", "-o",
+     "{missing}/board.json"],
+])
+def test_a_missing_output_folder_is_refused_in_one_line(capsys, tmp_path, argv):
+    missing = tmp_path / "no" / "such"
+    argv = [a.format(missing=missing) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (f"snl {argv[0]}: error: -o {argv[-1]}: the folder '{missing}' does not "
+                   "exist\n")
+    assert not missing.exists()

@@ -8,7 +8,7 @@ import re
 import pytest
 from test_maze import SEED_003
 
-from snl_numeric import boards
+from snl_numeric import Board, boards
 from snl_numeric.cli import build_parser, main
 from snl_numeric.cli.common import whole_number
 
@@ -19,21 +19,38 @@ def _help(command):
     return sub.choices[command].format_help()
 
 
-@pytest.mark.parametrize("command", ["analyze", "simulate", "policy", "race", "maze"])
+COMMANDS = ["analyze", "simulate", "policy", "race", "maze", "design", "batch", "report",
+            "boards", "warmup"]
+
+
+def test_every_command_is_covered():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert sorted(sub.choices) == sorted(COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_help_describes_the_command_and_its_examples_run(command, capsys, tmp_path,
                                                          monkeypatch):
     text = _help(command)
     description = text.split("\n\n")[1]
     assert len(description.split()) >= 15, description  # says what it does
-    examples = re.findall(rf"^  (snl {command} .*?)(?:[ ]{{2,}}.*)?$", text, re.M)
+    examples = re.findall(rf"^  (snl {command}\b.*?)(?:[ ]{{2,}}.*)?$", text, re.M)
     assert len(examples) >= 2
     monkeypatch.chdir(tmp_path)
     boards.get("milton-bradley").to_json("my_board.json")
     (tmp_path / "maze.txt").write_text("\n".join(" ".join(map(str, r)) for r in SEED_003))
+    with open("boards.jsonl", "w") as fh:
+        fh.write(boards.get("seed-30").to_json() + "\n" + Board(20).to_json() + "\n")
     for line in examples:
         argv = line.split()[1:]
         if "--games" in argv:  # the example's 1e6 games, fewer here (the parsing is the point)
             argv[argv.index("--games") + 1] = "1e3"
+        if command == "design" and "--iterations" not in argv:
+            argv += ["--iterations", "200"]  # fewer steps here too
+        if command == "warmup" or "--scheduler" in argv:  # compiles everything / a cluster
+            build_parser().parse_args(argv)  # parsed only
+            continue
         assert main(argv) == 0, line
         out = capsys.readouterr().out
         if "--json" in argv:

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 sys.path.insert(0, str(DOCS))
 
-from api_pages import api_names  # noqa: E402
+from api_pages import api_index, api_names  # noqa: E402
 
 PAGES = sorted(DOCS.glob("*.md")) + sorted((DOCS / "user_guide").glob("*.md"))
 
@@ -44,6 +44,30 @@ def test_api_names_cover_every_public_name():
             assert f"snl_numeric.{name}" in names
 
 
+@pytest.mark.parametrize("module", ["batch", "plot", "maze", "policy", "race", "dice",
+                                    "boards", "impact"])
+def test_api_reference_lists_every_name_of_the_submodules(module):
+    """Issue 55, item 3: each name of the module's ``__all__`` has its own entry in the
+    module's section, or (the same object as a top-level name) a link to that page."""
+    import importlib
+
+    mod = importlib.import_module(f"snl_numeric.{module}")
+    section = api_index().split(f"``snl_numeric.{module}``\n", 1)[1].split("\n-----", 1)[0]
+    entries = set(re.findall(r"^   (\w+)$", section, flags=re.M))
+    links = set(re.findall(r":obj:`~snl_numeric\.(\w+)`", section))
+    for name in mod.__all__:
+        if name in links:
+            assert getattr(snl_numeric, name) is getattr(mod, name), name
+        else:
+            assert name in entries, f"snl_numeric.{module}.{name} is not in the API reference"
+    assert entries | links == set(mod.__all__)
+
+
+def test_cross_references_are_checked():
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert re.search(r"^nitpicky = True$", conf, flags=re.M)
+
+
 @pytest.mark.slow
 def test_every_public_name_has_a_page(tmp_path):
     """The reference part of the site, built as CI builds it (the tour not executed here:
@@ -61,6 +85,10 @@ def test_every_public_name_has_a_page(tmp_path):
         assert re.search(rf'id="{re.escape(name)}"', page.read_text(encoding="utf-8")), short
     index = (out / "api" / "index.html").read_text(encoding="utf-8")
     assert all(f"generated/{name}.html" in index for name in api_names())
+    # guide pages have no sub-pages: no (empty) "Section Navigation" sidebar
+    for page in ("install.html", "user_guide/rules.html", "user_guide/dask.html"):
+        assert "Section Navigation" not in (out / page).read_text(encoding="utf-8"), page
+    assert "Section Navigation" in index  # the reference keeps it: its pages are listed
 
 
 def test_the_guide_has_examples():
@@ -90,3 +118,25 @@ def test_documented_file_functions_exist():
         assert f"{name}(" in formats and callable(getattr(batch_module, name))
     install = (DOCS / "install.md").read_text(encoding="utf-8")
     assert "snl warmup" in install and "NUMBA_CACHE_DIR" in install
+
+
+def test_first_call_compile_time_is_stated_in_one_place():
+    """Issue 55, item 8: the performance page states how long first calls compile; every
+    other page that speaks of compiling links there instead of giving its own numbers."""
+    seconds = re.compile(r"\b\d+(\.\d+)?( ?- ?\d+(\.\d+)?)? ?s\b")
+    home = DOCS / "user_guide" / "performance.md"
+    pages = [ROOT / "README.md", *PAGES]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for para in re.split(r"\n\s*\n", text):
+            if "compil" in para and page != home:
+                assert not seconds.search(para), f"{page.name}: {para[:200]}"
+    assert "(first-calls)=" in home.read_text(encoding="utf-8")
+    assert "{ref}`first-calls`" in (DOCS / "install.md").read_text(encoding="utf-8")
+    assert "performance.md#first-calls" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_install_page_says_how_to_install_from_a_clone():
+    install = (DOCS / "install.md").read_text(encoding="utf-8")
+    assert "From a clone of the repository" in install
+    assert 'python -m pip install ".[plot]"' in install

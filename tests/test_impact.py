@@ -128,8 +128,12 @@ def test_milton_bradley_impact():
     a = analyze(registry.get("milton-bradley"))
     assert np.allclose(imp.probability, [a.jump_probability[p] for p in zip(
         imp.source.tolist(), imp.destination.tolist(), strict=True)], rtol=1e-12)
-    top = imp.ranked()[0]
+    top = imp.order()[0]
     assert (imp.source[top], imp.destination[top]) == (80, 100)
+    # issue 55, item 7: ranked() gives the jumps themselves, in order()'s order
+    assert imp.ranked()[0] == (80, 100) and len(imp.ranked()) == 19
+    assert imp.ranked("std") == [(int(imp.source[j]), int(imp.destination[j]))
+                                 for j in imp.order("std")]
     check_impact(registry.get("milton-bradley"))
 
 
@@ -144,7 +148,7 @@ def test_median_and_race_are_re_solved():
         assert imp.median_without[j] == analyze(smaller).median
         assert imp.win_probability_without[j] == pytest.approx(
             win_probabilities(smaller, 2)[0], rel=1e-12)
-    assert np.array_equal(imp.ranked("median"), imp.ranked("median"))
+    assert np.array_equal(imp.order("median"), imp.order("median"))
     assert imp.to_frame().columns.tolist()[-4:] == [
         "median_without", "median_change", "win_probability_without", "win_probability_change"]
 
@@ -163,7 +167,7 @@ def test_impact_displays():
     html = imp._repr_html_()
     assert "80-&gt;100" in html and "<table" in html
     df = imp.to_frame()
-    assert len(df) == 19 and df.loc[df["from"] == 80, "mean_change"].item() == pytest.approx(
+    assert len(df) == 19 and df.loc[df["source"] == 80, "mean_change"].item() == pytest.approx(
         19.7657, abs=1e-4)
     d = imp.to_dict()
     assert d["jumps"][0] == [1, 38] and len(d["mean_change"]) == 19
@@ -269,7 +273,7 @@ def test_candidates_top_and_frame():
     assert cand.top(3) == top and np.array_equal(cand.change, change, equal_nan=True)
     df = cand.to_frame()
     assert len(df) == int(np.count_nonzero(~np.isnan(change)))
-    assert (df["to"] < df["from"]).all()
+    assert (df["destination"] < df["source"]).all()
     assert "94->1" in str(cand) and "94-&gt;1" in cand._repr_html_()
     with pytest.raises(TypeError, match="square float array"):
         top_candidates(np.zeros(3))

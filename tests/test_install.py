@@ -130,3 +130,25 @@ def test_installed_package_stays_clean(venv):
                cwd="/tmp" if os.name != "nt" else None)
     assert out.stdout.strip() == str(venv["src"] / "snl_numeric" / "__init__.py")
     assert not list((venv["src"] / "snl_numeric").rglob("*.nb[ic]"))
+
+
+def _mypy_strict(venv, where: str) -> None:
+    """``mypy --strict`` on the README's examples as a user's script outside the checkout,
+    with that environment's interpreter: it must find the installed package and its types."""
+    script = venv["tmp"] / "user_script.py"
+    shutil.copy(ROOT / "tests" / "typing" / "readme_examples.py", script)
+    out = _run(venv, sys.executable, "-m", "mypy", "--strict", "--config-file=",
+               "--python-executable", venv["python"], "--cache-dir",
+               str(venv["tmp"] / f"mypy-cache-{where}"), str(script), check=False)
+    assert out.returncode == 0, f"after {where}:\n{out.stdout[-4000:]}"
+    assert "Success: no issues found in 1 source file" in out.stdout
+
+
+def test_mypy_finds_the_package_after_either_install(venv):
+    # issue 55, item 2: setuptools' default editable install of a flat layout is an import
+    # hook that mypy cannot follow; pyproject's package-dir makes it a plain path file
+    _pip(venv, "--force-reinstall", str(venv["wheel"]))
+    _mypy_strict(venv, "a plain install")
+    _pip(venv, "-e", str(venv["src"]))  # the README's editable install
+    assert not list(venv["site"].glob("__editable__*finder*")), "an import-hook finder"
+    _mypy_strict(venv, "the editable install")

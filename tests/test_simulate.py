@@ -261,10 +261,11 @@ def test_fewer_games_than_blocks():
 # -- max_throws, censoring -------------------------------------------------------
 def test_board_that_never_finishes_returns_promptly():
     board = Board(4, overshoot="exact", dice={3: 1.0})  # 0 -> 3, then stuck on 3
-    t0 = time.perf_counter()
+    quiet(board, 10, rng=0)  # the kernel compiled (or loaded) outside the timing
+    t0 = time.process_time()  # CPU time of every thread: a busy machine does not stretch it
     with pytest.warns(RuntimeWarning, match="did not finish"):
         r = simulate(board, 100_000, rng=0, max_throws=10**9)
-    assert time.perf_counter() - t0 < 5.0
+    assert time.process_time() - t0 < 5.0
     assert r.censored == r.games == r.stranded and r.finished == 0
     assert math.isnan(r.mean) and r.min is None and r.histogram.sum() == 0
     assert "CENSORED" in str(r)

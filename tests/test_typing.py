@@ -35,3 +35,16 @@ def test_readme_examples_type_check_strictly():
 
 def test_readme_examples_script_runs():
     runpy.run_path(str(SCRIPT), run_name="__main__")
+
+
+def test_batch_inputs_are_typed():
+    # issue 55, item 5: a type checker sees what `boards` and `client` may be
+    import inspect
+
+    from snl_numeric.batch import analyze_many, analyze_to_parquet
+
+    for fn in (analyze_many, analyze_to_parquet):
+        params = inspect.signature(fn).parameters
+        assert params["boards"].annotation == "BoardsInput", fn.__name__
+        assert params["client"].annotation == "DaskClient | None", fn.__name__
+        assert params["chunk_size"].annotation == "int | None", fn.__name__

@@ -51,7 +51,7 @@ def test_strings_reach_every_function_taking_a_die():
 
 @pytest.mark.parametrize(("dice", "error", "match"), [
     ("3d", ValueError, "cannot read dice '3d'"),
-    ("0-2", ValueError, "cannot read dice '0-2'"),
+    ("0-2", ValueError, "dice range '0-2' starts at 0: faces are positive"),
     ([1, 2], TypeError, "a string such as '2d6' or '1-3', got list"),
 ])
 def test_bad_dice_say_what_was_expected(dice, error, match):
@@ -78,3 +78,81 @@ def test_cli_json_is_strict_and_spells_inf_as_a_string(capsys, tmp_path):
     text = capsys.readouterr().out
     assert "Infinity" not in text
     assert json.loads(text)["mean"] == "inf"
+
+
+# -- one spelling per idea (issue 55, item 7) --------------------------------------------
+def test_jump_impact_frame_columns_are_its_attribute_names():
+    from snl_numeric import jump_impact
+
+    imp = jump_impact(boards.get("milton-bradley"))
+    df = imp.to_frame()
+    for name in ("source", "destination", "probability", "mean_without", "mean_change",
+                 "std_without", "std_change"):
+        assert df[name].tolist() == getattr(imp, name).tolist(), name
+    assert "from" not in df and "to" not in df
+    assert imp.ranked()[0] == (80, 100)  # jumps, not positions
+    assert imp.ranked() == [(int(imp.source[j]), int(imp.destination[j])) for j in imp.order()]
+
+
+def test_columns_lists_the_percentile_spelling():
+    from snl_numeric.batch import COLUMNS, analyze_many
+
+    assert "p90" in COLUMNS
+    df = analyze_many([Board(10)], columns=list(COLUMNS))
+    assert df.columns.tolist() == list(COLUMNS)
+    assert df["p90"].iloc[0] == analyze(Board(10), percentiles=(90,)).percentiles[90]
+
+
+def test_random_batch_takes_a_seed_sequence_as_design_board_does():
+    import numpy as np
+
+    from snl_numeric.batch import random_batch
+
+    a = random_batch(4, 30, snakes=2, ladders=2, rng=np.random.SeedSequence(5))
+    b = random_batch(4, 30, snakes=2, ladders=2, rng=np.random.default_rng(
+        np.random.SeedSequence(5)))
+    assert a.fingerprint() == b.fingerprint()
+    design_board(30, snakes=2, ladders=2, objective="max", iterations=5, chains=1,
+                 rng=np.random.SeedSequence(5))  # the same kinds of seed
+
+
+def test_a_board_name_where_a_board_goes_says_how():
+    with pytest.raises(TypeError, match=r"got the string 'milton-bradley': use "
+                                        r"snl_numeric\.boards\.get\('milton-bradley'\)"):
+        analyze("milton-bradley")
+
+
+@pytest.mark.parametrize("typed", ["milton bradley", "Milton-Bradley", "milton_bradley",
+                                   "milton-bradly"])
+def test_registry_suggests_the_name_as_the_cli_does(typed, capsys):
+    with pytest.raises(ValueError, match=f"unknown board '{typed}'; did you mean "
+                                         "'milton-bradley'\\?"):
+        boards.get(typed)
+    assert main(["analyze", typed]) == 2
+    assert "did you mean 'milton-bradley'?" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"unknown board 'zzz' \(known boards: "):
+        boards.get("zzz")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("0-3", r"dice range '0-3' starts at 0: faces are positive, the smallest is 1"),
+    ("3-1", r"dice range '3-1' goes down: the smaller face comes first \('1-3'\)"),
+])
+def test_a_bad_dice_range_says_what_is_wrong(text, why):
+    from snl_numeric.dice import as_dice, parse_dice
+
+    with pytest.raises(ValueError, match=why):
+        parse_dice(text)
+    with pytest.raises(ValueError, match=why):
+        Board(10, dice=text)
+    with pytest.raises(ValueError, match=why):
+        as_dice(text)
+
+
+def test_refused_percentiles_say_why():
+    mb = boards.get("milton-bradley")
+    with pytest.raises(ValueError, match=r"below 100, got 100: the 100th percentile is the "
+                                         "longest game"):
+        analyze(mb, percentiles=(50, 100))
+    with pytest.raises(ValueError, match=r"above 0, got 0: .* min_throws"):
+        analyze(mb, percentiles=(0,))

@@ -34,10 +34,12 @@ one kernel per job (``batch.kernels``), only those the columns need:
    as :func:`~snl_numeric.analyze` gives them None, and a ``RuntimeWarning`` names
    the rows.
 
-Results agree with the single-board API: ``min_throws`` is ``-1`` for an
-unreachable goal, ``mean``/``variance``/``std`` are ``inf``
-when the goal is not reached with probability 1, and a median that the
-distribution never reaches is missing (``<NA>``).
+Results agree with the single-board API, with pandas' convention for missing
+values in the nullable integer columns: ``min_throws`` is missing (``<NA>``, where
+:func:`~snl_numeric.min_throws` gives -1) for an unreachable goal, so
+``df.min_throws.mean()`` skips it, as is a median that the distribution never
+reaches; ``mean``/``variance``/``std`` are ``inf`` when the goal is not reached
+with probability 1.
 
 Input and output formats
 ------------------------

@@ -54,9 +54,9 @@ class BoardBatch:
     """Many boards as stacked arrays (boards of different sizes and rules allowed).
 
     Build one with :meth:`from_boards`, :meth:`from_arrays`,
-    :func:`read_boards` or :func:`random_batch`. A batch may hold invalid
-    boards (e.g. read from a file); :func:`analyze_many` reports them row by
-    row, and ``batch[i]`` raises the :class:`~snl_numeric.Board` error.
+    :func:`~snl_numeric.batch.read_boards` or :func:`~snl_numeric.batch.random_batch`.
+    A batch may hold invalid boards (e.g. read from a file); :func:`analyze_many` reports
+    them row by row, and ``batch[i]`` raises the :class:`~snl_numeric.Board` error.
 
     Attributes
     ----------
@@ -333,7 +333,7 @@ def random_batch(
     *,
     snakes: int = 10,
     ladders: int = 10,
-    rng: np.random.Generator | int | None = None,
+    rng: np.random.Generator | np.random.SeedSequence | int | None = None,
     overshoot: str = "win",
     chain: bool = False,
 ) -> BoardBatch:

@@ -353,7 +353,7 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
     """Read a JSON Lines or Parquet board file (see the module docstring) into one batch.
 
     Raises ``ValueError`` naming the first row that cannot be read; use
-    :func:`analyze_many` with ``errors="coerce"`` to get per-row messages.
+    :func:`~snl_numeric.analyze_many` with ``errors="coerce"`` to get per-row messages.
 
     Examples
     --------
@@ -399,8 +399,8 @@ def _boards(boards: Any) -> Iterator[Board]:
 def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
     """Write boards (a BoardBatch, Boards, or an iterable of either) as JSON Lines.
 
-    One :meth:`Board.to_dict` per line (names included), the format
-    :func:`read_boards` and :func:`analyze_many` read.
+    One :meth:`~snl_numeric.Board.to_dict` per line (names included), the format
+    :func:`read_boards` and :func:`~snl_numeric.analyze_many` read.
 
     Examples
     --------
@@ -426,7 +426,7 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     The schema is the one documented in :mod:`snl_numeric.batch` (with
     ``jump_src``/``jump_dst``, and ``name`` when Boards with names are
     given); each batch becomes a row group. :func:`read_boards` and
-    :func:`analyze_many` read it back.
+    :func:`~snl_numeric.analyze_many` read it back.
 
     Examples
     --------

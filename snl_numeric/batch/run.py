@@ -5,9 +5,10 @@ from __future__ import annotations
 import difflib
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from .._core.validation import (
     problem_message,
 )
 from .._core.warn import warn_user
+from ..board import Board
 from ..chain import finish_probability, moments
 from ..compile import table_bytes
 from ..io import require_pandas
@@ -50,14 +52,34 @@ from .kernels import (
 if TYPE_CHECKING:
     import pandas as pd
 
+#: What ``boards`` may be: a batch, a JSON Lines / JSON / Parquet file, or boards
+#: (``Board`` objects or their ``to_dict()`` mappings) in a list or any iterable.
+BoardsInput: TypeAlias = "BoardBatch | str | os.PathLike[str] | Iterable[Board | Mapping[str, Any]]"
+
+
+class DaskClient(Protocol):
+    """What the batch functions use of a ``dask.distributed.Client``."""
+
+    def submit(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run ``func(*args)`` as a task; a future."""
+
+    def nthreads(self) -> Any:
+        """Worker address -> its number of threads."""
+
+
+#: Tasks per Dask worker thread when ``chunk_size`` is not given (room to balance them).
+TASKS_PER_THREAD = 4
+#: The smallest chunk chosen for Dask: smaller tasks cost more to schedule than to run.
+MIN_DASK_CHUNK = 100
+
 #: Columns computed when ``columns`` is not given.
 DEFAULT_COLUMNS = ("min_throws", "mean", "variance", "std")
 #: Blocks of rows per worker thread in one chunk (see :func:`blocks`).
 BLOCKS_PER_THREAD = 8
-#: Every fixed column name (the attribute names of :class:`~snl_numeric.Analysis`);
-#: ``"p<q>"`` (e.g. ``"p90"``, ``"p99.9"``) adds a percentile.
+#: The column names (the attribute names of :class:`~snl_numeric.Analysis`), with ``"p90"``
+#: standing for every ``"p<q>"``, 0 < q < 100 (e.g. ``"p10"``, ``"p99.9"``): a percentile.
 COLUMNS = ("min_throws", "mean", "variance", "std", "finish_probability", "median", "mode",
-           "size", "start", "n_snakes", "n_ladders", "n_faces")
+           "p90", "size", "start", "n_snakes", "n_ladders", "n_faces")
 #: Old column names still accepted for one release (with a ``DeprecationWarning``); the
 #: column keeps the name asked for.
 DEPRECATED_COLUMNS = {"expected_throws": "mean"}
@@ -298,7 +320,7 @@ def analyze_chunk(chunk: Chunk, settings: Settings) -> pd.DataFrame:
     for c in cols:
         what = quantity(c)
         if what == "min_throws":
-            data[c] = int_col(min_out)
+            data[c] = int_col(min_out, min_out < 0)  # unreachable: missing, as pandas has it
         elif what == "mean":
             data[c] = float_col(mean_out)
         elif what == "finish_probability":
@@ -345,6 +367,34 @@ def _finish_probability(batch: BoardBatch, out: _Out) -> np.ndarray:
 def versioned_chunk(chunk: Chunk, settings: Settings) -> tuple[str, pd.DataFrame]:
     """:func:`analyze_chunk` with the version of the package that ran it (a Dask task)."""
     return version.VERSION, analyze_chunk(chunk, settings)
+
+
+def default_chunk_size(boards: Any, client: DaskClient | None) -> int:
+    """``DEFAULT_CHUNK_SIZE`` here (or for an iterator, whose length is unknown); on Dask,
+    the boards split into ``TASKS_PER_THREAD`` tasks per worker thread of the cluster,
+    ``MIN_DASK_CHUNK`` to ``DEFAULT_CHUNK_SIZE`` boards each.
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> default_chunk_size([Board(10)] * 50_000, None)
+    20000
+    >>> class TwoWorkers:  # a Client's nthreads(): 2 workers of 2 threads
+    ...     def nthreads(self): return {"tcp://a": 2, "tcp://b": 2}
+    >>> default_chunk_size([Board(10)] * 10_000, TwoWorkers())  # 16 tasks
+    625
+    """
+    if client is None:
+        return DEFAULT_CHUNK_SIZE
+    if isinstance(boards, (str, os.PathLike)):
+        total = open_source(boards, DEFAULT_CHUNK_SIZE).total  # its rows, counted
+    elif isinstance(boards, (BoardBatch, list, tuple)):
+        total = len(boards)
+    else:
+        return DEFAULT_CHUNK_SIZE  # an iterator: read once, its length unknown
+    threads = sum(client.nthreads().values()) or 1
+    per_task = -(-total // (TASKS_PER_THREAD * threads))
+    return int(min(DEFAULT_CHUNK_SIZE, max(MIN_DASK_CHUNK, per_task)))
 
 
 def check_client(client: Any, allow_mixed_versions: Any) -> bool:
@@ -412,12 +462,12 @@ def _empty_frame(settings: Settings) -> pd.DataFrame:
 
 
 def analyze_many(
-    boards: Any,
+    boards: BoardsInput,
     *,
     columns: Sequence[str] | None = None,
     errors: str = "raise",
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    client: Any = None,
+    chunk_size: int | None = None,
+    client: DaskClient | None = None,
     progress: bool | str = False,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
@@ -437,7 +487,7 @@ def analyze_many(
         :class:`~snl_numeric.Analysis`), ``p<q>`` (e.g. ``p90``: the
         smallest ``k`` with ``P(T <= k) >= q / 100``), ``size``, ``start``,
         ``n_snakes``, ``n_ladders``, ``n_faces``. Default
-        :data:`DEFAULT_COLUMNS`. The distribution is computed only for
+        :data:`~snl_numeric.batch.DEFAULT_COLUMNS`. The distribution is computed only for
         ``median``/``mode``/``p<q>``. ``expected_throws`` is the old name
         of ``mean`` (deprecated).
     errors : {"raise", "coerce"}
@@ -445,9 +495,11 @@ def analyze_many(
         with the :class:`~snl_numeric.Board` message. ``"coerce"``: an
         ``error`` column holds the message (missing for good rows) and the
         bad rows' values are missing.
-    chunk_size : int
+    chunk_size : int, optional
         Boards per chunk (the unit of streaming, of Dask tasks and of
-        progress).
+        progress). Default: 20,000 here; with ``client``, the boards split
+        into 4 tasks per worker thread of the cluster (100 to 20,000 boards
+        each; 20,000 for an iterator, whose length is unknown).
     client : dask.distributed.Client, optional
         Run the chunks as tasks on this Dask cluster (one task per chunk,
         keyed by its index; results gathered in order). Default: here.
@@ -466,10 +518,12 @@ def analyze_many(
         One row per board, indexed by its position in the input (``row``),
         with the input's own ``id`` and ``name`` columns first when it has
         them (board names, or those columns of a Parquet file).
-        Integer columns are nullable (``Int64``); ``min_throws`` is -1 for
-        an unreachable goal, ``mean``/``variance``/``std`` are
-        ``inf`` when the goal is not reached with probability 1, and a
-        quantile the distribution never reaches is ``<NA>``.
+        Integer columns are nullable (``Int64``) and follow pandas' convention
+        for missing values: ``min_throws`` is ``<NA>`` for an unreachable goal
+        (where :func:`~snl_numeric.min_throws` returns -1), so ``mean()`` and
+        the other reductions skip it, as is a quantile the distribution never
+        reaches; ``mean``/``variance``/``std`` are ``inf`` when the goal is not
+        reached with probability 1 (a true value, not a missing one).
 
     Examples
     --------
@@ -483,8 +537,10 @@ def analyze_many(
     'jump 10->2 leaves the goal 10; no jump may leave it'
     """
     pd = require_pandas()
-    settings = make_settings(columns, errors, tail, max_throws, chunk_size)
     allow_mixed_versions = check_client(client, allow_mixed_versions)
+    if chunk_size is None:
+        chunk_size = default_chunk_size(boards, client)
+    settings = make_settings(columns, errors, tail, max_throws, chunk_size)
     source = open_source(boards, int(chunk_size))
     frames = []
     if progress and client is None:

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .._core import version
 from .._core.progress import Progress
 from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL
-from ..io.store import ResultStore
-from .data import DEFAULT_CHUNK_SIZE
+from ..io.store import MANIFEST, ResultStore
 from .files import BoardRowError, Chunk, open_source, stream_fingerprint
-from .run import check_client, compile_kernels, execute, make_settings
+from .run import (
+    BoardsInput,
+    DaskClient,
+    check_client,
+    compile_kernels,
+    default_chunk_size,
+    execute,
+    make_settings,
+)
 
 _RESULTS_FORMAT = "snl_numeric.batch-results"
 #: Test hook: called with the chunk index after each part file is written.
@@ -55,14 +62,24 @@ class BatchRun:
                          ("rows with errors", f"{self.errors:,}")], caption="BatchRun")
 
 
+def _started_with(out: str | os.PathLike[str]) -> int | None:
+    """The chunk size of the run whose manifest is in ``out`` (None: none readable)."""
+    try:
+        with open(os.path.join(out, MANIFEST), "rb") as fh:
+            size = json.loads(fh.read(1 << 20).decode("utf-8")).get("chunk_size")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None
+
+
 def analyze_to_parquet(
-    boards: Any,
+    boards: BoardsInput,
     out: str | os.PathLike[str],
     *,
     columns: Sequence[str] | None = None,
     errors: str = "raise",
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    client: Any = None,
+    chunk_size: int | None = None,
+    client: DaskClient | None = None,
     progress: bool | str = False,
     overwrite: bool = False,
     tail: float = DEFAULT_TAIL,
@@ -87,7 +104,9 @@ def analyze_to_parquet(
     directory: a second run writing there at the same time is refused. A run stopped by
     a bad board (``errors="raise"``) in a folder that held no results leaves nothing
     behind, not even the folders it created. Memory stays bounded by a few chunks
-    whatever the input size. Parameters are those of :func:`analyze_many`.
+    whatever the input size. Parameters are those of :func:`~snl_numeric.analyze_many`;
+    without ``chunk_size``, a run resuming in ``out`` keeps the chunks it was started with
+    (so a resume on a cluster of another size reuses the parts).
 
     Returns
     -------
@@ -106,8 +125,10 @@ def analyze_to_parquet(
     >>> read_results(out)["min_throws"].tolist()
     [2, 4]
     """
-    settings = make_settings(columns, errors, tail, max_throws, chunk_size)
     allow_mixed_versions = check_client(client, allow_mixed_versions)
+    if chunk_size is None:
+        chunk_size = _started_with(out) or default_chunk_size(boards, client)
+    settings = make_settings(columns, errors, tail, max_throws, chunk_size)
     source = open_source(boards, int(chunk_size), fingerprint=True)
     stream = source.fingerprint is None
     manifest = {"format": _RESULTS_FORMAT, "version": 1,

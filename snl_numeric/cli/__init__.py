@@ -18,14 +18,21 @@ from collections.abc import Sequence
 
 from .. import __version__
 from . import analyze, batch, boards, design, maze, policy, race, report, simulate, warmup
-from .common import CommandParser, add_board_arguments, board_from_args, cli_words, load_board
+from .common import (
+    CommandParser,
+    OneLineParser,
+    add_board_arguments,
+    board_from_args,
+    cli_words,
+    load_board,
+)
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``snl`` argument parser with every command registered."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="snl", description="Exact analysis of Snakes-and-Ladders boards and number mazes.")
     parser.add_argument("--version", action="version", version=f"snl {__version__}",
                         help="print the version and exit")

@@ -6,25 +6,30 @@ from typing import Any
 
 from ..batch import DEFAULT_COLUMNS, analyze_to_parquet
 from ..batch.data import DEFAULT_CHUNK_SIZE
-from .common import add_progress_arguments, check_flag, print_json
+from .common import add_command, add_progress_arguments, check_flag, print_json
 
 
 def add_parser(sub: Any) -> None:
     """Register ``snl batch IN -o OUT``."""
-    p = sub.add_parser(
-        "batch", help="analyse many boards from a JSON Lines or Parquet file",
+    p = add_command(
+        sub, "batch", help="analyse many boards from a JSON Lines or Parquet file",
         description="Analyse every board of IN (JSON Lines: one Board.to_dict per line; or "
                     "Parquet: columns size, start, overshoot, chain, jump_src, jump_dst, "
                     "dice_faces, dice_probs) into OUT, a directory of Parquet parts that a "
-                    "rerun resumes.")
+                    "rerun resumes.",
+        examples=["snl batch boards.jsonl -o results/",
+                  "snl batch boards.jsonl -o tails/ --columns min_throws,mean,p90 --json",
+                  "snl batch boards.parquet -o results/ --errors coerce "
+                  "--scheduler tcp://host:8786"])
     p.add_argument("input", metavar="IN", help="board file (.jsonl or .parquet)")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output directory of Parquet parts")
     p.add_argument("--columns", default=",".join(DEFAULT_COLUMNS),
                    help="comma-separated columns, e.g. min_throws,mean,median,p90 "
                         f"(default {','.join(DEFAULT_COLUMNS)})")
-    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE,
-                   help=f"boards per chunk/part (default {DEFAULT_CHUNK_SIZE})")
+    p.add_argument("--chunk-size", type=int, metavar="N",
+                   help=f"boards per chunk/part (default {DEFAULT_CHUNK_SIZE}; with "
+                        "--scheduler, 4 tasks per worker thread)")
     p.add_argument("--errors", choices=("raise", "coerce"), default="raise",
                    help="stop at the first bad board, or record it in an 'error' column")
     p.add_argument("--overwrite", action="store_true",
@@ -40,7 +45,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: Any) -> int:
-    check_flag(args.chunk_size, "--chunk-size", low=1)
+    if args.chunk_size is not None:
+        check_flag(args.chunk_size, "--chunk-size", low=1)
     columns = [c.strip() for c in args.columns.split(",") if c.strip()]
     client = None
     if args.scheduler:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 
 from .. import boards
-from .common import print_json
+from .common import add_command, print_json
 
 
 def add_parser(sub) -> None:
     """Register ``snl boards``."""
-    p = sub.add_parser("boards", help="list the built-in boards")
+    p = add_command(
+        sub, "boards", help="list the built-in boards",
+        description="List the built-in boards with their sources and rules; each name works "
+                    "wherever a command takes BOARD (and in snl_numeric.boards.get).",
+        examples=["snl boards", "snl boards --json"])
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 

@@ -59,8 +59,8 @@ def load_board(spec: str) -> Board:
         return Board.from_json(os.fspath(spec))
     if spec.lower().endswith(".json") or os.sep in spec or "/" in spec:
         raise ValueError(f"board file {spec!r} not found")
-    close = difflib.get_close_matches(spec, boards.names(), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    near = boards.closest(spec)
+    hint = f"; did you mean {near!r}?" if near else ""
     raise ValueError(f"board {spec!r} not found: no such file, nor a known board "
                      f"({', '.join(boards.names())}){hint}")
 
@@ -80,6 +80,21 @@ def add_command(sub: Any, name: str, *, help: str, description: str,
     return sub.add_parser(name, help=help, description=description,
                           epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
                           formatter_class=_ExamplesFormatter)
+
+
+def check_output_file(path: str, flag: str) -> None:
+    """Refuse ``path`` up front (before any work) when its folder does not exist.
+
+    Examples
+    --------
+    >>> check_output_file("no/such/folder/report.html", "-o")
+    Traceback (most recent call last):
+    ...
+    ValueError: -o no/such/folder/report.html: the folder 'no/such/folder' does not exist
+    """
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        raise ValueError(f"{flag} {path}: the folder {folder!r} does not exist")
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, *, dice: bool = True) -> None:
@@ -208,8 +223,21 @@ class DeprecatedFlag(argparse.Action):
         setattr(namespace, self.dest, [*items, values])
 
 
-class CommandParser(argparse.ArgumentParser):
-    """A subcommand's parser: an unknown flag is reported with *this* command's usage (not
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose usage errors are one line on standard error (``PROG: error: WHY (see
+    'PROG --help')``) and exit status 2, as every other failure of ``snl``."""
+
+    def _hints(self) -> list[str]:
+        return []
+
+    def error(self, message: str):  # type: ignore[override]
+        why = "; ".join([message, *self._hints()])
+        self.exit(2, " ".join(f"{self.prog}: error: {why} (see '{self.prog} --help')".split())
+                  + "\n")
+
+
+class CommandParser(OneLineParser):
+    """A subcommand's parser: an unknown flag is reported with *this* command's name (not
     the top-level one), with the closest known flag, even when another error comes first."""
 
     _tokens: list[str] = []
@@ -231,7 +259,3 @@ class CommandParser(argparse.ArgumentParser):
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
-
-    def error(self, message: str):  # type: ignore[override]
-        hints = self._hints()
-        super().error(message + "".join(f"\n  {h}" for h in hints))

@@ -7,16 +7,26 @@ from typing import Any
 
 from ..board import OVERSHOOT_RULES
 from ..design import METHODS, design_board
-from .common import add_progress_arguments, check_flag, dice_from_flag, print_json
+from .common import (
+    add_command,
+    add_progress_arguments,
+    check_flag,
+    check_output_file,
+    dice_from_flag,
+    print_json,
+)
 
 
 def add_parser(sub: Any) -> None:
     """Register ``snl design`` on the ``snl`` subparsers."""
-    p = sub.add_parser(
-        "design", help="search a board layout with a wanted expected length",
+    p = add_command(
+        sub, "design", help="search a board layout with a wanted expected length",
         description="Place K snakes and M ladders on a board so that the expected number of "
                     "throws is as long or as short as possible, or close to a target; every "
-                    "candidate is scored exactly.")
+                    "candidate is scored exactly.",
+        examples=["snl design --size 100 --snakes 10 --ladders 10 --max --seed 1",
+                  "snl design --size 50 --snakes 4 --ladders 4 --target 30 -o board.json",
+                  "snl design --snakes 8 --ladders 8 --min --iterations 2000 --json"])
     p.add_argument("--size", type=int, default=100, metavar="N",
                    help="goal square (default 100)")
     p.add_argument("--snakes", type=int, required=True, metavar="K",
@@ -56,6 +66,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output_file(args.output, "-o")
     check_flag(args.size, "--size", low=1)
     for flag in ("snakes", "ladders"):
         check_flag(getattr(args, flag), f"--{flag}", low=0)

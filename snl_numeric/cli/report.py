@@ -7,12 +7,27 @@ import os
 
 from .._core.memory import format_bytes
 from ..report import report
-from .common import add_board_arguments, board_from_args, dice_from_flag
+from .common import (
+    add_board_arguments,
+    add_command,
+    board_from_args,
+    check_output_file,
+    dice_from_flag,
+)
 
 
 def add_parser(sub) -> None:
     """Register ``snl report``."""
-    p = sub.add_parser("report", help="write a self-contained HTML report about a board")
+    p = add_command(
+        sub, "report", help="write a self-contained HTML report about a board",
+        description="Write one HTML page about a board that opens anywhere, offline: the "
+                    "board drawn, the key numbers with their error bounds, the distribution "
+                    "of the number of throws, expected visits per square and each jump's "
+                    "impact; with --action the optimal choice of dice, with --race the race "
+                    "of two players choosing. BOARD is a built-in board or a JSON file.",
+        examples=["snl report milton-bradley",
+                  "snl report milton-bradley -o mb.html --action 1-3 --action 4-6 --race",
+                  "snl report my_board.json --overshoot bounce -o bounce.html"])
     add_board_arguments(p)
     p.add_argument("-o", "--output", default="report.html", metavar="FILE",
                    help="where to write the page (default: report.html)")
@@ -29,6 +44,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_file(args.output, "-o")
     board = board_from_args(args)
     actions = [dice_from_flag(s, "--action") for s in args.actions] if args.actions else None
     report(board, args.output, actions=actions, race=args.race, editable=args.edit)

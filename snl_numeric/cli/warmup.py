@@ -7,23 +7,33 @@ import signal
 import threading
 
 from ..warmup import GROUPS, cache_dir, warmup
-from .common import print_json
+from .common import add_command, print_json
 
 
 def add_parser(sub) -> None:
     """Register ``snl warmup``."""
-    p = sub.add_parser(
-        "warmup", help="compile every kernel now, into the cache directory",
+    p = add_command(
+        sub, "warmup", help="compile every kernel now, into the cache directory",
         description="Compile every kernel of snl_numeric into the cache directory (in parallel "
                     "processes), so that later runs start at once: for container images, CI "
                     "jobs and Dask workers. The cache is $NUMBA_CACHE_DIR when set, else a "
-                    "per-user cache directory (printed).")
-    p.add_argument("groups", nargs="*", metavar="GROUP", choices=[[], *GROUPS],
+                    "per-user cache directory (printed).",
+        examples=["snl warmup", "snl warmup simulate batch --processes 2",
+                  "NUMBA_CACHE_DIR=/opt/kernels snl warmup --json"])
+    p.add_argument("groups", nargs="*", metavar="GROUP", type=_group,
                    help=f"only these groups of entry points ({', '.join(GROUPS)}; default all)")
     p.add_argument("--processes", type=int, metavar="N",
                    help="worker processes (default: the number of cores)")
     p.add_argument("--json", action="store_true", help="print the timings as JSON")
     p.set_defaults(func=run)
+
+
+def _group(name: str) -> str:
+    """A GROUP argument (checked here: argparse would list an empty choice for ``nargs="*"``)."""
+    if name not in GROUPS:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {name!r} (choose from {', '.join(map(repr, GROUPS))})")
+    return name
 
 
 def _terminated(signum: int, frame: object) -> None:

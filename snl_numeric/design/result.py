@@ -66,7 +66,7 @@ class DesignResult:
     @deprecated("DesignResult.expected is now DesignResult.mean; DesignResult.expected will be "
                 "removed in snl_numeric 0.2.0")
     def expected(self) -> float:
-        """Deprecated: the old name of :attr:`mean` (removed in snl_numeric 0.2.0)."""
+        """Deprecated: the old name of ``mean`` (removed in snl_numeric 0.2.0)."""
         return self.mean
 
     def to_frame(self, kind: str = "trace") -> Any:

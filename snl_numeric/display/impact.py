@@ -56,7 +56,7 @@ def impact_rows(r: Any, limit: int | None = None) -> tuple[list[str], list[list[
         cols.append((getattr(r, f"{key}_without"), getattr(r, f"{key}_change"), digits))
     kinds = r.kind
     rows = []
-    for j in r.ranked()[:limit].tolist():
+    for j in r.order()[:limit].tolist():
         row = [f"{r.source[j]}->{r.destination[j]}", kinds[j], value(float(r.probability[j]), 4)]
         for without, change, digits in cols:
             row += [value(float(without[j]), digits) if digits else value_int(without[j]),
@@ -109,7 +109,7 @@ def impact_html(r: Any) -> str:
 
 def impact_frame(r: Any) -> Any:
     """One row per jump (see :meth:`JumpImpact.to_frame`)."""
-    data: dict[str, Any] = {"from": r.source, "to": r.destination, "kind": list(r.kind),
+    data: dict[str, Any] = {"source": r.source, "destination": r.destination, "kind": list(r.kind),
                             "probability": r.probability}
     for key, _, _ in _columns(r):
         data[f"{key}_without"] = getattr(r, f"{key}_without")
@@ -165,5 +165,5 @@ def candidates_frame(c: Any) -> Any:
     a, b = np.nonzero(~np.isnan(c.change))
     change = c.change[a, b]
     return require_pandas().DataFrame({
-        "from": a, "to": b, "kind": np.where(b > a, "ladder", "snake"), "change": change,
+        "source": a, "destination": b, "kind": np.where(b > a, "ladder", "snake"), "change": change,
         "mean": c.mean + change})

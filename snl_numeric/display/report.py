@@ -204,7 +204,7 @@ def impact_section(imp: Any) -> str:
     """Bars and table of each jump's removal."""
     if not len(imp.source):
         return "<p>The board has no jumps.</p>"
-    order = imp.ranked()[:BARS_MAX]
+    order = imp.order()[:BARS_MAX]
     labels = [f"{imp.source[j]}→{imp.destination[j]}" for j in order.tolist()]
     colours = [LADDER_COLOR if imp.destination[j] > imp.source[j] else SNAKE_COLOR
                for j in order.tolist()]

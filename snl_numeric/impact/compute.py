@@ -238,9 +238,11 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
     --------
     >>> from snl_numeric import boards, jump_impact
     >>> imp = jump_impact(boards.get("milton-bradley"))
-    >>> j = imp.ranked()[0]                 # the jump whose removal changes most
-    >>> int(imp.source[j]), int(imp.destination[j]), round(float(imp.mean_change[j]), 2)
-    (80, 100, 19.77)
+    >>> imp.ranked()[0]                     # the jump whose removal changes most
+    (80, 100)
+    >>> j = imp.order()[0]                  # its position in the arrays
+    >>> round(float(imp.mean_change[j]), 2)
+    19.77
     """
     start = check_start(check_board(board), start)
     median = flag(median, "median")
@@ -290,7 +292,7 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     """The exact change of expected throws for every single jump one could add.
 
     ``out[a, b]`` is the expected throws from the start with a new jump ``a -> b`` minus
-    those without it (see :func:`candidates` for the method, the rules and the errors).
+    those without it (see :func:`~snl_numeric.impact.candidates` for the method, the rules and the errors).
 
     Parameters
     ----------
@@ -308,7 +310,7 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
 
     See Also
     --------
-    candidates : the same with the board, a top list, a table and HTML.
+    snl_numeric.impact.candidates : the same with the board, a top list, a table and HTML.
     top_candidates : the jumps that lengthen (or shorten) the game most.
     snl_numeric.plot.plot_candidates : the heat map.
 

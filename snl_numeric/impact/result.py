@@ -113,14 +113,41 @@ class JumpImpact:
             return None
         return _change(self.win_probability_without, float(self.win_probability))
 
-    def ranked(self, by: str = "mean") -> np.ndarray:
-        """Jump indices sorted by the size of their effect (largest first; endless first,
-        undefined last).
+    def ranked(self, by: str = "mean") -> list[tuple[int, int]]:
+        """The jumps ``(source, destination)`` sorted by the size of their effect (largest
+        first; endless first, undefined last); :meth:`order` gives their positions.
 
         Parameters
         ----------
         by : {"mean", "std", "median", "win_probability"}
             Which change to sort by.
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, jump_impact
+        >>> jump_impact(boards.get("milton-bradley")).ranked()[:2]
+        [(80, 100), (28, 84)]
+        """
+        order = self.order(by).tolist()
+        return list(zip(self.source[order].tolist(), self.destination[order].tolist(),
+                        strict=True))
+
+    def order(self, by: str = "mean") -> np.ndarray:
+        """Positions of the jumps (indices into ``source``, ``mean_change``, ...) sorted by
+        the size of their effect, as :meth:`ranked` lists the jumps.
+
+        Parameters
+        ----------
+        by : {"mean", "std", "median", "win_probability"}
+            Which change to sort by.
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, jump_impact
+        >>> imp = jump_impact(boards.get("milton-bradley"))
+        >>> j = imp.order()[0]
+        >>> int(imp.source[j]), round(float(imp.mean_change[j]), 2)
+        (80, 19.77)
         """
         options = ("mean", "std", "median", "win_probability")
         if by not in options:
@@ -133,7 +160,8 @@ class JumpImpact:
         return np.argsort(-size, kind="stable")
 
     def to_frame(self) -> Any:
-        """One row per jump: ``from``, ``to``, ``kind``, ``probability``, ``mean_without``,
+        """One row per jump: ``source``, ``destination`` (named as the attributes), ``kind``,
+        ``probability``, ``mean_without``,
         ``mean_change``, ``std_without``, ``std_change`` (and the median and win-chance
         columns when computed).
 
@@ -142,7 +170,7 @@ class JumpImpact:
         >>> from snl_numeric import boards, jump_impact
         >>> df = jump_impact(boards.get("milton-bradley")).to_frame()
         >>> len(df), df.columns.tolist()[:4]
-        (19, ['from', 'to', 'kind', 'probability'])
+        (19, ['source', 'destination', 'kind', 'probability'])
         """
         from ..display.impact import impact_frame
 
@@ -237,7 +265,7 @@ class JumpCandidates:
     def top(self, k: int = 10, *, longer: bool = True) -> list[tuple[int, int, float]]:
         """The ``k`` jumps that lengthen the game most (``longer=False``: shorten it most),
         as ``(a, b, change)``, ties in square order; jumps that make the game endless
-        (``inf``) are not ranked (see :func:`top_candidates`).
+        (``inf``) are not ranked (see :func:`~snl_numeric.top_candidates`).
 
         Examples
         --------
@@ -249,7 +277,7 @@ class JumpCandidates:
         return top_candidates(self.change, k, longer=longer)
 
     def to_frame(self) -> Any:
-        """One row per allowed jump: ``from``, ``to``, ``kind``, ``change``, ``mean`` (the
+        """One row per allowed jump: ``source``, ``destination``, ``kind``, ``change``, ``mean`` (the
         expected throws with it).
 
         Examples

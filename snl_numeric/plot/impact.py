@@ -65,7 +65,7 @@ def plot_impact(
         raise TypeError(f"expected a JumpImpact or a Board, got {type(r).__name__}")
     if by not in IMPACT_MEASURES:
         raise ValueError(f"by must be one of {tuple(IMPACT_MEASURES)}, got {by!r}")
-    order = r.ranked(by)[:top][::-1]  # the largest at the top
+    order = r.order(by)[:top][::-1]  # the largest at the top
     change = getattr(r, f"{by}_change")[order]
     ax = axes(ax, (7, max(2.5, 0.3 * len(order) + 1.2)))
     finite = change[np.isfinite(change)]

@@ -98,7 +98,7 @@ class PolicyResult:
     @deprecated("PolicyResult.expected_start is now PolicyResult.mean; "
                 "PolicyResult.expected_start will be removed in snl_numeric 0.2.0")
     def expected_start(self) -> float:
-        """Deprecated: the old name of :attr:`mean` (removed in snl_numeric 0.2.0)."""
+        """Deprecated: the old name of ``mean`` (removed in snl_numeric 0.2.0)."""
         return self.mean
 
     @property
