@@ -16,8 +16,8 @@ def add_parser(sub) -> None:
         sub, "warmup", help="compile every kernel now, into the cache directory",
         description="Compile every kernel of snl_numeric into the cache directory (in parallel "
                     "processes), so that later runs start at once: for container images, CI "
-                    "jobs and Dask workers. The cache is $NUMBA_CACHE_DIR when set, else a "
-                    "per-user cache directory (printed).",
+                    "jobs and Dask workers. The cache is $NUMBA_CACHE_DIR when set, else where "
+                    "Numba keeps it (a __pycache__ beside the modules; printed).",
         examples=["snl warmup", "snl warmup simulate batch --processes 2",
                   "NUMBA_CACHE_DIR=/opt/kernels snl warmup --json"])
     p.add_argument("groups", nargs="*", metavar="GROUP", type=_group,
