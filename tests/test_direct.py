@@ -365,10 +365,13 @@ def test_only_the_columns_not_yet_certified_are_refined(dd_shapes):
 def test_refinement_takes_a_round_in_double_first(dd_shapes):
     """The variances of a 1,000-square board need t and u tighter than their first
     answers: one refinement round in double precision (A's residual is accurate there)
-    brings each within one residual in double-double of its target (two each before)."""
+    brings each within one residual in double-double of its target (two each before, four
+    in all). Which of t and u then needs a second one depends on the last bits of the LU
+    factors, that is on the BLAS build and the processor's kernels (three on OpenBLAS
+    0.3.31's Haswell kernels, two on the host where the test was written)."""
     board = random_board(1000, 0.1, rng=1)
     var = snl.throws_variance_all(board)
-    assert dd_shapes == [(1000, 1), (1000, 1)]
+    assert set(dd_shapes) == {(1000, 1)} and 2 <= len(dd_shapes) <= 3
     _, ref, sure, _ = naive.large_moments(board)
     np.testing.assert_allclose(var[sure], ref[sure], rtol=1e-9)
 
