@@ -1887,3 +1887,54 @@ def padded_dd_residual(moving, src, dst, prob, b, hi, lo):
         rh, e = _two_sum(rh, qh)
         rl = rl + (e + (ql + p * lo[to]))
     return rh + rl
+
+
+# --- sensitivity ---
+def sensitivity_matrices(board):
+    """One dense 0/1 matrix per face of the dice: ``M_f[x, y] = 1`` when a throw of face
+    ``f`` moves a token from ``x`` to ``y`` (the goal's row empty), from the rules."""
+    n = board.size + 1
+    out = []
+    for face in board.dice.faces.tolist():
+        m = np.zeros((n, n))
+        for x in range(board.size):
+            m[x, naive_move(board, x, face)] += 1.0
+        out.append(m)
+    return out
+
+
+def sensitivity_answers(p, start, sure):
+    """``(mean, variance)`` from ``start`` of the chain with the dense matrix ``p`` (rows
+    need not sum to 1; the goal is the last state), over the squares ``sure``
+    (``numpy.linalg.solve``)."""
+    goal = len(p) - 1
+    states = sorted(set(sure) - {goal})
+    if start == goal:
+        return 0.0, 0.0
+    q = p[np.ix_(states, states)]
+    a = np.eye(len(states)) - q
+    t = np.linalg.solve(a, np.ones(len(states)))
+    u = np.linalg.solve(a, t)
+    i = states.index(start)
+    return float(t[i]), float(2 * u[i] - t[i] - t[i] ** 2)
+
+
+def sensitivity_win(p, start, throws=20_000, tail=1e-16):
+    """The first of two players' chance to win on the chain with the dense matrix ``p``
+    (the goal last): ``sum_m p_m P(T >= m)`` from the distribution pushed throw by throw."""
+    goal = len(p) - 1
+    if start == goal:
+        return 1.0
+    mass = np.zeros(len(p))
+    mass[start] = 1.0
+    done, win = 0.0, 0.0
+    for _ in range(throws):
+        step = mass @ p
+        pm = step[goal]
+        step[goal] = 0.0
+        win += pm * (1.0 - done)
+        done += pm
+        mass = step
+        if mass.sum() < tail:
+            break
+    return win
