@@ -1938,3 +1938,33 @@ def sensitivity_win(p, start, throws=20_000, tail=1e-16):
         if mass.sum() < tail:
             break
     return win
+
+
+def naive_visit_probability(board, start=None):
+    """The chance of ever resting on each square from ``start`` (the goal reached surely):
+    for each target ``j`` a dense solve of the hitting probabilities ``x_i = sum_k P_ik x_k``
+    with ``x_j = 1`` and ``x = 0`` on the goal (``j`` not the goal)."""
+    start = board.start if start is None else start
+    n = board.size
+    out = np.zeros(n + 1)
+    if start == n:
+        out[n] = 1.0
+        return out
+    for j in range(n + 1):
+        if j == n or j == start:
+            out[j] = 1.0
+            continue
+        states = [x for x in sorted(naive_reachable(board, start)) if x not in (j, n)]
+        if j not in naive_reachable(board, start):
+            continue
+        index = {x: i for i, x in enumerate(states)}
+        a = np.eye(len(states))
+        b = np.zeros(len(states))
+        for x in states:
+            for _, p, w in naive_outcomes(board, x):
+                if w == j:
+                    b[index[x]] += p
+                elif w != n:
+                    a[index[x], index[w]] -= p
+        out[j] = np.linalg.solve(a, b)[index[start]]
+    return out
