@@ -94,6 +94,8 @@ class Sensitivity:
         ``wrt="jumps"``: ``(jumps, 2)`` sources and destinations.
     shifts : ndarray or None
         ``wrt="jumps"``: ``-k .. k``.
+    board : Board
+        The board differentiated.
     error_estimate : float
         For ``of="mean"`` and ``"variance"`` with ``wrt="dice"`` or ``"transitions"``: a
         certified bound on each entry's error relative to the sum of the magnitudes of its
@@ -115,6 +117,7 @@ class Sensitivity:
     jumps: np.ndarray | None = field(repr=False, default=None)
     shifts: np.ndarray | None = field(repr=False, default=None)
     error_estimate: float = 0.0
+    board: Board | None = field(repr=False, default=None)
 
 
 def _choice(value: Any, name: str, options: tuple[str, ...]) -> str:
@@ -204,12 +207,12 @@ def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
         elastic = sp.csr_array((el, mat.indices.copy(), mat.indptr.copy()), shape=mat.shape)
         by_square = np.bincount(rows, weights=el, minlength=cb.n_states)
         return Sensitivity(of, wrt, value, start, grad, elasticity=elastic,
-                           by_square=by_square, error_estimate=error)
+                           by_square=by_square, error_estimate=error, board=board)
     n, faces = cb.succ.shape
     rows = np.repeat(np.arange(n), faces)
     per = entry(rows, cb.succ.ravel()).reshape(n, faces)
     return Sensitivity(of, wrt, value, start, per.sum(axis=0), faces=cb.faces.copy(),
-                       error_estimate=error)
+                       error_estimate=error, board=board)
 
 
 def _moment_terms(cb: CompiledBoard, start: int, variance: bool):
@@ -330,4 +333,4 @@ def _jump_moves(board: Board, of: str, start: int, shift: int, tail: float,
                     worst = max(worst, solver_report(moved).error_estimate)
     pairs = np.stack([src, dst], axis=1)
     return Sensitivity(of, "jumps", value, start, out, jumps=pairs, shifts=shifts,
-                       error_estimate=float(worst))
+                       error_estimate=float(worst), board=board)
