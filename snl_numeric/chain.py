@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -320,6 +320,14 @@ def solver_report(board: Board) -> SolveReport:
     return cb.cache.get("report", lambda: _report(cb))
 
 
+@overload
+def expected_throws_all(board: Board, *, exact: Literal[False] = ...) -> np.ndarray: ...
+@overload
+def expected_throws_all(board: Board, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
+@overload
+def expected_throws_all(board: Board, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
+
+
 def expected_throws_all(board: Board, *, exact: bool = False
                         ) -> np.ndarray | tuple[Fraction | float, ...]:
     """Expected number of throws to finish, from every square.
@@ -348,6 +356,14 @@ def expected_throws_all(board: Board, *, exact: bool = False
     if check_exact(exact):
         return exact_moments(check_board(board).compiled, variance=False)[0]
     return mean_all(check_board(board).compiled).copy()
+
+
+@overload
+def expected_throws(board: Board, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
+@overload
+def expected_throws(board: Board, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
+@overload
+def expected_throws(board: Board, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
 
 
 def expected_throws(board: Board, start: int | None = None, *, exact: bool = False
@@ -387,6 +403,14 @@ def expected_throws(board: Board, start: int | None = None, *, exact: bool = Fal
     return float(mean_all(board.compiled)[start])
 
 
+@overload
+def throws_variance_all(board: Board, *, exact: Literal[False] = ...) -> np.ndarray: ...
+@overload
+def throws_variance_all(board: Board, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
+@overload
+def throws_variance_all(board: Board, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
+
+
 def throws_variance_all(board: Board, *, exact: bool = False
                         ) -> np.ndarray | tuple[Fraction | float, ...]:
     """Variance of the number of throws, from every square.
@@ -411,6 +435,14 @@ def throws_variance_all(board: Board, *, exact: bool = False
     if check_exact(exact):
         return exact_moments(check_board(board).compiled)[1]  # type: ignore[return-value]
     return moments(check_board(board).compiled)[1].copy()
+
+
+@overload
+def throws_variance(board: Board, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
+@overload
+def throws_variance(board: Board, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
+@overload
+def throws_variance(board: Board, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
 
 
 def throws_variance(board: Board, start: int | None = None, *, exact: bool = False

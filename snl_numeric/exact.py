@@ -248,9 +248,10 @@ def _exact_mean(cb: CompiledBoard) -> tuple[Fraction | float, ...]:
 def _exact_variance(cb: CompiledBoard, mean: tuple[Fraction | float, ...]
                     ) -> tuple[Fraction | float, ...]:
     moves, stay, active = _setup(cb)
-    t = [v if active[x] else Fraction(0) for x, v in enumerate(mean)]
-    u = _solve(moves, stay, active, t)  # type: ignore[arg-type]
-    return _with_inf(cb, [2 * u[x] - t[x] - t[x] ** 2 for x in range(cb.n_states)])  # type: ignore[operator]
+    t = [v if active[x] and isinstance(v, Fraction) else Fraction(0)
+         for x, v in enumerate(mean)]
+    u = _solve(moves, stay, active, t)
+    return _with_inf(cb, [2 * u[x] - t[x] - t[x] ** 2 for x in range(cb.n_states)])
 
 
 def _with_inf(cb: CompiledBoard, values: list[Fraction]) -> tuple[Fraction | float, ...]:

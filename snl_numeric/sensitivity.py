@@ -302,9 +302,9 @@ def _jump_moves(board: Board, of: str, start: int, shift: int, tail: float,
     """Each jump's ends moved by ``-shift .. shift``: fresh solves of the moved boards."""
     def answer(b: Board) -> float:
         if of == "mean":
-            return expected_throws(b, start)
+            return float(expected_throws(b, start))
         if of == "variance":
-            return throws_variance(b, start)
+            return float(throws_variance(b, start))
         return float(win_probabilities(b, 2, starts=[start, start], tail=tail,
                                        max_throws=max_throws)[0])
 

@@ -79,6 +79,7 @@ def plot_sensitivity(
         ax.set_title(title if title is not None else f"Dice gradient of the {what}")
         return ax
     if s.wrt == "jumps":
+        assert s.jumps is not None and s.shifts is not None  # (given with wrt="jumps")
         ax = axes(ax, (6, max(2.5, 0.35 * 2 * len(s.jumps) + 1.2)))
         change = s.gradient.reshape(-1, len(s.shifts))
         edge = float(np.nanmax(np.abs(change), initial=0.0)) or 1.0
