@@ -55,8 +55,6 @@ __all__ = ["Sensitivity", "sensitivity"]
 
 OF = ("mean", "variance", "win")
 WRT = ("dice", "transitions", "jumps")
-#: Entries of ``pi`` and ``lambda`` combined at once for the win's gradient.
-_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -274,24 +272,24 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     pmf_arr = np.array(pmf)  # pmf[m] = P(T = m), m = 0 .. k
     never = max(0.0, 1.0 - float(pmf_arr.sum()) - float(mass.sum()))
     c = pmf_arr + never
-    lam = np.zeros((n, k))  # lambda_k over every square (0 where the goal is out of reach)
-    nxt, nxt_goal = np.zeros(m), 0.0
-    for step in range(k - 1, -1, -1):  # lambda_k = c_{k+1} e_goal + P' lambda_{k+1}
-        nxt = back @ nxt + to_goal * nxt_goal
-        nxt_goal = float(c[step + 1])
-        lam[keep, step] = nxt
-        lam[goal, step] = nxt_goal
-    place = np.full(n, m)  # each square's row of pi, m (a row of zeros) off it
+    place = np.full(n, m)  # each square's place in pi, m (a zero) off the live squares
     place[keep] = np.arange(m)
-    pi_all = np.zeros((m + 1, k))
-    pi_all[:m] = pi[:k].T
+    pi = np.concatenate([pi[:k], np.zeros((k, 1))], axis=1)  # (k, m + 1): the zero last
 
     def entry(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """``sum_k pi_k[i] lambda_k[j]``, ``lambda_k`` built backward on the way
+        (``lambda_k = c_{k+1} e_goal + P' lambda_{k+1}``; 0 where the goal is out of
+        reach)."""
         out = np.zeros(len(i))
-        step = max(1, _CHUNK // max(k, 1))
-        for a in range(0, len(i), step):
-            b = min(len(i), a + step)
-            out[a:b] = np.einsum("nk,nk->n", pi_all[place[i[a:b]]], lam[j[a:b]])
+        rows = place[i]
+        lam = np.zeros(n)
+        nxt, nxt_goal = np.zeros(m), 0.0
+        for step in range(k - 1, -1, -1):
+            nxt = back @ nxt + to_goal * nxt_goal
+            nxt_goal = float(c[step + 1])
+            lam[keep] = nxt
+            lam[goal] = nxt_goal
+            out += pi[step, rows] * lam[j]
         return out
 
     return entry

@@ -30,6 +30,12 @@ def _fd(f, x0, h):
     return (4 * d2 - d1) / 3
 
 
+def _step(x, value, grad):
+    """A step well inside the distance over which the answer changes by its own size
+    (a free probability near a pole, where the chain stops being absorbing, needs it)."""
+    return 1e-3 * min(x, abs(value / grad) if value and grad else x)
+
+
 def _close(a, b, scale, rel=1e-7):
     return abs(a - b) <= rel * max(abs(a), abs(b)) + 1e-9 * scale  # (the differences' rounding)
 
@@ -57,7 +63,7 @@ def test_transitions_match_finite_differences(board, data):
         pick = data.draw(st.lists(st.integers(0, len(rows) - 1), min_size=1, max_size=3))
         for e in pick:
             i, j = rows[e], cols[e]
-            h = 1e-4 * p[i, j]
+            h = _step(p[i, j], s.value, g[i, j])
 
             def f(x, i=i, j=j, k=k):
                 q = p.copy()
@@ -87,7 +93,8 @@ def test_dice_match_finite_differences_of_each_face(board):
                 p = sum(c * m for c, m in zip(w, mats, strict=True))
                 return naive.sensitivity_answers(p, board.start, sure)[k]
 
-            assert _close(s.gradient[f], _fd(value, probs[f], 1e-4 * probs[f]), scale), (of, f)
+            h = _step(probs[f], s.value, s.gradient[f])
+            assert _close(s.gradient[f], _fd(value, probs[f], h), scale), (of, f)
 
 
 @settings(max_examples=40, deadline=None)
