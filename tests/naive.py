@@ -1968,3 +1968,36 @@ def naive_visit_probability(board, start=None):
                     a[index[x], index[w]] -= p
         out[j] = np.linalg.solve(a, b)[index[start]]
     return out
+
+
+def players_joint_fraction(board, start=None):
+    """Both players' chances to win, exactly, by the alternating joint chain (state: both
+    squares and whose turn; Fraction Gauss-Jordan, tiny boards). States from which neither
+    token can reach the goal have value 0 and are left out."""
+    start = board.start if start is None else start
+    n = board.size
+    if start == n:
+        return Fraction(1), Fraction(0)
+    can = {x for x in range(n + 1) if n in naive_reachable(board, x)}
+    states = [(a, b, t) for a in range(n) for b in range(n) for t in (0, 1)
+              if a in can or b in can]
+    if (start, start, 0) not in states:
+        return Fraction(0), Fraction(0)
+    index = {s: i for i, s in enumerate(states)}
+    m = len(states)
+    probs = [_fraction(p) for p in board.dice.probs]
+    out = []
+    for player in (0, 1):
+        rows = [[Fraction(int(i == j)) for j in range(m)] + [Fraction(0)] for i in range(m)]
+        for (a, b, t), i in index.items():
+            here = a if t == 0 else b
+            for face, p in zip(board.dice.faces.tolist(), probs, strict=True):
+                w = naive_move(board, here, face)
+                if w == n:
+                    rows[i][m] += p if t == player else 0
+                    continue
+                nxt = (w, b, 1) if t == 0 else (a, w, 0)
+                if nxt in index:
+                    rows[i][index[nxt]] -= p
+        out.append(gauss_jordan(rows)[index[(start, start, 0)]])
+    return tuple(out)

@@ -19,6 +19,7 @@ from snl_numeric import (
     solver_report,
     throws_variance,
     throws_variance_all,
+    win_probabilities,
 )
 from snl_numeric.exact import MAX_WORK, exact_probabilities
 
@@ -110,3 +111,31 @@ def test_not_sure_is_inf():
     assert expected_throws(b, exact=True) == math.inf
     assert throws_variance(b, exact=True) == math.inf
     assert expected_throws(b, 4, exact=True) == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(board_strategy(max_size=6))
+def test_exact_win_equals_naive_joint_chain(board):
+    assert win_probabilities(board, 2, exact=True) == naive.players_joint_fraction(board)
+
+
+@settings(max_examples=40, deadline=None)
+@given(board_strategy(max_size=12))
+def test_exact_win_agrees_with_float(board):
+    exact = win_probabilities(board, 2, exact=True)
+    floats = win_probabilities(board, 2)
+    assert all(isinstance(w, Fraction) for w in exact)
+    assert np.allclose([float(w) for w in exact], floats, rtol=0, atol=1e-10)
+
+
+def test_exact_win_refusals():
+    b = Board(4, dice="1-3")
+    assert win_probabilities(b, 2, exact=True) == (Fraction(559, 729), Fraction(170, 729))
+    assert win_probabilities(b, starts=[1, 1], exact=True) == win_probabilities(
+        b.replace(start=1), exact=True)
+    with pytest.raises(ValueError, match="two players"):
+        win_probabilities(b, 3, exact=True)
+    with pytest.raises(ValueError, match="one start square"):
+        win_probabilities(b, starts=[0, 1], exact=True)
+    with pytest.raises(ValueError, match="exact=True is for small boards"):
+        win_probabilities(boards.get("milton-bradley"), 2, exact=True)
