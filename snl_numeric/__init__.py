@@ -33,6 +33,7 @@ from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .race import RaceResult, optimal_race, race_value
 from .report import report
+from .sensitivity import Sensitivity, sensitivity
 from .shortest import min_throws, shortest_path, throw_distances
 from .simulate import SimulationResult, simulate
 from .warmup import cache_dir, warmup
@@ -51,6 +52,7 @@ __all__ = [
     "PolicyResult",
     "RaceResult",
     "SimulationResult",
+    "Sensitivity",
     "SolveReport",
     "analyze",
     "analyze_many",
@@ -73,6 +75,7 @@ __all__ = [
     "plot",
     "race_value",
     "report",
+    "sensitivity",
     "shortest_path",
     "simulate",
     "solver_report",

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.sparse.csgraph import connected_components
 
 from ._core.table import QUANTILE_SLACK, quantile_levels, quantiles
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, shown
 from .board import Board, check_board, check_start
-from .chain import finish_probability, moments, visits_and_jump_use
+from .chain import finish_probability, fundamental, moments, visits_and_jump_use
 from .distribution import pushed
 from .shortest import min_throws, shortest_path
 
@@ -63,6 +64,11 @@ class Analysis:
         ``{(from, to): probability the jump fires at least once}``; ``None``
         when ``mean`` is infinite or the computation was skipped (see the
         ``jump_probability`` option of :func:`analyze`).
+    visit_probability : ndarray or None
+        The chance of ever resting on each square (the start included, 1 there):
+        ``h_j = N_sj / N_jj``, the expected visits over the expected visits of a token
+        that starts on ``j``. ``None`` unless asked for (the ``visit_probability``
+        option of :func:`analyze`) or when ``mean`` is infinite.
     tail : float
         The tail tolerance used for ``pmf``.
     note : str
@@ -85,6 +91,7 @@ class Analysis:
     expected_visits: np.ndarray | None = field(repr=False)
     jump_uses: dict[tuple[int, int], float] | None = field(repr=False)
     jump_probability: dict[tuple[int, int], float] | None = field(repr=False)
+    visit_probability: np.ndarray | None = field(repr=False, default=None)
     tail: float = field(repr=False, default=DEFAULT_TAIL)
     note: str = ""
 
@@ -140,6 +147,8 @@ class Analysis:
             else {key(k): v for k, v in self.jump_uses.items()},
             "jump_probability": None if self.jump_probability is None
             else {key(k): v for k, v in self.jump_probability.items()},
+            "visit_probability": None if self.visit_probability is None
+            else self.visit_probability.tolist(),
         }
 
     def __str__(self) -> str:
@@ -161,6 +170,7 @@ def analyze(
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
     jump_probability: bool | None = None,
+    visit_probability: bool | None = False,
 ) -> Analysis:
     """Analyse a board: fewest throws, moments, distribution, visits, jump use.
 
@@ -182,6 +192,12 @@ def analyze(
         leave the token: ``None`` (default) computes it when that is at most
         ``AUTO_JUMP_SOLVES`` columns (and leaves it ``None`` on bigger boards),
         ``True`` always, ``False`` never. Expected uses are always given.
+    visit_probability : bool or None, default False
+        Compute the chance of ever resting on each square. It costs a column of one
+        certified solve per square that a token can come back to (one in a cycle of
+        moves; on Milton Bradley that adds half the time of ``analyze``): ``True``
+        always, ``None`` when that is at most ``AUTO_JUMP_SOLVES`` columns, ``False``
+        (default) never.
 
     Returns
     -------
@@ -197,8 +213,10 @@ def analyze(
     True
     """
     start = check_start(check_board(board), start)
-    if not (jump_probability is None or isinstance(jump_probability, (bool, np.bool_))):
-        raise TypeError(f"jump_probability must be None, True or False, got {jump_probability!r}")
+    for name, flag in (("jump_probability", jump_probability),
+                       ("visit_probability", visit_probability)):
+        if not (flag is None or isinstance(flag, (bool, np.bool_))):
+            raise TypeError(f"{name} must be None, True or False, got {flag!r}")
     if isinstance(percentiles, (str, bytes)) or not isinstance(percentiles, Iterable):
         raise TypeError(f"percentiles must be a sequence of numbers, got {shown(percentiles)}")
     percentiles = tuple(percentiles)
@@ -237,6 +255,10 @@ def analyze(
         uses = dict(zip(pairs, u.tolist(), strict=True))
         probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
         visits.flags.writeable = False
+    chance = None
+    if visits is not None and visit_probability is not False:
+        chance = _visit_chance(cb, visits, AUTO_JUMP_SOLVES if visit_probability is None
+                               else None)
     asked = [0.5, *(q / 100.0 for q in percentiles)]
     at_levels, mode = quantiles(cdf, asked), _mode(pmf, remaining)
     deeper = None if note else _decided_tail(at_levels, mode, cdf, pmf, remaining, asked, tail)
@@ -272,9 +294,37 @@ def analyze(
         expected_visits=visits,
         jump_uses=uses,
         jump_probability=probs,
+        visit_probability=chance,
         tail=tail,
         note=note,
     )
+
+
+def _visit_chance(cb: Any, visits: np.ndarray, limit: int | None) -> np.ndarray | None:
+    """``h_j = v_j / N_jj`` (read-only), ``None`` when more than ``limit`` squares need
+    their ``N_jj``: a square no move sequence leads back to is visited at most once
+    (``N_jj = 1``); for the others, one solve with a column ``e_j`` each."""
+    solver = fundamental(cb)
+    act = solver.active & (visits > 0)
+    mat = cb.matrix
+    _, label = connected_components(mat, directed=True, connection="strong")
+    size = np.bincount(label)
+    back = (size[label] > 1) | (mat.diagonal() > 0)
+    back &= act
+    back[cb.size] = False
+    cols = np.flatnonzero(back)
+    if limit is not None and len(cols) > limit:
+        return None
+    diag = np.ones(cb.n_states)
+    if len(cols):
+        e = np.zeros((cb.n_states, len(cols)))
+        e[cols, np.arange(len(cols))] = 1.0
+        sol = solver.solve(e)
+        diag[cols] = np.maximum(sol.x[cols, np.arange(len(cols))], 1.0)
+    chance = np.clip(visits / diag, 0.0, 1.0)
+    chance[cb.size] = 1.0  # (visits are throws: none from the goal, reached surely here)
+    chance.flags.writeable = False
+    return chance
 
 
 def _mode(pmf: np.ndarray, remaining: float) -> int | None:

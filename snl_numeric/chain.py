@@ -34,7 +34,8 @@ The distribution of the number of throws is in :mod:`snl_numeric.distribution`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -51,6 +52,7 @@ from ._core.solve import (
 from ._core.warn import warn_user
 from .board import Board, check_board, check_start
 from .compile import CompiledBoard
+from .exact import check_exact, exact_moments
 
 __all__ = [
     "SolveReport",
@@ -318,28 +320,54 @@ def solver_report(board: Board) -> SolveReport:
     return cb.cache.get("report", lambda: _report(cb))
 
 
-def expected_throws_all(board: Board) -> np.ndarray:
+@overload
+def expected_throws_all(board: Board, *, exact: Literal[False] = ...) -> np.ndarray: ...
+@overload
+def expected_throws_all(board: Board, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
+@overload
+def expected_throws_all(board: Board, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
+
+
+def expected_throws_all(board: Board, *, exact: bool = False
+                        ) -> np.ndarray | tuple[Fraction | float, ...]:
     """Expected number of throws to finish, from every square.
 
     Parameters
     ----------
     board : Board
+    exact : bool, default False
+        Exact fractions instead of doubles (see :mod:`snl_numeric.exact`: dice whose
+        probabilities are rational, boards up to its size limit).
 
     Returns
     -------
-    ndarray of float64, shape (size + 1,)
-        ``inf`` where the goal is not reached with probability 1; 0 at the goal.
+    ndarray of float64, shape (size + 1,), or tuple of Fraction with ``exact``
+        ``inf`` (``math.inf`` in the tuple) where the goal is not reached with
+        probability 1; 0 at the goal.
 
     Examples
     --------
     >>> from snl_numeric import Board
     >>> expected_throws_all(Board(1, dice={1: 1.0})).tolist()
     [1.0, 0.0]
+    >>> expected_throws_all(Board(2, dice="1-2"), exact=True)
+    (Fraction(3, 2), Fraction(1, 1), Fraction(0, 1))
     """
+    if check_exact(exact):
+        return exact_moments(check_board(board).compiled, variance=False)[0]
     return mean_all(check_board(board).compiled).copy()
 
 
-def expected_throws(board: Board, start: int | None = None) -> float:
+@overload
+def expected_throws(board: Board, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
+@overload
+def expected_throws(board: Board, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
+@overload
+def expected_throws(board: Board, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
+
+
+def expected_throws(board: Board, start: int | None = None, *, exact: bool = False
+                    ) -> float | Fraction:
     """Expected number of throws from ``start`` (default: the board's start).
 
     Parameters
@@ -347,32 +375,55 @@ def expected_throws(board: Board, start: int | None = None) -> float:
     board : Board
     start : int, optional
         Starting square; the board's own ``start`` by default.
+    exact : bool, default False
+        The exact fraction instead of a double: for dice whose probabilities are
+        rational (``"d6"``, ``"2d6"``, the default die, ``fractions.Fraction`` values;
+        see :mod:`snl_numeric.exact` for how a die's doubles are read) and boards up to
+        that module's size limit (``ValueError`` beyond, with the reason).
 
     Returns
     -------
-    float
+    float, or Fraction with ``exact``
         ``math.inf`` when the goal is not reached with probability 1.
 
     Examples
     --------
-    >>> from snl_numeric import Board
+    >>> from snl_numeric import Board, boards
     >>> round(expected_throws(Board(3, dice={1: 0.5, 2: 0.5})), 6)
     2.25
+    >>> t = expected_throws(boards.get("milton-bradley"), exact=True)
+    >>> t.denominator
+    5757472998140039232950575874628786131130999406013041613400
+    >>> round(float(t), 6)
+    39.225122
     """
     start = check_start(check_board(board), start)
+    if check_exact(exact):
+        return exact_moments(board.compiled, variance=False)[0][start]
     return float(mean_all(board.compiled)[start])
 
 
-def throws_variance_all(board: Board) -> np.ndarray:
+@overload
+def throws_variance_all(board: Board, *, exact: Literal[False] = ...) -> np.ndarray: ...
+@overload
+def throws_variance_all(board: Board, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
+@overload
+def throws_variance_all(board: Board, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
+
+
+def throws_variance_all(board: Board, *, exact: bool = False
+                        ) -> np.ndarray | tuple[Fraction | float, ...]:
     """Variance of the number of throws, from every square.
 
     Parameters
     ----------
     board : Board
+    exact : bool, default False
+        Exact fractions instead of doubles (as :func:`expected_throws_all`).
 
     Returns
     -------
-    ndarray of float64, shape (size + 1,)
+    ndarray of float64, shape (size + 1,), or tuple of Fraction with ``exact``
         ``inf`` where the goal is not reached with probability 1; 0 at the goal.
 
     Examples
@@ -381,10 +432,21 @@ def throws_variance_all(board: Board) -> np.ndarray:
     >>> throws_variance_all(Board(2, dice={1: 0.5, 2: 0.5})).tolist()
     [0.25, 0.0, 0.0]
     """
+    if check_exact(exact):
+        return exact_moments(check_board(board).compiled)[1]  # type: ignore[return-value]
     return moments(check_board(board).compiled)[1].copy()
 
 
-def throws_variance(board: Board, start: int | None = None) -> float:
+@overload
+def throws_variance(board: Board, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
+@overload
+def throws_variance(board: Board, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
+@overload
+def throws_variance(board: Board, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
+
+
+def throws_variance(board: Board, start: int | None = None, *, exact: bool = False
+                    ) -> float | Fraction:
     """Variance of the number of throws from ``start``.
 
     Parameters
@@ -392,10 +454,12 @@ def throws_variance(board: Board, start: int | None = None) -> float:
     board : Board
     start : int, optional
         Starting square; the board's own ``start`` by default.
+    exact : bool, default False
+        The exact fraction instead of a double (as :func:`expected_throws`).
 
     Returns
     -------
-    float
+    float, or Fraction with ``exact``
         ``math.inf`` when the goal is not reached with probability 1.
 
     Examples
@@ -403,8 +467,12 @@ def throws_variance(board: Board, start: int | None = None) -> float:
     >>> from snl_numeric import Board
     >>> round(throws_variance(Board(3, dice={1: 0.5, 2: 0.5})), 6)
     0.1875
+    >>> throws_variance(Board(3, dice={1: 0.5, 2: 0.5}), exact=True)
+    Fraction(3, 16)
     """
     start = check_start(check_board(board), start)
+    if check_exact(exact):
+        return exact_moments(board.compiled)[1][start]  # type: ignore[index]
     return float(moments(board.compiled)[1][start])
 
 

@@ -42,6 +42,7 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,7 @@ from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_start
 from .chain import finish_probability, sure_states
 from .dice import Dice, DiceLike, as_dice
+from .exact import check_exact, exact_win
 from .distribution import Pushed, pushed
 
 __all__ = ["GameLength", "win_probabilities", "expected_game_length"]
@@ -296,7 +298,8 @@ def win_probabilities(
     dice: DiceLike | Sequence[DiceLike | None] | None = None,
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
-) -> np.ndarray:
+    exact: bool = False,
+) -> np.ndarray | tuple[Fraction, Fraction]:
     """Chance that each player wins a race of ``players`` non-interacting players.
 
     Parameters
@@ -317,10 +320,15 @@ def win_probabilities(
     max_throws : int, default 10_000_000
         Most throws a player's distribution is followed for (``ValueError`` if its
         tail is not below ``tail`` by then).
+    exact : bool, default False
+        The two chances as exact fractions, for two players on one board from one start
+        (``starts`` equal or None, no per-player dice) whose dice are rational: a small-
+        board tool (the pair chain of the board's squares is eliminated exactly;
+        ``ValueError`` past :data:`snl_numeric.exact.MAX_WIN_WORK`, with the reason).
 
     Returns
     -------
-    ndarray of float64, shape (k,)
+    ndarray of float64, shape (k,), or a pair of Fraction with ``exact``
         ``out[i]``: probability that the ``i``-th player to throw (0-based)
         wins. The sum is the probability that somebody ever wins: 1 when
         some player is sure to finish, less on boards where the goal may
@@ -341,9 +349,30 @@ def win_probabilities(
     >>> w = win_probabilities(boards.get("milton-bradley"), 2)
     >>> w.round(4).tolist(), bool(w[0] > w[1])
     ([0.5079, 0.4921], True)
+    >>> win_probabilities(Board(4, dice="1-3"), 2, exact=True)
+    (Fraction(559, 729), Fraction(170, 729))
     """
+    if check_exact(exact):
+        return _exact_two(board, players, starts, dice)
     w, _, _ = _game(board, players, starts, dice, tail, max_throws)
     return w.sum(axis=1)
+
+
+def _exact_two(board: Any, players: Any, starts: Any, dice: Any) -> tuple[Fraction, Fraction]:
+    """``exact=True`` of :func:`win_probabilities`: two players, one board, one start."""
+    if not isinstance(board, Board):
+        raise ValueError("exact=True takes one Board for both players, got "
+                         f"{type(board).__name__}")
+    if _count(players, starts=starts) != 2 or dice is not None and _is_list(dice):
+        raise ValueError("exact=True answers two players with the same dice; got "
+                         f"players={players!r}, dice={dice!r}")
+    per = [None] if starts is None else list(starts)
+    chosen = {check_start(board, s) for s in per}
+    if len(chosen) != 1:
+        raise ValueError(f"exact=True needs both players on one start square, got {starts!r}")
+    if dice is not None:
+        board = board.replace(dice=as_dice(dice))
+    return exact_win(board.compiled, chosen.pop())
 
 
 def expected_game_length(

@@ -1907,3 +1907,117 @@ def xoshiro256ss(words):
         s[0] ^= s[3]
         s[2] ^= t
         s[3] = rotl(s[3], 45)
+
+
+# --- sensitivity ---
+def sensitivity_matrices(board):
+    """One dense 0/1 matrix per face of the dice: ``M_f[x, y] = 1`` when a throw of face
+    ``f`` moves a token from ``x`` to ``y`` (the goal's row empty), from the rules."""
+    n = board.size + 1
+    out = []
+    for face in board.dice.faces.tolist():
+        m = np.zeros((n, n))
+        for x in range(board.size):
+            m[x, naive_move(board, x, face)] += 1.0
+        out.append(m)
+    return out
+
+
+def sensitivity_answers(p, start, sure):
+    """``(mean, variance)`` from ``start`` of the chain with the dense matrix ``p`` (rows
+    need not sum to 1; the goal is the last state), over the squares ``sure``
+    (``numpy.linalg.solve``)."""
+    goal = len(p) - 1
+    states = sorted(set(sure) - {goal})
+    if start == goal:
+        return 0.0, 0.0
+    q = p[np.ix_(states, states)]
+    a = np.eye(len(states)) - q
+    t = np.linalg.solve(a, np.ones(len(states)))
+    u = np.linalg.solve(a, t)
+    i = states.index(start)
+    return float(t[i]), float(2 * u[i] - t[i] - t[i] ** 2)
+
+
+def sensitivity_win(p, start, throws=20_000, tail=1e-16):
+    """The first of two players' chance to win on the chain with the dense matrix ``p``
+    (the goal last): ``sum_m p_m P(T >= m)`` from the distribution pushed throw by throw."""
+    goal = len(p) - 1
+    if start == goal:
+        return 1.0
+    mass = np.zeros(len(p))
+    mass[start] = 1.0
+    done, win = 0.0, 0.0
+    for _ in range(throws):
+        step = mass @ p
+        pm = step[goal]
+        step[goal] = 0.0
+        win += pm * (1.0 - done)
+        done += pm
+        mass = step
+        if mass.sum() < tail:
+            break
+    return win
+
+
+def naive_visit_probability(board, start=None):
+    """The chance of ever resting on each square from ``start`` (the goal reached surely):
+    for each target ``j`` a dense solve of the hitting probabilities ``x_i = sum_k P_ik x_k``
+    with ``x_j = 1`` and ``x = 0`` on the goal (``j`` not the goal)."""
+    start = board.start if start is None else start
+    n = board.size
+    out = np.zeros(n + 1)
+    if start == n:
+        out[n] = 1.0
+        return out
+    for j in range(n + 1):
+        if j == n or j == start:
+            out[j] = 1.0
+            continue
+        states = [x for x in sorted(naive_reachable(board, start)) if x not in (j, n)]
+        if j not in naive_reachable(board, start):
+            continue
+        index = {x: i for i, x in enumerate(states)}
+        a = np.eye(len(states))
+        b = np.zeros(len(states))
+        for x in states:
+            for _, p, w in naive_outcomes(board, x):
+                if w == j:
+                    b[index[x]] += p
+                elif w != n:
+                    a[index[x], index[w]] -= p
+        out[j] = np.linalg.solve(a, b)[index[start]]
+    return out
+
+
+def players_joint_fraction(board, start=None):
+    """Both players' chances to win, exactly, by the alternating joint chain (state: both
+    squares and whose turn; Fraction Gauss-Jordan, tiny boards). States from which neither
+    token can reach the goal have value 0 and are left out."""
+    start = board.start if start is None else start
+    n = board.size
+    if start == n:
+        return Fraction(1), Fraction(0)
+    can = {x for x in range(n + 1) if n in naive_reachable(board, x)}
+    states = [(a, b, t) for a in range(n) for b in range(n) for t in (0, 1)
+              if a in can or b in can]
+    if (start, start, 0) not in states:
+        return Fraction(0), Fraction(0)
+    index = {s: i for i, s in enumerate(states)}
+    m = len(states)
+    probs = [_fraction(p) for p in board.dice.probs]
+    out = []
+    for player in (0, 1):
+        rows = [[Fraction(int(i == j)) for j in range(m)] + [Fraction(0)] for i in range(m)]
+        for (a, b, t), i in index.items():
+            here = a if t == 0 else b
+            for face, p in zip(board.dice.faces.tolist(), probs, strict=True):
+                w = naive_move(board, here, face)
+                if w == n:
+                    rows[i][m] += p if t == player else 0
+                    continue
+                nxt = (w, b, 1) if t == 0 else (a, w, 0)
+                if nxt in index:
+                    rows[i][index[nxt]] -= p
+        out.append(gauss_jordan(rows)[index[(start, start, 0)]])
+    return tuple(out)

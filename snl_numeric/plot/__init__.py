@@ -26,6 +26,7 @@ from .distribution import plot_compare, plot_distribution
 from .impact import plot_candidates, plot_impact
 from .policy import plot_policy
 from .race import plot_race
+from .sensitivity import plot_sensitivity
 
 __all__ = [
     "plot_board",
@@ -35,6 +36,7 @@ __all__ = [
     "plot_impact",
     "plot_policy",
     "plot_race",
+    "plot_sensitivity",
     "plot_visits",
     "grid_shape",
     "square_xy",

@@ -1,0 +1,187 @@
+"""sensitivity(): derivatives against central finite differences of naive dense solves."""
+
+from __future__ import annotations
+
+import math
+
+import naive
+import numpy as np
+import pytest
+from conftest import boards as board_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snl_numeric import (
+    Board,
+    analyze,
+    boards,
+    expected_throws,
+    expected_throws_all,
+    sensitivity,
+    throws_variance,
+    win_probabilities,
+)
+
+
+def _fd(f, x0, h):
+    """Central difference with one Richardson step (error O(h**4))."""
+    d1 = (f(x0 + h) - f(x0 - h)) / (2 * h)
+    d2 = (f(x0 + h / 2) - f(x0 - h / 2)) / h
+    return (4 * d2 - d1) / 3
+
+
+def _step(x, value, grad):
+    """A step well inside the distance over which the answer changes by its own size
+    (a free probability near a pole, where the chain stops being absorbing, needs it)."""
+    return 1e-3 * min(x, abs(value / grad) if value and grad else x)
+
+
+def _close(a, b, scale, rel=1e-7):
+    return abs(a - b) <= rel * max(abs(a), abs(b)) + 1e-9 * scale  # (the differences' rounding)
+
+
+def _finite(board):
+    return math.isfinite(expected_throws(board))
+
+
+@settings(max_examples=120, deadline=None)
+@given(board_strategy(max_size=16), st.data())
+def test_transitions_match_finite_differences(board, data):
+    if not _finite(board):
+        with pytest.raises(ValueError, match="infinite"):
+            sensitivity(board, wrt="transitions")
+        return
+    mats = naive.sensitivity_matrices(board)
+    p = sum(w * m for w, m in zip(board.dice.probs, mats, strict=True))
+    sure = naive.naive_sure(board)
+    for of, k in (("mean", 0), ("variance", 1)):
+        s = sensitivity(board, of=of, wrt="transitions")
+        g = s.gradient.toarray()
+        assert s.gradient.shape == p.shape
+        scale = np.abs(g).max() + abs(s.value)
+        rows, cols = np.nonzero(p[:-1])
+        pick = data.draw(st.lists(st.integers(0, len(rows) - 1), min_size=1, max_size=3))
+        for e in pick:
+            i, j = rows[e], cols[e]
+            h = _step(p[i, j], s.value, g[i, j])
+
+            def f(x, i=i, j=j, k=k):
+                q = p.copy()
+                q[i, j] = x
+                return naive.sensitivity_answers(q, board.start, sure)[k]
+
+            assert _close(g[i, j], _fd(f, p[i, j], h), scale), (of, i, j)
+        assert np.all(g[:, board.size][p[:, board.size] > 0] == 0)  # into the goal
+
+
+@settings(max_examples=120, deadline=None)
+@given(board_strategy(max_size=16))
+def test_dice_match_finite_differences_of_each_face(board):
+    if not _finite(board):
+        return
+    mats = naive.sensitivity_matrices(board)
+    probs = board.dice.probs
+    sure = naive.naive_sure(board)
+    for of, k in (("mean", 0), ("variance", 1)):
+        s = sensitivity(board, of=of, wrt="dice")
+        assert s.faces.tolist() == board.dice.faces.tolist()
+        scale = np.abs(s.gradient).max() + abs(s.value)
+        for f in range(len(probs)):
+            def value(x, f=f, k=k):
+                w = probs.copy()
+                w[f] = x
+                p = sum(c * m for c, m in zip(w, mats, strict=True))
+                return naive.sensitivity_answers(p, board.start, sure)[k]
+
+            h = _step(probs[f], s.value, s.gradient[f])
+            assert _close(s.gradient[f], _fd(value, probs[f], h), scale), (of, f)
+
+
+@settings(max_examples=40, deadline=None)
+@given(board_strategy(max_size=10), st.data())
+def test_win_matches_finite_differences(board, data):
+    mats = naive.sensitivity_matrices(board)
+    p = sum(w * m for w, m in zip(board.dice.probs, mats, strict=True))
+    p[board.size, board.size] = 0.0  # the goal absorbs: the push takes its mass out
+    s = sensitivity(board, of="win", wrt="transitions", tail=1e-15)
+    assert abs(s.value - naive.sensitivity_win(p, board.start)) < 1e-12
+    g = s.gradient.toarray()
+    rows, cols = np.nonzero(p[:-1])
+    scale = np.abs(g).max() + 1.0
+    for e in data.draw(st.lists(st.integers(0, len(rows) - 1), min_size=1, max_size=3)):
+        i, j = rows[e], cols[e]
+
+        def f(x, i=i, j=j):
+            q = p.copy()
+            q[i, j] = x
+            return naive.sensitivity_win(q, board.start)
+
+        assert _close(g[i, j], _fd(f, p[i, j], 1e-4 * p[i, j]), scale, rel=1e-6), (i, j)
+    d = sensitivity(board, of="win", wrt="dice", tail=1e-15)
+    rows_all = np.repeat(np.arange(board.size + 1), len(board.dice.faces))
+    succ = board.compiled.succ
+    per_face = [sum(g[x, succ[x, f]] for x in range(board.size))
+                for f in range(len(board.dice.faces))]
+    assert np.allclose(d.gradient, per_face, rtol=1e-12, atol=1e-15)
+    assert len(rows_all) == succ.size
+
+
+def test_milton_bradley_dice_gradient():
+    mb = boards.get("milton-bradley")
+    s = sensitivity(mb, of="mean", wrt="dice")
+    toward_six = np.eye(6)[5] - 1 / 6
+    # central difference along the direction, on boards with that die
+    h = 1e-4
+
+    def mean(x):
+        return expected_throws(mb.replace(dice=dict(enumerate(1 / 6 + x * toward_six, 1))))
+
+    assert _close(s.gradient @ toward_six, _fd(mean, 0.0, h), 1.0)
+    assert -25.5 < s.gradient @ toward_six < -24.5  # the issue's hand computation: about 25
+    v = sensitivity(mb, of="variance", wrt="dice")
+
+    def var(x):
+        return throws_variance(mb.replace(dice=dict(enumerate(1 / 6 + x * toward_six, 1))))
+
+    assert _close(v.gradient @ toward_six, _fd(var, 0.0, h), 1.0)
+    t = sensitivity(mb, wrt="transitions")
+    assert t.by_square.shape == (101,)
+    # sum_ij Q_ij v_i t_j = sum_i v_i (t_i - 1): visits from analyze, t from the solver
+    visits, t_all = analyze(mb).expected_visits, expected_throws_all(mb)
+    assert math.isclose(t.elasticity.sum(), (visits @ t_all - s.value) / s.value, rel_tol=1e-12)
+    assert np.allclose(t.by_square, visits * (t_all - 1) / s.value, rtol=1e-12, atol=0)
+
+
+def test_jumps_equal_fresh_solves():
+    b = Board(30, {3: 22, 17: 4, 25: 11}, overshoot="bounce")
+    for of, answer in (("mean", expected_throws), ("variance", throws_variance)):
+        s = sensitivity(b, of=of, wrt="jumps", shift=2)
+        assert s.shifts.tolist() == [-2, -1, 0, 1, 2]
+        assert s.jumps.tolist() == [[3, 22], [17, 4], [25, 11]]
+        base = answer(b)
+        assert answer(Board(30, {2: 22, 17: 4, 25: 11}, overshoot="bounce")) - base == (
+            s.gradient[0, 0, 1])
+        assert answer(Board(30, {3: 22, 17: 6, 25: 11}, overshoot="bounce")) - base == (
+            s.gradient[1, 1, 4])
+        assert np.isfinite(s.gradient).all()  # every move allowed on this board
+        assert (s.gradient[:, :, 2] == 0).all()
+    w = sensitivity(Board(10, {3: 8, 5: 2}), of="win", wrt="jumps", shift=2)
+    assert np.isnan(w.gradient[0, 0, 4])  # 3 -> 5 moves onto the other jump's square
+    assert np.isnan(w.gradient[1, 0, 0])  # and 5 -> 3
+    assert np.isnan(w.gradient).sum() == 2
+    assert w.gradient[0, 1, 4] == (
+        win_probabilities(Board(10, {3: 10, 5: 2}), 2)[0] - win_probabilities(Board(10, {3: 8, 5: 2}), 2)[0])
+
+
+def test_errors():
+    b = Board(10)
+    with pytest.raises(ValueError, match="of must be one of"):
+        sensitivity(b, of="median")
+    with pytest.raises(TypeError, match="wrt must be one of"):
+        sensitivity(b, wrt=3)
+    with pytest.raises(ValueError, match="shift must be a positive integer"):
+        sensitivity(b, wrt="jumps", shift=0)
+    stuck = Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5})
+    with pytest.raises(ValueError, match="infinite and have no derivative"):
+        sensitivity(stuck, of="variance")
+    assert sensitivity(stuck, of="win").value == 0.5  # a 4 at once; after a 3 nobody wins
