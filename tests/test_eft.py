@@ -11,15 +11,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snl_numeric._core.solve.eft import dd_add, dd_add_jit, two_prod, two_sum
+from snl_numeric._core.solve.eft import (
+    dd_add,
+    dd_add_jit,
+    two_prod,
+    two_prod_jit,
+    two_sum,
+    two_sum_jit,
+)
 
 
 @numba.njit
 def _pairs_jit(a, b, out):
     """The kernels' ``two_sum`` and ``two_prod`` (one fused multiply-add) element-wise."""
     for i in range(a.shape[0]):
-        s, e = two_sum(a[i], b[i])
-        p, f = two_prod(a[i], b[i])
+        s, e = two_sum_jit(a[i], b[i])
+        p, f = two_prod_jit(a[i], b[i])
         out[0, i], out[1, i], out[2, i], out[3, i] = s, e, p, f
 
 

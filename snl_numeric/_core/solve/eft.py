@@ -9,31 +9,34 @@ For doubles ``a`` and ``b`` (no overflow, no underflow of the error term):
   pair ``(h, l)`` within about ``2**-104`` of ``hi + lo + dx``.
 
 Each is written for NumPy (element-wise over arrays, or on scalars) with its Numba twin
-beside it, and the twins give the same numbers bit for bit. :func:`two_sum` is one body,
-compiled into the kernels that call it (inlined); :func:`two_prod`'s body forms the error
-by Dekker's split of each factor (17 operations: NumPy has no fused multiply-add), its twin
-inside a kernel by one fused multiply-add, and both errors are exact; :func:`dd_add` makes
-three NumPy passes, :func:`dd_add_jit` one loop.
+beside it, for kernels, where it is inlined; the twins give the same numbers bit for bit.
+:func:`two_sum_jit` compiles :func:`two_sum`'s own body; :func:`two_prod` forms the error
+by Dekker's split of each factor (17 operations: NumPy has no fused multiply-add) and
+:func:`two_prod_jit` by one fused multiply-add, both exactly; :func:`dd_add` makes three
+NumPy passes, :func:`dd_add_jit` one loop. (The twins are plain ``njit(inline="always")``
+functions: an overload of the NumPy names, inlined the same way, compiled the residual
+kernels into different, measurably slower, machine code.)
 """
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic, overload, register_jitable
+from numba.extending import intrinsic, overload
 
 from ..numba_config import njit
 
-__all__ = ["dd_add", "dd_add_jit", "two_prod", "two_sum"]
+__all__ = ["dd_add", "dd_add_jit", "two_prod", "two_prod_jit", "two_sum", "two_sum_jit"]
 
 _SPLIT = 134217729.0  # 2**27 + 1
 
 
-@register_jitable(inline="always")
 def two_sum(a, b):
-    """``(s, e)``: ``s = a + b`` rounded and ``e`` its rounding error, ``s + e = a + b``
-    (callable from kernels, where it is inlined).
+    """``(s, e)``: ``s = a + b`` rounded and ``e`` its rounding error, ``s + e = a + b``.
 
     Examples
     --------
@@ -47,7 +50,7 @@ def two_sum(a, b):
 
 def two_prod(a, b):
     """``(p, e)``: ``p = a * b`` rounded and ``e`` its rounding error, ``p + e = a * b``
-    (Dekker's split; inside a kernel, one fused multiply-add).
+    (Dekker's split).
 
     Examples
     --------
@@ -90,10 +93,20 @@ def dd_add(hi: np.ndarray, lo: np.ndarray, dx: np.ndarray) -> tuple[np.ndarray, 
 
 
 # -- the Numba twins ------------------------------------------------------------------------
+two_sum_jit = njit(inline="always")(two_sum)
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once. As Python (``NUMBA_DISABLE_JIT``), in rationals; in a
+    kernel, LLVM's ``llvm.fma`` (the instruction, or the C library's correctly rounded
+    ``fma`` where the processor has none)."""
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return a * b + c
+    return float(Fraction(a) * Fraction(b) + Fraction(c))
+
+
 @intrinsic
-def _fma(typingctx, a, b, c):  # pragma: no cover - runs when a kernel compiles
-    """``a * b + c`` rounded once: LLVM's ``llvm.fma`` (the instruction, or the C library's
-    correctly rounded ``fma`` where the processor has none)."""
+def _llvm_fma(typingctx, a, b, c):  # pragma: no cover - runs when a kernel compiles
     sig = types.float64(types.float64, types.float64, types.float64)
 
     def codegen(context, builder, signature, args):
@@ -104,15 +117,17 @@ def _fma(typingctx, a, b, c):  # pragma: no cover - runs when a kernel compiles
     return sig, codegen
 
 
-@overload(two_prod, inline="always")
-def _two_prod_jit(a, b):  # pragma: no cover - runs when a kernel compiles
-    """:func:`two_prod` inside a kernel: the error of a product is exact under a fused
-    multiply-add, the same ``e`` as Dekker's."""
-    def impl(a, b):
-        p = a * b
-        return p, _fma(a, b, -p)
+@overload(_fma)
+def _fma_overload(a, b, c):  # pragma: no cover - runs when a kernel compiles
+    return lambda a, b, c: _llvm_fma(a, b, c)
 
-    return impl
+
+@njit(inline="always")
+def two_prod_jit(a, b):  # pragma: no cover - jitted
+    """:func:`two_prod` for kernels: the error of a product is exact under a fused
+    multiply-add, the same ``e`` as Dekker's split."""
+    p = a * b
+    return p, _fma(a, b, -p)
 
 
 @njit()
@@ -120,7 +135,7 @@ def dd_add_jit(hi, lo, dx, out_lo):  # pragma: no cover - jitted
     """:func:`dd_add` in one pass, bit for bit, the high part into ``dx`` and the low into
     ``out_lo``, making no new array."""
     for i in range(hi.shape[0]):
-        s, e = two_sum(hi[i], dx[i])
+        s, e = two_sum_jit(hi[i], dx[i])
         e += lo[i]
         h = s + e
         dx[i] = h

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..numba_config import njit
 from .certify import UNIT_ROUNDOFF
-from .eft import two_prod, two_sum
+from .eft import two_prod_jit, two_sum_jit
 
 
 @njit(inline="always")
@@ -22,7 +22,7 @@ def _die_sum(probs, pstride):  # pragma: no cover - jitted
     """One die: the sum of its probabilities, exactly, as a double-double pair."""
     dh = dl = 0.0
     for f in range(probs.shape[1] if pstride == 0 else 0):
-        dh, e = two_sum(dh, probs[0, f])
+        dh, e = two_sum_jit(dh, probs[0, f])
         dl += e
     return dh, dl
 
@@ -43,15 +43,15 @@ def _dd_row(succ, probs, pstride, active, b, xhi, xlo, x, dh, dl):  # pragma: no
             continue
         moves += 1
         if active[y]:  # the off-diagonal entry
-            qh, ql = two_prod(p, xhi[y])
+            qh, ql = two_prod_jit(p, xhi[y])
             ql += p * xlo[y]
-            rh, e = two_sum(rh, qh)
+            rh, e = two_sum_jit(rh, qh)
             rl += e + ql
             sx += abs(qh)
     if pstride == 0 and moves == nf:  # the pivot, every face moving: the die's sum
-        ph, pl = two_prod(dh, vx)
+        ph, pl = two_prod_jit(dh, vx)
         pl += dh * lx + dl * vx
-        rh, e = two_sum(rh, -ph)
+        rh, e = two_sum_jit(rh, -ph)
         rl += e - pl
         sx += abs(ph)
     else:  # the pivot's terms one by one
@@ -59,9 +59,9 @@ def _dd_row(succ, probs, pstride, active, b, xhi, xlo, x, dh, dl):  # pragma: no
             p = probs[row, f]
             if p == 0.0 or succ[x, f] == x:
                 continue
-            ph, pl = two_prod(p, vx)
+            ph, pl = two_prod_jit(p, vx)
             pl += p * lx
-            rh, e = two_sum(rh, -ph)
+            rh, e = two_sum_jit(rh, -ph)
             rl += e - pl
             sx += abs(ph)
     return rh + rl, sx
@@ -101,14 +101,14 @@ def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size): 
             if p == 0.0 or y == x:
                 continue
             # the pivot: -p * x[x] for every move out of x
-            ph, pl = two_prod(p, vx)
+            ph, pl = two_prod_jit(p, vx)
             pl += p * lx
-            s, e = two_sum(rh[x], -ph)
+            s, e = two_sum_jit(rh[x], -ph)
             rl[x] += e - pl
             rh[x] = s
             size[x] += abs(ph)
             if active[y]:  # the off-diagonal entry: + p * x[x] into row y, the same term
-                s, e = two_sum(rh[y], ph)
+                s, e = two_sum_jit(rh[y], ph)
                 rl[y] += e + pl
                 rh[y] = s
                 size[y] += abs(ph)
@@ -209,7 +209,7 @@ def step_variance_kernel(succ, probs, pstride, active, thi, tlo, w):  # pragma: 
             y = succ[x, f]
             yh = thi[y] if active[y] else 0.0
             yl = tlo[y] if active[y] else 0.0
-            s, e = two_sum(yh, -thi[x])
+            s, e = two_sum_jit(yh, -thi[x])
             d = s + (e + (yl - tlo[x]) + 1.0)
             acc += p * d * d
         w[x] = acc
