@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snl_numeric import Board, Dice, min_throws, shortest_path, throw_distances
+from snl_numeric._core.sizes import PLAIN_REACH_ENTRIES
 from snl_numeric._core.table import (
-    PLAIN_REACH_ENTRIES,
     lean_reach_kernel,
     plain_reach_kernel,
     reach_kernel,

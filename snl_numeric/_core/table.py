@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .numba_config import njit
+from .sizes import PLAIN_REACH_ENTRIES
 
 #: ``overshoot`` codes used by the kernels.
 OVERSHOOT_CODES = {"win": 0, "exact": 1, "bounce": 2}
@@ -81,10 +82,6 @@ def chain_ends(jump_to):  # pragma: no cover - jitted
     return ends
 
 
-#: Tables of at most this many entries are searched by :func:`plain_reach_kernel`
-#: (its reversed table takes 4 bytes an entry), larger ones by :func:`lean_reach_kernel`
-#: (as fast at 1,000 squares and a d6, twice as fast from 10,000).
-PLAIN_REACH_ENTRIES = 1 << 13
 
 
 @njit()
@@ -97,7 +94,7 @@ def reach_kernel(succ, dist, sure):  # pragma: no cover - jitted
     Both are breadth-first searches over the reversed moves of every square but the
     goal (every face of ``succ``), the second only when some square cannot reach the
     goal: by :func:`plain_reach_kernel` on tables of at most
-    :data:`PLAIN_REACH_ENTRIES` entries, by :func:`lean_reach_kernel` on larger ones
+    :data:`.sizes.PLAIN_REACH_ENTRIES` entries, by :func:`lean_reach_kernel` on larger ones
     (the same answers). Needs fewer than ``2**31`` table entries (``compile_board``
     allows far fewer).
     """
