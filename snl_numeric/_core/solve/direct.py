@@ -119,8 +119,9 @@ class DirectSolver:
         ``to[i, f]`` the place in the system each face of ``states[i]`` leads to (``m``
         off it), ``probs`` the faces' probabilities there, ``moving`` those of the faces
         that move and ``pivot`` their sums (``moving.sum(axis=1)``, ``a``'s diagonal),
-        ``rowsum`` each square's sum of probabilities (over all ``n`` squares). ``table()`` gives the successor table and probabilities (for the
-        structured solver of a fallback). For a caller that holds the systems of many
+        ``rowsum`` each square's sum of probabilities (over all ``n`` squares).
+        ``table()`` gives the successor table and probabilities (for the structured
+        solver of a fallback). For a caller that holds the systems of many
         policies at once (policy iteration), so that a policy's solver is one gather and
         one factorisation; the same solver as ``DirectSolver(*table(), active)`` but for
         the order of the squares (no square is put first) and the rounding of the

@@ -261,9 +261,10 @@ class Solver:
     def _sweep(self, rhs: np.ndarray) -> np.ndarray:
         """``P^-1 rhs``: one column or several (GMRES sweeps with :mod:`.krylov`'s kernel).
 
-        Below :data:`~snl_numeric._core.sizes.SWEEP_MIN` squares a column goes through the many-column kernel, so
-        that a small board compiles one forward kernel, not two (the same arithmetic,
-        except that rows above the column's first non-zero are set to 0, not computed)."""
+        Below :data:`~snl_numeric._core.sizes.SWEEP_MIN` squares a column goes through the
+        many-column kernel, so that a small board compiles one forward kernel, not two (the
+        same arithmetic, except that rows above the column's first non-zero are set to 0,
+        not computed)."""
         out = np.empty(rhs.shape)
         if rhs.ndim == 1 and self.n >= SWEEP_MIN:
             sweep_kernel(self._succ, self._probs, self.pstride, self._active, self.block_start,
