@@ -94,8 +94,7 @@ def options(*, path: str = "auto") -> Iterator[None]:
     inside the block begin with the default (run them under
     :func:`contextvars.copy_context` to pass the choice on). A board's successor table is
     built on its first analysis, by the path in force then (int64 on the NumPy path, int32
-    on the Numba path); :class:`~snl_numeric.Board.replace` gives a fresh copy to compile
-    again.
+    on the Numba path); ``board.replace()`` gives a fresh copy to compile again.
 
     Examples
     --------
