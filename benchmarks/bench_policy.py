@@ -5,7 +5,7 @@ Rows: ``optimal_policy`` on the Milton Bradley board with 2, 3 and 6 dice
 relative change of 1e-12), optional jumps, ``finish_within`` (baseline: plain
 Python backward induction), random boards of 10^5 squares (compared with
 our own value iteration, ``method="value"``), and a board at the size where the
-NumPy path hands over to the Numba kernels (``policy.problem.KERNEL_SQUARES``),
+NumPy path hands over to the Numba kernels (``_core.sizes.POLICY_KERNEL_SQUARES``),
 answered both ways.
 
 With ``SNL_BENCH_BASE`` set to a checkout of an earlier commit (e.g. ``git worktree
@@ -27,9 +27,9 @@ import sys
 
 import numpy as np
 
-from snl_numeric import boards, finish_within, optimal_policy
+from snl_numeric import boards, finish_within, optimal_policy, options
+from snl_numeric._core.sizes import POLICY_KERNEL_SQUARES
 from snl_numeric.dice import parse_dice
-from snl_numeric.policy import problem
 
 from ._util import median_time, row
 
@@ -117,17 +117,13 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                     "Python backward induction", base,
                     f"P(T<=30)={f.probability_start:.6f}"))
 
-    edge = boards.random_board(problem.KERNEL_SQUARES, 0.1, rng=3)
+    edge = boards.random_board(POLICY_KERNEL_SQUARES, 0.1, rng=3)
     numpy_path = {name: median_time(fn, 1 if quick else 3) for name, fn in _edge_calls(edge)}
-    saved = problem.KERNEL_SQUARES
-    problem.KERNEL_SQUARES = 0
-    try:
+    with options(path="structured"):  # (the board's solves are the structured solver's)
         for name, fn in _edge_calls(edge):
             fn()  # compile the kernels
             rows.append(row(f"{name}, {edge.size:,} squares: NumPy path", numpy_path[name],
                             "Numba kernels", median_time(fn, 1 if quick else 3)))
-    finally:
-        problem.KERNEL_SQUARES = saved
 
     size = 10**4 if quick else 10**5
     big = boards.random_board(size, 0.1, rng=np.random.default_rng(12345))

@@ -11,6 +11,7 @@ Examples
 from __future__ import annotations
 
 from . import boards, maze, plot
+from ._core.sizes import options
 from ._core.version import VERSION as __version__  # noqa: F401 - the one version
 from .analysis import Analysis, analyze
 from .batch import BoardBatch, analyze_many
@@ -72,6 +73,7 @@ __all__ = [
     "min_throws",
     "optimal_policy",
     "optimal_race",
+    "options",
     "plot",
     "race_value",
     "report",

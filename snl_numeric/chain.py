@@ -44,9 +44,8 @@ from ._core.solve import (
     CANCELLATION,
     TARGET_ERROR,
     WARN_ERROR,
-    DirectSolver,
     Solution,
-    Solver,
+    SystemSolver,
     system_solver,
 )
 from ._core.warn import warn_user
@@ -134,9 +133,9 @@ def sure_states(cb: CompiledBoard) -> np.ndarray:
     return cb.sure
 
 
-def fundamental(cb: CompiledBoard) -> DirectSolver | Solver:
+def fundamental(cb: CompiledBoard) -> SystemSolver:
     """The solver of ``I - Q`` restricted to the sure squares, built once per board."""
-    def build() -> DirectSolver | Solver:
+    def build() -> SystemSolver:
         system = sure_states(cb).copy()
         system[cb.size] = False
         return system_solver(cb.succ, cb.probs, system)
@@ -517,7 +516,7 @@ def visits_and_jump_use(cb: CompiledBoard, start: int, max_solves: int | None = 
     _warn(_notes(sol.error, "expected visits" if skip else
                  "expected visits and jump-use probabilities"))
     visits = np.maximum(sol.x[:, 0], 0.0)
-    if isinstance(solver, DirectSolver):  # LU leaves roundings where no visit can be
+    if not solver.structural_zeros:  # LU leaves roundings where no visit can be
         visits[~cb.reachable_from(start)] = 0.0
     uses = np.bincount(jumps, weights=data * visits[rows], minlength=n_jumps)
     if skip:

@@ -38,7 +38,8 @@ from ._core.table import (
     succ_table_kernel,
 )
 from ._core.validation import readonly
-from ._core.vectorised import landing_rest, ordinary, reach, reachable_from, succ_table
+from ._core.sizes import ordinary
+from ._core.vectorised import landing_rest, reach, reachable_from, succ_table
 
 if TYPE_CHECKING:
     from .board import Board
@@ -216,7 +217,7 @@ class CompiledBoard:
     @property
     def ordinary(self) -> bool:
         """Whether the board is of ordinary size: answered by NumPy/SciPy, nothing compiled
-        (:func:`~snl_numeric._core.vectorised.ordinary`)."""
+        (:func:`~snl_numeric._core.sizes.ordinary`)."""
         return ordinary(*self.succ.shape)
 
     def _reach(self) -> tuple[np.ndarray, np.ndarray]:

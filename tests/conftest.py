@@ -57,20 +57,20 @@ def boards(draw, min_size=1, max_size=30, rules=True):
 
 
 @pytest.fixture(params=["direct", "structured"])
-def path(request, monkeypatch):
+def path(request):
     """Both paths of a single-board question (boards built inside the test): NumPy/SciPy
     with the direct solver (every board of a test is ordinary), or the Numba kernels with
-    the structured solver (no board is)."""
-    from snl_numeric._core import vectorised
+    the structured solver (no board is), by ``snl_numeric.options(path=...)``."""
+    from snl_numeric import options
 
-    monkeypatch.setattr(vectorised, "ORDINARY_ENTRIES",
-                        10**12 if request.param == "direct" else 0)
-    return request.param
+    with options(path=request.param):
+        yield request.param
 
 
 @pytest.fixture
-def structured(monkeypatch):
+def structured():
     """The Numba kernels and the structured solver for every board built inside the test."""
-    from snl_numeric._core import vectorised
+    from snl_numeric import options
 
-    monkeypatch.setattr(vectorised, "ORDINARY_ENTRIES", 0)
+    with options(path="structured"):
+        yield

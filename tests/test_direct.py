@@ -22,7 +22,7 @@ from subproc import COMPILE_LISTENER
 
 import snl_numeric as snl
 from snl_numeric import Board, Dice
-from snl_numeric._core import vectorised
+from snl_numeric._core import sizes
 from snl_numeric._core.solve import DirectSolver, Solver
 from snl_numeric.boards import random_board
 from snl_numeric.chain import fundamental
@@ -67,10 +67,9 @@ def assert_twins(a, b, faces, rtol=1e-12):
 @settings(max_examples=120, deadline=None)
 @given(board_strategy(max_size=40))
 def test_direct_and_structured_paths_are_twins(board):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(vectorised, "ORDINARY_ENTRIES", 10**12)
+    with snl.options(path="direct"):
         direct = everything(board)
-        mp.setattr(vectorised, "ORDINARY_ENTRIES", 0)
+    with snl.options(path="structured"):
         structured = everything(board)
     assert_twins(direct, structured, len(board.dice.faces))
 
@@ -81,7 +80,7 @@ def test_both_sides_of_the_size(rules):
     """The same board just below and just above the ordinary size: both answers agree with
     an independent sparse solve, and only the first is ordinary."""
     faces = len(rules.get("dice", Dice.fair(6)).faces)
-    size = vectorised.ORDINARY_ENTRIES // faces
+    size = sizes.ORDINARY_ENTRIES // faces
     small = random_board(size - 2, 0.1, rng=4, **rules)
     large = Board(size + 10, small.jumps, **rules)
     assert small.compiled.ordinary and not large.compiled.ordinary

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import snl_numeric as snl
 from snl_numeric import Board, Dice
-from snl_numeric._core.solve import SMALL_SYSTEM
-from snl_numeric._core.vectorised import ORDINARY_ENTRIES, succ_table
+from snl_numeric._core.sizes import ORDINARY_ENTRIES, SMALL_SYSTEM
+from snl_numeric._core.vectorised import succ_table
 from snl_numeric.boards import random_board
 from snl_numeric.chain import fundamental, solver_report
 from tests import naive

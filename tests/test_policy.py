@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from subproc import COMPILE_LISTENER
 
+import snl_numeric
 from snl_numeric import (
     Board,
     Dice,
@@ -22,6 +23,7 @@ from snl_numeric import (
     length_distribution,
     optimal_policy,
 )
+from snl_numeric._core.sizes import POLICY_KERNEL_SQUARES
 from snl_numeric.cli import main
 from snl_numeric.dice import parse_dice
 from snl_numeric.policy.problem import build_problem
@@ -501,20 +503,18 @@ def test_no_silent_miss_against_exact_policy_iteration():
 
 # --- the NumPy path and the kernels are twins ----------------------------------------
 @pytest.fixture
-def kernels(monkeypatch):
+def kernels():
     """Run the Numba kernels (large-board path) on any board."""
-    import snl_numeric.policy.problem as problem
+    with snl_numeric.options(path="structured"):
+        yield
 
-    monkeypatch.setattr(problem, "KERNEL_SQUARES", 0)
 
-
-def _both_paths(monkeypatch, fn):
-    import snl_numeric.policy.problem as problem
-
-    small = fn()
-    monkeypatch.setattr(problem, "KERNEL_SQUARES", 0)
-    large = fn()
-    monkeypatch.undo()
+def _both_paths(fn):
+    """``fn()`` on the NumPy path and on the Numba path (kernels and structured solver)."""
+    with snl_numeric.options(path="direct"):
+        small = fn()
+    with snl_numeric.options(path="structured"):
+        large = fn()
     return small, large
 
 
@@ -527,8 +527,6 @@ def test_numpy_path_and_kernels_agree(size, seed, overshoot, chain, optional, ob
                                       method, dice):
     b = boards.random_board(size, 0.15, rng=seed, overshoot=overshoot, chain=chain)
     dice = _fit(b, dice)
-    mp = pytest.MonkeyPatch()
-
     def run():
         try:
             return optimal_policy(b, dice, objective=objective, optional_jumps=optional,
@@ -536,7 +534,7 @@ def test_numpy_path_and_kernels_agree(size, seed, overshoot, chain, optional, ob
         except ValueError as exc:
             return str(exc)
 
-    small, large = _both_paths(mp, run)
+    small, large = _both_paths(run)
     if isinstance(small, str):
         assert small == large
         return
@@ -544,23 +542,22 @@ def test_numpy_path_and_kernels_agree(size, seed, overshoot, chain, optional, ob
     assert np.array_equal(small.take, large.take)
     _assert_values(small.expected, large.expected)
     k = int(seed % 12)
-    fw_small, fw_large = _both_paths(mp, lambda: finish_within(b, dice, k,
+    fw_small, fw_large = _both_paths(lambda: finish_within(b, dice, k,
                                                                optional_jumps=optional))
     np.testing.assert_allclose(fw_small.values, fw_large.values, rtol=1e-13, atol=1e-15)
     assert np.array_equal(fw_small.policy, fw_large.policy)
     assert np.array_equal(fw_small.take, fw_large.take)
 
 
-def test_twins_on_both_sides_of_the_kernel_size(monkeypatch):
-    import snl_numeric.policy.problem as problem
-
-    b = boards.random_board(problem.KERNEL_SQUARES + 100, 0.1, rng=4, overshoot="exact")
+def test_twins_on_both_sides_of_the_kernel_size():
+    b = boards.random_board(POLICY_KERNEL_SQUARES + 100, 0.1, rng=4, overshoot="exact")
     assert build_problem(b, (D13,), False).kernels
     large = optimal_policy(b, [D13, D46, D6], optional_jumps=True)
     large_fw = finish_within(b, [D13, D46], 20)
-    monkeypatch.setattr(problem, "KERNEL_SQUARES", 10**9)
-    small = optimal_policy(b, [D13, D46, D6], optional_jumps=True)
-    small_fw = finish_within(b, [D13, D46], 20)
+    with snl_numeric.options(path="direct"):
+        assert not build_problem(b, (D13,), False).kernels
+        small = optimal_policy(b, [D13, D46, D6], optional_jumps=True)
+        small_fw = finish_within(b, [D13, D46], 20)
     assert np.array_equal(small.policy, large.policy) and np.array_equal(small.take,
                                                                          large.take)
     _assert_values(small.expected, large.expected)
@@ -583,7 +580,8 @@ def test_worst_play_messages_on_the_kernel_path(kernels):
 def test_dense_evaluation_is_the_core_solvers_twin(size, seed, overshoot, chain, optional,
                                                    dice):
     from snl_numeric._core.solve import system_solver
-    from snl_numeric.policy.evaluate import DenseSystems, evaluate, policy_table
+    from snl_numeric._core.sizes import DENSE_MAX
+    from snl_numeric.policy.evaluate import evaluate, policy_table
     from snl_numeric.policy.graph import sure_region
     from snl_numeric.policy.problem import resolve
 
@@ -600,8 +598,8 @@ def test_dense_evaluation_is_the_core_solvers_twin(size, seed, overshoot, chain,
         if dense is None:
             assert not np.isfinite(values[active]).any()
         else:
-            assert isinstance(dense, type(DenseSystems(p, to, np.flatnonzero(active))
-                                          .solver(die)))
+            # at most DENSE_MAX unknowns: the direct solver gathered from DenseSystems
+            assert dense.method == "lu" and dense.unknowns <= DENSE_MAX
             assert error <= 1e-12
             core = system_solver(*policy_table(p, die, to), active)
             want = core.solve(active.astype(float))

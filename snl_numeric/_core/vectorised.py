@@ -1,6 +1,6 @@
 """The successor table, breadth-first search and mass push in NumPy/SciPy (private layer).
 
-For boards of ordinary size (:data:`ORDINARY_ENTRIES`) these answer what the Numba
+For boards of ordinary size (:func:`.sizes.ordinary`) these answer what the Numba
 kernels of :mod:`.table` answer, with nothing to compile; the two are each other's twins
 in the tests.
 
@@ -25,30 +25,13 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .blas import matmul, right_product
 from .memory import check_memory
+from .sizes import DENSE_PUSH_MAX
 
-__all__ = ["ORDINARY_ENTRIES", "ordinary", "landing_rest", "succ_table", "reach", "stable_order",
+__all__ = ["landing_rest", "succ_table", "reach", "stable_order",
            "reachable_from", "push"]
 
-#: Boards with at most this many table entries (squares x faces) are ordinary: answered by
-#: NumPy/SciPy here and by the direct solver, with nothing compiled. Above, the Numba
-#: kernels take over (README, Performance: the crossover measured with a d6).
-ORDINARY_ENTRIES = 30_000
-#: Squares up to which the mass is pushed ``BLOCK`` throws per dense product (``Q^BLOCK``
-#: from squarings, which cost ``m**3`` each); one sparse product per throw above.
-DENSE_PUSH_MAX = 128
-#: Throws per product on the dense path.
+#: Throws per product on the dense path (up to :data:`.sizes.DENSE_PUSH_MAX` squares).
 BLOCK = 16
-
-
-def ordinary(n_states: int, n_faces: int) -> bool:
-    """Whether a board of ``n_states`` squares and ``n_faces`` faces is ordinary.
-
-    Examples
-    --------
-    >>> ordinary(101, 6), ordinary(1_000_001, 6)
-    (True, False)
-    """
-    return n_states * n_faces <= ORDINARY_ENTRIES
 
 
 def landing_rest(jump_to: np.ndarray, chain: bool) -> np.ndarray:

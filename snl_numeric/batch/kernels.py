@@ -22,7 +22,8 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._core.numba_config import njit
-from .._core.solve import WOODBURY_BYTES, board_moments_kernel
+from .._core.sizes import WOODBURY_BYTES
+from .._core.solve import board_moments_kernel
 from .._core.table import (
     QUANTILE_SLACK,
     push_step_kernel,

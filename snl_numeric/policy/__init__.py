@@ -48,9 +48,9 @@ throws by backward induction: ``P_0 = 1[goal]``,
 ``P_k(x) = max_a sum_f P_a(f) W_{k-1}(land(x, a, f))``; the optimal policy
 depends on the number of throws left.
 
-Boards up to ``policy.problem.KERNEL_SQUARES`` (20,000) squares are answered with
-NumPy and SciPy only, with nothing to compile; larger ones use Numba kernels for
-the steps that loop (value iteration, backward induction, the improvement sums
+Boards up to ``POLICY_KERNEL_SQUARES`` (20,000, in :mod:`snl_numeric._core.sizes`)
+squares are answered with NumPy and SciPy only, with nothing to compile; larger ones
+use Numba kernels for the steps that loop (value iteration, backward induction, the improvement sums
 and the worst-play traps).
 """
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.solve.direct import DENSE_MAX
+from .._core.sizes import DENSE_MAX
 from .evaluate import DenseSystems, U, evaluate, exact_rows, face_sums
 from .problem import Problem, resolve
 

@@ -11,18 +11,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.memory import check_memory
+from .._core.sizes import policy_kernels
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import find_board_problem, problem_message
 from .._core.vectorised import succ_table
 from ..board import Board, check_board
 from ..compile import table_bytes
 from ..dice import Dice, as_dice, parse_dice
-
-#: Boards of more squares than this use the package's Numba kernels for the steps that
-#: loop (improvement sums, value iteration, backward induction); up to it everything is
-#: NumPy and SciPy, with nothing to compile. Measured in ``benchmarks/bench_policy.py``.
-KERNEL_SQUARES = 20_000
-
 
 @dataclass(frozen=True, eq=False)
 class Problem:
@@ -53,8 +48,11 @@ class Problem:
 
     @property
     def kernels(self) -> bool:
-        """Whether the board is large enough for the Numba kernels."""
-        return self.n - 1 > KERNEL_SQUARES
+        """Whether the steps that loop (improvement sums, value iteration, backward
+        induction) run in the package's Numba kernels: on boards of more than
+        ``POLICY_KERNEL_SQUARES`` squares (:func:`~snl_numeric._core.sizes.policy_kernels`);
+        up to it everything is NumPy and SciPy, with nothing to compile."""
+        return policy_kernels(self.n - 1)
 
     @cached_property
     def rowsum(self) -> np.ndarray:

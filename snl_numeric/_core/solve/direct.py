@@ -20,6 +20,7 @@ solver's (:mod:`.structured`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import cached_property, partial
 
 import numpy as np
@@ -28,17 +29,13 @@ import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgetrf, dgetrs
 
 from ..blas import columns
+from ..sizes import DENSE_MAX, GTH_MAX
 from .certify import Rows, Solution, gamma, step_variance, total_error
 from .eft import dd_add
 from .gth import gth_factor, gth_solve
 
-__all__ = ["DENSE_MAX", "GTH_MAX", "TARGET", "DirectSolver"]
+__all__ = ["TARGET", "DirectSolver"]
 
-#: Unknowns up to which ``A`` is factorised by LAPACK's dense LU (SuperLU above: measured
-#: faster from about 150 unknowns on, README, Performance).
-DENSE_MAX = 128
-#: Unknowns up to which the cancellation-free elimination is done here, densely.
-GTH_MAX = 1500
 #: Answers are refined until their certified relative error is below this (the residual in
 #: double precision already certifies it on boards of up to a few hundred expected throws).
 TARGET = 1e-12
@@ -101,34 +98,76 @@ class DirectSolver:
                     ps = ps.take(order, axis=0)
         pos = np.full(n, m, dtype=np.intp)  # each square's place in the system, m off it
         pos[states] = np.arange(m)
-        self._to = pos.take(dest)
-        self._probs = ps
         if probs.ndim == 1:
-            self._scale = probs.sum()
+            scale = probs.sum()
         else:
             self.rowsum = probs.sum(axis=1)
-            self._scale = self.rowsum[states, None]
+            scale = self.rowsum[states, None]
+        self._setup(pos.take(dest), ps, moving, scale, (succ, probs))
+        if m <= DENSE_MAX:
+            if self._mu < m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve)
+                self._factorise(self._dense(self._mu))
+        else:
+            self.method = "splu"
+            self._splu = spla.splu(self._sparse())
+
+    @classmethod
+    def dense(cls, a: np.ndarray, to: np.ndarray, probs: np.ndarray, moving: np.ndarray,
+              pivot: np.ndarray, rowsum: np.ndarray, states: np.ndarray,
+              table: Callable[[], tuple]) -> DirectSolver:
+        """The solver of a system of at most :data:`DENSE_MAX` unknowns given as its dense
+        matrix ``a`` (``A`` over ``states``, C order; factorised in place) and its rows:
+        ``to[i, f]`` the place in the system each face of ``states[i]`` leads to (``m``
+        off it), ``probs`` the faces' probabilities there, ``moving`` those of the faces
+        that move and ``pivot`` their sums (``moving.sum(axis=1)``, ``a``'s diagonal),
+        ``rowsum`` each square's sum of probabilities (over all ``n`` squares).
+        ``table()`` gives the successor table and probabilities (for the structured
+        solver of a fallback). For a caller that holds the systems of many
+        policies at once (policy iteration), so that a policy's solver is one gather and
+        one factorisation; the same solver as ``DirectSolver(*table(), active)`` but for
+        the order of the squares (no square is put first) and the rounding of the
+        factors.
+        """
+        self = cls.__new__(cls)
+        n, m = len(rowsum), len(states)
+        self.n, self.faces = n, to.shape[1]
+        self.active = np.zeros(n, dtype=np.bool_)
+        self.active[states] = True
+        self.states, self.unknowns, self._mu = states, m, 0
+        self.rowsum = rowsum
+        self._setup(to, probs, moving, rowsum[states, None], table, pivot)
+        if m:
+            self._factorise(a)
+        return self
+
+    def _setup(self, to: np.ndarray, probs: np.ndarray, moving: np.ndarray, scale,
+               table, pivot: np.ndarray | None = None) -> None:
+        """The system's rows: each face's place (``to``), probability and probability of
+        moving (and their sum, ``pivot``, when known); ``scale`` the row sums of the
+        system's squares (a number for one die)."""
+        self._to = to
+        self._probs = probs
+        self._scale = scale
         self._moving = moving
-        self._pivot = self._moving.sum(axis=1)  # the sum of the probabilities of moving
+        # the sum of the probabilities of moving
+        self._pivot = moving.sum(axis=1) if pivot is None else pivot
         self.blocks = 0
+        self.structural_zeros = False  # (LU's roundings reach squares no path reaches)
         self._lock = threading.Lock()
         self._rows: dict[bool, Rows] = {}
         self._gth: tuple[np.ndarray, float] | None = None  # GTH's factors, a priori bound
         self._fallback = None
-        self._table = (succ, probs)
+        self._table = table
         self._throws: Solution | None = None
         self._rounding: np.ndarray | None = None
-        if m <= DENSE_MAX:
+        if self.unknowns <= DENSE_MAX:
             self.method = "lu"
-            mu = self._mu
-            self._piv_u = self._pivot[:mu, None]
-            if mu < m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve)
-                a_ff = self._dense(mu)  # C order: A_ff^T in LAPACK's column-major order
-                with LAPACK_LOCK:  # factorised in place
-                    self._lu = dgetrf(a_ff.T, overwrite_a=True)[:2]
-        else:
-            self.method = "splu"
-            self._splu = spla.splu(self._sparse())
+            self._piv_u = self._pivot[:self._mu, None]
+
+    def _factorise(self, a_ff: np.ndarray) -> None:
+        """LU of ``A_ff`` (C order: ``A_ff^T`` in LAPACK's column-major order), in place."""
+        with LAPACK_LOCK:
+            self._lu = dgetrf(a_ff.T, overwrite_a=True)[:2]
 
     @cached_property
     def rowsum(self) -> np.ndarray:
@@ -439,19 +478,40 @@ class DirectSolver:
         on a fresh 100-square board)."""
         if self.unknowns == 0:
             return None
-        rhs = np.full((self.unknowns, 1), self._scale)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
-            x, near = self._by_lu(rhs, False)
-            r, bound = self._residual(rhs, x, False, near)
-            err = np.abs(r, out=r)
-            err += bound
+        if self.method != "lu":
+            rhs = np.full((self.unknowns, 1), self._scale)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
+                x, near = self._by_lu(rhs, False)
+                r, bound = self._residual(rhs, x, False, near)
+                err = np.abs(r, out=r)
+                err += bound
+                x = x[:, 0]
+        else:  # one column: :meth:`_by_lu` and :meth:`_residual` on vectors, the same numbers
+            m, mu = self.unknowns, self._mu
+            rhs = np.full(m, self._scale) if np.ndim(self._scale) == 0 else self._scale[:, 0]
+            x = np.zeros(m + 1)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                if mu < m:
+                    with LAPACK_LOCK:
+                        x[mu:m] = self._getrs(rhs[mu:], trans=1)
+                near = x.take(self._to)
+                if mu:
+                    x[:mu] = ((rhs[:mu] + (self._moving[:mu] * near[:mu]).sum(axis=1))
+                              / self._pivot[:mu])
+                x = x[:m]
+                terms = np.subtract(x[:, None], near, out=near)
+                terms *= self._moving
+                err = np.abs(rhs - terms.sum(axis=1))
+                np.abs(terms, out=terms)
+                err += gamma(2 * self.faces + 6) * (np.abs(rhs) + terms.sum(axis=1))
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             # one die: rhs is one positive number s, and max(err / s) = max(err) / s
             error = (_error_of(float(err.max()) / self._scale) if np.ndim(self._scale) == 0
-                     else self._error(rhs, x, err, False))
+                     else _error_of(float((err.reshape(-1) / rhs.reshape(-1)).max())))
         if not error <= TARGET:  # (NaN beyond the largest double)
             return None
         out = np.zeros(self.n)
-        out[self.states] = x[:, 0]
+        out[self.states] = x
         return Solution(out, 0, total_error(error, self.faces), np.nan, self.method)
 
     def tmax(self) -> float:
@@ -498,7 +558,8 @@ class DirectSolver:
 
         with self._lock:
             if self._fallback is None:
-                self._fallback = Solver(*self._table, self.active)
+                table = self._table() if callable(self._table) else self._table
+                self._fallback = Solver(*table, self.active)
             return self._fallback
 
 

@@ -4,11 +4,11 @@
 method inside one ``nogil`` call that a thread makes board after board. Blocks are
 single squares here (``bmax = 1``): on the small boards of a batch every backward
 target fits the correction, so ``P`` is upper triangular and dense blocks would only
-cost time. Its pivots, targets and sweeps are therefore the triangular case written
-out (:func:`_triangle_kernel`, :func:`_triangular_solve_kernel` and its one-column
-:func:`_triangular_sweep_kernel`): the same numbers as :mod:`.blocks` gives with
-``bmax = 1``, in 7.0 us instead of 9.4 on a 100-square batch board. The capacitance,
-correction, residual and a priori bound are :mod:`.blocks`' own.
+cost time. The pivots, sweeps, capacitance, correction, residual and a priori bound are
+:mod:`.blocks`' and :mod:`.residual`'s own kernels with blocks of one square; only the
+structure pass with blocks of one square (:func:`_singles_kernel`: pivots and
+backward targets in one pass, without the block structure's allocations) is written
+here.
 
 Moments. ``t = A^-1 1`` and ``var = 2 u - t - t**2`` with ``u = A^-1 t``. Where that
 formula cancels (``var * CANCELLATION < t**2``) the variance is solved from the
@@ -23,13 +23,22 @@ import numpy as np
 
 from ..numba_config import njit
 from ..table import reach_kernel
-from .blocks import a_priori_bound, capacitance_kernel, correction_kernel
+from .blocks import (
+    a_priori_bound,
+    block_solve_kernel,
+    capacitance_kernel,
+    correction_kernel,
+    levels_kernel,
+    sweep_kernel,
+)
 from .residual import residual_kernel, step_variance_kernel
 
 #: Variances use the one-step formula where ``2 N t - t - t**2`` would lose more than
 #: this factor to cancellation (``var * CANCELLATION < t**2``; not where ``t = 1``
 #: exactly: every throw finishes, and the formula gives 0).
 CANCELLATION = 10.0
+_NO_BACK = np.zeros(0)
+_NO_OFFSETS = np.zeros(0, dtype=np.int64)
 
 
 @njit()
@@ -38,83 +47,42 @@ def _cancels(v, t):  # pragma: no cover - jitted
     return not v * CANCELLATION >= t * t and t > 1.0
 
 
-@njit(error_model="numpy")
-def _triangle_kernel(succ, probs, active, piv, tcol, level):  # pragma: no cover - jitted
-    """``P`` of single-square blocks (upper triangular): its pivots ``piv`` (the sum of a
-    square's probabilities of moving), the column ``tcol[y]`` of each square that a
-    backward move lands on (numbered from the highest move down, else -1) and each
-    square's ``level``; returns ``(k, levels)`` as :func:`.blocks.structure_kernel` with
-    ``bmax = 1`` (the same numbering)."""
+@njit()
+def _singles_kernel(succ, probs, active, piv, tcol, block_start):  # pragma: no cover - jitted
+    """``P`` with blocks of one square, as :func:`.blocks.structure_kernel` and
+    :func:`.blocks.block_factor_kernel` give it with ``bmax = 1``, in one pass without their
+    allocations: the pivots ``piv`` (the sum of a square's probabilities of moving; 1 off
+    the system), ``block_start`` (``0 .. n``) and the column ``tcol[y]`` of each square
+    that a backward move lands on (numbered from the highest move down, else -1); returns
+    their number ``k``."""
     n, nf = succ.shape
     k = 0
-    top = 1
+    for x in range(n + 1):
+        block_start[x] = x
     for x in range(n - 1, -1, -1):
         tcol[x] = -1
     for x in range(n - 1, -1, -1):
-        level[x] = 1
         if not active[x]:
             piv[x] = 1.0
             continue
         d = 0.0
-        lv = 0
         for f in range(nf):
             y = succ[x, f]
             p = probs[0, f]
             if p == 0.0 or y == x:
                 continue
             d += p
-            if not active[y]:
-                continue
-            if y > x:
-                lv = max(lv, level[y])
-            elif tcol[y] < 0:
+            if y < x and active[y] and tcol[y] < 0:
                 tcol[y] = k
                 k += 1
         piv[x] = d
-        level[x] = lv + 1
-        top = max(top, lv + 1)
-    return k, top
+    return k
 
 
 @njit(error_model="numpy")
-def _triangular_solve_kernel(succ, probs, active, piv, rhs, out):  # pragma: no cover - jitted
-    """``out = P^-1 rhs`` for every column of ``rhs`` (``(n, m)``), ``P`` upper triangular:
-    one sweep from the goal down; 0 off the system."""
-    n, nf = succ.shape
-    m = rhs.shape[1]
-    for x in range(n - 1, -1, -1):
-        if not active[x]:
-            for j in range(m):
-                out[x, j] = 0.0
-            continue
-        for j in range(m):
-            out[x, j] = rhs[x, j]
-        for f in range(nf):
-            y = succ[x, f]
-            if y > x:  # squares off the system hold 0 in out
-                p = probs[0, f]
-                for j in range(m):
-                    out[x, j] += p * out[y, j]
-        d = piv[x]
-        for j in range(m):
-            out[x, j] /= d
-
-
-@njit(error_model="numpy")
-def _triangular_sweep_kernel(succ, probs, active, piv, rhs, out):  # pragma: no cover - jitted
-    """:func:`_triangular_solve_kernel` for one column (1-d ``rhs`` and ``out``): with
-    loops over one column the sweep took twice as long."""
-    n, nf = succ.shape
-    for x in range(n - 1, -1, -1):
-        if not active[x]:
-            out[x] = 0.0
-            continue
-        acc = rhs[x]
-        for f in range(nf):
-            y = succ[x, f]
-            if y > x:
-                acc += probs[0, f] * out[y]
-        out[x] = acc / piv[x]
+def _sweep(succ, probs, active, block_start, offsets, lu, piv, rhs, out):  # pragma: no cover
+    """``out = P^-1 rhs`` for one column (1-d), by :func:`.blocks.sweep_kernel`."""
+    sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, rhs, _NO_BACK, out)
 
 
 @njit(error_model="numpy")
@@ -132,13 +100,14 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     active[n - 1] = False  # the goal: absorbing, not in the system
     # the per-square work arrays in one allocation per type: on the small boards of a
     # batch, allocating takes a good part of the time
-    iwork = np.empty((2, n), dtype=np.int64)
-    tcol, level = iwork[0], iwork[1]
+    iwork = np.empty((2, n + 1), dtype=np.int64)
+    tcol, block_start = iwork[0, :n], iwork[1]
     work = np.empty((4, n))
     piv, t, u, rhs = work[0], work[1], work[2], work[3]
-    k, levels = _triangle_kernel(succ, probs, active, piv, tcol, level)
+    k = _singles_kernel(succ, probs, active, piv, tcol, block_start)
     if k > kmax:
         return k
+    offsets, lu = _NO_OFFSETS, _NO_BACK  # (read for blocks of two squares or more only)
     targets = np.empty(k, dtype=np.int64)
     for y in range(n):
         if tcol[y] >= 0:
@@ -163,7 +132,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
             elif y < x:
                 cols[x, 2 + tcol[y]] += p
     z = np.empty((n, k + 2))
-    _triangular_solve_kernel(succ, probs, active, piv, cols, z)
+    block_solve_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, cols, z)
     cap = np.empty((k + 1, k))  # the capacitance's factors, then its pivots
     cap_piv = cap[k]
     cap = cap[:k]
@@ -178,7 +147,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         return k
     for x in range(n):
         rhs[x] = t[x] * rowsum
-    _triangular_sweep_kernel(succ, probs, active, piv, rhs, u)
+    _sweep(succ, probs, active, block_start, offsets, lu, piv, rhs, u)
     correction_kernel(z, 2, targets, cap, cap_piv, u)
     cancel = False
     for x in range(n):
@@ -192,16 +161,16 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         size = np.empty(n)
         tlo = np.zeros(n)
         residual_kernel(succ, probs, 0, active, cols[:, 0].copy(), t, tlo, False, r, size)
-        _triangular_sweep_kernel(succ, probs, active, piv, r, tlo)
+        _sweep(succ, probs, active, block_start, offsets, lu, piv, r, tlo)
         correction_kernel(z, 2, targets, cap, cap_piv, tlo)
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t is known wrong, and dropped
-        bound = a_priori_bound(levels, nf, k, 1)
+        bound = a_priori_bound(levels_kernel(succ, probs, 0, active, block_start), nf, k, 1)
         if not np.all(np.abs(tlo) <= bound * np.abs(t)):
             tlo[:] = 0.0
         w = np.empty(n)
         step_variance_kernel(succ, probs, 0, active, t, tlo, w)
-        _triangular_sweep_kernel(succ, probs, active, piv, w, u)
+        _sweep(succ, probs, active, block_start, offsets, lu, piv, w, u)
         correction_kernel(z, 2, targets, cap, cap_piv, u)
         for x in range(n):
             if active[x] and _cancels(var[x], t[x]):

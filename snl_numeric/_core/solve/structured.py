@@ -52,6 +52,14 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from ..sizes import (
+    FALLBACK_WOODBURY_MAX,
+    SMALL_SYSTEM,
+    SPLU_MAX,
+    SWEEP_MIN,
+    WOODBURY_BYTES,
+    WOODBURY_MAX,
+)
 from ..validation import readonly
 from .blocks import (
     BLOCK_MAX,
@@ -78,23 +86,10 @@ from .residual import (
     step_variance_kernel,
 )
 
-#: Woodbury is used when there are at most this many backward targets...
-WOODBURY_MAX = 64
-#: ... or on boards of at most this many squares, whatever their number.
-SMALL_SYSTEM = 400
-#: ``W`` (``n x k`` doubles) may take at most this many bytes.
-WOODBURY_BYTES = 1 << 28
 #: Refine until the certified relative error is below this.
 TARGET_ERROR = 1e-11
 #: Answers certified only above this raise a RuntimeWarning (in the callers).
 WARN_ERROR = 1e-10
-#: Boards of at least this many squares solve single columns with :func:`sweep_kernel`
-#: (about 10% faster than the many-column kernel, and its compile time is nothing there).
-SWEEP_MIN = 50_000
-#: GMRES that cannot certify its answer hands over to SciPy's sparse LU up to this size.
-SPLU_MAX = 200_000
-#: Most backward targets for which a failed GMRES falls back to the Woodbury correction.
-FALLBACK_WOODBURY_MAX = 3000
 #: Refinement rounds at most.
 MAX_ROUNDS = 4
 #: GMRES relative tolerance of a first solve that the componentwise criterion cannot
@@ -170,6 +165,7 @@ class Solver:
         n, nf = self.succ.shape
         self.n = n
         self.unknowns = int(self.active.sum())
+        self.structural_zeros = True  # (sweeps add terms only along the moves)
         # A die's probabilities sum to 1 within 1e-12, not exactly: the chain is the one
         # with every row scaled to sum to 1. Pivots are sums of the probabilities of
         # moving, so A here is diag(rowsum) times that chain's I - Q: right-hand sides
@@ -265,9 +261,10 @@ class Solver:
     def _sweep(self, rhs: np.ndarray) -> np.ndarray:
         """``P^-1 rhs``: one column or several (GMRES sweeps with :mod:`.krylov`'s kernel).
 
-        Below :data:`SWEEP_MIN` squares a column goes through the many-column kernel, so
-        that a small board compiles one forward kernel, not two (the same arithmetic,
-        except that rows above the column's first non-zero are set to 0, not computed)."""
+        Below :data:`~snl_numeric._core.sizes.SWEEP_MIN` squares a column goes through the
+        many-column kernel, so that a small board compiles one forward kernel, not two (the
+        same arithmetic, except that rows above the column's first non-zero are set to 0,
+        not computed)."""
         out = np.empty(rhs.shape)
         if rhs.ndim == 1 and self.n >= SWEEP_MIN:
             sweep_kernel(self._succ, self._probs, self.pstride, self._active, self.block_start,
@@ -382,7 +379,7 @@ class Solver:
         """The solver for answers GMRES cannot certify, built once: the cancellation-free
         Woodbury method when ``W`` fits in memory (its capacitance factorisation costs
         ``k**3 / 3``), else SciPy's sparse LU of the same matrix (None above
-        :data:`SPLU_MAX`)."""
+        :data:`~snl_numeric._core.sizes.SPLU_MAX`)."""
         with self._lock:
             if self._second is None:
                 if 8 * self.n * self.k <= WOODBURY_BYTES and self.k <= FALLBACK_WOODBURY_MAX:
