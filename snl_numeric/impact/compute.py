@@ -32,7 +32,10 @@ not finish surely) removals are re-solved board by board, and additions refused.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,7 +44,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .._core.dominators import dominator_ranges
 from .._core.memory import check_memory
-from .._core.solve import WARN_ERROR
+from .._core.solve import TARGET_ERROR, UNIT_ROUNDOFF, WARN_ERROR
 from .._core.table import quantile
 from .._core.validation import flag, positive_int
 from .._core.warn import warn_user
@@ -134,6 +137,14 @@ def _clean(x: np.ndarray, active: np.ndarray) -> np.ndarray:
 
 
 # -- removing each jump ----------------------------------------------------------------
+#: Low-rank updates are certified to this relative error (the removals' new mean and
+#: variance; a candidate's change to this of the larger of the old and the new mean); an
+#: entry whose bound is larger is solved afresh as a board of its own.
+CERTIFIED = 1e-10
+#: At most this many entries are solved afresh per call; the rest of the uncertified
+#: entries are NaN, with a warning.
+MAX_RESOLVES = 2_000
+
 #: Right-hand sides are solved in blocks of at most this many bytes (a few such arrays are
 #: alive at once), so memory stays bounded however many jumps or squares there are.
 BLOCK_BYTES = 1 << 26
@@ -164,6 +175,8 @@ def _removals(board: Board, cb: CompiledBoard, start: int, mean: float, var: flo
     fire = sp.csc_array(cb.fire_matrix)
     s = cb.jump_src[cols]
     r = cb.rests[cols]
+    et = solver.throws().error
+    redo: list[int] = []
     for part in _blocks(n, len(cols)):
         first = solver.solve(fire[:, cols[part]].toarray() / cb.probs.sum())
         z = _clean(first.x, act)  # z = N c, one column per jump
@@ -179,12 +192,90 @@ def _removals(board: Board, cb: CompiledBoard, start: int, mean: float, var: flo
             d = 1.0 - zs + zr
             a = (t[sp_] - t[rp]) / d
             dt = a * z0
-            du = a * y[start] + z0 * (u[sp_] - u[rp] + a * (y[sp_, k] - y[rp, k])) / d
+            inner = u[sp_] - u[rp] + a * (y[sp_, k] - y[rp, k])
+            du = a * y[start] + z0 * inner / d
             dvar = 2.0 * du - dt * (1.0 + 2.0 * t[start] + dt)
             mean_w[cols[part]] = np.where(blocked, np.inf, mean + dt)
             var_w[cols[part]] = np.where(blocked, np.inf, np.maximum(var + dvar, 0.0))
+            bad = ~blocked & ~_removal_certified(
+                _Removal(z, first.error, y, second.error, u, sol.error, t, et, start, sp_, rp,
+                         d, a, dt, inner, du, dvar), mean, var)
+        redo.extend(cols[part][bad].tolist())
+    if redo:
+        _resolve_removals(board, start, np.array(redo), mean_w, var_w)
     _warn_error(error, "jump impacts")
     return mean_w, var_w, prob
+
+
+@dataclass(frozen=True)
+class _Removal:
+    """The terms of the removals' update and the certified errors of the solves they came
+    from (``ez``, ``ey``, ``eu``: normwise per column; ``et``: componentwise)."""
+
+    z: np.ndarray
+    ez: float
+    y: np.ndarray
+    ey: float
+    u: np.ndarray
+    eu: float
+    t: np.ndarray
+    et: float
+    start: int
+    s: np.ndarray
+    r: np.ndarray
+    d: np.ndarray
+    a: np.ndarray
+    dt: np.ndarray
+    inner: np.ndarray
+    du: np.ndarray
+    dvar: np.ndarray
+
+
+def _removal_certified(m: _Removal, mean: float, var: float) -> np.ndarray:
+    """Which removals have their mean and variance certified to :data:`CERTIFIED`: each
+    term's absolute error bounded from its factors' (first order in each, every division
+    by ``d`` taken at ``|d| - e_d``) plus the rounding of the operations here."""
+    uu = UNIT_ROUNDOFF
+    k = np.arange(len(m.s))
+    ez = (m.ez + uu) * np.abs(m.z).max(axis=0)
+    ey = (m.ey + uu) * np.abs(m.y).max(axis=0)
+    eu = (m.eu + uu) * float(np.abs(m.u).max())
+    ets, etr, et0 = ((m.et + uu) * m.t[i] for i in (m.s, m.r, m.start))
+    z0, y0 = m.z[m.start], m.y[m.start]
+    ad = np.abs(m.d)
+    ed = 2.0 * ez + 3.0 * uu * (1.0 + m.z[m.s, k] + m.z[m.r, k])
+    room = ad - ed
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        aa = np.abs(m.a)
+        ea = (ets + etr + aa * ed) / room + 2.0 * uu * aa
+        edt = aa * ez + (z0 + ez) * ea + uu * np.abs(m.dt)
+        e1 = ea * (np.abs(y0) + ey) + aa * ey
+        ein = 2.0 * eu + ea * (np.abs(m.y[m.s, k] - m.y[m.r, k]) + 2.0 * ey) + aa * 2.0 * ey
+        ai = np.abs(m.inner)
+        e2 = (ez * ai + (z0 + ez) * ein + (z0 + ez) * (ai + ein) * ed / ad) / room
+        edu = e1 + e2 + 4.0 * uu * (np.abs(m.a * y0) + z0 * ai / ad)
+        growth = 1.0 + 2.0 * m.t[m.start] + 2.0 * np.abs(m.dt) + edt
+        edvar = 2.0 * edu + edt * growth + np.abs(m.dt) * 2.0 * et0 + 4.0 * uu * (
+            2.0 * np.abs(m.du) + np.abs(m.dt) * growth)
+        new_mean, new_var = mean + m.dt, var + m.dvar
+        ok_mean = (room > 0.0) & (edt <= CERTIFIED * np.abs(new_mean))
+        ok_var = (room > 0.0) & (TARGET_ERROR * var + edvar + uu * (var + np.abs(m.dvar))
+                                 <= CERTIFIED * np.abs(new_var))
+    return ok_mean & ok_var
+
+
+def _resolve_removals(board: Board, start: int, cols: np.ndarray, mean_w: np.ndarray,
+                      var_w: np.ndarray) -> None:
+    """Removals the update could not certify, each solved afresh as a board of its own
+    (at most :data:`MAX_RESOLVES`, NaN beyond with a warning)."""
+    for j in cols[:MAX_RESOLVES].tolist():
+        b = _without(board, j)
+        mean_w[j], var_w[j] = expected_throws(b, start), throws_variance(b, start)
+    if len(cols) > MAX_RESOLVES:
+        mean_w[cols[MAX_RESOLVES:]] = var_w[cols[MAX_RESOLVES:]] = np.nan
+        warn_user(f"{len(cols) - MAX_RESOLVES:,} jump removals could not be certified to a "
+                  f"relative error of {CERTIFIED:g} (at most {MAX_RESOLVES:,} are solved "
+                  "afresh); their mean and standard deviation are NaN")
 
 
 def _without(board: Board, j: int) -> Board:
@@ -193,8 +284,23 @@ def _without(board: Board, j: int) -> Board:
 
 
 def _median(board: Board, start: int) -> float:
-    m = quantile(np.cumsum(length_distribution(board, start)), 0.5)
+    with _advice("median", "length_distribution"):
+        m = quantile(np.cumsum(length_distribution(board, start)), 0.5)
     return math.nan if m is None else float(m)
+
+
+@contextmanager
+def _advice(what: str, where: str) -> Iterator[None]:
+    """A re-solved board's ``ValueError`` without advice about arguments ``jump_impact``
+    does not take (``max_throws``, ``tail``): it names the function that takes them."""
+    try:
+        yield
+    except ValueError as exc:
+        text = re.sub(r"; raise max_throws or tail$", "", str(exc))
+        if text != str(exc):
+            text += (f"; jump_impact's {what} uses {where}'s default max_throws and tail: "
+                     f"call {where} on the board (or on it without the jump) to choose them")
+        raise ValueError(text) from None
 
 
 def _per_board(board: Board, nj: int, value: Callable[[Board], float]) -> np.ndarray:
@@ -266,7 +372,8 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
                       median_without=_per_board(board, nj, lambda b: _median(b, start)))
     if players is not None:
         def win(b: Board) -> float:
-            return float(win_probabilities(b, players, starts=[start] * players)[0])
+            with _advice("race", "win_probabilities"):
+                return float(win_probabilities(b, players, starts=[start] * players)[0])
 
         extras.update(players=players, win_probability=win(board),
                       win_probability_without=_per_board(board, nj, win))
@@ -322,6 +429,66 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     [(94, 1, 15.09)]
     """
     return candidates(board, kind=kind, start=start).change
+
+
+def _certified(z: np.ndarray, ez: float, z0: np.ndarray, dt: np.ndarray, et: float,
+               tmax: float, d: np.ndarray, block: np.ndarray, mean: float
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Which entries of ``block = z0 dt / d`` (``d = 1 - zb + za``, ``dt = tb - ta``) are
+    certified to :data:`CERTIFIED` of the larger of the old and the new mean, from the solves'
+    certified errors: ``z`` normwise to ``ez`` per column (``ez max|z|``), ``t``
+    componentwise to ``et``, and the rounding of the few operations here (``u`` each).
+
+    The error of a product of three factors known to ``+-e`` each, first bounded for a
+    whole row at once (``|dt| <= 2 max(t)``, ``d`` and the new mean at their smallest): only the rows that fail this are bounded entry by entry. Returns those rows
+    and which of their entries are certified."""
+    u = UNIT_ROUNDOFF
+    zmax = np.maximum(z.max(axis=0), -z.min(axis=0))
+    ezs = (ez + u) * zmax  # z's absolute error, per column (row of block)
+    dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax)  # d's, per row
+    bt = (et + 2.0 * u) * 2.0 * tmax  # dt's absolute error
+    big_a = z0 + ezs
+    low = np.min(d, axis=1) - dd
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        row = (ezs * (2.0 * tmax + bt) + big_a * bt + big_a * (2.0 * tmax + bt) * dd
+               / (low + dd)) / low + 4.0 * u * z0 * 2.0 * tmax / low
+        least = np.maximum(mean + np.fmin.reduce(block, axis=1), mean)  # (or the old mean)
+        rows = np.flatnonzero(~((low > 0.0) & (row <= CERTIFIED * least)))
+        if not len(rows):
+            return rows, np.zeros((0, d.shape[1]), dtype=bool)
+        dd, ezs, big_a = dd[rows, None], ezs[rows, None], big_a[rows, None]
+        ad, big_b = np.abs(d[rows]), np.abs(dt[rows]) + bt
+        room = ad - dd
+        err = (ezs * big_b + big_a * bt + big_a * big_b * dd / ad) / room + 4.0 * u * np.abs(
+            block[rows])
+        return rows, (room > 0.0) & (err <= CERTIFIED * np.maximum(np.abs(mean + block[rows]),
+                                                                    mean))
+
+
+def _recompute(board: Board, start: int, mean: float, change: np.ndarray,
+               pairs: np.ndarray) -> None:
+    """Entries the update could not certify, each solved afresh as a board of its own (at
+    most :data:`MAX_RESOLVES`; beyond, and where the fresh solve is not certified either,
+    NaN with one warning)."""
+    lost = max(len(pairs) - MAX_RESOLVES, 0)
+    for a, b in pairs[:MAX_RESOLVES].tolist():
+        jumps = dict(board.jumps)
+        jumps[a] = b
+        cb = board.replace(jumps=jumps).compiled
+        solver = fundamental(cb)
+        sol = solver.throws()
+        new = float(sol.x[start])
+        if sol.error <= CERTIFIED and math.isfinite(new):
+            change[a, b] = new - mean
+        else:
+            change[a, b] = np.nan
+            lost += 1
+    change[tuple(pairs[MAX_RESOLVES:].T)] = np.nan
+    if lost:
+        warn_user(f"{lost:,} jump candidates could not be certified to a relative error of "
+                  f"{CERTIFIED:g} (the low-rank update loses accuracy where the new jump "
+                  f"lengthens the game enormously, and at most {MAX_RESOLVES:,} entries are "
+                  "solved afresh); they are NaN")
 
 
 def candidates(board: Board, *, kind: str = "both", start: int | None = None
@@ -394,6 +561,9 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
     sure[cb.size] = True
     weights = _rest_weights(board, cb)
     error = 0.0
+    et = solver.throws().error if solver.unknowns else 0.0
+    tmax = float(np.max(t_all, where=act, initial=0.0))
+    redo: list[np.ndarray] = []
     for part in _blocks(n, len(rows)):
         a = rows[part]
         sol = solver.solve(weights[:, a].toarray())
@@ -407,9 +577,17 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
         endless = ((tin[node][:, None] <= tb[None, :]) & (tb[None, :] <= tout[node][:, None])
                    | ~sure[rest][None, :])
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            block = z0[:, None] * (t_all[rest][None, :] - t_all[a][:, None]) / (
-                1.0 - zb + za[:, None])
+            dt = t_all[rest][None, :] - t_all[a][:, None]
+            d = 1.0 - zb + za[:, None]
+            block = z0[:, None] * dt / d
+            doubt, good = _certified(z, sol.error, z0, dt, et, tmax, d, block, mean)
         change[a] = np.where(allowed[a], np.where(endless, np.inf, block), np.nan)
+        fix = allowed[a[doubt]] & ~endless[doubt] & ~good
+        if fix.any():
+            i, b = np.nonzero(fix)
+            redo.append(np.stack([a[doubt[i]], b], axis=1))
     _warn_error(error, "jump candidates")
+    if redo:
+        _recompute(board, start, mean, change, np.concatenate(redo))
     change.flags.writeable = False
     return JumpCandidates(board=board, start=start, kind=kind, mean=mean, change=change)
