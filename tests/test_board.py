@@ -241,3 +241,26 @@ def test_a_long_chain_of_jumps_is_followed_once():
     assert (succ[: n - 7] == n - 1).all()
     assert succ[n - 2].tolist() == [n - 1] + [n] * 5  # (a throw past the goal wins)
     assert (landed[0] == np.arange(1, 7)).all()
+
+
+@pytest.mark.parametrize("dice", ["1-100000000", "1000000d6"])
+def test_board_table_entries_checked_before_a_string_die_is_built(dice):
+    """Issue 54: a 100-square board with a die of 10^8 (or 5 x 10^6) faces is refused for its
+    table at once, from a file or the constructor, before the die is built."""
+    import time
+
+    faces = 100_000_000 if dice.startswith("1-") else 5_000_001
+    began = time.process_time()
+    for build in (lambda: Board.from_dict({"size": 100, "dice": dice}),
+                  lambda: Board(100, dice=dice),
+                  lambda: Board.from_json('{"size": 100, "dice": "%s"}' % dice)):
+        with pytest.raises(ValueError, match=f"101 squares x {faces:,} faces = "
+                                             f"{101 * faces:,} table entries"):
+            build()
+    assert time.process_time() - began < 1.0
+
+
+def test_board_table_entries_checked_for_listed_faces():
+    with pytest.raises(ValueError, match="1,000,001 squares x 1,000 faces"):
+        Board.from_dict({"size": 10**6, "dice": {"faces": list(range(1, 1001)),
+                                                 "probs": [0.001] * 1000}})
