@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import stat
 import threading
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
@@ -238,6 +239,21 @@ def board_fields(data: Any) -> BoardFields:
         raise TypeError("dice must be {'faces': [...], 'probs': [...]}, a mapping face -> "
                         f"probability or a string such as '2d6', got {type(dice).__name__}")
     return BoardFields(size, src, dst, start, overshoot, chain, faces, probs, name)
+
+
+def _read_board_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a board file: a regular file (a pipe or device is refused, as ``snl
+    batch`` does: a FIFO with no writer would block forever), not gzip-compressed."""
+    mode = os.stat(path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # (a directory: said by open)
+        raise ValueError("not a regular file (a pipe or device): a board is read from a "
+                         "file, as snl batch does; save it to a file first")
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data[:2] == b"\x1f\x8b":
+        raise ValueError("gzip-compressed: gzip is read for JSON Lines only (snl batch, "
+                         "read_boards); decompress it first")
+    return data
 
 
 def _face_value(value: Any) -> int:
@@ -570,8 +586,7 @@ class Board:
             and "\n" not in source
         ):
             try:
-                with open(source, "rb") as fh:
-                    text = fh.read()
+                text = _read_board_file(source)
             except FileNotFoundError:
                 if not (isinstance(source, str) and is_json(source)):  # (null, 3: said below)
                     raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "

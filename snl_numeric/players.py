@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from ._core.equality import value_eq
 from ._core.memory import check_memory
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_start
@@ -94,6 +95,9 @@ class GameLength:
     tail : float
         Tail tolerance of the single-player distributions.
     """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
 
     players: int
     win_probabilities: np.ndarray
