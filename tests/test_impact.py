@@ -396,6 +396,9 @@ def check_long_game(board: Board) -> None:
             assert abs(change[a, b] - (new - mean)) <= FRESH_RTOL * max(new, mean), (
                 a, b, mean + change[a, b], new)
     for j, src in enumerate(imp.source.tolist()):
+        if imp.probability[j] == 0.0:  # never fired from the start: the game is the same
+            assert imp.mean_without[j] == imp.mean and imp.std_without[j] == imp.std
+            continue
         new, new_var = fresh(board.replace(
             jumps={s: d for s, d in board.jumps.items() if s != src}))
         if math.isnan(new):
@@ -412,7 +415,7 @@ def check_long_game(board: Board) -> None:
                                                                        std)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(long_games())
 def test_low_rank_updates_on_long_games_equal_fresh_solves(board):
     check_long_game(board)

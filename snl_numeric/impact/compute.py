@@ -35,7 +35,6 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,7 +43,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .._core.dominators import dominator_ranges
 from .._core.memory import check_memory
-from .._core.solve import TARGET_ERROR, UNIT_ROUNDOFF, WARN_ERROR
+from .._core.solve import WARN_ERROR
 from .._core.table import quantile
 from .._core.validation import flag, positive_int
 from .._core.warn import warn_user
@@ -59,6 +58,13 @@ from ..chain import (
 from ..compile import CompiledBoard
 from ..distribution import length_distribution
 from ..players import win_probabilities
+from .certify import (
+    CERTIFIED,
+    MAX_RESOLVES,
+    Removal,
+    candidates_certified,
+    removal_certified,
+)
 from .result import KINDS, JumpCandidates, JumpImpact
 
 __all__ = ["jump_impact", "jump_candidates"]
@@ -137,14 +143,6 @@ def _clean(x: np.ndarray, active: np.ndarray) -> np.ndarray:
 
 
 # -- removing each jump ----------------------------------------------------------------
-#: Low-rank updates are certified to this relative error (the removals' new mean and
-#: variance; a candidate's change to this of the larger of the old and the new mean); an
-#: entry whose bound is larger is solved afresh as a board of its own.
-CERTIFIED = 1e-10
-#: At most this many entries are solved afresh per call; the rest of the uncertified
-#: entries are NaN, with a warning.
-MAX_RESOLVES = 2_000
-
 #: Right-hand sides are solved in blocks of at most this many bytes (a few such arrays are
 #: alive at once), so memory stays bounded however many jumps or squares there are.
 BLOCK_BYTES = 1 << 26
@@ -197,71 +195,14 @@ def _removals(board: Board, cb: CompiledBoard, start: int, mean: float, var: flo
             dvar = 2.0 * du - dt * (1.0 + 2.0 * t[start] + dt)
             mean_w[cols[part]] = np.where(blocked, np.inf, mean + dt)
             var_w[cols[part]] = np.where(blocked, np.inf, np.maximum(var + dvar, 0.0))
-            bad = ~blocked & ~_removal_certified(
-                _Removal(z, first.error, y, second.error, u, sol.error, t, et, start, sp_, rp,
+            bad = ~blocked & ~removal_certified(
+                Removal(z, first.error, y, second.error, u, sol.error, t, et, start, sp_, rp,
                          d, a, dt, inner, du, dvar), mean, var)
         redo.extend(cols[part][bad].tolist())
     if redo:
         _resolve_removals(board, start, np.array(redo), mean_w, var_w)
     _warn_error(error, "jump impacts")
     return mean_w, var_w, prob
-
-
-@dataclass(frozen=True)
-class _Removal:
-    """The terms of the removals' update and the certified errors of the solves they came
-    from (``ez``, ``ey``, ``eu``: normwise per column; ``et``: componentwise)."""
-
-    z: np.ndarray
-    ez: float
-    y: np.ndarray
-    ey: float
-    u: np.ndarray
-    eu: float
-    t: np.ndarray
-    et: float
-    start: int
-    s: np.ndarray
-    r: np.ndarray
-    d: np.ndarray
-    a: np.ndarray
-    dt: np.ndarray
-    inner: np.ndarray
-    du: np.ndarray
-    dvar: np.ndarray
-
-
-def _removal_certified(m: _Removal, mean: float, var: float) -> np.ndarray:
-    """Which removals have their mean and variance certified to :data:`CERTIFIED`: each
-    term's absolute error bounded from its factors' (first order in each, every division
-    by ``d`` taken at ``|d| - e_d``) plus the rounding of the operations here."""
-    uu = UNIT_ROUNDOFF
-    k = np.arange(len(m.s))
-    ez = (m.ez + uu) * np.abs(m.z).max(axis=0)
-    ey = (m.ey + uu) * np.abs(m.y).max(axis=0)
-    eu = (m.eu + uu) * float(np.abs(m.u).max())
-    ets, etr, et0 = ((m.et + uu) * m.t[i] for i in (m.s, m.r, m.start))
-    z0, y0 = m.z[m.start], m.y[m.start]
-    ad = np.abs(m.d)
-    ed = 2.0 * ez + 3.0 * uu * (1.0 + m.z[m.s, k] + m.z[m.r, k])
-    room = ad - ed
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        aa = np.abs(m.a)
-        ea = (ets + etr + aa * ed) / room + 2.0 * uu * aa
-        edt = aa * ez + (z0 + ez) * ea + uu * np.abs(m.dt)
-        e1 = ea * (np.abs(y0) + ey) + aa * ey
-        ein = 2.0 * eu + ea * (np.abs(m.y[m.s, k] - m.y[m.r, k]) + 2.0 * ey) + aa * 2.0 * ey
-        ai = np.abs(m.inner)
-        e2 = (ez * ai + (z0 + ez) * ein + (z0 + ez) * (ai + ein) * ed / ad) / room
-        edu = e1 + e2 + 4.0 * uu * (np.abs(m.a * y0) + z0 * ai / ad)
-        growth = 1.0 + 2.0 * m.t[m.start] + 2.0 * np.abs(m.dt) + edt
-        edvar = 2.0 * edu + edt * growth + np.abs(m.dt) * 2.0 * et0 + 4.0 * uu * (
-            2.0 * np.abs(m.du) + np.abs(m.dt) * growth)
-        new_mean, new_var = mean + m.dt, var + m.dvar
-        ok_mean = (room > 0.0) & (edt <= CERTIFIED * np.abs(new_mean))
-        ok_var = (room > 0.0) & (TARGET_ERROR * var + edvar + uu * (var + np.abs(m.dvar))
-                                 <= CERTIFIED * np.abs(new_var))
-    return ok_mean & ok_var
 
 
 def _resolve_removals(board: Board, start: int, cols: np.ndarray, mean_w: np.ndarray,
@@ -340,6 +281,11 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
     When the start does not finish surely (infinite mean), each removal is re-solved
     as a board of its own and the chance of use is NaN.
 
+    Each removal's mean and variance are certified to ``1e-10`` relative from the
+    update's denominator and the certified errors of the solves it came from; a
+    removal that is not (a long game under a lopsided die) is solved afresh as a
+    board of its own (at most 2,000 per call; beyond, NaN with a ``RuntimeWarning``).
+
     Examples
     --------
     >>> from snl_numeric import boards, jump_impact
@@ -413,6 +359,11 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
         Read-only; NaN where the rules (or ``kind``) forbid the jump, ``inf`` where the
         goal would no longer be reached with probability 1.
 
+    Warns
+    -----
+    RuntimeWarning
+        When some entries could not be certified and are NaN (see :func:`candidates`).
+
     See Also
     --------
     candidates : the same with the board, a top list, a table and HTML.
@@ -429,40 +380,6 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     [(94, 1, 15.09)]
     """
     return candidates(board, kind=kind, start=start).change
-
-
-def _certified(z: np.ndarray, ez: float, z0: np.ndarray, dt: np.ndarray, et: float,
-               tmax: float, d: np.ndarray, block: np.ndarray, mean: float
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Which entries of ``block = z0 dt / d`` (``d = 1 - zb + za``, ``dt = tb - ta``) are
-    certified to :data:`CERTIFIED` of the larger of the old and the new mean, from the solves'
-    certified errors: ``z`` normwise to ``ez`` per column (``ez max|z|``), ``t``
-    componentwise to ``et``, and the rounding of the few operations here (``u`` each).
-
-    The error of a product of three factors known to ``+-e`` each, first bounded for a
-    whole row at once (``|dt| <= 2 max(t)``, ``d`` and the new mean at their smallest): only the rows that fail this are bounded entry by entry. Returns those rows
-    and which of their entries are certified."""
-    u = UNIT_ROUNDOFF
-    zmax = np.maximum(z.max(axis=0), -z.min(axis=0))
-    ezs = (ez + u) * zmax  # z's absolute error, per column (row of block)
-    dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax)  # d's, per row
-    bt = (et + 2.0 * u) * 2.0 * tmax  # dt's absolute error
-    big_a = z0 + ezs
-    low = np.min(d, axis=1) - dd
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        row = (ezs * (2.0 * tmax + bt) + big_a * bt + big_a * (2.0 * tmax + bt) * dd
-               / (low + dd)) / low + 4.0 * u * z0 * 2.0 * tmax / low
-        least = np.maximum(mean + np.fmin.reduce(block, axis=1), mean)  # (or the old mean)
-        rows = np.flatnonzero(~((low > 0.0) & (row <= CERTIFIED * least)))
-        if not len(rows):
-            return rows, np.zeros((0, d.shape[1]), dtype=bool)
-        dd, ezs, big_a = dd[rows, None], ezs[rows, None], big_a[rows, None]
-        ad, big_b = np.abs(d[rows]), np.abs(dt[rows]) + bt
-        room = ad - dd
-        err = (ezs * big_b + big_a * bt + big_a * big_b * dd / ad) / room + 4.0 * u * np.abs(
-            block[rows])
-        return rows, (room > 0.0) & (err <= CERTIFIED * np.maximum(np.abs(mean + block[rows]),
-                                                                    mean))
 
 
 def _recompute(board: Board, start: int, mean: float, change: np.ndarray,
@@ -523,6 +440,22 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
         When the start does not finish surely (the change of an infinite mean is not
         defined), or the ``n x n`` arrays would not fit in memory.
 
+    Warns
+    -----
+    RuntimeWarning
+        When entries could not be certified: they are NaN (see Notes).
+
+    Notes
+    -----
+    Every entry is certified: a bound on its error, from the update's denominator
+    ``1 - z_b + z_a`` and the certified errors of the solves it came from, is below
+    ``1e-10`` of the larger of the old and new mean (a row at a time on ordinary
+    boards, entry by entry where that fails). Where it is not, as when the new jump
+    multiplies the game's length by 10^3 or more under a lopsided die, the entry is
+    solved afresh as a board of its own; at most 2,000 entries per call are, and any
+    beyond (or whose fresh solve is not certified either) are NaN with a
+    ``RuntimeWarning``.
+
     Examples
     --------
     >>> from snl_numeric import boards
@@ -580,7 +513,7 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
             dt = t_all[rest][None, :] - t_all[a][:, None]
             d = 1.0 - zb + za[:, None]
             block = z0[:, None] * dt / d
-            doubt, good = _certified(z, sol.error, z0, dt, et, tmax, d, block, mean)
+            doubt, good = candidates_certified(z, sol.error, z0, dt, et, tmax, d, block, mean)
         change[a] = np.where(allowed[a], np.where(endless, np.inf, block), np.nan)
         fix = allowed[a[doubt]] & ~endless[doubt] & ~good
         if fix.any():
