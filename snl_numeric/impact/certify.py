@@ -86,32 +86,51 @@ def removal_certified(m: Removal, mean: float, var: float) -> np.ndarray:
     return ok_mean & ok_var
 
 
-def candidates_certified(z: np.ndarray, ez: float, z0: np.ndarray, dt: np.ndarray, et: float,
-               tmax: float, d: np.ndarray, block: np.ndarray, mean: float
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _row_bound(zmax, ez: float, z0, et: float, tmax: float, dmin):
+    """``(bound, low)``: the error bound of a row (or of the whole block, given scalars)
+    with ``|dt| <= 2 max(t)`` and ``d`` at its smallest (``low``: ``d``'s smallest less its
+    error; the bound holds where it is positive)."""
+    u = UNIT_ROUNDOFF
+    ezs = (ez + u) * zmax  # z's absolute error
+    dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax)  # d's
+    bt = (et + 2.0 * u) * 2.0 * tmax  # dt's
+    big_a = z0 + ezs
+    low = dmin - dd
+    bound = (ezs * (2.0 * tmax + bt) + big_a * bt + big_a * (2.0 * tmax + bt) * dd / dmin
+             ) / low + 4.0 * u * z0 * 2.0 * tmax / low
+    return bound, low
+
+
+def candidates_certified(z: np.ndarray, ez: float, z0: np.ndarray, dt: np.ndarray,
+                         et: float, tmax: float, d: np.ndarray, block: np.ndarray, mean: float
+                         ) -> tuple[np.ndarray, np.ndarray]:
     """Which entries of ``block = z0 dt / d`` (``d = 1 - zb + za``, ``dt = tb - ta``) are
     certified to :data:`CERTIFIED` of the larger of the old and the new mean, from the solves'
     certified errors: ``z`` normwise to ``ez`` per column (``ez max|z|``), ``t``
     componentwise to ``et``, and the rounding of the few operations here (``u`` each).
 
-    The error of a product of three factors known to ``+-e`` each, first bounded for a
-    whole row at once (``|dt| <= 2 max(t)``, ``d`` and the new mean at their smallest): only the rows that fail this are bounded entry by entry. Returns those rows
-    and which of their entries are certified."""
+    The error of a product of three factors known to ``+-e`` each, first bounded for the
+    whole block at once, then row by row (``|dt| <= 2 max(t)``, ``d`` and the new mean at
+    their smallest): only the rows that fail this are bounded entry by entry. Returns
+    those rows and which of their entries are certified."""
     u = UNIT_ROUNDOFF
-    zmax = np.maximum(z.max(axis=0), -z.min(axis=0))
-    ezs = (ez + u) * zmax  # z's absolute error, per column (row of block)
-    dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax)  # d's, per row
-    bt = (et + 2.0 * u) * 2.0 * tmax  # dt's absolute error
-    big_a = z0 + ezs
-    low = np.min(d, axis=1) - dd
+    none = np.zeros(0, dtype=np.intp), np.zeros((0, d.shape[1]), dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        row = (ezs * (2.0 * tmax + bt) + big_a * bt + big_a * (2.0 * tmax + bt) * dd
-               / (low + dd)) / low + 4.0 * u * z0 * 2.0 * tmax / low
-        least = np.maximum(mean + np.fmin.reduce(block, axis=1), mean)  # (or the old mean)
-        rows = np.flatnonzero(~((low > 0.0) & (row <= CERTIFIED * least)))
+        zmax = np.maximum(z.max(), -z.min())  # (NumPy scalars: x / 0 is inf, not an error)
+        least = max(mean + np.fmin.reduce(block, axis=None), mean)  # (or the old mean)
+        bound, low = _row_bound(zmax, ez, z0.max(), et, tmax, d.min())
+        if low > 0.0 and bound <= CERTIFIED * least:  # the whole block at once
+            return none
+        zmax = np.maximum(z.max(axis=0), -z.min(axis=0))  # per column (row of block)
+        bound, low = _row_bound(zmax, ez, z0, et, tmax, np.min(d, axis=1))
+        least = np.maximum(mean + np.fmin.reduce(block, axis=1), mean)
+        rows = np.flatnonzero(~((low > 0.0) & (bound <= CERTIFIED * least)))
         if not len(rows):
-            return rows, np.zeros((0, d.shape[1]), dtype=bool)
-        dd, ezs, big_a = dd[rows, None], ezs[rows, None], big_a[rows, None]
+            return none
+        ezs = ((ez + u) * zmax)[rows, None]
+        dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax[rows, None])
+        bt = (et + 2.0 * u) * 2.0 * tmax
+        big_a = z0[rows, None] + ezs
         ad, big_b = np.abs(d[rows]), np.abs(dt[rows]) + bt
         room = ad - dd
         err = (ezs * big_b + big_a * bt + big_a * big_b * dd / ad) / room + 4.0 * u * np.abs(
