@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
+from ._core.equality import value_eq
 from ._core.table import QUANTILE_SLACK, quantile_levels, quantiles
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, shown
 from .board import Board, check_board, check_start
@@ -74,6 +75,9 @@ class Analysis:
     note : str
         Why a field is missing, empty otherwise.
     """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
 
     board: Board
     start: int

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import stat
 import threading
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
@@ -29,7 +30,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ._core.table import OVERSHOOT_CODES
+from ._core.files import write_text_atomic
+from ._core.table import OVERSHOOT_CODES, check_table_entries
 from ._core.validation import (
     INT64_MAX,
     OVERSHOOT_RULES,
@@ -44,7 +46,7 @@ from ._core.validation import (
     problem_message,
     shown,
 )
-from .dice import Dice, DiceLike, as_dice, parse_dice
+from .dice import Dice, DiceLike, as_dice, parse_dice, string_faces
 
 if TYPE_CHECKING:
     from .compile import CompiledBoard
@@ -121,7 +123,17 @@ def _rules(size: Any, start: Any, overshoot: Any, chain: Any, dice: Any, name: A
     """A board's fields other than its jumps, types checked (values by the board rules)."""
     size, start = _square(size, "size"), _square(start, "start")
     overshoot, chain, name = _overshoot(overshoot), flag(chain, "chain"), _name(name)
+    _check_string_dice(size, dice)
     return size, start, overshoot, chain, as_dice(dice), name
+
+
+def _check_string_dice(size: int, dice: Any) -> None:
+    """A die given as a string: its face count and the board's table entries checked before
+    the die is built (``"1-100000000"`` on 100 squares: 10^10 entries, refused at once)."""
+    if isinstance(dice, str):
+        count = string_faces(dice)
+        if count is not None:
+            check_table_entries(size, count)
 
 
 class BoardFields(NamedTuple):
@@ -210,6 +222,7 @@ def board_fields(data: Any) -> BoardFields:
         if len(faces) != len(probs):
             raise ValueError("dice faces and probabilities must be 1-d arrays of equal length, "
                              f"got shapes ({len(faces)},) and ({len(probs)},)")
+        check_table_entries(size, len(faces))
         faces = [_face_value(f) for f in faces]
         if not all(isinstance(q, numbers.Real) and not isinstance(q, bool) for q in probs):
             raise TypeError(f"dice probabilities must be numbers, got {few(probs)}")
@@ -219,12 +232,28 @@ def board_fields(data: Any) -> BoardFields:
         probs = [probability(q, f"probability of face {f}") for f, q in zip(faces, dice.values(),
                                                                           strict=True)]
     elif isinstance(dice, str):
+        _check_string_dice(size, dice)
         parsed = parse_dice(dice)
         faces, probs = parsed.faces.tolist(), parsed.probs.tolist()
     elif dice is not None:
         raise TypeError("dice must be {'faces': [...], 'probs': [...]}, a mapping face -> "
                         f"probability or a string such as '2d6', got {type(dice).__name__}")
     return BoardFields(size, src, dst, start, overshoot, chain, faces, probs, name)
+
+
+def _read_board_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a board file: a regular file (a pipe or device is refused, as ``snl
+    batch`` does: a FIFO with no writer would block forever), not gzip-compressed."""
+    mode = os.stat(path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # (a directory: said by open)
+        raise ValueError("not a regular file (a pipe or device): a board is read from a "
+                         "file, as snl batch does; save it to a file first")
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data[:2] == b"\x1f\x8b":
+        raise ValueError("gzip-compressed: gzip is read for JSON Lines only (snl batch, "
+                         "read_boards); decompress it first")
+    return data
 
 
 def _face_value(value: Any) -> int:
@@ -538,11 +567,11 @@ class Board:
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None
                 ) -> str:
-        """The board as JSON text; also written to ``path`` when given."""
+        """The board as JSON text; also written to ``path`` when given (whole or not at
+        all: a planted link is replaced, not followed)."""
         text = json.dumps(self.to_dict(), indent=indent)
         if path is not None:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+            write_text_atomic(path, text + "\n")
         return text
 
     @classmethod
@@ -557,8 +586,7 @@ class Board:
             and "\n" not in source
         ):
             try:
-                with open(source, "rb") as fh:
-                    text = fh.read()
+                text = _read_board_file(source)
             except FileNotFoundError:
                 if not (isinstance(source, str) and is_json(source)):  # (null, 3: said below)
                     raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "

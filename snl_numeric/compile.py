@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from ._core.memory import SMALL_REQUEST, check_memory, format_bytes
 from ._core.table import (
+    MAX_TABLE_ENTRIES,
     OVERSHOOT_CODES,
     fired_kernel,
     moves_up_kernel,
@@ -295,9 +296,6 @@ class CompiledBoard:
 #: Peak bytes per table entry of :attr:`CompiledBoard.matrix`: data (8) and indices (4, or
 #: 8 above 2**31 entries), summed and sorted in place (10^7 squares x 6: 0.8 GiB measured).
 MATRIX_BYTES = 16
-
-#: Largest successor table (squares x faces) compiled; about 10 GiB of arrays at peak.
-MAX_TABLE_ENTRIES = 500_000_000
 
 
 def table_bytes(size: int, faces: int, *, kept: bool = False, index: int | None = None

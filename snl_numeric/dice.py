@@ -262,6 +262,36 @@ def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     return faces_arr, probs_arr
 
 
+#: A die read from a string has at most this many faces (its count is read from the string
+#: before anything is built); :meth:`Dice.fair` and :meth:`Dice.sum_of` build larger ones.
+MAX_STRING_FACES = 1_000_000
+
+
+def string_faces(text: str) -> int | None:
+    """How many faces the die ``text`` describes, read from the string alone (None when it
+    is not a dice description :func:`parse_dice` reads).
+
+    Examples
+    --------
+    >>> string_faces("2d6"), string_faces("1-100000000"), string_faces("1:0.5,2:0.5")
+    (11, 100000000, 2)
+    """
+    s = text.strip().lower()
+    try:
+        if ":" in s:
+            return sum(1 for item in s.split(",") if item.strip())
+        if "d" in s:
+            n, _, sides = s.partition("d")
+            count, width = (int(n) if n else 1), int(sides)
+            return count * (width - 1) + 1 if count >= 1 and width >= 1 else None
+        if "-" in s:
+            lo, _, hi = s.partition("-")
+            return int(hi) - int(lo) + 1 if 1 <= int(lo) <= int(hi) else None
+        return int(s) if int(s) >= 1 else None
+    except ValueError:
+        return None
+
+
 def parse_dice(text: str) -> Dice:
     """Parse a command-line dice description.
 
@@ -279,6 +309,11 @@ def parse_dice(text: str) -> Dice:
     if not isinstance(text, str):
         raise TypeError(f"dice description must be a string, got {type(text).__name__}")
     s = text.strip().lower()
+    count = string_faces(s)
+    if count is not None and count > MAX_STRING_FACES:
+        raise ValueError(f"dice {shown(text)} would have {count:,} faces; a die read from a "
+                         f"string has at most {MAX_STRING_FACES:,} (Dice.fair and Dice.sum_of "
+                         "build larger ones)")
     try:
         if ":" in s:
             pairs = (item.split(":") for item in s.split(",") if item.strip())

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ._core.files import write_text_atomic
 from ._core.validation import flag
 from .analysis import analyze
 from .board import Board, check_board, check_start
@@ -127,6 +128,5 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
     if editable:
         html = editable_page(html, board)
     if path is not None:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(html)
+        write_text_atomic(path, html)
     return html

@@ -1,4 +1,5 @@
 import json
+import os
 
 import numpy as np
 import pytest
@@ -241,3 +242,64 @@ def test_a_long_chain_of_jumps_is_followed_once():
     assert (succ[: n - 7] == n - 1).all()
     assert succ[n - 2].tolist() == [n - 1] + [n] * 5  # (a throw past the goal wins)
     assert (landed[0] == np.arange(1, 7)).all()
+
+
+@pytest.mark.parametrize("dice", ["1-100000000", "1000000d6"])
+def test_board_table_entries_checked_before_a_string_die_is_built(dice):
+    """Issue 54: a 100-square board with a die of 10^8 (or 5 x 10^6) faces is refused for its
+    table at once, from a file or the constructor, before the die is built."""
+    import time
+
+    faces = 100_000_000 if dice.startswith("1-") else 5_000_001
+    began = time.process_time()
+    for build in (lambda: Board.from_dict({"size": 100, "dice": dice}),
+                  lambda: Board(100, dice=dice),
+                  lambda: Board.from_json('{"size": 100, "dice": "%s"}' % dice)):
+        with pytest.raises(ValueError, match=f"101 squares x {faces:,} faces = "
+                                             f"{101 * faces:,} table entries"):
+            build()
+    assert time.process_time() - began < 1.0
+
+
+def test_board_table_entries_checked_for_listed_faces():
+    with pytest.raises(ValueError, match="1,000,001 squares x 1,000 faces"):
+        Board.from_dict({"size": 10**6, "dice": {"faces": list(range(1, 1001)),
+                                                 "probs": [0.001] * 1000}})
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_board_file_that_is_a_fifo_is_refused_not_waited_on(tmp_path, capsys):
+    """Issue 54: a FIFO with no writer blocked `snl analyze` forever (snl batch refuses
+    pipes); now both refuse at once."""
+    from snl_numeric.cli import main
+
+    fifo = tmp_path / "board.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file \\(a pipe or device\\)"):
+        Board.from_json(fifo)
+    assert main(["analyze", str(fifo)]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_gzipped_board_file_says_gzip_is_for_json_lines(tmp_path, capsys):
+    import gzip
+
+    from snl_numeric.cli import main
+
+    path = tmp_path / "board.json.gz"
+    path.write_bytes(gzip.compress(Board(10, {3: 7}).to_json().encode()))
+    with pytest.raises(ValueError, match="gzip-compressed: gzip is read for JSON Lines only"):
+        Board.from_json(str(path))
+    assert main(["analyze", str(path)]) == 2
+    assert "gzip is read for JSON Lines only" in capsys.readouterr().err
+
+
+def test_huge_integer_in_board_json_gets_our_message():
+    """Issue 54: Python's advice (sys.set_int_max_str_digits) is not ours to give."""
+    text = '{"size": ' + "9" * 5000 + "}"
+    with pytest.raises(ValueError, match="an integer of 5,000 digits") as info:
+        Board.from_json(text)
+    assert "set_int_max_str_digits" not in str(info.value)
+    with pytest.raises(ValueError) as info:  # as long as Python reads: the board's own range
+        Board.from_json('{"size": ' + "9" * 4000 + "}")
+    assert "digits" not in str(info.value) and "size" in str(info.value)

@@ -84,3 +84,28 @@ def test_parse_range_and_errors():
     for bad in ["", "x", "3-1", "0-2", "1:0.2"]:
         with pytest.raises(ValueError, match="dice"):
             parse_dice(bad)
+
+
+@pytest.mark.parametrize("text, faces", [("1-100000000", 100_000_000), ("1000000d6", 5_000_001),
+                                         ("d2000000", 2_000_000)])
+def test_huge_dice_strings_refused_before_building(text, faces):
+    """Issue 54: "1-100000000" took 34 s and 5.6 GB, "1000000d6" 27 s, before any refusal.
+    The face count is read from the string (checked against the arithmetic here)."""
+    import time
+
+    from snl_numeric.dice import MAX_STRING_FACES, string_faces
+
+    assert string_faces(text) == faces > MAX_STRING_FACES
+    began = time.process_time()
+    with pytest.raises(ValueError, match=f"would have {faces:,} faces; a die read from a string"):
+        parse_dice(text)
+    assert time.process_time() - began < 1.0
+
+
+def test_string_faces_agree_with_the_built_die():
+    from snl_numeric.dice import string_faces
+
+    for text in ["d6", "6", "2d6", "3d4", "1-3", "4-6", "1:0.5,2:0.5", " 2D6 ", "d1"]:
+        assert string_faces(text) == len(parse_dice(text).faces), text
+    for text in ["x", "0", "3-1", "0d6", "", "1-", "d"]:
+        assert string_faces(text) is None, text

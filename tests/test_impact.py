@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import naive
 import numpy as np
@@ -15,8 +16,10 @@ from hypothesis import strategies as st
 from snl_numeric import (
     Board,
     analyze,
+    expected_throws,
     jump_candidates,
     jump_impact,
+    throws_variance,
     top_candidates,
     win_probabilities,
 )
@@ -337,3 +340,125 @@ def test_blocks_of_right_hand_sides_give_the_same_answers(monkeypatch):
     for new, old in ((imp.mean_without, whole_imp.mean_without),
                      (imp.std_without, whole_imp.std_without), (cand, whole_cand)):
         assert np.allclose(new, old, rtol=1e-13, atol=0.0, equal_nan=True)
+
+
+# -- long games: the low-rank updates certify each entry or solve it afresh (issue 54) -------
+LOPSIDED = [{1: 0.999, 6: 0.001}, {1: 0.9999, 2: 0.0001}, {1: 0.999, 3: 0.001},
+            {1: 0.99, 4: 0.01}, {2: 0.999, 1: 0.001}]
+FRESH_RTOL = 1e-9
+
+
+@st.composite
+def long_games(draw):
+    """Small boards in every rule with a die that nearly always shows one face: snakes
+    then multiply the game's length by 10^3 to 10^12, where a rank-one update cancels."""
+    dice = draw(st.sampled_from(LOPSIDED))
+    size = draw(st.integers(max(dice) + 1, 12))
+    sources = draw(st.lists(st.integers(1, size - 1), unique=True, min_size=1,
+                            max_size=max(size // 2, 1)))
+    jumps = {s: draw(st.integers(0, size).filter(lambda d, s=s: d != s)) for s in sources}
+    chain = draw(st.booleans())
+    if chain:
+        jumps = {s: d for s, d in jumps.items() if d not in jumps}  # no chain can cycle
+    return Board(size, jumps, overshoot=draw(st.sampled_from(["win", "exact", "bounce"])),
+                 chain=chain, dice=dice)
+
+
+def fresh(board: Board) -> tuple[float, float]:
+    """Expected throws and variance of a board built and solved on its own (certified:
+    a board whose fresh solve is not is left out by the caller)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mean, var = expected_throws(board), throws_variance(board)
+    return (mean, var) if not caught else (math.nan, math.nan)
+
+
+def check_long_game(board: Board) -> None:
+    mean, var = fresh(board)
+    if not math.isfinite(mean):
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        change = jump_candidates(board)
+        imp = jump_impact(board)
+    said = " ".join(str(w.message) for w in caught)
+    for a, b in zip(*np.nonzero(~np.isnan(change) | np.isnan(change)), strict=True):
+        if a in board.jumps or a == board.size or a == b:
+            continue
+        try:
+            new, _ = fresh(board.replace(jumps={**board.jumps, a: b}))
+        except ValueError:  # a cycle under chain=True: NaN in change
+            assert np.isnan(change[a, b])
+            continue
+        if math.isnan(new):
+            continue
+        if np.isnan(change[a, b]):
+            assert "could not be certified" in said, (a, b)
+        elif math.isinf(new):
+            assert change[a, b] == math.inf, (a, b, change[a, b])
+        else:
+            assert abs(change[a, b] - (new - mean)) <= FRESH_RTOL * max(new, mean), (
+                a, b, mean + change[a, b], new)
+    for j, src in enumerate(imp.source.tolist()):
+        if imp.probability[j] == 0.0:  # never fired from the start: the game is the same
+            assert imp.mean_without[j] == imp.mean and imp.std_without[j] == imp.std
+            continue
+        new, new_var = fresh(board.replace(
+            jumps={s: d for s, d in board.jumps.items() if s != src}))
+        if math.isnan(new):
+            continue
+        if math.isnan(imp.mean_without[j]):
+            assert "could not be certified" in said
+        elif math.isinf(new):
+            assert imp.mean_without[j] == math.inf
+        else:
+            assert abs(imp.mean_without[j] - new) <= FRESH_RTOL * new, (j, imp.mean_without[j],
+                                                                         new)
+            std = math.sqrt(new_var)
+            assert abs(imp.std_without[j] - std) <= FRESH_RTOL * std, (j, imp.std_without[j],
+                                                                       std)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(long_games())
+def test_low_rank_updates_on_long_games_equal_fresh_solves(board):
+    check_long_game(board)
+
+
+def test_issue_54_board_candidate_equals_exact_rationals():
+    """The issue's example: a rank-one update gave 5.218e14 for [6, 5] where the game with
+    that jump lasts 4.997e14 throws (exact rationals here, independently of the solver)."""
+    board = Board(20, {13: 9, 11: 4, 9: 14, 7: 6, 16: 3}, overshoot="win", chain=True,
+                  dice={1: 0.999, 6: 0.001})
+    change = jump_candidates(board)
+    base = naive.naive_expected_fraction(board)[0]
+    new = naive.naive_expected_fraction(board.replace(jumps={**board.jumps, 6: 5}))[0]
+    assert float(new) == pytest.approx(4.997e14, rel=1e-3)
+    assert abs(change[6, 5] - float(new - base)) <= FRESH_RTOL * float(new)
+    check_long_game(board)
+
+
+def test_uncertified_entries_beyond_the_budget_are_nan_and_said(monkeypatch):
+    from snl_numeric.impact import compute
+
+    board = Board(20, {13: 9, 11: 4, 9: 14, 7: 6, 16: 3}, overshoot="win", chain=True,
+                  dice={1: 0.999, 6: 0.001})
+    monkeypatch.setattr(compute, "MAX_RESOLVES", 0)
+    with pytest.warns(RuntimeWarning, match="could not be certified"):
+        change = jump_candidates(board)
+    assert np.isnan(change[6, 5])
+    with pytest.warns(RuntimeWarning, match="could not be certified"):
+        imp = jump_impact(Board(12, {10: 1, 5: 2}, dice={1: 0.9999, 2: 0.0001}))
+    assert np.isnan(imp.mean_without).any()
+
+
+@pytest.mark.parametrize("kw, where", [({"median": True}, "length_distribution"),
+                                       ({"players": 2}, "win_probabilities")])
+def test_impact_advice_names_arguments_it_takes(kw, where):
+    """A game too long for the default tail: the message names the function whose
+    max_throws and tail would help, not arguments jump_impact lacks (issue 54)."""
+    with pytest.raises(ValueError, match="did not fall below") as info:
+        jump_impact(Board(12, {10: 1, 5: 2}, dice={1: 0.9999, 2: 0.0001}), **kw)
+    message = str(info.value)
+    assert "; raise max_throws or tail" not in message
+    assert f"call {where} on the board" in message

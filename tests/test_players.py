@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import players_joint_solve, players_simulate
+from naive import players_joint_length, players_joint_solve, players_simulate
 
 from snl_numeric import (
     Board,
@@ -17,6 +17,7 @@ from snl_numeric import (
     boards,
     expected_game_length,
     expected_throws,
+    expected_throws_all,
     finish_probability,
     win_probabilities,
 )
@@ -334,3 +335,17 @@ def test_cli_players(capsys):
     assert "player 1" in text and "expected rounds" in text and "fewest throws" in text
     assert main(["analyze", "seed-30", "--players", "0"]) == 2
     assert "players must be at least 1" in capsys.readouterr().err
+
+
+def test_game_length_means_within_their_documented_tolerance():
+    """Issue 54: a long game (a lopsided die, snake 7->0) leaves the means low by the cut
+    tail's share: within k * tail * max(t) of the joint chain's exact answer (and a
+    smaller tail closes most of the gap)."""
+    board = Board(9, {2: 6, 7: 0, 1: 2}, overshoot="bounce", dice={1: 0.999, 2: 0.001})
+    exact = players_joint_length([board, board], [7, 1])
+    worst = float(expected_throws_all(board).max())
+    assert 5_000 < worst < 7_000  # the long game of the docstring
+    for tail in (1e-12, 1e-14):
+        g = expected_game_length(board, 2, starts=[7, 1], tail=tail)
+        assert -1e-14 * exact <= exact - g.mean_throws <= 2 * tail * worst + 1e-14 * exact
+        assert g.mean_rounds <= g.mean_throws

@@ -635,3 +635,31 @@ def test_ordinary_boards_compile_nothing(tmp_path):
     out = run_ok(COUNT_COMPILES, env={"NUMBA_CACHE_DIR": str(tmp_path)}, timeout=600)
     compiled = json.loads(out.strip().splitlines()[-1])
     assert compiled == []
+
+
+@pytest.mark.parametrize("kernels", [False, True])
+def test_value_iteration_hands_over_on_a_slow_contraction(monkeypatch, kernels):
+    """Issue 54: a long game with lopsided dice contracts by 1 - 3e-6 per sweep (value
+    iteration would need millions of sweeps): it hands over to policy iteration within a
+    few hundred sweeps and answers exactly as the default method (and the policy's own
+    expected throws, solved as a board, agree)."""
+    from snl_numeric.policy import problem, solve
+
+    monkeypatch.setattr(problem, "KERNEL_SQUARES", 0 if kernels else 10**9)
+    board = Board(20, {13: 9, 11: 4, 9: 14, 7: 6, 16: 3}, chain=True)
+    acts = [{1: 0.999, 6: 0.001}, {1: 0.9999, 2: 0.0001}]
+    exact = optimal_policy(board, acts)
+    value = optimal_policy(board, acts, method="value")
+    assert value.convergence.iterations <= 4 * solve.CHECK_SWEEPS
+    assert "handed over to policy iteration" in value.convergence.note
+    assert value.policy.tolist() == exact.policy.tolist()
+    assert value.mean == pytest.approx(exact.mean, rel=1e-12)
+    assert 1e5 < exact.mean < 1e7
+    if len(set(exact.policy[:20].tolist())) == 1:
+        induced = board.replace(dice=acts[int(exact.policy[0])])
+        assert exact.mean == pytest.approx(expected_throws(induced), rel=1e-10)
+
+
+def test_value_iteration_that_converges_is_not_handed_over():
+    v = optimal_policy(MB, [D13, D46], method="value")
+    assert "handed over" not in v.convergence.note and v.convergence.iterations < 1000

@@ -4,6 +4,11 @@ machine does not have (``SNL_NUMERIC_MAX_MEMORY`` plays a small machine)."""
 from __future__ import annotations
 
 import math
+import os
+import re
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -436,3 +441,46 @@ def test_top_candidates_rank_finite_changes_only():
     # the longest is no change at all (nobody lands on square 0), not an endless snake
     assert top_candidates(change, 1) == [(0, 1, 0.0)]
     assert top_candidates(change, 1, longer=False) == [(1, 6, -5.0)]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
+def test_ulimit_v_gets_the_clean_refusal():
+    """Issue 54: under ``ulimit -v`` a big board died inside NumPy; the memory check now
+    counts what RLIMIT_AS leaves beside the address space in use (at most that)."""
+    limit_kib = 800_000
+    code = textwrap.dedent("""
+        import re
+        from snl_numeric import Board, expected_throws
+        used = int(re.search(r"VmSize:\\s+(\\d+)", open("/proc/self/status").read()).group(1))
+        print(used * 1024)
+        try:
+            expected_throws(Board(3 * 10**6, {5: 2_000_000, 2_500_000: 3}))
+        except MemoryError as exc:
+            print(type(exc).__name__, exc)
+    """)
+    proc = subprocess.run(["bash", "-c", f'ulimit -v {limit_kib}; exec "$0" -c "$1"',
+                           sys.executable, code], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "SNL_NUMERIC_MAX_MEMORY": ""})
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0, proc.stderr
+    assert lines[1].startswith("MemoryLimitError compiling a board of 3,000,001 squares")
+    left = re.search(r"; ([\d.]+) MiB is available", lines[1])
+    assert left is not None and float(left.group(1)) * 2**20 <= limit_kib * 1024 - int(lines[0])
+
+
+def test_rlimits_counted_in_process(monkeypatch):
+    """The same in this process: a soft RLIMIT_AS just above the address space in use caps
+    ``available_memory`` at the difference."""
+    import resource
+
+    from snl_numeric._core import memory
+
+    used = memory._status()[b"VmSize"]
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (
+        (used + 5 * 2**20, resource.RLIM_INFINITY) if which == resource.RLIMIT_AS
+        else (resource.RLIM_INFINITY, resource.RLIM_INFINITY)))
+    monkeypatch.delenv("SNL_NUMERIC_MAX_MEMORY", raising=False)
+    avail = available_memory()
+    assert avail is not None and avail <= 5 * 2**20 + 2**20
+    with pytest.raises(MemoryLimitError, match="is available"):
+        check_memory(64 * 2**20, "a table")

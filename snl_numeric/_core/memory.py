@@ -2,8 +2,10 @@
 machine has, and say how much would be needed.
 
 :func:`available_memory` reads ``MemAvailable`` from ``/proc/meminfo`` (and the
-cgroup limit of a container, when lower), else ``os.sysconf``; where neither is
-known it returns None and nothing is refused. The environment variable
+cgroup limit of a container, and what the process's own limits ``RLIMIT_AS`` and
+``RLIMIT_DATA`` (``ulimit -v`` / ``-d``) leave beside its address space and data in
+use, when lower), else ``os.sysconf``; where none is known it returns None and
+nothing is refused. The environment variable
 ``SNL_NUMERIC_MAX_MEMORY`` (bytes, or a number with a ``K``/``M``/``G``/``T``
 suffix, powers of 1024) caps it, for shared machines and tests.
 """
@@ -82,6 +84,45 @@ def _cgroup() -> int | None:
     return None
 
 
+def _status() -> dict[bytes, int]:
+    """``VmSize`` and ``VmData`` of this process in bytes (empty where unknown)."""
+    out: dict[bytes, int] = {}
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                key = line.split(b":", 1)[0]
+                if key in (b"VmSize", b"VmData"):
+                    out[key] = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return out
+
+
+def _rlimits() -> int | None:
+    """What this process's limits on its address space (``RLIMIT_AS``, ``ulimit -v``) and
+    its data (``RLIMIT_DATA``) leave beside what it uses already, if either is set."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    left = []
+    used = None
+    for name, key in (("RLIMIT_AS", b"VmSize"), ("RLIMIT_DATA", b"VmData")):
+        which = getattr(resource, name, None)
+        if which is None:
+            continue
+        try:
+            soft = resource.getrlimit(which)[0]
+        except (OSError, ValueError):  # pragma: no cover
+            continue
+        if soft == resource.RLIM_INFINITY or soft < 0:
+            continue
+        if used is None:
+            used = _status()
+        left.append(max(soft - used.get(key, 0), 0))
+    return min(left) if left else None
+
+
 def _sysconf() -> int | None:
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
@@ -92,7 +133,7 @@ def _sysconf() -> int | None:
 def available_memory() -> int | None:
     """Bytes a request may still allocate here (None: unknown, nothing is refused)."""
     known = [v for v in (_meminfo() if os.path.exists("/proc/meminfo") else _sysconf(),
-                         _cgroup(), _env_limit()) if v is not None]
+                         _cgroup(), _rlimits(), _env_limit()) if v is not None]
     return min(known) if known else None
 
 

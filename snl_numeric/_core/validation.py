@@ -225,6 +225,11 @@ def parse_json(text: str | bytes) -> Any:
     Traceback (most recent call last):
     ...
     ValueError: invalid JSON: duplicate key '3' in a JSON object
+    >>> try:
+    ...     parse_json('{"size": ' + '1' * 5000 + '}')
+    ... except ValueError as exc:
+    ...     print(str(exc).split(" (")[0])
+    invalid JSON: an integer of 5,000 digits
     """
     if isinstance(text, bytes):
         try:
@@ -240,13 +245,28 @@ def parse_json(text: str | bytes) -> Any:
         raise ValueError(f"{name} is not a JSON number")
 
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=bad_constant)
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=bad_constant,
+                          parse_int=_json_integer)
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON: {exc}") from None
     except ValueError as exc:
         raise ValueError(f"invalid JSON: {exc}") from None
     except RecursionError:  # pragma: no cover - _depth refuses it first
         raise ValueError("invalid JSON: nested too deeply") from None
+
+
+#: Integers in JSON text have at most this many digits (Python's own limit on reading one).
+MAX_JSON_DIGITS = 4300
+
+
+def _json_integer(text: str) -> int:
+    """A JSON integer, or our own message where Python would advise
+    ``sys.set_int_max_str_digits``: no square, face, count or seed has that many digits."""
+    digits = len(text.lstrip("-"))
+    if digits > MAX_JSON_DIGITS:
+        raise ValueError(f"an integer of {digits:,} digits (numbers here have "
+                         f"at most {MAX_JSON_DIGITS:,}; squares, faces and seeds far fewer)")
+    return int(text)
 
 
 def is_json(text: str | bytes) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.files import write_atomic
 from .._core.table import OVERSHOOT_CODES
 from ..board import Board, board_fields
 from ..io import jsonl, parquet, require_pyarrow
@@ -426,7 +427,8 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     The schema is the one documented in :mod:`snl_numeric.batch` (with
     ``jump_src``/``jump_dst``, and ``name`` when Boards with names are
     given); each batch becomes a row group. :func:`read_boards` and
-    :func:`~snl_numeric.analyze_many` read it back.
+    :func:`~snl_numeric.analyze_many` read it back. The file is written whole or not at all:
+    a stream that fails leaves the previous file as it was.
 
     Examples
     --------
@@ -442,18 +444,21 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
         names = [b.name for b in boards]
         names = names if any(n is not None for n in names) else None
-    writer = None
-    try:
-        for batch in _as_batches(boards):
-            table = _arrow_table(batch)
-            if names is not None:  # one batch for a list of Boards
-                table = table.append_column("name", pa.array(names, pa.string()))
+
+    def write(fh: Any) -> None:
+        writer = None
+        try:
+            for batch in _as_batches(boards):
+                table = _arrow_table(batch)
+                if names is not None:  # one batch for a list of Boards
+                    table = table.append_column("name", pa.array(names, pa.string()))
+                if writer is None:
+                    writer = pq.ParquetWriter(fh, table.schema)
+                writer.write_table(table)
             if writer is None:
-                writer = pq.ParquetWriter(os.fspath(path), table.schema)
-            writer.write_table(table)
-        if writer is None:
-            pq.write_table(_arrow_table(BoardBatch.from_arrays(np.empty(0, np.int64))),
-                           os.fspath(path))
-    finally:
-        if writer is not None:
-            writer.close()
+                pq.write_table(_arrow_table(BoardBatch.from_arrays(np.empty(0, np.int64))), fh)
+        finally:
+            if writer is not None:
+                writer.close()
+
+    write_atomic(path, write)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._core.deprecation import deprecated
+from .._core.equality import value_eq
 from ..board import Board
 
 
@@ -47,6 +48,9 @@ class DesignResult:
         spawned from; ``rng=np.random.SeedSequence(seed_entropy)`` repeats
         the run.
     """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
 
     board: Board
     mean: float

@@ -32,7 +32,9 @@ not finish surely) removals are re-solved board by board, and additions refused.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -56,6 +58,13 @@ from ..chain import (
 from ..compile import CompiledBoard
 from ..distribution import length_distribution
 from ..players import win_probabilities
+from .certify import (
+    CERTIFIED,
+    MAX_RESOLVES,
+    Removal,
+    candidates_certified,
+    removal_certified,
+)
 from .result import KINDS, JumpCandidates, JumpImpact
 
 __all__ = ["jump_impact", "jump_candidates"]
@@ -164,6 +173,8 @@ def _removals(board: Board, cb: CompiledBoard, start: int, mean: float, var: flo
     fire = sp.csc_array(cb.fire_matrix)
     s = cb.jump_src[cols]
     r = cb.rests[cols]
+    et = solver.throws().error
+    redo: list[int] = []
     for part in _blocks(n, len(cols)):
         first = solver.solve(fire[:, cols[part]].toarray() / cb.probs.sum())
         z = _clean(first.x, act)  # z = N c, one column per jump
@@ -179,12 +190,33 @@ def _removals(board: Board, cb: CompiledBoard, start: int, mean: float, var: flo
             d = 1.0 - zs + zr
             a = (t[sp_] - t[rp]) / d
             dt = a * z0
-            du = a * y[start] + z0 * (u[sp_] - u[rp] + a * (y[sp_, k] - y[rp, k])) / d
+            inner = u[sp_] - u[rp] + a * (y[sp_, k] - y[rp, k])
+            du = a * y[start] + z0 * inner / d
             dvar = 2.0 * du - dt * (1.0 + 2.0 * t[start] + dt)
             mean_w[cols[part]] = np.where(blocked, np.inf, mean + dt)
             var_w[cols[part]] = np.where(blocked, np.inf, np.maximum(var + dvar, 0.0))
+            bad = ~blocked & ~removal_certified(
+                Removal(z, first.error, y, second.error, u, sol.error, t, et, start, sp_, rp,
+                         d, a, dt, inner, du, dvar), mean, var)
+        redo.extend(cols[part][bad].tolist())
+    if redo:
+        _resolve_removals(board, start, np.array(redo), mean_w, var_w)
     _warn_error(error, "jump impacts")
     return mean_w, var_w, prob
+
+
+def _resolve_removals(board: Board, start: int, cols: np.ndarray, mean_w: np.ndarray,
+                      var_w: np.ndarray) -> None:
+    """Removals the update could not certify, each solved afresh as a board of its own
+    (at most :data:`MAX_RESOLVES`, NaN beyond with a warning)."""
+    for j in cols[:MAX_RESOLVES].tolist():
+        b = _without(board, j)
+        mean_w[j], var_w[j] = expected_throws(b, start), throws_variance(b, start)
+    if len(cols) > MAX_RESOLVES:
+        mean_w[cols[MAX_RESOLVES:]] = var_w[cols[MAX_RESOLVES:]] = np.nan
+        warn_user(f"{len(cols) - MAX_RESOLVES:,} jump removals could not be certified to a "
+                  f"relative error of {CERTIFIED:g} (at most {MAX_RESOLVES:,} are solved "
+                  "afresh); their mean and standard deviation are NaN")
 
 
 def _without(board: Board, j: int) -> Board:
@@ -193,8 +225,23 @@ def _without(board: Board, j: int) -> Board:
 
 
 def _median(board: Board, start: int) -> float:
-    m = quantile(np.cumsum(length_distribution(board, start)), 0.5)
+    with _advice("median", "length_distribution"):
+        m = quantile(np.cumsum(length_distribution(board, start)), 0.5)
     return math.nan if m is None else float(m)
+
+
+@contextmanager
+def _advice(what: str, where: str) -> Iterator[None]:
+    """A re-solved board's ``ValueError`` without advice about arguments ``jump_impact``
+    does not take (``max_throws``, ``tail``): it names the function that takes them."""
+    try:
+        yield
+    except ValueError as exc:
+        text = re.sub(r"; raise max_throws or tail$", "", str(exc))
+        if text != str(exc):
+            text += (f"; jump_impact's {what} uses {where}'s default max_throws and tail: "
+                     f"call {where} on the board (or on it without the jump) to choose them")
+        raise ValueError(text) from None
 
 
 def _per_board(board: Board, nj: int, value: Callable[[Board], float]) -> np.ndarray:
@@ -234,6 +281,11 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
     When the start does not finish surely (infinite mean), each removal is re-solved
     as a board of its own and the chance of use is NaN.
 
+    Each removal's mean and variance are certified to ``1e-10`` relative from the
+    update's denominator and the certified errors of the solves it came from; a
+    removal that is not (a long game under a lopsided die) is solved afresh as a
+    board of its own (at most 2,000 per call; beyond, NaN with a ``RuntimeWarning``).
+
     Examples
     --------
     >>> from snl_numeric import boards, jump_impact
@@ -268,7 +320,8 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
                       median_without=_per_board(board, nj, lambda b: _median(b, start)))
     if players is not None:
         def win(b: Board) -> float:
-            return float(win_probabilities(b, players, starts=[start] * players)[0])
+            with _advice("race", "win_probabilities"):
+                return float(win_probabilities(b, players, starts=[start] * players)[0])
 
         extras.update(players=players, win_probability=win(board),
                       win_probability_without=_per_board(board, nj, win))
@@ -308,6 +361,11 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
         Read-only; NaN where the rules (or ``kind``) forbid the jump, ``inf`` where the
         goal would no longer be reached with probability 1.
 
+    Warns
+    -----
+    RuntimeWarning
+        When some entries could not be certified and are NaN (see :func:`candidates`).
+
     See Also
     --------
     snl_numeric.impact.candidates : the same with the board, a top list, a table and HTML.
@@ -324,6 +382,32 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     [(94, 1, 15.09)]
     """
     return candidates(board, kind=kind, start=start).change
+
+
+def _recompute(board: Board, start: int, mean: float, change: np.ndarray,
+               pairs: np.ndarray) -> None:
+    """Entries the update could not certify, each solved afresh as a board of its own (at
+    most :data:`MAX_RESOLVES`; beyond, and where the fresh solve is not certified either,
+    NaN with one warning)."""
+    lost = max(len(pairs) - MAX_RESOLVES, 0)
+    for a, b in pairs[:MAX_RESOLVES].tolist():
+        jumps = dict(board.jumps)
+        jumps[a] = b
+        cb = board.replace(jumps=jumps).compiled
+        solver = fundamental(cb)
+        sol = solver.throws()
+        new = float(sol.x[start])
+        if sol.error <= CERTIFIED and math.isfinite(new):
+            change[a, b] = new - mean
+        else:
+            change[a, b] = np.nan
+            lost += 1
+    change[tuple(pairs[MAX_RESOLVES:].T)] = np.nan
+    if lost:
+        warn_user(f"{lost:,} jump candidates could not be certified to a relative error of "
+                  f"{CERTIFIED:g} (the low-rank update loses accuracy where the new jump "
+                  f"lengthens the game enormously, and at most {MAX_RESOLVES:,} entries are "
+                  "solved afresh); they are NaN")
 
 
 def candidates(board: Board, *, kind: str = "both", start: int | None = None
@@ -357,6 +441,22 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
     ValueError
         When the start does not finish surely (the change of an infinite mean is not
         defined), or the ``n x n`` arrays would not fit in memory.
+
+    Warns
+    -----
+    RuntimeWarning
+        When entries could not be certified: they are NaN (see Notes).
+
+    Notes
+    -----
+    Every entry is certified: a bound on its error, from the update's denominator
+    ``1 - z_b + z_a`` and the certified errors of the solves it came from, is below
+    ``1e-10`` of the larger of the old and new mean (a row at a time on ordinary
+    boards, entry by entry where that fails). Where it is not, as when the new jump
+    multiplies the game's length by 10^3 or more under a lopsided die, the entry is
+    solved afresh as a board of its own; at most 2,000 entries per call are, and any
+    beyond (or whose fresh solve is not certified either) are NaN with a
+    ``RuntimeWarning``.
 
     Examples
     --------
@@ -396,6 +496,9 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
     sure[cb.size] = True
     weights = _rest_weights(board, cb)
     error = 0.0
+    et = solver.throws().error if solver.unknowns else 0.0
+    tmax = float(np.max(t_all, where=act, initial=0.0))
+    redo: list[np.ndarray] = []
     for part in _blocks(n, len(rows)):
         a = rows[part]
         sol = solver.solve(weights[:, a].toarray())
@@ -409,9 +512,17 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
         endless = ((tin[node][:, None] <= tb[None, :]) & (tb[None, :] <= tout[node][:, None])
                    | ~sure[rest][None, :])
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            block = z0[:, None] * (t_all[rest][None, :] - t_all[a][:, None]) / (
-                1.0 - zb + za[:, None])
+            dt = t_all[rest][None, :] - t_all[a][:, None]
+            d = 1.0 - zb + za[:, None]
+            block = z0[:, None] * dt / d
+            doubt, good = candidates_certified(z, sol.error, z0, dt, et, tmax, d, block, mean)
         change[a] = np.where(allowed[a], np.where(endless, np.inf, block), np.nan)
+        fix = allowed[a[doubt]] & ~endless[doubt] & ~good
+        if fix.any():
+            i, b = np.nonzero(fix)
+            redo.append(np.stack([a[doubt[i]], b], axis=1))
     _warn_error(error, "jump candidates")
+    if redo:
+        _recompute(board, start, mean, change, np.concatenate(redo))
     change.flags.writeable = False
     return JumpCandidates(board=board, start=start, kind=kind, mean=mean, change=change)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.equality import value_eq
 from .._core.validation import positive_int, readonly
 from ..board import Board
 
@@ -59,6 +60,9 @@ class JumpImpact:
     The ``*_change`` properties are each ``*_without`` minus the board's own value
     (NaN where both are infinite).
     """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
 
     board: Board
     start: int
@@ -252,6 +256,9 @@ class JumpCandidates:
         where the rules (or ``kind``) forbid the jump. Read-only;
         ``np.asarray(result)`` returns it.
     """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
 
     board: Board
     start: int

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, cast
 
+from .._core.files import write_atomic
 from .._core.validation import is_json, json_text, parse_json
-from .store import write_atomic
+
 
 __all__ = ["Line", "ReadError", "count_lines", "iter_lines", "iter_numbered", "open_bytes",
            "open_rows", "write_lines"]

@@ -24,10 +24,9 @@ import contextlib
 import hashlib
 import json
 import os
-import secrets
-from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
+from .._core.files import write_atomic
 from . import require_pandas, require_pyarrow
 from .parquet import open_file
 
@@ -54,38 +53,6 @@ def file_fingerprint(path: str | os.PathLike[str]) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return "sha256:" + h.hexdigest()
-
-
-def _create_new(folder: str, prefix: str, suffix: str) -> tuple[int, str]:
-    """A new file in ``folder``, opened for writing: created exclusively under a random
-    name (a file or link planted in advance is never followed), mode 0666 less the umask."""
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-             | getattr(os, "O_BINARY", 0))
-    for _ in range(100):
-        path = os.path.join(folder, f"{prefix}{secrets.token_hex(8)}{suffix}")
-        try:
-            return os.open(path, flags, 0o666), path
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name in {folder!r}")  # pragma: no cover
-
-
-def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> None:
-    """Write ``path`` whole or not at all: ``write(fh)`` fills a new temporary file beside
-    ``path`` (created exclusively: a file or link planted in advance is never followed;
-    with the permissions the umask gives), which then replaces ``path`` (a link there is
-    replaced, not followed)."""
-    path = os.fspath(path)
-    folder, name = os.path.split(path)
-    fd, tmp = _create_new(folder or ".", f".{name}.", ".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
 
 
 def _lock(folder: str) -> int | None:

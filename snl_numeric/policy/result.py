@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.deprecation import deprecated
+from .._core.equality import value_eq
 from .._core.text import dice_text, grid_text, label, n_dice
 from ..board import Board
 from ..dice import Dice
@@ -82,6 +83,9 @@ class PolicyResult:
     convergence : Convergence
         Method, iterations and the Bellman residual.
     """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
 
     board: Board
     actions: tuple[Dice, ...]
@@ -249,6 +253,9 @@ class FinishWithinResult:
     probability_start : float
         ``probability[board.start]``.
     """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
 
     board: Board
     actions: tuple[Dice, ...]

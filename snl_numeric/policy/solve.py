@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 
@@ -47,7 +48,10 @@ def optimal_policy(
         Let the player decline any snake or ladder after landing on it.
     method : {"policy", "value"}, default "policy"
         Policy iteration with exact evaluation, or Gauss-Seidel value
-        iteration followed by an exact evaluation of its greedy policy.
+        iteration followed by an exact evaluation of its greedy policy. Value
+        iteration hands over to policy iteration (from its greedy policy) when its
+        changes shrink so slowly that ``tol`` is more than 10,000 sweeps away (a
+        long game with a lopsided die): ``convergence.note`` says so.
     tol : float, optional
         Policy iteration: the relative accuracy the decisions are certified to,
         at least the certified error of the expected throws (default 0: that
@@ -117,12 +121,16 @@ def optimal_policy(
         res = improve(p, die, take, active, jactive, sense, float(tol), int(max_iter))
         iterations = res.steps
     else:
-        values, iterations = _value_iteration(p, active, sense, float(tol), int(max_iter))
+        values, iterations, slow = _value_iteration(p, active, sense, float(tol),
+                                                    int(max_iter))
+        if slow:
+            note = (f"value iteration contracted slowly (each sweep kept {slow:.6g} of the "
+                    f"change): handed over to policy iteration after {iterations} sweeps; ")
         greedy_die, greedy_take = _greedy(p, values, active, jactive, sense, die, take)
         if proper(p, greedy_die, greedy_take, active):
             die, take = greedy_die, greedy_take
-        else:  # pragma: no cover - needs a near-tie with an improper choice
-            note = "greedy policy of value iteration was improper; "
+        else:  # a near-tie with an improper choice, or values far from converged
+            note += "greedy policy of value iteration was improper; "
         res = improve(p, die, take, active, jactive, sense, 0.0, 1000)
         if res.steps or note:
             note += f"{res.steps} policy step{'s' * (res.steps != 1)} after value iteration"
@@ -183,22 +191,48 @@ def _greedy(p: Problem, values: np.ndarray, active: np.ndarray, jactive: np.ndar
     return new_die, np.where(jactive, greedy_take, take)
 
 
+#: Value iteration checks its rate of contraction every this many sweeps ...
+CHECK_SWEEPS = 64
+#: ... and hands over to policy iteration when the changes shrink so slowly that reaching
+#: ``tol`` would take more than this many more sweeps (or have not shrunk by then).
+SLOW_SWEEPS = 10_000
+
+
+def _slow(sweeps: int, change: float, before: float, target: float, span: int) -> float:
+    """The rate of contraction per sweep when value iteration should hand over (the changes
+    went from ``before`` to ``change`` in the last ``span`` sweeps), else 0."""
+    if not (change > target and 0.0 < before < math.inf and span > 0):
+        return 0.0
+    rate = (change / before) ** (1.0 / span)
+    if not 0.0 < rate < 1.0:
+        return max(rate, 1.0) if sweeps >= SLOW_SWEEPS else 0.0
+    return rate if math.log(target / change) / math.log(rate) > SLOW_SWEEPS else 0.0
+
+
 def _value_iteration(p: Problem, active: np.ndarray, sense: float, tol: float,
-                     max_iter: int) -> tuple[np.ndarray, int]:
+                     max_iter: int) -> tuple[np.ndarray, int, float]:
     """Value iteration to a relative change of ``tol``: Jacobi sweeps in NumPy, or
     Gauss-Seidel sweeps from the goal downwards in a kernel on large boards. A throw
-    that leaves the token where it is is solved for exactly."""
+    that leaves the token where it is is solved for exactly. Returns the values, the
+    sweeps and, when the contraction was too slow (:data:`SLOW_SWEEPS`), its rate per
+    sweep (else 0): the caller then improves the greedy policy by policy iteration."""
     values = np.where(active, 0.0, np.inf)
     values[p.goal] = 0.0
-    sweeps, change, converged = 0, np.inf, False
+    sweeps, change, converged, slow = 0, np.inf, False, 0.0
+    before, mark, scale = np.inf, 0, 1.0
     if p.kernels:
-        # rounds of about 2e7 updates each, so Ctrl-C is honoured between them
-        per_round = max(1, int(2e7 // max(1, p.nxt.size)))
-        while sweeps < max_iter and not converged:
+        # rounds of at most 2e7 updates each (Ctrl-C is honoured between them), and at
+        # most CHECK_SWEEPS sweeps (the rate is checked between them)
+        per_round = max(1, min(CHECK_SWEEPS, int(2e7 // max(1, p.nxt.size))))
+        while sweeps < max_iter and not converged and not slow:
             done, change, converged = value_iteration_kernel(
                 p.nxt, p.probs, p.src, p.tgt, p.optional, values, active, sense, tol,
                 min(per_round, max_iter - sweeps))
             sweeps += int(done)
+            if sweeps - mark >= CHECK_SWEEPS:
+                scale = max(1.0, float(np.max(np.abs(values[active]), initial=0.0)))
+                slow = _slow(sweeps, change, before, tol * scale, sweeps - mark)
+                before, mark = change, sweeps
     else:
         n, m = p.n, len(p.src)
         stays = (p.nxt == np.arange(n)[:, None]) & (p.probs > 0)[:, None, :]
@@ -209,7 +243,7 @@ def _value_iteration(p: Problem, active: np.ndarray, sense: float, tol: float,
         pick, best = (np.minimum, np.min) if sense > 0 else (np.maximum, np.max)
         states = np.flatnonzero(active)
         with np.errstate(divide="ignore", invalid="ignore"):
-            while sweeps < max_iter and not converged:
+            while sweeps < max_iter and not converged and not slow:
                 w[:n] = values
                 for js in p.levels:  # jumps leading to squares first, then chains into them
                     follow = w[p.tgt[js]]
@@ -222,10 +256,13 @@ def _value_iteration(p: Problem, active: np.ndarray, sense: float, tol: float,
                 values = new
                 sweeps += 1
                 converged = change <= tol * scale
-    if not converged:
+                if not converged and sweeps - mark >= CHECK_SWEEPS:
+                    slow = _slow(sweeps, change, before, tol * scale, sweeps - mark)
+                    before, mark = change, sweeps
+    if not converged and not slow:
         raise RuntimeError(f"value iteration did not converge within max_iter={max_iter} "
                            f"sweeps (last change {change:.3g}); raise max_iter or tol")
-    return values, sweeps
+    return values, sweeps, slow
 
 
 @njit()

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.equality import value_eq
 from .._core.text import dice_text, grid_text, label, n_dice
 from ..board import Board
 from ..dice import Dice
@@ -85,6 +86,9 @@ class RaceResult:
     convergence : RaceConvergence
         Sweeps and the certificate (bracket width).
     """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
 
     board: Board
     dice: tuple[Dice, ...]

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.equality import value_eq
 from ..board import Board
 
 #: Number of blocks the games are split into, each with its own random stream
@@ -69,7 +70,7 @@ class SimulationResult:
     threads : int
         Threads used (does not affect the numbers).
     elapsed : float
-        Wall time of the simulation, seconds.
+        Wall time of the simulation, seconds (not compared by ``==``).
     throws : ndarray of int64 or None
         Per game (``per_game=True``): throws made.
     final_square : ndarray of intp or None
@@ -78,6 +79,9 @@ class SimulationResult:
         Per game, shape ``(games, n_jumps)``: whether each jump fired at
         least once; columns follow ``board.compiled.jump_src``.
     """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
 
     board: Board
     start: int
@@ -100,7 +104,7 @@ class SimulationResult:
     spawn_key: tuple[int, ...] = ()
     blocks: int = BLOCKS
     threads: int = 1
-    elapsed: float = field(default=0.0, repr=False)
+    elapsed: float = field(default=0.0, repr=False, compare=False)
     throws: np.ndarray | None = field(default=None, repr=False)
     final_square: np.ndarray | None = field(default=None, repr=False)
     jump_used: np.ndarray | None = field(default=None, repr=False)

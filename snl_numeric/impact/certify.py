@@ -1,0 +1,139 @@
+"""Certificates of the low-rank updates of :mod:`snl_numeric.impact.compute`.
+
+An update ``new = old + z0 (t_p - t_q) / d`` (``d = 1 - z_p + z_q``; the removals' variance
+adds terms of ``N z`` and ``N t`` over the same ``d``) loses accuracy where ``d`` is tiny:
+where the change multiplies the game's length. Each term's absolute error is bounded from
+its factors' certified errors (``z``, ``N z``, ``N t``: normwise per column, ``e max|x|``;
+``t``: componentwise), first order in each, every division by ``d`` taken at
+``|d| - e_d``, plus ``u`` per operation. An entry whose bound exceeds :data:`CERTIFIED`
+of the new value is solved afresh by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core.solve import TARGET_ERROR, UNIT_ROUNDOFF
+
+__all__ = ["CERTIFIED", "MAX_RESOLVES", "Removal", "candidates_certified",
+           "removal_certified"]
+
+#: Low-rank updates are certified to this relative error (the removals' new mean and
+#: variance; a candidate's change to this of the larger of the old and the new mean); an
+#: entry whose bound is larger is solved afresh as a board of its own.
+CERTIFIED = 1e-10
+#: At most this many entries are solved afresh per call; the rest of the uncertified
+#: entries are NaN, with a warning.
+MAX_RESOLVES = 2_000
+
+
+@dataclass(frozen=True)
+class Removal:
+    """The terms of the removals' update and the certified errors of the solves they came
+    from (``ez``, ``ey``, ``eu``: normwise per column; ``et``: componentwise)."""
+
+    z: np.ndarray
+    ez: float
+    y: np.ndarray
+    ey: float
+    u: np.ndarray
+    eu: float
+    t: np.ndarray
+    et: float
+    start: int
+    s: np.ndarray
+    r: np.ndarray
+    d: np.ndarray
+    a: np.ndarray
+    dt: np.ndarray
+    inner: np.ndarray
+    du: np.ndarray
+    dvar: np.ndarray
+
+
+def removal_certified(m: Removal, mean: float, var: float) -> np.ndarray:
+    """Which removals have their mean and variance certified to :data:`CERTIFIED`: each
+    term's absolute error bounded from its factors' (first order in each, every division
+    by ``d`` taken at ``|d| - e_d``) plus the rounding of the operations here."""
+    uu = UNIT_ROUNDOFF
+    k = np.arange(len(m.s))
+    ez = (m.ez + uu) * np.abs(m.z).max(axis=0)
+    ey = (m.ey + uu) * np.abs(m.y).max(axis=0)
+    eu = (m.eu + uu) * float(np.abs(m.u).max())
+    ets, etr, et0 = ((m.et + uu) * m.t[i] for i in (m.s, m.r, m.start))
+    z0, y0 = m.z[m.start], m.y[m.start]
+    ad = np.abs(m.d)
+    ed = 2.0 * ez + 3.0 * uu * (1.0 + m.z[m.s, k] + m.z[m.r, k])
+    room = ad - ed
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        aa = np.abs(m.a)
+        ea = (ets + etr + aa * ed) / room + 2.0 * uu * aa
+        edt = aa * ez + (z0 + ez) * ea + uu * np.abs(m.dt)
+        e1 = ea * (np.abs(y0) + ey) + aa * ey
+        ein = 2.0 * eu + ea * (np.abs(m.y[m.s, k] - m.y[m.r, k]) + 2.0 * ey) + aa * 2.0 * ey
+        ai = np.abs(m.inner)
+        e2 = (ez * ai + (z0 + ez) * ein + (z0 + ez) * (ai + ein) * ed / ad) / room
+        edu = e1 + e2 + 4.0 * uu * (np.abs(m.a * y0) + z0 * ai / ad)
+        growth = 1.0 + 2.0 * m.t[m.start] + 2.0 * np.abs(m.dt) + edt
+        edvar = 2.0 * edu + edt * growth + np.abs(m.dt) * 2.0 * et0 + 4.0 * uu * (
+            2.0 * np.abs(m.du) + np.abs(m.dt) * growth)
+        new_mean, new_var = mean + m.dt, var + m.dvar
+        ok_mean = (room > 0.0) & (edt <= CERTIFIED * np.abs(new_mean))
+        ok_var = (room > 0.0) & (TARGET_ERROR * var + edvar + uu * (var + np.abs(m.dvar))
+                                 <= CERTIFIED * np.abs(new_var))
+    return ok_mean & ok_var
+
+
+def _row_bound(zmax, ez: float, z0, et: float, tmax: float, dmin):
+    """``(bound, low)``: the error bound of a row (or of the whole block, given scalars)
+    with ``|dt| <= 2 max(t)`` and ``d`` at its smallest (``low``: ``d``'s smallest less its
+    error; the bound holds where it is positive)."""
+    u = UNIT_ROUNDOFF
+    ezs = (ez + u) * zmax  # z's absolute error
+    dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax)  # d's
+    bt = (et + 2.0 * u) * 2.0 * tmax  # dt's
+    big_a = z0 + ezs
+    low = dmin - dd
+    bound = (ezs * (2.0 * tmax + bt) + big_a * bt + big_a * (2.0 * tmax + bt) * dd / dmin
+             ) / low + 4.0 * u * z0 * 2.0 * tmax / low
+    return bound, low
+
+
+def candidates_certified(z: np.ndarray, ez: float, z0: np.ndarray, dt: np.ndarray,
+                         et: float, tmax: float, d: np.ndarray, block: np.ndarray, mean: float
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Which entries of ``block = z0 dt / d`` (``d = 1 - zb + za``, ``dt = tb - ta``) are
+    certified to :data:`CERTIFIED` of the larger of the old and the new mean, from the solves'
+    certified errors: ``z`` normwise to ``ez`` per column (``ez max|z|``), ``t``
+    componentwise to ``et``, and the rounding of the few operations here (``u`` each).
+
+    The error of a product of three factors known to ``+-e`` each, first bounded for the
+    whole block at once, then row by row (``|dt| <= 2 max(t)``, ``d`` and the new mean at
+    their smallest): only the rows that fail this are bounded entry by entry. Returns
+    those rows and which of their entries are certified."""
+    u = UNIT_ROUNDOFF
+    none = np.zeros(0, dtype=np.intp), np.zeros((0, d.shape[1]), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        zmax = np.maximum(z.max(), -z.min())  # (NumPy scalars: x / 0 is inf, not an error)
+        least = max(mean + np.fmin.reduce(block, axis=None), mean)  # (or the old mean)
+        bound, low = _row_bound(zmax, ez, z0.max(), et, tmax, d.min())
+        if low > 0.0 and bound <= CERTIFIED * least:  # the whole block at once
+            return none
+        zmax = np.maximum(z.max(axis=0), -z.min(axis=0))  # per column (row of block)
+        bound, low = _row_bound(zmax, ez, z0, et, tmax, np.min(d, axis=1))
+        least = np.maximum(mean + np.fmin.reduce(block, axis=1), mean)
+        rows = np.flatnonzero(~((low > 0.0) & (bound <= CERTIFIED * least)))
+        if not len(rows):
+            return none
+        ezs = ((ez + u) * zmax)[rows, None]
+        dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax[rows, None])
+        bt = (et + 2.0 * u) * 2.0 * tmax
+        big_a = z0[rows, None] + ezs
+        ad, big_b = np.abs(d[rows]), np.abs(dt[rows]) + bt
+        room = ad - dd
+        err = (ezs * big_b + big_a * bt + big_a * big_b * dd / ad) / room + 4.0 * u * np.abs(
+            block[rows])
+        return rows, (room > 0.0) & (err <= CERTIFIED * np.maximum(np.abs(mean + block[rows]),
+                                                                    mean))
