@@ -1,5 +1,5 @@
 """The public names of snl_numeric and the API reference index listing them (used by
-``conf.py`` at build time and by ``tests/test_docs.py``)."""
+``conf.py`` at build time and by ``tests/integration/test_docs.py``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Results of a fast subset of every kernel, printed as JSON (run by tests/test_nojit.py).
+"""Results of a fast subset of every kernel, printed as JSON (run by tests/integration/test_nojit.py).
 
 Run once with Numba and once with ``NUMBA_DISABLE_JIT=1``: the jitted kernels then run
 as plain Python, so their code is covered and must give the same numbers.

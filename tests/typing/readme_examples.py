@@ -1,7 +1,7 @@
 """The README's examples as a user script, checked with ``mypy --strict`` (issue 27).
 
 Held out of the package: it sees snl_numeric as an installed library would be seen. It
-also runs (``tests/test_typing.py``), so it stays true to the API.
+also runs (``tests/integration/test_typing.py``), so it stays true to the API.
 """
 
 from __future__ import annotations

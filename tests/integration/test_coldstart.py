@@ -18,7 +18,7 @@ import snl_numeric
 from snl_numeric import cache_dir, warmup
 from snl_numeric._core.numba_config import COMPILE_NOTE
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/: the helper scripts
 
 
 def run_python(code: str, **env: str | None) -> subprocess.CompletedProcess:

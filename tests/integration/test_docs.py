@@ -17,7 +17,7 @@ import snl_numeric
 from snl_numeric import Board
 from snl_numeric import batch as batch_module
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 sys.path.insert(0, str(DOCS))
 

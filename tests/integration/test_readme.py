@@ -9,7 +9,7 @@ from pathlib import Path
 
 import matplotlib
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 
 
 def _blocks(lang: str) -> list[str]:

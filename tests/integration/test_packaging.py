@@ -10,7 +10,7 @@ from pathlib import Path
 import snl_numeric
 from snl_numeric._core.deprecation import REMOVED_IN
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _read(name: str) -> str:

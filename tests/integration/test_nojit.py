@@ -15,7 +15,7 @@ from pathlib import Path
 
 import nojit_check
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/: the helper scripts
 
 
 def _close(a, b, path="") -> list[str]:
