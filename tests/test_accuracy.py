@@ -76,37 +76,6 @@ def test_analyze_keeps_moments_when_the_distribution_cannot_finish():
     assert full.note == "" and full.pmf is not None and full.cdf[-1] <= 1.0
 
 
-def test_chained_snakes_board_is_right():
-    board = Board(20000, {s: s - 97 for s in range(19999, 200, -97)}, chain=True)
-    exact = naive.chained_snakes_mean(20000, 97, 200)
-    ours = expected_throws(board)
-    assert ours == pytest.approx(float(exact), rel=1e-11)
-    rep = solver_report(board)
-    assert rep.method == "woodbury" and rep.backward_targets == 1
-    assert rep.error_estimate < 1e-10
-
-
-def test_uncertified_answers_warn_with_their_estimate():
-    # the same chained snakes on 60,000 squares: E ~ 1e94, beyond what a double-double
-    # residual certifies, and a chain of 60,000 dependent steps (a priori ~1e-10)
-    board = Board(60_000, {s: s - 97 for s in range(59_999, 200, -97)}, chain=True)
-    with pytest.warns(RuntimeWarning, match=r"certified only to a relative error of \d"):
-        t = expected_throws(board)
-    rep = solver_report(board)
-    assert math.isfinite(t) and 1e-10 < rep.error_estimate < 1e-8
-
-
-def test_expectations_beyond_the_largest_double_are_inf_with_a_warning():
-    # snakes on 15% of the last 2,000 squares, each to a square far below: E ~ 1e300+
-    gen = np.random.default_rng(1)
-    n = 20_000
-    src = [s for s in range(n - 5000, n) if gen.random() < 0.5 and s % 6 != 5]
-    board = Board(n, {s: int(gen.integers(0, n - 5000)) for s in src})
-    with pytest.warns(RuntimeWarning, match="exceed the largest double"):
-        t = expected_throws(board)
-    assert t == math.inf
-
-
 def test_snakes_near_the_goal_are_solved_first(structured):
     # 80 snakes in the upper half, each to a square in the lower half: taken in their own
     # order 80 backward targets (GMRES); rotated, only the ~6 squares where a walk enters

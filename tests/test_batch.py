@@ -609,3 +609,9 @@ def test_labels_carried_through(tmp_path):
     assert analyze_many(iter([{"size": 10}]), columns=["size"]).columns.tolist() == ["size"]
     lines = iter([{"size": 10, "name": "x"}, {"size": 12}])
     assert analyze_many(lines, columns=["size"])["name"].iloc[0] == "x"
+
+
+def test_batch_row_of_a_huge_negative_size_is_a_size_error():
+    df = analyze_many([{"size": -2**57}, {"size": 10}], errors="coerce")
+    assert df["error"].tolist()[0] == f"size must be at least 1, got {-2**57}"
+    assert df["mean"].notna().tolist() == [False, True]

@@ -1,3 +1,4 @@
+import functools
 import json
 import os
 
@@ -5,6 +6,7 @@ import numpy as np
 import pytest
 from conftest import boards as board_strategy
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snl_numeric import Board, Dice, boards
 
@@ -206,44 +208,6 @@ def test_json_dice_probabilities_must_be_numbers():
         Board.from_json('{"size": 10, "dice": {"faces": [1, 2], "probs": ["0.5", 0.5]}}')
 
 
-def _kernel_table(board):
-    """The successor table by the large boards' kernel (whatever the board's size)."""
-    from snl_numeric._core.table import OVERSHOOT_CODES, succ_table_kernel
-
-    size, faces = board.size, board.dice.faces.astype(np.intp)
-    jump_to = np.full(size + 1, -1, dtype=np.intp)
-    src, dst = board.jump_arrays
-    jump_to[src] = dst
-    succ = np.empty((size + 1, len(faces)), dtype=np.int32)
-    landed = np.empty_like(succ)
-    succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain, faces,
-                      succ, landed)
-    return succ, landed
-
-
-@settings(max_examples=150, deadline=None)
-@given(board_strategy())
-def test_kernel_table_matches_naive_moves(board):
-    import naive
-
-    succ, _ = _kernel_table(board)
-    expected = [[naive.naive_move(board, x, int(f)) for f in board.dice.faces]
-                for x in range(board.size + 1)]
-    assert succ.tolist() == expected
-    assert succ.tolist() == board.compiled.succ.tolist()  # the NumPy table of small boards
-
-
-def test_a_long_chain_of_jumps_is_followed_once():
-    """Every square of a 30,000-square chain of ladders leads to its end: the kernel follows
-    each square once (it followed every throw's chain to the end: 4.7 s here, now ms)."""
-    n = 30_000
-    board = Board.from_arrays(n, np.arange(1, n - 1), np.arange(2, n), chain=True)
-    succ, landed = _kernel_table(board)
-    assert (succ[: n - 7] == n - 1).all()
-    assert succ[n - 2].tolist() == [n - 1] + [n] * 5  # (a throw past the goal wins)
-    assert (landed[0] == np.arange(1, 7)).all()
-
-
 @pytest.mark.parametrize("dice", ["1-100000000", "1000000d6"])
 def test_board_table_entries_checked_before_a_string_die_is_built(dice):
     """Issue 54: a 100-square board with a die of 10^8 (or 5 x 10^6) faces is refused for its
@@ -303,3 +267,89 @@ def test_huge_integer_in_board_json_gets_our_message():
     with pytest.raises(ValueError) as info:  # as long as Python reads: the board's own range
         Board.from_json('{"size": ' + "9" * 4000 + "}")
     assert "digits" not in str(info.value) and "size" in str(info.value)
+
+
+# --- the written-out sort and search of the board checks ---------------------------------
+@functools.cache
+def _compiled_sort_and_search():
+    import numba
+
+    from snl_numeric._core.validation import lower_bound, stable_order
+
+    return numba.njit(lambda v: stable_order(v)), numba.njit(lambda v, x: lower_bound(v, x))
+
+
+@functools.cache
+def _compiled_board_problem():
+    import numba
+
+    from snl_numeric._core.validation import board_problem
+
+    return numba.njit(lambda *args: board_problem(*args))
+
+
+@given(st.lists(st.integers(-5, 5), max_size=40))
+@settings(max_examples=200)
+def test_stable_order_and_lower_bound_match_numpy(values):
+    """From Python (``sorted``/``bisect``) and compiled (merge sort/binary search)."""
+    from snl_numeric._core.validation import lower_bound, stable_order
+
+    compiled_order, compiled_bound = _compiled_sort_and_search()
+    arr = np.array(values, dtype=np.int64)
+    expect = np.argsort(arr, kind="stable").tolist()
+    assert list(stable_order(arr)) == expect
+    assert compiled_order(arr).tolist() == expect
+    ordered = arr[expect]
+    for x in range(-6, 7):
+        want = int(np.searchsorted(ordered, x, side="left"))
+        assert lower_bound(ordered, x) == want
+        assert compiled_bound(ordered, x) == want
+
+
+@given(size=st.integers(-1, 12), start=st.integers(-1, 13), code=st.integers(-1, 3),
+       chain=st.booleans(), pairs=st.lists(st.tuples(st.integers(-1, 13), st.integers(-1, 13)),
+                                           max_size=8),
+       dice=st.lists(st.tuples(st.integers(-1, 14),
+                               st.sampled_from([0.0, 0.25, 0.5, 1.0, -0.5, np.nan, np.inf])),
+                     max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_board_rules_same_in_python_and_compiled(size, start, code, chain, pairs, dice):
+    """Board checks its rules as plain Python, huge boards and batch rows compiled: the
+    same rule code, so the same first problem and indices."""
+    from snl_numeric._core.validation import SUM_TOL, board_problem
+
+    src = np.array([a for a, _ in pairs], dtype=np.int64)
+    dst = np.array([b for _, b in pairs], dtype=np.int64)
+    faces = np.array([f for f, _ in dice], dtype=np.int64)
+    probs = np.array([p for _, p in dice], dtype=np.float64)
+    args = (size, start, code, chain, src, dst, faces, probs, SUM_TOL)
+    in_python = board_problem(size, start, code, chain, src.tolist(), dst.tolist(),
+                              faces.tolist(), probs.tolist(), SUM_TOL)
+    assert tuple(in_python) == tuple(_compiled_board_problem()(*args))
+
+
+@pytest.mark.parametrize("faces", [[1, 2, 3], [3, 1, 2], [1, 2, 2], [2, 1, 2]])
+@pytest.mark.parametrize("excess", [-1.5, -0.9, 0.0, 0.9, 1.5])
+def test_board_rules_at_the_edge_of_the_dice_sum(faces, excess):
+    """Sums just inside and just outside the tolerance, sorted or not, distinct or not:
+    the same verdict in Python and compiled (as batch rows are checked)."""
+    from snl_numeric._core.validation import SUM_TOL, board_problem
+
+    probs = np.array([0.5, 0.25, 0.25 + excess * SUM_TOL])
+    f = np.array(faces, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    problem = board_problem(10, 0, 0, False, [], [], faces, probs.tolist(), SUM_TOL)[0]
+    assert _compiled_board_problem()(10, 0, 0, False, none, none, f, probs,
+                                     SUM_TOL)[0] == problem
+    assert (problem == 0) == (abs(excess) < 1 and len(set(faces)) == 3)
+
+
+def test_many_jumps_checked_compiled_with_the_same_message():
+    """Above PYTHON_RULES_MAX jumps the rules run compiled: a cycle is still named."""
+    from snl_numeric._core.validation import PYTHON_RULES_MAX
+
+    n = PYTHON_RULES_MAX + 5
+    jumps = {x: x + 1 for x in range(1, n)} | {n: 1}  # one long chain closed into a loop
+    with pytest.raises(ValueError, match="cycle"):
+        Board(n + 10, jumps, chain=True)
+    assert len(Board(2 * n + 10, {x: x + 1 for x in range(1, 2 * n, 2)}, chain=True).jumps) == n

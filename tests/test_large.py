@@ -216,12 +216,3 @@ def test_random_board_arrays_and_errors():
         random_board(100, 1.5)
     with pytest.raises(TypeError, match="size"):
         random_board(10.0)
-
-
-def test_solver_report_is_public():
-    assert snl.solver_report is solver_report
-    rep = snl.solver_report(snl.boards.get("milton-bradley"))
-    assert isinstance(rep, snl.SolveReport)
-    assert rep.method == "lu" and rep.residual < 1e-14 and rep.error_estimate < 1e-12
-    with pytest.raises(TypeError, match="expected a Board"):
-        snl.solver_report("milton-bradley")

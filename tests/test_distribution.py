@@ -1,0 +1,65 @@
+"""``snl_numeric.distribution``: the distribution of the number of throws, against the
+naive push and its moments, and its arguments."""
+
+import math
+
+import naive
+import numpy as np
+import pytest
+from conftest import boards as board_strategy
+from hypothesis import given, settings
+
+from snl_numeric import (
+    Board,
+    boards,
+    expected_throws,
+    finish_probability,
+    length_distribution,
+    min_throws,
+)
+
+
+@settings(max_examples=100)
+@given(board_strategy(max_size=20))
+def test_distribution_matches_naive(board):
+    pmf = length_distribution(board)
+    ref = naive.naive_distribution(board, throws=min(len(pmf) + 5, 300))
+    k = min(len(pmf), len(ref))
+    np.testing.assert_allclose(pmf[:k], ref[:k], rtol=1e-9, atol=1e-15)
+    total = pmf.sum()
+    assert total == pytest.approx(finish_probability(board), abs=1e-9)
+    if math.isfinite(expected_throws(board)):
+        assert total == pytest.approx(1.0, abs=1e-11)
+        k = np.arange(len(pmf))
+        assert (k * pmf).sum() == pytest.approx(expected_throws(board), rel=1e-8, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda b: min_throws(b, start=99), ValueError, "start must be a square"),
+        (lambda b: expected_throws(b, start=1.5), TypeError, "start must be an integer"),
+        (lambda b: length_distribution(b, tail=0), ValueError, "tail"),
+        (lambda b: length_distribution(b, tail="small"), TypeError, "tail must be a number"),
+        (lambda b: length_distribution(b, max_throws=0), ValueError, "max_throws"),
+        (lambda b: length_distribution(b, max_throws=2.5), TypeError, "max_throws"),
+        (lambda b: expected_throws("milton-bradley"), TypeError, "expected a Board"),
+    ],
+)
+def test_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call(boards.get("seed-30"))
+
+
+def test_max_throws_is_exact():
+    b = Board(10)  # fair d6 from 0: between 2 and 10 throws
+    assert len(length_distribution(b, max_throws=10)) == 11
+    with pytest.raises(ValueError, match="max_throws=9"):
+        length_distribution(b, max_throws=9)
+    assert len(length_distribution(b, tail=np.float32(1e-6))) <= 11
+
+
+def test_max_throws_is_reported():
+    b = Board(100, {99: 0}, overshoot="exact", dice={1: 0.999, 2: 0.001})
+    with pytest.raises(ValueError, match="max_throws=50"):
+        length_distribution(b, max_throws=50)

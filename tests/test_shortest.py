@@ -1,0 +1,80 @@
+"""``snl_numeric.shortest``: the fewest throws, a shortest play and the distances from
+every square, against the seed's and the naive breadth-first searches (the search kernels
+themselves: ``test_reach.py``)."""
+
+import math
+
+import naive
+import numpy as np
+from conftest import boards as board_strategy
+from hypothesis import given, settings
+
+from snl_numeric import (
+    Board,
+    boards,
+    expected_throws,
+    length_distribution,
+    min_throws,
+    shortest_path,
+    throw_distances,
+)
+
+
+def test_seed_30_needs_three_throws():
+    b = boards.get("seed-30")
+    assert min_throws(b) == 3
+    path = shortest_path(b)
+    assert len(path) == 3 and path[-1][2] == b.size
+    for square, face, landing in path:
+        assert naive.naive_move(b, square, face) == landing
+
+
+def test_seed_bfs_agrees_on_random_move_arrays():
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(200):
+        cell = int(rng.integers(8, 60))
+        move = [-1] * cell
+        for j in rng.choice(np.arange(1, cell - 1), size=cell // 5, replace=False):
+            move[int(j)] = int(rng.integers(0, cell - 1))
+            if move[int(j)] == j:
+                move[int(j)] = -1
+        b = Board.from_moves(move)
+        if min_throws(b) < 0:
+            continue  # the seed returns garbage there; ours says -1 (tested below)
+        assert min_throws(b) == naive.seed_min_dice_throw(move)
+        checked += 1
+    assert checked > 100
+
+
+def test_bounce_reflects():
+    b = Board(10, overshoot="bounce", dice={4: 1.0})
+    # 0 -> 4 -> 8 -> (12 bounces to) 8 -> ... never finishes
+    assert min_throws(b) == -1
+    assert expected_throws(b) == math.inf
+    b2 = Board(10, overshoot="bounce", dice={3: 0.5, 4: 0.5})
+    assert naive.naive_move(b2, 9, 3) == 8
+    assert throw_distances(b2).tolist() == [naive.naive_min_throws(b2, x) for x in range(11)]
+
+
+def test_start_on_goal():
+    b = Board(10, start=10)
+    assert min_throws(b) == 0 and shortest_path(b) == [] and expected_throws(b) == 0.0
+    assert length_distribution(b).tolist() == [1.0]
+
+
+@settings(max_examples=100)
+@given(board_strategy())
+def test_shortest_path_is_a_real_play(board):
+    path = shortest_path(board)
+    m = min_throws(board)
+    if m < 0:
+        assert path is None
+        return
+    assert len(path) == m
+    x = board.start
+    for square, face, landing in path:
+        assert square == x and face in board.dice.faces
+        assert naive.naive_move(board, square, face) == landing
+        x = landing
+    assert x == board.size
