@@ -335,7 +335,7 @@ def expected_throws_all(board: Board, *, exact: bool = False
     ----------
     board : Board
     exact : bool, default False
-        Exact fractions instead of doubles (see :mod:`snl_numeric.exact`: dice whose
+        Exact fractions instead of doubles (see ``snl_numeric.exact``: dice whose
         probabilities are rational, boards up to its size limit).
 
     Returns
@@ -377,7 +377,7 @@ def expected_throws(board: Board, start: int | None = None, *, exact: bool = Fal
     exact : bool, default False
         The exact fraction instead of a double: for dice whose probabilities are
         rational (``"d6"``, ``"2d6"``, the default die, ``fractions.Fraction`` values;
-        see :mod:`snl_numeric.exact` for how a die's doubles are read) and boards up to
+        see ``snl_numeric.exact`` for how a die's doubles are read) and boards up to
         that module's size limit (``ValueError`` beyond, with the reason).
 
     Returns

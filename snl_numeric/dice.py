@@ -325,11 +325,11 @@ def parse_dice(text: str) -> Dice:
             lo, _, hi = s.partition("-")
             lo_i, hi_i = int(lo), int(hi)
             if lo_i < 1:
-                raise ValueError(f"dice range {shown(text)} starts at {lo_i}: faces are "
-                                 "positive, the smallest is 1 (e.g. '1-3')")
+                raise ValueError(f"cannot read dice {shown(text)}: the range starts at {lo_i}; "
+                                 "faces are positive, the smallest is 1 (e.g. '1-3')")
             if lo_i > hi_i:
-                raise ValueError(f"dice range {shown(text)} goes down: the smaller face comes "
-                                 f"first ('{hi_i}-{lo_i}')")
+                raise ValueError(f"cannot read dice {shown(text)}: the range goes down; the "
+                                 f"smaller face comes first ('{hi_i}-{lo_i}')")
             return _uniform(lo_i, hi_i)
         return Dice.fair(int(s))
     except (ValueError, TypeError, ZeroDivisionError, OverflowError) as exc:

@@ -48,7 +48,7 @@ import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -301,6 +301,45 @@ def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throw
     return _win_pmf(pmf, surv), boards_, starts_
 
 
+@overload
+def win_probabilities(
+    board: Board | Sequence[Board],
+    players: int | None = None,
+    *,
+    starts: Sequence[int | None] | None = None,
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
+    tail: float = DEFAULT_TAIL,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    exact: Literal[False] = ...,
+) -> np.ndarray: ...
+
+
+@overload
+def win_probabilities(
+    board: Board | Sequence[Board],
+    players: int | None = None,
+    *,
+    starts: Sequence[int | None] | None = None,
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
+    tail: float = DEFAULT_TAIL,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    exact: Literal[True],
+) -> tuple[Fraction, Fraction]: ...
+
+
+@overload
+def win_probabilities(
+    board: Board | Sequence[Board],
+    players: int | None = None,
+    *,
+    starts: Sequence[int | None] | None = None,
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
+    tail: float = DEFAULT_TAIL,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    exact: bool,
+) -> np.ndarray | tuple[Fraction, Fraction]: ...
+
+
 def win_probabilities(
     board: Board | Sequence[Board],
     players: int | None = None,
@@ -335,7 +374,7 @@ def win_probabilities(
         The two chances as exact fractions, for two players on one board from one start
         (``starts`` equal or None, no per-player dice) whose dice are rational: a small-
         board tool (the pair chain of the board's squares is eliminated exactly;
-        ``ValueError`` past :data:`snl_numeric.exact.MAX_WIN_WORK`, with the reason).
+        ``ValueError`` past ``snl_numeric.exact.MAX_WIN_WORK``, with the reason).
 
     Returns
     -------

@@ -166,7 +166,7 @@ class BoardEditor:
                                                     f"{signed(first - 0.5)} over 1/2)"))
         if math.isfinite(a.mean) and board.jumps:
             imp = jump_impact(board)
-            top = imp.ranked()[:5].tolist()
+            top = imp.order()[:5].tolist()
             rows.append(("jumps that matter most (removed alone)", ", ".join(
                 f"{imp.source[j]}→{imp.destination[j]} {signed(imp.mean_change[j])}"
                 for j in top)))

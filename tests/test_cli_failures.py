@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -50,8 +51,8 @@ def fails(capsys, *argv):
     (["analyze", "seed-30", "--dice", "1:1e400"],
      "snl analyze: error: --dice: cannot read dice '1:1e400': expected 'd6', '6', '1-3', '2d6' "
      "or '1:0.5,2:0.5'"),
-    (["race", "seed-30", "--dice", "0-3"],
-     "snl race: error: --dice: cannot read dice '0-3': expected 'd6', '6', '1-3', '2d6' or "
+    (["race", "seed-30", "--dice", "1-x"],
+     "snl race: error: --dice: cannot read dice '1-x': expected 'd6', '6', '1-3', '2d6' or "
      "'1:0.5,2:0.5'"),
     (["policy", "seed-30", "--horizon", "-1"],
      "snl policy: error: --horizon must be at least 0, got -1"),
@@ -67,8 +68,13 @@ def test_messages_name_the_flag_typed(capsys, argv, line):
 def test_dice_too_large_for_memory_is_refused_up_front(capsys, monkeypatch):
     monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "1G")
     line = fails(capsys, "analyze", "seed-30", "--dice", "1-2000000000")
-    assert line == ("snl analyze: error: --dice: a fair die with 2,000,000,000 faces needs "
-                    "about 119.2 GiB of memory; 1.0 GiB is available")
+    assert line == ("snl analyze: error: --dice: dice '1-2000000000' would have 2,000,000,000 "
+                    "faces; a die read from a string has at most 1,000,000 (Dice.fair and "
+                    "Dice.sum_of build larger ones)")
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "1M")
+    line = fails(capsys, "analyze", "seed-30", "--dice", "1-900000")
+    assert re.fullmatch(r"snl analyze: error: --dice: a fair die with 900,000 faces needs "
+                        r"about [\d.]+ MiB of memory; 1\.0 MiB is available", line), line
 
 
 def test_overwrite_is_named_as_the_flag(capsys, tmp_path):

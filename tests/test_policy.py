@@ -638,18 +638,19 @@ def test_ordinary_boards_compile_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("kernels", [False, True])
-def test_value_iteration_hands_over_on_a_slow_contraction(monkeypatch, kernels):
+def test_value_iteration_hands_over_on_a_slow_contraction(kernels):
     """Issue 54: a long game with lopsided dice contracts by 1 - 3e-6 per sweep (value
     iteration would need millions of sweeps): it hands over to policy iteration within a
     few hundred sweeps and answers exactly as the default method (and the policy's own
     expected throws, solved as a board, agree)."""
-    from snl_numeric.policy import problem, solve
+    from snl_numeric import options
+    from snl_numeric.policy import solve
 
-    monkeypatch.setattr(problem, "KERNEL_SQUARES", 0 if kernels else 10**9)
     board = Board(20, {13: 9, 11: 4, 9: 14, 7: 6, 16: 3}, chain=True)
     acts = [{1: 0.999, 6: 0.001}, {1: 0.9999, 2: 0.0001}]
-    exact = optimal_policy(board, acts)
-    value = optimal_policy(board, acts, method="value")
+    with options(path="structured" if kernels else "direct"):
+        exact = optimal_policy(board, acts)
+        value = optimal_policy(board, acts, method="value")
     assert value.convergence.iterations <= 4 * solve.CHECK_SWEEPS
     assert "handed over to policy iteration" in value.convergence.note
     assert value.policy.tolist() == exact.policy.tolist()

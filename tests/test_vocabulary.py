@@ -51,7 +51,7 @@ def test_strings_reach_every_function_taking_a_die():
 
 @pytest.mark.parametrize(("dice", "error", "match"), [
     ("3d", ValueError, "cannot read dice '3d'"),
-    ("0-2", ValueError, "dice range '0-2' starts at 0: faces are positive"),
+    ("0-2", ValueError, "cannot read dice '0-2': the range starts at 0; faces are positive"),
     ([1, 2], TypeError, "a string such as '2d6' or '1-3', got list"),
 ])
 def test_bad_dice_say_what_was_expected(dice, error, match):
@@ -135,8 +135,8 @@ def test_registry_suggests_the_name_as_the_cli_does(typed, capsys):
 
 
 @pytest.mark.parametrize(("text", "why"), [
-    ("0-3", r"dice range '0-3' starts at 0: faces are positive, the smallest is 1"),
-    ("3-1", r"dice range '3-1' goes down: the smaller face comes first \('1-3'\)"),
+    ("0-3", r"cannot read dice '0-3': the range starts at 0; faces are positive, the smallest is 1"),
+    ("3-1", r"cannot read dice '3-1': the range goes down; the smaller face comes first \('1-3'\)"),
 ])
 def test_a_bad_dice_range_says_what_is_wrong(text, why):
     from snl_numeric.dice import as_dice, parse_dice

@@ -21,6 +21,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from .._core.numba_config import njit
 from .._core.sizes import DENSE_MAX
 from .._core.solve import SystemSolver, dense_solver, system_solver
+from .._core.solve.eft import two_prod, two_sum
 from .problem import Problem, csr_graph, resolve
 
 U = np.finfo(np.float64).eps / 2
@@ -147,38 +148,17 @@ def _face_sums_kernel(nxt, probs, w, q):  # pragma: no cover - jitted
 # =============================================================================
 # Residuals in error-free arithmetic
 # =============================================================================
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    t = 134217729.0 * a  # 2**27 + 1 (Dekker)
-    hi = t - (t - a)
-    return hi, a - hi
-
-
-def _two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``a * b == p + e`` exactly."""
-    p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``a + b == s + e`` exactly."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
 def exact_rows(scale: np.ndarray, probs: np.ndarray, after: np.ndarray, here: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
     """``scale + sum_f probs[:, f] after[:, f] - scale here`` per row, as ``hi + lo``
     (products exact, summed as Ogita, Rump and Oishi's Sum2), and a bound on its error."""
-    ph, pl = _two_prod(probs, after)
-    dh, dl = _two_prod(scale, here)
+    ph, pl = two_prod(probs, after)
+    dh, dl = two_prod(scale, here)
     s, lo = scale.copy(), -dl + pl.sum(axis=1)
     for f in range(probs.shape[1]):
-        s, err = _two_sum(s, ph[:, f])
+        s, err = two_sum(s, ph[:, f])
         lo += err
-    s, err = _two_sum(s, -dh)
+    s, err = two_sum(s, -dh)
     lo += err
     k = probs.shape[1] + 2
     size = scale + np.abs(ph).sum(axis=1) + np.abs(dh)

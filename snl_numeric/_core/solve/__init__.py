@@ -62,12 +62,14 @@ class SystemSolver(Protocol):
     unknowns: int
     active: np.ndarray
     method: str
-    k: int
     blocks: int
     structural_zeros: bool
 
     @property
     def rowsum(self) -> np.ndarray: ...
+
+    @property
+    def k(self) -> int: ...
 
     def solve(self, b: np.ndarray, trans: bool = False, *, target: float = ...,
               measure: bool = False) -> Solution:

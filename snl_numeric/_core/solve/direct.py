@@ -478,6 +478,8 @@ class DirectSolver:
         on a fresh 100-square board)."""
         if self.unknowns == 0:
             return None
+        x: np.ndarray
+        rhs: np.ndarray
         if self.method != "lu":
             rhs = np.full((self.unknowns, 1), self._scale)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
