@@ -44,7 +44,7 @@ def _finite(board):
     return math.isfinite(expected_throws(board))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(board_strategy(max_size=16), st.data())
 def test_transitions_match_finite_differences(board, data):
     if not _finite(board):
@@ -74,7 +74,7 @@ def test_transitions_match_finite_differences(board, data):
         assert np.all(g[:, board.size][p[:, board.size] > 0] == 0)  # into the goal
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(board_strategy(max_size=16))
 def test_dice_match_finite_differences_of_each_face(board):
     if not _finite(board):
