@@ -137,6 +137,8 @@ def test_compile_refused_before_allocating(small_machine):
 def test_dice_refused_before_allocating(small_machine):
     with pytest.raises(MemoryError, match="a fair die with 2,000,000,000 faces needs about "
                                           r"119\.2 GiB"):
+        Dice.fair(2_000_000_000)  # (a string that long is refused by its face count first)
+    with pytest.raises(ValueError, match="would have 2,000,000,000 faces"):
         parse_dice("1-2000000000")
     with pytest.raises(MemoryError, match="the sum of 100,000 dice with 100 sides"):
         Dice.sum_of(10**5, 100)

@@ -20,6 +20,7 @@ from ..dice import Dice, parse_dice
 #: and what ``snl`` says instead.
 _CLI_WORDS = (
     (r"; raise max_throws or tail", ""),
+    (r" \(Dice\.fair and Dice\.sum_of build larger ones\)", ""),
     (r"; raise max_iter or tol", ""),
     (r"within max_throws=(\d+) throws", r"within \1 throws"),
     (r"within max_iter=(\d+) (sweeps|steps)", r"within \1 \2"),
