@@ -83,11 +83,11 @@ def options(*, path: str = "auto") -> Iterator[None]:
 
     Notes
     -----
-    The choice is held in a :class:`contextvars.ContextVar`, not in a module constant: it
+    The choice is held in a ``contextvars.ContextVar``, not in a module constant: it
     applies to the calling thread (or asyncio task) only, so other threads keep their own
     choice, and it is restored when the block ends, also on an exception. Threads started
     inside the block begin with the default (run them under
-    :func:`contextvars.copy_context` to pass the choice on). A board's successor table is
+    ``contextvars.copy_context`` to pass the choice on). A board's successor table is
     built on its first analysis, by the path in force then (int64 on the NumPy path, int32
     on the Numba path); ``board.replace()`` gives a fresh copy to compile again.
 

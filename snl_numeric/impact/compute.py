@@ -345,7 +345,8 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     """The exact change of expected throws for every single jump one could add.
 
     ``out[a, b]`` is the expected throws from the start with a new jump ``a -> b`` minus
-    those without it (see :func:`~snl_numeric.impact.candidates` for the method, the rules and the errors).
+    those without it (see :func:`~snl_numeric.impact.candidates` for the method, the rules
+    and the errors).
 
     Parameters
     ----------
@@ -364,7 +365,8 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     Warns
     -----
     RuntimeWarning
-        When some entries could not be certified and are NaN (see :func:`candidates`).
+        When some entries could not be certified and are NaN (see
+        :func:`~snl_numeric.impact.candidates`).
 
     See Also
     --------
