@@ -121,22 +121,29 @@ def open_page(browser: Browser, path: str, *, width: int, height: int, mobile: b
     browser.wait_for("Page.loadEventFired", session)
     images = browser.call("Runtime.evaluate", session, returnByValue=True, expression=(
         "Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0])"))
-    problems = [f"broken image: {alt!r}" for alt, ok in images["result"]["value"] if not ok]
+    broken = [f"broken image: {alt!r}" for alt, ok in images["result"]["value"] if not ok]
+    return session, broken + page_problems(browser, session)
+
+
+def page_problems(browser: Browser, session: str) -> list[str]:
+    """Console errors, exceptions, error log entries and requests off ``file:``/``data:``
+    seen by the tab ``session`` since the browser's events were last cleared."""
+    found = []
     for event in browser.events:
         if event.get("sessionId") != session:
             continue
         method, params = event.get("method"), event.get("params", {})
         if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            problems.append(f"console error: {params.get('args')}")
+            found.append(f"console error: {params.get('args')}")
         elif method == "Runtime.exceptionThrown":
-            problems.append(f"exception: {params.get('exceptionDetails')}")
+            found.append(f"exception: {params.get('exceptionDetails')}")
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
-            problems.append(f"log error: {params['entry'].get('text')}")
+            found.append(f"log error: {params['entry'].get('text')}")
         elif method == "Network.requestWillBeSent":
             url = params["request"]["url"]
             if not url.startswith(("file:", "data:")):
-                problems.append(f"request to {url}")
-    return session, problems
+                found.append(f"request to {url}")
+    return found
 
 
 def evaluate(browser: Browser, session: str, expression: str):

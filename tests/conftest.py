@@ -74,3 +74,17 @@ def structured():
 
     with options(path="structured"):
         yield
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless chromium (Debian's; ``.ci/run`` installs it), one per test module."""
+    from browser import Browser, find_chromium
+
+    exe = find_chromium()
+    if exe is None:
+        pytest.fail("chromium is needed for the browser test: apt-get install -y chromium "
+                    "(.ci/run installs it)")
+    b = Browser(exe)
+    yield b
+    b.close()

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from browser import Browser, evaluate, find_chromium, open_page, print_pdf, screenshot
+from browser import evaluate, open_page, print_pdf, screenshot
 
 from snl_numeric import Board, analyze, boards, report, solver_report
 from snl_numeric.cli import main
@@ -73,17 +73,6 @@ def not_blank(png: bytes) -> tuple[float, int]:
     rgb = (imread(io.BytesIO(png), format="png")[..., :3] * 255).astype(np.uint8)
     flat = rgb.reshape(-1, 3)
     return float((flat.min(axis=1) < 235).mean()), len(np.unique(flat[::7], axis=0))
-
-
-@pytest.fixture(scope="module")
-def browser():
-    exe = find_chromium()
-    if exe is None:
-        pytest.fail("chromium is needed for the browser test: apt-get install -y chromium "
-                    "(.ci/run installs it)")
-    b = Browser(exe)
-    yield b
-    b.close()
 
 
 def test_report_in_a_real_browser(tmp_path, browser):

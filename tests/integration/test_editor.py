@@ -18,7 +18,7 @@ import urllib.parse
 
 import numpy as np
 import pytest
-from browser import Browser, evaluate, find_chromium, open_page, screenshot
+from browser import evaluate, open_page, page_problems, screenshot
 
 from snl_numeric import (
     Board,
@@ -74,17 +74,6 @@ function run(sessions) {
   return JSON.stringify(out);
 }
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    exe = find_chromium()
-    if exe is None:
-        pytest.fail("chromium is needed for the browser test: apt-get install -y chromium "
-                    "(.ci/run installs it)")
-    b = Browser(exe)
-    yield b
-    b.close()
 
 
 # -- the edits, mirrored in Python -----------------------------------------------------------
@@ -239,30 +228,11 @@ def test_page_solver_is_the_library_twin(tmp_path, browser):
     # each update (solve and redraw) timed by the page itself; how long it takes is for
     # benchmarks/bench_editor.py (no timed unit tests on a shared machine)
     assert all(0 < t < 10_000 for t in times)
-    _, problems = problems_since(browser, session)
-    assert problems == []
+    assert page_problems(browser, session) == []
 
 
 def make_from_dict(data: dict) -> Board:
     return Board.from_dict(data)
-
-
-def problems_since(browser, session) -> tuple[str, list[str]]:
-    """Console errors, exceptions and off-file requests seen by the tab since it opened."""
-    problems = []
-    for event in browser.events:
-        if event.get("sessionId") != session:
-            continue
-        method, params = event.get("method"), event.get("params", {})
-        if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            problems.append(f"console error: {params.get('args')}")
-        elif method == "Runtime.exceptionThrown":
-            problems.append(f"exception: {params.get('exceptionDetails')}")
-        elif method == "Network.requestWillBeSent":
-            url = params["request"]["url"]
-            if not url.startswith(("file:", "data:")):
-                problems.append(f"request to {url}")
-    return session, problems
 
 
 def test_jump_impact_in_the_page(tmp_path, browser):
