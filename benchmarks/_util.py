@@ -85,3 +85,17 @@ def row(benchmark: str, ours_s: float, baseline: str | None = None,
     if method:
         out["method"] = method
     return out
+
+
+def pair_times(ours, base, reps: int) -> dict:
+    """Wall and CPU times of ``ours`` and ``base`` (one call each a round, in turn) as
+    :func:`pair_row` takes them."""
+    t = interleaved_times({"base": (base, 1), "ours": (ours, 1)}, reps)
+    return {"ours_s": t["ours"][0], "baseline_s": t["base"][0], "ours_cpu_s": t["ours"][1],
+            "baseline_cpu_s": t["base"][1]}
+
+
+def pair_row(name: str, t: dict, baseline: str, note: str, method: str) -> dict:
+    """A :func:`row` from :func:`pair_times`."""
+    return row(name, t["ours_s"], baseline, t["baseline_s"], note,
+               ours_cpu_s=t["ours_cpu_s"], baseline_cpu_s=t["baseline_cpu_s"], method=method)

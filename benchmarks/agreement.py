@@ -20,7 +20,8 @@ same, the largest ratio), not judged.
 
 Boards: for every rule the ``Board`` constructor accepts (overshoot ``win``, ``exact``,
 ``bounce`` x ``chain`` False/True), the registry's boards (``snl_numeric.boards``, under
-that rule) and ``--boards`` random boards (500 by default) from one seed: sizes log-uniform from 2 to 2,000 squares, 0-30% of the squares starting a jump
+that rule) and ``--boards`` random boards (500 by default) from one seed: sizes
+log-uniform from 2 to 2,000 squares, 0-30% of the squares starting a jump
 (half snakes), one board in five starting off square 0, random dice (fair d6, a fair
 spinner, two d6 summed, a loaded die on a few faces, lopsided ones such as
 ``{1: 0.99, m: 0.01}``, faces with a common divisor) and about 3% with a wall of snakes
@@ -329,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     rows, bad = compare(spec_list, ours, theirs, a, b)
     refused = {i for i, _ in set(ours["errors"]) | set(theirs["errors"])}
     print(f"# agreement: {label(new)} ({new}) vs {label(old)} ({old}); seed {args.seed}, "
-          f"{args.boards} random and {len(boards.names())} registry boards per rule, {len(refused)} with a refusal; "
+          f"{args.boards} random and {len(boards.names())} registry boards per rule, "
+          f"{len(refused)} with a refusal; "
           f"{ours['seconds']:.0f} s and {theirs['seconds']:.0f} s of answering, "
           f"{time.perf_counter() - t0:.0f} s in all")
     print(f"| {'rule':<12} | {'quantity':<20} | {'boards':>6} | {'bitwise':>7} | "
