@@ -57,6 +57,27 @@ def board_system(board) -> tuple[sp.csc_array, np.ndarray]:
                   board.overshoot, board.chain)
 
 
+def sure_squares(land: np.ndarray) -> np.ndarray:
+    """Indices of the squares that reach the goal with probability 1 (no move can take
+    them where the goal is out of reach), by two breadth-first searches on the reversed
+    graph of moves with ``scipy.sparse.csgraph``: the goal's, then the unreachable
+    squares' (through one extra node pointing at them)."""
+    size, nf = land.shape
+    rows = np.repeat(np.arange(size), nf)
+    rev = sp.coo_array((np.ones(rows.size), (land.ravel(), rows)),
+                       shape=(size + 2, size + 2)).tocsr()
+    can = np.zeros(size + 2, dtype=bool)
+    can[csgraph.breadth_first_order(rev, size, return_predecessors=False)] = True
+    dead = np.flatnonzero(~can[:size])
+    if len(dead) == 0:
+        return np.arange(size)
+    hub = sp.coo_array((np.ones(len(dead)), (np.full(len(dead), size + 1), dead)),
+                       shape=(size + 2, size + 2)).tocsr()
+    doomed = np.zeros(size + 2, dtype=bool)
+    doomed[csgraph.breadth_first_order(rev + hub, size + 1, return_predecessors=False)] = True
+    return np.flatnonzero(~doomed[:size])
+
+
 def scipy_expected(board) -> float:
     """Expected throws from the start: vectorised ``I - Q``, then ``spsolve``."""
     a, _ = board_system(board)
