@@ -46,8 +46,11 @@ def system(size: int, src, dst, faces, probs, overshoot: str = "win",
     cols = land.ravel()
     vals = np.tile(np.asarray(probs, dtype=np.float64), size)
     keep = cols < size  # the goal's column is not in Q
-    q = sp.coo_array((vals[keep], (rows[keep], cols[keep])), shape=(size, size))
-    return (sp.eye_array(size, format="csc") - q).tocsc(), land
+    diag = np.arange(size)  # I - Q as one COO array: the ones, then -Q (duplicates summed)
+    a = sp.coo_array((np.concatenate([np.ones(size), -vals[keep]]),
+                      (np.concatenate([diag, rows[keep]]), np.concatenate([diag, cols[keep]]))),
+                     shape=(size, size))
+    return a.tocsc(), land
 
 
 def board_system(board) -> tuple[sp.csc_array, np.ndarray]:
