@@ -3,8 +3,9 @@
 Usage: ``python -m benchmarks.compare OLD.json NEW.json [--threshold 0.10]``.
 
 Rows are matched by benchmark name and baseline. For each, ``ours`` (seconds; CPU time
-where both records measured it, ``ours_cpu_s``, else the row's ``ours_s``) is compared: a row is flagged when the new time exceeds the old by more than the
-threshold (10% by default), and the exit status is 1 when any row is. Rows whose
+where both records measured it, ``ours_cpu_s``, else the row's ``ours_s``) is compared:
+a row is flagged when the new time exceeds the old by more than the threshold (10% by
+default), and the exit status is 1 when any row is. Rows whose
 baseline was measured in both runs are also compared by their ratio (baseline /
 ours, measured in the same run): that is the figure that holds across machines and
 loads, so a flagged time with a steady ratio points at the machine, not the code.
