@@ -17,7 +17,7 @@ Every side that takes a board gets a new one each call, built as a user's loop b
 and CPU time are both recorded; each row's ``method`` says what each side runs.
 
 Ours and the baselines are timed in turn in each of ``3 * repeats`` short rounds
-(:func:`benchmarks._util.interleaved`), so a change in the machine's speed during the run
+(:func:`benchmarks._util.interleaved_times`), so a change in the machine's speed during the run
 moves both sides of a ratio alike (with 5 rounds of 200 calls, three runs in a row on a
 noisy host gave ``expected_throws`` 5.2x, 5.5x and 3.8x plain SciPy: one slow spell
 fell on two of ours' five blocks).
