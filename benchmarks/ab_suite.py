@@ -125,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         flag = "  SLOWER" if r["slower"] else ""
         print(f"| {name[:60]:<60} | {r['old_s']:10.4g} | {r['new_s']:10.4g} | "
               f"{r['change']:+8.1%} |{flag}")
+    compared = {r["benchmark"] for r in result}
+    alone = sorted({r["benchmark"] for rows in new_runs for r in rows} - compared)
+    if alone:
+        print(f"# not compared (missing or untimed on one side): {'; '.join(alone)}")
     slower = [r for r in result if r["slower"]]
     print(f"# {len(slower)} of {len(result)} rows slower by more than {args.threshold:.0%}")
     return 1 if slower else 0
