@@ -1,6 +1,11 @@
 """Run every ``benchmarks/bench_*.py`` and print one table.
 
-Usage: ``python -m benchmarks [--quick] [--only NAME ...] [--json FILE] [--no-record]``.
+Usage: ``python -m benchmarks [--quick] [--only NAME ...] [--json FILE] [--no-record]
+[--methods]``.
+
+``ratio`` is the baseline's wall time over ours, ``CPU`` the same in CPU time (every
+thread's) where the row measured it; ``--methods`` prints under each row the code both
+sides run (also kept in the record).
 
 Every run also writes a JSON record (machine, commit, rows) under
 ``benchmarks/results/`` (tracked: the history of the suite);
@@ -40,6 +45,8 @@ def main() -> None:
     parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--no-record", action="store_true",
                         help="do not add this run to benchmarks/results/")
+    parser.add_argument("--methods", action="store_true",
+                        help="print each row's method (the code each side runs)")
     args = parser.parse_args()
     here = os.path.dirname(__file__)
     names = sorted(m.name for m in pkgutil.iter_modules([here]) if m.name.startswith("bench_"))
@@ -49,12 +56,13 @@ def main() -> None:
           f"NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS}, Python {platform.python_version()}")
     rows = []
     failed = False
-    header = f"| {'benchmark':<44} | {'ours':>10} | {'baseline':<34} | {'baseline':>10} | {'ratio':>8} | note"
+    header = (f"| {'benchmark':<44} | {'ours':>10} | {'baseline':<34} | {'baseline':>10} | "
+              f"{'ratio':>8} | {'CPU':>8} | note")
     print(header)
     print("|" + "|".join("-" * (len(c) + 0) for c in header.split("|")[1:]))
     for name in names:
-        mod = importlib.import_module(f"benchmarks.{name}")
-        try:
+        try:  # a module the library under test cannot import fails alone, too
+            mod = importlib.import_module(f"benchmarks.{name}")
             results = mod.run(quick=args.quick)
         except Exception as exc:  # one broken benchmark must not hide the others
             print(f"| {name}: FAILED: {type(exc).__name__}: {exc}", flush=True)
@@ -63,9 +71,12 @@ def main() -> None:
         for r in results:
             rows.append(r)
             ratio = f"{r['ratio']:.1f}x" if r.get("ratio") else "-"
+            cpu = f"{r['cpu_ratio']:.1f}x" if r.get("cpu_ratio") else "-"
             print(f"| {r['benchmark']:<44} | {_fmt_time(r['ours_s']):>10} | "
                   f"{(r.get('baseline') or '-'):<34} | {_fmt_time(r.get('baseline_s')):>10} | "
-                  f"{ratio:>8} | {r.get('note', '')}", flush=True)
+                  f"{ratio:>8} | {cpu:>8} | {r.get('note', '')}", flush=True)
+            if args.methods and r.get("method"):
+                print(f"|   method: {r['method']}", flush=True)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=2)

@@ -2,11 +2,19 @@
 
 Boards: 100 squares, 10 snakes and 10 ladders, fair d6, overshoot wins
 (``snl_numeric.batch.random_batch``). Ours: ``analyze_many`` with the columns
-min throws, expected throws and variance (one parallel Numba kernel over the
-boards). Baseline, per board in a Python loop: the successor table with
-NumPy, ``I - Q`` as a ``scipy.sparse`` CSR matrix, ``spsolve`` for ``t`` and
-for the second moment, and a BFS (``scipy.sparse.csgraph.shortest_path``,
-unweighted). Streaming: a subprocess analyses 10^6 boards (10^5 in quick
+min throws, expected throws and variance (one Numba kernel over the boards).
+Baseline, the same three columns per board in a Python loop over the batch's arrays
+(``benchmarks/_baselines.py`` ``scipy_columns``): the successor table by NumPy fancy
+indexing, ``I - Q`` as a ``scipy.sparse.coo_array``, one ``splu`` for ``t = N 1`` and
+``u = N t`` (variance ``2 u - t - t**2``), and a BFS
+(``scipy.sparse.csgraph.shortest_path``, unweighted).
+
+One thread each side: the ratio row runs with ``numba.set_num_threads(1)`` and
+``threadpoolctl.threadpool_limits(1)`` (BLAS/OpenMP pools, which SuperLU's dense kernels
+could use) around both; ours on every Numba thread is in the note. Wall and CPU time
+(the process's, every thread's) are both recorded.
+
+Streaming: a subprocess analyses 10^6 boards (10^5 in quick
 mode) generated chunk by chunk into a Parquet directory and reports its peak
 resident memory (``ru_maxrss``).
 """
@@ -15,43 +23,33 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 
+import numba
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.csgraph as csgraph
-import scipy.sparse.linalg as spla
+from threadpoolctl import threadpool_limits
 
-from benchmarks._util import median_time, row
+from benchmarks._baselines import scipy_columns
+from benchmarks._util import interleaved_times, median_time, median_times, row
 from snl_numeric.batch import analyze_many, random_batch, write_parquet
 
 COLUMNS = ("min_throws", "expected_throws", "variance")
+#: ``BoardBatch.overshoot`` codes (``snl_numeric.board``'s order).
+OVERSHOOT = ("win", "exact", "bounce")
 
 
 def scipy_loop(batch, count: int) -> list[tuple[int, float, float]]:
-    """The plain per-board baseline: NumPy successor table, SciPy CSR, spsolve, BFS."""
+    """The plain per-board baseline over the batch's arrays (the same columns)."""
     out = []
-    faces = np.arange(1, 7)
-    probs = np.full(6, 1 / 6)
     for b in range(count):
-        size = int(batch.sizes[b])
         j0, j1 = batch.jump_ptr[b], batch.jump_ptr[b + 1]
-        jump = np.arange(size + 1)
-        jump[batch.jump_src[j0:j1]] = batch.jump_dst[j0:j1]
-        target = np.minimum(np.arange(size)[:, None] + faces[None, :], size)  # overshoot wins
-        succ = jump[target]
-        rows = np.repeat(np.arange(size), 6)
-        q = sp.csr_matrix((np.tile(probs, size), (rows, succ.ravel())), shape=(size, size + 1))
-        a = (sp.identity(size, format="csr") - q[:, :size]).tocsc()
-        t = spla.spsolve(a, np.ones(size))
-        u = spla.spsolve(a, t)
-        adj = sp.csr_matrix((np.ones(rows.size), (rows, succ.ravel())), shape=(size + 1, size + 1))
-        d = csgraph.shortest_path(adj, unweighted=True, indices=0)
-        out.append((int(d[size]) if np.isfinite(d[size]) else -1, float(t[0]),
-                    float(2 * u[0] - t[0] - t[0] ** 2)))
+        d0, d1 = batch.dice_ptr[b], batch.dice_ptr[b + 1]
+        out.append(scipy_columns(int(batch.sizes[b]), batch.jump_src[j0:j1],
+                                 batch.jump_dst[j0:j1], batch.faces[d0:d1],
+                                 batch.probs[d0:d1], OVERSHOOT[int(batch.overshoot[b])],
+                                 bool(batch.chain[b]), int(batch.starts[b])))
     return out
 
 
@@ -84,41 +82,41 @@ def stream_run(n: int, chunk: int = 20_000) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _cpu() -> float:
-    use = resource.getrusage(resource.RUSAGE_SELF)
-    return use.ru_utime + use.ru_stime
-
-
-def cpu_time(fn, repeats: int) -> float:
-    """Median process CPU time (all threads) of ``fn``."""
-    times = []
-    for _ in range(repeats):
-        c0 = _cpu()
-        fn()
-        times.append(_cpu() - c0)
-    return float(np.median(times))
-
-
 def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     n = 4_000 if quick else 50_000
     m = 40 if quick else 400
     batch = random_batch(n, 100, snakes=10, ladders=10, rng=42)
     analyze_many(batch[:10], columns=COLUMNS)  # compile / load the kernels
-    ours = median_time(lambda: analyze_many(batch, columns=COLUMNS), repeats=repeats) / n
-    ours_cpu = cpu_time(lambda: analyze_many(batch, columns=COLUMNS), repeats) / n
-    base = median_time(lambda: scipy_loop(batch, m), repeats=max(1, repeats // 2)) / m
-    base_cpu = cpu_time(lambda: scipy_loop(batch, m), max(1, repeats // 2)) / m
     # same answers
     df = analyze_many(batch[:m], columns=COLUMNS)
     ref = np.array(scipy_loop(batch, m))
     assert np.array_equal(df["min_throws"].to_numpy(int), ref[:, 0].astype(int))
     assert np.allclose(df["expected_throws"], ref[:, 1], rtol=1e-9)
-    rows = [row("batch: min+mean+var, 100 squares, per board", ours,
-                "per-board scipy CSR+spsolve x2+BFS", base,
-                note=f"{1 / ours:,.0f} boards/s vs {1 / base:,.0f} boards/s wall ({n} boards); "
-                     f"CPU time per board {ours_cpu * 1e6:.1f} us vs {base_cpu * 1e6:.0f} us "
-                     f"({base_cpu / ours_cpu:.0f}x), i.e. {2 / ours_cpu:,.0f} boards/s on 2 "
-                     "free cores")]
+    assert np.allclose(df["variance"], ref[:, 2], rtol=1e-8)
+    threads = numba.get_num_threads()
+    all_wall, all_cpu = median_times(lambda: analyze_many(batch, columns=COLUMNS), repeats)
+    numba.set_num_threads(1)
+    try:
+        with threadpool_limits(1):
+            t = interleaved_times({"ours": (lambda: analyze_many(batch, columns=COLUMNS), 1),
+                                   "scipy": (lambda: scipy_loop(batch, m), 1)},
+                                  max(3, repeats))
+    finally:
+        numba.set_num_threads(threads)
+    (ours, ours_cpu), (base, base_cpu) = (t["ours"][0] / n, t["ours"][1] / n), (
+        t["scipy"][0] / m, t["scipy"][1] / m)
+    rows = [row("batch: min+mean+var, 100 squares, per board, 1 thread", ours,
+                "per-board SciPy loop, same columns", base,
+                note=f"{1 / ours:,.0f} boards/s vs {1 / base:,.0f} boards/s wall, one thread "
+                     f"each ({n} boards ours, {m} baseline); ours on {threads} threads "
+                     f"{n / all_wall:,.0f} boards/s wall, CPU per board "
+                     f"{all_cpu / n * 1e6:.1f} us",
+                ours_cpu_s=ours_cpu, baseline_cpu_s=base_cpu,
+                method="ours: analyze_many(batch, columns=(min_throws, expected_throws, "
+                       "variance)) on random_batch(n, 100, snakes=10, ladders=10); baseline: "
+                       "bench_batch.scipy_loop, per board _baselines.scipy_columns (NumPy "
+                       "successor table, coo_array I - Q, one splu for t and N t, csgraph "
+                       "BFS); numba.set_num_threads(1) and threadpool_limits(1) around both")]
     med = min(n, 2_000)
     analyze_many(batch[:10], columns=COLUMNS + ("median",))  # compile / load its kernel
     t_med = median_time(lambda: analyze_many(batch[:med], columns=COLUMNS + ("median",)),

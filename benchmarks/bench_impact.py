@@ -1,7 +1,8 @@
 """Jump impact and jump candidates: low-rank updates against re-solving boards.
 
-Rows (fresh ``Board`` objects every call, so nothing cached is reused; ours and the
-baseline alternate, medians over the repeats):
+Rows (a fresh ``Board`` every call, built as a user's loop builds it: ``Board.from_dict``
+of the board's description, or the constructor; so nothing cached is reused; ours and
+the baseline alternate, medians of wall and CPU time over the repeats):
 
 - ``jump_candidates`` on Milton Bradley (every jump ``a -> b`` one could add, 101 x 101)
   against 100 fresh ``expected_throws`` calls (the issue's yardstick: rebuilding all
@@ -14,12 +15,8 @@ baseline alternate, medians over the repeats):
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable
-from typing import Any
-
 from snl_numeric import (
+    Board,
     analyze,
     boards,
     expected_throws,
@@ -28,45 +25,48 @@ from snl_numeric import (
     throws_variance,
 )
 
-from ._util import row
-
-
-def alternate(ours: Callable[[], Any], base: Callable[[], Any], repeats: int
-              ) -> tuple[float, float]:
-    """Median times of ``ours`` and ``base``, run in turn ``repeats`` times each."""
-    t_ours, t_base = [], []
-    for _ in range(repeats):
-        for fn, times in ((base, t_base), (ours, t_ours)):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-    return statistics.median(t_ours), statistics.median(t_base)
+from ._util import pair_row, pair_times
 
 
 def _one_by_one(board) -> None:
+    """Each jump removed in turn, a new board built with the constructor and re-solved."""
     for src in board.jumps:
-        smaller = board.replace(jumps={s: d for s, d in board.jumps.items() if s != src})
+        smaller = Board(board.size, {s: d for s, d in board.jumps.items() if s != src},
+                        start=board.start, overshoot=board.overshoot, chain=board.chain,
+                        dice=board.dice)
         expected_throws(smaller)
         throws_variance(smaller)
 
 
+FRESH = "each call on Board.from_dict(d) of the board's description d"
+
+
 def run(repeats: int = 7, quick: bool = False) -> list[dict]:
     mb = boards.get("milton-bradley")
-    jump_candidates(mb.replace()), jump_impact(mb.replace()), analyze(mb.replace())  # warm up
+    d = mb.to_dict()
+    fresh = lambda: Board.from_dict(d)  # noqa: E731
+    jump_candidates(fresh()), jump_impact(fresh()), analyze(fresh())  # warm up
     reps = 3 if quick else repeats
     rows = []
-    ours, base = alternate(lambda: jump_candidates(mb.replace()),
-                           lambda: [expected_throws(mb.replace()) for _ in range(100)], reps)
-    rows.append(row("jump_candidates milton-bradley (101 x 101)", ours,
-                    "100 fresh expected_throws", base, "every a -> b; fresh board each call"))
-    ours, base = alternate(lambda: jump_impact(mb.replace()),
-                           lambda: [analyze(mb.replace()) for _ in range(5)], reps)
-    rows.append(row("jump_impact milton-bradley (19 jumps)", ours, "5 fresh analyze", base,
-                    "mean and std without each jump"))
+    t = pair_times(lambda: jump_candidates(fresh()),
+              lambda: [expected_throws(fresh()) for _ in range(100)], reps)
+    rows.append(pair_row("jump_candidates milton-bradley (101 x 101)", t,
+                     "100 fresh expected_throws", "every a -> b; fresh board each call",
+                     f"ours: jump_candidates, {FRESH}; baseline: 100 x expected_throws, "
+                     f"{FRESH}"))
+    t = pair_times(lambda: jump_impact(fresh()), lambda: [analyze(fresh()) for _ in range(5)],
+              reps)
+    rows.append(pair_row("jump_impact milton-bradley (19 jumps)", t, "5 fresh analyze",
+                     "mean and std without each jump",
+                     f"ours: jump_impact, {FRESH}; baseline: 5 x analyze, {FRESH}"))
     big = boards.random_board(1000 if quick else 3000, 0.05, rng=26)
-    jump_impact(big.replace())
-    ours, base = alternate(lambda: jump_impact(big.replace()), lambda: _one_by_one(big),
-                           1 if quick else 3)
-    rows.append(row(f"jump_impact random {big.size} ({len(big.jumps)} jumps)", ours,
-                    "each jump removed, re-solved", base, "mean and std"))
+    db = big.to_dict()
+    jump_impact(Board.from_dict(db))
+    t = pair_times(lambda: jump_impact(Board.from_dict(db)), lambda: _one_by_one(big),
+              1 if quick else 3)
+    rows.append(pair_row(f"jump_impact random {big.size} ({len(big.jumps)} jumps)", t,
+                     "each jump removed, re-solved", "mean and std",
+                     "ours: jump_impact(Board.from_dict(d)); baseline: bench_impact._one_by_one,"
+                     " per jump Board(size, the other jumps, rules) then expected_throws and "
+                     "throws_variance"))
     return rows

@@ -142,21 +142,27 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
 
 #: Warm calls timed against an earlier tree, by name: the same code runs in both trees.
 _WARM = {
-    "optimal_policy milton-bradley 1-3/4-6": "optimal_policy(mb, D)",
-    "optimal_policy milton-bradley, optional jumps": "optimal_policy(mb, D, optional_jumps=True)",
+    "optimal_policy milton-bradley 1-3/4-6": "optimal_policy(Board.from_dict(dmb), D)",
+    "optimal_policy milton-bradley, optional jumps":
+        "optimal_policy(Board.from_dict(dmb), D, optional_jumps=True)",
     "optimal_policy milton-bradley objective='max' (overshoot 'win')":
-        "optimal_policy(mb.replace(overshoot='win'), D, objective='max')",
-    "optimal_policy milton-bradley objective='max' (infinite: the error)": "worst(mb)",
-    "optimal_policy milton-bradley method='value'": "optimal_policy(mb, D, method='value')",
-    "finish_within milton-bradley K=30": "finish_within(mb, D, 30)",
-    "optimal_policy random board 1000": "optimal_policy(big, D)",
+        "optimal_policy(Board.from_dict(dwin), D, objective='max')",
+    "optimal_policy milton-bradley objective='max' (infinite: the error)":
+        "worst(Board.from_dict(dmb))",
+    "optimal_policy milton-bradley method='value'":
+        "optimal_policy(Board.from_dict(dmb), D, method='value')",
+    "finish_within milton-bradley K=30": "finish_within(Board.from_dict(dmb), D, 30)",
+    "optimal_policy random board 1000": "optimal_policy(Board.from_dict(dbig), D)",
 }
 
 _TIMED = """
 import json, statistics, sys, time
-from snl_numeric import boards, finish_within, optimal_policy
+from snl_numeric import Board, boards, finish_within, optimal_policy
 mb, D = boards.get("milton-bradley"), ["1-3", "4-6"]
 big = boards.random_board(1000, 0.1, rng=5)
+# a new board every call, as a user's loop builds it
+dmb, dbig = mb.to_dict(), big.to_dict()
+dwin = {**dmb, "overshoot": "win"}
 def worst(b):
     try:
         optimal_policy(b, D, objective="max")
@@ -167,19 +173,20 @@ call, repeats = sys.argv[1], int(sys.argv[2])
 fn = eval("lambda: " + call)
 for _ in range(3):
     fn()
-times = []
+times, walls = [], []
 for _ in range(repeats):
-    t = time.thread_time(); fn(); times.append(time.thread_time() - t)
-print(json.dumps({"time": statistics.median(times)}))
+    t, w = time.thread_time(), time.perf_counter(); fn()
+    times.append(time.thread_time() - t); walls.append(time.perf_counter() - w)
+print(json.dumps({"time": statistics.median(times), "wall": statistics.median(walls)}))
 """
 
 
-def _child(tree: str, call: str, repeats: int) -> float:
+def _child(tree: str, call: str, repeats: int) -> dict:
     # run inside the tree: ``python -c`` puts the working directory first on the path
     proc = subprocess.run([sys.executable, "-c", _TIMED, call, str(repeats)],
                           capture_output=True, text=True, check=True, cwd=tree,
                           env={**os.environ, "PYTHONPATH": tree})
-    return json.loads(proc.stdout.strip().splitlines()[-1])["time"]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def against_tree(tree: str, quick: bool = False) -> list[dict]:
@@ -194,10 +201,15 @@ def against_tree(tree: str, quick: bool = False) -> list[dict]:
             for which in ((here, new), (tree, old))[:: 1 if i % 2 == 0 else -1]:
                 which[1].append(_child(which[0], call, repeats // 4 if "1000" in name
                                        else repeats))
-        rows.append(row(f"{name}: A/B", float(np.median(new)),
-                        f"the same at {os.path.basename(tree.rstrip('/'))}",
-                        float(np.median(old)),
-                        f"CPU time; fresh processes, {rounds} alternating rounds"))
+        cpu_new, cpu_old = (float(np.median([r["time"] for r in x])) for x in (new, old))
+        wall_new, wall_old = (float(np.median([r["wall"] for r in x])) for x in (new, old))
+        rows.append(row(f"{name}: A/B", cpu_new,
+                        f"the same at {os.path.basename(tree.rstrip('/'))}", cpu_old,
+                        f"CPU time; wall {wall_new * 1e3:.3g} vs {wall_old * 1e3:.3g} ms; "
+                        f"fresh processes, {rounds} alternating rounds",
+                        ours_cpu_s=cpu_new, baseline_cpu_s=cpu_old,
+                        method=f"{call} in both trees, a new Board.from_dict each call; "
+                               "median of each process's median"))
     return rows
 
 

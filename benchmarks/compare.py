@@ -2,9 +2,10 @@
 
 Usage: ``python -m benchmarks.compare OLD.json NEW.json [--threshold 0.10]``.
 
-Rows are matched by benchmark name and baseline. For each, ``ours`` (seconds) is
-compared: a row is flagged when the new time exceeds the old by more than the
-threshold (10% by default), and the exit status is 1 when any row is. Rows whose
+Rows are matched by benchmark name and baseline. For each, ``ours`` (seconds; CPU time
+where both records measured it, ``ours_cpu_s``, else the row's ``ours_s``) is compared:
+a row is flagged when the new time exceeds the old by more than the threshold (10% by
+default), and the exit status is 1 when any row is. Rows whose
 baseline was measured in both runs are also compared by their ratio (baseline /
 ours, measured in the same run): that is the figure that holds across machines and
 loads, so a flagged time with a steady ratio points at the machine, not the code.
@@ -31,13 +32,14 @@ def compare(old_path: str, new_path: str, threshold: float = 0.10) -> list[dict[
     out = []
     for key in [k for k in new if k in old]:
         o, n = old[key], new[key]
-        t_old, t_new = o.get("ours_s"), n.get("ours_s")
+        key_s = "ours_cpu_s" if o.get("ours_cpu_s") and n.get("ours_cpu_s") else "ours_s"
+        t_old, t_new = o.get(key_s), n.get(key_s)
         if not t_old or not t_new or t_old != t_old or t_new != t_new:
             continue
         change = t_new / t_old - 1.0
         out.append({"benchmark": key[0], "baseline": key[1], "old_s": t_old, "new_s": t_new,
                     "change": change, "old_ratio": o.get("ratio"), "new_ratio": n.get("ratio"),
-                    "slower": change > threshold})
+                    "slower": change > threshold, "cpu": key_s == "ours_cpu_s"})
     return out
 
 
@@ -55,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         if r["old_ratio"] and r["new_ratio"]:
             ratio = f"{r['old_ratio']:.2f}x -> {r['new_ratio']:.2f}x"
         flag = "  SLOWER" if r["slower"] else ""
-        name = r["benchmark"] + (f" vs {r['baseline']}" if r["baseline"] else "")
+        name = (r["benchmark"] + (f" vs {r['baseline']}" if r["baseline"] else "")
+                + (" (CPU)" if r["cpu"] else ""))
         print(f"| {name[:50]:<50} | {r['old_s']:10.4g} | {r['new_s']:10.4g} | "
               f"{r['change']:+8.1%} | {ratio}{flag}")
     slower = [r for r in result if r["slower"]]
