@@ -54,7 +54,6 @@ from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board, check_start
 from .chain import expected_throws, fundamental, mean_all, solver_report, throws_variance
 from .compile import CompiledBoard
-from .distribution import pushed
 from .players import win_probabilities
 
 __all__ = ["Sensitivity", "sensitivity"]
@@ -251,10 +250,11 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     """``(value, entry(i, j))`` of the first player's win chance (module docstring), over
     the ``m`` squares that can finish, that ``start`` reaches and that a throw can end on.
 
-    Up to :data:`DENSE_PUSH_MAX` such squares, :func:`_win_dense`; above, one push
-    (:func:`~snl_numeric.distribution.pushed`, as :func:`~snl_numeric.win_probabilities`
-    makes it) gives ``K`` and ``c``, then :func:`_win_sparse` the masses ``pi_k`` and
-    ``lambda_k`` and the entries are summed over the throws in chunks."""
+    Up to :data:`DENSE_PUSH_MAX` such squares, :func:`_win_dense`; above,
+    :func:`_win_sparse` and, per block of squares, one product of their masses with the
+    ``lambda`` of the squares they move to. Both push the mass as
+    :func:`~snl_numeric.win_probabilities` does (until below ``tail``) and take the value
+    from it."""
     goal = cb.size
     live = cb.reach[0] > 0
     if start == goal or not live[start]:  # 1 at once, or nobody ever wins
@@ -271,34 +271,27 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     cols_of = np.full(cb.n_states, m + 1)  # and the goal's column m
     cols_of[keep] = np.arange(m)
     cols_of[goal] = m
+    dead = ~live  # where none can finish (the goal's reach is 0 too)
+    dead[goal] = False
     if m <= DENSE_PUSH_MAX:  # (a small matrix made dense whole: cheaper than slicing)
         rows = (cb.matrix.toarray()[keep] if cb.n_states <= 4 * DENSE_PUSH_MAX
                 else cb.matrix[keep].toarray())
-        dead = ~live  # where none can finish (the goal's reach is 0 too)
-        dead[goal] = False
         value, prod = _win_dense(rows[:, keep], rows[:, goal], rows[:, dead].sum(axis=1),
                                  place, tail, max_throws)
         return value, lambda i, j: prod[rows_of[i], cols_of[j]]
     sub = cb.matrix[keep]
-    q = sp.csr_array(sub[:, keep])
-    r = np.asarray(sub[:, [goal]].toarray()).ravel()
-    result = pushed(cb, start, tail, max_throws)
-    _check_tail_reached(result.remaining, tail, max_throws)
-    value = _win_value(result.pmf, result.survival)
-    k_max = len(result.pmf) - 1
-    check_memory(16.0 * k_max * (m + 1), "the win probability's derivative "
-                 f"({k_max:,} throws x {m:,} squares, twice)")
-    c = result.pmf + result.never  # c[n], n = 0 .. K; 0 beyond
-    pi, lam = _win_sparse(q, r, c, place, k_max)
-    lam = np.concatenate([lam, c[1:, None], np.zeros((k_max, 1))], axis=1)
-    pi = np.concatenate([pi, np.zeros((k_max, 1))], axis=1)
+    value, pi, lam = _win_sparse(sp.csr_array(sub[:, keep]),
+                                     np.asarray(sub[:, [goal]].toarray()).ravel(),
+                                     np.asarray(sub[:, dead].sum(axis=1)).ravel(), place,
+                                     tail, max_throws)
 
     def entry(i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """``sum_k pi_k[i] lambda_k[j]``, summed over chunks of throws."""
+        """``sum_k pi_k[i] lambda_k[j]``, summed over chunks of throws (a chunk's rows
+        stay in cache while they are gathered)."""
         ri, cj = rows_of[i], cols_of[j]
         out = np.zeros(len(i))
-        step = max(1, 2**22 // max(len(i), 1))
-        for lo in range(0, k_max, step):
+        step = max(1, 2**18 // max(len(i), 1))
+        for lo in range(0, len(pi), step):
             out += np.einsum("ke,ke->e", pi[lo: lo + step, ri], lam[lo: lo + step, cj])
         return out
 
@@ -401,21 +394,48 @@ def _win_dense(q: np.ndarray, r: np.ndarray, lost: np.ndarray, place: int, tail:
     return value, out
 
 
-def _win_sparse(q: sp.csr_array, r: np.ndarray, c: np.ndarray, place: int, k_max: int):
-    """``(Pi, Lambda)`` by one sparse product per throw: ``pi_{k+1} = Q^T pi_k`` forward,
-    ``lambda_k = Q lambda_{k+1} + c_{k+2} r`` backward."""
+def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, tail: float,
+                max_throws: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(value, [Pi, 0], [Lambda, lambda_goal, 0])`` by one sparse product per throw:
+    ``pi_{k+1} = Q^T pi_k`` forward until the mass left is below ``tail`` (the pmf and
+    survival as in :func:`_win_dense`), ``lambda_k = Q lambda_{k+1} + c_{k+2} r``
+    backward."""
     m = len(r)
     forward = sp.csr_array(q.T)
-    pi = np.empty((k_max, m))
-    lam = np.empty((k_max, m))
+    pi = np.empty((1024, m))
     pi[0] = 0.0
     pi[0, place] = 1.0
-    for k in range(1, k_max):
-        pi[k] = forward @ pi[k - 1]
-    lam[k_max - 1] = 0.0
+    k = 0
+    while True:
+        nxt = forward @ pi[k]
+        left = float(nxt.sum())
+        k += 1
+        if left < tail:
+            break
+        if k >= max_throws:
+            _check_tail_reached(left, tail, max_throws)
+        if k == len(pi):
+            check_memory(8.0 * 5 * 2 * k * m, "the win probability's derivative "
+                         f"({2 * k:,} throws x {m:,} squares, about five arrays)")
+            pi = np.concatenate([pi, np.empty_like(pi)])
+        pi[k] = nxt
+    k_max = k
+    pi = pi[:k_max]
+    pmf = np.zeros(k_max + 1)
+    pmf[1:] = pi @ r
+    gone = np.zeros(k_max + 1)
+    np.cumsum(pi @ lost, out=gone[1:])
+    on_board = np.empty(k_max + 1)
+    on_board[:k_max] = pi.sum(axis=1)
+    on_board[k_max] = left
+    value = _win_value(pmf, on_board + gone)
+    c = pmf + gone[-1]
+    lam = np.zeros((k_max, m + 2))  # lambda_k over the squares, the goal, a zero
+    lam[:, m] = c[1:]
     for k in range(k_max - 2, -1, -1):
-        lam[k] = q @ lam[k + 1] + c[k + 2] * r
-    return pi, lam
+        lam[k, :m] = q @ lam[k + 1, :m]
+        lam[k, :m] += c[k + 2] * r
+    return value, np.concatenate([pi, np.zeros((k_max, 1))], axis=1), lam
 
 
 def _jump_moves(board: Board, of: str, start: int, shift: int, tail: float,

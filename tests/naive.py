@@ -1975,6 +1975,32 @@ def sensitivity_win(p, start, throws=20_000, tail=1e-16):
     return win
 
 
+def sensitivity_win_derivative(p, start, i, j, throws=20_000, tail=1e-16):
+    """``d sensitivity_win(p, start) / d p[i, j]`` by forward-mode differentiation of the
+    same push (each mass carried with its derivative; exact arithmetic on the naive
+    algorithm, like a complex step, in real arrays)."""
+    goal = len(p) - 1
+    if start == goal:
+        return 0.0
+    mass, dmass = np.zeros(len(p)), np.zeros(len(p))
+    mass[start] = 1.0
+    done = ddone = win = dwin = 0.0
+    for _ in range(throws):
+        step = mass @ p
+        dstep = dmass @ p
+        dstep[j] += mass[i]
+        pm, dpm = step[goal], dstep[goal]
+        step[goal] = dstep[goal] = 0.0
+        win += pm * (1.0 - done)
+        dwin += dpm * (1.0 - done) - pm * ddone
+        done += pm
+        ddone += dpm
+        mass, dmass = step, dstep
+        if mass.sum() < tail:
+            break
+    return dwin
+
+
 def naive_visit_probability(board, start=None):
     """The chance of ever resting on each square from ``start`` (the goal reached surely):
     for each target ``j`` a dense solve of the hitting probabilities ``x_i = sum_k P_ik x_k``

@@ -181,7 +181,9 @@ def test_win_matches_finite_differences(board, data):
             q[i, j] = x
             return naive.sensitivity_win(q, board.start)
 
-        assert _close(g[i, j], _fd(f, p[i, j], 1e-4 * p[i, j]), scale, rel=1e-6), (i, j)
+        exact = naive.sensitivity_win_derivative(p, board.start, i, j)
+        assert _close(g[i, j], exact, scale, rel=1e-8), (i, j)
+        assert _close(exact, _fd(f, p[i, j], 1e-4 * p[i, j]), scale, rel=1e-6), (i, j)
     d = sensitivity(board, of="win", wrt="dice", tail=1e-15)
     rows_all = np.repeat(np.arange(board.size + 1), len(board.dice.faces))
     succ = board.compiled.succ
@@ -189,6 +191,27 @@ def test_win_matches_finite_differences(board, data):
                 for f in range(len(board.dice.faces))]
     assert np.allclose(d.gradient, per_face, rtol=1e-12, atol=1e-15)
     assert len(rows_all) == succ.size
+
+
+def test_win_on_a_large_board_matches_forward_differentiation():
+    """More than 128 squares hold mass: the per-throw sparse path (the smaller boards
+    above take the dense Gram path)."""
+    board = Board(140, {5: 100, 60: 62, 120: 40, 138: 128}, overshoot="bounce",
+                  dice={1: 0.25, 2: 0.25, 3: 0.5})
+    assert board.compiled.reachable_from(0).sum() - 4 > 128
+    mats = naive.sensitivity_matrices(board)
+    p = sum(w * m for w, m in zip(board.dice.probs, mats, strict=True))
+    p[board.size, board.size] = 0.0
+    s = sensitivity(board, of="win", wrt="transitions", tail=1e-15)
+    assert abs(s.value - naive.sensitivity_win(p, board.start)) < 1e-12
+    g = s.gradient.toarray()
+    for i, j in ((0, 3), (59, 62), (139, 140), (100, 101)):
+        exact = naive.sensitivity_win_derivative(p, board.start, i, j)
+        assert _close(g[i, j], exact, 1.0, rel=1e-8), (i, j)
+    d = sensitivity(board, of="win", wrt="dice", tail=1e-15)
+    succ = board.compiled.succ
+    per_face = [sum(g[x, succ[x, f]] for x in range(board.size)) for f in range(3)]
+    assert np.allclose(d.gradient, per_face, rtol=1e-12, atol=0)
 
 
 def test_milton_bradley_dice_gradient():
