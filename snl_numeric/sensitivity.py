@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg.blas import dsyrk
 
 from ._core.blas import SERIAL_PRODUCT, matmul
 from ._core.memory import check_memory
@@ -314,14 +315,16 @@ def _win_value(pmf: np.ndarray, survival: np.ndarray) -> float:
 
 
 def _gram(a: np.ndarray) -> np.ndarray:
-    """``a^T a`` summed over panels of ``a``'s rows, each product small enough to run on
-    the calling thread (see :mod:`snl_numeric._core.blas`)."""
+    """``a^T a`` by ``dsyrk`` (half a product's multiply-adds) over panels of ``a``'s rows,
+    each of at most :data:`~snl_numeric._core.blas.SERIAL_PRODUCT` multiply-adds (OpenBLAS
+    runs those on the calling thread, as it does products; see
+    :mod:`snl_numeric._core.blas`)."""
     m = a.shape[1]
     step = max(1, SERIAL_PRODUCT // max(m * m, 1))
-    out = matmul(a[:step].T, a[:step])
-    for lo in range(step, len(a), step):
-        out += matmul(a[lo: lo + step].T, a[lo: lo + step])
-    return out
+    upper = np.zeros((m, m), order="F")
+    for lo in range(0, len(a), step):
+        upper = dsyrk(1.0, a[lo: lo + step].T, beta=1.0, c=upper, overwrite_c=1)
+    return np.triu(upper) + np.triu(upper, 1).T
 
 
 def _win_dense(q: np.ndarray, r: np.ndarray, lost: np.ndarray, place: int, tail: float,
