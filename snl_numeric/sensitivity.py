@@ -23,7 +23,10 @@ chain), ``dW = sum_m c_m dp_m`` with ``c_m = p_m + P(T = inf)``, and
 ``k`` throws, ``h_l[j]`` the chance of finishing exactly ``l`` throws after resting on
 ``j``); so ``dW / dP_ij = sum_k pi_k[i] lambda_k[j]`` with the backward recursion
 ``lambda_k = c_{k+1} e_goal + P' lambda_{k+1}`` (``P'``: the goal's row zeroed): one push
-forward, one backward, exact up to the distribution's tail tolerance.
+forward, one backward, exact up to the distribution's tail tolerance. Summed over all
+throws, ``sum_k pi_k[i] lambda_k[j] = (X Q Y)[i, j]`` (plus ``P(T = inf)`` terms) with
+``X = sum_k pi_k pi_k^T`` and ``Y = sum_l (Q^l r)(Q^l r)^T``: on small boards two Gram
+matrices of blocked dense pushes replace the per-throw sums.
 
 **With respect to the dice**: a face's probability ``p_f`` enters ``Q_{x, succ(x, f)}``
 on every square, so ``dA / dp_f = sum_x dA / dQ_{x, succ(x, f)}`` (faces treated as
@@ -42,8 +45,11 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg.blas import dsyrk
 
+from ._core.blas import SERIAL_PRODUCT, matmul
 from ._core.memory import check_memory
+from ._core.sizes import DENSE_PUSH_MAX
 from ._core.solve import UNIT_ROUNDOFF
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board, check_start
@@ -54,6 +60,10 @@ from .players import win_probabilities
 __all__ = ["Sensitivity", "sensitivity"]
 
 OF = ("mean", "variance", "win")
+#: Throws per dense product of the win chance's derivative (rows ``b .. b + BLOCK`` of
+#: ``Pi`` are rows ``b - BLOCK .. b`` times ``Q^BLOCK``).
+BLOCK = 64
+
 WRT = ("dice", "transitions", "jumps")
 
 
@@ -186,9 +196,8 @@ def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
     cb = board.compiled
     if of == "win":
         tail = check_tail(tail, max_throws)
-        value = float(win_probabilities(board, 2, starts=[start, start], tail=tail,
-                                        max_throws=max_throws)[0])
-        entry, error = _win_terms(cb, start, tail, int(max_throws)), float(tail)
+        value, entry = _win_terms(cb, start, tail, int(max_throws))
+        error = float(tail)
     else:
         if not np.isfinite(mean_all(cb)[start]):
             raise ValueError(f"the goal may never be reached from square {start}: the "
@@ -239,60 +248,197 @@ def _moment_terms(cb: CompiledBoard, start: int, variance: bool):
 
 
 def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
-    """``entry(i, j)`` of the first player's win chance (module docstring): the masses
-    ``pi_k`` pushed forward and ``lambda_k`` backward, over the squares that can finish."""
-    n = cb.n_states
+    """``(value, entry(i, j))`` of the first player's win chance (module docstring), over
+    the ``m`` squares that can finish, that ``start`` reaches and that a throw can end on.
+
+    Up to :data:`DENSE_PUSH_MAX` such squares, :func:`_win_dense`; above,
+    :func:`_win_sparse` and, per block of squares, one product of their masses with the
+    ``lambda`` of the squares they move to. Both push the mass as
+    :func:`~snl_numeric.win_probabilities` does (until below ``tail``) and take the value
+    from it."""
     goal = cb.size
-    if start == goal:
-        return lambda i, j: np.zeros(len(i))
     live = cb.reach[0] > 0
-    if not live[start]:
-        return lambda i, j: np.zeros(len(i))
-    mat = cb.matrix
-    keep = np.flatnonzero(live)
-    back = sp.csr_matrix(mat[keep][:, keep])  # P' over the squares that can finish
-    forward = sp.csr_matrix(back.T)  # mass on them, one throw on
-    to_goal = np.asarray(mat[keep][:, [goal]].todense()).ravel()
+    if start == goal or not live[start]:  # 1 at once, or nobody ever wins
+        return float(start == goal), (lambda i, j: np.zeros(len(i)))
+    fed = np.zeros(cb.n_states, dtype=bool)  # squares a throw can end on (not jump sources)
+    fed[cb.matrix.indices] = True
+    fed[start] = True
+    keep = np.flatnonzero(live & cb.reachable_from(start) & fed)
+    keep = keep[keep != goal]
     m = len(keep)
-    pi = np.zeros((64, m))  # pi[k]: the mass after k throws (rows grown by doubling)
-    pi[0, np.searchsorted(keep, start)] = 1.0
-    pmf = [0.0]
-    k = 0
-    while True:
-        pmf.append(float(to_goal @ pi[k]))
-        mass = forward @ pi[k]
-        k += 1
-        if mass.sum() < tail or k >= max_throws:
-            break
-        if k == len(pi):
-            check_memory(32.0 * m * k, "the win probability's derivative "
-                         f"({2 * k:,} throws x {m:,} squares, kept twice)")
-            pi = np.concatenate([pi, np.zeros_like(pi)])
-        pi[k] = mass
-    pmf_arr = np.array(pmf)  # pmf[m] = P(T = m), m = 0 .. k
-    never = max(0.0, 1.0 - float(pmf_arr.sum()) - float(mass.sum()))
-    c = pmf_arr + never
-    place = np.full(n, m)  # each square's place in pi, m (a zero) off the live squares
-    place[keep] = np.arange(m)
-    pi = np.concatenate([pi[:k], np.zeros((k, 1))], axis=1)  # (k, m + 1): the zero last
+    place = int(np.searchsorted(keep, start))
+    rows_of = np.full(cb.n_states, m)  # each square's place, m (a zero) off ``keep``
+    rows_of[keep] = np.arange(m)
+    cols_of = np.full(cb.n_states, m + 1)  # and the goal's column m
+    cols_of[keep] = np.arange(m)
+    cols_of[goal] = m
+    dead = ~live  # where none can finish (the goal's reach is 0 too)
+    dead[goal] = False
+    if m <= DENSE_PUSH_MAX:  # (a small matrix made dense whole: cheaper than slicing)
+        rows = (cb.matrix.toarray()[keep] if cb.n_states <= 4 * DENSE_PUSH_MAX
+                else cb.matrix[keep].toarray())
+        value, prod = _win_dense(rows[:, keep], rows[:, goal], rows[:, dead].sum(axis=1),
+                                 place, tail, max_throws)
+        return value, lambda i, j: prod[rows_of[i], cols_of[j]]
+    sub = cb.matrix[keep]
+    value, pi, lam = _win_sparse(sp.csr_array(sub[:, keep]),
+                                     np.asarray(sub[:, [goal]].toarray()).ravel(),
+                                     np.asarray(sub[:, dead].sum(axis=1)).ravel(), place,
+                                     tail, max_throws)
 
     def entry(i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """``sum_k pi_k[i] lambda_k[j]``, ``lambda_k`` built backward on the way
-        (``lambda_k = c_{k+1} e_goal + P' lambda_{k+1}``; 0 where the goal is out of
-        reach)."""
+        """``sum_k pi_k[i] lambda_k[j]``, summed over chunks of throws (a chunk's rows
+        stay in cache while they are gathered)."""
+        ri, cj = rows_of[i], cols_of[j]
         out = np.zeros(len(i))
-        rows = place[i]
-        lam = np.zeros(n)
-        nxt, nxt_goal = np.zeros(m), 0.0
-        for step in range(k - 1, -1, -1):
-            nxt = back @ nxt + to_goal * nxt_goal
-            nxt_goal = float(c[step + 1])
-            lam[keep] = nxt
-            lam[goal] = nxt_goal
-            out += pi[step, rows] * lam[j]
+        step = max(1, 2**18 // max(len(i), 1))
+        for lo in range(0, len(pi), step):
+            out += np.einsum("ke,ke->e", pi[lo: lo + step, ri], lam[lo: lo + step, cj])
         return out
 
-    return entry
+    return value, entry
+
+
+def _check_tail_reached(remaining: float, tail: float, max_throws: int) -> None:
+    if remaining >= tail:  # (win_probabilities' message)
+        raise ValueError(
+            f"the tail did not fall below {tail:g} within max_throws={max_throws} throws "
+            f"(remaining mass {remaining:.3g}); raise max_throws or tail")
+
+
+def _win_value(pmf: np.ndarray, survival: np.ndarray) -> float:
+    """``W = sum_n P(T = n) P(T >= n)``: the first player finishes no later."""
+    after = np.empty_like(pmf)
+    after[0] = 1.0
+    after[1:] = survival[:-1]
+    return float((pmf * after).sum())
+
+
+def _gram(a: np.ndarray) -> np.ndarray:
+    """``a^T a`` by ``dsyrk`` (half a product's multiply-adds) over panels of ``a``'s rows,
+    each of at most :data:`~snl_numeric._core.blas.SERIAL_PRODUCT` multiply-adds (OpenBLAS
+    runs those on the calling thread, as it does products; see
+    :mod:`snl_numeric._core.blas`)."""
+    m = a.shape[1]
+    step = max(1, SERIAL_PRODUCT // max(m * m, 1))
+    upper = np.zeros((m, m), order="F")
+    for lo in range(0, len(a), step):
+        upper = dsyrk(1.0, a[lo: lo + step].T, beta=1.0, c=upper, overwrite_c=1)
+    return np.triu(upper) + np.triu(upper, 1).T
+
+
+def _win_dense(q: np.ndarray, r: np.ndarray, lost: np.ndarray, place: int, tail: float,
+               max_throws: int) -> tuple[float, np.ndarray]:
+    """``(value, M)``: the win chance and ``M = [X Q Y + never v f^T, X r + never v]``
+    (padded with a zero row and column), the entries ``sum_k pi_k[i] lambda_k[j]`` over
+    the squares and the goal, from the dense ``Q``.
+
+    The masses ``pi_k`` come in blocks, rows ``b .. 2 b`` being rows ``0 .. b`` times
+    ``Q^b`` (``b = 1, 2, 4, ..`` up to :data:`BLOCK` throws, then :data:`BLOCK` at a
+    time), until the mass left is below ``tail`` after ``K`` throws; they give the pmf
+    ``p_{k+1} = pi_k r`` and the survival (the mass left plus the mass ``lost`` where none
+    can finish). With ``c_n = p_n + never`` and ``p_n = pi_k Q^(n-1-k) r``, ``lambda_k = Y
+    Q^T pi_k + never f``, where ``X = sum_k pi_k pi_k^T`` and ``Y = sum_l g_l g_l^T``
+    (``g_l = Q^l r``, made like ``pi``) solve the Stein equations ``X = Q^T X Q + e_s
+    e_s^T`` and ``Y = Q Y Q^T + r r^T``, ``v = sum_k pi_k`` and ``f = sum_l g_l``: products
+    of non-negative matrices, so each entry keeps its relative accuracy; the terms left
+    out are below the tail."""
+    m = len(r)
+    pi = np.empty((2 * BLOCK, m))
+    pi[0] = 0.0
+    pi[0, place] = 1.0
+    powers = [q]  # Q^(2^i), up to Q^BLOCK
+    b, k_max = 1, 0
+    while not k_max:
+        step = powers[-1]
+        width = 2 ** (len(powers) - 1)  # rows made by one product
+        hi = min(b + width, max_throws + 1)
+        if hi > len(pi):
+            check_memory(16.0 * 2 * hi * m, "the win probability's derivative "
+                         f"({2 * hi:,} throws x {m:,} squares, twice)")
+            pi = np.concatenate([pi, np.empty((hi, m))])
+        pi[b:hi] = matmul(pi[b - width: hi - width], step)
+        mass = pi[b:hi].sum(axis=1)
+        below = np.flatnonzero(mass < tail)
+        if below.size:
+            k_max = b + int(below[0])
+            left = float(mass[below[0]])
+        elif hi == max_throws + 1:
+            _check_tail_reached(float(mass[-1]), tail, max_throws)
+        b = hi
+        if not k_max and width < BLOCK and b == 2 * width:
+            powers.append(matmul(step, step))
+    pi = pi[:k_max]
+    pmf = np.zeros(k_max + 1)
+    pmf[1:] = matmul(pi, r)
+    gone = np.zeros(k_max + 1)
+    np.cumsum(matmul(pi, lost), out=gone[1:])
+    on_board = np.empty(k_max + 1)
+    on_board[:k_max] = pi.sum(axis=1)
+    on_board[k_max] = left
+    value = _win_value(pmf, on_board + gone)
+    never = float(gone[-1])
+    g = np.empty((k_max, m))
+    g[0] = r
+    b = 1
+    while b < k_max:
+        width = min(b, BLOCK)
+        hi = min(b + width, k_max)
+        g[b:hi] = matmul(g[b - width: hi - width], powers[width.bit_length() - 1].T)
+        b = hi
+    x = _gram(pi)
+    out = np.zeros((m + 1, m + 2))
+    out[:m, :m] = matmul(x, matmul(q, _gram(g)))
+    out[:m, m] = matmul(x, r)
+    if never > 0:
+        visits = pi.sum(axis=0)
+        out[:m, :m] += never * np.outer(visits, g.sum(axis=0))
+        out[:m, m] += never * visits
+    return value, out
+
+
+def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, tail: float,
+                max_throws: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(value, [Pi, 0], [Lambda, lambda_goal, 0])`` by one sparse product per throw:
+    ``pi_{k+1} = Q^T pi_k`` forward until the mass left is below ``tail`` (the pmf and
+    survival as in :func:`_win_dense`), ``lambda_k = Q lambda_{k+1} + c_{k+2} r``
+    backward."""
+    m = len(r)
+    forward = sp.csr_array(q.T)
+    pi = np.empty((1024, m))
+    pi[0] = 0.0
+    pi[0, place] = 1.0
+    k = 0
+    while True:
+        nxt = forward @ pi[k]
+        left = float(nxt.sum())
+        k += 1
+        if left < tail:
+            break
+        if k >= max_throws:
+            _check_tail_reached(left, tail, max_throws)
+        if k == len(pi):
+            check_memory(8.0 * 5 * 2 * k * m, "the win probability's derivative "
+                         f"({2 * k:,} throws x {m:,} squares, about five arrays)")
+            pi = np.concatenate([pi, np.empty_like(pi)])
+        pi[k] = nxt
+    k_max = k
+    pi = pi[:k_max]
+    pmf = np.zeros(k_max + 1)
+    pmf[1:] = pi @ r
+    gone = np.zeros(k_max + 1)
+    np.cumsum(pi @ lost, out=gone[1:])
+    on_board = np.empty(k_max + 1)
+    on_board[:k_max] = pi.sum(axis=1)
+    on_board[k_max] = left
+    value = _win_value(pmf, on_board + gone)
+    c = pmf + gone[-1]
+    lam = np.zeros((k_max, m + 2))  # lambda_k over the squares, the goal, a zero
+    lam[:, m] = c[1:]
+    for k in range(k_max - 2, -1, -1):
+        lam[k, :m] = q @ lam[k + 1, :m]
+        lam[k, :m] += c[k + 2] * r
+    return value, np.concatenate([pi, np.zeros((k_max, 1))], axis=1), lam
 
 
 def _jump_moves(board: Board, of: str, start: int, shift: int, tail: float,

@@ -1926,7 +1926,8 @@ def sensitivity_matrices(board):
 def sensitivity_answers(p, start, sure):
     """``(mean, variance)`` from ``start`` of the chain with the dense matrix ``p`` (rows
     need not sum to 1; the goal is the last state), over the squares ``sure``
-    (``numpy.linalg.solve``)."""
+    (``numpy.linalg.solve``). A complex ``p`` gives complex answers (the complex step
+    ``Im f(x + i h) / h`` is a derivative with no subtraction in it)."""
     goal = len(p) - 1
     states = sorted(set(sure) - {goal})
     if start == goal:
@@ -1936,7 +1937,21 @@ def sensitivity_answers(p, start, sure):
     t = np.linalg.solve(a, np.ones(len(states)))
     u = np.linalg.solve(a, t)
     i = states.index(start)
-    return float(t[i]), float(2 * u[i] - t[i] - t[i] ** 2)
+    return t[i].item(), (2 * u[i] - t[i] - t[i] ** 2).item()
+
+
+def sensitivity_answers_exact(p, start, sure):
+    """``(mean, variance)`` as ``sensitivity_answers`` for a matrix ``p`` of Fractions
+    (nested lists), by Fraction Gauss-Jordan elimination."""
+    goal = len(p) - 1
+    states = sorted(set(sure) - {goal})
+    if start == goal:
+        return Fraction(0), Fraction(0)
+    rows = [[Fraction(int(x == y)) - p[x][y] for y in states] for x in states]
+    t = gauss_jordan([r[:] + [Fraction(1)] for r in rows])
+    u = gauss_jordan([r[:] + [t[i]] for i, r in enumerate(rows)])
+    i = states.index(start)
+    return t[i], 2 * u[i] - t[i] - t[i] * t[i]
 
 
 def sensitivity_win(p, start, throws=20_000, tail=1e-16):
@@ -1958,6 +1973,32 @@ def sensitivity_win(p, start, throws=20_000, tail=1e-16):
         if mass.sum() < tail:
             break
     return win
+
+
+def sensitivity_win_derivative(p, start, i, j, throws=20_000, tail=1e-16):
+    """``d sensitivity_win(p, start) / d p[i, j]`` by forward-mode differentiation of the
+    same push (each mass carried with its derivative; exact arithmetic on the naive
+    algorithm, like a complex step, in real arrays)."""
+    goal = len(p) - 1
+    if start == goal:
+        return 0.0
+    mass, dmass = np.zeros(len(p)), np.zeros(len(p))
+    mass[start] = 1.0
+    done = ddone = win = dwin = 0.0
+    for _ in range(throws):
+        step = mass @ p
+        dstep = dmass @ p
+        dstep[j] += mass[i]
+        pm, dpm = step[goal], dstep[goal]
+        step[goal] = dstep[goal] = 0.0
+        win += pm * (1.0 - done)
+        dwin += dpm * (1.0 - done) - pm * ddone
+        done += pm
+        ddone += dpm
+        mass, dmass = step, dstep
+        if mass.sum() < tail:
+            break
+    return dwin
 
 
 def naive_visit_probability(board, start=None):

@@ -1,8 +1,10 @@
-"""sensitivity(): derivatives against central finite differences of naive dense solves."""
+"""sensitivity(): derivatives against complex-step derivatives of naive dense solves, exact
+rational central differences and float central differences."""
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import naive
 import numpy as np
@@ -30,10 +32,39 @@ def _fd(f, x0, h):
     return (4 * d2 - d1) / 3
 
 
-def _step(x, value, grad):
-    """A step well inside the distance over which the answer changes by its own size
-    (a free probability near a pole, where the chain stops being absorbing, needs it)."""
-    return 1e-3 * min(x, abs(value / grad) if value and grad else x)
+def _complex_step(f, x0):
+    """``Im f(x0 + i h) / h``: the derivative of the naive dense solve with no subtraction
+    in it, hence no cancellation, and an error ``O(h**2)`` that vanishes for
+    ``h = 1e-30 x0`` however near a pole (where the chain stops being absorbing) ``x0``
+    lies. A float central difference is not accurate enough near one: see
+    ``test_exact_central_difference_near_a_pole``."""
+    h = 1e-30 * x0
+    return f(x0 + 1j * h).imag / h
+
+
+def _exact_fd(f, x0):
+    """Central difference in exact rational arithmetic at the double ``x0`` with the step
+    ``2**-100``: its error ``f'''(x0) h**2 / 6`` is far below a double's rounding."""
+    h = Fraction(1, 2**100)
+    x = Fraction(float(x0))
+    return float((f(x + h) - f(x - h)) / (2 * h))
+
+
+def _exact_dice_answers(board):
+    """``answers(face, x)``: the exact (mean, variance) with face ``face``'s probability
+    set to the Fraction ``x``, the others the board's (as exact doubles)."""
+    mats = naive.sensitivity_matrices(board)
+    probs = [Fraction(float(x)) for x in board.dice.probs]
+    sure = naive.naive_sure(board)
+    n = board.size + 1
+
+    def answers(face, x):
+        w = probs[:face] + [x] + probs[face + 1:]
+        p = [[sum((c for c, m in zip(w, mats, strict=True) if m[i, j]), Fraction(0))
+              for j in range(n)] for i in range(n)]
+        return naive.sensitivity_answers_exact(p, board.start, sure)
+
+    return answers
 
 
 def _close(a, b, scale, rel=1e-7):
@@ -46,7 +77,7 @@ def _finite(board):
 
 @settings(max_examples=500, deadline=None)
 @given(board_strategy(max_size=16), st.data())
-def test_transitions_match_finite_differences(board, data):
+def test_transitions_match_complex_step(board, data):
     if not _finite(board):
         with pytest.raises(ValueError, match="infinite"):
             sensitivity(board, wrt="transitions")
@@ -63,20 +94,19 @@ def test_transitions_match_finite_differences(board, data):
         pick = data.draw(st.lists(st.integers(0, len(rows) - 1), min_size=1, max_size=3))
         for e in pick:
             i, j = rows[e], cols[e]
-            h = _step(p[i, j], s.value, g[i, j])
 
             def f(x, i=i, j=j, k=k):
-                q = p.copy()
+                q = p.astype(complex)
                 q[i, j] = x
                 return naive.sensitivity_answers(q, board.start, sure)[k]
 
-            assert _close(g[i, j], _fd(f, p[i, j], h), scale), (of, i, j)
+            assert _close(g[i, j], _complex_step(f, p[i, j]), scale), (of, i, j)
         assert np.all(g[:, board.size][p[:, board.size] > 0] == 0)  # into the goal
 
 
 @settings(max_examples=500, deadline=None)
 @given(board_strategy(max_size=16))
-def test_dice_match_finite_differences_of_each_face(board):
+def test_dice_match_complex_step_of_each_face(board):
     if not _finite(board):
         return
     mats = naive.sensitivity_matrices(board)
@@ -88,13 +118,48 @@ def test_dice_match_finite_differences_of_each_face(board):
         scale = np.abs(s.gradient).max() + abs(s.value)
         for f in range(len(probs)):
             def value(x, f=f, k=k):
-                w = probs.copy()
+                w = probs.astype(complex)
                 w[f] = x
                 p = sum(c * m for c, m in zip(w, mats, strict=True))
                 return naive.sensitivity_answers(p, board.start, sure)[k]
 
-            h = _step(probs[f], s.value, s.gradient[f])
-            assert _close(s.gradient[f], _fd(value, probs[f], h), scale), (of, f)
+            assert _close(s.gradient[f], _complex_step(value, probs[f]), scale), (of, f)
+
+
+@settings(max_examples=100, deadline=None)
+@given(board_strategy(max_size=10))
+def test_dice_match_exact_central_differences(board):
+    if not _finite(board):
+        return
+    answers = _exact_dice_answers(board)
+    for of, k in (("mean", 0), ("variance", 1)):
+        s = sensitivity(board, of=of, wrt="dice")
+        scale = np.abs(s.gradient).max() + abs(s.value)
+        for f, x in enumerate(board.dice.probs):
+            exact = _exact_fd(lambda y, f=f, k=k: answers(f, y)[k], x)
+            assert _close(s.gradient[f], exact, scale, rel=1e-10), (of, f)
+
+
+def test_exact_central_difference_near_a_pole():
+    """The board on which a Richardson float difference (``h = 8e-4``) was off by 2.5e-7
+    relative: the derivative agrees with the exact one to a few units of rounding of its
+    terms, and the complex step with both."""
+    board = Board(15, {11: 8}, start=3, overshoot="exact", dice={1: 0.2, 4: 0.8})
+    answers = _exact_dice_answers(board)
+    v = sensitivity(board, of="variance", wrt="dice")
+    exact = _exact_fd(lambda y: answers(1, y)[1], 0.8)
+    assert -17.5749307 < exact < -17.5749306
+    assert abs(v.gradient[1] - exact) <= 1e-12 * abs(exact)
+    mats = naive.sensitivity_matrices(board)
+    sure = naive.naive_sure(board)
+
+    def value(x):
+        p = 0.2 * mats[0] + x * mats[1].astype(complex)
+        return naive.sensitivity_answers(p, board.start, sure)[1]
+
+    assert abs(_complex_step(value, 0.8) - exact) <= 1e-12 * abs(exact)
+    # the float difference the test used to take: too far from the exact value
+    assert abs(_fd(lambda x: value(x).real, 0.8, 8e-4) - exact) > 1e-7 * abs(exact)
 
 
 @settings(max_examples=40, deadline=None)
@@ -116,7 +181,9 @@ def test_win_matches_finite_differences(board, data):
             q[i, j] = x
             return naive.sensitivity_win(q, board.start)
 
-        assert _close(g[i, j], _fd(f, p[i, j], 1e-4 * p[i, j]), scale, rel=1e-6), (i, j)
+        exact = naive.sensitivity_win_derivative(p, board.start, i, j)
+        assert _close(g[i, j], exact, scale, rel=1e-8), (i, j)
+        assert _close(exact, _fd(f, p[i, j], 1e-4 * p[i, j]), scale, rel=1e-6), (i, j)
     d = sensitivity(board, of="win", wrt="dice", tail=1e-15)
     rows_all = np.repeat(np.arange(board.size + 1), len(board.dice.faces))
     succ = board.compiled.succ
@@ -124,6 +191,27 @@ def test_win_matches_finite_differences(board, data):
                 for f in range(len(board.dice.faces))]
     assert np.allclose(d.gradient, per_face, rtol=1e-12, atol=1e-15)
     assert len(rows_all) == succ.size
+
+
+def test_win_on_a_large_board_matches_forward_differentiation():
+    """More than 128 squares hold mass: the per-throw sparse path (the smaller boards
+    above take the dense Gram path)."""
+    board = Board(140, {5: 100, 60: 62, 120: 40, 138: 128}, overshoot="bounce",
+                  dice={1: 0.25, 2: 0.25, 3: 0.5})
+    assert board.compiled.reachable_from(0).sum() - 4 > 128
+    mats = naive.sensitivity_matrices(board)
+    p = sum(w * m for w, m in zip(board.dice.probs, mats, strict=True))
+    p[board.size, board.size] = 0.0
+    s = sensitivity(board, of="win", wrt="transitions", tail=1e-15)
+    assert abs(s.value - naive.sensitivity_win(p, board.start)) < 1e-12
+    g = s.gradient.toarray()
+    for i, j in ((0, 3), (59, 62), (139, 140), (100, 101)):
+        exact = naive.sensitivity_win_derivative(p, board.start, i, j)
+        assert _close(g[i, j], exact, 1.0, rel=1e-8), (i, j)
+    d = sensitivity(board, of="win", wrt="dice", tail=1e-15)
+    succ = board.compiled.succ
+    per_face = [sum(g[x, succ[x, f]] for x in range(board.size)) for f in range(3)]
+    assert np.allclose(d.gradient, per_face, rtol=1e-12, atol=0)
 
 
 def test_milton_bradley_dice_gradient():
