@@ -53,12 +53,12 @@ __all__ = ["MAX_WORK", "MAX_WIN_WORK", "MAX_DENOMINATOR", "exact_probabilities",
 #: Largest denominator a probability of the dice is read with (see the module docstring).
 MAX_DENOMINATOR = 2**26
 #: Largest cost ``n (n f k + k**3)`` of an exact solve (fraction operations times the
-#: squares, as the numbers' length grows with them): about 3 seconds (measured: 2.2e7 in
-#: 0.3 s, 4.9e8 in 12 s, 2e9 in 60 s).
+#: squares, as the numbers' length grows with them): a few seconds (docs: Performance,
+#: Limits).
 MAX_WORK = 150_000_000
 #: The same for the win chances' pair chain, ``m (m**2 f**2 k + k**3)`` over the ``m``
 #: squares that can finish and the pairs' ``k`` backward targets.
-MAX_WIN_WORK = 20_000_000  # (measured: 2.4e6 in 0.34 s, 2.8e7 in 4.7 s)
+MAX_WIN_WORK = 20_000_000
 
 
 def check_exact(exact: object) -> bool:

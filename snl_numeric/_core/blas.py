@@ -4,22 +4,21 @@ LAPACK solves kept on the calling thread.
 NumPy and SciPy wheels each bundle their own OpenBLAS, each with its own pool of worker
 threads that spin for a while after a call. A single-board answer alternates LU solves
 (SciPy) with dense products; made with NumPy's ``@``, the two pools' spinning workers
-starve each other on a machine with few cores: measured on 2 cores, an 81 x 81 product
-followed by an 18-column LU solve took 3.9 ms and 4.0 ms alternating NumPy and SciPy,
-against 54 us and 46 us when both went through SciPy. So the dense products of the
-single-board path (residuals, the distribution's blocked powers) go through
-:func:`matmul`.
+starve each other on a machine with few cores. So the dense products of the single-board
+path (residuals, the distribution's blocked powers) go through :func:`matmul`.
 
 OpenBLAS also hands a product of more than :data:`SERIAL_PRODUCT` multiply-adds to its
-worker threads, and on a machine whose other cores are busy (a second process, a test
-worker, another user) a worker waits for a time slice: measured on 2 cores with one busy
-process beside it, an 81 x 81 squaring took 1.5 ms on average (p99 16 ms) against 40 us
-on the calling thread, and ``analyze`` on Milton Bradley 10.6 ms against 2.9 ms.
-:func:`matmul` therefore splits a larger product into panels that stay under that size:
-every panel runs on the calling thread, whatever the machine is doing. OpenBLAS's
-triangular and LU solves (``dgetrs``, ``dtrtrs``) go to the workers for any two or more
-columns, at every size: an 80-unknown solve of 19 columns took 14 ms in the same setting,
-against 0.2 ms column by column (:func:`columns`).
+worker threads, where, on a machine whose other cores are busy, a worker waits for a
+time slice. :func:`matmul` therefore splits a larger product into panels that stay under
+that size: every panel runs on the calling thread, whatever the machine is doing.
+OpenBLAS's triangular and LU solves (``dgetrs``, ``dtrtrs``) go to the workers for any
+two or more columns, at every size: :func:`columns` solves them one column at a time.
+
+Not ``threadpoolctl``: its limits are the libraries' process-wide thread counts, set on
+entry and restored on exit, so a limit taken by one thread of the caller's program would
+change, and then reset, the BLAS threads of every other; and entering
+``threadpool_limits`` looks the libraries up again each time. The measurements are on
+the performance page (docs: Performance, Small products).
 """
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ def available_memory() -> int | None:
 
 
 #: Requests below this are not checked against the system: reading what is available
-#: costs about 0.1 ms, as much as a whole small call it would guard.
+#: costs as much as a whole small call it would guard.
 SMALL_REQUEST = 8 * 2**20
 
 

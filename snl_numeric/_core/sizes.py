@@ -55,7 +55,7 @@ SMALL_SYSTEM = 400
 #: ``W`` (``n x k`` doubles) may take at most this many bytes.
 WOODBURY_BYTES = 1 << 28
 #: Boards of at least this many squares solve single columns with the one-column sweep
-#: (about 10% faster than the many-column kernel, and its compile time is nothing there).
+#: (faster than the many-column kernel, and its compile time is nothing there).
 SWEEP_MIN = 50_000
 #: GMRES that cannot certify its answer hands over to SciPy's sparse LU up to this size.
 SPLU_MAX = 200_000

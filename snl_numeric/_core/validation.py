@@ -603,7 +603,7 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):
 
 
 #: Up to this many jumps plus faces, :func:`find_board_problem` runs the rules as plain
-#: Python (about 1 ms at the limit); above it, compiled.
+#: Python; above it, compiled.
 PYTHON_RULES_MAX = 1000
 
 _dice_problem_kernel = njit()(dice_problem)

@@ -99,8 +99,7 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
 
     ``thresh`` (the alias table's thresholds) is None for a fair die, whose faces are
     drawn two per 64-bit word. Both None arguments are compile-time switches: Numba
-    compiles a kernel for each combination used, without the branches it does not take
-    (1.07x the throughput of runtime flags on Milton Bradley).
+    compiles a kernel for each combination used, without the branches it does not take.
 
     The lanes step together; lane ``l``'s game started at step ``n_l``, so it
     has made ``n - n_l`` throws, and no lane can reach ``max_throws`` before
@@ -128,7 +127,7 @@ def _run_block(off, alias, thresh, start, goal, max_throws, bounds, b, budget, l
     s0, s1, s2, s3 = rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3]
     end = bounds[b + 1]
     # the lanes' state copied, not viewed: a view of an argument may alias `hist` or
-    # `tally`, so every store to those reloaded it in the hot loop (1.2x slower)
+    # `tally`, so every store to those reloaded it in the hot loop
     lane_state = st[2: ACTIVE + 2 * LANES].copy()
     p, n0 = lane_state[:LANES], lane_state[LANES: 2 * LANES]
     active, gid = lane_state[2 * LANES: 3 * LANES], lane_state[3 * LANES:]

@@ -83,7 +83,15 @@ def structure_kernel(succ, probs, pstride, active, bmax, block_start, tcol,
                     if rotations:
                         cost[y + 1] -= 1
                         cost[x + 1] += 1
-    if rotations and _accumulate(cost, total):
+    below = False  # whether some c > 0 has ROTATE_GAIN cost[c] < total
+    if rotations:  # cost from its difference array: prefix sums from total
+        acc = total
+        for c in range(cost.shape[0] - 1):
+            acc += cost[c]
+            cost[c] = acc
+            below |= c > 0 and ROTATE_GAIN * acc < total
+        cost[0] = total
+    if below:
         up = np.zeros(n + 1, dtype=cost.dtype)
         for x in range(n):
             if active[x]:
@@ -451,16 +459,3 @@ def a_priori_bound(levels, faces, k, bmax):
     the capacitance elimination of ``k`` unknowns and a block of ``bmax`` squares."""
     return UNIT_ROUNDOFF * (levels * (2 * faces + 6) + 6 * (k + bmax) + 10)
 
-
-@njit(inline="always")
-def _accumulate(cost, total):  # pragma: no cover - jitted
-    """The prefix sums of the difference array ``cost`` from ``total``; whether some
-    ``c > 0`` has ``ROTATE_GAIN cost[c] < total``."""
-    acc = total
-    below = False
-    for c in range(cost.shape[0] - 1):
-        acc += cost[c]
-        cost[c] = acc
-        below |= c > 0 and ROTATE_GAIN * acc < total
-    cost[0] = total
-    return below

@@ -79,7 +79,7 @@ class DirectSolver:
         self.active = active = np.array(active, dtype=np.bool_)
         self.states = states = active.nonzero()[0]
         self.unknowns = m = len(states)
-        # (gathers by take: about 3x faster than indexing on arrays of this size)
+        # (gathers by take: faster than indexing on arrays of this size)
         dest = succ.take(states, axis=0)
         ps = probs if probs.ndim == 1 else probs.take(states, axis=0)
         moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay

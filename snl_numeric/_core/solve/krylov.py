@@ -4,10 +4,10 @@ With ``A = P - R`` (:mod:`.blocks`), ``R = C E_D^T`` of rank ``k``, the solve
 ``x = P^-1 (b + C y)`` is exact when ``y`` solves the ``k x k`` system
 ``(I - E_D^T P^-1 C) y = (P^-1 b)[D]``; its operator costs one sweep of ``P^-1``.
 :func:`gmres_kernel` runs GMRES on it inside one compiled call (the Arnoldi
-step, the Givens rotations and the sweeps; its work arrays allocated once),
-rather than :func:`scipy.sparse.linalg.gmres`, whose Python loop and threaded
-level-1 BLAS calls cost many times the sweeps here (measured 8 s of 12 s on a
-10^6-square board on a busy 2-core machine).
+step, the Givens rotations and the sweeps; its work arrays allocated once).
+:func:`scipy.sparse.linalg.gmres` over a ``LinearOperator`` of the same sweep stops
+only on a 2-norm and has no stall test; measured against it in the same run it loses
+on every family that is not trivial (docs: Performance, Large boards).
 
 Stopping. The residual of ``x`` in the full system is ``r = b - A x = C rho``
 with ``rho`` the capacitance residual. So GMRES can stop on the criterion the
@@ -19,13 +19,10 @@ from the entries of ``C`` (no sweep), and stops when ``max |r_i| / b_i`` is belo
 the target. Where the residual then formed from the answer misses it (the rounding
 floor of the sweeps), it stops too: the refining round of :mod:`.structured` takes over.
 
-Deflation. The capacitance operator has one eigenvalue near 0 (on random boards,
-``3.5e-3`` at 10^6 squares, the next at 0.67): the game's slow mode, the chance of
-landing on one more target before the goal being near 1 from every target. Its
-eigenvector is near the vector of ones, so :func:`gmres_kernel` deflates ``U = 1``
-(``C U`` made once per solver, one sweep) and the first steps no longer stall: on a
-random board of 10^7 squares the solve and its refining round take 34 sweeps where they
-took 45 undeflated (10^6: 28 against 31; 6x10^4: 26-27 against 27-29).
+Deflation. The capacitance operator has one eigenvalue near 0: the game's slow mode,
+the chance of landing on one more target before the goal being near 1 from every
+target. Its eigenvector is near the vector of ones, so :func:`gmres_kernel` deflates
+``U = 1`` (``C U`` made once per solver, one sweep) and the first steps no longer stall.
 
 The sweep of a step (:func:`landing_sweep_kernel`) reads a square's moves through
 the *landing values* of the squares a face's step above it (a square's own value, or
@@ -36,9 +33,7 @@ solved) from one short array, and the chain from one square to the next a multip
 and an add. Its tables (:func:`landing_kernel`: one int32 per square for the landing
 read and one for the copy) are made with the solver. The squares that do not fit the
 pattern (blocks of short snakes, the last squares, where overshoot rules apply) read
-face by face. On a random board of 10^6 squares the step's sweep takes 0.4-0.6 of a
-CSR mat-vec, against 1.1-1.5 for the previous layout (a table of reads per move,
-``n x faces``, and the division by the pivot in the chain).
+face by face.
 """
 
 from __future__ import annotations
@@ -57,8 +52,7 @@ _NO_RHS = np.zeros(0)
 #: ``1 - FLAT`` of it, once it has fallen below ``FLOOR`` within the cycle (a cycle's
 #: first steps can barely move it: on random boards about four, and a cycle that starts
 #: on an already small residual is left to ``STALL``). At the floor the ratios run to 1
-#: within a few steps (a random board of 10^7 squares: .58, .91, .99, .999, ...; there
-#: ``STALL`` took five more sweeps); a slow die converging steadily at .75-.95 a step is
+#: within a few steps (a random board of 10^7 squares: .58, .91, .99, .999, ...); a slow die converging steadily at .75-.95 a step is
 #: stopped by it only as it reaches the floor.
 STALL = 8
 FLOOR = 1e-10
@@ -84,11 +78,6 @@ def _dot(a, b):  # pragma: no cover - jitted
     for t in range(m, a.shape[0]):
         s0 += a[t] * b[t]
     return (s0 + s1) + (s2 + s3)
-
-
-@njit()
-def _norm(v):  # pragma: no cover - jitted
-    return np.sqrt(_dot(v, v))
 
 
 @njit()
@@ -149,15 +138,6 @@ RING = 64
 _MASK = RING - 1
 
 
-@njit(inline="always")
-def _shortest(step):  # pragma: no cover - jitted
-    a = 0
-    for f in range(step.shape[0]):
-        if step[f] < step[a]:
-            a = f
-    return a
-
-
 @njit()
 def landing_kernel(succ, probs, pstride, active, block_start, piv, tcol, k
                    ):  # pragma: no cover - jitted
@@ -172,11 +152,10 @@ def landing_kernel(succ, probs, pstride, active, block_start, piv, tcol, k
     ``t``, the copy of ``t``'s value that the sweep writes to ``near[copy[t]]`` as it
     solves ``t``. The targets' copies take the places ``k + 1 .. 2 k`` from the highest
     target down, so that a sweep writes them in order (``slot[c]``: the place of column
-    ``c``'s target; in the columns' order, the writes went all over ``near``: at 10^7
-    squares, where it outgrows the second-level cache, a sweep takes 0.82-0.96 of that
-    time); the other squares jumped to take the next places in the order a sweep reads
-    them, and the rest write to the last place of ``near``. A square is *regular* when it is a block of
-    its own in the system, each face's move is ``code[x + step[f]]``'s read (checked
+    ``c``'s target; in the columns' order, the writes go all over ``near``, which at
+    10^7 squares outgrows the second-level cache); the other squares jumped to take the
+    next places in the order a sweep reads them, and the rest write to the last place of
+    ``near``. A square is *regular* when it is a block of its own in the system, each face's move is ``code[x + step[f]]``'s read (checked
     against ``succ``; a snake too short for that read is not) and, with one die, its
     pivot is the die's. ``irregular`` lists the other blocks, highest first, ending with
     -1, and ``ref`` their rows' reads face by face, in that order (``>= 0`` the swept
@@ -184,7 +163,9 @@ def landing_kernel(succ, probs, pstride, active, block_start, piv, tcol, k
     n, nf = succ.shape
     span = n - 1 - RING if n - 1 > 2 * RING else n - 1  # (above it, overshoot rules)
     step = usual_steps(succ, min(span, 63), span)
-    a = _shortest(step)
+    a = 0  # the first face of the shortest step
+    for f in range(1, nf):
+        a = f if step[f] < step[a] else a
     s0, smax = step[a], step.max()
     usable = s0 >= 1 and smax < RING
     die = 0.0  # the pivot of a regular square with one die (summed as its factor is)
@@ -275,7 +256,9 @@ def landing_sweep_kernel(tables, probs, pstride, active, block_start, offsets, l
     nf = step.shape[0]
     use_rhs = rhs.shape[0] > 0
     ring = np.zeros(RING + 1)
-    a = _shortest(step)
+    a = 0  # the first face of the shortest step
+    for f in range(1, nf):
+        a = f if step[f] < step[a] else a
     s0 = step[a]
     others = np.empty(nf - 1, dtype=np.int64)  # the other faces, the last one first
     j = 0
@@ -391,15 +374,6 @@ def capacitance_apply_t(op, targets, v, work, w):  # pragma: no cover - jitted
 
 
 @njit(error_model="numpy")
-def _apply(trans, op, targets, v, work, work_t, w):  # pragma: no cover - jitted
-    """The capacitance operator or its transpose (``trans``) on ``v`` into ``w``."""
-    if trans:
-        capacitance_apply_t(op, targets, v, work_t, w)
-    else:
-        capacitance_apply(op, targets, v, work, w)
-
-
-@njit(error_model="numpy")
 def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_vals, b,
                  tol_rel, restart, maxiter, defl_u, defl_q, make, y
                  ):  # pragma: no cover - jitted
@@ -451,7 +425,7 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
     w = np.empty(k)
     r = rhs.copy()
     y[:] = 0.0
-    bnorm = _norm(r)
+    bnorm = np.sqrt(_dot(r, r))
     steps = 0
     best = bnorm
     best_steps = 0
@@ -460,16 +434,19 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
     start = np.zeros(nd)  # Q^T r at the cycle's start
     estimated = False  # the last cycle stopped on its estimate of max |r_i| / b_i
     while True:
-        if _norm(r) <= tol2 or steps >= maxiter or (
+        if np.sqrt(_dot(r, r)) <= tol2 or steps >= maxiter or (
                 tol_rel > 0 and _relative(r, c_rows, c_cols, c_vals, b) <= tol_rel):
             return steps
         if estimated:  # the residual formed from the answer misses what its estimate met:
             return steps  # the sweeps' rounding floor, where refinement takes over
         if make:  # U = 1, C U = Q R
             defl_u[0, :] = 1.0
-            _apply(trans, op, targets, defl_u[0], work, work_t, w)
+            if trans:
+                capacitance_apply_t(op, targets, defl_u[0], work_t, w)
+            else:
+                capacitance_apply(op, targets, defl_u[0], work, w)
             steps += 1
-            scale = _norm(w)
+            scale = np.sqrt(_dot(w, w))
             for t in range(k):
                 defl_u[0, t] = 1.0 / scale if scale > 0 else 0.0
                 defl_q[0, t] = w[t] / scale if scale > 0 else 0.0
@@ -478,7 +455,7 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
             start[a] = _dot(defl_q[a], r)
             for t in range(k):
                 r[t] -= start[a] * defl_q[a, t]
-        beta = _norm(r)
+        beta = np.sqrt(_dot(r, r))
         for t in range(k):
             basis[0, t] = r[t] / beta if beta > 0 else 0.0
         hess[:] = 0.0
@@ -488,7 +465,10 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
         flat, last = 0, beta
         estimated = beta == 0.0  # the deflated space holds the answer: no step to take
         while j < restart and beta > 0:
-            _apply(trans, op, targets, basis[j], work, work_t, w)
+            if trans:
+                capacitance_apply_t(op, targets, basis[j], work_t, w)
+            else:
+                capacitance_apply(op, targets, basis[j], work, w)
             steps += 1
             for a in range(nd):  # (I - Q Q^T) C
                 coupling[a, j] = _dot(defl_q[a], w)
@@ -496,7 +476,7 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
                     w[t] -= coupling[a, j] * defl_q[a, t]
             # modified Gram-Schmidt, again when it cancelled (see REORTHOGONALISE)
             h[: j + 1] = 0.0
-            before = _norm(w)
+            before = np.sqrt(_dot(w, w))
             hn = _orthogonalise(basis, j, w, h)
             if hn < REORTHOGONALISE * before:
                 hn = _orthogonalise(basis, j, w, h)
@@ -524,7 +504,18 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
             for t in range(k):
                 basis[j, t] = w[t] / hn
             if res <= near:
-                _residual_vector(basis, j, cs, sn, g, u, rho)
+                # rho = V_{j+1} G_0^T ... G_{j-1}^T (0, .., 0, g_j): the rotations
+                # undone on the last entry of g
+                u[: j + 1] = 0.0
+                u[j] = g[j]
+                for i in range(j - 1, -1, -1):
+                    a, c = u[i], u[i + 1]
+                    u[i], u[i + 1] = cs[i] * a - sn[i] * c, sn[i] * a + cs[i] * c
+                for t in range(k):
+                    acc = 0.0
+                    for i in range(j + 1):
+                        acc += u[i] * basis[i, t]
+                    rho[t] = acc
                 if _relative(rho, c_rows, c_cols, c_vals, b) <= tol_rel:
                     estimated = True
                     break
@@ -542,23 +533,11 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
                 acc -= coupling[a, i] * coef[i]
             for t in range(k):
                 y[t] += acc * defl_u[a, t]
-        _apply(trans, op, targets, y, work, work_t, w)
+        if trans:
+            capacitance_apply_t(op, targets, y, work_t, w)
+        else:
+            capacitance_apply(op, targets, y, work, w)
         steps += 1
         for t in range(k):
             r[t] = rhs[t] - w[t]
 
-
-@njit()
-def _residual_vector(basis, j, cs, sn, g, u, rho):  # pragma: no cover - jitted
-    """``rho`` after ``j`` steps: ``V_{j+1} G_0^T ... G_{j-1}^T (0, .., 0, g_j)`` (the
-    rotations undone on the last entry of ``g``), from ``basis[0 .. j]``."""
-    u[: j + 1] = 0.0
-    u[j] = g[j]
-    for i in range(j - 1, -1, -1):
-        a, c = u[i], u[i + 1]
-        u[i], u[i + 1] = cs[i] * a - sn[i] * c, sn[i] * a + cs[i] * c
-    for t in range(rho.shape[0]):
-        acc = 0.0
-        for i in range(j + 1):
-            acc += u[i] * basis[i, t]
-        rho[t] = acc

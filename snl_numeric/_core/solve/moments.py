@@ -80,12 +80,6 @@ def _singles_kernel(succ, probs, active, piv, tcol, block_start):  # pragma: no 
 
 
 @njit(error_model="numpy")
-def _sweep(succ, probs, active, block_start, offsets, lu, piv, rhs, out):  # pragma: no cover
-    """``out = P^-1 rhs`` for one column (1-d), by :func:`.blocks.sweep_kernel`."""
-    sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, rhs, _NO_BACK, out)
-
-
-@njit(error_model="numpy")
 def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
                          var):  # pragma: no cover - jitted
     """Expected throws and (if ``want_var``, else NaN) variance from every square into
@@ -147,7 +141,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         return k
     for x in range(n):
         rhs[x] = t[x] * rowsum
-    _sweep(succ, probs, active, block_start, offsets, lu, piv, rhs, u)
+    sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, rhs, _NO_BACK, u)
     correction_kernel(z, 2, targets, cap, cap_piv, u)
     cancel = False
     for x in range(n):
@@ -161,7 +155,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         size = np.empty(n)
         tlo = np.zeros(n)
         residual_kernel(succ, probs, 0, active, cols[:, 0].copy(), t, tlo, False, r, size)
-        _sweep(succ, probs, active, block_start, offsets, lu, piv, r, tlo)
+        sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, r, _NO_BACK, tlo)
         correction_kernel(z, 2, targets, cap, cap_piv, tlo)
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t is known wrong, and dropped
@@ -170,7 +164,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
             tlo[:] = 0.0
         w = np.empty(n)
         step_variance_kernel(succ, probs, 0, active, t, tlo, w)
-        _sweep(succ, probs, active, block_start, offsets, lu, piv, w, u)
+        sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, w, _NO_BACK, u)
         correction_kernel(z, 2, targets, cap, cap_piv, u)
         for x in range(n):
             if active[x] and _cancels(var[x], t[x]):

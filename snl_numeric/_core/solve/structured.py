@@ -100,7 +100,7 @@ CORRECTION_RTOL = 1e-6
 #: (the rest is left to the rounding of the final sweep).
 GMRES_MARGIN = 0.5
 #: The componentwise certificate takes the residual in double precision
-#: (:func:`difference_residual_kernel`, 0.4-0.6 of the time of double-double), each row
+#: (:func:`difference_residual_kernel`, cheaper than double-double), each row
 #: whose rounding allowance is above this fraction of the target (relative to ``b``)
 #: formed again in double-double: it judges the answer as double-double would, and a
 #: correction by it loses at most that fraction.
@@ -482,9 +482,9 @@ class Solver:
         rounding of the last sweep (see :mod:`.krylov`), certifies the first answer. Where
         the sweeps' roundings alone leave more (``u max(t)`` near the target: a residual of
         a few units in the last place of ``x``), a refining round corrects by the
-        residual and its GMRES stops on the same criterion measured against ``b`` (a
-        random board of 10^7 squares: 5 more sweeps, where a loose solve bounding
-        ``A^-1 |r|`` took 14). The residuals are formed as :meth:`_certify` says."""
+        residual and its GMRES stops on the same criterion measured against ``b`` (fewer
+        sweeps than a loose solve bounding ``A^-1 |r|``). The residuals are formed as
+        :meth:`_certify` says."""
         positive = bool(np.min(b, where=self.active, initial=np.inf) > 0)
         tol = (GMRES_MARGIN * target if not trans and target >= 1e-14 and positive
                else -GMRES_RTOL)
