@@ -30,6 +30,7 @@ from .dice import Dice
 from .distribution import length_distribution
 from .export import to_networkx, transition_matrix
 from .impact import JumpImpact, jump_candidates, jump_impact, top_candidates
+from .markov import Chain
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .race import RaceResult, optimal_race, race_value
@@ -45,6 +46,7 @@ __all__ = [
     "Board",
     "BoardBatch",
     "BoardEditor",
+    "Chain",
     "DesignResult",
     "Dice",
     "FinishWithinResult",

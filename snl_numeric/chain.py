@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -49,8 +49,11 @@ from ._core.solve import (
     system_solver,
 )
 from ._core.warn import warn_user
-from .board import Board, check_board, check_start
+from .board import Board, check_model, check_start
 from .compile import CompiledBoard
+
+if TYPE_CHECKING:
+    from .markov import Chain
 from .exact import check_exact, exact_moments
 
 __all__ = [
@@ -315,7 +318,7 @@ def solver_report(board: Board) -> SolveReport:
     >>> rep.method, rep.residual < 1e-13, rep.error_estimate < 1e-11
     ('gmres', True, True)
     """
-    cb = check_board(board).compiled
+    cb = check_model(board).compiled
     return cb.cache.get("report", lambda: _report(cb))
 
 
@@ -352,9 +355,10 @@ def expected_throws_all(board: Board, *, exact: bool = False
     >>> expected_throws_all(Board(2, dice="1-2"), exact=True)
     (Fraction(3, 2), Fraction(1, 1), Fraction(0, 1))
     """
-    if check_exact(exact):
-        return exact_moments(check_board(board).compiled, variance=False)[0]
-    return mean_all(check_board(board).compiled).copy()
+    if _exact(board, exact):
+        return exact_moments(board.compiled, variance=False)[0]
+    cb = board.compiled
+    return cb.in_state_order(mean_all(cb))
 
 
 @overload
@@ -396,8 +400,8 @@ def expected_throws(board: Board, start: int | None = None, *, exact: bool = Fal
     >>> round(float(t), 6)
     39.225122
     """
-    start = check_start(check_board(board), start)
-    if check_exact(exact):
+    start = check_start(check_model(board), start)
+    if _exact(board, exact):
         return exact_moments(board.compiled, variance=False)[0][start]
     return float(mean_all(board.compiled)[start])
 
@@ -431,9 +435,10 @@ def throws_variance_all(board: Board, *, exact: bool = False
     >>> throws_variance_all(Board(2, dice={1: 0.5, 2: 0.5})).tolist()
     [0.25, 0.0, 0.0]
     """
-    if check_exact(exact):
-        return exact_moments(check_board(board).compiled)[1]  # type: ignore[return-value]
-    return moments(check_board(board).compiled)[1].copy()
+    if _exact(board, exact):
+        return exact_moments(board.compiled)[1]  # type: ignore[return-value]
+    cb = board.compiled
+    return cb.in_state_order(moments(cb)[1])
 
 
 @overload
@@ -469,10 +474,22 @@ def throws_variance(board: Board, start: int | None = None, *, exact: bool = Fal
     >>> throws_variance(Board(3, dice={1: 0.5, 2: 0.5}), exact=True)
     Fraction(3, 16)
     """
-    start = check_start(check_board(board), start)
-    if check_exact(exact):
+    start = check_start(check_model(board), start)
+    if _exact(board, exact):
         return exact_moments(board.compiled)[1][start]  # type: ignore[index]
     return float(moments(board.compiled)[1][start])
+
+
+def _exact(board: Board | Chain, exact: object) -> bool:
+    """Whether ``exact`` answers are asked for (checked), ``board`` checked to be a board or
+    a chain; a chain has no exact answers (its rows are doubles, not a die's fractions)."""
+    model = check_model(board)
+    if not check_exact(exact):
+        return False
+    if not isinstance(model, Board):
+        raise ValueError("exact=True is for boards (rational dice); a Chain's probabilities "
+                         "are doubles: leave exact=False")
+    return True
 
 
 def visits_and_jump_use(cb: CompiledBoard, start: int, max_solves: int | None = None
@@ -561,7 +578,7 @@ def finish_probability(board: Board, start: int | None = None) -> float:
     >>> finish_probability(Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5}))
     0.5
     """
-    start = check_start(check_board(board), start)
+    start = check_start(check_model(board), start)
     cb = board.compiled
     if sure_states(cb)[start]:
         return 1.0
