@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import boards, maze, plot
 from ._core.sizes import options
 from ._core.version import VERSION as __version__  # noqa: F401 - the one version
+from .absorption import Absorption, absorption_probabilities
 from .analysis import Analysis, analyze
 from .batch import BoardBatch, analyze_many
 from .board import Board
@@ -42,6 +43,7 @@ from .warmup import cache_dir, warmup
 from .widget import BoardEditor, edit
 
 __all__ = [
+    "Absorption",
     "Analysis",
     "Board",
     "BoardBatch",
@@ -57,6 +59,7 @@ __all__ = [
     "SimulationResult",
     "Sensitivity",
     "SolveReport",
+    "absorption_probabilities",
     "analyze",
     "analyze_many",
     "boards",

@@ -474,4 +474,5 @@ def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> Co
     fired = np.broadcast_to(np.int32(-1), succ.shape)  # no jumps: nothing fires
     cb.cache.get("fired", lambda: fired)
     cb.cache.get("rests", lambda: empty)
+    cb.cache.get("fire_entries", lambda: (empty, empty, np.zeros(0)))
     return cb

@@ -15,12 +15,21 @@ from naive import chain_dense
 
 from snl_numeric import (
     Board,
+    absorption_probabilities,
+    analyze,
     expected_throws,
     expected_throws_all,
     finish_probability,
+    length_distribution,
+    min_throws,
+    shortest_path,
+    simulate,
     solver_report,
+    throw_distances,
     throws_variance,
     throws_variance_all,
+    to_networkx,
+    transition_matrix,
 )
 from snl_numeric.boards import random_board
 from snl_numeric.compile import compile_chain
@@ -254,11 +263,11 @@ def test_skewed_rows_refused_only_when_padding_is_large(monkeypatch):
 # -- a board's chain gives the board's answers ------------------------------------------------
 
 
-def _close(a, b, bound):
+def _close(a, b, bound, atol=0.0):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     assert np.array_equal(np.isinf(a), np.isinf(b))
     fin = np.isfinite(a)
-    np.testing.assert_allclose(a[fin], b[fin], rtol=bound, atol=0)
+    np.testing.assert_allclose(a[fin], b[fin], rtol=bound, atol=atol)
 
 
 @settings(max_examples=60, deadline=None)
@@ -304,3 +313,153 @@ def test_board_to_chain_start():
     chain = board.to_chain()
     assert chain.start == 2
     assert expected_throws(chain) == pytest.approx(expected_throws(board), rel=1e-13)
+
+
+# -- the other questions ---------------------------------------------------------------------
+
+
+@st.composite
+def chains(draw, max_states=12):
+    """Random small chains: sparse rows, one or more absorbing states, some states that may
+    never be absorbed."""
+    n = draw(st.integers(2, max_states))
+    absorbing = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=max(1, n // 3),
+                              unique=True))
+    P = np.zeros((n, n))
+    for i in range(n):
+        if i in absorbing:
+            P[i, i] = 1.0
+            continue
+        cols = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4, unique=True))
+        w = draw(st.lists(st.integers(1, 9), min_size=len(cols), max_size=len(cols)))
+        P[i, cols] = np.array(w, dtype=float) / sum(w)
+    start = draw(st.integers(0, n - 1))
+    return Chain(P, absorbing=absorbing, start=start)
+
+
+@settings(max_examples=80, deadline=None)
+@given(chain=chains())
+def test_random_chains_against_dense_twin(chain):
+    mean, var, B, cond = chain_dense(chain.P, chain.absorbing.tolist())
+    _close(expected_throws_all(chain), mean, 1e-10)
+    _close(throws_variance_all(chain), var, 1e-7, atol=1e-12)  # (the twin's cancels)
+    a = absorption_probabilities(chain, visit_probability=True)
+    np.testing.assert_allclose(a.probabilities, B, rtol=1e-10, atol=1e-13)
+    assert np.array_equal(np.isnan(a.conditional_mean), np.isnan(cond))
+    ok = ~np.isnan(cond)
+    np.testing.assert_allclose(a.conditional_mean[ok], cond[ok], rtol=1e-9)
+    bound = a.conditional_error[ok]
+    assert np.all(np.abs(a.conditional_mean[ok] - cond[ok]) <= (bound + 1e-9) * cond[ok] + 1e-12)
+    assert a.probability_error < 1e-12
+    for x in range(chain.n_states):
+        assert finish_probability(chain, x) == pytest.approx(B[x].sum(), rel=1e-10, abs=1e-13)
+    dist = throw_distances(chain)
+    assert np.array_equal(dist >= 0, B.sum(axis=1) > 0)
+    path = shortest_path(chain)
+    if dist[chain.start] < 0:
+        assert path is None
+    else:
+        assert len(path) == dist[chain.start] == min_throws(chain)
+        for x, p, y in path:
+            assert chain.P[x, y] == p > 0
+        assert (path[-1][2] if path else chain.start) in chain.absorbing
+
+
+def test_ruin_absorption_closed_forms():
+    for N, p in [(10, 0.5), (10, 0.3), (25, 0.55)]:
+        win, _ = ruin_closed(N, p)
+        a = absorption_probabilities(Chain(ruin(N, p), start=3))
+        np.testing.assert_allclose(a.probabilities[:, 1], win, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(a.probabilities[:, 0], 1 - win, rtol=1e-12, atol=1e-15)
+        assert a.absorbing.tolist() == [0, N] and a.labels == (0, N)
+        i = np.arange(1, N, dtype=float)
+        if p == 0.5:  # E[T | end N] = (N^2 - i^2) / 3, E[T | end 0] = i (2 N - i) / 3
+            np.testing.assert_allclose(a.conditional_mean[1:N, 1], (N**2 - i**2) / 3,
+                                       rtol=1e-12)
+            np.testing.assert_allclose(a.conditional_mean[1:N, 0], i * (2 * N - i) / 3,
+                                       rtol=1e-12)
+        else:
+            _, _, B, cond = chain_dense(ruin(N, p), [0, N])
+            np.testing.assert_allclose(a.conditional_mean[1:N], cond[1:N], rtol=1e-11)
+        assert (a.conditional_error[1:N] < 1e-9).all()  # (normwise bounds: small ends)
+        # the conditional means average to the mean: sum_j B_j * E[T | j] = E[T]
+        weighted = np.where(a.probabilities > 0, a.probabilities * a.conditional_mean, 0.0)
+        np.testing.assert_allclose(weighted.sum(axis=1),
+                                   expected_throws_all(Chain(ruin(N, p))), rtol=1e-12)
+
+
+def test_two_ends_known_conditional_durations():
+    # 0 stays with q, ends on A with p1, goes to 1 with p2; 1 ends on B: the time to leave 0
+    # is geometric (mean 1 / (1 - q)) whatever the end, and B takes one step more
+    q, p1, p2 = 0.5, 0.125, 0.375
+    P = np.array([[q, p2, p1, 0], [0, 0, 0, 1.0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]])
+    a = absorption_probabilities(Chain(P, labels=["play", "last", "A", "B"]))
+    assert a.labels == ("A", "B")
+    np.testing.assert_allclose(a.probabilities[0], [p1 / (1 - q), p2 / (1 - q)], rtol=1e-15)
+    np.testing.assert_allclose(a.conditional_mean[0], [1 / (1 - q), 1 / (1 - q) + 1],
+                               rtol=1e-14)
+    assert a.conditional_mean[1].tolist()[1] == 1.0 and np.isnan(a.conditional_mean[1, 0])
+    np.testing.assert_allclose(a.expected_visits, [2.0, 0.75, 0.25, 0.75], rtol=1e-14)
+    np.testing.assert_allclose(a.visit_probability, [1.0, 0.75, 0.25, 0.75], rtol=1e-14)
+    frame = a.to_frame()
+    assert frame.loc["play", ("mean steps", "B")] == pytest.approx(3.0, rel=1e-14)
+
+
+def test_absorption_from_an_absorbing_or_trapped_start():
+    P = np.array([[1.0, 0, 0, 0], [0.5, 0, 0.5, 0], [0, 0, 0, 1.0], [0, 0, 1.0, 0]])
+    a = absorption_probabilities(Chain(P), start=0)
+    assert a.expected_visits.tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert a.visit_probability.tolist() == [1.0, 0.0, 0.0, 0.0]
+    a = absorption_probabilities(Chain(P), start=1)
+    assert a.probabilities[:, 0].tolist() == [1.0, 0.5, 0.0, 0.0]
+    assert a.expected_visits[:2].tolist() == [0.5, 1.0] and np.isnan(a.expected_visits[2:]).all()
+    with pytest.raises(TypeError, match=r"expected a Chain, got Board \(a Board: "):
+        absorption_probabilities(Board(5))
+
+
+@settings(max_examples=40, deadline=None)
+@given(board=boards(max_size=20))
+def test_board_chain_other_questions(board):
+    chain = board.to_chain()
+    assert np.array_equal(throw_distances(chain), throw_distances(board))
+    assert min_throws(chain) == min_throws(board)
+    path = shortest_path(chain)
+    assert (path is None) == (shortest_path(board) is None)
+    if path is not None:
+        assert len(path) == len(shortest_path(board))
+    mat = transition_matrix(chain)
+    assert (mat != transition_matrix(board)).nnz == 0
+    sure = finish_probability(board) == 1.0
+    if sure or min_throws(board) > 0:
+        pmf_c, pmf_b = length_distribution(chain), length_distribution(board)
+        assert len(pmf_c) == len(pmf_b)
+        np.testing.assert_allclose(pmf_c, pmf_b, rtol=1e-12, atol=1e-15)
+    a = absorption_probabilities(chain, visit_probability=True)
+    for x in range(board.size + 1):
+        assert a.probabilities[x, 0] == pytest.approx(finish_probability(board, x), rel=1e-11,
+                                                      abs=1e-14)
+    t = expected_throws_all(board)
+    fin = np.isfinite(t) & (a.probabilities[:, 0] > 0)
+    np.testing.assert_allclose(a.conditional_mean[fin, 0], t[fin], rtol=1e-10)
+    if sure and board.start != board.size:
+        an = analyze(board, visit_probability=True)
+        np.testing.assert_allclose(a.expected_visits[:-1], an.expected_visits[:-1],
+                                   rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(a.visit_probability, an.visit_probability, rtol=1e-10,
+                                   atol=1e-14)
+
+
+def test_to_networkx_chain():
+    nx = pytest.importorskip("networkx")
+    P = np.array([[0, 0.5, 0.5, 0], [0, 1.0, 0, 0], [0, 0, 0, 1.0], [0, 0, 0, 1.0]])
+    g = to_networkx(Chain(P, labels=list("abcd"), start=2))
+    assert g.graph["start"] == 2 and g.graph["absorbing"] == [1, 3]
+    assert [g.nodes[i]["label"] for i in range(4)] == list("abcd")
+    assert g.edges[0, 2]["probability"] == 0.5 and g.number_of_edges() == 5
+    assert nx.shortest_path_length(g, 0, 3) == 2
+
+
+def test_chain_not_yet_supported_is_a_clear_error():
+    chain = Chain(ruin(4, 0.5))
+    with pytest.raises(TypeError, match="got a Chain: this question needs a board"):
+        simulate(chain, 10, rng=1)
