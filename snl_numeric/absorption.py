@@ -45,7 +45,7 @@ AUTO_VISIT_SOLVES = 256
 @dataclass(frozen=True, eq=False)
 class Absorption:
     """Where a chain ends and how long it takes, from every state (see
-    :func:`absorption_probabilities`).
+    :func:`~snl_numeric.absorption_probabilities`).
 
     Attributes
     ----------
@@ -76,7 +76,7 @@ class Absorption:
     visit_probability : ndarray, shape (n,), or None
         From ``start``: the chance of ever being on each state (1 on the start); NaN
         where ``expected_visits`` is. None when not computed (see
-        :func:`absorption_probabilities`).
+        :func:`~snl_numeric.absorption_probabilities`).
     """
 
     chain: Chain
@@ -135,8 +135,8 @@ def absorption_probabilities(chain: Chain, start: int | None = None, *,
     chain : Chain
         (A board: ``board.to_chain()``.)
     start : int, optional
-        The start of :attr:`Absorption.expected_visits` and
-        :attr:`Absorption.visit_probability`; the chain's own by default.
+        The start of the result's ``expected_visits`` and ``visit_probability``; the
+        chain's own by default.
     visit_probability : bool or None
         Compute the chance to ever visit each state: it costs a column of one solve per
         state a walk can come back to. ``None`` (default): when that is at most

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import numbers
 import threading
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -216,7 +216,7 @@ class Chain:
         The ``n x n`` transition matrix: ``P[i, j]`` the chance that one step from state
         ``i`` goes to ``j``. A SciPy sparse array/matrix, a dense array, or CSR arrays.
         Entries must be finite and non-negative and each row must sum to 1 within
-        ``1e-12`` times its number of non-zero entries (:data:`ROW_SUM_TOLERANCE`); the
+        ``1e-12`` times its number of non-zero entries (``ROW_SUM_TOLERANCE``); the
         rows are used as given (not renormalised).
     absorbing : sequence of int or boolean mask, optional
         The states that end the walk. By default the rows with ``P[i, i] == 1`` (within the
@@ -248,7 +248,7 @@ class Chain:
     -----
     A chain is immutable and hashable, equal to another of the same matrix, absorbing
     states, labels and start, and safe to share between threads. Compiling it
-    (:attr:`compiled`) keeps the transient states in their order and merges the
+    (``compiled``) keeps the transient states in their order and merges the
     absorbing ones into one goal after them. States whose steps may never end (from which
     no absorbing state is reached with probability 1) get ``inf`` expected steps, as a
     board's squares that cannot finish do.
@@ -320,7 +320,8 @@ class Chain:
 
     @property
     def compiled(self) -> CompiledBoard:
-        """The chain as a successor table (:func:`~snl_numeric.compile.compile_chain`),
+        """The chain as a successor table (``snl_numeric.compile.compile_chain``): the
+        transient states in order, the absorbing ones merged into one goal after them;
         built once (thread-safe) and cached."""
         compiled = self._compiled
         if compiled is None:
@@ -334,7 +335,7 @@ class Chain:
         return compiled
 
     def compiled_index(self, state: Any = None) -> int:
-        """The index of ``state`` (default: :attr:`start`) in :attr:`compiled`: its place
+        """The index of ``state`` (default: the chain's ``start``) in ``compiled``: its place
         among the transient states, or the merged goal for an absorbing state.
 
         Examples
@@ -345,6 +346,79 @@ class Chain:
         """
         state = self.start if state is None else _check_state(state, self.n_states)
         return int(self.compiled.states[state])
+
+    @classmethod
+    def from_rule(cls, n_states: int, faces: Sequence[Any], probs: Sequence[float],
+                  step: Callable[[np.ndarray, Any], Any], *, absorbing: Any = None,
+                  labels: Any = None, start: int = 0) -> Chain:
+        """The chain of a game given by a rule: one step throws a face and moves by ``step``.
+
+        Parameters
+        ----------
+        n_states : int
+            States ``0 .. n_states - 1``.
+        faces : sequence
+            The faces a step draws from (any values ``step`` understands).
+        probs : sequence of float
+            Their probabilities (non-negative, summing to 1 within 1e-12).
+        step : callable
+            ``step(states, face) -> next_states``, vectorised: called once per face with
+            ``states = np.arange(n_states)``, it returns where each state goes on that face
+            (an integer array of ``n_states`` states). An absorbing state goes to itself.
+        absorbing, labels, start
+            As :class:`Chain` (absorbing by default: the states every face leaves in
+            place).
+
+        Returns
+        -------
+        Chain
+
+        Examples
+        --------
+        A race to square 10 with a coin (1 or 2 squares), a trap on 6 that sends the token
+        back 3 and overshoot allowed:
+
+        >>> import numpy as np
+        >>> from snl_numeric import Board, Chain, expected_throws
+        >>> def step(x, face):
+        ...     y = np.minimum(x + face, 10)
+        ...     y = np.where(y == 6, 3, y)
+        ...     return np.where(x == 10, 10, y)
+        >>> chain = Chain.from_rule(11, [1, 2], [0.5, 0.5], step)
+        >>> board = Board(10, {6: 3}, dice={1: 0.5, 2: 0.5})
+        >>> bool(abs(expected_throws(chain) - expected_throws(board)) < 1e-12)
+        True
+        """
+        if isinstance(n_states, (bool, np.bool_)) or not isinstance(n_states, numbers.Integral):
+            raise TypeError(f"n_states must be an integer, got {shown(n_states)}")
+        n = int(n_states)
+        if n < 1:
+            raise ValueError(f"n_states must be at least 1, got {n}")
+        if not callable(step):
+            raise TypeError(f"step must be a function step(states, face), got {shown(step)}")
+        faces = list(faces)
+        p = np.asarray(probs, dtype=np.float64)
+        if p.ndim != 1 or len(p) != len(faces) or not len(faces):
+            raise ValueError(f"probs must give one probability per face ({len(faces)}), got "
+                             f"{shown(probs)}")
+        if not np.all(np.isfinite(p) & (p >= 0)) or not abs(p.sum() - 1.0) <= 1e-12 * len(p):
+            raise ValueError(f"probs must be non-negative and sum to 1, got {shown(probs)}")
+        states = np.arange(n)
+        cols = []
+        for face in faces:
+            to = np.asarray(step(states.copy(), face))
+            if to.shape != (n,) or (to.size and to.dtype.kind not in "iu"):
+                raise ValueError(f"step(states, {face!r}) must return {n} integer states "
+                                 f"(one per state), got {to.dtype} of shape {to.shape}")
+            bad = np.flatnonzero((to < 0) | (to >= n))
+            if len(bad):
+                raise ValueError(f"step(states, {face!r}) leads outside 0..{n - 1}: "
+                                 + _few([f"{i} -> {to[i]}" for i in bad.tolist()], 3))
+            cols.append(to)
+        rows = np.tile(states, len(faces))
+        data = np.repeat(p, n)
+        mat = sp.csr_array((data, (rows, np.concatenate(cols))), shape=(n, n))
+        return cls(mat, absorbing=absorbing, labels=labels, start=start)
 
     def with_start(self, start: int) -> Chain:
         """The same chain with another default start (sharing the compiled table)."""

@@ -463,3 +463,132 @@ def test_chain_not_yet_supported_is_a_clear_error():
     chain = Chain(ruin(4, 0.5))
     with pytest.raises(TypeError, match="got a Chain: this question needs a board"):
         simulate(chain, 10, rng=1)
+
+
+# -- chains from rules: the recipes of docs/user_guide/own_game.md ------------------------------
+
+COIN = ([1, 2], [0.5, 0.5])
+
+
+def test_from_rule_trap_back_three():
+    def step(x, face):  # race to 6 with a coin; landing on 5 sends the token back 3
+        y = np.minimum(x + face, 6)
+        y = np.where(y == 5, 2, y)
+        return np.where(x == 6, 6, y)
+
+    chain = Chain.from_rule(7, *COIN, step)
+    hand = np.array([
+        [0, .5, .5, 0, 0, 0, 0],
+        [0, 0, .5, .5, 0, 0, 0],
+        [0, 0, 0, .5, .5, 0, 0],
+        [0, 0, 0, 0, .5, 0, .0],  # 3 -> 4, or 5 -> back to 2
+        [0, 0, 0, 0, 0, 0, 1.0],  # 4 -> 5 -> 2, or 6
+        [0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 1.0],
+    ])
+    hand[3, 2] = 0.5
+    hand[4, 2], hand[4, 6] = 0.5, 0.5
+    hand[5, 6] = 1.0
+    assert np.array_equal(chain.P.toarray(), hand)
+    assert expected_throws(chain) == pytest.approx(
+        expected_throws(Board(6, {5: 2}, dice={1: 0.5, 2: 0.5})), rel=1e-13)
+
+
+def test_from_rule_lose_square():
+    def step(x, face):  # landing on 4 loses: 4 and 6 both end the game
+        y = np.minimum(x + face, 6)
+        return np.where((x == 4) | (x == 6), x, y)
+
+    chain = Chain.from_rule(7, *COIN, step, labels=[0, 1, 2, 3, "lose", 5, "win"])
+    hand = np.zeros((7, 7))
+    for x in range(4):
+        hand[x, x + 1] = hand[x, x + 2] = 0.5
+    hand[5, 6] = 1.0
+    hand[4, 4] = hand[6, 6] = 1.0
+    assert np.array_equal(chain.P.toarray(), hand)
+    a = absorption_probabilities(chain)
+    assert a.labels == ("lose", "win")
+    # P(land on 4) from 0: the walk skips 4 only by 3 -> 5
+    land = {6: 0.0, 5: 0.0, 4: 1.0}
+    for x in (3, 2, 1, 0):
+        land[x] = 0.5 * land[x + 1] + 0.5 * land[x + 2]
+    np.testing.assert_allclose(a.probabilities[0], [land[0], 1 - land[0]], rtol=1e-14)
+
+
+def test_from_rule_roll_to_start():
+    def step(x, face):  # the token enters only on a 2 (it then moves 2)
+        y = np.minimum(x + face, 6)
+        return np.where((x == 0) & (face != 2), 0, y)
+
+    chain = Chain.from_rule(7, *COIN, step)
+    hand = np.zeros((7, 7))
+    hand[0, 0] = hand[0, 2] = 0.5
+    for x in range(1, 6):
+        hand[x, min(x + 1, 6)] += 0.5
+        hand[x, min(x + 2, 6)] += 0.5
+    hand[6, 6] = 1.0
+    assert np.array_equal(chain.P.toarray(), hand)
+    # two throws on average to enter, then the race from 2
+    assert expected_throws(chain) == pytest.approx(2 + expected_throws(chain, 2), rel=1e-14)
+
+
+def test_from_rule_miss_a_turn():
+    def step(x, face):  # landing on 3 misses the next turn: state 7 is "on 3, waiting"
+        y = np.minimum(x + face, 6)
+        y = np.where(y == 3, 7, y)
+        y = np.where(x == 7, 3, y)
+        return np.where(x == 6, 6, y)
+
+    chain = Chain.from_rule(8, *COIN, step, labels=[0, 1, 2, 3, 4, 5, 6, "3 (miss)"])
+    hand = np.zeros((8, 8))
+    hand[0, 1] = hand[0, 2] = 0.5
+    hand[1, 2] = hand[1, 7] = 0.5
+    hand[2, 7] = hand[2, 4] = 0.5
+    hand[3, 4] = hand[3, 5] = 0.5
+    hand[4, 5] = hand[4, 6] = 0.5
+    hand[5, 6] = 1.0
+    hand[6, 6] = 1.0
+    hand[7, 3] = 1.0
+    assert np.array_equal(chain.P.toarray(), hand)
+    plain = Chain.from_rule(7, *COIN, lambda x, f: np.where(x == 6, 6, np.minimum(x + f, 6)))
+    a = absorption_probabilities(chain, visit_probability=True)
+    # one more step for every game that lands on 3
+    assert expected_throws(chain) == pytest.approx(
+        expected_throws(plain) + a.visit_probability[7], rel=1e-13)
+
+
+def throw_again_turns(n, faces, probs, move, again):
+    """The turn matrix of a game where a face for which ``again(face)`` is true throws once
+    more (the docs' recipe): ``P = (I - A)^-1 E``, ``A`` the throws that go on, ``E`` those
+    that end the turn (and every throw that reaches the goal, the last state)."""
+    x = np.arange(n)
+    A, E = np.zeros((n, n)), np.zeros((n, n))
+    for face, p in zip(faces, probs, strict=True):
+        y = move(x, face)
+        more = again(face) & (y != n - 1) & (x != n - 1)
+        np.add.at(A, (x[more], y[more]), p)
+        np.add.at(E, (x[~more], y[~more]), p)
+    return np.linalg.solve(np.eye(n) - A, E)
+
+
+def test_throw_again_recipe():
+    P = throw_again_turns(4, *COIN, lambda x, f: np.minimum(x + f, 3), lambda f: f == 2)
+    hand = np.array([[0, .5, 0, .5], [0, 0, .5, .5], [0, 0, 0, 1.0], [0, 0, 0, 1.0]])
+    np.testing.assert_allclose(P, hand, rtol=0, atol=1e-15)
+    chain = Chain(P)
+    assert expected_throws(chain) == pytest.approx(1.75, rel=1e-14)  # turns, not throws
+
+
+@pytest.mark.parametrize("args, error, match", [
+    ((0, [1], [1.0], lambda x, f: x), ValueError, "at least 1"),
+    ((1.5, [1], [1.0], lambda x, f: x), TypeError, "n_states must be an integer"),
+    ((3, [1], [1.0], "no"), TypeError, "step must be a function"),
+    ((3, [1, 2], [1.0], lambda x, f: x), ValueError, "one probability per face"),
+    ((3, [1, 2], [0.5, 0.4], lambda x, f: x), ValueError, "sum to 1"),
+    ((3, [1], [1.0], lambda x, f: x[:2]), ValueError, "must return 3 integer states"),
+    ((3, [1], [1.0], lambda x, f: x + 0.5), ValueError, "must return 3 integer states"),
+    ((3, [1], [1.0], lambda x, f: x + f), ValueError, r"outside 0..2: 2 -> 3"),
+])
+def test_from_rule_errors(args, error, match):
+    with pytest.raises(error, match=match):
+        Chain.from_rule(*args)
