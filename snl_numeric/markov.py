@@ -420,17 +420,6 @@ class Chain:
         mat = sp.csr_array((data, (rows, np.concatenate(cols))), shape=(n, n))
         return cls(mat, absorbing=absorbing, labels=labels, start=start)
 
-    def with_start(self, start: int) -> Chain:
-        """The same chain with another default start (sharing the compiled table)."""
-        start = _check_state(start, self.n_states)
-        other = Chain.__new__(Chain)
-        for name in ("P", "_mask", "absorbing", "labels"):
-            object.__setattr__(other, name, getattr(self, name))
-        object.__setattr__(other, "start", start)
-        object.__setattr__(other, "_compiled", None)
-        object.__setattr__(other, "_hash", None)
-        return other
-
     # -- dunder -------------------------------------------------------------
     def _digest(self) -> bytes:
         h = hashlib.blake2b(digest_size=16)
