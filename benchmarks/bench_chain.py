@@ -15,9 +15,8 @@ The answers are checked against each other first (1e-10 relative). The chain and
 board path are timed in interleaved rounds (:func:`benchmarks._util.interleaved`);
 ``spsolve`` once (about 75 s at 10^5 squares on the reference machine, 100x ours).
 
-Measured (2 shared cores, CPU time, 10^5 squares): chain 0.57 s, board path 0.30 s
-(1.9x: the structured solver's landing sweep has its fast path only for one die on every
-square, and a chain's rows carry their own probabilities), ``spsolve`` x2 75 s (130x).
+Measured (2 shared cores, CPU time, medians of 5, 10^5 squares): chain 0.39 s, board path
+0.27 s (1.43x; wall time interleaved 0.77 s vs 0.55 s, 1.40x), ``spsolve`` x2 75 s (190x).
 
 Usage: ``PYTHONPATH=. python -m benchmarks.bench_chain [--quick] [--size N]``.
 """

@@ -408,6 +408,12 @@ def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> Co
     ``chained`` is False and ``overshoot`` is ``"chain"`` (no rule: the board-only
     builders refuse it). ``states`` maps each of the chain's states here.
 
+    When every transition is a whole number of equal shares ``p`` summed exactly (a fair
+    die's board: each row ``1/6`` per face, faces that land together summed), the table is
+    a die's instead: ``k = 1/p`` faces of probability ``p`` on every row (``probs`` of shape
+    ``(k,)``, a transition of ``c`` shares given ``c`` faces), the fixed-stride case whose
+    sweeps the structured solver runs fastest; the chain is the same one.
+
     The padded table needs ``(size + 1) * width`` entries, checked against the memory
     available first. A chain whose widest row is far above the mean (more than
     ``SKEW_RATIO`` times it and more than ``SKEW_WIDTH`` entries) would waste most of that
@@ -425,10 +431,17 @@ def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> Co
 
     Examples
     --------
-    >>> P = sp.csr_array(np.array([[1.0, 0, 0], [0.5, 0, 0.5], [0, 0, 1.0]]))
+    >>> P = sp.csr_array(np.array([[1.0, 0, 0], [0.3, 0, 0.7], [0, 0, 1.0]]))
     >>> cb = compile_chain(P, np.array([True, False, True]), 1)
     >>> cb.size, cb.start, cb.succ.tolist(), cb.probs.tolist(), cb.states.tolist()
-    (1, 0, [[1, 1], [1, 1]], [[0.5, 0.5], [1.0, 0.0]], [1, 0, 1])
+    (1, 0, [[1, 1], [1, 1]], [[0.3, 0.7], [1.0, 0.0]], [1, 0, 1])
+
+    In equal shares (a coin): a die's table.
+
+    >>> P = sp.csr_array(np.array([[0, 0.5, 0.5], [0, 0, 1.0], [0, 0, 1.0]]))
+    >>> cb = compile_chain(P, np.array([False, False, True]), 0)
+    >>> cb.succ.tolist(), cb.probs.tolist()
+    ([[1, 2], [2, 2], [2, 2]], [0.5, 0.5])
     """
     n = matrix.shape[0]
     transient = np.flatnonzero(~absorbing)
@@ -445,6 +458,17 @@ def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> Co
             f"this chain's rows are too uneven for a successor table: its widest row holds "
             f"{width:,} transitions, {width / max(mean, 1.0):.0f}x the mean of {mean:.1f} "
             f"(padding every row to it would waste most of the table)")
+    shares = _equal_shares(rows.data, lengths, width)
+    if shares is not None:  # a die's table: the fast path of the structured solver
+        p, k, counts = shares
+        large = not ordinary(size + 1, k)
+        index = np.int32 if large else np.intp
+        check_memory((size + 1) * k * 2 * np.dtype(index).itemsize,
+                     f"the successor table of a chain of {size + 1:,} states x {k} shares")
+        succ = np.empty((size + 1, k), dtype=index)
+        succ[:size] = _die_table(states[rows.indices], counts, lengths, size, k)
+        succ[size] = size
+        return _chain_board(size, states[start], np.full(k, p), succ, states)
     large = not ordinary(size + 1, width)
     index = np.int32 if large else np.intp
     entries = (size + 1) * width
@@ -464,11 +488,17 @@ def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> Co
     succ[at, col] = states[rows.indices]
     probs[at, col] = rows.data
     probs[size, 0] = 1.0
+    return _chain_board(size, states[start], probs, succ, states)
+
+
+def _chain_board(size: int, start: int, probs: np.ndarray, succ: np.ndarray,
+                 states: np.ndarray) -> CompiledBoard:
+    """The :class:`CompiledBoard` of a chain's table (see :func:`compile_chain`)."""
     for arr in (succ, probs, states):
         arr.flags.writeable = False
-    faces = np.arange(1, width + 1, dtype=np.intp)
+    faces = np.arange(1, succ.shape[1] + 1, dtype=np.intp)
     empty = np.zeros(0, dtype=np.intp)
-    cb = CompiledBoard(size=size, start=int(states[start]), faces=faces, probs=probs,
+    cb = CompiledBoard(size=size, start=int(start), faces=faces, probs=probs,
                        succ=succ, jump_src=empty, jump_dst=empty, chained=False,
                        overshoot="chain", states=states)
     fired = np.broadcast_to(np.int32(-1), succ.shape)  # no jumps: nothing fires
@@ -476,3 +506,50 @@ def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> Co
     cb.cache.get("rests", lambda: empty)
     cb.cache.get("fire_entries", lambda: (empty, empty, np.zeros(0)))
     return cb
+
+
+def _equal_shares(data: np.ndarray, lengths: np.ndarray, width: int
+                  ) -> tuple[float, int, np.ndarray] | None:
+    """``(p, k, counts)`` when every transition of the chain is a whole number of shares
+    ``p`` (the smallest transition) and every row holds ``k`` of them, ``k`` at most
+    ``max(width, 6)``: each transition ``counts[i] * p`` *exactly* as summed share by share
+    (as a board's matrix sums the faces that land on one square), so the chain is a die
+    of ``k`` faces of ``p`` each on every square, the table it is given as unchanged.
+    None otherwise (or when the chain has no transient state)."""
+    if not len(data) or not len(lengths):
+        return None
+    p = float(data.min())
+    k = int(round(1.0 / p))
+    if not 1 <= k <= max(width, 6):
+        return None
+    multiples = np.empty(k)
+    total = 0.0
+    for c in range(k):  # p, p + p, (p + p) + p, ...: sequential sums, as sum_duplicates
+        total += p
+        multiples[c] = total
+    counts = np.rint(data / p).astype(np.intp)
+    if counts.min() < 1 or counts.max() > k or not np.array_equal(multiples[counts - 1], data):
+        return None
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    if not (np.bincount(rows, weights=counts, minlength=len(lengths)) == k).all():
+        return None
+    return p, k, counts
+
+
+def _die_table(dest: np.ndarray, counts: np.ndarray, lengths: np.ndarray, size: int, k: int
+               ) -> np.ndarray:
+    """The ``(size, k)`` table of a chain in equal shares: a share of a move from ``x`` to
+    ``x + j`` (``1 <= j <= k``) in column ``j - 1``, as a die's face ``j`` (so a board's
+    chain gets the board's own table, whose regular rows the structured solver sweeps
+    fastest), the other shares in the columns left, in order."""
+    rows = np.repeat(np.arange(size), lengths)
+    table = np.full((size, k), -1, dtype=np.intp)
+    col = dest - rows - 1
+    first = (col >= 0) & (col < k)
+    goal = np.flatnonzero(dest == size)  # (absorbing states merged: one row may hold several)
+    first[goal[1:][rows[goal][1:] == rows[goal][:-1]]] = False
+    table[rows[first], col[first]] = dest[first]
+    rest = counts - first  # the shares not placed yet, row by row in order
+    free = np.flatnonzero(table.ravel() == -1)  # row by row, in order: the same counts
+    table.ravel()[free] = np.repeat(dest, rest)
+    return table

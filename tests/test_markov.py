@@ -592,3 +592,24 @@ def test_throw_again_recipe():
 def test_from_rule_errors(args, error, match):
     with pytest.raises(error, match=match):
         Chain.from_rule(*args)
+
+
+def test_equal_shares_compile_to_the_boards_own_table():
+    # a fair die's board: every transition a whole number of 1/6 shares, so the chain's
+    # table is the board's own (faces in place, the jump's face where the die puts it)
+    board = Board(20, {3: 15, 17: 4}, overshoot="win")
+    cb, bc = board.to_chain().compiled, board.compiled
+    assert cb.probs.shape == (6,) and np.array_equal(cb.probs, bc.probs)
+    assert np.array_equal(cb.succ, bc.succ)
+    assert np.array_equal(expected_throws_all(board.to_chain()), expected_throws_all(board))
+    # several absorbing states merged into the goal: their shares go to free columns
+    cb = Chain(ruin(2, 0.5)).compiled
+    assert cb.succ.tolist() == [[1, 1], [1, 1]] and cb.probs.tolist() == [0.5, 0.5]
+    # not whole shares (0.2 does not divide 0.3): a row of probabilities each
+    P = np.array([[0.2, 0.3, 0.5, 0], [0, 1.0, 0, 0], [0.5, 0, 0, 0.5], [0, 0, 0, 1.0]])
+    assert Chain(P).compiled.probs.ndim == 2
+    # 0.9 is not 0.1 summed nine times in doubles (0.8999999999999999): not shares either
+    P = np.array([[0.0, 0.1, 0.9], [0, 0, 1.0], [0, 0, 1.0]])
+    assert Chain(P).compiled.probs.ndim == 2
+    P = np.array([[0.0, 0.2, 0.8], [0, 0, 1.0], [0, 0, 1.0]])  # 0.2 * 4 is: shares
+    assert Chain(P).compiled.succ.tolist() == [[1, 2, 2, 2, 2], [2] * 5, [2] * 5]
