@@ -54,6 +54,8 @@ from .compile import CompiledBoard
 
 if TYPE_CHECKING:
     from .markov import Chain
+
+    Model = Board | Chain  # what the questions below take
 from .exact import check_exact, exact_moments
 
 __all__ = [
@@ -292,14 +294,15 @@ def _leaves(cb: CompiledBoard, act: np.ndarray) -> np.ndarray:
     return ~stays.any(axis=1)
 
 
-def solver_report(board: Board) -> SolveReport:
+def solver_report(board: Model) -> SolveReport:
     """How :func:`expected_throws_all` solved ``(I - Q) t = 1`` for ``board``.
 
     Solves the system if that has not happened yet (the result is cached).
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
 
     Returns
     -------
@@ -323,20 +326,21 @@ def solver_report(board: Board) -> SolveReport:
 
 
 @overload
-def expected_throws_all(board: Board, *, exact: Literal[False] = ...) -> np.ndarray: ...
+def expected_throws_all(board: Model, *, exact: Literal[False] = ...) -> np.ndarray: ...
 @overload
-def expected_throws_all(board: Board, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
+def expected_throws_all(board: Model, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
 @overload
-def expected_throws_all(board: Board, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
+def expected_throws_all(board: Model, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
 
 
-def expected_throws_all(board: Board, *, exact: bool = False
+def expected_throws_all(board: Model, *, exact: bool = False
                         ) -> np.ndarray | tuple[Fraction | float, ...]:
     """Expected number of throws to finish, from every square.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     exact : bool, default False
         Exact fractions instead of doubles (see ``snl_numeric.exact``: dice whose
         probabilities are rational, boards up to its size limit).
@@ -362,20 +366,21 @@ def expected_throws_all(board: Board, *, exact: bool = False
 
 
 @overload
-def expected_throws(board: Board, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
+def expected_throws(board: Model, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
 @overload
-def expected_throws(board: Board, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
+def expected_throws(board: Model, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
 @overload
-def expected_throws(board: Board, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
+def expected_throws(board: Model, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
 
 
-def expected_throws(board: Board, start: int | None = None, *, exact: bool = False
+def expected_throws(board: Model, start: int | None = None, *, exact: bool = False
                     ) -> float | Fraction:
     """Expected number of throws from ``start`` (default: the board's start).
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     start : int, optional
         Starting square; the board's own ``start`` by default.
     exact : bool, default False
@@ -407,20 +412,21 @@ def expected_throws(board: Board, start: int | None = None, *, exact: bool = Fal
 
 
 @overload
-def throws_variance_all(board: Board, *, exact: Literal[False] = ...) -> np.ndarray: ...
+def throws_variance_all(board: Model, *, exact: Literal[False] = ...) -> np.ndarray: ...
 @overload
-def throws_variance_all(board: Board, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
+def throws_variance_all(board: Model, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
 @overload
-def throws_variance_all(board: Board, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
+def throws_variance_all(board: Model, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
 
 
-def throws_variance_all(board: Board, *, exact: bool = False
+def throws_variance_all(board: Model, *, exact: bool = False
                         ) -> np.ndarray | tuple[Fraction | float, ...]:
     """Variance of the number of throws, from every square.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     exact : bool, default False
         Exact fractions instead of doubles (as :func:`expected_throws_all`).
 
@@ -442,20 +448,21 @@ def throws_variance_all(board: Board, *, exact: bool = False
 
 
 @overload
-def throws_variance(board: Board, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
+def throws_variance(board: Model, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
 @overload
-def throws_variance(board: Board, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
+def throws_variance(board: Model, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
 @overload
-def throws_variance(board: Board, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
+def throws_variance(board: Model, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
 
 
-def throws_variance(board: Board, start: int | None = None, *, exact: bool = False
+def throws_variance(board: Model, start: int | None = None, *, exact: bool = False
                     ) -> float | Fraction:
     """Variance of the number of throws from ``start``.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     start : int, optional
         Starting square; the board's own ``start`` by default.
     exact : bool, default False
@@ -480,7 +487,7 @@ def throws_variance(board: Board, start: int | None = None, *, exact: bool = Fal
     return float(moments(board.compiled)[1][start])
 
 
-def _exact(board: Board | Chain, exact: object) -> bool:
+def _exact(board: Model, exact: object) -> bool:
     """Whether ``exact`` answers are asked for (checked), ``board`` checked to be a board or
     a chain; a chain has no exact answers (its rows are doubles, not a die's fractions)."""
     model = check_model(board)
@@ -557,12 +564,13 @@ def visits_and_jump_use(cb: CompiledBoard, start: int, max_solves: int | None = 
     return visits, uses, np.clip(prob, 0.0, 1.0)
 
 
-def finish_probability(board: Board, start: int | None = None) -> float:
+def finish_probability(board: Model, start: int | None = None) -> float:
     """Probability that the goal is ever reached from ``start``.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     start : int, optional
         Starting square; the board's own ``start`` by default.
 

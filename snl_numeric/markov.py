@@ -82,7 +82,7 @@ def _as_csr(P: Any) -> sp.csr_array:
                              f"{shown(indptr)}")
         if len(indices) and (indices.min() < 0 or indices.max() >= n):
             bad = indices[(indices < 0) | (indices >= n)]
-            raise ValueError(f"CSR indices must be states in 0..{n - 1}, got {_few(bad)}")
+            raise ValueError(f"CSR indices must be states in 0..{n - 1}, got {_few(bad.tolist())}")
         data = _real(data)
         mat = sp.csr_array((data.astype(np.float64), indices.astype(np.int64),
                             indptr.astype(np.int64)), shape=(n, n))
@@ -278,6 +278,9 @@ class Chain:
     absorbing: np.ndarray
     labels: tuple[Hashable, ...]
     start: int
+    _mask: np.ndarray
+    _compiled: CompiledBoard | None
+    _hash: int | None
 
     def __init__(self, P: Any, *, absorbing: Any = None, labels: Any = None,
                  start: int = 0) -> None:
@@ -345,7 +348,9 @@ class Chain:
         (0, 1, 1)
         """
         state = self.start if state is None else _check_state(state, self.n_states)
-        return int(self.compiled.states[state])
+        states = self.compiled.states
+        assert states is not None  # (a chain's compiled table maps its states)
+        return int(states[state])
 
     @classmethod
     def from_rule(cls, n_states: int, faces: Sequence[Any], probs: Sequence[float],

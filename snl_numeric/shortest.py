@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from .board import Board, check_model, check_start
 
@@ -73,6 +73,12 @@ def min_throws(board: Board | Chain, start: int | None = None) -> int:
     """
     start = check_start(check_model(board), start)
     return int(board.compiled.reach[0][start])
+
+
+@overload
+def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int, int]] | None: ...
+@overload
+def shortest_path(board: Chain, start: int | None = None) -> list[tuple[int, float, int]] | None: ...
 
 
 def shortest_path(board: Board | Chain, start: int | None = None

@@ -2077,6 +2077,9 @@ def chain_dense(P, absorbing):
         a = np.eye(len(lv)) - P[np.ix_(lv, lv)]
         b = np.linalg.solve(a, P[np.ix_(lv, absorbing)])
         g = np.linalg.solve(a, b)
+        # a state that cannot reach an end has chance 0 of it (not LU's roundings)
+        for j, s in enumerate(absorbing):
+            b[[k for k, i in enumerate(lv) if s not in reach(i)], j] = 0.0
         B[lv] = b
         with np.errstate(invalid="ignore", divide="ignore"):
             cond[lv] = np.where(b > 0, g / b, np.nan)
