@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import boards, maze, plot
 from ._core.sizes import options
 from ._core.version import VERSION as __version__  # noqa: F401 - the one version
+from .absorption import Absorption, absorption_probabilities
 from .analysis import Analysis, analyze
 from .batch import BoardBatch, analyze_many
 from .board import Board
@@ -30,6 +31,7 @@ from .dice import Dice
 from .distribution import length_distribution
 from .export import to_networkx, transition_matrix
 from .impact import JumpImpact, jump_candidates, jump_impact, top_candidates
+from .markov import Chain
 from .players import GameLength, expected_game_length, win_probabilities
 from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
 from .race import RaceResult, optimal_race, race_value
@@ -41,10 +43,12 @@ from .warmup import cache_dir, warmup
 from .widget import BoardEditor, edit
 
 __all__ = [
+    "Absorption",
     "Analysis",
     "Board",
     "BoardBatch",
     "BoardEditor",
+    "Chain",
     "DesignResult",
     "Dice",
     "FinishWithinResult",
@@ -55,6 +59,7 @@ __all__ = [
     "SimulationResult",
     "Sensitivity",
     "SolveReport",
+    "absorption_probabilities",
     "analyze",
     "analyze_many",
     "boards",

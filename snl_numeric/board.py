@@ -50,9 +50,10 @@ from .dice import Dice, DiceLike, as_dice, parse_dice, string_faces
 
 if TYPE_CHECKING:
     from .compile import CompiledBoard
+    from .markov import Chain
 
 __all__ = ["Board", "BoardFields", "OVERSHOOT_RULES", "FORMAT_NAME", "FORMAT_VERSION", "board_fields",
-           "check_board", "check_start"]
+           "check_board", "check_model", "check_start"]
 
 _COMPILE_LOCK = threading.RLock()
 
@@ -433,6 +434,22 @@ class Board:
                     object.__setattr__(self, "_compiled", compiled)
         return compiled
 
+    def to_chain(self) -> Chain:
+        """The board as a :class:`~snl_numeric.Chain` of :func:`~snl_numeric.transition_matrix`
+        (the goal absorbing), labelled by square, starting on the board's start: every
+        question gives it the board's answers (within their certified bounds).
+
+        Examples
+        --------
+        >>> from snl_numeric import boards, expected_throws
+        >>> chain = boards.get("seed-30").to_chain()
+        >>> chain.n_states, chain.absorbing.tolist(), chain.start, round(expected_throws(chain), 9)
+        (30, [29], 0, 14.323608706)
+        """
+        from .markov import Chain
+        return Chain(self.compiled.matrix, absorbing=[self.size],
+                     labels=range(self.size + 1), start=self.start)
+
     def replace(self, **changes: Any) -> Board:
         """A copy with some fields changed, e.g. ``board.replace(overshoot="bounce")``."""
         fields = {k: getattr(self, k) for k in ("size", "start", "overshoot", "chain", "dice",
@@ -644,8 +661,11 @@ def _from_dict_pickle(data: dict[str, Any]) -> Board:
     return Board.from_dict(data)
 
 
-def check_start(board: Board, start: Any) -> int:
-    """``start``, or the board's own start when None, checked to be one of its squares."""
+def check_start(board: Board | Chain, start: Any) -> int:
+    """``start``, or the board's own start when None, checked to be one of its squares (for
+    a Chain: state ``start``'s index in its compiled table)."""
+    if not isinstance(board, Board):
+        return board.compiled_index(start)
     if start is None:
         return board.start
     start = _square(start, "start")
@@ -654,12 +674,27 @@ def check_start(board: Board, start: Any) -> int:
     return start
 
 
-def check_board(board: Any) -> Board:
-    """``board`` if it is a :class:`Board`, else ``TypeError``."""
+def check_model(board: Any) -> Board | Chain:
+    """``board`` if it is a :class:`Board` or a :class:`~snl_numeric.Chain`, else ``TypeError``."""
+    from .markov import Chain
+
+    if isinstance(board, Chain):
+        return board
+    return check_board(board, chain_ok=True)
+
+
+def check_board(board: Any, *, chain_ok: bool = False) -> Board:
+    """``board`` if it is a :class:`Board`, else ``TypeError`` (``chain_ok``: or a Chain)."""
     if isinstance(board, str):  # a name or a path, as the command line takes
         raise TypeError(f"expected a Board, got the string {board!r}: use "
                         f"snl_numeric.boards.get({board!r}) for a built-in board, "
                         "Board.from_json(path) for a board file")
     if not isinstance(board, Board):
-        raise TypeError(f"expected a Board, got {type(board).__name__}")
+        from .markov import Chain
+
+        if not chain_ok and isinstance(board, Chain):
+            raise TypeError("expected a Board, got a Chain: this question needs a board's "
+                            "dice and jumps and does not take a Chain yet")
+        kind = "a Board or a Chain" if chain_ok else "a Board"
+        raise TypeError(f"expected {kind}, got {type(board).__name__}")
     return board

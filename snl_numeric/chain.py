@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -49,8 +49,13 @@ from ._core.solve import (
     system_solver,
 )
 from ._core.warn import warn_user
-from .board import Board, check_board, check_start
+from .board import Board, check_model, check_start
 from .compile import CompiledBoard
+
+if TYPE_CHECKING:
+    from .markov import Chain
+
+    Model = Board | Chain  # what the questions below take
 from .exact import check_exact, exact_moments
 
 __all__ = [
@@ -289,14 +294,15 @@ def _leaves(cb: CompiledBoard, act: np.ndarray) -> np.ndarray:
     return ~stays.any(axis=1)
 
 
-def solver_report(board: Board) -> SolveReport:
+def solver_report(board: Model) -> SolveReport:
     """How :func:`expected_throws_all` solved ``(I - Q) t = 1`` for ``board``.
 
     Solves the system if that has not happened yet (the result is cached).
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
 
     Returns
     -------
@@ -315,25 +321,26 @@ def solver_report(board: Board) -> SolveReport:
     >>> rep.method, rep.residual < 1e-13, rep.error_estimate < 1e-11
     ('gmres', True, True)
     """
-    cb = check_board(board).compiled
+    cb = check_model(board).compiled
     return cb.cache.get("report", lambda: _report(cb))
 
 
 @overload
-def expected_throws_all(board: Board, *, exact: Literal[False] = ...) -> np.ndarray: ...
+def expected_throws_all(board: Model, *, exact: Literal[False] = ...) -> np.ndarray: ...
 @overload
-def expected_throws_all(board: Board, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
+def expected_throws_all(board: Model, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
 @overload
-def expected_throws_all(board: Board, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
+def expected_throws_all(board: Model, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
 
 
-def expected_throws_all(board: Board, *, exact: bool = False
+def expected_throws_all(board: Model, *, exact: bool = False
                         ) -> np.ndarray | tuple[Fraction | float, ...]:
     """Expected number of throws to finish, from every square.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     exact : bool, default False
         Exact fractions instead of doubles (see ``snl_numeric.exact``: dice whose
         probabilities are rational, boards up to its size limit).
@@ -352,26 +359,28 @@ def expected_throws_all(board: Board, *, exact: bool = False
     >>> expected_throws_all(Board(2, dice="1-2"), exact=True)
     (Fraction(3, 2), Fraction(1, 1), Fraction(0, 1))
     """
-    if check_exact(exact):
-        return exact_moments(check_board(board).compiled, variance=False)[0]
-    return mean_all(check_board(board).compiled).copy()
+    if _exact(board, exact):
+        return exact_moments(board.compiled, variance=False)[0]
+    cb = board.compiled
+    return cb.in_state_order(mean_all(cb))
 
 
 @overload
-def expected_throws(board: Board, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
+def expected_throws(board: Model, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
 @overload
-def expected_throws(board: Board, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
+def expected_throws(board: Model, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
 @overload
-def expected_throws(board: Board, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
+def expected_throws(board: Model, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
 
 
-def expected_throws(board: Board, start: int | None = None, *, exact: bool = False
+def expected_throws(board: Model, start: int | None = None, *, exact: bool = False
                     ) -> float | Fraction:
     """Expected number of throws from ``start`` (default: the board's start).
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     start : int, optional
         Starting square; the board's own ``start`` by default.
     exact : bool, default False
@@ -396,27 +405,28 @@ def expected_throws(board: Board, start: int | None = None, *, exact: bool = Fal
     >>> round(float(t), 6)
     39.225122
     """
-    start = check_start(check_board(board), start)
-    if check_exact(exact):
+    start = check_start(check_model(board), start)
+    if _exact(board, exact):
         return exact_moments(board.compiled, variance=False)[0][start]
     return float(mean_all(board.compiled)[start])
 
 
 @overload
-def throws_variance_all(board: Board, *, exact: Literal[False] = ...) -> np.ndarray: ...
+def throws_variance_all(board: Model, *, exact: Literal[False] = ...) -> np.ndarray: ...
 @overload
-def throws_variance_all(board: Board, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
+def throws_variance_all(board: Model, *, exact: Literal[True]) -> tuple[Fraction | float, ...]: ...
 @overload
-def throws_variance_all(board: Board, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
+def throws_variance_all(board: Model, *, exact: bool) -> np.ndarray | tuple[Fraction | float, ...]: ...
 
 
-def throws_variance_all(board: Board, *, exact: bool = False
+def throws_variance_all(board: Model, *, exact: bool = False
                         ) -> np.ndarray | tuple[Fraction | float, ...]:
     """Variance of the number of throws, from every square.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     exact : bool, default False
         Exact fractions instead of doubles (as :func:`expected_throws_all`).
 
@@ -431,26 +441,28 @@ def throws_variance_all(board: Board, *, exact: bool = False
     >>> throws_variance_all(Board(2, dice={1: 0.5, 2: 0.5})).tolist()
     [0.25, 0.0, 0.0]
     """
-    if check_exact(exact):
-        return exact_moments(check_board(board).compiled)[1]  # type: ignore[return-value]
-    return moments(check_board(board).compiled)[1].copy()
+    if _exact(board, exact):
+        return exact_moments(board.compiled)[1]  # type: ignore[return-value]
+    cb = board.compiled
+    return cb.in_state_order(moments(cb)[1])
 
 
 @overload
-def throws_variance(board: Board, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
+def throws_variance(board: Model, start: int | None = None, *, exact: Literal[False] = ...) -> float: ...
 @overload
-def throws_variance(board: Board, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
+def throws_variance(board: Model, start: int | None = None, *, exact: Literal[True]) -> Fraction | float: ...
 @overload
-def throws_variance(board: Board, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
+def throws_variance(board: Model, start: int | None = None, *, exact: bool) -> float | Fraction | float: ...
 
 
-def throws_variance(board: Board, start: int | None = None, *, exact: bool = False
+def throws_variance(board: Model, start: int | None = None, *, exact: bool = False
                     ) -> float | Fraction:
     """Variance of the number of throws from ``start``.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     start : int, optional
         Starting square; the board's own ``start`` by default.
     exact : bool, default False
@@ -469,10 +481,22 @@ def throws_variance(board: Board, start: int | None = None, *, exact: bool = Fal
     >>> throws_variance(Board(3, dice={1: 0.5, 2: 0.5}), exact=True)
     Fraction(3, 16)
     """
-    start = check_start(check_board(board), start)
-    if check_exact(exact):
+    start = check_start(check_model(board), start)
+    if _exact(board, exact):
         return exact_moments(board.compiled)[1][start]  # type: ignore[index]
     return float(moments(board.compiled)[1][start])
+
+
+def _exact(board: Model, exact: object) -> bool:
+    """Whether ``exact`` answers are asked for (checked), ``board`` checked to be a board or
+    a chain; a chain has no exact answers (its rows are doubles, not a die's fractions)."""
+    model = check_model(board)
+    if not check_exact(exact):
+        return False
+    if not isinstance(model, Board):
+        raise ValueError("exact=True is for boards (rational dice); a Chain's probabilities "
+                         "are doubles: leave exact=False")
+    return True
 
 
 def visits_and_jump_use(cb: CompiledBoard, start: int, max_solves: int | None = None
@@ -540,12 +564,13 @@ def visits_and_jump_use(cb: CompiledBoard, start: int, max_solves: int | None = 
     return visits, uses, np.clip(prob, 0.0, 1.0)
 
 
-def finish_probability(board: Board, start: int | None = None) -> float:
+def finish_probability(board: Model, start: int | None = None) -> float:
     """Probability that the goal is ever reached from ``start``.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A chain counts steps to absorption, per state in its own order.
     start : int, optional
         Starting square; the board's own ``start`` by default.
 
@@ -561,7 +586,7 @@ def finish_probability(board: Board, start: int | None = None) -> float:
     >>> finish_probability(Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5}))
     0.5
     """
-    start = check_start(check_board(board), start)
+    start = check_start(check_model(board), start)
     cb = board.compiled
     if sure_states(cb)[start]:
         return 1.0

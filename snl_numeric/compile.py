@@ -1,7 +1,9 @@
 """Compilation of a :class:`~snl_numeric.Board` into arrays.
 
 Every analysis works from a :class:`CompiledBoard`, built once per board
-and cached on it (``board.compiled``):
+and cached on it (``board.compiled``), or once per :class:`~snl_numeric.Chain`
+(``chain.compiled``, :func:`compile_chain`: the same arrays, each row of the chain one
+row of the table, with its own probabilities):
 
 - ``succ[x, f]``: the square where a token on ``x`` comes to rest after
   throwing face ``faces[f]`` (overshoot rule and jumps applied);
@@ -45,7 +47,7 @@ from ._core.vectorised import landing_rest, reach, reachable_from, succ_table
 if TYPE_CHECKING:
     from .board import Board
 
-__all__ = ["BoardCache", "CompiledBoard", "compile_board"]
+__all__ = ["BoardCache", "CompiledBoard", "compile_board", "compile_chain"]
 
 T = TypeVar("T")
 
@@ -94,7 +96,9 @@ class CompiledBoard:
     start : int
         The board's start square.
     faces, probs : ndarray
-        The dice's faces and probabilities.
+        The dice's faces and probabilities: ``probs`` of shape ``(n_faces,)``, the same on
+        every square (a board: the fixed-stride fast case), or ``(size + 1, n_faces)``, a
+        row per square (a chain).
     succ : ndarray of intp, shape (size + 1, n_faces)
         Resting square after each face from each square (int32 on a board that is not
         ordinary, :attr:`ordinary`: the tables the compiled kernels read).
@@ -107,6 +111,10 @@ class CompiledBoard:
     cache : BoardCache
         What later analyses derive from these arrays (also ``fired`` and
         ``jump_index``, built on first use).
+    states : ndarray of intp or None
+        A chain's: the index here of each of its states (its place among the transient
+        states, ``size`` for every absorbing state); None for a board (whose squares are
+        its states).
     """
 
     size: int
@@ -119,6 +127,15 @@ class CompiledBoard:
     chained: bool
     overshoot: str
     cache: BoardCache = field(default_factory=BoardCache, repr=False)
+    states: np.ndarray | None = field(default=None, repr=False)
+
+    def in_state_order(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per square here, along the last axis) as a fresh array in the
+        model's own state order: a copy for a board, gathered for a chain (an absorbing
+        state takes the goal's value)."""
+        if self.states is None:
+            return np.array(values)
+        return np.take(values, self.states, axis=-1)
 
     @property
     def jump_index(self) -> np.ndarray:
@@ -164,10 +181,12 @@ class CompiledBoard:
         index = np.int32 if n * k < 2**31 else np.int64
         indptr = np.arange(0, n * k + 1, k, dtype=index)
         indices = self.succ.astype(index).ravel()
-        data = np.tile(self.probs, n)
+        data = np.tile(self.probs, n) if self.probs.ndim == 1 else self.probs.ravel().copy()
         mat = sp.csr_matrix((data, indices, indptr), shape=(n, n))
         mat.sum_duplicates()
         mat.sort_indices()
+        if self.probs.ndim == 2:  # a chain's padding
+            mat.eliminate_zeros()
         return mat
 
     @property
@@ -194,7 +213,10 @@ class CompiledBoard:
 
     def _sure(self) -> np.ndarray:
         if "reach" not in self.cache:
-            if self.ordinary:  # (NumPy: nothing to compile)
+            if self.probs.ndim == 2:  # a chain: its padding stays in place
+                table = np.where(self.probs[:-1] > 0.0, self.succ[:-1], -1)
+                up = bool(table.size and (table.max(axis=1) > np.arange(self.size)).all())
+            elif self.ordinary:  # (NumPy: nothing to compile)
                 table = self.succ[:-1] if self.probs.all() else self.succ[:-1, self.probs > 0.0]
                 up = bool(table.size and (table.max(axis=1) > np.arange(self.size)).all())
             else:
@@ -363,3 +385,171 @@ def _fired(landed: np.ndarray, jump_index: np.ndarray) -> np.ndarray:
     fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32, copy=False)
     fired.flags.writeable = False
     return fired
+
+
+#: A chain whose widest row holds more than this many entries and more than
+#: :data:`SKEW_RATIO` times the mean is too uneven to pad blindly (see :func:`compile_chain`).
+SKEW_WIDTH = 64
+SKEW_RATIO = 8
+#: ... once its padded table would take more than this many bytes (below, padding costs
+#: little whatever the waste).
+SKEW_BYTES = 1 << 28
+
+
+def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> CompiledBoard:
+    """The :class:`CompiledBoard` of an absorbing chain (usually ``chain.compiled``).
+
+    The transient states keep their order (``0 .. size - 1``, ``size`` of them) and every
+    absorbing state merges into one goal, ``size``. Row ``x`` of the chain becomes row
+    ``x`` of a fixed-stride successor table as wide as the widest row, padded with
+    zero-probability entries that point at the row's own square; ``probs`` is per row, of
+    shape ``(size + 1, width)``. A chain has no dice, jumps or overshoot: ``faces`` is
+    ``1 .. width`` (a row's entries, in column order), ``jump_src``/``jump_dst`` are empty,
+    ``chained`` is False and ``overshoot`` is ``"chain"`` (no rule: the board-only
+    builders refuse it). ``states`` maps each of the chain's states here.
+
+    When every transition is a whole number of equal shares ``p`` summed exactly (a fair
+    die's board: each row ``1/6`` per face, faces that land together summed), the table is
+    a die's instead: ``k = 1/p`` faces of probability ``p`` on every row (``probs`` of shape
+    ``(k,)``, a transition of ``c`` shares given ``c`` faces), the fixed-stride case whose
+    sweeps the structured solver runs fastest; the chain is the same one.
+
+    The padded table needs ``(size + 1) * width`` entries, checked against the memory
+    available first. A chain whose widest row is far above the mean (more than
+    ``SKEW_RATIO`` times it and more than ``SKEW_WIDTH`` entries) would waste most of that
+    table: above ``SKEW_BYTES`` of table it is refused here with the reason (the direct sparse path on the CSR itself,
+    without a table, is not built yet).
+
+    Parameters
+    ----------
+    matrix : scipy.sparse.csr_array
+        The transition matrix (validated: rows summing to 1, sorted, no stored zeros).
+    absorbing : ndarray of bool
+        The absorbing states.
+    start : int
+        The chain's start state.
+
+    Examples
+    --------
+    >>> P = sp.csr_array(np.array([[1.0, 0, 0], [0.3, 0, 0.7], [0, 0, 1.0]]))
+    >>> cb = compile_chain(P, np.array([True, False, True]), 1)
+    >>> cb.size, cb.start, cb.succ.tolist(), cb.probs.tolist(), cb.states.tolist()
+    (1, 0, [[1, 1], [1, 1]], [[0.3, 0.7], [1.0, 0.0]], [1, 0, 1])
+
+    In equal shares (a coin): a die's table.
+
+    >>> P = sp.csr_array(np.array([[0, 0.5, 0.5], [0, 0, 1.0], [0, 0, 1.0]]))
+    >>> cb = compile_chain(P, np.array([False, False, True]), 0)
+    >>> cb.succ.tolist(), cb.probs.tolist()
+    ([[1, 2], [2, 2], [2, 2]], [0.5, 0.5])
+    """
+    n = matrix.shape[0]
+    transient = np.flatnonzero(~absorbing)
+    size = len(transient)
+    states = np.full(n, size, dtype=np.intp)
+    states[transient] = np.arange(size)
+    rows = matrix[transient] if size < n else matrix
+    lengths = np.diff(rows.indptr)
+    width = max(1, int(lengths.max(initial=0)))
+    mean = float(lengths.mean()) if size else 0.0
+    skewed = width > SKEW_WIDTH and width > SKEW_RATIO * max(mean, 1.0)
+    if skewed and 12 * (size + 1) * width > SKEW_BYTES:
+        raise ValueError(
+            f"this chain's rows are too uneven for a successor table: its widest row holds "
+            f"{width:,} transitions, {width / max(mean, 1.0):.0f}x the mean of {mean:.1f} "
+            f"(padding every row to it would waste most of the table)")
+    shares = _equal_shares(rows.data, lengths, width)
+    if shares is not None:  # a die's table: the fast path of the structured solver
+        p, k, counts = shares
+        large = not ordinary(size + 1, k)
+        index = np.int32 if large else np.intp
+        check_memory((size + 1) * k * 2 * np.dtype(index).itemsize,
+                     f"the successor table of a chain of {size + 1:,} states x {k} shares")
+        succ = np.empty((size + 1, k), dtype=index)
+        succ[:size] = _die_table(states[rows.indices], counts, lengths, size, k)
+        succ[size] = size
+        return _chain_board(size, states[start], np.full(k, p), succ, states)
+    large = not ordinary(size + 1, width)
+    index = np.int32 if large else np.intp
+    entries = (size + 1) * width
+    if entries > MAX_TABLE_ENTRIES:
+        raise ValueError(f"chain too large to compile: {size + 1:,} states x {width} "
+                         f"transitions = {entries:,} table entries; the limit is "
+                         f"{MAX_TABLE_ENTRIES:,}")
+    need = entries * (np.dtype(index).itemsize + 8)
+    check_memory(need, f"the successor table of a chain of {size + 1:,} states x {width} "
+                 "transitions")
+    succ = np.empty((size + 1, width), dtype=index)
+    succ[:] = np.arange(size + 1, dtype=index)[:, None]
+    probs = np.zeros((size + 1, width))
+    nnz = int(rows.indptr[-1])
+    at = np.repeat(np.arange(size), lengths)
+    col = np.arange(nnz) - np.repeat(rows.indptr[:-1].astype(np.intp), lengths)
+    succ[at, col] = states[rows.indices]
+    probs[at, col] = rows.data
+    probs[size, 0] = 1.0
+    return _chain_board(size, states[start], probs, succ, states)
+
+
+def _chain_board(size: int, start: int, probs: np.ndarray, succ: np.ndarray,
+                 states: np.ndarray) -> CompiledBoard:
+    """The :class:`CompiledBoard` of a chain's table (see :func:`compile_chain`)."""
+    for arr in (succ, probs, states):
+        arr.flags.writeable = False
+    faces = np.arange(1, succ.shape[1] + 1, dtype=np.intp)
+    empty = np.zeros(0, dtype=np.intp)
+    cb = CompiledBoard(size=size, start=int(start), faces=faces, probs=probs,
+                       succ=succ, jump_src=empty, jump_dst=empty, chained=False,
+                       overshoot="chain", states=states)
+    fired = np.broadcast_to(np.int32(-1), succ.shape)  # no jumps: nothing fires
+    cb.cache.get("fired", lambda: fired)
+    cb.cache.get("rests", lambda: empty)
+    cb.cache.get("fire_entries", lambda: (empty, empty, np.zeros(0)))
+    return cb
+
+
+def _equal_shares(data: np.ndarray, lengths: np.ndarray, width: int
+                  ) -> tuple[float, int, np.ndarray] | None:
+    """``(p, k, counts)`` when every transition of the chain is a whole number of shares
+    ``p`` (the smallest transition) and every row holds ``k`` of them, ``k`` at most
+    ``max(width, 6)``: each transition ``counts[i] * p`` *exactly* as summed share by share
+    (as a board's matrix sums the faces that land on one square), so the chain is a die
+    of ``k`` faces of ``p`` each on every square, the table it is given as unchanged.
+    None otherwise (or when the chain has no transient state)."""
+    if not len(data) or not len(lengths):
+        return None
+    p = float(data.min())
+    k = int(round(1.0 / p))
+    if not 1 <= k <= max(width, 6):
+        return None
+    multiples = np.empty(k)
+    total = 0.0
+    for c in range(k):  # p, p + p, (p + p) + p, ...: sequential sums, as sum_duplicates
+        total += p
+        multiples[c] = total
+    counts = np.rint(data / p).astype(np.intp)
+    if counts.min() < 1 or counts.max() > k or not np.array_equal(multiples[counts - 1], data):
+        return None
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    if not (np.bincount(rows, weights=counts, minlength=len(lengths)) == k).all():
+        return None
+    return p, k, counts
+
+
+def _die_table(dest: np.ndarray, counts: np.ndarray, lengths: np.ndarray, size: int, k: int
+               ) -> np.ndarray:
+    """The ``(size, k)`` table of a chain in equal shares: a share of a move from ``x`` to
+    ``x + j`` (``1 <= j <= k``) in column ``j - 1``, as a die's face ``j`` (so a board's
+    chain gets the board's own table, whose regular rows the structured solver sweeps
+    fastest), the other shares in the columns left, in order."""
+    rows = np.repeat(np.arange(size), lengths)
+    table = np.full((size, k), -1, dtype=np.intp)
+    col = dest - rows - 1
+    first = (col >= 0) & (col < k)
+    goal = np.flatnonzero(dest == size)  # (absorbing states merged: one row may hold several)
+    first[goal[1:][rows[goal][1:] == rows[goal][:-1]]] = False
+    table[rows[first], col[first]] = dest[first]
+    rest = counts - first  # the shares not placed yet, row by row in order
+    free = np.flatnonzero(table.ravel() == -1)  # row by row, in order: the same counts
+    table.ravel()[free] = np.repeat(dest, rest)
+    return table

@@ -16,6 +16,7 @@ the band of squares holding mass.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,8 +24,11 @@ from ._core.memory import check_memory
 from ._core.table import push_step_kernel
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from ._core.vectorised import push
-from .board import Board, check_board, check_start
+from .board import Board, check_model, check_start
 from .compile import CompiledBoard
+
+if TYPE_CHECKING:
+    from .markov import Chain
 
 __all__ = ["Pushed", "length_distribution", "pushed"]
 
@@ -61,7 +65,7 @@ def pushed(cb: CompiledBoard, start: int, tail: float, max_throws: int) -> Pushe
     live = cb.reach[0] > 0
     if not live[start]:
         return Pushed(np.array([0.0]), np.array([1.0]), 0.0, 1.0)
-    if cb.ordinary:
+    if cb.ordinary or cb.probs.ndim == 2:  # (a chain's rows: sparse products at any size)
         pmf, on_board, lost = push(cb.succ, cb.probs, live & cb.reachable_from(start), start,
                                    tail, max_throws)
     else:
@@ -102,7 +106,7 @@ def _push_large(cb: CompiledBoard, live: np.ndarray, start: int, tail: float,
 
 
 def length_distribution(
-    board: Board,
+    board: Board | Chain,
     start: int | None = None,
     *,
     tail: float = DEFAULT_TAIL,
@@ -112,9 +116,10 @@ def length_distribution(
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        For a chain: the distribution of the number of steps to absorption.
     start : int, optional
-        Starting square; the board's start by default.
+        Starting square (a chain's state); the board's start by default.
     tail : float, default 1e-12
         The probability of the games longer than the returned pmf, among
         those that can still finish, is below ``tail``.
@@ -133,7 +138,7 @@ def length_distribution(
     >>> length_distribution(Board(3, dice={1: 0.5, 2: 0.5})).tolist()
     [0.0, 0.0, 0.75, 0.25]
     """
-    start = check_start(check_board(board), start)
+    start = check_start(check_model(board), start)
     tail = check_tail(tail, max_throws)
     result = pushed(board.compiled, start, tail, int(max_throws))
     if result.remaining >= tail:

@@ -18,20 +18,23 @@ from typing import TYPE_CHECKING
 import scipy.sparse as sp
 
 from ._core.optional import require_networkx
-from .board import Board, check_board
+from .board import Board, check_model
 
 if TYPE_CHECKING:
     import networkx
 
+    from .markov import Chain
+
 __all__ = ["transition_matrix", "to_networkx"]
 
 
-def transition_matrix(board: Board) -> sp.csr_array:
+def transition_matrix(board: Board | Chain) -> sp.csr_array:
     """The transition matrix ``P`` of ``board`` as a SciPy sparse array.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        For a chain: its own ``P`` (a copy), in its state order.
 
     Returns
     -------
@@ -60,15 +63,20 @@ def transition_matrix(board: Board) -> sp.csr_array:
     >>> np.linalg.solve(np.eye(n) - Q, np.ones(n))
     array([1.75, 1.5 , 1.5 , 1.  ])
     """
-    return sp.csr_array(check_board(board).compiled.matrix, copy=True)
+    model = check_model(board)
+    if not isinstance(model, Board):
+        return sp.csr_array(model.P, copy=True)
+    return sp.csr_array(model.compiled.matrix, copy=True)
 
 
-def to_networkx(board: Board) -> networkx.DiGraph:
+def to_networkx(board: Board | Chain) -> networkx.DiGraph:
     """The board as a networkx directed graph (requires the ``graph`` extra).
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        For a chain: nodes ``0 .. n - 1`` (its states) with a ``label`` attribute each,
+        and graph attributes ``start`` and ``absorbing`` (a list of states).
 
     Returns
     -------
@@ -88,10 +96,15 @@ def to_networkx(board: Board) -> networkx.DiGraph:
     7
     """
     nx = require_networkx()
-    board = check_board(board)
-    coo = board.compiled.matrix.tocoo()
-    graph = nx.DiGraph(start=board.start, goal=board.size, name=board.name)
-    graph.add_nodes_from(range(board.size + 1))
+    board = check_model(board)
+    if isinstance(board, Board):
+        coo = board.compiled.matrix.tocoo()
+        graph = nx.DiGraph(start=board.start, goal=board.size, name=board.name)
+        graph.add_nodes_from(range(board.size + 1))
+    else:
+        coo = board.P.tocoo()
+        graph = nx.DiGraph(start=board.start, absorbing=board.absorbing.tolist())
+        graph.add_nodes_from((i, {"label": x}) for i, x in enumerate(board.labels))
     graph.add_weighted_edges_from(zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist(),
                                       strict=True), weight="probability")
     return graph

@@ -7,28 +7,38 @@ usual step are reversed in place and only jumps and overshoot tabulated; see
 whatever the start. A
 fewest-throws play is then read off greedily: from a square at distance
 ``k`` some face leads to a square at distance ``k - 1``.
+
+A :class:`~snl_numeric.Chain` is answered the same way over its compiled table (steps
+instead of throws; every absorbing state at distance 0), in its own state order.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .board import Board, check_board, check_start
+from typing import TYPE_CHECKING, overload
+
+from .board import Board, check_model, check_start
+
+if TYPE_CHECKING:
+    from .markov import Chain
 
 __all__ = ["min_throws", "shortest_path", "throw_distances"]
 
 
-def throw_distances(board: Board) -> np.ndarray:
+def throw_distances(board: Board | Chain) -> np.ndarray:
     """Fewest throws from every square to the goal.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
 
     Returns
     -------
     ndarray of int64, shape (size + 1,)
-        ``-1`` where the goal cannot be reached; 0 at the goal.
+        ``-1`` where the goal cannot be reached; 0 at the goal. For a chain: the fewest
+        steps from each state to an absorbing state, in the chain's order (0 on absorbing
+        states).
 
     Examples
     --------
@@ -36,17 +46,19 @@ def throw_distances(board: Board) -> np.ndarray:
     >>> throw_distances(Board(8)).tolist()
     [2, 2, 1, 1, 1, 1, 1, 1, 0]
     """
-    return check_board(board).compiled.reach[0].copy()
+    cb = check_model(board).compiled
+    return cb.in_state_order(cb.reach[0])
 
 
-def min_throws(board: Board, start: int | None = None) -> int:
+def min_throws(board: Board | Chain, start: int | None = None) -> int:
     """Fewest throws from ``start`` (default: the board's start) to the goal.
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        For a chain: the fewest steps to an absorbing state.
     start : int, optional
-        Starting square; the board's own ``start`` by default.
+        Starting square (a chain's state); the board's own ``start`` by default.
 
     Returns
     -------
@@ -59,11 +71,18 @@ def min_throws(board: Board, start: int | None = None) -> int:
     >>> min_throws(boards.get("seed-30"))
     3
     """
-    start = check_start(check_board(board), start)
+    start = check_start(check_model(board), start)
     return int(board.compiled.reach[0][start])
 
 
-def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int, int]] | None:
+@overload
+def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int, int]] | None: ...
+@overload
+def shortest_path(board: Chain, start: int | None = None) -> list[tuple[int, float, int]] | None: ...
+
+
+def shortest_path(board: Board | Chain, start: int | None = None
+                  ) -> list[tuple[int, int, int]] | list[tuple[int, float, int]] | None:
     """One fewest-throws play as steps ``(square, face, landing)``.
 
     ``landing`` is where the token rests after the jump, if any. At each step
@@ -72,9 +91,12 @@ def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        For a chain: steps ``(state, probability, next state)`` (a chain has no faces:
+        the step's probability stands in their place), the lowest next state that keeps
+        the path shortest taken, ending on an absorbing state.
     start : int, optional
-        Starting square; the board's own ``start`` by default.
+        Starting square (a chain's state); the board's own ``start`` by default.
 
     Returns
     -------
@@ -86,7 +108,10 @@ def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int
     >>> shortest_path(boards.get("seed-30"))
     [(0, 2, 21), (21, 2, 23), (23, 6, 29)]
     """
-    start = check_start(check_board(board), start)
+    model = check_model(board)
+    if not isinstance(model, Board):
+        return _chain_path(model, start)
+    start = check_start(model, start)
     cb = board.compiled
     dist = cb.reach[0]
     if dist[start] < 0:
@@ -98,4 +123,22 @@ def shortest_path(board: Board, start: int | None = None) -> list[tuple[int, int
         f = int(np.flatnonzero(dist[nxt] == dist[x] - 1)[0])
         steps.append((x, int(cb.faces[f]), int(nxt[f])))
         x = int(nxt[f])
+    return steps
+
+
+def _chain_path(chain: Chain, start: int | None) -> list[tuple[int, float, int]] | None:
+    """:func:`shortest_path` of a chain, over its own matrix and states."""
+    check_start(chain, start)
+    x = chain.start if start is None else int(start)
+    dist = throw_distances(chain)
+    if dist[x] < 0:
+        return None
+    P = chain.P
+    steps = []
+    while dist[x] > 0:
+        cols = P.indices[P.indptr[x]:P.indptr[x + 1]]
+        k = int(np.flatnonzero(dist[cols] == dist[x] - 1)[0])
+        y = int(cols[k])
+        steps.append((x, float(P.data[P.indptr[x] + k]), y))
+        x = y
     return steps

@@ -2062,3 +2062,66 @@ def players_joint_fraction(board, start=None):
                     rows[i][index[nxt]] -= p
         out.append(gauss_jordan(rows)[index[(start, start, 0)]])
     return tuple(out)
+
+
+# --- any absorbing chain (snl_numeric.Chain) -------------------------------------------------
+
+
+def chain_dense(P, absorbing):
+    """Dense ``numpy.linalg.solve`` on ``I - Q`` of a chain given as a (sparse or dense)
+    matrix and its absorbing states: ``(mean, var, B, cond)`` over all states in the chain's
+    order: expected steps and variance (inf where absorption is not sure, 0 on absorbing
+    states), ``B[i, j]`` the chance of ending in ``absorbing[j]`` and ``cond[i, j]`` the
+    expected steps given that end (NaN where it cannot happen)."""
+    P = P.toarray() if hasattr(P, "toarray") else np.asarray(P, dtype=float)
+    n = len(P)
+    absorbing = sorted(absorbing)
+    transient = [i for i in range(n) if i not in absorbing]
+    # states that reach an absorbing state (BFS backwards), then those that do so surely
+    edges = {i: [j for j in range(n) if P[i, j] > 0] for i in range(n)}
+    live = set(absorbing)
+    changed = True
+    while changed:
+        changed = False
+        for i in transient:
+            if i not in live and any(j in live for j in edges[i]):
+                live.add(i)
+                changed = True
+
+    def reach(i):
+        seen, todo = {i}, [i]
+        while todo:
+            for j in edges[todo.pop()]:
+                if j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+        return seen
+
+    sure = [i for i in transient if reach(i) <= live]
+    mean = np.full(n, np.inf)
+    var = np.full(n, np.inf)
+    mean[absorbing] = var[absorbing] = 0.0
+    if sure:
+        Q = P[np.ix_(sure, sure)]
+        a = np.eye(len(sure)) - Q
+        t = np.linalg.solve(a, np.ones(len(sure)))
+        u = np.linalg.solve(a, t)
+        mean[sure] = t
+        var[sure] = 2 * u - t - t * t
+    B = np.zeros((n, len(absorbing)))
+    cond = np.full((n, len(absorbing)), np.nan)
+    for j, s in enumerate(absorbing):
+        B[s, j] = 1.0
+        cond[s, j] = 0.0
+    lv = [i for i in transient if i in live]
+    if lv:
+        a = np.eye(len(lv)) - P[np.ix_(lv, lv)]
+        b = np.linalg.solve(a, P[np.ix_(lv, absorbing)])
+        g = np.linalg.solve(a, b)
+        # a state that cannot reach an end has chance 0 of it (not LU's roundings)
+        for j, s in enumerate(absorbing):
+            b[[k for k, i in enumerate(lv) if s not in reach(i)], j] = 0.0
+        B[lv] = b
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cond[lv] = np.where(b > 0, g / b, np.nan)
+    return mean, var, B, cond

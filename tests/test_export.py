@@ -46,7 +46,7 @@ def test_networkx_graph_is_the_chain(board):
 
 
 def test_bad_board_and_missing_networkx(monkeypatch):
-    with pytest.raises(TypeError, match="expected a Board, got dict"):
+    with pytest.raises(TypeError, match="expected a Board or a Chain, got dict"):
         transition_matrix({"size": 10})
     real_import = builtins.__import__
 

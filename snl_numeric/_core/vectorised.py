@@ -190,7 +190,7 @@ def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int, den
     pos[states] = np.arange(m)
     dest = succ.take(states, axis=0)
     to = pos.take(dest)
-    p = np.broadcast_to(probs, dest.shape)
+    p = np.broadcast_to(probs, dest.shape) if probs.ndim == 1 else probs.take(states, axis=0)
     r = np.where(dest == goal, p, 0.0).sum(axis=1)
     d = np.where((to == m) & (dest != goal), p, 0.0).sum(axis=1)
     if dense:
