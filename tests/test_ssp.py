@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 
 import naive
 import numpy as np
@@ -218,6 +219,9 @@ def test_result_forms():
     assert "least expected steps" in str(r) and "'a'" in str(r)
     assert r.transition_matrix().toarray().tolist() == GO.tolist()
     assert r.costs.tolist() == np.ones((2, 3)).tolist()
+    assert r == pickle.loads(pickle.dumps(r)) and r != optimal_policy([LOOP, GO], [1, 2])
+    with pytest.raises(ValueError, match="read-only"):
+        r.expected[0] = 0.0
 
 
 @pytest.mark.parametrize("args, kwargs, exc, match", [
