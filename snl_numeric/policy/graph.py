@@ -260,7 +260,9 @@ def _chain_witness(words: Words, p: Problem, e: _Edges, trap: np.ndarray,
         keep = sorted(set(_targets(p, a, v)))
     how = (f"in state {words.state(v)}, action {a} never leaves it" if keep == [v] else
            f"in state {words.state(v)}, action {a} only leads to states "
-           f"{few([words.state(y) for y in keep])}, from which this can go on forever")
+           f"{', '.join(words.state(y) for y in keep[:8])}"
+           f"{f', ... ({len(keep)} states)' if len(keep) > 8 else ''}, from which this can "
+           "go on forever")
     return (f"objective='max': the largest expected cost from state {words.state(words.start)} "
             "is infinite: a player can keep the chain away from its absorbing states forever "
             f"with positive probability ({how})")

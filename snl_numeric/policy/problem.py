@@ -91,11 +91,11 @@ class Problem:
         """Which faces have a positive probability, broadcastable to ``nxt``'s shape."""
         return self.probs > 0 if self.per_row else (self.probs > 0)[:, None, :]
 
-    def face_probs(self, dies: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def face_probs(self, dies: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray:
         """The faces' probabilities of die ``dies[i]`` on square ``rows[i]``."""
         return self.probs[dies, rows] if self.per_row else self.probs[dies]
 
-    def rowsum_at(self, dies: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def rowsum_at(self, dies: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray:
         """:attr:`rowsum` of die ``dies[i]`` on square ``rows[i]``."""
         return self.rowsum[dies, rows] if self.per_row else self.rowsum[dies]
 
@@ -110,7 +110,7 @@ class Problem:
         """The cost of a step of every die on every square, broadcastable to ``(A, n)``."""
         return 1.0 if self.cost is None else self.cost
 
-    def cost_at(self, dies: np.ndarray, rows: np.ndarray) -> np.ndarray | float:
+    def cost_at(self, dies: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | float:
         """The cost of a step of die ``dies[i]`` on square ``rows[i]``."""
         return 1.0 if self.cost is None else self.cost[dies, rows]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -25,8 +25,38 @@ OBJECTIVES = ("min", "max")
 METHODS = ("policy", "value")
 
 
+@overload
 def optimal_policy(
-    board: Board | Sequence[Any],
+    board: Board,
+    actions: Sequence[DiceLike | None],
+    *,
+    objective: str = ...,
+    optional_jumps: bool = ...,
+    method: str = ...,
+    tol: float | None = ...,
+    max_iter: int | None = ...,
+) -> PolicyResult: ...
+
+
+@overload
+def optimal_policy(
+    board: Sequence[Any] | np.ndarray,
+    actions: Any = ...,
+    *,
+    objective: str = ...,
+    optional_jumps: bool = ...,
+    method: str = ...,
+    tol: float | None = ...,
+    max_iter: int | None = ...,
+    costs: Any = ...,
+    absorbing: Any = ...,
+    labels: Any = ...,
+    start: int | None = ...,
+) -> ChainPolicyResult: ...
+
+
+def optimal_policy(
+    board: Board | Sequence[Any] | np.ndarray,
     actions: Sequence[DiceLike | None] | Any = None,
     *,
     objective: str = "min",
@@ -155,7 +185,7 @@ def optimal_policy(
         if value is not None:
             raise TypeError(f"{name}= is for a problem given as matrices, not a board "
                             f"(got {name}={value!r})")
-    board, dice = check_common(board, actions, optional_jumps)
+    board, dice = check_common(cast(Board, board), actions, optional_jumps)
     objective, method, tol, max_iter = _check_options(objective, method, tol, max_iter)
     p = build_problem(board, dice, bool(optional_jumps))
     die, take, res, iterations, note = _play(p, (board, dice), objective, method, tol,
@@ -171,7 +201,7 @@ def optimal_policy(
     )
 
 
-def _check_options(objective: Any, method: Any, tol: Any, max_iter: Any
+def _check_options(objective: str, method: str, tol: float | None, max_iter: int | None
                    ) -> tuple[str, str, float, int]:
     if not isinstance(objective, str) or objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
