@@ -246,6 +246,9 @@ def test_result_forms():
     ((Board(10), [D6]), {"costs": 2.0}, TypeError, "costs= is for a problem given as "
                                                      "matrices"),
     ((Board(10),), {}, TypeError, "missing the dice"),
+    ((GO, [D6]), {}, TypeError, "got a single ndarray: wrap it in a list"),
+    ((Chain(GO),), {}, TypeError, "got a single Chain: wrap it in a list"),
+    ((sp.csr_array(GO),), {}, TypeError, "got a single csr_array"),
 ])
 def test_bad_input_is_named(args, kwargs, exc, match):
     with pytest.raises(exc, match=match):

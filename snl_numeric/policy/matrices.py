@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..board import Board
 from ..markov import Chain
@@ -27,6 +28,14 @@ def is_matrix_actions(x: Any) -> bool:
     if isinstance(x, Board):
         return False
     return isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim == 3)
+
+
+def check_not_single(x: Any) -> None:
+    """``TypeError`` for one matrix or chain where a board or a list of them is expected."""
+    if isinstance(x, Chain) or sp.issparse(x) or (isinstance(x, np.ndarray) and x.ndim == 2):
+        raise TypeError(f"optimal_policy takes a Board, or a list of transition matrices "
+                        f"(one per action); got a single {type(x).__name__}: wrap it in a "
+                        "list")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from ..dice import DiceLike
 from .evaluate import face_sums, proper
 from .graph import sure_region, worst_region
 from .improve import Improved, improve
-from .matrices import is_matrix_actions, matrix_problem
+from .matrices import check_not_single, is_matrix_actions, matrix_problem
 from .problem import Problem, Words, build_problem, check_common, jump_pairs
 from .result import ChainPolicyResult, Convergence, PolicyResult
 
@@ -178,6 +178,7 @@ def optimal_policy(
                                               max_iter, "costs")
         return mp.result(objective, die, res.values, Convergence(
             method, int(iterations), res.residual, note, res.error, res.gap))
+    check_not_single(board)
     if actions is None:
         raise TypeError("optimal_policy() missing the dice to choose from: actions")
     for name, value in (("costs", costs), ("absorbing", absorbing), ("labels", labels),
