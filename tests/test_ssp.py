@@ -253,3 +253,32 @@ def test_result_forms():
 def test_bad_input_is_named(args, kwargs, exc, match):
     with pytest.raises(exc, match=match):
         optimal_policy(*args, **kwargs)
+
+
+# --- the large-problem path ---------------------------------------------------------------
+@settings(deadline=None, max_examples=15)
+@given(st.integers(5, 80), st.integers(0, 2**32 - 1), st.sampled_from(["win", "exact"]),
+       st.sampled_from(["min", "max"]), st.sampled_from(["policy", "value"]))
+def test_matrices_on_the_large_path_agree_with_the_board(size, seed, overshoot, objective,
+                                                         method):
+    """Forced onto the large-board path (structured solver; the board's Numba kernels, the
+    matrices' NumPy sums, the traps' kernel for both), matrices still give the board's
+    answer."""
+    from snl_numeric import options
+
+    b = boards.random_board(size, 0.2, rng=seed, overshoot=overshoot)
+    dice = [D13, D46, D6]
+    mats = _die_matrices(b, dice)
+    with options(path="structured"):
+        try:
+            want = optimal_policy(b, dice, objective=objective, method=method)
+        except ValueError:
+            with pytest.raises(ValueError, match="infinite"):
+                optimal_policy(mats, objective=objective, start=b.start, method=method,
+                               absorbing=[b.size])
+            return
+        got = optimal_policy(mats, objective=objective, start=b.start, method=method,
+                             absorbing=[b.size])
+    assert got.policy.tolist() == want.policy.tolist()
+    _close(got.expected, want.expected,
+           (got.convergence.error + want.convergence.error) * 1.01 + 1e-15)
