@@ -33,7 +33,13 @@ from .export import to_networkx, transition_matrix
 from .impact import JumpImpact, jump_candidates, jump_impact, top_candidates
 from .markov import Chain
 from .players import GameLength, expected_game_length, win_probabilities
-from .policy import FinishWithinResult, PolicyResult, finish_within, optimal_policy
+from .policy import (
+    ChainPolicyResult,
+    FinishWithinResult,
+    PolicyResult,
+    finish_within,
+    optimal_policy,
+)
 from .race import RaceResult, optimal_race, race_value
 from .report import report
 from .sensitivity import Sensitivity, sensitivity
@@ -55,6 +61,7 @@ __all__ = [
     "GameLength",
     "JumpImpact",
     "PolicyResult",
+    "ChainPolicyResult",
     "RaceResult",
     "SimulationResult",
     "Sensitivity",

@@ -2125,3 +2125,73 @@ def chain_dense(P, absorbing):
         with np.errstate(invalid="ignore", divide="ignore"):
             cond[lv] = np.where(b > 0, g / b, np.nan)
     return mean, var, B, cond
+
+
+# -- issue 50: optimal play on matrices (stochastic shortest path) ----------------------
+def ssp_brute_force(mats, costs=None, *, objective="min", absorbing=None):
+    """Optimal expected costs on every state of one matrix per action, by trying every
+    deterministic stationary policy: each evaluated exactly (``Fraction``: each row's
+    floats divided by their exact sum, Gauss-Jordan elimination) on the states from which
+    it ends surely (every state it reaches can reach an absorbing state). Under "min" the
+    least value per state (``None`` where no policy ends surely); under "max" the largest,
+    ``None`` where some policy may never end. ``costs[a][x]``: 1 when None. Tiny problems
+    only (``A ** transient`` policies)."""
+    from itertools import product
+
+    mats = [np.asarray(m.toarray() if hasattr(m, "toarray") else m, dtype=float)
+            for m in mats]
+    n = mats[0].shape[0]
+    if absorbing is None:
+        absorbing = [x for x in range(n) if all(m[x, x] == 1.0 for m in mats)]
+    absorbing = set(absorbing)
+    transient = [x for x in range(n) if x not in absorbing]
+    rows = {}
+    for a, m in enumerate(mats):
+        for x in transient:
+            ps = {y: Fraction(float(m[x, y])) for y in range(n) if m[x, y] > 0}
+            total = sum(ps.values())
+            rows[a, x] = {y: q / total for y, q in ps.items()}
+
+    def cost(a, x):
+        return Fraction(1) if costs is None else Fraction(float(costs[a][x]))
+
+    best = {x: None for x in transient}
+    infinite = set()
+    for pol in product(range(len(mats)), repeat=len(transient)):
+        choice = dict(zip(transient, pol, strict=True))
+        ends = set(absorbing)  # can reach absorption
+        changed = True
+        while changed:
+            changed = False
+            for x in transient:
+                if x not in ends and any(y in ends for y in rows[choice[x], x]):
+                    ends.add(x)
+                    changed = True
+        sure = set(x for x in transient if x in ends)
+        changed = True
+        while changed:  # drop states that may reach a state that cannot end
+            changed = False
+            for x in list(sure):
+                if any(y not in sure and y not in absorbing for y in rows[choice[x], x]):
+                    sure.discard(x)
+                    changed = True
+        infinite |= set(transient) - sure
+        order = sorted(sure)
+        pos = {x: i for i, x in enumerate(order)}
+        a_rows = []
+        for x in order:
+            row = [Fraction(0)] * (len(order) + 1)
+            row[pos[x]] += 1
+            for y, q in rows[choice[x], x].items():
+                if y in pos:
+                    row[pos[y]] -= q
+            row[-1] = cost(choice[x], x)
+            a_rows.append(row)
+        values = gauss_jordan(a_rows) if order else []
+        for x, v in zip(order, values, strict=True):
+            if best[x] is None or (v < best[x] if objective == "min" else v > best[x]):
+                best[x] = v
+    if objective == "max":
+        for x in infinite:
+            best[x] = None
+    return {**best, **{x: Fraction(0) for x in absorbing}}

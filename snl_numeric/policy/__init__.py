@@ -43,6 +43,15 @@ set of squares with a choice that never leaves it (a goal-avoiding end
 component) is found, and if the start can reach it a ``ValueError`` names
 the square and the die.
 
+*Matrices.* ``optimal_policy([P_0, P_1, ...], costs)`` is the same problem without
+jumps on any states: each action's matrix is compiled as a :class:`~snl_numeric.Chain`
+(transient states in order, the absorbing ones merged into the goal) to a fixed-stride
+table with probabilities per row, a step of action ``a`` from ``x`` costs ``c_a(x) >= 0``
+(1 by default), and ``1`` becomes ``c_a(x)`` in the Bellman equation above. The gains of
+the certificate are then read per unit of the switched step's cost (the visits to a state
+cost at most the expected cost); a step of cost 0 still counts for termination, so only
+plays that end surely compete. These problems take the NumPy path at every size.
+
 :func:`finish_within` maximises instead the chance to finish within ``K``
 throws by backward induction: ``P_0 = 1[goal]``,
 ``P_k(x) = max_a sum_f P_a(f) W_{k-1}(land(x, a, f))``; the optimal policy
@@ -57,12 +66,13 @@ and the worst-play traps).
 from __future__ import annotations
 
 from .horizon import finish_within
-from .result import Convergence, FinishWithinResult, PolicyResult
+from .result import ChainPolicyResult, Convergence, FinishWithinResult, PolicyResult
 from .solve import METHODS, OBJECTIVES, optimal_policy
 
 __all__ = [
     "METHODS",
     "OBJECTIVES",
+    "ChainPolicyResult",
     "Convergence",
     "PolicyResult",
     "FinishWithinResult",

@@ -38,7 +38,7 @@ def policy_table(p: Problem, die: np.ndarray, to: np.ndarray
     rows = np.arange(p.n)
     dies = np.maximum(die, 0)
     succ = to[p.nxt[dies, rows]]
-    prob = p.probs[dies]
+    prob = p.face_probs(dies, rows)
     still = (prob == 0) | (die < 0)[:, None]
     still[p.goal] = True
     return np.where(still, rows[:, None], succ), np.where(still, 0.0, prob)
@@ -65,8 +65,8 @@ def proper(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) ->
 def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
              check: bool = True, systems: DenseSystems | None = None
              ) -> tuple[np.ndarray, float, SystemSolver | None]:
-    """Expected throws under a policy (``to``: the square each node leads to under its jump
-    decisions): ``inf`` off the ``active`` squares, or everywhere but the goal when the
+    """Expected throws (or costs, :attr:`Problem.cost`) under a policy (``to``: the square
+    each node leads to under its jump decisions): ``inf`` off the ``active`` squares, or everywhere but the goal when the
     policy does not finish surely from all of them (checked unless ``check`` is False);
     their certified relative error and the solver (``None`` when nothing was solved).
     ``systems``: :class:`DenseSystems` of these squares and jump decisions, when known.
@@ -86,7 +86,12 @@ def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
             die, lambda: table or policy_table(p, die, to))
     else:
         solver = system_solver(*(table or policy_table(p, die, to)), active)
-    sol = solver.throws()
+    if p.cost is None:
+        sol = solver.throws()
+    else:
+        b = np.zeros(p.n)
+        b[states] = p.cost_at(die[states], states)
+        sol = solver.solve(b)
     values[states] = sol.x[states]
     return values, float(sol.error), solver
 
@@ -102,7 +107,8 @@ class DenseSystems:
         pos[states] = np.arange(m)
         self.to = dest = pos[to[p.nxt[:, states]]]
         self.moving = moving = np.where(dest == np.arange(m)[:, None], 0.0,
-                                        p.probs[:, None, :])
+                                        p.probs[:, states] if p.per_row
+                                        else p.probs[:, None, :])
         self.pivot = pivot = moving.sum(axis=2)  # the probability of moving (the faces that
         # stay not)
         idx = (np.arange(n_act * m) * (m + 1))[:, None] + dest.reshape(n_act * m, dest.shape[2])
@@ -116,16 +122,20 @@ class DenseSystems:
         """The direct solver of the policy throwing ``die`` (``table()``: its successor
         table and probabilities, :func:`policy_table`)."""
         d, rows = die[self.states], self.rows
-        return dense_solver(self.a[d, rows], self.to[d, rows], self.p.probs[d],
-                                  self.moving[d, rows], self.pivot[d, rows],
-                                  self.p.rowsum[np.maximum(die, 0)],
-                                  self.states, table)
+        p = self.p
+        return dense_solver(self.a[d, rows], self.to[d, rows], p.face_probs(d, self.states),
+                            self.moving[d, rows], self.pivot[d, rows],
+                            p.rowsum_at(np.maximum(die, 0), np.arange(p.n)),
+                            self.states, table)
 
 
 def face_sums(p: Problem, w: np.ndarray, land: np.ndarray | None = None) -> np.ndarray:
     """``q[..., a, x] = sum_f probs[a, f] w[..., land[a, x, f]]`` for every die and square
     (``land`` is ``p.nxt`` unless given; ``w`` over the nodes, finite or ``inf``, never
     NaN; several rows of ``w`` at once on the NumPy path)."""
+    if p.per_row:
+        gathered = w[..., p.nxt if land is None else land]
+        return np.matmul(gathered[..., None, :], p.probs[..., None])[..., 0, 0]
     if not p.kernels:
         return np.matmul(w[..., p.nxt if land is None else land], p.probs[:, :, None])[..., 0]
     q = np.empty((p.n_actions, p.n))
@@ -148,18 +158,24 @@ def _face_sums_kernel(nxt, probs, w, q):  # pragma: no cover - jitted
 # =============================================================================
 # Residuals in error-free arithmetic
 # =============================================================================
-def exact_rows(scale: np.ndarray, probs: np.ndarray, after: np.ndarray, here: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """``scale + sum_f probs[:, f] after[:, f] - scale here`` per row, as ``hi + lo``
+def exact_rows(scale: np.ndarray, probs: np.ndarray, after: np.ndarray, here: np.ndarray,
+               cost: np.ndarray | float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """``scale cost + sum_f probs[:, f] after[:, f] - scale here`` per row, as ``hi + lo``
     (products exact, summed as Ogita, Rump and Oishi's Sum2), and a bound on its error."""
     ph, pl = two_prod(probs, after)
     dh, dl = two_prod(scale, here)
-    s, lo = scale.copy(), -dl + pl.sum(axis=1)
+    if np.isscalar(cost) and cost == 1.0:
+        s, lo = scale.copy(), -dl + pl.sum(axis=1)
+        first = scale
+    else:
+        s, cl = two_prod(scale, np.broadcast_to(cost, scale.shape))
+        lo = cl - dl + pl.sum(axis=1)
+        first = np.abs(s)
     for f in range(probs.shape[1]):
         s, err = two_sum(s, ph[:, f])
         lo += err
     s, err = two_sum(s, -dh)
     lo += err
-    k = probs.shape[1] + 2
-    size = scale + np.abs(ph).sum(axis=1) + np.abs(dh)
+    k = probs.shape[1] + (2 if first is scale else 3)
+    size = first + np.abs(ph).sum(axis=1) + np.abs(dh)
     return s + lo, 2 * U * np.abs(s + lo) + 3 * (2 * k * U) ** 2 * size

@@ -27,7 +27,7 @@ from .._core.numba_config import njit
 from .._core.text import dice_text, few, label
 from ..board import Board
 from ..dice import Dice
-from .problem import Problem, csr_graph, resolve
+from .problem import Problem, Words, csr_graph, resolve
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def _edges(p: Problem) -> _Edges:
     exists = owner != p.goal
     exists[n_act * n::2] = p.optional
     cid = np.broadcast_to(np.arange(n_act * n).reshape(n_act, n, 1), p.nxt.shape)
-    live = np.broadcast_to((p.probs > 0)[:, None, :], p.nxt.shape).copy()
+    live = np.broadcast_to(p.live, p.nxt.shape).copy()
     live[:, p.goal, :] = False
     decline, take = n_act * n + 2 * jumps, n_act * n + 2 * jumps + 1
     choice = np.concatenate([cid[live], take, decline[:p.optional * m]])
@@ -60,7 +60,7 @@ def _moves(p: Problem) -> tuple[np.ndarray, np.ndarray]:
     dst = p.nxt[:, :goal, :]
     src = np.broadcast_to(np.arange(goal)[:, None], dst.shape)
     if not np.all(p.probs > 0):
-        live = np.broadcast_to((p.probs > 0)[:, None, :], dst.shape)
+        live = np.broadcast_to(p.live, p.nxt.shape)[:, :goal, :]
         dst, src = dst[live], src[live]
     jumps = np.arange(n, n + m)
     if p.optional:
@@ -116,12 +116,12 @@ def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             reached = np.isfinite(dist)
         down_ok = allowed[: p.n_actions * p.n].reshape(p.n_actions, p.n)
     n = p.n
-    pos = (p.probs > 0)[:, None, :]
+    pos = p.live
     after = np.where(pos, dist[p.nxt], 0.0)
     down = np.any(pos & (after < dist[:n, None]), axis=2)
     if down_ok is not None:
         down &= down_ok
-    score = np.where(down, np.einsum("af,anf->an", p.probs, after), np.inf)
+    score = np.where(down, p.weighted(after), np.inf)
     die = np.argmin(score, axis=0)
     take = np.ones(len(p.src), dtype=bool)
     if p.optional:
@@ -130,10 +130,12 @@ def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return reached, die, take
 
 
-def worst_region(board: Board, dice: tuple[Dice, ...], p: Problem
+def worst_region(board: Board | Words, dice: tuple[Dice, ...], p: Problem
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Nodes where every play finishes surely, and elsewhere a play that never does
-    with positive probability; ``ValueError`` when the start is not one of them.
+    with positive probability; ``ValueError`` when the start is not one of them
+    (``board``: the board, or how to name the states and actions of a problem from
+    matrices).
 
     Where every play finishes surely, the play given is the die that climbs least on
     average, every jump taken. No search is needed when every die on every square but the
@@ -143,13 +145,13 @@ def worst_region(board: Board, dice: tuple[Dice, ...], p: Problem
     """
     n, n_act, n_nodes = p.n, p.n_actions, p.n + len(p.src)
     take = np.ones(len(p.src), dtype=bool)
-    live = (p.probs > 0)[:, None, :]
-    die = np.argmin(np.einsum("af,anf->an", p.probs, resolve(p, take)[p.nxt]), axis=0)
+    live = p.live
+    die = np.argmin(p.weighted(resolve(p, take)[p.nxt]), axis=0)
     climbs = np.any(live & (p.nxt > np.arange(n)[:, None]) & (p.nxt < n), axis=2)
     if climbs[:, : p.goal].all():
         return np.ones(n_nodes, dtype=bool), die, take
     e = _edges(p)
-    trap, hit = _traps(e, n_nodes, p.goal, p.kernels)
+    trap, hit = _traps(e, n_nodes, p.goal, p.large)
     stays = e.exists & ~hit
     if not trap.any():
         return np.ones(n_nodes, dtype=bool), die, take
@@ -158,13 +160,17 @@ def worst_region(board: Board, dice: tuple[Dice, ...], p: Problem
                                 unweighted=True, min_only=True, return_predecessors=True)
     doomed = np.isfinite(level)
     sq = np.flatnonzero(doomed[:n] & ~trap[:n])
-    hits = np.any((p.nxt[:, sq, :] == toward[sq][None, :, None]) & live, axis=2)
+    hits = np.any((p.nxt[:, sq, :] == toward[sq][None, :, None])
+                  & (live[:, sq, :] if p.per_row else live), axis=2)
     die[sq] = np.argmax(hits, axis=0)
     die_stays = stays[: n_act * n].reshape(n_act, n)
     die[trap[:n]] = np.argmax(die_stays[:, trap[:n]], axis=0)
     js = np.flatnonzero(doomed[n:])
     take[js] = np.where(trap[n + js], ~stays[n_act * n + 2 * js], p.tgt[js] == toward[n + js])
-    if doomed[board.start]:
+    if isinstance(board, Words):
+        if doomed[board.start]:
+            raise ValueError(_chain_witness(board, p, e, trap, die_stays, toward))
+    elif doomed[board.start]:
         raise ValueError(
             f"objective='max': the worst expected number of throws from square {board.start} "
             "is infinite: a player can keep the token away from the goal forever with "
@@ -231,8 +237,39 @@ def _witness(board: Board, dice: tuple[Dice, ...], p: Problem, e: _Edges, trap: 
             f"{few(keep_sq)}, from which this can go on forever")
 
 
+def _chain_witness(words: Words, p: Problem, e: _Edges, trap: np.ndarray,
+                   stays: np.ndarray, toward: np.ndarray) -> str:
+    """:func:`_witness` for a problem from matrices: the message of the error (preferably
+    a state where an action never leaves it)."""
+    n = p.n
+    reach = np.zeros(len(trap), dtype=bool)
+    reach[breadth_first_order(csr_graph(e.src, e.dst, len(trap)), words.start,
+                              return_predecessors=False)] = True
+    v, a, keep = -1, -1, []
+    for x in np.flatnonzero(trap[:n] & reach[:n]).tolist():
+        loops = [b for b in np.flatnonzero(stays[:, x]).tolist()
+                 if set(_targets(p, b, x)) == {x}]
+        if loops:
+            v, a, keep = x, loops[0], [x]
+            break
+    if v < 0:
+        v = words.start
+        while not trap[v]:  # one layer closer to the traps at each step
+            v = int(toward[v])
+        a = int(np.argmax(stays[:, v]))
+        keep = sorted(set(_targets(p, a, v)))
+    how = (f"in state {words.state(v)}, action {a} never leaves it" if keep == [v] else
+           f"in state {words.state(v)}, action {a} only leads to states "
+           f"{', '.join(words.state(y) for y in keep[:8])}"
+           f"{f', ... ({len(keep)} states)' if len(keep) > 8 else ''}, from which this can "
+           "go on forever")
+    return (f"objective='max': the largest expected cost from state {words.state(words.start)} "
+            "is infinite: a player can keep the chain away from its absorbing states forever "
+            f"with positive probability ({how})")
+
+
 def _targets(p: Problem, a: int, x: int) -> list[int]:
-    return [int(v) for v, q in zip(p.nxt[a, x], p.probs[a], strict=True) if q > 0]
+    return [int(v) for v, q in zip(p.nxt[a, x], p.face_probs(a, x), strict=True) if q > 0]
 
 
 @njit()

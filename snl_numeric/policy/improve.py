@@ -15,7 +15,10 @@ ties go to the smallest die index and to taking a jump (choices not certainly wo
 ``u`` improve by ``g N'(u, v)``, where the visits ``N'(u, v)`` to the switched node
 under the switched policy are at most its throws ``V'(u) <= V(u) / (1 - g)``: at most
 ``g / (1 - g)`` relative. Every alternative whose gain's upper bound keeps that within
-``tau = max(tol, e)`` is cleared. The others (near ties) get their gains again from
+``tau = max(tol, e)`` is cleared. With costs per step (problems from matrices) a switch's
+gain counts per unit of its step's cost ``c``: the visits cost at most ``V'(u)``, so
+``g / c`` takes the place of ``g`` (a step of cost 0 has no such bound: its near ties are
+evaluated as their own policies). The others (near ties) get their gains again from
 values refined by one correction solve, with the residual and the sums in error-free
 arithmetic (about ``2**-100`` relative), and whatever is still open is evaluated as its
 own policy, a few at most. A switch that improves is taken and the iteration goes on;
@@ -75,12 +78,32 @@ class _Gains:
     own: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (n,): the Bellman error
     # of each square's own die (made by the gains, not their refinement)
     size: tuple = ()  # (sq's values summed, its rounding bound, jp's values summed)
+    raw: np.ndarray | None = None  # with costs: sq before :func:`_per_cost`
 
-    def bounded(self, e: float) -> _Gains:
+    def bounded(self, e: float, cost: np.ndarray | None) -> _Gains:
         """The same gains, bounded for values of relative error ``e``."""
         sq_size, rounding, jp_size = self.size
-        return _Gains(self.sq, e * sq_size + rounding, self.jp, e * jp_size, self.own,
-                      self.size)
+        sq, sq_d = _per_cost(self.sq if self.raw is None else self.raw,
+                             e * sq_size + rounding, cost)
+        return _Gains(sq, sq_d, self.jp, e * jp_size, self.own, self.size, self.raw)
+
+
+def _per_cost(sq: np.ndarray, sq_d: np.ndarray, cost: np.ndarray | None
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Gains per unit of the switched step's cost (and their error bounds): a switch on
+    ``x`` gaining ``g`` changes the expected cost from ``u`` by ``g`` per visit to ``x``,
+    and the visits cost at most the expected cost ``V'(u)`` over the step's cost ``c``
+    (a step of cost 0: a gain certainly positive is ``inf``, one that may be positive is
+    open with an infinite bound). ``cost`` None: one throw, nothing to do."""
+    if cost is None:
+        return sq, sq_d
+    pos = cost > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        maybe = (sq <= sq_d) & (sq + sq_d > 0)
+        out = np.where(pos, sq / cost, np.where(sq > sq_d, np.inf,
+                                                np.where(maybe, 0.0, -np.inf)))
+        out_d = np.where(pos, sq_d / cost * (1 + 2 * U), np.where(maybe, np.inf, 0.0))
+    return out, out_d
 
 
 def _rel(g: np.ndarray) -> np.ndarray:
@@ -125,7 +148,7 @@ class _Iteration:
             if not switched:  # the values may be certified more tightly by their residual
                 tight, residual = self.residual_error(pol)
                 if tight < loose:
-                    g = g.bounded(tight)
+                    g = g.bounded(tight, self.p.cost)
                     switched = self.switch(g, pol, g.sq > g.sq_d, g.jp > g.jp_d, least)
             if switched:
                 steps = _step(steps, max_iter)
@@ -161,9 +184,10 @@ class _Iteration:
     def check(self, g: _Gains) -> bool:
         """Whether a trial policy must be shown to finish surely: under "min", one whose
         every choice is at most 1 worse than V's (per throw, with the jumps along a chain)
-        does (a class it never leaves would have to gain a throw per throw)."""
+        does (a class it never leaves would have to gain a throw per throw); with costs, at
+        most half the least cost (always shown when a step may cost nothing)."""
         return self.sense > 0 and (max(g.sq_d.max(initial=0.0), g.jp_d.max(initial=0.0))
-                                   * (1 + len(self.p.levels)) >= 0.5)
+                                   * (1 + len(self.p.levels)) >= 0.5 * self.p.least_cost)
 
     def evaluate(self, pol: _Policy, check: bool | None = None) -> None:
         """Evaluate ``pol``: after certain improvements (``check`` None: they keep a policy
@@ -193,10 +217,17 @@ class _Iteration:
         the row sums, for :meth:`precise`)."""
         p, states = self.p, self.states
         dies = pol.die[states]
-        rs = p.rowsum[dies]
-        r, err = exact_rows(rs, p.probs[dies], pol.v[pol.to[p.nxt[dies, states]]],
-                            pol.v[states])
-        rho = float(np.max((np.abs(r) + err) / rs, initial=0.0)) * (1 + 4 * U)
+        rs = p.rowsum_at(dies, states)
+        cost = p.cost_at(dies, states)
+        r, err = exact_rows(rs, p.face_probs(dies, states),
+                            pol.v[pol.to[p.nxt[dies, states]]], pol.v[states], cost)
+        if p.cost is None:
+            rho = float(np.max((np.abs(r) + err) / rs, initial=0.0)) * (1 + 4 * U)
+        else:  # relative to the right-hand side rs * cost (none where a step costs 0)
+            rhs, big = rs * cost * (1 - 2 * U), np.abs(r) + err
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rel = np.where(rhs > 0, big / rhs, np.where(big > 0, np.inf, 0.0))
+            rho = float(np.max(rel, initial=0.0)) * (1 + 4 * U)
         return (rho / (1.0 - rho) if rho < 1.0 else np.inf), (r / rs, err / rs)
 
     def gains(self, pol: _Policy, e: float) -> _Gains:
@@ -206,17 +237,18 @@ class _Iteration:
         w = pol.values[pol.to]
         q = face_sums(p, w)
         if self.scaled:
-            q /= p.rowsum[:, None]
+            q /= p.rowsums
         if self.everywhere:  # every value finite
             ok = self.active
         else:
             ok = np.isfinite(q) & self.active
             q = np.where(ok, q, 0.0)
-        sq = np.where(ok, self.sense * (pol.v - 1.0 - q), -np.inf)
+        sq = np.where(ok, self.sense * (pol.v - p.costs - q), -np.inf)
         size = q + pol.v
-        rounding = self.rounding * (1.0 + size)
+        rounding = self.rounding * (p.costs + size)
         own = sq[pol.die, self.rows]
         sq[pol.die, self.rows] = -np.inf
+        raw, (sq, sq_d) = sq, _per_cost(sq, e * size + rounding, p.cost)
         jp, jsize = self.no_jumps
         if self.jumps:
             cur = w[n:]
@@ -225,7 +257,8 @@ class _Iteration:
             cur, alt = np.where(jok, cur, 0.0), np.where(jok, alt, 0.0)
             jp = np.where(jok, self.sense * (cur - alt), -np.inf)
             jsize = cur + alt
-        return _Gains(sq, e * size + rounding, jp, e * jsize, own, (size, rounding, jsize))
+        return _Gains(sq, sq_d, jp, e * jsize, own, (size, rounding, jsize),
+                      None if p.cost is None else raw)
 
     def switch(self, g: _Gains, pol: _Policy, sure: np.ndarray, jsure: np.ndarray,
                least: float) -> int:
@@ -311,8 +344,8 @@ class _Iteration:
         sq_d = np.zeros(open_sq.shape)
         a, x = np.nonzero(open_sq)
         if len(a):
-            pr, land, scale = p.probs[a], p.nxt[a, x], p.rowsum[a]
-            hi, err = exact_rows(scale, pr, w[land], v[x])
+            pr, land, scale = p.face_probs(a, x), p.nxt[a, x], p.rowsum_at(a, x)
+            hi, err = exact_rows(scale, pr, w[land], v[x], p.cost_at(a, x))
             corr = (pr * wc[land]).sum(axis=1) - scale * c[x]
             size = (pr * np.abs(wc[land])).sum(axis=1) + scale * np.abs(c[x])
             total = hi + corr
@@ -320,6 +353,7 @@ class _Iteration:
                    + 2 * U * np.abs(total))
             sq[a, x] = -self.sense * total / scale
             sq_d[a, x] = err / scale * (1 + 4 * U)
+            sq, sq_d = _per_cost(sq, sq_d, p.cost)
         jp, jp_d = self.no_jumps
         js = np.flatnonzero(open_jp) if self.jumps else np.zeros(0, dtype=np.intp)
         if len(js):

@@ -25,9 +25,12 @@ class Problem:
 
     ``nxt[a, x, f]`` is the node reached by face ``f`` of die ``a`` from
     square ``x`` (faces of probability 0, such as padding, lead to the goal);
-    ``tgt[j]`` the node reached by following jump ``j`` (a jump node when
+    ``probs[a, f]`` its probability, the same on every square (a board's dice), or
+    ``probs[a, x, f]`` per square (one transition matrix per action, as a fixed-stride
+    table); ``tgt[j]`` the node reached by following jump ``j`` (a jump node when
     chained into the next jump); ``order`` lists jumps with every jump after
-    the one it chains into.
+    the one it chains into. ``cost[a, x]`` is the cost of a step of action ``a`` from
+    ``x`` (``None``: 1, a throw).
     """
 
     n: int
@@ -37,6 +40,7 @@ class Problem:
     tgt: np.ndarray
     order: np.ndarray
     optional: bool
+    cost: np.ndarray | None = None
 
     @property
     def goal(self) -> int:
@@ -47,21 +51,75 @@ class Problem:
         return self.nxt.shape[0]
 
     @property
+    def per_row(self) -> bool:
+        """Whether the probabilities are given per square (``probs[a, x, f]``)."""
+        return self.probs.ndim == 3
+
+    @property
+    def large(self) -> bool:
+        """Whether the problem is beyond ``POLICY_KERNEL_SQUARES`` squares
+        (:func:`~snl_numeric._core.sizes.policy_kernels`): the graph searches loop in
+        Numba kernels there."""
+        return policy_kernels(self.n - 1)
+
+    @property
     def kernels(self) -> bool:
         """Whether the steps that loop (improvement sums, value iteration, backward
         induction) run in the package's Numba kernels: on boards of more than
         ``POLICY_KERNEL_SQUARES`` squares (:func:`~snl_numeric._core.sizes.policy_kernels`);
-        up to it everything is NumPy and SciPy, with nothing to compile."""
-        return policy_kernels(self.n - 1)
+        up to it everything is NumPy and SciPy, with nothing to compile. Problems with
+        probabilities or costs per square (from matrices) always take the NumPy path."""
+        return self.large and not self.per_row and self.cost is None
 
     @cached_property
     def rowsum(self) -> np.ndarray:
         """Each die's probabilities summed face by face, as the core's solver sums them
-        (its chain has every row scaled to sum to 1)."""
-        total = self.probs[:, 0].copy()
-        for f in range(1, self.probs.shape[1]):
-            total += self.probs[:, f]
+        (its chain has every row scaled to sum to 1): shape ``(A,)``, or ``(A, n)`` per
+        square."""
+        total = self.probs[..., 0].copy()
+        for f in range(1, self.probs.shape[-1]):
+            total += self.probs[..., f]
         return total
+
+    @property
+    def rowsums(self) -> np.ndarray:
+        """:attr:`rowsum` broadcastable to ``(A, n)``."""
+        return self.rowsum if self.per_row else self.rowsum[:, None]
+
+    @property
+    def live(self) -> np.ndarray:
+        """Which faces have a positive probability, broadcastable to ``nxt``'s shape."""
+        return self.probs > 0 if self.per_row else (self.probs > 0)[:, None, :]
+
+    def face_probs(self, dies: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray:
+        """The faces' probabilities of die ``dies[i]`` on square ``rows[i]``."""
+        return self.probs[dies, rows] if self.per_row else self.probs[dies]
+
+    def rowsum_at(self, dies: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray:
+        """:attr:`rowsum` of die ``dies[i]`` on square ``rows[i]``."""
+        return self.rowsum[dies, rows] if self.per_row else self.rowsum[dies]
+
+    def weighted(self, x: np.ndarray) -> np.ndarray:
+        """``sum_f probs[a, (x,) f] x[a, x, f]`` for every die and square."""
+        if self.per_row:
+            return np.einsum("anf,anf->an", self.probs, x)
+        return np.einsum("af,anf->an", self.probs, x)
+
+    @property
+    def costs(self) -> np.ndarray | float:
+        """The cost of a step of every die on every square, broadcastable to ``(A, n)``."""
+        return 1.0 if self.cost is None else self.cost
+
+    def cost_at(self, dies: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | float:
+        """The cost of a step of die ``dies[i]`` on square ``rows[i]``."""
+        return 1.0 if self.cost is None else self.cost[dies, rows]
+
+    @cached_property
+    def least_cost(self) -> float:
+        """The smallest cost of a step off the goal (1 for a board)."""
+        if self.cost is None:
+            return 1.0
+        return float(np.delete(self.cost, self.goal, axis=1).min(initial=1.0))
 
     @cached_property
     def levels(self) -> list[np.ndarray]:
@@ -71,6 +129,18 @@ class Problem:
             return [self.order] if len(self.order) else []
         depth = _chain_depth(self.tgt, self.n)
         return [self.order[depth[self.order] == d] for d in range(int(depth.max(initial=-1)) + 1)]
+
+
+@dataclass(frozen=True)
+class Words:
+    """How messages name the states of a problem from matrices: ``names[x]`` for the
+    state of internal index ``x`` (the absorbing states merged last), and the start."""
+
+    names: tuple[str, ...]
+    start: int
+
+    def state(self, x: int) -> str:
+        return self.names[x]
 
 
 def _as_actions(actions: Any) -> tuple[Dice, ...]:
@@ -134,6 +204,34 @@ def build_problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Probl
     else:
         order = np.arange(len(src))
     return Problem(n, nxt, probs, src, tgt, order, bool(optional))
+
+
+def table_problem(succ: Sequence[np.ndarray], probs: Sequence[np.ndarray],
+                  cost: np.ndarray | None) -> Problem:
+    """The problem of choosing, on every state, one of several chains over the same states
+    (the goal last), each given as a fixed-stride successor table ``succ[a]`` (shape ``(n,
+    width_a)``) with probabilities per row ``probs[a]``; ``cost`` of shape ``(A, n)`` or
+    ``None`` (1 per step). Tables are padded to the widest with faces of probability 0
+    leading to the goal; the goal's row is one sure step to itself."""
+    n = len(succ[0])
+    goal = n - 1
+    width = max(max(s.shape[1] for s in succ), 1)
+    n_act = len(succ)
+    check_memory(n_act * n * width * 24,
+                 f"a decision problem over {n:,} states x {n_act} actions x {width} moves")
+    nxt = np.full((n_act, n, width), goal, dtype=np.intp)
+    pr = np.zeros((n_act, n, width))
+    for a, (s, q) in enumerate(zip(succ, probs, strict=True)):
+        w = s.shape[1]
+        pr[a, :, :w] = q
+        nxt[a, :, :w] = np.where(q > 0, s, goal)
+    nxt[:, goal] = goal
+    pr[:, goal] = 0.0
+    pr[:, goal, 0] = 1.0
+    none = np.zeros(0, dtype=np.intp)
+    if cost is not None:
+        cost = np.ascontiguousarray(cost, dtype=np.float64)
+    return Problem(n, nxt, pr, none, none, none, False, cost)
 
 
 def _chain_depth(tgt: np.ndarray, n: int) -> np.ndarray:

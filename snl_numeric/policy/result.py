@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,6 +16,9 @@ from ..board import Board
 from ..dice import Dice
 from .evaluate import policy_table
 from .problem import build_problem, resolve
+
+if TYPE_CHECKING:
+    from ..markov import Chain
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,115 @@ class PolicyResult:
             dec = self.declined
             lines.append("  declined jumps    " + (
                 " ".join(f"{s}->{d}" for s, d in dec) if dec else "none"))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, eq=False)
+class ChainPolicyResult:
+    """An optimal (or worst) stationary policy on matrices and its expected costs:
+    :func:`~snl_numeric.optimal_policy` on one transition matrix per action, the
+    undiscounted stochastic shortest path (a :class:`PolicyResult` for chains: states and
+    actions in place of squares and dice, no jumps).
+
+    Attributes
+    ----------
+    chains : tuple of Chain
+        One chain per action (the matrices as validated), over the same states.
+    costs : ndarray of float64, shape (n_actions, n_states)
+        The cost of a step of each action from each state (1: the expected steps).
+    objective : {"min", "max"}
+        Least (best play) or largest (worst play) expected cost.
+    policy : ndarray of int64, shape (n_states,)
+        The action taken on each state; -1 on the absorbing states. Where the optimum
+        is infinite, an action that achieves it (under "min": the first).
+    expected : ndarray of float64, shape (n_states,)
+        The expected cost to absorption from every state under the policy (0 on the
+        absorbing states, ``inf`` where absorption is not sure under any play, "min").
+    start : int
+        The state ``mean`` is read at.
+    mean : float
+        ``expected[start]``.
+    labels : tuple
+        The states' names.
+    convergence : Convergence
+        Method, iterations, Bellman residual, the certified relative error of
+        ``expected`` and the certified optimality ``gap``.
+    """
+
+    __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
+    __hash__ = None  # type: ignore[assignment]
+
+    chains: tuple[Chain, ...] = field(repr=False)
+    costs: np.ndarray = field(repr=False)
+    objective: str
+    policy: np.ndarray = field(repr=False)
+    expected: np.ndarray = field(repr=False)
+    start: int
+    mean: float
+    labels: tuple[Hashable, ...] = field(repr=False)
+    convergence: Convergence
+
+    def transition_matrix(self) -> sp.csr_array:
+        """The chain the policy induces: row ``x`` of the matrix of the action taken on
+        ``x`` (absorbing rows as they are), CSR.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from snl_numeric import optimal_policy
+        >>> A = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 1.0]])
+        >>> B = np.array([[0, 0, 1], [0, 0, 1], [0, 0, 1.0]])
+        >>> optimal_policy([A, B], [1.0, 1.5]).transition_matrix().toarray().tolist()
+        [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]
+        """
+        n = len(self.policy)
+        pick = np.where(self.policy < 0, 0, self.policy)
+        out = sp.csr_array((n, n))
+        for a, c in enumerate(self.chains):
+            rows = sp.diags_array((pick == a).astype(np.float64))
+            out = out + sp.csr_array(rows @ c.P)
+        out = sp.csr_array(out)
+        out.sort_indices()
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """A summary of Python numbers and lists (``math.inf`` where absorption is not
+        sure)."""
+        return {
+            "objective": self.objective,
+            "states": [x if isinstance(x, (int, str)) else repr(x) for x in self.labels],
+            "start": self.start,
+            "mean": self.mean,
+            "policy": self.policy.tolist(),
+            "expected": self.expected.tolist(),
+            "costs": self.costs.tolist(),
+            "convergence": {"method": self.convergence.method,
+                            "iterations": self.convergence.iterations,
+                            "residual": self.convergence.residual,
+                            "error": self.convergence.error,
+                            "gap": self.convergence.gap,
+                            "note": self.convergence.note},
+        }
+
+    def __str__(self) -> str:
+        c = self.convergence
+        n_act, n = self.costs.shape
+        unit = bool(np.all(self.costs == 1.0))
+        what = "steps" if unit else "cost"
+        lines = [
+            f"{'optimal' if self.objective == 'min' else 'worst'} play "
+            f"({'least' if self.objective == 'min' else 'largest'} expected {what}) on a "
+            f"chain of {n} states: {n_act} action{'s' * (n_act != 1)}",
+            f"  expected {what:<8}  {self.mean:.6f} from state {self.labels[self.start]!r}",
+            f"  certified to      {c.error:.1g} relative"
+            + ("" if c.gap == 0 else f", optimality gap {c.gap:.1g}"),
+            f"  {'policy' if c.method == 'policy' else 'value'} iteration  {c.iterations} "
+            f"{('step' if c.method == 'policy' else 'sweep') + ('' if c.iterations == 1 else 's')}"
+            f", Bellman residual {c.residual:.2g}" + (f" ({c.note})" if c.note else ""),
+        ]
+        counts = np.bincount(self.policy[self.policy >= 0], minlength=n_act)
+        lines.append("  states per action " + "  ".join(
+            f"{a}: {int(k)}" for a, k in enumerate(counts.tolist())))
         return "\n".join(lines)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -15,33 +16,80 @@ from ..board import Board
 from ..dice import DiceLike
 from .evaluate import face_sums, proper
 from .graph import sure_region, worst_region
-from .improve import improve
-from .problem import Problem, build_problem, check_common, jump_pairs
-from .result import Convergence, PolicyResult
+from .improve import Improved, improve
+from .matrices import check_not_single, is_matrix_actions, matrix_problem
+from .problem import Problem, Words, build_problem, check_common, jump_pairs
+from .result import ChainPolicyResult, Convergence, PolicyResult
 
 OBJECTIVES = ("min", "max")
 METHODS = ("policy", "value")
 
 
+@overload
 def optimal_policy(
     board: Board,
     actions: Sequence[DiceLike | None],
+    *,
+    objective: str = ...,
+    optional_jumps: bool = ...,
+    method: str = ...,
+    tol: float | None = ...,
+    max_iter: int | None = ...,
+) -> PolicyResult: ...
+
+
+@overload
+def optimal_policy(
+    board: Sequence[Any] | np.ndarray,
+    actions: Any = ...,
+    *,
+    objective: str = ...,
+    optional_jumps: bool = ...,
+    method: str = ...,
+    tol: float | None = ...,
+    max_iter: int | None = ...,
+    costs: Any = ...,
+    absorbing: Any = ...,
+    labels: Any = ...,
+    start: int | None = ...,
+) -> ChainPolicyResult: ...
+
+
+def optimal_policy(
+    board: Board | Sequence[Any] | np.ndarray,
+    actions: Sequence[DiceLike | None] | Any = None,
     *,
     objective: str = "min",
     optional_jumps: bool = False,
     method: str = "policy",
     tol: float | None = None,
     max_iter: int | None = None,
-) -> PolicyResult:
-    """The best (or worst) choice of die on every square, and of every jump.
+    costs: Any = None,
+    absorbing: Any = None,
+    labels: Any = None,
+    start: int | None = None,
+) -> PolicyResult | ChainPolicyResult:
+    """The best (or worst) choice of die on every square, and of every jump; or of an
+    action on every state of a chain given as one transition matrix per action.
+
+    ``optimal_policy(board, actions, ...)`` plays a board (a :class:`PolicyResult`);
+    ``optimal_policy([P_0, P_1, ...], costs=None, ...)`` solves the undiscounted
+    stochastic shortest-path problem on matrices (a :class:`ChainPolicyResult`): on each
+    state the player picks an action ``a``, pays ``costs[a]`` and moves by ``P_a``,
+    until an absorbing state; it minimises (maximises) the expected total cost, 1 per
+    step by default (the expected steps). The board form is this problem on the board's
+    per-die chains, with jumps.
 
     Parameters
     ----------
-    board : Board
-        The board and rules; its own dice are ignored.
+    board : Board, or sequence of matrices or Chain
+        The board and rules (its own dice are ignored); or one transition matrix per
+        action over the same states (SciPy sparse, dense arrays or
+        :class:`~snl_numeric.Chain` objects, each validated as a ``Chain``).
     actions : sequence of Dice, mapping, str or None
         The dice the player chooses from before each throw (a string is
         read by :func:`~snl_numeric.dice.parse_dice`, ``None`` is a fair d6).
+        With matrices, the second argument is ``costs``.
     objective : {"min", "max"}, default "min"
         Minimise (best play) or maximise (worst play) the expected throws.
     optional_jumps : bool, default False
@@ -61,10 +109,24 @@ def optimal_policy(
     max_iter : int, optional
         Cap on improvement steps (default 1000) or sweeps (default 1_000_000);
         ``RuntimeError`` when reached.
+    costs : number, or sequence of numbers or of arrays, optional
+        Matrices only: the cost of a step of each action, a number for all (default 1:
+        the expected steps) or one entry per action, each a number or an array with one
+        cost per state. Costs must be finite and non-negative. A step of cost 0 still
+        counts for termination: only plays that reach an absorbing state with
+        probability 1 count, so a loop of free steps is no way out under "min", and a
+        loop a player can keep to forever is an error under "max" whatever it costs.
+    absorbing : sequence of int or boolean mask, optional
+        Matrices only: the absorbing states (each one's row ``P[i, i] = 1`` in every
+        matrix); by default the states absorbing in every matrix.
+    labels : sequence of hashable, optional
+        Matrices only: the states' names, for messages and tables.
+    start : int, optional
+        Matrices only: the state ``mean`` is read at (default 0).
 
     Returns
     -------
-    PolicyResult
+    PolicyResult or ChainPolicyResult
 
     Warns
     -----
@@ -80,7 +142,9 @@ def optimal_policy(
         Under ``objective="max"`` when a player can keep the token away from
         the goal forever with positive probability from the start square (the
         worst expected number of throws is infinite); the message names a
-        square and the die that does it.
+        square and the die that does it (a state and an action, with matrices).
+        Matrices that are not transition matrices, of different sizes, or
+        negative or non-finite costs.
 
     Examples
     --------
@@ -90,8 +154,56 @@ def optimal_policy(
     17.0874
     >>> r.policy[:10].tolist()
     [0, 0, 0, 1, 1, 1, 0, 1, 1, 1]
+
+    On matrices: from state 0 of 0 -> 1 -> 2 (absorbing), walk one step at a time (``A``)
+    or jump straight to 2 at a cost of 1.5 (``B``):
+
+    >>> import numpy as np
+    >>> A = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 1.0]])
+    >>> B = np.array([[0, 0, 1], [0, 0, 1], [0, 0, 1.0]])
+    >>> r = optimal_policy([A, B], [1.0, 1.5])
+    >>> r.policy.tolist(), r.expected.tolist(), r.mean
+    ([1, 0, -1], [1.5, 1.0, 0.0], 1.5)
     """
-    board, dice = check_common(board, actions, optional_jumps)
+    if is_matrix_actions(board):
+        if optional_jumps is not False:
+            raise TypeError("optional_jumps is for a board; a problem given as matrices has "
+                            "no jumps")
+        if actions is not None and costs is not None:
+            raise TypeError("give the costs once: as the second argument or as costs=")
+        mp = matrix_problem(board, costs if actions is None else actions,
+                            absorbing=absorbing, labels=labels, start=start)
+        objective, method, tol, max_iter = _check_options(objective, method, tol, max_iter)
+        die, _, res, iterations, note = _play(mp.problem, mp.words, objective, method, tol,
+                                              max_iter, "costs")
+        return mp.result(objective, die, res.values, Convergence(
+            method, int(iterations), res.residual, note, res.error, res.gap))
+    check_not_single(board)
+    if actions is None:
+        raise TypeError("optimal_policy() missing the dice to choose from: actions")
+    for name, value in (("costs", costs), ("absorbing", absorbing), ("labels", labels),
+                        ("start", start)):
+        if value is not None:
+            raise TypeError(f"{name}= is for a problem given as matrices, not a board "
+                            f"(got {name}={value!r})")
+    board, dice = check_common(cast(Board, board), actions, optional_jumps)
+    objective, method, tol, max_iter = _check_options(objective, method, tol, max_iter)
+    p = build_problem(board, dice, bool(optional_jumps))
+    die, take, res, iterations, note = _play(p, (board, dice), objective, method, tol,
+                                             max_iter, "throws")
+    for arr in (die, take, res.values):
+        arr.flags.writeable = False
+    return PolicyResult(
+        board=board, actions=dice, objective=objective, optional_jumps=bool(optional_jumps),
+        policy=die, jumps=jump_pairs(board, p), take=take, expected=res.values,
+        mean=float(res.values[board.start]),
+        convergence=Convergence(method, int(iterations), res.residual, note, res.error,
+                                res.gap),
+    )
+
+
+def _check_options(objective: str, method: str, tol: float | None, max_iter: int | None
+                   ) -> tuple[str, str, float, int]:
     if not isinstance(objective, str) or objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     if not isinstance(method, str) or method not in METHODS:
@@ -106,23 +218,33 @@ def optimal_policy(
         raise TypeError(f"max_iter must be an integer, got {max_iter!r}")
     if max_iter < 1:
         raise ValueError(f"max_iter must be at least 1, got {max_iter}")
-    p = build_problem(board, dice, bool(optional_jumps))
+    return objective, method, float(tol), int(max_iter)
+
+
+def _play(p: Problem, names: tuple[Board, tuple] | Words, objective: str, method: str,
+          tol: float, max_iter: int, what: str
+          ) -> tuple[np.ndarray, np.ndarray, Improved, int, str]:
+    """The optimal (worst) policy of ``p``: its dice (-1 on the goal), jump decisions,
+    values, the iterations and a note (``names``: the board and dice, or how to name a
+    problem's states from matrices, for the error of an infinite worst play; ``what``
+    the quantity, for the warnings)."""
     sense = 1.0 if objective == "min" else -1.0
     if objective == "min":
         finite, die, take = sure_region(p)
+    elif isinstance(names, Words):
+        finite, die, take = worst_region(names, (), p)
     else:
-        finite, die, take = worst_region(board, dice, p)
+        finite, die, take = worst_region(*names, p)
     active = finite[: p.n].copy()
     active[p.goal] = False
     jactive = finite[p.n:]
 
     note = ""
     if method == "policy":
-        res = improve(p, die, take, active, jactive, sense, float(tol), int(max_iter))
+        res = improve(p, die, take, active, jactive, sense, tol, max_iter)
         iterations = res.steps
     else:
-        values, iterations, slow = _value_iteration(p, active, sense, float(tol),
-                                                    int(max_iter))
+        values, iterations, slow = _value_iteration(p, active, sense, tol, max_iter)
         if slow:
             note = (f"value iteration contracted slowly (each sweep kept {slow:.6g} of the "
                     f"change): handed over to policy iteration after {iterations} sweeps; ")
@@ -136,25 +258,18 @@ def optimal_policy(
             note += f"{res.steps} policy step{'s' * (res.steps != 1)} after value iteration"
     if res.error > WARN_ERROR:
         note = (note + "; " if note else "") + (
-            f"expected throws certified only to a relative error of {res.error:.1g}")
-        warn_user(f"optimal_policy: the expected throws of this policy are certified only to a "
-                  f"relative error of {res.error:.1g} (see .convergence)")
+            f"expected {what} certified only to a relative error of {res.error:.1g}")
+        warn_user(f"optimal_policy: the expected {what} of this policy are certified only to "
+                  f"a relative error of {res.error:.1g} (see .convergence)")
     if res.gap > 0:
         by = "an amount not bounded" if np.isinf(res.gap) else f"a relative {res.gap:.1g}"
         note = (note + "; " if note else "") + f"a single switch might still gain {by}"
-        warn_user(f"optimal_policy: these decisions are not certified: a single switch of die "
-                  f"or jump decision might still improve the expected throws by {by}, beyond "
-                  f"their certified error {res.error:.1g} (see .convergence)")
+        warn_user(f"optimal_policy: these decisions are not certified: a single switch of "
+                  f"{'die or jump decision' if what == 'throws' else 'action'} might still "
+                  f"improve the expected {what} by {by}, beyond their certified error "
+                  f"{res.error:.1g} (see .convergence)")
     die[p.goal] = -1
-    for arr in (die, take, res.values):
-        arr.flags.writeable = False
-    return PolicyResult(
-        board=board, actions=dice, objective=objective, optional_jumps=bool(optional_jumps),
-        policy=die, jumps=jump_pairs(board, p), take=take, expected=res.values,
-        mean=float(res.values[board.start]),
-        convergence=Convergence(method, int(iterations), res.residual, note, res.error,
-                                res.gap),
-    )
+    return die, take, res, iterations, note
 
 
 def _landing_values(p: Problem, values: np.ndarray, sense: float, jactive: np.ndarray | None,
@@ -182,7 +297,7 @@ def _greedy(p: Problem, values: np.ndarray, active: np.ndarray, jactive: np.ndar
     """The greedy policy of approximate values: jumps as :func:`_landing_values`, on each
     active square the smallest die index within ``tie`` (relative) of the best."""
     w, greedy_take = _landing_values(p, values, sense, jactive, tie)
-    q = 1.0 + face_sums(p, w)
+    q = p.costs + face_sums(p, w)
     best = q.min(axis=0) if sense > 0 else q.max(axis=0)
     with np.errstate(invalid="ignore"):
         near = sense * (q - best) <= tie * (1.0 + np.abs(best))
@@ -235,8 +350,8 @@ def _value_iteration(p: Problem, active: np.ndarray, sense: float, tol: float,
                 before, mark = change, sweeps
     else:
         n, m = p.n, len(p.src)
-        stays = (p.nxt == np.arange(n)[:, None]) & (p.probs > 0)[:, None, :]
-        p_stay = np.einsum("af,anf->an", p.probs, stays)
+        stays = (p.nxt == np.arange(n)[:, None]) & p.live
+        p_stay = p.weighted(stays)
         moves = np.where(p_stay < 1.0 - 1e-15, 1.0 - p_stay, 0.0)
         land = np.where(stays, n + m, p.nxt)  # a throw that stays adds nothing: node of 0
         w = np.zeros(n + m + 1)  # every node's value, each sweep
@@ -248,7 +363,9 @@ def _value_iteration(p: Problem, active: np.ndarray, sense: float, tol: float,
                 for js in p.levels:  # jumps leading to squares first, then chains into them
                     follow = w[p.tgt[js]]
                     w[n + js] = pick(follow, w[p.src[js]]) if p.optional else follow
-                q = (1.0 + face_sums(p, w, land)) / moves
+                q = (p.costs + face_sums(p, w, land)) / moves
+                if p.cost is not None:  # (a free step that never moves: 0 / 0)
+                    q[moves == 0] = np.inf
                 new = np.where(active, best(q, axis=0), values)
                 now = new[states]
                 change = float(np.max(np.abs(now - values[states]), initial=0.0))
