@@ -52,6 +52,12 @@ class Convergence:
     error: float = 0.0
     gap: float = 0.0
 
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict of Python numbers and strings."""
+        return {"method": self.method, "iterations": self.iterations,
+                "residual": self.residual, "error": self.error, "gap": self.gap,
+                "note": self.note}
+
 
 @dataclass(frozen=True, eq=False)
 class PolicyResult:
@@ -195,12 +201,7 @@ class PolicyResult:
             "jumps": [{"from": s, "to": d, "take": bool(t)}
                       for (s, d), t in zip(self.jumps, self.take, strict=True)],
             "expected": self.expected.tolist(),
-            "convergence": {"method": self.convergence.method,
-                            "iterations": self.convergence.iterations,
-                            "residual": self.convergence.residual,
-                            "error": self.convergence.error,
-                            "gap": self.convergence.gap,
-                            "note": self.convergence.note},
+            "convergence": self.convergence.to_dict(),
         }
 
     def _repr_html_(self) -> str:
@@ -311,12 +312,7 @@ class ChainPolicyResult:
             "policy": self.policy.tolist(),
             "expected": self.expected.tolist(),
             "costs": self.costs.tolist(),
-            "convergence": {"method": self.convergence.method,
-                            "iterations": self.convergence.iterations,
-                            "residual": self.convergence.residual,
-                            "error": self.convergence.error,
-                            "gap": self.convergence.gap,
-                            "note": self.convergence.note},
+            "convergence": self.convergence.to_dict(),
         }
 
     def __str__(self) -> str:
