@@ -458,7 +458,7 @@ def bracket_sweep_kernel(moves, jumps, optional, base, player0, player1, symmetr
 
     ``moves``: :func:`moves_kernel`'s tables; ``jumps``: ``(src, tgt, ptr, rest)``,
     the jumps and where a deciding player may rest after landing on each
-    (:func:`jump_options_kernel`). ``p_k``/``q_k``: win-type and not-lose-type
+    (built in ``tables.py``). ``p_k``/``q_k``: win-type and not-lose-type
     bounds of side ``k`` (diagonal layout); ``lower``: ``p`` holds lower bounds
     (rising) and ``q`` upper bounds (falling), else the reverse. With
     ``symmetric`` both sides are one player (``p1 is p0``, ``q1 is q0``) and only
