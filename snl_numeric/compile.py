@@ -35,7 +35,6 @@ from ._core.memory import SMALL_REQUEST, check_memory, format_bytes
 from ._core.table import (
     MAX_TABLE_ENTRIES,
     OVERSHOOT_CODES,
-    fired_kernel,
     moves_up_kernel,
     reach_kernel,
     succ_table_kernel,
@@ -374,15 +373,16 @@ def compile_board(board: Board) -> CompiledBoard:
                        succ=succ, jump_src=src, jump_dst=dst, chained=board.chain,
                        overshoot=board.overshoot)
     if large:  # the jumps each throw fires, over the landing squares (not kept)
-        fired_kernel(landed, cb.jump_index)
-        landed.flags.writeable = False
-        cb.cache.get("fired", lambda: landed)
+        fired = _fired(landed, cb.jump_index)
+        cb.cache.get("fired", lambda: fired)
     return cb
 
 
 def _fired(landed: np.ndarray, jump_index: np.ndarray) -> np.ndarray:
     """The index of the jump each throw lands on, -1 for none, from the landing squares."""
-    fired = np.where(landed >= 0, jump_index[landed], -1).astype(np.int32, copy=False)
+    hit = landed >= 0  # (in place: no table-sized temporary on a large board)
+    landed[hit] = jump_index[landed[hit]]
+    fired = landed.astype(np.int32, copy=False)
     fired.flags.writeable = False
     return fired
 

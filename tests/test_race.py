@@ -31,8 +31,7 @@ from snl_numeric.dice import as_dice, parse_dice
 from snl_numeric.policy.problem import build_problem
 from snl_numeric.race import bounds
 from snl_numeric.race.graph import avoid_kernel, trap_kernel
-from snl_numeric.race.kernels import from_diag_kernel, to_diag_kernel
-from snl_numeric.race.tables import make_tables
+from snl_numeric.race.tables import from_diag, make_tables, to_diag
 
 MB = boards.get("milton-bradley")
 SMALL_BIG = ["1-3", "4-6"]
@@ -410,16 +409,16 @@ def test_graph_analyses_match_their_twins(board, dice_list, optional, data):
     other = np.array(data.draw(st.lists(st.integers(0, k - 1), min_size=n * n,
                                         max_size=n * n))).reshape(n, n)
     diag = np.empty(n * n, dtype=np.int64)
-    to_diag_kernel(pol, t.base, diag)
+    to_diag(pol, diag)
     odiag = np.empty(n * n, dtype=np.int32)
-    to_diag_kernel(other.astype(np.int32), t.base, odiag)
+    to_diag(other.astype(np.int32), odiag)
     in_a = np.ones(n * n, dtype=np.bool_)
     in_b = np.ones(n * n, dtype=np.bool_)
     while trap_kernel(t.moves, t.jumps, t.optional, t.base, diag, take, fixed, odiag,
                       np.ones((max(t.n_jumps, 1), n), dtype=bool), in_a, in_b):
         pass
     table = np.empty((n, n), dtype=np.bool_)
-    from_diag_kernel(in_a, t.base, table)
+    from_diag(in_a, table)
     jumps = sorted(board.jumps)
     follow = (lambda s, j: bool(take[jumps.index(s), j])) if optional else (lambda s, j: True)
     expect = naive.race_trapped(board, dice, pol.tolist(), follow, optional_jumps=optional,

@@ -60,7 +60,20 @@ def succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, landed):  # 
     is compared with the distance to the goal before it is added.
     """
     record = landed.shape[0] > 0
-    rest = chain_ends(jump_to) if chain else jump_to
+    # with chain: where a token landing on each square rests, the end of its chain of jumps
+    # (-1 where none starts); each square followed once (the Board rules out cycles)
+    ends = np.full(jump_to.shape[0] if chain else 0, -1, dtype=jump_to.dtype)
+    for x in range(ends.shape[0]):
+        if jump_to[x] < 0 or ends[x] >= 0:
+            continue
+        y = jump_to[x]
+        while jump_to[y] >= 0 and ends[y] < 0:  # to the end, or to a chain already known
+            y = jump_to[y]
+        end = ends[y] if jump_to[y] >= 0 else y
+        y = x
+        while jump_to[y] >= 0 and ends[y] < 0:
+            ends[y] = end
+            y = jump_to[y]
     for x in range(size + 1):
         for f in range(faces.shape[0]):
             if record:
@@ -82,28 +95,8 @@ def succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, landed):  # 
             if jump_to[t] >= 0:
                 if record:
                     landed[x, f] = t
-                t = rest[t]
+                t = ends[t] if chain else jump_to[t]
             succ[x, f] = t
-
-
-@njit()
-def chain_ends(jump_to):  # pragma: no cover - jitted
-    """Where a token that lands on each square rests when jumps chain: the end of its chain
-    of jumps (-1 where no jump starts). Each square is followed once: O(squares), however
-    long the chains (the Board has ruled out cycles)."""
-    ends = np.full(jump_to.shape[0], -1, dtype=jump_to.dtype)
-    for x in range(jump_to.shape[0]):
-        if jump_to[x] < 0 or ends[x] >= 0:
-            continue
-        t = jump_to[x]
-        while jump_to[t] >= 0 and ends[t] < 0:  # to the end, or to a chain already known
-            t = jump_to[t]
-        end = ends[t] if jump_to[t] >= 0 else t
-        t = x
-        while jump_to[t] >= 0 and ends[t] < 0:
-            ends[t] = end
-            t = jump_to[t]
-    return ends
 
 
 @njit()
@@ -202,16 +195,6 @@ def reach_kernel(succ, start, dist, sure):  # pragma: no cover - jitted
     for x in range(goal):
         sure[x] = not marks[x, s] & seen
     return dist[start] if start >= 0 else 0
-
-
-@njit()
-def fired_kernel(landed, jump_index):  # pragma: no cover - jitted
-    """``landed`` (the jump squares of :func:`succ_table_kernel`, -1 for none) turned in
-    place into the index of the jump each throw fires."""
-    flat = landed.reshape(-1)
-    for i in range(flat.shape[0]):
-        t = flat[i]
-        flat[i] = jump_index[t] if t >= 0 else -1
 
 
 @njit()

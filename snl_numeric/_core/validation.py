@@ -606,8 +606,8 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):
 #: Python; above it, compiled.
 PYTHON_RULES_MAX = 1000
 
-_dice_problem_kernel = njit()(dice_problem)
 _board_problem_kernel = njit()(board_problem)
+_NO_JUMP = readonly(np.empty(0, dtype=np.int64))
 
 
 def find_dice_problem(faces: np.ndarray, probs: np.ndarray, tol: float = SUM_TOL
@@ -616,7 +616,11 @@ def find_dice_problem(faces: np.ndarray, probs: np.ndarray, tol: float = SUM_TOL
     a few faces (nothing to compile on a cold start), compiled for many."""
     if len(faces) <= PYTHON_RULES_MAX:
         return dice_problem(faces.tolist(), probs.tolist(), tol)
-    return _dice_problem_kernel(readonly(faces), readonly(probs), tol)
+    # the dice of a board of one square without jumps: the board kernel checks the dice
+    # first, with the one body of the rules
+    problem, f, _ = _board_problem_kernel(1, 0, 0, False, _NO_JUMP, _NO_JUMP, readonly(faces),
+                                          readonly(probs), tol)
+    return problem, f
 
 
 def find_board_problem(size: int, start: int, code: int, chain: bool, src: np.ndarray,

@@ -128,21 +128,10 @@ def _board_table(rows, b, jump_to):  # pragma: no cover - jitted
 
 
 @njit()
-def _most_squares(rows, problem):  # pragma: no cover - jitted
-    """The most squares of a board among the rows without a problem (the length of the
-    work arrays that the rows share)."""
-    most = 0
-    for b in range(rows.sizes.shape[0]):
-        if not problem[b] and rows.sizes[b] + 1 > most:
-            most = rows.sizes[b] + 1
-    return most
-
-
-@njit()
-def reach_rows_kernel(rows, problem, min_out, sure_out):  # pragma: no cover
+def reach_rows_kernel(rows, problem, most, min_out, sure_out):  # pragma: no cover
     """Fewest throws and whether the goal is sure from each board's start (rows with a
-    problem are skipped)."""
-    most = _most_squares(rows, problem)
+    problem are skipped; ``most``: the most squares of a board among the others, the
+    length of the work arrays they share)."""
     jump_to = np.empty(most, dtype=np.int64)
     dist = np.empty(most, dtype=np.int64)
     sure = np.empty(most, dtype=np.bool_)
@@ -156,15 +145,15 @@ def reach_rows_kernel(rows, problem, min_out, sure_out):  # pragma: no cover
 
 
 @njit()
-def moments_rows_kernel(rows, problem, want_var, max_bytes, min_out, sure_out,
+def moments_rows_kernel(rows, problem, most, want_var, max_bytes, min_out, sure_out,
                         mean_out, var_out, k_out, status):  # pragma: no cover - jitted
     """Fewest throws, whether the goal is sure, expected throws and (``want_var``)
     variance from each board's start; ``k_out[b]``: its backward targets.
     Rows with a problem are skipped. A board whose Woodbury arrays would take more than
     ``max_bytes`` (or ``WOODBURY_BYTES``: beyond, the single-board solver's GMRES is
     faster), or with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``.
-    The per-square arrays of the boards are allocated once, for the largest."""
-    most = _most_squares(rows, problem)
+    The per-square arrays of the boards are allocated once, for the largest (``most``
+    squares)."""
     jump_to = np.empty(most, dtype=np.int64)
     dist = np.empty(most, dtype=np.int64)
     sure = np.empty(most, dtype=np.bool_)
@@ -193,81 +182,28 @@ def moments_rows_kernel(rows, problem, want_var, max_bytes, min_out, sure_out,
 
 
 @njit()
-def _length_quantiles(succ, probs, live, start, levels, want_mode, tail, max_throws,
-                      q_row):  # pragma: no cover - jitted
-    """Quantiles (into ``q_row``) and mode of the number of throws: ``(mode, status)``.
-
-    ``live``: the squares but the goal that can reach it. Pushes mass with
-    :func:`push_step_kernel`, as :func:`length_distribution` does, so
-    ``q_row[i]`` is the smallest ``k`` with ``cdf[k] >= levels[i]`` (-1 when not reached)
-    and ``mode`` the first ``k`` whose probability is the largest, to within
-    :data:`MODE_TIE` (-1 when the pmf is all zero). Stops as soon as the answers cannot
-    change: a later throw finishes with at most the live mass left (the cut at ``tail``
-    does not stop it before, as :func:`~snl_numeric.analyze` pushes on). After
-    ``max_throws`` throws the answers not known yet stay -1 and the status is
-    ``TAIL_NOT_REACHED`` (as :func:`~snl_numeric.analyze` gives them None).
-    """
-    n = succ.shape[0]
-    goal = n - 1
-    q_row[:] = -1
-    if start == goal:  # pmf = [1.0]
-        q_row[:] = 0
-        return 0, 0
-    unresolved = 0
-    for i in range(levels.shape[0]):
-        if levels[i] <= 0.0:
-            q_row[i] = 0
-        else:
-            unresolved += 1
-    if not live[start]:  # pmf = [0.0]
-        return -1, 0
-    mass = np.zeros(n)
-    mass[start] = 1.0
-    nxt = np.zeros(n)
-    band = np.array([start, start])
-    cum = 0.0
-    best = 0.0
-    remaining = 1.0
-    mode = 0
-    k = 0
-    while True:
-        k += 1
-        if k > max_throws:
-            return (mode if want_mode and best > remaining * (1.0 + 1e-9) else -1), \
-                TAIL_NOT_REACHED
-        p, remaining = push_step_kernel(succ, probs[0], mass, nxt, live, goal, band)
-        cum += p
-        if p > best:
-            if p > best * (1.0 + MODE_TIE):  # not a tie within rounding
-                mode = k
-            best = p
-        for i in range(levels.shape[0]):
-            if q_row[i] < 0 and cum >= levels[i]:
-                q_row[i] = k
-                unresolved -= 1
-        if remaining < tail or unresolved == 0:
-            # a level is still reached while the live mass covers it (known to the quantile
-            # rule's slack), the mode once the live mass is below the largest probability
-            known = not want_mode or remaining * (1.0 + 1e-9) < best or remaining <= 0.0
-            for i in range(levels.shape[0]):
-                if (q_row[i] < 0 and levels[i] <= cum + remaining
-                        and remaining >= QUANTILE_SLACK * levels[i]):
-                    known = False
-            if known:
-                break
-    return (mode if best > 0.0 else -1), 0
-
-
-@njit()
-def quantile_rows_kernel(rows, problem, levels, want_mode, tail, max_throws,
+def quantile_rows_kernel(rows, problem, most, levels, want_mode, tail, max_throws,
                          q_out, mode_out, status):  # pragma: no cover - jitted
     """Quantiles at ``levels`` and (``want_mode``) the mode of each board's length from its
-    start (see :func:`_length_quantiles`)."""
-    most = _most_squares(rows, problem)
+    start (``most`` as for :func:`reach_rows_kernel`).
+
+    The length's mass is pushed with :func:`push_step_kernel`, as
+    :func:`length_distribution` does, over the squares but the goal that can reach it, so
+    ``q_out[b, i]`` is the smallest ``k`` with ``cdf[k] >= levels[i]`` (-1 when not
+    reached) and ``mode_out[b]`` the first ``k`` whose probability is the largest, to
+    within :data:`MODE_TIE` (-1 when the pmf is all zero). The push stops as soon as the
+    answers cannot change: a later throw finishes with at most the live mass left (the cut
+    at ``tail`` does not stop it before, as :func:`~snl_numeric.analyze` pushes on). After
+    ``max_throws`` throws the answers not known yet stay -1 and the status gets
+    ``TAIL_NOT_REACHED`` (as :func:`~snl_numeric.analyze` gives them None).
+    """
     jump_to = np.empty(most, dtype=np.int64)
     dist = np.empty(most, dtype=np.int64)
     sure = np.empty(most, dtype=np.bool_)
     live = np.empty(most, dtype=np.bool_)
+    mass = np.zeros(most)
+    nxt = np.zeros(most)  # (push_step_kernel leaves it zeroed)
+    band = np.zeros(2, dtype=np.int64)
     for b in range(rows.sizes.shape[0]):
         if problem[b]:
             continue
@@ -280,7 +216,58 @@ def quantile_rows_kernel(rows, problem, levels, want_mode, tail, max_throws,
         for x in range(n):
             live[x] = every or dist[x] >= 0
         live[n - 1] = False
-        mode_out[b], tail_status = _length_quantiles(succ, probs, live[:n], rows.starts[b],
-                                                     levels, want_mode, tail, max_throws,
-                                                     q_out[b])
-        status[b] |= tail_status
+        # the length's distribution pushed throw by throw (push_step_kernel, as
+        # length_distribution does) until the answers cannot change
+        start, goal, q_row = rows.starts[b], n - 1, q_out[b]
+        q_row[:] = -1
+        if start == goal:  # pmf = [1.0]
+            q_row[:] = 0
+            mode_out[b] = 0
+            continue
+        unresolved = 0
+        for i in range(levels.shape[0]):
+            if levels[i] <= 0.0:
+                q_row[i] = 0
+            else:
+                unresolved += 1
+        if not live[start]:  # pmf = [0.0]
+            mode_out[b] = -1
+            continue
+        mass[:n] = 0.0
+        mass[start] = 1.0
+        band[0], band[1] = start, start
+        cum = 0.0
+        best = 0.0
+        remaining = 1.0
+        mode = 0
+        k = 0
+        while True:
+            k += 1
+            if k > max_throws:
+                status[b] |= TAIL_NOT_REACHED
+                break
+            p, remaining = push_step_kernel(succ, probs[0], mass, nxt, live, goal, band)
+            cum += p
+            if p > best:
+                if p > best * (1.0 + MODE_TIE):  # not a tie within rounding
+                    mode = k
+                best = p
+            for i in range(levels.shape[0]):
+                if q_row[i] < 0 and cum >= levels[i]:
+                    q_row[i] = k
+                    unresolved -= 1
+            if remaining < tail or unresolved == 0:
+                # a level is still reached while the live mass covers it (known to the
+                # quantile rule's slack), the mode once the live mass is below the largest
+                # probability
+                known = not want_mode or remaining * (1.0 + 1e-9) < best or remaining <= 0.0
+                for i in range(levels.shape[0]):
+                    if (q_row[i] < 0 and levels[i] <= cum + remaining
+                            and remaining >= QUANTILE_SLACK * levels[i]):
+                        known = False
+                if known:
+                    break
+        if k > max_throws:
+            mode_out[b] = mode if want_mode and best > remaining * (1.0 + 1e-9) else -1
+        else:
+            mode_out[b] = mode if best > 0.0 else -1

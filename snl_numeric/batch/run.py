@@ -236,14 +236,15 @@ def _run_kernel(batch: BoardBatch, settings: Settings) -> _Out:
     def block(lo: int, hi: int) -> None:
         part, problem, status = rows.part(lo, hi), out.problem[lo:hi], out.status[lo:hi]
         check_rows_kernel(part, SUM_TOL, max_bytes, problem)
+        most = int((part.sizes[problem == 0] + 1).max(initial=0))  # squares of the largest
         if want_moments:
-            moments_rows_kernel(part, problem, want_var, max_bytes, out.min_throws[lo:hi],
+            moments_rows_kernel(part, problem, most, want_var, max_bytes, out.min_throws[lo:hi],
                                 out.sure[lo:hi], out.mean[lo:hi], out.var[lo:hi],
                                 out.targets[lo:hi], status)
         elif want_reach:
-            reach_rows_kernel(part, problem, out.min_throws[lo:hi], out.sure[lo:hi])
+            reach_rows_kernel(part, problem, most, out.min_throws[lo:hi], out.sure[lo:hi])
         if want_quantiles:
-            quantile_rows_kernel(part, problem, levels, want_mode, float(settings.tail),
+            quantile_rows_kernel(part, problem, most, levels, want_mode, float(settings.tail),
                                  int(settings.max_throws), out.q[lo:hi], out.mode[lo:hi],
                                  status)
 

@@ -100,7 +100,10 @@ def _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, rec,
                     new_src[j] = src[j2]
                     new_src[j2] = s0
                 if record:
-                    _record(rec, rec_n + count, j, kind, j2, -1)
+                    rec[rec_n + count, 0] = j
+                    rec[rec_n + count, 1] = kind
+                    rec[rec_n + count, 2] = j2
+                    rec[rec_n + count, 3] = -1
                 count += 1
         return count
     occ[s0] = False
@@ -121,19 +124,14 @@ def _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, rec,
                 new_src[j] = s
                 new_dst[j] = d
             if record:
-                _record(rec, rec_n + count, j, kind, s, d)
+                rec[rec_n + count, 0] = j
+                rec[rec_n + count, 1] = kind
+                rec[rec_n + count, 2] = s
+                rec[rec_n + count, 3] = d
             count += 1
     occ[s0] = True
     occ[d0] = True
     return count
-
-
-@njit()
-def _record(rec, i, j, kind, a, b):  # pragma: no cover - jitted
-    rec[i, 0] = j
-    rec[i, 1] = kind
-    rec[i, 2] = a
-    rec[i, 3] = b
 
 
 @njit()
@@ -178,15 +176,6 @@ def _moments(space, src, dst, scratch, want_var):  # pragma: no cover - jitted
         return np.inf, np.inf
     board_moments_kernel(succ, space.probs, sure, report, space.size + 1, want_var, mean, var)
     return mean[space.start], var[space.start]
-
-
-@njit()
-def _cost(mode, mean, target):  # pragma: no cover - jitted
-    if mode == 0:
-        return -mean
-    if mode == 1:
-        return mean
-    return abs(mean - target)
 
 
 @njit()
@@ -243,7 +232,7 @@ def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state
                 m, v = _moments(space, new_src, new_dst, scratch, False)
                 chains.evals[c] += 1
                 if m < np.inf:
-                    cn = _cost(mode, m, target)
+                    cn = -m if mode == 0 else (m if mode == 1 else abs(m - target))
                     delta = cn - cc
                     # a change within rounding of the objective is a tie: accepted, no draw
                     if delta <= TIE * abs(cc) or \
@@ -275,18 +264,3 @@ def neighbours_kernel(space, src, dst, rec):  # pragma: no cover - jitted
         for kind in range(4):
             n += _move_count(space, kind, j, src, dst, occ, -1, src, dst, rec, n)
     return n
-
-
-@njit()
-def apply_moves_kernel(src, dst, rec, take, out_src, out_dst):  # pragma: no cover - jitted
-    """Row ``i`` of ``out_*``: the layout after move ``rec[take[i]]``."""
-    for i in range(take.shape[0]):
-        j, kind, a, b = rec[take[i]]
-        out_src[i] = src
-        out_dst[i] = dst
-        if kind == 3:
-            out_src[i, j] = src[a]
-            out_src[i, a] = src[j]
-        else:
-            out_src[i, j] = a
-            out_dst[i, j] = b

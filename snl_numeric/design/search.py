@@ -24,7 +24,6 @@ from .kernels import (
     Chains,
     Space,
     anneal_kernel,
-    apply_moves_kernel,
     evaluate_kernel,
     kick_kernel,
     neighbours_kernel,
@@ -265,8 +264,22 @@ def _compile_kernels(p: _Problem, method: str) -> None:
     else:
         rec = np.empty((0, 4), dtype=np.int64)
         neighbours_kernel(p.space, layouts[0], layouts[0], rec)
-        apply_moves_kernel(layouts[0], layouts[0], rec, np.empty(0, dtype=np.intp), layouts,
-                           layouts)
+
+
+def _apply_moves(src: np.ndarray, dst: np.ndarray, moves: np.ndarray, out_src: np.ndarray,
+                 out_dst: np.ndarray) -> None:
+    """Row ``i`` of ``out_*``: the layout ``src``/``dst`` after move ``moves[i]`` (a row of
+    ``neighbours_kernel``'s record: jump, kind, then the new start and end, or for kind 3
+    the jump whose start it swaps with)."""
+    out_src[:] = src
+    out_dst[:] = dst
+    rows = np.arange(len(moves))
+    j, kind, a, b = moves.T
+    swap = kind == 3
+    out_src[rows[swap], j[swap]] = src[a[swap]]
+    out_src[rows[swap], a[swap]] = src[j[swap]]
+    out_src[rows[~swap], j[~swap]] = a[~swap]
+    out_dst[rows[~swap], j[~swap]] = b[~swap]
 
 
 def _costs(mode: int, mean: np.ndarray, target: float) -> np.ndarray:
@@ -410,7 +423,7 @@ def _local(p, mode, target, iterations, chains, children, batch, bar):
             if not len(take):
                 break
             cs, cd = out_src[:len(take)], out_dst[:len(take)]
-            apply_moves_kernel(cur_src, cur_dst, rec, take, cs, cd)
+            _apply_moves(cur_src, cur_dst, rec[take], cs, cd)
             m, v = _batch(p, cs, cd)
             evals += len(take)
             bar.update(len(take))

@@ -383,20 +383,6 @@ def _value_iteration(p: Problem, active: np.ndarray, sense: float, tol: float,
 
 
 @njit()
-def _node_value(v, values, n, src, tgt, optional, sense):  # pragma: no cover - jitted
-    """Best value of landing on node ``v`` (walks a chain of jump decisions)."""
-    best = np.inf * sense
-    while v >= n:
-        j = v - n
-        if optional and sense * (values[src[j]] - best) < 0:
-            best = values[src[j]]
-        v = tgt[j]
-    if sense * (values[v] - best) < 0:
-        best = values[v]
-    return best
-
-
-@njit()
 def value_iteration_kernel(nxt, probs, src, tgt, optional, values, active, sense, tol,
                            max_iter):  # pragma: no cover - jitted
     """Gauss-Seidel value iteration from the goal downwards, in place; returns
@@ -421,8 +407,16 @@ def value_iteration_kernel(nxt, probs, src, tgt, optional, values, active, sense
                         v = nxt[a, x, f]
                         if v == x:
                             stay += pf
-                        else:
-                            s += pf * _node_value(v, values, n, src, tgt, optional, sense)
+                        else:  # the best value of landing on node v, along its chain
+                            nv = np.inf * sense  # of jump decisions
+                            while v >= n:
+                                j = v - n
+                                if optional and sense * (values[src[j]] - nv) < 0:
+                                    nv = values[src[j]]
+                                v = tgt[j]
+                            if sense * (values[v] - nv) < 0:
+                                nv = values[v]
+                            s += pf * nv
                 q = s / (1.0 - stay) if stay < 1.0 - 1e-15 else np.inf
                 if sense * (q - best) < 0:
                     best = q

@@ -44,15 +44,13 @@ from .graph import alive_kernel, avoid_kernel, live_kernel, trap_kernel
 from .kernels import (
     box_sweep_kernel,
     bracket_sweep_kernel,
-    from_diag_kernel,
-    to_diag_kernel,
     value_sweep_kernel,
 )
 from .linear import MAX_STATES, solve_chain
 from .players import FixedPlayer
 from .readout import read_policy
 from .result import RaceConvergence
-from .tables import Tables
+from .tables import Tables, from_diag, to_diag
 
 #: Positions whose bracket is already this fraction of ``tol`` wide are not
 #: updated again (their bounds stay valid): late sweeps only visit the rest.
@@ -138,7 +136,7 @@ class _Sides:
         if pl is None:
             return False, np.zeros(1, dtype=np.int32), np.ones((1, 1), np.bool_)
         die = np.empty(t.n_sq * t.n_sq, dtype=np.int32)
-        to_diag_kernel(pl.die, t.base, die)
+        to_diag(pl.die, die)
         take = pl.take if t.optional else np.ones((max(t.n_jumps, 1), 1), np.bool_)
         return True, die, np.ascontiguousarray(take)
 
@@ -188,7 +186,7 @@ def _finishes(t: Tables, sigma: np.ndarray) -> bool:
         return False
     n_act, n = t.nodes.shape[0], t.n_sq + 1
     table = np.empty((t.n_sq, t.n_sq), dtype=np.int64)
-    from_diag_kernel(sigma, t.base, table)
+    from_diag(sigma, table)
     used = np.zeros((n_act, n), dtype=np.bool_)
     used[table, np.arange(t.n_sq)[:, None]] = True
     thrown = t.probs[:, None, :] > 0.0
@@ -481,6 +479,6 @@ def _alive_tables(t: Tables) -> tuple[np.ndarray, np.ndarray]:
     states = n_sq * n_sq
     mover = np.empty(states)
     other = np.empty(states)
-    to_diag_kernel(np.repeat(can[:, None], n_sq, axis=1), t.base, mover)
-    to_diag_kernel(np.repeat(can[None, :], n_sq, axis=0), t.base, other)
+    to_diag(np.repeat(can[:, None], n_sq, axis=1), mover)
+    to_diag(np.repeat(can[None, :], n_sq, axis=0), other)
     return mover, other

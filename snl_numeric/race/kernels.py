@@ -26,55 +26,6 @@ from .._core.numba_config import njit
 
 
 @njit()
-def diag_base_kernel(n_sq, base):  # pragma: no cover - jitted
-    """``base[s]``: state ``(p, s - p)`` is at ``base[s] + p`` (``2 N - 1`` diagonals)."""
-    start = 0
-    for s in range(2 * n_sq - 1):
-        lo = max(0, s - n_sq + 1)
-        base[s] = start - lo
-        start += min(s, n_sq - 1) - lo + 1
-
-
-@njit()
-def to_diag_kernel(table, base, out):  # pragma: no cover - jitted
-    """Row-major ``table[p, q]`` (``p, q < N``) into the diagonal layout."""
-    n_sq = table.shape[0]
-    for p in range(n_sq):
-        for q in range(n_sq):
-            out[base[p + q] + p] = table[p, q]
-
-
-@njit()
-def from_diag_kernel(diag, base, out):  # pragma: no cover - jitted
-    """The diagonal layout back into ``out[p, q]`` (``p, q < N``)."""
-    n_sq = out.shape[0]
-    for p in range(n_sq):
-        for q in range(n_sq):
-            out[p, q] = diag[base[p + q] + p]
-
-
-@njit()
-def jump_options_kernel(src, tgt, n, ptr, rest):  # pragma: no cover - jitted
-    """Where a player who decides jumps may rest after landing on jump ``k``: the
-    square of any jump of the chain it starts (declining there) or its end,
-    ``rest[ptr[k]:ptr[k + 1]]``. With an empty ``rest`` only ``ptr`` is filled."""
-    m = src.shape[0]
-    pos = 0
-    for k in range(m):
-        ptr[k] = pos
-        v = n + k
-        while v >= n:
-            if rest.shape[0] > 0:
-                rest[pos] = src[v - n]
-            pos += 1
-            v = tgt[v - n]
-        if rest.shape[0] > 0:
-            rest[pos] = v
-        pos += 1
-    ptr[m] = pos
-
-
-@njit()
 def moves_kernel(nodes, probs, n_nodes, cnt, node, prob, move, stay):  # pragma: no cover
     """Per die and square, the throws that move the token: ``cnt[a, x]`` distinct
     nodes ``node[a, x, :cnt]`` with their probabilities, the total ``move[a, x]``,
@@ -348,7 +299,7 @@ def _solve_pair(c, s, m, tot, exact_c, ka, d, sd, t, m_d, tot_d, exact_d, kb, lo
 @njit(inline="always")
 def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal, n, optional,
           sides):  # pragma: no cover - jitted
-    """One side's candidates at ``(me, other)`` into the rows of ``sides`` (:func:`_scratch`):
+    """One side's candidates at ``(me, other)`` into the rows of ``sides`` (:data:`C` ..):
     the value of its moving throws against ``zc`` and ``zd`` (``c``, ``d``) and the sums
     ``sc``, ``sd`` of ``pr * z`` they subtract from the chance to move, the chances of
     staying put and of moving, the die's total and whether each value is exact. A fixed
@@ -412,18 +363,12 @@ def _side(moves, me, other, zc, zd, fixed, a_fix, free, take, jumps, base, goal,
     return k, stalls
 
 
-#: Rows of one side's candidates (:func:`_scratch`): the value of each die's moving throws
-#: against ``zc`` and ``zd`` and the sums of ``pr * z`` they subtract, its chances of
-#: staying put and of moving, its total, and (1.0 or 0.0) whether each value is exact.
+#: Rows of one side's candidates (:func:`_side`), one array (a tuple of arrays passed to the
+#: inlined helpers cost an atomic reference count per array and call, most of a bracket
+#: sweep's time): the value of each die's moving throws against ``zc`` and ``zd`` and the
+#: sums of ``pr * z`` they subtract, its chances of staying put and of moving, its total,
+#: and (1.0 or 0.0) whether each value is exact.
 C, SC, D, SD, STAY, MOVE, TOTAL, EXACT_C, EXACT_D = range(9)
-
-
-@njit(inline="always")
-def _scratch(n_act):  # pragma: no cover - jitted
-    """Per-die work rows of one side for :func:`_side`, one array: a tuple of arrays
-    passed to the inlined helpers cost an atomic reference count per array and call,
-    most of a bracket sweep's time."""
-    return np.empty((9, n_act))
 
 
 @njit(inline="always")
@@ -463,20 +408,6 @@ def _pair_bounds(side0, k0, st0, a0, n0, side1, k1, st1, a1, n1, rnd1, rnd, da
     return xa, ya, xb, yb
 
 
-@njit(inline="always")
-def _allowances(moves):  # pragma: no cover - jitted
-    """The rounding allowances of one value (``rnd1``) and of a two-state game (``rnd``)."""
-    width = moves[1].shape[2]
-    return (width + ROUND_SIMPLE) * _U, (2 * width + ROUND_PAIR) * _U
-
-
-@njit(inline="always")
-def _clamp(old, new, rise):  # pragma: no cover - jitted
-    if rise:
-        return new if new > old else old
-    return new if new < old else old
-
-
 @njit()
 def box_sweep_kernel(moves, jumps, optional, base, low, up, sigma):  # pragma: no cover
     """One Gauss-Seidel sweep of the symmetric game's bounds from a box, last diagonal
@@ -489,11 +420,12 @@ def box_sweep_kernel(moves, jumps, optional, base, low, up, sigma):  # pragma: n
     """
     cnt = moves[0]
     n_act, n = cnt.shape
-    rnd1, rnd = _allowances(moves)
+    width = moves[1].shape[2]  # the rounding allowances of one value and of a pair
+    rnd1, rnd = (width + ROUND_SIMPLE) * _U, (2 * width + ROUND_PAIR) * _U
     goal = n - 1
     n_sq = goal
-    side0 = _scratch(n_act)
-    side1 = _scratch(n_act)
+    side0 = np.empty((9, n_act))  # the candidates of each side (rows C .. EXACT_D)
+    side1 = np.empty((9, n_act))
     no_take = np.ones((1, 1), dtype=np.bool_)
     for s in range(2 * n_sq - 2, -1, -1):
         for i in range(max(0, s - n_sq + 1), s // 2 + 1):
@@ -526,7 +458,7 @@ def bracket_sweep_kernel(moves, jumps, optional, base, player0, player1, symmetr
 
     ``moves``: :func:`moves_kernel`'s tables; ``jumps``: ``(src, tgt, ptr, rest)``,
     the jumps and where a deciding player may rest after landing on each
-    (:func:`jump_options_kernel`). ``p_k``/``q_k``: win-type and not-lose-type
+    (built in ``tables.py``). ``p_k``/``q_k``: win-type and not-lose-type
     bounds of side ``k`` (diagonal layout); ``lower``: ``p`` holds lower bounds
     (rising) and ``q`` upper bounds (falling), else the reverse. With
     ``symmetric`` both sides are one player (``p1 is p0``, ``q1 is q0``) and only
@@ -539,13 +471,14 @@ def bracket_sweep_kernel(moves, jumps, optional, base, player0, player1, symmetr
     """
     cnt = moves[0]
     n_act, n = cnt.shape
-    rnd1, rnd = _allowances(moves)
+    width = moves[1].shape[2]  # the rounding allowances of one value and of a pair
+    rnd1, rnd = (width + ROUND_SIMPLE) * _U, (2 * width + ROUND_PAIR) * _U
     goal = n - 1
     n_sq = goal
     fixed0, pol0, take0 = player0
     fixed1, pol1, take1 = player1
-    side0 = _scratch(n_act)
-    side1 = _scratch(n_act)
+    side0 = np.empty((9, n_act))  # the candidates of each side (rows C .. EXACT_D)
+    side1 = np.empty((9, n_act))
     da = -1 if lower else 1  # direction of p0 (and of p1)
     change = 0.0
     width_max = 0.0
@@ -574,10 +507,11 @@ def bracket_sweep_kernel(moves, jumps, optional, base, player0, player1, symmetr
                                           rnd1, rnd, da)
             if symmetric and i == j:  # one state: alpha and beta are the same system
                 xb, yb = ya, xa
-            xa = _clamp(p0[u], xa, lower)
-            ya = _clamp(q1[w], ya, not lower)
-            xb = _clamp(q0[u], xb, not lower)
-            yb = _clamp(p1[w], yb, lower)
+            # clamped: a lower bound only rises, an upper bound only falls
+            xa = xa if (xa > p0[u] if lower else xa < p0[u]) else p0[u]
+            ya = ya if (ya < q1[w] if lower else ya > q1[w]) else q1[w]
+            xb = xb if (xb < q0[u] if lower else xb > q0[u]) else q0[u]
+            yb = yb if (yb > p1[w] if lower else yb < p1[w]) else p1[w]
             change = max(change, abs(p0[u] - xa), abs(q1[w] - ya), abs(q0[u] - xb),
                          abs(p1[w] - yb))
             p0[u] = xa

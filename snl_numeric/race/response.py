@@ -32,11 +32,10 @@ import numpy as np
 
 from .._core.numba_config import njit
 from .graph import alive_kernel, live_kernel
-from .kernels import from_diag_kernel, to_diag_kernel
 from .linear import solve_chain
 from .players import FixedPlayer
 from .result import RaceConvergence
-from .tables import Tables
+from .tables import Tables, from_diag, to_diag
 
 #: The evaluations' target relative error, as a share of tol.
 TARGET_SHARE = 1 / 16
@@ -125,13 +124,13 @@ def response_sweep_kernel(moves, jumps, optional, base, die1, take1, up, u0, u1
 
 def _table(diag: np.ndarray, t: Tables) -> np.ndarray:
     out = np.empty((t.n_sq, t.n_sq))
-    from_diag_kernel(diag, t.base, out)
+    from_diag(diag, out)
     return out
 
 
 def _diag(table: np.ndarray, t: Tables, dtype: type = np.float64) -> np.ndarray:
     out: np.ndarray = np.empty(t.n_sq * t.n_sq, dtype=dtype)
-    to_diag_kernel(np.ascontiguousarray(table), t.base, out)
+    to_diag(np.ascontiguousarray(table), out)
     return out
 
 

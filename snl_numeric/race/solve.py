@@ -14,13 +14,12 @@ from ..board import Board
 from ..dice import Dice, DiceLike
 from ..policy.problem import Problem, build_problem, check_common, jump_pairs
 from .bounds import Bounds, check_race_memory, solve_bounds
-from .kernels import from_diag_kernel, to_diag_kernel
 from .linear import MAX_STATES
 from .players import FixedPlayer, fixed_player
 from .readout import read_policy
 from .response import best_response
 from .result import RaceConvergence, RaceResult
-from .tables import Tables, make_tables
+from .tables import Tables, from_diag, make_tables, to_diag
 
 DiceList = Sequence[DiceLike | None]
 
@@ -60,9 +59,9 @@ def _check_tol(tol: Any) -> float:
     return float(tol)
 
 
-def _table(diag: np.ndarray, size: int, base: np.ndarray) -> np.ndarray:
+def _table(diag: np.ndarray, size: int) -> np.ndarray:
     out = np.empty((size, size))
-    from_diag_kernel(diag, base, out)
+    from_diag(diag, out)
     return out
 
 
@@ -77,8 +76,8 @@ def _full(inner: np.ndarray, size: int, home: float, away: float) -> np.ndarray:
 
 
 def _value_tables(b: Bounds, side: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    win = _table(0.5 * (b.win_lo[side] + b.win_hi[side]), size, b.base)
-    keep = _table(0.5 * (b.keep_lo[side] + b.keep_hi[side]), size, b.base)
+    win = _table(0.5 * (b.win_lo[side] + b.win_hi[side]), size)
+    keep = _table(0.5 * (b.keep_lo[side] + b.keep_hi[side]), size)
     keep = np.maximum(keep, win)
     return _full(win, size, 1.0, 0.0), _full(1.0 - keep, size, 0.0, 1.0)
 
@@ -94,7 +93,7 @@ def _policy_tables(t: Tables, b: Bounds, opponent: FixedPlayer | None
     fixed = None
     if opponent is not None:
         die = np.empty(size * size, dtype=np.int32)
-        to_diag_kernel(opponent.die, t.base, die)
+        to_diag(opponent.die, die)
         fixed = (die, np.ascontiguousarray(opponent.take) if t.optional
                  else np.ones((max(t.n_jumps, 1), 1), np.bool_))
     if b.policy is not None:  # the policy the bracket was certified through
@@ -106,7 +105,7 @@ def _policy_tables(t: Tables, b: Bounds, opponent: FixedPlayer | None
                                        _mid(b.keep_lo[1], b.keep_hi[1]), tie, fixed, ends=b.ends)
     policy = np.full((size + 1, size + 1), -1, dtype=np.int64)
     inner = np.empty((size, size), dtype=np.int64)
-    from_diag_kernel(diag, t.base, inner)
+    from_diag(diag, inner)
     policy[:size, :size] = inner
     take = np.ones((t.n_jumps, size + 1), dtype=np.bool_)
     take[:, :size] = inner_take

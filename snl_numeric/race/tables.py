@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..policy.problem import Problem
-from .kernels import diag_base_kernel, jump_options_kernel, moves_kernel
+from .kernels import moves_kernel
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,14 +43,79 @@ def _nodes(p: Problem) -> np.ndarray:
     return rest[p.nxt]
 
 
+def _jump_options(src: np.ndarray, tgt: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(ptr, rest)``: where a player who decides jumps may rest after landing on jump
+    ``k`` (node ``n + k``), ``rest[ptr[k]:ptr[k + 1]]``: the square of any jump of the chain
+    it starts (declining there) or its end."""
+    src_l, tgt_l = src.tolist(), tgt.tolist()
+    ptr, rest = [0], []
+    for k in range(len(src_l)):
+        v = n + k
+        while v >= n:
+            rest.append(src_l[v - n])
+            v = tgt_l[v - n]
+        rest.append(v)
+        ptr.append(len(rest))
+    return np.array(ptr, dtype=np.int64), np.array(rest or [0], dtype=np.int64)
+
+
+def diag_base(size: int) -> np.ndarray:
+    """``base[s]``: pair state ``(p, s - p)`` (``p, q < N = size``) is at ``base[s] + p`` in
+    the diagonal layout (``2 N - 1`` diagonals, each in order of ``p``).
+
+    Examples
+    --------
+    >>> diag_base(3).tolist()
+    [0, 1, 3, 5, 6]
+    """
+    s = np.arange(2 * size - 1, dtype=np.int64)
+    lo = np.maximum(s - size + 1, 0)
+    length = np.minimum(s, size - 1) - lo + 1
+    start = np.zeros(len(s), dtype=np.int64)
+    np.cumsum(length[:-1], out=start[1:])
+    return start - lo
+
+
+@functools.lru_cache(maxsize=1)
+def _diag_index(size: int) -> np.ndarray:
+    """``index[p, q]``: where pair state ``(p, q)`` is in the diagonal layout (read-only,
+    kept for the last size asked)."""
+    r = np.arange(size)
+    index = diag_base(size)[r[:, None] + r] + r[:, None]
+    index.flags.writeable = False
+    return index
+
+
+def to_diag(table: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Row-major ``table[p, q]`` (``p, q < N``) into the diagonal layout ``out``.
+
+    Examples
+    --------
+    >>> to_diag(np.arange(9).reshape(3, 3), np.empty(9, int)).tolist()
+    [0, 1, 3, 2, 4, 6, 5, 7, 8]
+    """
+    out[_diag_index(table.shape[0])] = table
+    return out
+
+
+def from_diag(diag: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The diagonal layout ``diag`` back into ``out[p, q]`` (``p, q < N``).
+
+    Examples
+    --------
+    >>> table = np.arange(9).reshape(3, 3)
+    >>> bool((from_diag(to_diag(table, np.empty(9, int)), np.empty((3, 3), int)) == table).all())
+    True
+    """
+    out[...] = diag[_diag_index(out.shape[0])]
+    return out
+
+
 def make_tables(p: Problem) -> Tables:
     size = p.n - 1
     nodes = _nodes(p)
     m = len(p.src)
-    ptr = np.zeros(m + 1, dtype=np.int64)
-    jump_options_kernel(p.src, p.tgt, p.n, ptr, np.zeros(0, dtype=np.int64))
-    rest = np.zeros(max(int(ptr[m]), 1), dtype=np.int64)
-    jump_options_kernel(p.src, p.tgt, p.n, ptr, rest)
+    ptr, rest = _jump_options(p.src, p.tgt, p.n)
     n_act, n, width = nodes.shape
     cnt = np.empty((n_act, n), dtype=np.int64)
     node = np.empty((n_act, n, width), dtype=np.int64)
@@ -61,7 +127,5 @@ def make_tables(p: Problem) -> Tables:
     # sweeps' rounding allowances count these terms
     k = max(int(cnt.max(initial=0)), 1)
     node, prob = np.ascontiguousarray(node[:, :, :k]), np.ascontiguousarray(prob[:, :, :k])
-    base = np.zeros(2 * size - 1, dtype=np.int64)
-    diag_base_kernel(size, base)
     return Tables(nodes, p.probs, (cnt, node, prob, move, stay), (p.src, p.tgt, ptr, rest),
-                  p.order, base, size, p.optional)
+                  p.order, diag_base(size), size, p.optional)

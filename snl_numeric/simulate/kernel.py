@@ -70,14 +70,6 @@ def _settle(p, t, n, a, gid, g, end, start, goal, k, lo, hist, tid, tally, throw
 
 
 @njit()
-def _fire(p, f, fired, jump_next, used, gid):  # pragma: no cover - jitted
-    j = fired[p + f]
-    while j >= 0:
-        used[gid, j] = True
-        j = jump_next[j]
-
-
-@njit()
 def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks, budget,
                     lo, hist, tid, rng, lanes, tallies, fired, jump_next, throws, final,
                     used):  # pragma: no cover - jitted
@@ -107,95 +99,89 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
     of the budget) without a cap test. The lanes consume one stream in a fixed
     order, so block ``b``'s games depend only on its seed.
     """
-    for i in range(blocks.shape[0]):
-        b = blocks[i]
-        if lanes[b, _PHASE] != 2:
-            _run_block(off, alias, thresh, start, goal, max_throws, bounds, b, budget, lo,
-                       hist, tid, rng, lanes[b], tallies[b], fired, jump_next, throws,
-                       final, used)
-
-
-@njit()
-def _run_block(off, alias, thresh, start, goal, max_throws, bounds, b, budget, lo, hist,
-               tid, rng, st, tally, fired, jump_next, throws, final,
-               used):  # pragma: no cover - jitted
-    """One block's share of :func:`simulate_kernel`: its lanes' squares, first steps,
-    activity and games are read from its saved state ``st`` and written back."""
-    k = np.uint64(alias.shape[0])
-    ki = alias.shape[0]
-    nbins = hist.shape[1]
-    s0, s1, s2, s3 = rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3]
-    end = bounds[b + 1]
-    # the lanes' state copied, not viewed: a view of an argument may alias `hist` or
-    # `tally`, so every store to those reloaded it in the hot loop
-    lane_state = st[2: ACTIVE + 2 * LANES].copy()
-    p, n0 = lane_state[:LANES], lane_state[LANES: 2 * LANES]
-    active, gid = lane_state[2 * LANES: 3 * LANES], lane_state[3 * LANES:]
-    face = np.empty(LANES, dtype=np.intp)
-    if st[_PHASE] == 0:
-        n, g = 0, bounds[b]
-        for lane in range(LANES):  # a parked lane sits on the absorbing goal row
-            p[lane], n0[lane], active[lane], gid[lane] = goal, _PARKED, 0, bounds[b]
-            if g < end:
-                p[lane], n0[lane], active[lane], gid[lane], g = start, 0, 1, g, g + 1
-    else:
-        n, g = st[0], st[1]
-    n_end = n + budget
-    longest = 0  # of the finished games counted in the loop (the rest: _settle)
-    done = 0  # their throws
-    while active.any():
-        stop = min(n0.min() + max_throws, n_end)
-        while n < stop:
-            if thresh is None:  # a fair die: two faces per 64-bit word
-                for lane in range(0, LANES, 2):
-                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                    face[lane], s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                    face[lane + 1], s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
-            else:
-                for lane in range(LANES):
-                    r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
-                    f, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
-                    face[lane], s0, s1, s2, s3 = alias_pick(f, r, thresh[f], alias[f], s0, s1,
-                                                            s2, s3)
-            if throws is not None:
-                for lane in range(LANES):
-                    _fire(p[lane], face[lane], fired, jump_next, used, gid[lane])
-            ended = False
-            for lane in range(LANES):
-                p[lane] = off[p[lane] + face[lane]]
-                ended |= p[lane] >= goal
-            n += 1
-            if not ended:
-                continue
-            for lane in range(LANES):
-                if p[lane] < goal:
-                    continue
-                if p[lane] == goal and active[lane] and g < end and throws is None:  # usual
-                    t = n - n0[lane]
-                    longest = max(longest, t)
-                    done += t
-                    if 0 <= t - lo < nbins:
-                        hist[tid, t - lo] += 1
-                    p[lane], n0[lane], gid[lane], g = start, n, g, g + 1
+    for i in range(blocks.shape[0]):  # each block's lanes read from its saved state
+        b = blocks[i]  # st, and written back
+        if lanes[b, _PHASE] == 2:
+            continue
+        st, tally = lanes[b], tallies[b]
+        k = np.uint64(alias.shape[0])
+        ki = alias.shape[0]
+        nbins = hist.shape[1]
+        s0, s1, s2, s3 = rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3]
+        end = bounds[b + 1]
+        # the lanes' state copied, not viewed: a view of an argument may alias `hist` or
+        # `tally`, so every store to those reloaded it in the hot loop
+        lane_state = st[2: ACTIVE + 2 * LANES].copy()
+        p, n0 = lane_state[:LANES], lane_state[LANES: 2 * LANES]
+        active, gid = lane_state[2 * LANES: 3 * LANES], lane_state[3 * LANES:]
+        face = np.empty(LANES, dtype=np.intp)
+        if st[_PHASE] == 0:
+            n, g = 0, bounds[b]
+            for lane in range(LANES):  # a parked lane sits on the absorbing goal row
+                p[lane], n0[lane], active[lane], gid[lane] = goal, _PARKED, 0, bounds[b]
+                if g < end:
+                    p[lane], n0[lane], active[lane], gid[lane], g = start, 0, 1, g, g + 1
+        else:
+            n, g = st[0], st[1]
+        n_end = n + budget
+        longest = 0  # of the finished games counted in the loop (the rest: _settle)
+        done = 0  # their throws
+        while active.any():
+            stop = min(n0.min() + max_throws, n_end)
+            while n < stop:
+                if thresh is None:  # a fair die: two faces per 64-bit word
+                    for lane in range(0, LANES, 2):
+                        r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                        face[lane], s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                        face[lane + 1], s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
                 else:
+                    for lane in range(LANES):
+                        r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                        f, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                        face[lane], s0, s1, s2, s3 = alias_pick(f, r, thresh[f], alias[f], s0, s1,
+                                                                s2, s3)
+                if throws is not None:  # the jumps each throw fires, along a chain
+                    for lane in range(LANES):
+                        j = fired[p[lane] + face[lane]]
+                        while j >= 0:
+                            used[gid[lane], j] = True
+                            j = jump_next[j]
+                ended = False
+                for lane in range(LANES):
+                    p[lane] = off[p[lane] + face[lane]]
+                    ended |= p[lane] >= goal
+                n += 1
+                if not ended:
+                    continue
+                for lane in range(LANES):
+                    if p[lane] < goal:
+                        continue
+                    if p[lane] == goal and active[lane] and g < end and throws is None:  # usual
+                        t = n - n0[lane]
+                        longest = max(longest, t)
+                        done += t
+                        if 0 <= t - lo < nbins:
+                            hist[tid, t - lo] += 1
+                        p[lane], n0[lane], gid[lane], g = start, n, g, g + 1
+                    else:
+                        p[lane], n0[lane], active[lane], gid[lane], g = _settle(
+                            p[lane], n - n0[lane], n, active[lane], gid[lane], g, end, start, goal,
+                            ki, lo, hist, tid, tally, throws, final)
+                if not active.any():
+                    break
+            for lane in range(LANES):  # lanes that used all max_throws throws are stopped
+                if active[lane] and n - n0[lane] >= max_throws:
                     p[lane], n0[lane], active[lane], gid[lane], g = _settle(
-                        p[lane], n - n0[lane], n, active[lane], gid[lane], g, end, start, goal,
-                        ki, lo, hist, tid, tally, throws, final)
-            if not active.any():
+                        p[lane], n - n0[lane], n, active[lane], gid[lane], g, end, start, goal, ki,
+                        lo, hist, tid, tally, throws, final)
+            if n >= n_end:
                 break
-        for lane in range(LANES):  # lanes that used all max_throws throws are stopped
-            if active[lane] and n - n0[lane] >= max_throws:
-                p[lane], n0[lane], active[lane], gid[lane], g = _settle(
-                    p[lane], n - n0[lane], n, active[lane], gid[lane], g, end, start, goal, ki,
-                    lo, hist, tid, tally, throws, final)
-        if n >= n_end:
-            break
-    tally[0] = max(tally[0], longest)
-    tally[3] += done
-    rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3] = s0, s1, s2, s3
-    st[0], st[1] = n, g
-    st[2: ACTIVE + 2 * LANES] = lane_state
-    st[_PHASE] = 1 if active.any() else 2
+        tally[0] = max(tally[0], longest)
+        tally[3] += done
+        rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3] = s0, s1, s2, s3
+        st[0], st[1] = n, g
+        st[2: ACTIVE + 2 * LANES] = lane_state
+        st[_PHASE] = 1 if active.any() else 2
 
 
 class Run:

@@ -110,12 +110,9 @@ for m in pkgutil.walk_packages(snl_numeric.__path__, "snl_numeric."):
 print(json.dumps({"compiled": sorted(set(compiled)), "signatures": signatures}))
 """
 
-#: Kernels compiled for several signatures on purpose: the race's diagonal packing of
-#: integer (policies) and float (values) tables; the simulation's fair and other dice, with
-#: and without per-game records (None arguments, compile-time switches).
-SIGNATURES = {"snl_numeric.race.kernels.to_diag_kernel": 2,
-              "snl_numeric.race.kernels.from_diag_kernel": 2,
-              "snl_numeric.simulate.kernel.simulate_kernel": 4}
+#: Kernels compiled for several signatures on purpose: the simulation's fair and other dice,
+#: with and without per-game records (None arguments, compile-time switches).
+SIGNATURES = {"snl_numeric.simulate.kernel.simulate_kernel": 4}
 
 
 @pytest.mark.slow
