@@ -303,45 +303,48 @@ def _step_solve(cb: CompiledBoard, solver, cancel: np.ndarray, certain: np.ndarr
     Squares whose number of throws is fixed (:func:`_fixed`) have ``x = 0`` exactly."""
     x = np.zeros(cb.n_states)
     act = solver.active
-    rest = cancel & ~_fixed(cb, act, cancel | certain, t)
-    if not rest.any():
+    idx = np.flatnonzero(cancel)
+    tr = t[idx]
+    if (np.abs(tr - np.rint(tr)) <= 1e-6 * tr).any():  # (a fixed number of throws?)
+        idx = idx[~_fixed(cb, act, cancel | certain, t)[idx]]
+        tr = t[idx]
+    if not idx.size:
         return x, 0.0
     w = solver.step_variance(thi, tlo)
     b = w / solver.rowsum
     with np.errstate(divide="ignore", invalid="ignore"):
-        guess = np.fmax(low, b)[rest] / t[rest]
+        guess = np.fmax(low[idx], b[idx]) / tr
     eta = 0.5 * float(guess[guess > 0.0].min(initial=np.inf))
     eta = eta if np.isfinite(eta) else 0.0
     # the right-hand side's own rounding (w's sums of squares, / s, + eta): A^-1 of it is
     # at most this times y
     terms = cb.succ.shape[1] + 8
     rounding = terms * UNIT_ROUNDOFF / (1.0 - terms * UNIT_ROUNDOFF)
-    best = (x, np.inf)
+    best = (x[idx], np.inf)
     for _ in range(2):
         sol = solver.solve(b + eta * act if eta else b, target=TARGET)
-        y = sol.x
-        shift = eta * t
-        x = np.where(np.isfinite(y), y - shift, y)
+        y = sol.x[idx]
+        shift = eta * tr
+        xr = np.where(np.isfinite(y), y - shift, y)
         # componentwise where the right-hand side is positive, else relative to max(y)
-        scale = y if eta or (b[act] > 0.0).all() else np.abs(y[act]).max()
+        scale = y if eta or (b[act] > 0.0).all() else np.abs(sol.x[act]).max()
         e = (sol.error * scale * (1.0 + 2.0 * sol.error) + rounding * y
-             + shift * (et + UNIT_ROUNDOFF) * (1.0 + 2.0 * et) + UNIT_ROUNDOFF * np.abs(x))
+             + shift * (et + UNIT_ROUNDOFF) * (1.0 + 2.0 * et) + UNIT_ROUNDOFF * np.abs(xr))
         with np.errstate(divide="ignore", invalid="ignore"):
-            worst = float(np.where(x > 0.0, e / x, np.inf)[rest].max())
+            worst = float(np.where(xr > 0.0, e / xr, np.inf).max())
         error = worst / (1.0 - worst) if worst < 1.0 else np.inf  # (NaN: inf)
         if error < best[1] or not best[1] < np.inf:
-            best = (x, error)
+            best = (xr, error)
         if error <= TARGET:
             break
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = (x / t)[rest]
+            ratio = xr / tr
         again = 0.5 * float(ratio[ratio > 0.0].min(initial=np.inf))
         if not (np.isfinite(again) and (again < eta / 4.0 or not eta)):
             break  # (eta fitted the answer: a second solve would not certify it better)
         eta = again
-    x, error = best
-    x[~rest] = 0.0
-    return x, error
+    x[idx] = best[0]
+    return x, best[1]
 
 
 def _fixed(cb: CompiledBoard, act: np.ndarray, cand: np.ndarray, t: np.ndarray) -> np.ndarray:
