@@ -43,6 +43,7 @@ from ._core.memory import check_memory
 from ._core.solve import (
     CANCELLATION,
     TARGET_ERROR,
+    UNIT_ROUNDOFF,
     WARN_ERROR,
     Solution,
     SystemSolver,
@@ -221,8 +222,9 @@ def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, tuple[str, ...]]:
     (``var`` below ``t**2 / CANCELLATION``): there ``var = N w`` with
     ``w[x] = sum_y Q[x, y] (t[y] - t[x] + 1)**2``, the variance of ``t`` after one throw, a
     non-negative right-hand side, from ``t`` refined to double-double (so the differences
-    in ``w`` are exact to about ``2**-100``). A square whose every throw leaves the system
-    has ``t = 1`` and variance 0 exactly."""
+    in ``w`` are exact to about ``2**-100``), each such square's error bounded on its own
+    (:func:`_step_solve`). A square whose number of throws is fixed (every throw leaves the
+    system, or :func:`_fixed`) has variance 0 exactly."""
     solver = fundamental(cb)
     var = np.full(cb.n_states, np.inf)
     var[cb.size] = 0.0
@@ -248,12 +250,13 @@ def _solve_moments(cb: CompiledBoard) -> tuple[np.ndarray, tuple[str, ...]]:
             if cancel.any():
                 if tlo is None:
                     thi, tlo = solver.refined(act.astype(np.float64))
-                w = solver.step_variance(thi, tlo)
-                sol_w = solver.solve(w / solver.rowsum)
-                v = np.where(cancel, sol_w.x, v)
-                error = max(error, sol_w.error)
+                # (a lower estimate of the variance: the formula less its error)
+                low = v - (2.0 * np.abs(u) + t + 2.0 * t * t) * (eu + et)
+                x, step_error = _step_solve(cb, solver, cancel, certain, low, thi, tlo, t, et)
+                v = np.where(cancel, x, v)
+                error = max(error, step_error)
         var[act] = np.maximum(v[act], 0.0)
-        notes = _notes(error, "variances", var[act])
+        notes = _notes(_round_up(error), "variances", var[act])
     var.flags.writeable = False
     return var, notes
 
@@ -282,9 +285,104 @@ def _var_formula(act: np.ndarray, certain: np.ndarray, u: np.ndarray, eu: float,
         keep = act & ~certain & ~cancel
         gain = (2.0 * np.abs(u) + t + 2.0 * t * t)[keep] / v[keep]  # error of v per error
         worst = float(gain.max(initial=0.0))
-        error = (0.0 if not keep.any() else
-                 np.inf if not np.isfinite(eu + et) else worst * (eu + et))
+        error = (0.0 if not keep.any() else  # (and the formula's three roundings)
+                 np.inf if not np.isfinite(eu + et) else worst * (eu + et + 3 * UNIT_ROUNDOFF))
     return v, cancel, keep, float(error), TARGET / (2.0 * worst) if worst else TARGET
+
+
+def _step_solve(cb: CompiledBoard, solver, cancel: np.ndarray, certain: np.ndarray,
+                low: np.ndarray, thi: np.ndarray, tlo: np.ndarray, t: np.ndarray, et: float
+                ) -> tuple[np.ndarray, float]:
+    """``(x, error)``: ``x = N w`` on the ``cancel`` squares and the largest certified
+    relative error of ``x`` on any of them (``t`` with relative error ``et``, ``thi + tlo``
+    it in double-double, ``low`` an estimate of the variances from below).
+
+    ``w`` is 0 on a square whose every throw ends the game, which makes the certificate of
+    ``A x = w`` normwise: relative to the board's largest variance, up to 1e9 times a
+    square's own on lopsided dice. So ``A y = w + eta s`` is solved (``s`` the row sums,
+    ``A^-1 s = t``): a positive right-hand side, so ``|y - y*| <= eps y`` on every square
+    (:mod:`._core.solve.certify`), and ``x = y - eta t`` is within
+    ``eps y + eta t (et + u) + u |x|`` of ``x*``: a few ``eps`` where ``eta t <= x``.
+    ``eta`` is half the smallest ``x / t`` of the squares, from ``low`` (or ``x >= w / s``,
+    the first throw's share), and from the answer once more where that was far off.
+    Squares whose number of throws is fixed (:func:`_fixed`) have ``x = 0`` exactly."""
+    x = np.zeros(cb.n_states)
+    act = solver.active
+    idx = np.flatnonzero(cancel)
+    tr = t[idx]
+    if (np.abs(tr - np.rint(tr)) <= 1e-6 * tr).any():  # (a fixed number of throws?)
+        idx = idx[~_fixed(cb, act, cancel | certain, t)[idx]]
+        tr = t[idx]
+    if not idx.size:
+        return x, 0.0
+    w = solver.step_variance(thi, tlo)
+    b = w / solver.rowsum
+    with np.errstate(divide="ignore", invalid="ignore"):
+        guess = np.fmax(low[idx], b[idx]) / tr
+    eta = 0.5 * float(guess[guess > 0.0].min(initial=np.inf))
+    eta = eta if np.isfinite(eta) else 0.0
+    # the right-hand side's own rounding (w's sums of squares, / s, + eta): A^-1 of it is
+    # at most this times y
+    terms = cb.succ.shape[1] + 8
+    rounding = terms * UNIT_ROUNDOFF / (1.0 - terms * UNIT_ROUNDOFF)
+    best = (x[idx], np.inf)
+    for _ in range(2):
+        sol = solver.solve(b + eta * act if eta else b, target=TARGET)
+        y = sol.x[idx]
+        shift = eta * tr
+        xr = np.where(np.isfinite(y), y - shift, y)
+        # componentwise where the right-hand side is positive, else relative to max(y)
+        scale = y if eta or (b[act] > 0.0).all() else np.abs(sol.x[act]).max()
+        e = (sol.error * scale * (1.0 + 2.0 * sol.error) + rounding * y
+             + shift * (et + UNIT_ROUNDOFF) * (1.0 + 2.0 * et) + UNIT_ROUNDOFF * np.abs(xr))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            worst = float(np.where(xr > 0.0, e / xr, np.inf).max())
+        error = worst / (1.0 - worst) if worst < 1.0 else np.inf  # (NaN: inf)
+        if error < best[1] or not best[1] < np.inf:
+            best = (xr, error)
+        if error <= TARGET:
+            break
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = xr / tr
+        again = 0.5 * float(ratio[ratio > 0.0].min(initial=np.inf))
+        if not (np.isfinite(again) and (again < eta / 4.0 or not eta)):
+            break  # (eta fitted the answer: a second solve would not certify it better)
+        eta = again
+    x[idx] = best[0]
+    return x, best[1]
+
+
+def _fixed(cb: CompiledBoard, act: np.ndarray, cand: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The squares of ``cand`` whose number of throws is fixed (variance 0 exactly): labelled
+    ``round(t)``, those whose every move goes to the goal (label 1) or to another of them
+    with a label one less. (Any labels with that property prove it: the throws from a square
+    are then its label.)"""
+    rows = np.flatnonzero(cand)
+    level = np.zeros(len(t))
+    level[rows] = np.rint(t[rows])
+    rows = rows[np.abs(t[rows] - level[rows]) <= 1e-6 * level[rows]]
+    fixed = np.zeros(len(t), dtype=np.bool_)
+    fixed[rows] = True
+    succ = cb.succ[rows]
+    moves = np.broadcast_to(cb.probs, cb.succ.shape)[rows] > 0.0
+    inside = act[succ]
+    down = np.where(inside, level[succ], 0.0) == level[rows, None] - 1.0
+    while rows.size:
+        ok = np.all(~moves | (down & (fixed[succ] | ~inside)), axis=1)
+        if ok.all():
+            break
+        fixed[rows[~ok]] = False
+        rows, succ, moves, inside, down = rows[ok], succ[ok], moves[ok], inside[ok], down[ok]
+    return fixed
+
+
+def _round_up(error: float) -> float:
+    """``error`` rounded up to one significant digit (as a warning states it) when it is
+    above ``WARN_ERROR`` (and finite)."""
+    if not WARN_ERROR < error < np.inf:
+        return error
+    unit = 10.0 ** np.floor(np.log10(error))
+    return float(np.ceil(error / unit) * unit)
 
 
 def _leaves(cb: CompiledBoard, act: np.ndarray) -> np.ndarray:

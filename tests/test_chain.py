@@ -3,6 +3,8 @@ chance to finish and the solver's report, against closed forms, exact fractions 
 naive twins (the solver's accuracy across every path: ``test_accuracy.py``)."""
 
 import math
+import re
+import warnings
 from fractions import Fraction
 
 import naive
@@ -202,3 +204,75 @@ def test_solver_report_is_public():
     assert rep.method == "lu" and rep.residual < 1e-14 and rep.error_estimate < 1e-12
     with pytest.raises(TypeError, match="expected a Board"):
         snl.solver_report("milton-bradley")
+
+
+def _variances_right_or_warned(board):
+    """Every square's variance within 1e-10 (relative) of exact.py's fractions (0 and inf
+    exactly), or a RuntimeWarning whose stated bound covers the true error."""
+    exact = throws_variance_all(board, exact=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        var = throws_variance_all(board)
+        one = throws_variance(board)
+    worst = 0.0
+    for ours, ref in zip([*var, one], [*exact, exact[board.start]], strict=True):
+        if ref in (0, math.inf) or not math.isfinite(ours):
+            worst = max(worst, 0.0 if ours == ref else math.inf)
+        else:
+            worst = max(worst, float(abs(Fraction(ours) - ref) / ref))
+    stated = [re.search(r"relative error of ([0-9.e+-]+)|(largest double)", str(w.message))
+              for w in caught if issubclass(w.category, RuntimeWarning)]
+    if not stated:
+        assert worst <= 1e-10, (worst, board.to_dict())
+    else:  # (beyond the largest double: no bound is claimed)
+        bound = max(math.inf if m is None or m.group(2) else float(m.group(1)) for m in stated)
+        assert worst <= bound, (worst, bound, board.to_dict())
+    return worst, bool(stated)
+
+
+@pytest.mark.parametrize("path", ["direct", "structured"])
+def test_variance_far_below_the_largest_is_right(path):
+    # a snake 4 -> 1 (never landed on from the start) makes variances of 4e6 on squares 1-2;
+    # 2u - t - t**2 cancels at the start (0.003), solved as N w with w = 0 on square 7
+    # (every throw finishes): that solve's bound was relative to 4e6, and the start's
+    # variance came 1.6e-8 off with no warning
+    with snl.options(path=path):
+        board = Board(8, {1: 7, 2: 4, 3: 2, 4: 1}, dice={1: .001, 2: .999})
+        exact = throws_variance(board, exact=True)
+        assert exact == naive.naive_expected_fraction(board)[1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert float(abs(Fraction(throws_variance(board)) - exact) / exact) < 1e-14
+        assert _variances_right_or_warned(board) == (pytest.approx(0.0, abs=1e-13), False)
+
+
+LOPSIDED = [{1: .001, 2: .999}, {1: .999, 2: .001}, {1: 1e-6, 3: 1 - 1e-6},
+            {2: .001, 3: .998, 4: .001}, {1: .01, 2: .98, 6: .01}]
+
+
+@settings(deadline=None, max_examples=80)
+@given(board=board_strategy(max_size=16), dice=st.sampled_from(LOPSIDED),
+       path=st.sampled_from(["direct", "structured"]))
+def test_variances_with_lopsided_dice_are_right_or_warned(board, dice, path):
+    overshoot = board.overshoot
+    if overshoot == "bounce" and max(dice) > board.size + 1:
+        overshoot = "exact"
+    with snl.options(path=path):
+        lopsided = Board(board.size, board.jumps, start=board.start, overshoot=overshoot,
+                         chain=board.chain, dice=dice)
+        _variances_right_or_warned(lopsided)
+
+
+@pytest.mark.parametrize("path", ["direct", "structured"])
+def test_a_fixed_number_of_throws_has_variance_zero(path):
+    # from 0-3 every throw lands on 5-9 (7 -> 5), and from those every throw wins: 2 throws
+    # exactly (t = 2, variance 0 though 2u - t - t**2 is a difference of roundings); from
+    # 4 a throw may win at once
+    with snl.options(path=path):
+        board = Board(10, {7: 5}, dice={5: .5, 6: .5})
+        var = throws_variance_all(board)
+        exact = throws_variance_all(board, exact=True)
+        assert [v == 0 for v in var] == [v == 0 for v in exact]
+        assert var[:4].tolist() == [0.0] * 4 and exact[:4] == (0, 0, 0, 0)
+        assert var[4] > 0 and exact[4] > 0
+        _variances_right_or_warned(board)
