@@ -568,3 +568,15 @@ def test_dd_residual_matches_the_padded_rows(m, seed):
     r, bound = Rows(moving, src, dst, prob).dd_residual(b, hi, lo)
     assert r.tolist() == naive.padded_dd_residual(moving, src, dst, prob, b, hi, lo).tolist()
     assert (bound > 0).all()
+
+
+def test_an_lu_answer_that_overflows_is_solved_again_by_gth():
+    # 2e20 expected throws: LU's pivots cancel (1 - 0.99999...) and its answer overflowed
+    # to inf, which was reported with a warning that the throws exceed the largest double
+    board = Board(11, {8: 9, 9: 0}, overshoot="bounce", dice={2: 1e-5, 5: 0.99999})
+    for start in (0, 3, 7):
+        mean, var = naive.naive_expected_fraction(board, start)
+        assert mean > 1e15
+        np.testing.assert_allclose(snl.expected_throws(board, start), float(mean), rtol=1e-12)
+        np.testing.assert_allclose(snl.throws_variance(board, start), float(var), rtol=1e-12)
+    assert snl.solver_report(board).method == "gth"
