@@ -181,8 +181,39 @@ def _play(path: list[tuple[int, int, int]] | None) -> str:
     return ", ".join(steps) if steps else "already at the goal"
 
 
+def _chain_analysis_html(a: Analysis) -> str:
+    """The HTML display of an :class:`~snl_numeric.Analysis` of a chain (steps, labels)."""
+    from .text import chain_play, chain_title
+
+    c: Any = a.board
+    path = a.shortest_path
+    walk = ("unreachable" if path is None else "already absorbed" if not path
+            else chain_play(c, path[:MAX_PLAY_STEPS])
+            + (f" … ({len(path) - MAX_PLAY_STEPS} more)" if len(path) > MAX_PLAY_STEPS else ""))
+    rows = [
+        ("chain", chain_title(c)),
+        ("start", f"state {c.labels[a.start]!s}"),
+        ("fewest steps", str(a.min_throws) if a.min_throws >= 0 else "unreachable"),
+        ("a shortest walk", walk),
+        ("expected steps", fmt(a.mean)),
+        ("std deviation", f"{fmt(a.std)} (variance {fmt(a.variance)})"),
+        ("median / mode", f"{fmt(a.median)} / {fmt(a.mode)}"),
+    ]
+    if a.finish_probability < 1.0:
+        rows.insert(4, ("absorption probability", fmt(a.finish_probability)))
+    key = kv_table(rows, caption="Analysis of a chain")
+    pct = row_table([f"p{q:g}" for q in a.percentiles],
+                    [[fmt(v) for v in a.percentiles.values()]],
+                    caption="Percentiles of the number of steps")
+    return side_by_side(key, pct)
+
+
 def analysis_html(a: Analysis, *, top: int = 5) -> str:
     """The HTML display of an :class:`~snl_numeric.Analysis`."""
+    from .text import is_chain
+
+    if is_chain(a.board):
+        return _chain_analysis_html(a)
     b = a.board
     rows = [
         ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),

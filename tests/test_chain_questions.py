@@ -1,0 +1,168 @@
+"""The whole-analysis questions (analyze, simulate, report, plots) asked of a Chain: a board's
+chain answers as the board does, and a hand-built chain as the textbook formulas say."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import boards
+from hypothesis import given, settings
+from naive import chain_dense
+
+from snl_numeric import Board, analyze
+from snl_numeric.markov import Chain
+
+
+def ruin(N: int, p: float) -> np.ndarray:
+    """Gambler's ruin on 0..N: up with ``p``, down with ``1 - p``; 0 and N absorbing."""
+    P = np.zeros((N + 1, N + 1))
+    P[0, 0] = P[N, N] = 1.0
+    for i in range(1, N):
+        P[i, i + 1] = p
+        P[i, i - 1] = 1.0 - p
+    return P
+
+
+def close(a: float | None, b: float | None, rel: float = 1e-10) -> bool:
+    if a is None or b is None:
+        return a is b
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1.0)
+
+
+def assert_same_analysis(ac, ab, *, rel: float = 1e-10) -> None:
+    """``ac`` (of ``board.to_chain()``) and ``ab`` (of the board) agree: the integers and
+    quantiles exactly, the floats within ``rel`` (bitwise when the chain compiles to the
+    board's own table)."""
+    assert ac.start == ab.start
+    assert ac.min_throws == ab.min_throws
+    assert (ac.shortest_path is None) == (ab.shortest_path is None)
+    if ab.shortest_path is not None:  # (a board takes the smallest face, a chain the
+        assert len(ac.shortest_path) == len(ab.shortest_path)  # lowest next state)
+        P, x = ac.board.P, ac.start
+        for y, p, z in ac.shortest_path:
+            assert y == x and p == P[y, z] > 0
+            x = z
+        assert x == ab.board.size
+    for name in ("mean", "variance", "std", "finish_probability"):
+        assert close(getattr(ac, name), getattr(ab, name), rel), name
+    assert (ac.note == "") == (ab.note == "")
+    if ab.pmf is not None:
+        assert len(ac.pmf) == len(ab.pmf)
+        np.testing.assert_allclose(ac.pmf, ab.pmf, rtol=rel, atol=1e-15)
+        # the quantiles may differ only where a cdf sits on a level within the roundings
+        assert ac.median == ab.median or abs(ab.cdf[ab.median] - 0.5) < 1e-9
+        for q, k in ab.percentiles.items():
+            assert ac.percentiles[q] == k or abs(ab.cdf[k] - q / 100) < 1e-9
+    if ab.expected_visits is None:
+        assert ac.expected_visits is None
+    else:
+        np.testing.assert_allclose(ac.expected_visits, ab.expected_visits, rtol=rel,
+                                   atol=1e-13)
+    if ab.visit_probability is None:
+        assert ac.visit_probability is None
+    else:
+        np.testing.assert_allclose(ac.visit_probability, ab.visit_probability, rtol=rel,
+                                   atol=1e-13)
+    assert ac.jump_uses is None and ac.jump_probability is None
+
+
+# -- analyze ---------------------------------------------------------------------------------
+
+@settings(max_examples=60)
+@given(boards())
+def test_analyze_board_chain_agrees(board: Board) -> None:
+    chain = board.to_chain()
+    ab = analyze(board, visit_probability=True)
+    ac = analyze(chain, visit_probability=True)
+    assert ac.board is chain
+    assert_same_analysis(ac, ab)
+
+
+def test_analyze_milton_bradley_chain_within_certified_bound() -> None:
+    from snl_numeric import boards as registry
+    from snl_numeric import solver_report
+
+    board = registry.get("milton-bradley")
+    chain = board.to_chain()
+    ab, ac = analyze(board), analyze(chain)
+    bound = 2 * max(solver_report(chain).error_estimate, solver_report(board).error_estimate)
+    assert abs(ac.mean - ab.mean) <= bound * ab.mean
+    assert (ac.median, ac.mode, ac.percentiles) == (ab.median, ab.mode, ab.percentiles)
+    np.testing.assert_allclose(ac.pmf, ab.pmf, rtol=1e-12, atol=1e-17)
+    np.testing.assert_allclose(ac.expected_visits, ab.expected_visits, rtol=1e-12,
+                               atol=1e-15)
+
+
+@pytest.mark.parametrize("p", [0.5, 0.3])
+def test_analyze_ruin_against_closed_forms(p: float) -> None:
+    N, s = 6, 2
+    P = ruin(N, p)
+    labels = [f"s{i}" for i in range(N + 1)]
+    a = analyze(Chain(P, labels=labels, start=s), visit_probability=True)
+    mean, var, B, _ = chain_dense(P, [0, N])
+    assert a.mean == pytest.approx(mean[s], rel=1e-12)
+    assert a.variance == pytest.approx(var[s], rel=1e-10)
+    assert a.min_throws == 2 and a.shortest_path == [(2, 1 - p, 1), (1, 1 - p, 0)]
+    # visits: row s of N = (I - Q)^-1, dense; visiting an absorbing state = ending there
+    Q = P[1:N, 1:N]
+    Nmat = np.linalg.inv(np.eye(N - 1) - Q)
+    np.testing.assert_allclose(a.expected_visits[1:N], Nmat[s - 1], rtol=1e-12)
+    assert a.expected_visits[0] == a.expected_visits[N] == 0.0
+    h = Nmat[s - 1] / np.diag(Nmat)
+    np.testing.assert_allclose(a.visit_probability[1:N], h, rtol=1e-12)
+    np.testing.assert_allclose(a.visit_probability[[0, N]], B[s], rtol=1e-12)
+    # the pmf against a dense power of P
+    dist, pmf = np.eye(N + 1)[s], [0.0]
+    for _ in range(len(a.pmf) - 1):
+        dist = dist @ P
+        pmf.append(dist[[0, N]].sum())
+        dist[[0, N]] = 0.0
+    np.testing.assert_allclose(a.pmf, pmf, rtol=1e-12, atol=1e-16)
+    assert abs(a.pmf.sum() - 1.0) < a.tail
+    assert a.jump_uses is None and a.jump_probability is None
+
+
+def test_analyze_chain_display_uses_labels_and_steps() -> None:
+    P = ruin(4, 0.5)
+    a = analyze(Chain(P, labels=["lo", "b", "c", "d", "hi"], start=2))
+    text = str(a)
+    assert "expected steps" in text and "throws" not in text
+    assert "c-(0.5)->b b-(0.5)->lo" in text
+    html = a._repr_html_()
+    assert "Percentiles of the number of steps" in html and "lo" in html
+    df = pytest.importorskip("pandas") and a.to_frame("squares")
+    assert df["label"].tolist() == ["lo", "b", "c", "d", "hi"]
+    assert df["expected_visits"].tolist() == pytest.approx([0, 1, 2, 1, 0], abs=1e-12)
+    with pytest.raises(ValueError, match="a Chain has no jumps"):
+        a.to_frame("jumps")
+    d = a.to_dict()
+    assert d["board"]["chain"]["labels"] == ["lo", "b", "c", "d", "hi"]
+    assert d["jump_uses"] is None and d["start"] == 2
+
+
+def test_analyze_chain_start_absorbing_and_never_absorbed() -> None:
+    P = ruin(4, 0.5)
+    a = analyze(Chain(P, start=4), visit_probability=True)
+    assert a.mean == 0.0 and a.min_throws == 0 and a.shortest_path == []
+    assert a.visit_probability.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
+    # state 3 falls into a trap (a state with P[i, i] = 1 left out of absorbing): no visits
+    Q = np.zeros((4, 4))
+    Q[0, 0] = Q[2, 2] = 1.0
+    Q[1, 0] = Q[1, 2] = 0.5
+    Q[3, 2] = 1.0
+    a = analyze(Chain(Q, absorbing=[0], start=1))
+    assert math.isinf(a.mean) and a.finish_probability == pytest.approx(0.5)
+    assert a.expected_visits is None
+
+
+def test_analyze_chain_start_option_is_a_state() -> None:
+    P = ruin(5, 0.5)
+    chain = Chain(P, start=1)
+    assert analyze(chain, start=3).start == 3
+    assert analyze(chain, start=3).mean == pytest.approx(3 * 2, rel=1e-12)
+    with pytest.raises(ValueError, match="start must be a state in 0..5"):
+        analyze(chain, start=6)
