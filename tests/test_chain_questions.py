@@ -166,3 +166,64 @@ def test_analyze_chain_start_option_is_a_state() -> None:
     assert analyze(chain, start=3).mean == pytest.approx(3 * 2, rel=1e-12)
     with pytest.raises(ValueError, match="start must be a state in 0..5"):
         analyze(chain, start=6)
+
+
+# -- simulate --------------------------------------------------------------------------------
+
+def test_simulate_chain_agrees_with_exact_mean_and_reproduces() -> None:
+    from snl_numeric import expected_throws, simulate, throws_variance
+
+    P = ruin(8, 0.4)
+    chain = Chain(P, labels=[f"s{i}" for i in range(9)], start=3)
+    r = simulate(chain, 200_000, rng=11)
+    assert r.finished == r.games == 200_000 and r.censored == 0
+    assert abs(r.mean - expected_throws(chain)) < 4 * r.stderr
+    assert abs(r.variance - throws_variance(chain)) < 0.05 * throws_variance(chain)
+    again = simulate(chain, 200_000, rng=11, threads=1)
+    assert again.mean == r.mean and np.array_equal(again.histogram, r.histogram)
+    assert simulate(chain, 200_000, rng=12).mean != r.mean
+    assert "mean steps" in str(r) and "state s3" in str(r) and "mean steps" in r._repr_html_()
+
+
+def test_simulate_chain_per_row_probabilities_against_distribution() -> None:
+    """A chain of uneven rows (not a die): the histogram against length_distribution, and
+    the final states of a chain with two ends against their absorption chances."""
+    from snl_numeric import length_distribution, simulate
+
+    rng = np.random.default_rng(5)
+    n = 12
+    P = np.zeros((n, n))
+    for i in range(n - 2):
+        to = rng.choice(n, size=3, replace=False)
+        P[i, to] = rng.dirichlet(np.ones(3))
+    P[n - 2, n - 2] = P[n - 1, n - 1] = 1.0
+    P[: n - 2, n - 1] += 0.2
+    P[: n - 2] /= P[: n - 2].sum(axis=1, keepdims=True)
+    chain = Chain(P, absorbing=[n - 1], start=0)  # n - 2: a trap that never ends
+    games = 100_000
+    with pytest.warns(RuntimeWarning, match="stranded"):
+        r = simulate(chain, games, rng=3, per_game=True)
+    pmf = length_distribution(chain)
+    for k in range(1, 6):  # each bin within 4.5 binomial standard deviations
+        p = pmf[k] if k < len(pmf) else 0.0
+        sd = math.sqrt(games * p * (1 - p))
+        assert abs(r.histogram[k] - games * p) < 4.5 * sd + 1
+    stuck = np.count_nonzero(r.final_square == n - 2)
+    assert stuck == r.stranded == r.censored
+    assert set(np.unique(r.final_square).tolist()) <= {n - 2, n - 1}
+    # two ends: the final state is -1 (absorbed) or where it stopped
+    two = Chain(P, start=0)
+    r2 = simulate(two, 1000, rng=3, per_game=True)
+    assert r2.censored == 0 and (r2.final_square == -1).all()
+    assert r2.to_frame("games")["finished"].all()
+
+
+def test_simulate_board_chain_agrees_with_board() -> None:
+    from snl_numeric import boards as registry
+    from snl_numeric import expected_throws, simulate
+
+    board = registry.get("milton-bradley").replace(dice={1: 0.1, 2: 0.2, 3: 0.3, 6: 0.4})
+    chain = board.to_chain()
+    assert chain.compiled.probs.ndim == 2  # (uneven: a table per row)
+    rc = simulate(chain, 100_000, rng=9)
+    assert abs(rc.mean - expected_throws(board)) < 4 * rc.stderr

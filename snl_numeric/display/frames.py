@@ -78,9 +78,12 @@ def simulation_frame(r: Any, kind: str) -> Any:
         if r.throws is None:
             raise ValueError("SimulationResult.to_frame('games') needs simulate(..., "
                              "per_game=True)")
+        if hasattr(r.board, "absorbing"):  # a chain: absorbed (-1: one of several ends)
+            done = (r.final_square < 0) | np.isin(r.final_square, r.board.absorbing)
+        else:
+            done = r.final_square == r.board.size
         return {"game": np.arange(len(r.throws)), "throws": r.throws,
-                "final_square": r.final_square,
-                "finished": r.final_square == r.board.size}
+                "final_square": r.final_square, "finished": done}
 
     def summary() -> dict[str, Any]:
         row = {"start": r.start, "games": r.games, "finished": r.finished,

@@ -269,21 +269,28 @@ def simulation_html(r: Any) -> str:
         games += (f"; {r.censored:,} did not finish: {r.stranded:,} stranded where the goal "
                   f"is out of reach, {r.censored - r.stranded:,} stopped at {r.max_throws:,} "
                   "throws")
+    from .text import chain_title, is_chain
+
+    chain = is_chain(b)
+    unit = "steps" if chain else "throws"
     rows = [
+        ("chain", chain_title(b)) if chain else
         ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
+        ("start", f"state {b.labels[r.start]!s}") if chain else
         ("rules", f"{rules_text(b)}; dice {b.dice!r}; start {r.start}"),
         ("games", games),
-        ("mean throws", f"{fmt(r.mean)} ± {fmt(r.stderr, 3)} (standard error)"),
+        (f"mean {unit}", f"{fmt(r.mean)} ± {fmt(r.stderr, 3)} (standard error)"),
         (f"{100 * r.confidence:g}% interval", f"[{fmt(r.ci[0])}, {fmt(r.ci[1])}]"),
         ("std deviation", fmt(r.std)),
         ("fewest / most", f"{fmt(r.min)} / {fmt(r.max)}"),
     ]
     elapsed = getattr(r, "elapsed", 0.0)
     if elapsed and elapsed > 0:
-        rows.append(("speed", f"{r.total_throws:,} throws in {elapsed:.3g} s "
-                              f"({r.total_throws / elapsed:.3g} throws/s, {r.threads} threads)"))
+        rows.append(("speed", f"{r.total_throws:,} {unit} in {elapsed:.3g} s "
+                              f"({r.total_throws / elapsed:.3g} {unit}/s, {r.threads} threads)"))
     rows.append(("seed", f"entropy {r.entropy}, spawn key {tuple(r.spawn_key)}"))
-    return kv_table(rows, caption=f"Simulation of {board_title(b)}")
+    return kv_table(rows, caption="Simulation of a chain" if chain
+                    else f"Simulation of {board_title(b)}")
 
 
 # -- design --------------------------------------------------------------------

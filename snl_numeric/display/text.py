@@ -184,12 +184,17 @@ def _chain_analysis_text(a: Any) -> str:
 def simulation_text(r: Any) -> str:
     """The report of a :class:`~snl_numeric.SimulationResult`."""
     b = r.board
-    name = b.name or f"board of size {b.size}"
-    lines = [f"{name}: {plural(r.games, 'simulated game')} ({plural(len(b.ladders), 'ladder')}, "
-             f"{plural(len(b.snakes), 'snake')})",
-             line("rules", rules_line(b, r.start)),
-             line("mean throws", f"{value(r.mean, 4)} +/- {value(r.stderr, 4)} "
-                                 "(standard error)"),
+    unit = "steps" if is_chain(b) else "throws"
+    if is_chain(b):
+        lines = [f"{chain_title(b)}: {plural(r.games, 'simulated walk')}",
+                 line("start", f"state {b.labels[r.start]!s}")]
+    else:
+        name = b.name or f"board of size {b.size}"
+        lines = [f"{name}: {plural(r.games, 'simulated game')} "
+                 f"({plural(len(b.ladders), 'ladder')}, {plural(len(b.snakes), 'snake')})",
+                 line("rules", rules_line(b, r.start))]
+    lines += [line(f"mean {unit}", f"{value(r.mean, 4)} +/- {value(r.stderr, 4)} "
+                                   "(standard error)"),
              line(f"{100 * r.confidence:g}% interval",
                   f"[{value(r.ci[0], 4)}, {value(r.ci[1], 4)}]"),
              line("std deviation", f"{value(r.std, 4)}   (variance {value(r.variance, 4)})"),
@@ -201,7 +206,7 @@ def simulation_text(r: Any) -> str:
                                       f"the {r.finished} finished only"))
     lines.append(line("seed", f"entropy={r.entropy} spawn_key={r.spawn_key}"))
     rate = r.throws_per_second
-    lines.append(line("speed", f"{plural(r.total_throws, 'throw')} in {r.elapsed:.3f} s "
+    lines.append(line("speed", f"{plural(r.total_throws, unit[:-1])} in {r.elapsed:.3f} s "
                                f"({rate / 1e6:.1f} M/s on {plural(r.threads, 'thread')}, "
                                "compilation not counted)"))
     return "\n".join(lines)
