@@ -92,7 +92,7 @@ class Analysis:
     board: Board | Chain
     start: int
     min_throws: int
-    shortest_path: list[tuple[int, int, int]] | None
+    shortest_path: list[tuple[int, int, int]] | list[tuple[int, float, int]] | None
     mean: float
     variance: float
     std: float
@@ -246,11 +246,11 @@ def analyze(
     """
     model = check_model(board)
     chain = None if isinstance(model, Board) else model
-    at = check_start(model, start)  # (the start's index in the compiled table)
+    index = check_start(model, start)  # (the start's index in the compiled table)
     if chain is not None:
         start = chain.start if start is None else int(start)
     else:
-        start = at
+        start = index
     for name, flag in (("jump_probability", jump_probability),
                        ("visit_probability", visit_probability)):
         if not (flag is None or isinstance(flag, (bool, np.bool_))):
@@ -272,11 +272,11 @@ def analyze(
                              "be the shortest game, which is min_throws")
     cb = model.compiled
     mean_all, var_all = moments(cb)
-    mean, var = float(mean_all[at]), float(var_all[at])
+    mean, var = float(mean_all[index]), float(var_all[index])
     tail = check_tail(tail, max_throws)
     pmf: np.ndarray | None
     cdf: np.ndarray | None
-    pushed_ = pushed(cb, at, tail, int(max_throws))
+    pushed_ = pushed(cb, index, tail, int(max_throws))
     pmf, remaining = pushed_.pmf, pushed_.remaining
     cdf = np.minimum(np.cumsum(pmf), 1.0)
     note = ""
@@ -287,7 +287,7 @@ def analyze(
     limit = AUTO_JUMP_SOLVES if jump_probability is None else None if jump_probability else -1
     if chain is not None:
         limit = -1
-    found = visits_and_jump_use(cb, at, limit) if math.isfinite(mean) else None
+    found = visits_and_jump_use(cb, index, limit) if math.isfinite(mean) else None
     visits = uses = probs = None
     if found is not None:
         visits, u, p = found
@@ -309,7 +309,7 @@ def analyze(
     at_levels, mode = quantiles(cdf, asked), _mode(pmf, remaining)
     deeper = None if note else _decided_tail(at_levels, mode, cdf, pmf, remaining, asked, tail)
     if deeper is not None:  # the tail cut hides a level or the mode: push further for them
-        more = pushed(cb, at, deeper, int(max_throws))
+        more = pushed(cb, index, deeper, int(max_throws))
         at_levels = quantiles(np.minimum(np.cumsum(more.pmf), 1.0), asked)
         mode = _mode(more.pmf, more.remaining)
     median, *at = at_levels

@@ -227,3 +227,40 @@ def test_simulate_board_chain_agrees_with_board() -> None:
     assert chain.compiled.probs.ndim == 2  # (uneven: a table per row)
     rc = simulate(chain, 100_000, rng=9)
     assert abs(rc.mean - expected_throws(board)) < 4 * rc.stderr
+
+
+# -- plots and report ------------------------------------------------------------------------
+
+def test_chain_plots_distribution_and_visits() -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from snl_numeric import simulate
+    from snl_numeric.plot import plot_board, plot_compare, plot_distribution, plot_visits
+
+    labels = ["lo", "b", "c", "d", "hi"]
+    chain = Chain(ruin(4, 0.5), labels=labels, start=2)
+    a = analyze(chain)
+    ax = plot_distribution(chain, simulation=simulate(chain, 2000, rng=1))
+    assert ax.get_xlabel() == "steps to absorption, k"
+    assert ax.get_title().startswith("Walk length: chain of 5 states")
+    heights = [p.get_height() for p in ax.patches]
+    np.testing.assert_allclose(heights, a.pmf[: len(heights)])
+    ax = plot_visits(a)
+    assert [t.get_text() for t in ax.get_xticklabels()] == labels
+    np.testing.assert_allclose([p.get_height() for p in ax.patches], [0, 1, 2, 1, 0],
+                               atol=1e-12)
+    ax = plot_compare([chain, Chain(ruin(4, 0.5), labels=labels, start=1)])
+    assert [t.get_text() for t in ax.get_legend().get_texts()][0].endswith(
+        "[start c] (mean 4.00)")
+    with pytest.raises(TypeError, match="a chain has no squares on a grid"):
+        plot_board(chain)
+    plt.close("all")
+
+
+def test_report_refuses_a_chain_naming_the_board_parts() -> None:
+    from snl_numeric import report
+
+    with pytest.raises(TypeError, match="report takes a Board, got a Chain: .*jump's impact"):
+        report(Chain(ruin(4, 0.5)))

@@ -98,7 +98,11 @@ def side_by_side(*blocks: str) -> str:
 
 
 # -- boards --------------------------------------------------------------------
-def board_title(board: Board) -> str:
+def board_title(board: Board | Any) -> str:
+    from .text import chain_title, is_chain
+
+    if is_chain(board):
+        return chain_title(board)
     return board.name if board.name else f"board of size {board.size}"
 
 
@@ -172,7 +176,7 @@ def board_html(board: Board) -> str:
 
 
 # -- analyses ------------------------------------------------------------------
-def _play(path: list[tuple[int, int, int]] | None) -> str:
+def _play(path: Sequence[tuple[int, Any, int]] | None) -> str:
     if path is None:
         return "unreachable"
     steps = [f"{x} -[{d}]→ {y}" for x, d, y in path]
@@ -214,7 +218,7 @@ def analysis_html(a: Analysis, *, top: int = 5) -> str:
 
     if is_chain(a.board):
         return _chain_analysis_html(a)
-    b = a.board
+    b: Any = a.board
     rows = [
         ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
         ("rules", f"{rules_text(b)}; dice {b.dice!r}; start {a.start}"),
