@@ -264,3 +264,72 @@ def test_report_refuses_a_chain_naming_the_board_parts() -> None:
 
     with pytest.raises(TypeError, match="report takes a Board, got a Chain: .*jump's impact"):
         report(Chain(ruin(4, 0.5)))
+
+
+# -- every registry board, every question that takes a chain ---------------------------------
+
+def _registry_names() -> list[str]:
+    from snl_numeric import boards as registry
+
+    return list(registry.names())
+
+
+@pytest.mark.parametrize("name", _registry_names())
+def test_registry_boards_answer_the_same_through_their_chain(name: str) -> None:
+    """Each question that takes a Chain gives a registry board's chain the board's answer:
+    the integers exactly, the solves within both certified bounds, the distribution and
+    the exports entry by entry, the simulation within 4 standard errors of the exact mean."""
+    from snl_numeric import boards as registry
+    from snl_numeric import (
+        expected_throws,
+        expected_throws_all,
+        finish_probability,
+        length_distribution,
+        min_throws,
+        shortest_path,
+        simulate,
+        solver_report,
+        throw_distances,
+        throws_variance,
+        throws_variance_all,
+        transition_matrix,
+    )
+
+    board = registry.get(name)
+    chain = board.to_chain()
+    rb, rc = solver_report(board), solver_report(chain)
+    assert rc.unknowns == rb.unknowns
+    bound = 2 * max(rb.error_estimate, rc.error_estimate, 1e-15)
+    tb, tc = expected_throws_all(board), expected_throws_all(chain)
+    np.testing.assert_allclose(tc, tb, rtol=bound, atol=0)
+    assert abs(expected_throws(chain) - expected_throws(board)) <= bound * expected_throws(board)
+    np.testing.assert_allclose(throws_variance_all(chain), throws_variance_all(board),
+                               rtol=1e-9)
+    assert throws_variance(chain) == pytest.approx(throws_variance(board), rel=1e-9)
+    for x in range(0, board.size + 1, 7):
+        assert finish_probability(chain, x) == finish_probability(board, x)
+        assert min_throws(chain, x) == min_throws(board, x)
+        pb, pc = shortest_path(board, x), shortest_path(chain, x)
+        assert (pb is None) == (pc is None) and len(pb or []) == len(pc or [])
+    assert np.array_equal(throw_distances(chain), throw_distances(board))
+    pmf_b, pmf_c = length_distribution(board), length_distribution(chain)
+    assert len(pmf_b) == len(pmf_c)
+    np.testing.assert_allclose(pmf_c, pmf_b, rtol=1e-11, atol=1e-16)
+    assert (transition_matrix(chain) != transition_matrix(board)).nnz == 0
+    assert_same_analysis(analyze(chain, visit_probability=True),
+                         analyze(board, visit_probability=True), rel=1e-10)
+    r = simulate(chain, 20_000, rng=2)
+    assert r.censored == 0 and abs(r.mean - tb[board.start]) < 4 * r.stderr
+    nx = pytest.importorskip("networkx")
+    g_b, g_c = to_nx(board), to_nx(chain)
+    assert g_c.graph["start"] == g_b.graph["start"]
+    assert g_c.graph["absorbing"] == [g_b.graph["goal"]]
+    gb, gc = (nx.to_scipy_sparse_array(g, nodelist=range(board.size + 1),
+                                       weight="probability") for g in (g_b, g_c))
+    assert (gb != gc).nnz == 0 and gb.nnz == transition_matrix(board).nnz
+
+
+def to_nx(model):
+    from snl_numeric import to_networkx
+
+    return to_networkx(model)
