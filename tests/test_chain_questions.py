@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import boards
 from hypothesis import given, settings
-from naive import chain_dense
+from naive import alias_rows_loop, chain_dense
 
 from snl_numeric import Board, analyze
 from snl_numeric.markov import Chain
@@ -216,6 +216,29 @@ def test_simulate_chain_per_row_probabilities_against_distribution() -> None:
     r2 = simulate(two, 1000, rng=3, per_game=True)
     assert r2.censored == 0 and (r2.final_square == -1).all()
     assert r2.to_frame("games")["finished"].all()
+
+
+def test_alias_rows_match_the_loop_of_alias_table() -> None:
+    from snl_numeric.simulate.kernel import alias_rows
+
+    rng = np.random.default_rng(4)
+    for k in (1, 2, 3, 6, 11):
+        probs = rng.dirichlet(np.ones(k), size=300)
+        probs[rng.random(probs.shape) < 0.3] = 0.0  # padded rows: zero entries
+        probs[probs.sum(axis=1) == 0, 0] = 1.0
+        probs /= probs.sum(axis=1, keepdims=True)
+        probs[:5] = 1.0 / k  # equal shares: alias_table's fair shortcut
+        alias = np.empty(probs.shape, dtype=np.int64)
+        thresh = np.empty(probs.shape, dtype=np.uint64)
+        alias_rows(probs, alias, thresh)
+        want_alias, want_thresh = alias_rows_loop(probs)
+        assert np.array_equal(alias, want_alias) and np.array_equal(thresh, want_thresh)
+        # each row's table gives back its probabilities: (thresh + what aliases in) / k
+        share = thresh.astype(np.float64) / 2.0**64
+        back = share.copy()
+        np.add.at(back, (np.repeat(np.arange(len(probs)), k), alias.ravel()),
+                  (1.0 - share).ravel())
+        np.testing.assert_allclose(back / k, probs, atol=1e-12)
 
 
 def test_simulate_board_chain_agrees_with_board() -> None:

@@ -199,6 +199,55 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
         st[_PHASE] = 1 if active.any() else 2
 
 
+@njit()
+def alias_rows(probs, alias, thresh):  # pragma: no cover - jitted
+    """Walker/Vose alias tables, one per row of ``probs`` (shape ``(rows, k)``), written
+    into ``alias`` (int64) and ``thresh`` (uint64, ``floor(q * 2**64)``) of that shape:
+    row by row what :func:`snl_numeric._core.rng.alias_table` gives the row (the same
+    pairing order, the same thresholds; tests/naive.py ``alias_rows_loop``)."""
+    k = probs.shape[1]
+    small = np.empty(k, dtype=np.int64)
+    large = np.empty(k, dtype=np.int64)
+    q = np.empty(k)
+    top = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for r in range(probs.shape[0]):
+        ns = 0
+        nl = 0
+        for i in range(k):
+            q[i] = probs[r, i] * k
+            alias[r, i] = i
+            if q[i] < 1.0:
+                small[ns] = i
+                ns += 1
+            else:
+                large[nl] = i
+                nl += 1
+        while ns > 0 and nl > 0:
+            ns -= 1
+            nl -= 1
+            sm, g = small[ns], large[nl]
+            alias[r, sm] = g
+            q[g] = (q[g] + q[sm]) - 1.0
+            if q[g] < 1.0:
+                small[ns] = g
+                ns += 1
+            else:
+                large[nl] = g
+                nl += 1
+        for j in range(ns):  # rounding leftovers: full columns
+            q[small[j]] = 1.0
+        for j in range(nl):
+            q[large[j]] = 1.0
+        for i in range(k):
+            x = q[i]
+            if x >= 1.0:
+                thresh[r, i] = top
+            elif x > 0.0:
+                thresh[r, i] = np.uint64(x * 18446744073709551616.0)
+            else:
+                thresh[r, i] = np.uint64(0)
+
+
 class Run:
     """The kernel's inputs for one simulation, and the rounds over the blocks."""
 

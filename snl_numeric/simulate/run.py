@@ -17,7 +17,7 @@ from .._core.progress import Progress
 from .._core.rng import alias_table, stream_words
 from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, seed_sequence
 from ..board import Board, check_model, check_start
-from .kernel import HIST_BINS, Run
+from .kernel import HIST_BINS, Run, alias_rows
 from .result import BLOCKS, SimulationResult, hist_moments
 
 if TYPE_CHECKING:
@@ -177,11 +177,10 @@ def simulate(
 
 def _alias_rows(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A Walker/Vose alias table per row of ``probs`` (shape ``(rows, k)``), as
-    ``(alias, thresh)`` of that shape (read-only)."""
+    ``(alias, thresh)`` of that shape (read-only; :func:`alias_rows`)."""
     alias = np.empty(probs.shape, dtype=np.int64)
     thresh = np.empty(probs.shape, dtype=np.uint64)
-    for i, row in enumerate(probs):
-        alias[i], thresh[i], _ = alias_table(row)
+    alias_rows(np.ascontiguousarray(probs, dtype=np.float64), alias, thresh)
     alias.flags.writeable = thresh.flags.writeable = False
     return alias, thresh
 
