@@ -6,7 +6,7 @@ import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
@@ -14,10 +14,13 @@ from scipy.sparse.csgraph import connected_components
 from ._core.equality import value_eq
 from ._core.table import QUANTILE_SLACK, quantile_levels, quantiles
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, shown
-from .board import Board, check_board, check_start
+from .board import Board, check_model, check_start
 from .chain import finish_probability, fundamental, moments, visits_and_jump_use
 from .distribution import pushed
 from .shortest import min_throws, shortest_path
+
+if TYPE_CHECKING:
+    from .markov import Chain
 
 __all__ = ["Analysis", "analyze", "DEFAULT_PERCENTILES"]
 
@@ -28,18 +31,23 @@ AUTO_JUMP_SOLVES = 200
 
 @dataclass(frozen=True, eq=False)
 class Analysis:
-    """The single-player analysis of a board from one start square.
+    """The single-player analysis of a board (or a chain) from one start square.
+
+    For a :class:`~snl_numeric.Chain` every count is of *steps* (a chain has no throws),
+    the per-square arrays are per state in the chain's own order (an absorbing state
+    visited no step from), and the board-only parts (the jumps) are ``None``.
 
     Attributes
     ----------
-    board : Board
-        The board analysed.
+    board : Board or Chain
+        The board (or chain) analysed.
     start : int
-        The start square.
+        The start square (a chain's start state).
     min_throws : int
         Fewest throws to the goal, -1 when unreachable.
     shortest_path : list of (square, face, landing) or None
-        One fewest-throws play.
+        One fewest-throws play (a chain's: ``(state, probability, next state)`` steps,
+        see :func:`~snl_numeric.shortest_path`).
     mean, variance, std : float
         Moments of the number of throws ``T`` (``inf`` unless the goal is
         reached with probability 1).
@@ -60,7 +68,8 @@ class Analysis:
         Expected number of throws made from each square (they sum to
         ``mean``); ``None`` when ``mean`` is infinite.
     jump_uses : dict or None
-        ``{(from, to): expected number of times the jump fires}``.
+        ``{(from, to): expected number of times the jump fires}`` (``None`` for a chain,
+        which has no jumps, and when ``mean`` is infinite).
     jump_probability : dict or None
         ``{(from, to): probability the jump fires at least once}``; ``None``
         when ``mean`` is infinite or the computation was skipped (see the
@@ -69,7 +78,8 @@ class Analysis:
         The chance of ever resting on each square (the start included, 1 there):
         ``h_j = N_sj / N_jj``, the expected visits over the expected visits of a token
         that starts on ``j``. ``None`` unless asked for (the ``visit_probability``
-        option of :func:`analyze`) or when ``mean`` is infinite.
+        option of :func:`analyze`) or when ``mean`` is infinite. For a chain, an absorbing
+        state's is the chance that the walk ends there.
     tail : float
         The tail tolerance used for ``pmf``.
     note : str
@@ -79,10 +89,10 @@ class Analysis:
     __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
     __hash__ = None  # type: ignore[assignment]
 
-    board: Board
+    board: Board | Chain
     start: int
     min_throws: int
-    shortest_path: list[tuple[int, int, int]] | None
+    shortest_path: list[tuple[int, int, int]] | list[tuple[int, float, int]] | None
     mean: float
     variance: float
     std: float
@@ -131,8 +141,9 @@ class Analysis:
         def key(pair: tuple[int, int]) -> str:
             return f"{pair[0]}->{pair[1]}"
 
+        board = self.board
         return {
-            "board": self.board.to_dict(),
+            "board": board.to_dict() if isinstance(board, Board) else _chain_dict(board),
             "start": self.start,
             "min_throws": self.min_throws,
             "shortest_path": self.shortest_path,
@@ -167,7 +178,7 @@ class Analysis:
 
 
 def analyze(
-    board: Board,
+    board: Board | Chain,
     *,
     start: int | None = None,
     percentiles: tuple[float, ...] = DEFAULT_PERCENTILES,
@@ -180,9 +191,12 @@ def analyze(
 
     Parameters
     ----------
-    board : Board
+    board : Board or Chain
+        A :class:`~snl_numeric.Chain` is analysed the same way, counting steps to
+        absorption; its per-state arrays are in its own state order and its jump fields
+        are ``None`` (a chain has no jumps, so ``jump_probability`` does nothing).
     start : int, optional
-        Start square; the board's own by default.
+        Start square (a chain's state); the board's own by default.
     percentiles : tuple of float
         Percentiles of the number of throws to report, each in (0, 100).
     tail, max_throws : float, int
@@ -215,8 +229,28 @@ def analyze(
     (3, (0, 2, 21))
     >>> bool(abs(a.mean - a.expected_visits.sum()) < 1e-9)
     True
+
+    A chain: gambler's ruin on 0..4 with a fair coin, from 2 (``i * (4 - i)`` steps).
+
+    >>> import numpy as np
+    >>> from snl_numeric import Chain
+    >>> P = np.zeros((5, 5))
+    >>> P[0, 0] = P[4, 4] = 1.0
+    >>> for i in range(1, 4):
+    ...     P[i, i - 1] = P[i, i + 1] = 0.5
+    >>> r = analyze(Chain(P, labels=list("abcde"), start=2), visit_probability=True)
+    >>> round(r.mean, 12), r.min_throws, r.jump_uses
+    (4.0, 2, None)
+    >>> r.expected_visits.round(12).tolist(), r.visit_probability.round(12).tolist()
+    ([0.0, 1.0, 2.0, 1.0, 0.0], [0.5, 0.666666666667, 1.0, 0.666666666667, 0.5])
     """
-    start = check_start(check_board(board), start)
+    model = check_model(board)
+    chain = None if isinstance(model, Board) else model
+    index = check_start(model, start)  # (the start's index in the compiled table)
+    if chain is not None:
+        start = chain.start if start is None else int(start)
+    else:
+        start = index
     for name, flag in (("jump_probability", jump_probability),
                        ("visit_probability", visit_probability)):
         if not (flag is None or isinstance(flag, (bool, np.bool_))):
@@ -236,13 +270,13 @@ def analyze(
         if not q > 0:
             raise ValueError(f"percentiles must be above 0, got {q!r}: the 0th percentile would "
                              "be the shortest game, which is min_throws")
-    cb = board.compiled
+    cb = model.compiled
     mean_all, var_all = moments(cb)
-    mean, var = float(mean_all[start]), float(var_all[start])
+    mean, var = float(mean_all[index]), float(var_all[index])
     tail = check_tail(tail, max_throws)
     pmf: np.ndarray | None
     cdf: np.ndarray | None
-    pushed_ = pushed(cb, start, tail, int(max_throws))
+    pushed_ = pushed(cb, index, tail, int(max_throws))
     pmf, remaining = pushed_.pmf, pushed_.remaining
     cdf = np.minimum(np.cumsum(pmf), 1.0)
     note = ""
@@ -251,23 +285,31 @@ def analyze(
                 f"within max_throws={int(max_throws)} throws (remaining mass "
                 f"{remaining:.3g}); raise max_throws or tail")
     limit = AUTO_JUMP_SOLVES if jump_probability is None else None if jump_probability else -1
-    found = visits_and_jump_use(cb, start, limit) if math.isfinite(mean) else None
+    if chain is not None:
+        limit = -1
+    found = visits_and_jump_use(cb, index, limit) if math.isfinite(mean) else None
     visits = uses = probs = None
     if found is not None:
         visits, u, p = found
-        pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=True))
-        uses = dict(zip(pairs, u.tolist(), strict=True))
-        probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
-        visits.flags.writeable = False
+        if chain is None:
+            pairs = list(zip(cb.jump_src.tolist(), cb.jump_dst.tolist(), strict=True))
+            uses = dict(zip(pairs, u.tolist(), strict=True))
+            probs = None if p is None else dict(zip(pairs, p.tolist(), strict=True))
     chance = None
     if visits is not None and visit_probability is not False:
         chance = _visit_chance(cb, visits, AUTO_JUMP_SOLVES if visit_probability is None
                                else None)
+    if chain is not None and visits is not None:
+        visits = cb.in_state_order(visits)
+        if chance is not None:
+            chance = _chain_chance(chain, cb.in_state_order(chance), visits, start)
+    if visits is not None:
+        visits.flags.writeable = False
     asked = [0.5, *(q / 100.0 for q in percentiles)]
     at_levels, mode = quantiles(cdf, asked), _mode(pmf, remaining)
     deeper = None if note else _decided_tail(at_levels, mode, cdf, pmf, remaining, asked, tail)
     if deeper is not None:  # the tail cut hides a level or the mode: push further for them
-        more = pushed(cb, start, deeper, int(max_throws))
+        more = pushed(cb, index, deeper, int(max_throws))
         at_levels = quantiles(np.minimum(np.cumsum(more.pmf), 1.0), asked)
         mode = _mode(more.pmf, more.remaining)
     median, *at = at_levels
@@ -284,12 +326,12 @@ def analyze(
     return Analysis(
         board=board,
         start=start,
-        min_throws=min_throws(board, start),
-        shortest_path=shortest_path(board, start),
+        min_throws=min_throws(model, start),
+        shortest_path=shortest_path(model, start),
         mean=mean,
         variance=var,
         std=math.sqrt(var),
-        finish_probability=finish_probability(board, start),
+        finish_probability=finish_probability(model, start),
         median=median,
         mode=mode,
         percentiles=levels,
@@ -302,6 +344,30 @@ def analyze(
         tail=tail,
         note=note,
     )
+
+
+def _chain_dict(chain: Chain) -> dict[str, Any]:
+    """A chain's identity in :meth:`Analysis.to_dict` (its matrix is not repeated)."""
+    labels = [x if isinstance(x, (int, float, str)) else str(x) for x in chain.labels]
+    return {"chain": {"n_states": chain.n_states, "absorbing": chain.absorbing.tolist(),
+                      "transitions": int(chain.P.nnz), "labels": labels,
+                      "start": chain.start}}
+
+
+def _chain_chance(chain: Chain, chance: np.ndarray, visits: np.ndarray, start: int
+                  ) -> np.ndarray:
+    """A chain's chance of ever resting on each state (``chance`` from the compiled table,
+    in state order): with several absorbing states merged into the goal, each one's is the
+    chance to end there, ``sum_x visits[x] P[x, j]`` (the walk enters it at most once)."""
+    ends = chain.absorbing
+    if len(ends) > 1:
+        chance = np.array(chance)
+        if chain.is_absorbing[start]:
+            chance[ends] = (ends == start).astype(np.float64)
+        else:
+            chance[ends] = np.clip(chain.P.T @ visits, 0.0, 1.0)[ends]
+        chance.flags.writeable = False
+    return chance
 
 
 def _visit_chance(cb: Any, visits: np.ndarray, limit: int | None) -> np.ndarray | None:

@@ -59,6 +59,9 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
     Parameters
     ----------
     board : Board
+        Not a :class:`~snl_numeric.Chain`: the page is about a board's drawing and jumps
+        (a ``TypeError`` says so; :func:`~snl_numeric.analyze` and the distribution and
+        visits plots take a chain).
     path : str or path-like, optional
         Where to write the page (UTF-8); not written when omitted.
     actions : sequence of dice, optional
@@ -90,6 +93,14 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
     >>> "Edit the board" in report(boards.get("seed-30"), editable=True)
     True
     """
+    from .markov import Chain
+
+    if isinstance(board, Chain):
+        raise TypeError(
+            "report takes a Board, got a Chain: the page is built around a board (its "
+            "drawing, each jump's impact, the jumps one could add, the choice of dice); for "
+            "a chain use analyze(chain) (shown as HTML in a notebook) and "
+            "snl_numeric.plot.plot_distribution / plot_visits, which take a Chain")
     start = check_start(check_board(board), start)
     race = flag(race, "race")
     editable = flag(editable, "editable")

@@ -2195,3 +2195,15 @@ def ssp_brute_force(mats, costs=None, *, objective="min", absorbing=None):
         for x in infinite:
             best[x] = None
     return {**best, **{x: Fraction(0) for x in absorbing}}
+
+
+def alias_rows_loop(probs):
+    """An alias table per row of ``probs``, one ``alias_table`` call per row: the slow twin
+    of ``snl_numeric.simulate.kernel.alias_rows``."""
+    from snl_numeric._core.rng import alias_table
+
+    alias = np.empty(probs.shape, dtype=np.int64)
+    thresh = np.empty(probs.shape, dtype=np.uint64)
+    for i, row in enumerate(probs):
+        alias[i], thresh[i], _ = alias_table(row)
+    return alias, thresh

@@ -50,8 +50,9 @@ def results() -> dict:
         warnings.simplefilter("ignore", RuntimeWarning)
         r = simulate(seed30, 300, rng=5)
         g = simulate(seed30, 50, rng=6, per_game=True)
+        walk = simulate(bounce.to_chain(), 200, rng=7)  # a chain's rows: an alias table each
     out["simulate"] = [r.mean, r.histogram.tolist(), g.throws.tolist(),
-                       g.jump_used.sum(axis=0).tolist()]
+                       g.jump_used.sum(axis=0).tolist(), walk.histogram.tolist()]
     df = analyze_many([seed30.to_dict(), bounce.to_dict(), {"size": 5, "jumps": [[3, 9]]}],
                       errors="coerce",
                       columns=["min_throws", "mean", "variance", "median", "mode"])

@@ -138,7 +138,7 @@ def test_distribution_when_goal_may_be_missed():
 
 
 def test_distribution_errors():
-    with pytest.raises(TypeError, match="Analysis or a Board, got int"):
+    with pytest.raises(TypeError, match="Analysis, a Board or a Chain, got int"):
         plot_distribution(42)
     with pytest.raises(TypeError, match="ax must be a matplotlib Axes, got str"):
         plot_distribution(MB, ax="left")

@@ -39,12 +39,19 @@ def analysis_frame(a: Any, kind: str) -> Any:
     def throws() -> dict[str, Any]:
         return {"throws": np.arange(len(a.pmf)), "pmf": a.pmf, "cdf": a.cdf}
 
+    chain = hasattr(a.board, "absorbing")  # (a Chain: states by label, no jumps)
+
     def squares() -> dict[str, Any]:
-        n = a.board.size + 1
+        n = a.board.n_states if chain else a.board.size + 1
         visits = a.expected_visits if a.expected_visits is not None else np.full(n, np.nan)
+        if chain:
+            return {"state": np.arange(n), "label": list(a.board.labels),
+                    "expected_visits": visits}
         return {"square": np.arange(n), "expected_visits": visits}
 
     def jumps() -> dict[str, Any]:
+        if chain:
+            raise ValueError("Analysis.to_frame('jumps') is for boards: a Chain has no jumps")
         pairs = sorted(a.board.jumps.items())
         uses, prob = a.jump_uses or {}, a.jump_probability or {}
         return {**_jump_columns(pairs), "uses": [uses.get(p, np.nan) for p in pairs],
@@ -71,9 +78,12 @@ def simulation_frame(r: Any, kind: str) -> Any:
         if r.throws is None:
             raise ValueError("SimulationResult.to_frame('games') needs simulate(..., "
                              "per_game=True)")
+        if hasattr(r.board, "absorbing"):  # a chain: absorbed (-1: one of several ends)
+            done = (r.final_square < 0) | np.isin(r.final_square, r.board.absorbing)
+        else:
+            done = r.final_square == r.board.size
         return {"game": np.arange(len(r.throws)), "throws": r.throws,
-                "final_square": r.final_square,
-                "finished": r.final_square == r.board.size}
+                "final_square": r.final_square, "finished": done}
 
     def summary() -> dict[str, Any]:
         row = {"start": r.start, "games": r.games, "finished": r.finished,

@@ -98,7 +98,11 @@ def side_by_side(*blocks: str) -> str:
 
 
 # -- boards --------------------------------------------------------------------
-def board_title(board: Board) -> str:
+def board_title(board: Board | Any) -> str:
+    from .text import chain_title, is_chain
+
+    if is_chain(board):
+        return chain_title(board)
     return board.name if board.name else f"board of size {board.size}"
 
 
@@ -172,7 +176,7 @@ def board_html(board: Board) -> str:
 
 
 # -- analyses ------------------------------------------------------------------
-def _play(path: list[tuple[int, int, int]] | None) -> str:
+def _play(path: Sequence[tuple[int, Any, int]] | None) -> str:
     if path is None:
         return "unreachable"
     steps = [f"{x} -[{d}]→ {y}" for x, d, y in path]
@@ -181,9 +185,40 @@ def _play(path: list[tuple[int, int, int]] | None) -> str:
     return ", ".join(steps) if steps else "already at the goal"
 
 
+def _chain_analysis_html(a: Analysis) -> str:
+    """The HTML display of an :class:`~snl_numeric.Analysis` of a chain (steps, labels)."""
+    from .text import chain_play, chain_title
+
+    c: Any = a.board
+    path = a.shortest_path
+    walk = ("unreachable" if path is None else "already absorbed" if not path
+            else chain_play(c, path[:MAX_PLAY_STEPS])
+            + (f" … ({len(path) - MAX_PLAY_STEPS} more)" if len(path) > MAX_PLAY_STEPS else ""))
+    rows = [
+        ("chain", chain_title(c)),
+        ("start", f"state {c.labels[a.start]!s}"),
+        ("fewest steps", str(a.min_throws) if a.min_throws >= 0 else "unreachable"),
+        ("a shortest walk", walk),
+        ("expected steps", fmt(a.mean)),
+        ("std deviation", f"{fmt(a.std)} (variance {fmt(a.variance)})"),
+        ("median / mode", f"{fmt(a.median)} / {fmt(a.mode)}"),
+    ]
+    if a.finish_probability < 1.0:
+        rows.insert(4, ("absorption probability", fmt(a.finish_probability)))
+    key = kv_table(rows, caption="Analysis of a chain")
+    pct = row_table([f"p{q:g}" for q in a.percentiles],
+                    [[fmt(v) for v in a.percentiles.values()]],
+                    caption="Percentiles of the number of steps")
+    return side_by_side(key, pct)
+
+
 def analysis_html(a: Analysis, *, top: int = 5) -> str:
     """The HTML display of an :class:`~snl_numeric.Analysis`."""
-    b = a.board
+    from .text import is_chain
+
+    if is_chain(a.board):
+        return _chain_analysis_html(a)
+    b: Any = a.board
     rows = [
         ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
         ("rules", f"{rules_text(b)}; dice {b.dice!r}; start {a.start}"),
@@ -238,21 +273,28 @@ def simulation_html(r: Any) -> str:
         games += (f"; {r.censored:,} did not finish: {r.stranded:,} stranded where the goal "
                   f"is out of reach, {r.censored - r.stranded:,} stopped at {r.max_throws:,} "
                   "throws")
+    from .text import chain_title, is_chain
+
+    chain = is_chain(b)
+    unit = "steps" if chain else "throws"
     rows = [
+        ("chain", chain_title(b)) if chain else
         ("board", f"{board_title(b)}: {len(b.ladders)} ladders, {len(b.snakes)} snakes"),
+        ("start", f"state {b.labels[r.start]!s}") if chain else
         ("rules", f"{rules_text(b)}; dice {b.dice!r}; start {r.start}"),
         ("games", games),
-        ("mean throws", f"{fmt(r.mean)} ± {fmt(r.stderr, 3)} (standard error)"),
+        (f"mean {unit}", f"{fmt(r.mean)} ± {fmt(r.stderr, 3)} (standard error)"),
         (f"{100 * r.confidence:g}% interval", f"[{fmt(r.ci[0])}, {fmt(r.ci[1])}]"),
         ("std deviation", fmt(r.std)),
         ("fewest / most", f"{fmt(r.min)} / {fmt(r.max)}"),
     ]
     elapsed = getattr(r, "elapsed", 0.0)
     if elapsed and elapsed > 0:
-        rows.append(("speed", f"{r.total_throws:,} throws in {elapsed:.3g} s "
-                              f"({r.total_throws / elapsed:.3g} throws/s, {r.threads} threads)"))
+        rows.append(("speed", f"{r.total_throws:,} {unit} in {elapsed:.3g} s "
+                              f"({r.total_throws / elapsed:.3g} {unit}/s, {r.threads} threads)"))
     rows.append(("seed", f"entropy {r.entropy}, spawn key {tuple(r.spawn_key)}"))
-    return kv_table(rows, caption=f"Simulation of {board_title(b)}")
+    return kv_table(rows, caption="Simulation of a chain" if chain
+                    else f"Simulation of {board_title(b)}")
 
 
 # -- design --------------------------------------------------------------------

@@ -105,9 +105,23 @@ def title(board: Any) -> str:
     return f"{name}: {plural(len(board.ladders), 'ladder')}, {plural(len(board.snakes), 'snake')}"
 
 
+def is_chain(model: Any) -> bool:
+    """Whether ``model`` is a :class:`~snl_numeric.Chain` (states and absorbing states, no
+    squares or dice) rather than a board."""
+    return hasattr(model, "absorbing") and hasattr(model, "labels")
+
+
+def chain_title(chain: Any) -> str:
+    """``chain of 5 states (2 absorbing, 6 transitions)``."""
+    return (f"chain of {plural(chain.n_states, 'state')} ({len(chain.absorbing)} absorbing, "
+            f"{plural(int(chain.P.nnz), 'transition')})")
+
+
 def analysis_text(a: Any) -> str:
     """The report of an :class:`~snl_numeric.Analysis`."""
     b = a.board
+    if is_chain(b):
+        return _chain_analysis_text(a)
     lines = [title(b), line("rules", rules_line(b, a.start))]
     lines.append(line("fewest throws", str(a.min_throws) if a.min_throws >= 0
                       else "- (the goal cannot be reached)"))
@@ -115,13 +129,7 @@ def analysis_text(a: Any) -> str:
         lines.append(line("a shortest play", " ".join(f"{x}-[{d}]->{y}"
                                                       for x, d, y in a.shortest_path)))
         lines.append(line("", "(a-[f]->b: from square a, face f, the token rests on b)"))
-    lines.append(line("expected throws", value(a.mean)))
-    lines.append(line("std deviation", f"{value(a.std)}   (variance {value(a.variance)})"))
-    if a.finish_probability < 1.0:
-        lines.append(line("finish chance", value(a.finish_probability)))
-    lines.append(line("median / mode", f"{value(a.median)} / {value(a.mode)}"))
-    lines.append(line("percentiles", "  ".join(f"p{q:g}={value(v)}"
-                                               for q, v in a.percentiles.items())))
+    lines += _moment_lines(a, "throws")
     if a.jump_uses and len(a.jump_uses) <= MAX_JUMP_LINES:
         probs = a.jump_probability or {}
         rows = [["ladder" if d > s else "snake", f"{s}->{d}",
@@ -139,15 +147,54 @@ def analysis_text(a: Any) -> str:
     return "\n".join(lines)
 
 
+def _moment_lines(a: Any, unit: str) -> list[str]:
+    """Mean, spread, finish chance and quantiles of an analysis (``unit``: throws or
+    steps)."""
+    lines = [line(f"expected {unit}", value(a.mean)),
+             line("std deviation", f"{value(a.std)}   (variance {value(a.variance)})")]
+    if a.finish_probability < 1.0:
+        lines.append(line("finish chance", value(a.finish_probability)))
+    lines.append(line("median / mode", f"{value(a.median)} / {value(a.mode)}"))
+    lines.append(line("percentiles", "  ".join(f"p{q:g}={value(v)}"
+                                               for q, v in a.percentiles.items())))
+    return lines
+
+
+def chain_play(chain: Any, path: Sequence[tuple[int, float, int]]) -> str:
+    """A chain's shortest path by its labels: ``a-(0.5)->b b-(1)->c``."""
+    names = chain.labels
+    return " ".join(f"{names[x]}-({p:.6g})->{names[y]}" for x, p, y in path)
+
+
+def _chain_analysis_text(a: Any) -> str:
+    """The report of an :class:`~snl_numeric.Analysis` of a chain (steps, state labels)."""
+    c = a.board
+    lines = [chain_title(c), line("start", f"state {c.labels[a.start]!s}")]
+    lines.append(line("fewest steps", str(a.min_throws) if a.min_throws >= 0
+                      else "- (no absorbing state can be reached)"))
+    if a.shortest_path:
+        lines.append(line("a shortest walk", chain_play(c, a.shortest_path)))
+        lines.append(line("", "(a-(p)->b: from state a, a step of chance p to b)"))
+    lines += _moment_lines(a, "steps")
+    if a.note:
+        lines.append(line("note", a.note))
+    return "\n".join(lines)
+
+
 def simulation_text(r: Any) -> str:
     """The report of a :class:`~snl_numeric.SimulationResult`."""
     b = r.board
-    name = b.name or f"board of size {b.size}"
-    lines = [f"{name}: {plural(r.games, 'simulated game')} ({plural(len(b.ladders), 'ladder')}, "
-             f"{plural(len(b.snakes), 'snake')})",
-             line("rules", rules_line(b, r.start)),
-             line("mean throws", f"{value(r.mean, 4)} +/- {value(r.stderr, 4)} "
-                                 "(standard error)"),
+    unit = "steps" if is_chain(b) else "throws"
+    if is_chain(b):
+        lines = [f"{chain_title(b)}: {plural(r.games, 'simulated walk')}",
+                 line("start", f"state {b.labels[r.start]!s}")]
+    else:
+        name = b.name or f"board of size {b.size}"
+        lines = [f"{name}: {plural(r.games, 'simulated game')} "
+                 f"({plural(len(b.ladders), 'ladder')}, {plural(len(b.snakes), 'snake')})",
+                 line("rules", rules_line(b, r.start))]
+    lines += [line(f"mean {unit}", f"{value(r.mean, 4)} +/- {value(r.stderr, 4)} "
+                                   "(standard error)"),
              line(f"{100 * r.confidence:g}% interval",
                   f"[{value(r.ci[0], 4)}, {value(r.ci[1], 4)}]"),
              line("std deviation", f"{value(r.std, 4)}   (variance {value(r.variance, 4)})"),
@@ -159,7 +206,7 @@ def simulation_text(r: Any) -> str:
                                       f"the {r.finished} finished only"))
     lines.append(line("seed", f"entropy={r.entropy} spawn_key={r.spawn_key}"))
     rate = r.throws_per_second
-    lines.append(line("speed", f"{plural(r.total_throws, 'throw')} in {r.elapsed:.3f} s "
+    lines.append(line("speed", f"{plural(r.total_throws, unit[:-1])} in {r.elapsed:.3f} s "
                                f"({rate / 1e6:.1f} M/s on {plural(r.threads, 'thread')}, "
                                "compilation not counted)"))
     return "\n".join(lines)

@@ -14,6 +14,8 @@ from ..display.html import GOAL_COLOR, LADDER_COLOR, SNAKE_COLOR, board_title
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+    from ..markov import Chain
+
 from .common import (
     as_analysis,
     axes,
@@ -70,7 +72,10 @@ def plot_board(
     ['ladder 10->25', 'ladder 19->28', 'ladder 2->21']
     """
     if not isinstance(board, Board):
-        raise TypeError(f"board must be a Board, got {type(board).__name__}")
+        kind = type(board).__name__
+        raise TypeError(f"board must be a Board, got {kind}" + (
+            ": a chain has no squares on a grid or jumps to draw (plot_visits and "
+            "plot_distribution take a Chain)" if kind == "Chain" else ""))
     created = ax is None
     ax = axes(ax, (7, 7))
     from matplotlib.colors import ListedColormap
@@ -116,7 +121,7 @@ def plot_board(
 
 
 def plot_visits(
-    analysis_or_board: Analysis | Board,
+    analysis_or_board: Analysis | Board | Chain,
     *,
     ax: Axes | None = None,
     cmap: str = "viridis",
@@ -131,9 +136,13 @@ def plot_visits(
     on, so they read 0. Square 0 is drawn as an extra cell left of square 1
     when it is the start.
 
+    A chain (or its analysis) has no grid: its expected visits (steps made from each
+    state) are drawn as bars, one per state, labelled by the chain's labels (every
+    ``ceil(n / 40)``-th one); ``cmap``, ``numbers`` and ``jumps`` do not apply.
+
     Parameters
     ----------
-    analysis_or_board : Analysis or Board
+    analysis_or_board : Analysis, Board or Chain
     ax : matplotlib Axes, optional
         Where to draw; a new figure by default.
     cmap : str
@@ -170,6 +179,8 @@ def plot_visits(
             "expected visits are infinite: the goal is reached with probability "
             f"{a.finish_probability:.6g} < 1 from square {a.start}"
         )
+    if not isinstance(a.board, Board):
+        return _chain_visits(a, ax, title)
     created = ax is None
     ax = axes(ax, (8, 7))
     board = a.board
@@ -198,3 +209,22 @@ def plot_visits(
     return ax
 
 
+
+
+def _chain_visits(a: Analysis, ax: Axes | None, title: str | None) -> Axes:
+    """:func:`plot_visits` of a chain's analysis: a bar per state."""
+    chain: Chain = a.board  # type: ignore[assignment]
+    visits = np.asarray(a.expected_visits, dtype=float)
+    n = len(visits)
+    ax = axes(ax, (8, 4.5))
+    ax.bar(np.arange(n), visits, width=0.8, color="C0")
+    every = -(-n // 40)
+    ticks = np.arange(0, n, every)
+    ax.set_xticks(ticks, [str(chain.labels[i]) for i in ticks.tolist()],
+                  rotation=90 if n > 12 else 0, fontsize=8)
+    ax.set_xlim(-0.6, n - 0.4)
+    ax.set_xlabel("state")
+    ax.set_ylabel("expected steps made from the state")
+    ax.set_title(title if title is not None else
+                 f"Expected visits: {board_title(chain)} (total {a.mean:.2f} steps)")
+    return ax

@@ -57,11 +57,14 @@ def axes(ax: Any, figsize: tuple[float, float]) -> Axes:
 
 
 def as_analysis(obj: Any, *, distribution: bool = True) -> Analysis:
-    """An :class:`Analysis` (a Board is analysed); with ``distribution``, one that has it."""
-    if isinstance(obj, Board):
+    """An :class:`Analysis` (a Board or a Chain is analysed); with ``distribution``, one
+    that has it."""
+    from ..markov import Chain
+
+    if isinstance(obj, (Board, Chain)):
         obj = analyze(obj)
     if not isinstance(obj, Analysis):
-        raise TypeError(f"expected an Analysis or a Board, got {type(obj).__name__}")
+        raise TypeError(f"expected an Analysis, a Board or a Chain, got {type(obj).__name__}")
     if distribution:
         pmf_cdf(obj)
     return obj

@@ -53,7 +53,8 @@ def plot_distribution(
 
     Parameters
     ----------
-    analysis_or_board : Analysis or Board
+    analysis_or_board : Analysis, Board or Chain
+        A chain's (or its analysis') distribution is of the steps to absorption.
     ax : matplotlib Axes, optional
         Where to draw; a new figure by default.
     cdf : bool, default True
@@ -110,10 +111,12 @@ def plot_distribution(
         freq[: len(emp)] = emp
         ax.plot(k, freq, linestyle="none", marker=".", markersize=4, color="black",
                 label=f"simulated ({simulation.games:,} games)")
-    ax.set_xlabel("throws to finish, k")
+    chain = not isinstance(a.board, Board)
+    ax.set_xlabel("steps to absorption, k" if chain else "throws to finish, k")
     ax.set_ylabel("probability P(T = k)")
     ax.set_xlim(-0.5, kmax + 0.5)
-    ax.set_title(title if title is not None else f"Game length: {board_title(a.board)}")
+    ax.set_title(title if title is not None else
+                 f"{'Walk' if chain else 'Game'} length: {board_title(a.board)}")
     if np.isfinite(a.mean):
         ax.axvline(a.mean, color="black", linestyle="--", linewidth=1.2,
                    label=f"mean {a.mean:.2f}")
@@ -180,6 +183,9 @@ def _labels(analyses: list[Analysis], labels: Sequence[str] | None) -> list[str]
         out = []
         for a in analyses:
             b = a.board
+            if not isinstance(b, Board):  # a chain: its start state tells it apart
+                out.append(f"{board_title(b)} [start {b.labels[a.start]!s}]")
+                continue
             rules = [b.overshoot] + (["chain"] if b.chain else [])
             if b.start != 0:
                 rules.append(f"start {b.start}")

@@ -92,6 +92,9 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
     ``thresh`` (the alias table's thresholds) is None for a fair die, whose faces are
     drawn two per 64-bit word. Both None arguments are compile-time switches: Numba
     compiles a kernel for each combination used, without the branches it does not take.
+    ``alias`` and ``thresh`` are one die's, of shape ``(k,)``, or a chain's table of
+    shape ``(size + 1, k)``, a row per square (read at the flat offset ``p + f``); their
+    number of dimensions is a compile-time switch too.
 
     The lanes step together; lane ``l``'s game started at step ``n_l``, so it
     has made ``n - n_l`` throws, and no lane can reach ``max_throws`` before
@@ -104,8 +107,13 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
         if lanes[b, _PHASE] == 2:
             continue
         st, tally = lanes[b], tallies[b]
-        k = np.uint64(alias.shape[0])
-        ki = alias.shape[0]
+        k = np.uint64(alias.shape[-1])
+        ki = alias.shape[-1]
+        row_alias = alias.reshape(-1)
+        if thresh is None:  # (the fair die's kernel reads no row table)
+            row_thresh = np.empty(0, dtype=np.uint64)
+        else:
+            row_thresh = thresh.reshape(-1)
         nbins = hist.shape[1]
         s0, s1, s2, s3 = rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3]
         end = bounds[b + 1]
@@ -134,12 +142,19 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
                         r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
                         face[lane], s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
                         face[lane + 1], s0, s1, s2, s3 = column(r & MASK32, k, s0, s1, s2, s3)
-                else:
+                elif alias.ndim == 1:  # one die on every square
                     for lane in range(LANES):
                         r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
                         f, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
                         face[lane], s0, s1, s2, s3 = alias_pick(f, r, thresh[f], alias[f], s0, s1,
                                                                 s2, s3)
+                else:  # a chain: an alias table per row, read at offset p + f
+                    for lane in range(LANES):
+                        r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+                        f, s0, s1, s2, s3 = column(r >> U32, k, s0, s1, s2, s3)
+                        c = p[lane] + f
+                        face[lane], s0, s1, s2, s3 = alias_pick(f, r, row_thresh[c],
+                                                                row_alias[c], s0, s1, s2, s3)
                 if throws is not None:  # the jumps each throw fires, along a chain
                     for lane in range(LANES):
                         j = fired[p[lane] + face[lane]]
@@ -182,6 +197,55 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
         st[0], st[1] = n, g
         st[2: ACTIVE + 2 * LANES] = lane_state
         st[_PHASE] = 1 if active.any() else 2
+
+
+@njit()
+def alias_rows(probs, alias, thresh):  # pragma: no cover - jitted
+    """Walker/Vose alias tables, one per row of ``probs`` (shape ``(rows, k)``), written
+    into ``alias`` (int64) and ``thresh`` (uint64, ``floor(q * 2**64)``) of that shape:
+    row by row what :func:`snl_numeric._core.rng.alias_table` gives the row (the same
+    pairing order, the same thresholds; tests/naive.py ``alias_rows_loop``)."""
+    k = probs.shape[1]
+    small = np.empty(k, dtype=np.int64)
+    large = np.empty(k, dtype=np.int64)
+    q = np.empty(k)
+    top = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for r in range(probs.shape[0]):
+        ns = 0
+        nl = 0
+        for i in range(k):
+            q[i] = probs[r, i] * k
+            alias[r, i] = i
+            if q[i] < 1.0:
+                small[ns] = i
+                ns += 1
+            else:
+                large[nl] = i
+                nl += 1
+        while ns > 0 and nl > 0:
+            ns -= 1
+            nl -= 1
+            sm, g = small[ns], large[nl]
+            alias[r, sm] = g
+            q[g] = (q[g] + q[sm]) - 1.0
+            if q[g] < 1.0:
+                small[ns] = g
+                ns += 1
+            else:
+                large[nl] = g
+                nl += 1
+        for j in range(ns):  # rounding leftovers: full columns
+            q[small[j]] = 1.0
+        for j in range(nl):
+            q[large[j]] = 1.0
+        for i in range(k):
+            x = q[i]
+            if x >= 1.0:
+                thresh[r, i] = top
+            elif x > 0.0:
+                thresh[r, i] = np.uint64(x * 18446744073709551616.0)
+            else:
+                thresh[r, i] = np.uint64(0)
 
 
 class Run:

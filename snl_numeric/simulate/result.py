@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._core.equality import value_eq
 from ..board import Board
+
+if TYPE_CHECKING:
+    from ..markov import Chain
 
 #: Number of blocks the games are split into, each with its own random stream
 #: (fixed: results never depend on the number of threads).
@@ -23,10 +26,10 @@ class SimulationResult:
 
     Attributes
     ----------
-    board : Board
-        The board simulated.
+    board : Board or Chain
+        The board (or chain) simulated; for a chain every count of throws is of steps.
     start : int
-        The start square.
+        The start square (a chain's state).
     games : int
         Games played.
     finished : int
@@ -74,16 +77,17 @@ class SimulationResult:
     throws : ndarray of int64 or None
         Per game (``per_game=True``): throws made.
     final_square : ndarray of intp or None
-        Per game: the goal, or where a censored game stopped.
+        Per game: the goal, or where a censored game stopped (a chain's state; ``-1``
+        for a walk absorbed in a chain of several absorbing states).
     jump_used : ndarray of bool or None
         Per game, shape ``(games, n_jumps)``: whether each jump fired at
-        least once; columns follow ``board.compiled.jump_src``.
+        least once; columns follow ``board.compiled.jump_src`` (none for a chain).
     """
 
     __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
     __hash__ = None  # type: ignore[assignment]
 
-    board: Board
+    board: Board | Chain
     start: int
     games: int
     finished: int
@@ -149,7 +153,8 @@ class SimulationResult:
         """A summary of Python numbers and lists (per-game arrays left out; ``inf``/``nan``
         stay floats)."""
         return {
-            "board": self.board.to_dict(), "start": self.start, "games": self.games,
+            "board": (self.board.to_dict() if isinstance(self.board, Board)
+                      else {"chain": repr(self.board)}), "start": self.start, "games": self.games,
             "finished": self.finished, "censored": self.censored, "stranded": self.stranded,
             "max_throws": self.max_throws, "mean": self.mean, "variance": self.variance,
             "std": self.std, "stderr": self.stderr, "ci": list(self.ci), "confidence": self.confidence,
