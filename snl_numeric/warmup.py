@@ -57,6 +57,7 @@ def _simulate() -> None:
         for board in (boards.get("milton-bradley"), loaded):
             for per_game in (False, True):
                 simulate(board, 100, rng=0, per_game=per_game)
+        simulate(loaded.to_chain(), 100, rng=0)  # a chain's rows: an alias table each
 
 
 def _batch() -> None:
