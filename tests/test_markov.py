@@ -661,3 +661,15 @@ def test_two_ends_conditional_variance():
     assert a.conditional_variance[2].tolist()[0] == 0.0
     frame = a.to_frame()
     assert frame.loc[0, ("steps variance", 2)] == pytest.approx(q / (1 - q) ** 2, rel=1e-14)
+
+
+@pytest.mark.parametrize("n, density, seed", [(300, 0.3, 1), (2000, 0.1, 2), (5000, 0.2, 3)])
+def test_board_csr_gets_the_boards_own_table(n, density, seed):
+    # several jumps within one throw's reach: each jump's destination in the column of the
+    # face that lands on it (the board's compiled table, built from the board's rules),
+    # inferred from the plain matrix alone
+    board = random_board(n, density, rng=seed)
+    P = transition_matrix(board)
+    cb = Chain((P.data, P.indices, P.indptr)).compiled
+    assert np.array_equal(cb.succ, board.compiled.succ)
+    assert np.array_equal(expected_throws_all(Chain(P)), expected_throws_all(board))
