@@ -30,8 +30,9 @@ Two more rows (:func:`backward_rows`, :func:`large_rows`):
 
 Measured (2 shared cores, CPU time, medians of 3, same run): random chain of 10^4 states,
 ours 0.025 s (GMRES on the structured sweeps, 31 iterations, certified 3.7e-12) vs
-``splu`` 36 s (its fill-in: about 1400x); 10^6 squares: board path 3.24 s, plain CSR
-5.33 s (1.64x: misses 1.5x), perturbed CSR 6.89 s (2.1x).
+``splu`` 36 s (its fill-in: about 1400x); 10^6 squares: board path 3.31 s, plain CSR
+4.30 s (1.30x; 5.29 s, 1.63x, before its table put jumps in the board's columns),
+perturbed CSR 6.98 s (2.1x: a per-row table, no equal shares).
 
 Usage: ``PYTHONPATH=. python -m benchmarks.bench_chain [--quick] [--size N] [--large]``.
 """
