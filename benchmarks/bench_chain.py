@@ -18,7 +18,23 @@ board path are timed in interleaved rounds (:func:`benchmarks._util.interleaved`
 Measured (2 shared cores, CPU time, medians of 5, 10^5 squares): chain 0.39 s, board path
 0.27 s (1.43x; wall time interleaved 0.77 s vs 0.55 s, 1.40x), ``spsolve`` x2 75 s (190x).
 
-Usage: ``PYTHONPATH=. python -m benchmarks.bench_chain [--quick] [--size N]``.
+Two more rows (:func:`backward_rows`, :func:`large_rows`):
+
+- a random chain with many backward moves (``random_chain``: 10^4 states, 5 moves per state
+  to uniformly random states, 5 absorbing states), the mean steps with their certified
+  bound (``expected_throws_all``) against ``splu(I - Q).solve(ones)`` (factorisation
+  included), CPU time, median of 3 interleaved rounds (issue 50's target: within 2x);
+- with ``--large``, the 10^6-square board's chain as plain CSR arrays and the same chain
+  with every probability perturbed by up to 20% and its rows renormalised (so that the
+  equal-shares table does not apply: a per-row table), each against the board path.
+
+Measured (2 shared cores, CPU time, medians of 3, same run): random chain of 10^4 states,
+ours 0.025 s (GMRES on the structured sweeps, 31 iterations, certified 3.7e-12) vs
+``splu`` 36 s (its fill-in: about 1400x); 10^6 squares: board path 3.31 s, plain CSR
+4.30 s (1.30x; 5.29 s, 1.63x, before its table put jumps in the board's columns),
+perturbed CSR 6.98 s (2.1x: a per-row table, no equal shares).
+
+Usage: ``PYTHONPATH=. python -m benchmarks.bench_chain [--quick] [--size N] [--large]``.
 """
 
 from __future__ import annotations
@@ -28,9 +44,9 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import spsolve
+from scipy.sparse.linalg import splu, spsolve
 
-from benchmarks._util import interleaved, row
+from benchmarks._util import interleaved, interleaved_times, row
 from snl_numeric import Chain, expected_throws_all, throws_variance_all, transition_matrix
 from snl_numeric.boards import random_board
 
@@ -82,9 +98,90 @@ def run(repeats: int = 5, quick: bool = False, size: int | None = None) -> list[
     ]
 
 
+def random_chain(n: int = 10**4, moves: int = 5, ends: int = 5, seed: int = 1
+                 ) -> tuple[sp.csr_array, np.ndarray]:
+    """A chain of ``n`` states, ``moves`` moves from each to uniformly random states (most
+    of them backward) with uniform random weights, ``ends`` of them absorbing: ``(P,
+    absorbing)``."""
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n), moves)
+    cols = rng.integers(0, n, n * moves)
+    absorbing = rng.choice(n, ends, replace=False)
+    vals = rng.random(n * moves)
+    keep = ~np.isin(rows, absorbing)
+    rows = np.concatenate([rows[keep], absorbing])
+    cols = np.concatenate([cols[keep], absorbing])
+    vals = np.concatenate([vals[keep], np.ones(ends)])
+    P = sp.csr_array((vals, (rows, cols)), shape=(n, n))
+    P.sum_duplicates()
+    P = sp.csr_array(sp.diags_array(1.0 / P.sum(axis=1)) @ P)
+    return P, np.sort(absorbing)
+
+
+def splu_throws(P: sp.csr_array, absorbing: np.ndarray) -> np.ndarray:
+    """The mean steps to absorption by ``splu(I - Q).solve(ones)``."""
+    keep = np.setdiff1d(np.arange(P.shape[0]), absorbing)
+    q = P[keep][:, keep]
+    return splu(sp.csc_array(sp.eye_array(len(keep)) - q)).solve(np.ones(len(keep)))
+
+
+def backward_rows(n: int = 10**4, repeats: int = 3) -> list[dict]:
+    """Our certified mean steps vs ``splu`` on :func:`random_chain` (CPU time)."""
+    P, absorbing = random_chain(n)
+    ours_t = expected_throws_all(Chain(P))
+    keep = np.setdiff1d(np.arange(n), absorbing)
+    ref = splu_throws(P, absorbing)
+    assert np.allclose(ours_t[keep], ref, rtol=1e-10), float(np.max(np.abs(ours_t[keep] - ref)))
+    t = interleaved_times({"chain": (lambda: expected_throws_all(Chain(P)), 1),
+                           "splu": (lambda: splu_throws(P, absorbing), 1)}, repeats)
+    return [row(f"Chain mean, random {n:,}-state chain, 5 moves/state", t["chain"][0], "splu",
+                t["splu"][0], "mean steps with their certified bound",
+                ours_cpu_s=t["chain"][1], baseline_cpu_s=t["splu"][1])]
+
+
+def perturbed(P: sp.csr_array, seed: int = 2) -> sp.csr_array:
+    """``P`` with every probability scaled by up to 1.2 at random and rows renormalised."""
+    rng = np.random.default_rng(seed)
+    Pp = sp.csr_array((P.data * (1 + 0.2 * rng.random(len(P.data))), P.indices, P.indptr),
+                      shape=P.shape)
+    return sp.csr_array(sp.diags_array(1.0 / Pp.sum(axis=1)) @ Pp)
+
+
+def large_rows(n: int = 10**6, repeats: int = 3) -> list[dict]:
+    """A board's chain as plain CSR (and perturbed) vs the board path (CPU time)."""
+    board = random_board(n, 0.1, rng=1)
+    P = transition_matrix(board)
+    Pp = perturbed(P)
+
+    def plain() -> None:
+        ours((P.data, P.indices, P.indptr))
+
+    def other() -> None:
+        c = Chain(Pp)
+        expected_throws_all(c)
+        throws_variance_all(c)
+
+    def board_path() -> None:
+        fresh = board.replace()
+        expected_throws_all(fresh)
+        throws_variance_all(fresh)
+
+    for f in (plain, other, board_path):
+        f()
+    t = interleaved_times({"plain": (plain, 1), "perturbed": (other, 1),
+                           "board": (board_path, 1)}, repeats)
+    note = "mean + variance (ratio = board / chain)"
+    return [row(f"Chain vs board path, {n:,} squares, {name} CSR", t[name][0], "board path",
+                t["board"][0], note, ours_cpu_s=t[name][1], baseline_cpu_s=t["board"][1])
+            for name in ("plain", "perturbed")]
+
+
 if __name__ == "__main__":
     size = int(sys.argv[sys.argv.index("--size") + 1]) if "--size" in sys.argv else None
-    for r in run(repeats=3, quick="--quick" in sys.argv, size=size):
-        ratio = r["ratio"]
+    rows = run(repeats=3, quick="--quick" in sys.argv, size=size) + backward_rows()
+    if "--large" in sys.argv:
+        rows += large_rows()
+    for r in rows:
+        cpu = f", CPU ratio {r['cpu_ratio']:.2f}" if "cpu_ratio" in r else ""
         print(f"{r['benchmark']}: ours {r['ours_s']:.3f} s, {r['baseline']} "
-              f"{r['baseline_s']:.3f} s, ratio {ratio:.2f}")
+              f"{r['baseline_s']:.3f} s, ratio {r['ratio']:.2f}{cpu}")

@@ -10,6 +10,10 @@ transient-to-absorbing block ``R``, ``N = (I - Q)^-1`` and:
   chance of reaching it afterwards), so the expected number of steps *given* the end ``j``
   is ``g_j / B[:, j]`` (the mean of the chain conditioned on that end, Doob's
   h-transform);
+- the conditioned chain moves from ``i`` to ``k`` with ``Q[i, k] B_j(k) / B_j(i)``, so its
+  fundamental matrix is ``D^-1 N D`` (``D = diag(B_j)``) and its second moment of the
+  length ``(2 N~ - I) N~ 1``: ``E[T^2 | end j] = (2 N g_j - g_j) / B_j`` (one more solve,
+  ``h_j = N g_j``), whose variance is ``E[T^2 | end j] - (g_j / B_j)^2``;
 - from a start ``s``: the expected number of steps taken from each state,
   ``v = e_s^T N`` (one transposed solve), and the chance to ever be on state ``j``,
   ``N[s, j] / N[j, j]``; ``N[j, j] = 1`` for a state no walk can come back to, one solve
@@ -67,6 +71,12 @@ class Absorption:
     conditional_error : ndarray, shape (n, k)
         A certified bound on the relative error of each conditional mean (NaN where the
         mean is).
+    conditional_variance : ndarray, shape (n, k)
+        The variance of the number of steps from ``i`` given that the walk ends in
+        ``absorbing[j]``; NaN where that end cannot be reached (0 on the end itself).
+    conditional_variance_error : ndarray, shape (n, k)
+        A certified bound on the relative error of each conditional variance (NaN where
+        the variance is; ``inf`` where it is 0 but may not be exactly).
     start : int
         The start of the visits below.
     expected_visits : ndarray, shape (n,)
@@ -86,6 +96,8 @@ class Absorption:
     conditional_mean: np.ndarray
     probability_error: float
     conditional_error: np.ndarray
+    conditional_variance: np.ndarray
+    conditional_variance_error: np.ndarray
     start: int
     expected_visits: np.ndarray
     visit_probability: np.ndarray | None
@@ -94,9 +106,10 @@ class Absorption:
     __hash__ = None  # type: ignore[assignment]
 
     def to_frame(self) -> Any:
-        """The probabilities and conditional means from every state as a pandas table: a
-        row per state (indexed by label), columns ``("probability", end)`` and
-        ``("mean steps", end)`` for each absorbing state's label.
+        """The probabilities, conditional means and variances from every state as a pandas
+        table: a row per state (indexed by label), columns ``("probability", end)``,
+        ``("mean steps", end)`` and ``("steps variance", end)`` for each absorbing state's
+        label.
 
         Examples
         --------
@@ -110,8 +123,10 @@ class Absorption:
         import pandas as pd
 
         columns = pd.MultiIndex.from_tuples(
-            [("probability", x) for x in self.labels] + [("mean steps", x) for x in self.labels])
-        data = np.concatenate([self.probabilities, self.conditional_mean], axis=1)
+            [(name, x) for name in ("probability", "mean steps", "steps variance")
+             for x in self.labels])
+        data = np.concatenate([self.probabilities, self.conditional_mean,
+                               self.conditional_variance], axis=1)
         return pd.DataFrame(data, index=pd.Index(self.chain.labels, name="state"),
                             columns=columns)
 
@@ -148,8 +163,9 @@ def absorption_probabilities(chain: Chain, start: int | None = None, *,
 
     Notes
     -----
-    One solve gives ``B = N R`` (a right-hand side per absorbing state) and one more the
-    expected steps given each end, ``N B[:, j] / B[:, j]`` (see the module docstring), both
+    One solve gives ``B = N R`` (a right-hand side per absorbing state), one more the
+    expected steps given each end, ``N B[:, j] / B[:, j]``, and one more their variance
+    (see the module docstring), all three
     on the factorisation the chain's other questions share, each certified by its residual
     (normwise: relative to the largest entry of its column); the visits are a transposed
     solve and, for the chance to ever visit the states a walk can come back to, one more
@@ -158,7 +174,8 @@ def absorption_probabilities(chain: Chain, start: int | None = None, *,
     Examples
     --------
     Gambler's ruin on 0..4 with a fair coin: from ``i`` the walk ends on 4 with chance
-    ``i / 4``, after ``(16 - i**2) / 3`` steps on average given that it does.
+    ``i / 4``, after ``(16 - i**2) / 3`` steps on average given that it does, with variance
+    ``2 (16 - i**2) (16 + i**2 - 5) / 45``.
 
     >>> import numpy as np
     >>> from snl_numeric import Chain, absorption_probabilities
@@ -171,6 +188,8 @@ def absorption_probabilities(chain: Chain, start: int | None = None, *,
     [0.0, 0.25, 0.5, 0.75, 1.0]
     >>> a.conditional_mean[1:4, 1].round(12).tolist()
     [5.0, 4.0, 2.333333333333]
+    >>> a.conditional_variance[1:4, 1].round(12).tolist()
+    [8.0, 8.0, 6.222222222222]
     >>> a.expected_visits.round(12).tolist(), a.visit_probability.round(12).tolist()
     ([0.75, 1.5, 1.0, 0.5, 0.25], [0.75, 1.0, 0.5, 0.333333333333, 0.25])
     """
@@ -195,20 +214,25 @@ def absorption_probabilities(chain: Chain, start: int | None = None, *,
         b[~solver.active] = 0.0
         sol_g = solver.solve(b)
         g = np.maximum(sol_g.x, 0.0)
-        errors = [sol_b.error, sol_g.error]
+        g[~solver.active] = 0.0
+        sol_h = solver.solve(g)
+        h = np.maximum(sol_h.x, 0.0)
+        errors = [sol_b.error, sol_g.error, sol_h.error]
         steps = np.where(solver.active, solver.throws().x, 0.0)
     else:
-        b = g = np.zeros((1, k))
+        b = g = h = np.zeros((1, k))
         steps = np.zeros(1)
     # back to the chain's states: an absorbing state's row is its own column
     B = b[cb.states]
     G = g[cb.states]
+    H = h[cb.states]
     own = np.zeros((n, k), dtype=np.bool_)
     own[chain.absorbing, np.arange(k)] = True
     B[chain.is_absorbing] = 0.0
     B[own] = 1.0
     G[chain.is_absorbing] = 0.0
-    eb, eg = errors[0], errors[-1]
+    H[chain.is_absorbing] = 0.0
+    eb, eg = errors[0], errors[1 if len(errors) > 1 else 0]
     prob_error = float(eb * float(B[transient].max(initial=0.0)))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         cond = np.where(B > 0.0, G / B, np.nan)
@@ -221,18 +245,55 @@ def absorption_probabilities(chain: Chain, start: int | None = None, *,
         cond_err = np.where(B > 0.0, rel, np.nan)
     cond[own] = 0.0
     cond_err[own] = 0.0
-    if max(errors) > 1e-10:
+    var, var_err = _conditional_variance(B, G, H, cond, cond_err, t, errors, transient)
+    var[own] = var_err[own] = 0.0
+    if max(errors[:2]) > 1e-10:  # (the variances carry their own bounds)
         warn_user(f"absorption probabilities on this chain are certified only to "
-                  f"{max(errors):.1g} (normwise)")
+                  f"{max(errors[:2]):.1g} (normwise)")
     visits, chance = _visits(chain, cb, s, B[start], visit_probability)
-    for arr in (B, cond, cond_err, visits, chance):
+    for arr in (B, cond, cond_err, var, var_err, visits, chance):
         if arr is not None:
             arr.flags.writeable = False
     return Absorption(chain=chain, absorbing=chain.absorbing,
                       labels=tuple(chain.labels[i] for i in chain.absorbing),
                       probabilities=B, conditional_mean=cond, probability_error=prob_error,
-                      conditional_error=cond_err, start=start, expected_visits=visits,
+                      conditional_error=cond_err, conditional_variance=var,
+                      conditional_variance_error=var_err, start=start, expected_visits=visits,
                       visit_probability=chance)
+
+
+def _conditional_variance(B: np.ndarray, G: np.ndarray, H: np.ndarray, cond: np.ndarray,
+                          cond_err: np.ndarray, t: np.ndarray, errors: list[float],
+                          transient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The variance of the steps given each end, ``(2 H - G) / B - (G / B)^2`` (``G = N B``,
+    ``H = N G``), and a certified bound on its relative error.
+
+    Each solve's error is normwise (relative to its column's largest entry). ``G``'s
+    absolute error is at most ``eg mg + eb mb t`` (its own solve, and ``B``'s error moved
+    by ``N``: ``N 1 = t``); ``N`` moves that by at most ``(eg mg + eb mb max(t)) t``, and
+    ``H``'s own solve adds ``eh mh``. The second moment's error over ``B`` (relative error
+    at most ``d = eb mb / B``) is then at most ``(|2 dH| + |dG| + d M) / (1 - d)`` with
+    ``M = (2 H - G) / B``, the squared mean's ``c^2 (2 r + r^2)`` with ``r`` the mean's
+    bound, and the roundings of the few operations ``8 u (M + c^2)`` on top; divided by
+    the variance (``inf`` where it is 0 or that bound reaches 1)."""
+    eb, eg, eh = (errors + [errors[-1]] * 3)[:3]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mb = B[transient].max(axis=0, initial=0.0)
+        mg = G[transient].max(axis=0, initial=0.0)
+        mh = H[transient].max(axis=0, initial=0.0)
+        tmax = float(t.max(initial=0.0))
+        dg = eg * mg + eb * mb * t
+        dh = eh * mh + (eg * mg + eb * mb * tmax) * t
+        moment = (2.0 * H - G) / B
+        var = np.where(B > 0.0, np.maximum(moment - cond * cond, 0.0), np.nan)
+        d = eb * mb / B
+        dm = (2.0 * dh + dg + d * (2.0 * H + G)) / B / (1.0 - d)
+        dc = cond * cond * (2.0 * cond_err + cond_err * cond_err)
+        err = dm + dc + 8 * np.finfo(float).eps * (moment + cond * cond)
+        rel = np.where(d < 1.0, err / var, np.inf)
+        rel = np.where(var > 0.0, rel, np.where(err > 0.0, np.inf, 0.0))
+        var_err = np.where(B > 0.0, rel, np.nan)
+    return var, var_err
 
 
 def _visits(chain: Chain, cb: CompiledBoard, s: int, ends: np.ndarray, asked: bool | None

@@ -2127,6 +2127,30 @@ def chain_dense(P, absorbing):
     return mean, var, B, cond
 
 
+def chain_conditional_variance(P, absorbing):
+    """The variance of the steps given each end, by building each conditioned chain (Doob's
+    h-transform) densely: over the transient states ``i`` with ``B_j(i) > 0`` (``B`` from
+    :func:`chain_dense`), ``Q~[i, k] = Q[i, k] B_j(k) / B_j(i)``, then the conditioned
+    chain's own mean ``t~ = (I - Q~)^-1 1`` and variance ``2 (I - Q~)^-1 t~ - t~ - t~^2``.
+    ``(n, k)``: NaN where the end cannot be reached, 0 on the end itself."""
+    P = P.toarray() if hasattr(P, "toarray") else np.asarray(P, dtype=float)
+    n = len(P)
+    absorbing = sorted(absorbing)
+    _, _, B, _ = chain_dense(P, absorbing)
+    var = np.full((n, len(absorbing)), np.nan)
+    for j, s in enumerate(absorbing):
+        var[s, j] = 0.0
+        on = [i for i in range(n) if i not in absorbing and B[i, j] > 0]
+        if not on:
+            continue
+        bj = B[on, j]
+        qt = P[np.ix_(on, on)] * bj[None, :] / bj[:, None]
+        a = np.eye(len(on)) - qt
+        t = np.linalg.solve(a, np.ones(len(on)))
+        var[on, j] = 2 * np.linalg.solve(a, t) - t - t * t
+    return var
+
+
 # -- issue 50: optimal play on matrices (stochastic shortest path) ----------------------
 def ssp_brute_force(mats, costs=None, *, objective="min", absorbing=None):
     """Optimal expected costs on every state of one matrix per action, by trying every

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from conftest import boards
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import chain_dense
+from naive import chain_conditional_variance, chain_dense
 
 from snl_numeric import (
     Board,
@@ -614,3 +614,63 @@ def test_equal_shares_compile_to_the_boards_own_table():
     assert Chain(P).compiled.probs.ndim == 2
     P = np.array([[0.0, 0.2, 0.8], [0, 0, 1.0], [0, 0, 1.0]])  # 0.2 * 4 is: shares
     assert Chain(P).compiled.succ.tolist() == [[1, 2, 2, 2, 2], [2] * 5, [2] * 5]
+
+
+@settings(max_examples=60, deadline=None)
+@given(chain=chains())
+def test_conditional_variance_against_dense_twin(chain):
+    want = chain_conditional_variance(chain.P, chain.absorbing.tolist())
+    a = absorption_probabilities(chain, visit_probability=False)
+    got, bound = a.conditional_variance, a.conditional_variance_error
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    np.testing.assert_allclose(got[ok], want[ok], rtol=1e-7, atol=1e-10)  # (the twin's cancels)
+    assert (bound[ok] >= 0).all()
+    # the bound holds against the twin where the twin itself is far more accurate
+    sure = ok & (want > 1e-6) & (bound < 1e-3)
+    assert np.all(np.abs(got[sure] - want[sure]) <= (bound[sure] + 1e-9) * want[sure])
+
+
+def test_ruin_conditional_variance_closed_form():
+    # the fair walk on 0..N conditioned to end on N from i: variance of its duration
+    # 2 (N^2 - i^2) (N^2 + i^2 - 5) / 45 (and by symmetry the same from N - i for end 0)
+    for N in (4, 10, 25):
+        a = absorption_probabilities(Chain(ruin(N, 0.5)))
+        i = np.arange(1, N, dtype=float)
+        win = 2 * (N**2 - i**2) * (N**2 + i**2 - 5) / 45
+        lose = win[::-1]
+        np.testing.assert_allclose(a.conditional_variance[1:N, 1], win, rtol=1e-12)
+        np.testing.assert_allclose(a.conditional_variance[1:N, 0], lose, rtol=1e-12)
+        assert (a.conditional_variance_error[1:N] < 1e-8).all()
+        err = np.abs(a.conditional_variance[1:N] - np.stack([lose, win], axis=1))
+        assert np.all(err <= a.conditional_variance_error[1:N] * np.stack([lose, win], axis=1)
+                      + 1e-300)
+    for N, p in [(10, 0.3), (25, 0.55)]:  # against the twin
+        a = absorption_probabilities(Chain(ruin(N, p)))
+        want = chain_conditional_variance(ruin(N, p), [0, N])
+        np.testing.assert_allclose(a.conditional_variance[1:N], want[1:N], rtol=1e-9)
+
+
+def test_two_ends_conditional_variance():
+    # leaving 0 is geometric with success 1 - q whatever the end (variance q / (1 - q)^2);
+    # B's one step more adds no variance
+    q, p1, p2 = 0.5, 0.125, 0.375
+    P = np.array([[q, p2, p1, 0], [0, 0, 0, 1.0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]])
+    a = absorption_probabilities(Chain(P))
+    np.testing.assert_allclose(a.conditional_variance[0], [q / (1 - q) ** 2] * 2, rtol=1e-14)
+    assert a.conditional_variance[1, 1] == 0.0 and np.isnan(a.conditional_variance[1, 0])
+    assert a.conditional_variance[2].tolist()[0] == 0.0
+    frame = a.to_frame()
+    assert frame.loc[0, ("steps variance", 2)] == pytest.approx(q / (1 - q) ** 2, rel=1e-14)
+
+
+@pytest.mark.parametrize("n, density, seed", [(300, 0.3, 1), (2000, 0.1, 2), (5000, 0.2, 3)])
+def test_board_csr_gets_the_boards_own_table(n, density, seed):
+    # several jumps within one throw's reach: each jump's destination in the column of the
+    # face that lands on it (the board's compiled table, built from the board's rules),
+    # inferred from the plain matrix alone
+    board = random_board(n, density, rng=seed)
+    P = transition_matrix(board)
+    cb = Chain((P.data, P.indices, P.indptr)).compiled
+    assert np.array_equal(cb.succ, board.compiled.succ)
+    assert np.array_equal(expected_throws_all(Chain(P)), expected_throws_all(board))
