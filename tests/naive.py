@@ -2231,3 +2231,13 @@ def alias_rows_loop(probs):
     for i, row in enumerate(probs):
         alias[i], thresh[i], _ = alias_table(row)
     return alias, thresh
+
+
+def ruin(N: int, p: float) -> np.ndarray:
+    """Gambler's ruin on 0..N: up with ``p``, down with ``1 - p``; 0 and N absorbing."""
+    P = np.zeros((N + 1, N + 1))
+    P[0, 0] = P[N, N] = 1.0
+    for i in range(1, N):
+        P[i, i + 1] = p
+        P[i, i - 1] = 1.0 - p
+    return P

@@ -9,20 +9,10 @@ import numpy as np
 import pytest
 from conftest import boards
 from hypothesis import given, settings
-from naive import alias_rows_loop, chain_dense
+from naive import alias_rows_loop, chain_dense, ruin
 
 from snl_numeric import Board, analyze
 from snl_numeric.markov import Chain
-
-
-def ruin(N: int, p: float) -> np.ndarray:
-    """Gambler's ruin on 0..N: up with ``p``, down with ``1 - p``; 0 and N absorbing."""
-    P = np.zeros((N + 1, N + 1))
-    P[0, 0] = P[N, N] = 1.0
-    for i in range(1, N):
-        P[i, i + 1] = p
-        P[i, i - 1] = 1.0 - p
-    return P
 
 
 def close(a: float | None, b: float | None, rel: float = 1e-10) -> bool:

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from conftest import boards
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import chain_conditional_variance, chain_dense
+from naive import chain_conditional_variance, chain_dense, ruin
 
 from snl_numeric import (
     Board,
@@ -33,16 +33,6 @@ from snl_numeric import (
 from snl_numeric.boards import random_board
 from snl_numeric.compile import compile_chain
 from snl_numeric.markov import Chain
-
-
-def ruin(N: int, p: float) -> np.ndarray:
-    """Gambler's ruin on 0..N: up with ``p``, down with ``1 - p``; 0 and N absorbing."""
-    P = np.zeros((N + 1, N + 1))
-    P[0, 0] = P[N, N] = 1.0
-    for i in range(1, N):
-        P[i, i + 1] = p
-        P[i, i - 1] = 1.0 - p
-    return P
 
 
 def ruin_closed(N: int, p: float) -> tuple[np.ndarray, np.ndarray]:
