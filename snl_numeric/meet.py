@@ -21,8 +21,12 @@ reaches the goal at throw ``t`` is player ``t mod k``'s win in round ``t // k + 
 Stranded states (no sequence of throws ends the game: e.g. every player stuck below the
 goal under ``"exact"``) are found first, by pulling the indicator of "the game can end"
 backwards through the same moves until it stops growing; mass that enters them is
-``no_winner``. The rest of the mass leaves the chain geometrically, and the push stops
-when what remains is below ``tail``: each win chance lies in ``[w, w + remaining]``.
+``no_winner``. The rest of the mass leaves the chain geometrically. With ``q`` the largest
+chance that the game lasts more than ``r`` further throws (the all-ones survival pulled
+``r`` throws back), at most ``B = k - 1 + r / (1 - q)`` throws are expected from any
+state, so the push stops when the mass still racing, ``rho``, has ``rho * B < tail``:
+each win chance then lies in ``[w, w + rho]`` and the cut tail's share of the mean
+throws is below ``tail`` (where stranded states exist, when ``rho < tail``).
 
 Cost: ``O(m^k)`` memory (a few arrays of that size) and ``O(nnz(O) m^(k-1))`` per throw.
 Milton Bradley (81 squares a token can rest on): 6,561 states for 2 players, 531,441 for 3
@@ -165,8 +169,8 @@ class _Game:
         out.reshape(-1, self.m)[...] += flat.T * d
         return out, won
 
-    def pull(self, value: np.ndarray, mover: int) -> np.ndarray:
-        """The transpose of :meth:`push` with the goal worth 1: ``value`` in the next
+    def pull(self, value: np.ndarray, mover: int, goal: float = 1.0) -> np.ndarray:
+        """The transpose of :meth:`push` with the goal worth ``goal``: ``value`` in the next
         mover's layout -> the expected value before ``mover``'s throw, in its layout."""
         moved, _, d, g = self.moves[mover]
         after = value.copy()
@@ -176,7 +180,8 @@ class _Game:
         flat, before = after.reshape(-1, self.m), value.reshape(-1, self.m)
         out = np.asarray(moved @ flat.T)
         out += before.T * d[:, None]
-        out += g[:, None]
+        if goal:
+            out += goal * g[:, None]
         return out.reshape(value.shape)
 
     def live(self) -> list[np.ndarray] | None:
@@ -195,6 +200,23 @@ class _Game:
         if all(v.all() for v in live):
             return None
         return live
+
+    def throws_bound(self) -> float:
+        """A bound on the expected throws left from any state: with ``q`` the largest
+        chance (over player 0's states) that the game lasts more than ``r`` further throws
+        (``r`` a multiple of ``k``, the all-ones survival pulled ``r`` throws back),
+        ``k - 1 + r / (1 - q)``; ``inf`` when no ``r`` tried gives ``q <= 1/2``."""
+        survival = np.ones((self.m,) * self.k)
+        r = 0
+        for _ in range(5):
+            for _ in range(16):
+                for j in reversed(range(self.k)):
+                    survival = self.pull(survival, j, goal=0.0)
+                r += self.k
+            q = float(survival.max())
+            if q <= 0.5:
+                return self.k - 1 + r / (1.0 - q)
+        return np.inf
 
 
 def meet_game(boards: list[Board], starts: list[int], tail: float, max_throws: int
@@ -216,10 +238,14 @@ def meet_game(boards: list[Board], starts: list[int], tail: float, max_throws: i
     never = 0.0
     if live is not None and not live[0][game.start]:
         never, mass[game.start] = 1.0, 0.0
+    # the push stops when the remaining mass and its share of the mean throws are below tail
+    factor = 1.0 if live is not None else game.throws_bound()
+    if not np.isfinite(factor):  # (no bound found: the mass alone decides)
+        factor = 1.0
     wins: list[float] = []
     remaining = 1.0 - never
     t = 0
-    while remaining >= tail and t < max_throws:
+    while (remaining >= tail or remaining * factor >= tail) and t < max_throws:
         mover = t % k
         mass, won = game.push(mass, mover)
         wins.append(won)

@@ -36,7 +36,7 @@ at the cut (at most ``k * tail * max(t)``, ``t`` the expected throws from each
 square): a board whose worst square expects 6,000 throws may leave a mean of 3
 throws 1e-11 low with the default ``tail``. A smaller ``tail`` tightens them.
 A capture rule on the board (``Board(..., capture=...)``) couples the players: those
-games are answered by the joint chain of :mod:`snl_numeric.meet` instead.
+games are answered by the joint chain of ``snl_numeric.meet`` instead.
 
 When nobody is sure to finish the win probabilities sum to the chance that
 someone ever wins; ``no_winner`` (exact, from
@@ -295,7 +295,7 @@ def _captures(board: Any) -> bool:
 
 def _meet(board: Any, players: Any, starts: Any, dice: Any, tail: float, max_throws: int
           ) -> tuple[np.ndarray, list[Board], list[int], float] | None:
-    """The game under a capture rule through the joint chain (:mod:`snl_numeric.meet`):
+    """The game under a capture rule through the joint chain (``snl_numeric.meet``):
     ``(win_pmf, boards, starts, no_winner)``; None without a capture rule or opponent."""
     if not _captures(board):
         return None
@@ -424,9 +424,10 @@ def win_probabilities(
     Without a capture rule (``board.capture is None``) the players do not interact and
     the chances follow from the single-player distributions (module docstring). With
     one, players who meet are captured and the answer comes from the joint chain of
-    everyone's position (:mod:`snl_numeric.meet`): ``O(m^k)`` memory for ``m`` squares,
+    everyone's position (``snl_numeric.meet``): ``O(m^k)`` memory for ``m`` squares,
     refused up front when it does not fit; the boards of a list may then differ only
-    in their dice, and ``tail`` bounds the mass still racing when the push stops (each
+    in their dice, and the push stops when the mass still racing is below ``tail`` and
+    so is its share of the mean throws, certified by a bound on the throws left (each
     chance lies within ``tail`` above the value returned).
 
     Examples
