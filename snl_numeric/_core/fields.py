@@ -122,7 +122,7 @@ def capture_value(value: Any) -> str | int | None:
     ...
     ValueError: capture must be None, 'start' or a number of squares k >= 1, got 0
     """
-    if value is None or value == CAPTURE_START and isinstance(value, str):
+    if value is None or type(value) is str and value == CAPTURE_START:
         return value
     if isinstance(value, str):
         raise ValueError(f"capture must be None, 'start' or a number of squares k >= 1, "
@@ -148,7 +148,7 @@ def safe_squares(value: Any, size: int, capture: str | int | None) -> tuple[int,
     ...
     ValueError: safe squares [4] need a capture rule (capture='start' or k); got capture=None
     """
-    if value is None:
+    if value is None or type(value) is tuple and not value:  # (the common case, fast)
         return ()
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise TypeError(f"safe must be a collection of squares, got {shown(value)}")
