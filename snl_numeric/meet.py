@@ -117,15 +117,14 @@ class _Game:
         goal = board.size
         dest = _capture_targets(board, starts, mode, back)
         unsafe = ~safe_mask
-        hit = unsafe.copy()
-        hit[goal] = False
-        if mode == 2 and np.any(dest[0][hit] == goal):
-            r = int(np.flatnonzero(hit & (dest[0] == goal))[0])
+        succs = [b.compiled.succ for b in boards]
+        squares = _resting_squares(succs, starts, dest, unsafe, goal)
+        home = squares[unsafe[squares] & (dest[0][squares] == goal)]
+        if mode == 2 and home.size:
+            r = int(home[0])
             raise ValueError(f"capture={back} sends a token captured on square {r} back to "
                              f"square {max(r - back, 0)}, whose jump leads to the goal: the "
                              "rules do not say who wins then; change the capture or the jump")
-        succs = [b.compiled.succ for b in boards]
-        squares = _resting_squares(succs, starts, dest, unsafe, goal)
         index = np.full(goal + 1, -1, dtype=np.int64)
         index[squares] = np.arange(len(squares))
         self.m = m = len(squares)
