@@ -30,8 +30,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ._core.files import write_text_atomic
-from ._core.table import OVERSHOOT_CODES, check_table_entries
 from ._core.fields import (
     capture_value,
     directed_jumps,
@@ -43,6 +41,8 @@ from ._core.fields import (
     safe_squares,
     square,
 )
+from ._core.files import write_text_atomic
+from ._core.table import OVERSHOOT_CODES, check_table_entries
 from ._core.validation import (
     OVERSHOOT_RULES,
     few,
