@@ -393,7 +393,8 @@ class Board:
                      labels=range(self.size + 1), start=self.start)
 
     def replace(self, **changes: Any) -> Board:
-        """A copy with some fields changed, e.g. ``board.replace(overshoot="bounce")``."""
+        """A copy with some fields changed, e.g. ``board.replace(overshoot="bounce")``
+        (``capture=None`` drops the safe squares too)."""
         fields = {k: getattr(self, k) for k in ("size", "start", "overshoot", "chain", "dice",
                                                  "name", "capture", "safe")}
         if changes.get("capture", 0) is None and "safe" not in changes:
