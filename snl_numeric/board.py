@@ -30,16 +30,25 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from ._core.fields import (
+    capture_value,
+    directed_jumps,
+    face_value,
+    json_int,
+    jump_pairs,
+    label,
+    overshoot_rule,
+    safe_squares,
+    square,
+)
 from ._core.files import write_text_atomic
 from ._core.table import OVERSHOOT_CODES, check_table_entries
 from ._core.validation import (
-    INT64_MAX,
     OVERSHOOT_RULES,
     few,
     find_board_problem,
     flag,
     int_array,
-    integer,
     is_json,
     parse_json,
     probability,
@@ -53,79 +62,26 @@ if TYPE_CHECKING:
     from .markov import Chain
 
 __all__ = ["Board", "BoardFields", "OVERSHOOT_RULES", "FORMAT_NAME", "FORMAT_VERSION", "board_fields",
-           "check_board", "check_model", "check_start"]
+           "capture_rule", "check_board", "check_model", "check_start"]
 
 _COMPILE_LOCK = threading.RLock()
 
 FORMAT_NAME = "snl_numeric.board"
 FORMAT_VERSION = 1
 DICT_KEYS = frozenset({"format", "version", "name", "size", "jumps", "snakes", "ladders",
-                       "start", "overshoot", "chain", "dice"})
+                       "start", "overshoot", "chain", "dice", "capture", "safe"})
 
 
-def _square(value: Any, what: str) -> int:
-    if type(value) is int and -INT64_MAX - 1 <= value <= INT64_MAX:  # the common case, fast
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{what} must be an integer square, got {shown(value)}")
-    return integer(value, what)
-
-
-def _pairs(jumps: Any, what: str) -> tuple[list[int], list[int]]:
-    """Jumps given as a mapping, pairs or a (k, 2) integer array, as two lists."""
-    if jumps is None:
-        return [], []
-    if isinstance(jumps, np.ndarray):
-        if jumps.size == 0 and jumps.ndim <= 2:
-            return [], []
-        if jumps.ndim != 2 or jumps.shape[1] != 2:
-            raise ValueError(f"{what} array must have shape (k, 2), got {jumps.shape}")
-        if jumps.dtype == bool or not np.issubdtype(jumps.dtype, np.integer):
-            raise TypeError(f"{what} must hold integer squares, got dtype {jumps.dtype}")
-        arr = int_array(jumps, what)
-        return arr[:, 0].tolist(), arr[:, 1].tolist()
-    if isinstance(jumps, Mapping):
-        items: Iterable[Any] = jumps.items()
-    elif isinstance(jumps, (str, bytes)) or not isinstance(jumps, Iterable):
-        raise TypeError(
-            f"{what} must be a mapping square -> destination or pairs, got {type(jumps).__name__}"
-        )
-    else:
-        items = jumps
-    src, dst = [], []
-    for item in items:
-        try:
-            a, b = item
-        except (TypeError, ValueError):
-            raise TypeError(f"each of the {what} must be a pair (from, to), got {shown(item)}"
-                            ) from None
-        src.append(_square(a, f"{what} start"))
-        dst.append(_square(b, f"{what} destination"))
-    return src, dst
-
-
-def _directed(snakes: Any, ladders: Any) -> tuple[list[int], list[int]]:
-    """Snakes (must go down) and ladders (must go up) as one list of jumps."""
-    s_src, s_dst = _pairs(snakes, "snakes")
-    l_src, l_dst = _pairs(ladders, "ladders")
-    for s, d in zip(s_src, s_dst, strict=True):
-        if d >= s:
-            raise ValueError(f"snake {s}->{d} goes {'up' if d > s else 'nowhere'}; "
-                             "snakes must go down")
-    for s, d in zip(l_src, l_dst, strict=True):
-        if d <= s:
-            raise ValueError(f"ladder {s}->{d} goes {'down' if d < s else 'nowhere'}; "
-                             "ladders must go up")
-    return s_src + l_src, s_dst + l_dst
-
-
-def _rules(size: Any, start: Any, overshoot: Any, chain: Any, dice: Any, name: Any
-           ) -> tuple[int, int, str, bool, Dice, str | None]:
+def _rules(size: Any, start: Any, overshoot: Any, chain: Any, dice: Any, name: Any,
+           capture: Any = None, safe: Any = ()
+           ) -> tuple[int, int, str, bool, Dice, str | None, str | int | None, tuple[int, ...]]:
     """A board's fields other than its jumps, types checked (values by the board rules)."""
-    size, start = _square(size, "size"), _square(start, "start")
-    overshoot, chain, name = _overshoot(overshoot), flag(chain, "chain"), _name(name)
+    size, start = square(size, "size"), square(start, "start")
+    overshoot, chain, name = overshoot_rule(overshoot), flag(chain, "chain"), label(name)
     _check_string_dice(size, dice)
-    return size, start, overshoot, chain, as_dice(dice), name
+    capture = capture_value(capture)
+    return (size, start, overshoot, chain, as_dice(dice), name, capture,
+            safe_squares(safe, size, capture))
 
 
 def _check_string_dice(size: int, dice: Any) -> None:
@@ -149,33 +105,8 @@ class BoardFields(NamedTuple):
     faces: list[int] | None
     probs: list[float] | None
     name: str | None
-
-
-def _json_int(key: Any, what: str) -> int:
-    """An integer key of a JSON object (JSON keys are strings)."""
-    if isinstance(key, str):
-        text = key.strip()
-        digits = text[1:] if text[:1] in "+-" else text
-        if digits.isdigit() and digits.isascii():
-            if len(digits) > 100:  # far beyond int64; never parse a huge number
-                raise ValueError(f"{what} must fit in a 64-bit integer, got {shown(key)}")
-            return _square(int(text), what)
-        raise TypeError(f"{what} must be an integer, got {shown(key)}")
-    return _square(key, what)
-
-
-def _overshoot(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"overshoot must be a string, got {shown(value)}")
-    if value not in OVERSHOOT_RULES:
-        raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got {shown(value)}")
-    return value
-
-
-def _name(value: Any) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"name must be a string, got {shown(value)}")
-    return value
+    capture: str | int | None = None
+    safe: tuple[int, ...] = ()
 
 
 def board_fields(data: Any) -> BoardFields:
@@ -199,20 +130,20 @@ def board_fields(data: Any) -> BoardFields:
                          f"this is version {FORMAT_VERSION} (the integer {FORMAT_VERSION})")
     if "size" not in data:
         raise ValueError("board data needs a 'size'")
-    size = _square(data["size"], "size")
-    start = _square(data.get("start", 0), "start")
-    overshoot = _overshoot(data.get("overshoot", "win"))
+    size = square(data["size"], "size")
+    start = square(data.get("start", 0), "start")
+    overshoot = overshoot_rule(data.get("overshoot", "win"))
     chain = flag(data.get("chain", False), "chain")
-    name = _name(data.get("name"))
+    name = label(data.get("name"))
     if "snakes" in data or "ladders" in data:
         if "jumps" in data:
             raise ValueError("give either 'jumps' or 'snakes'/'ladders', not both")
-        src, dst = _directed(data.get("snakes"), data.get("ladders"))
+        src, dst = directed_jumps(data.get("snakes"), data.get("ladders"))
     else:
         jumps = data.get("jumps")
         if isinstance(jumps, Mapping):  # JSON objects have string keys
-            jumps = [(_json_int(s, "jumps start"), d) for s, d in jumps.items()]
-        src, dst = _pairs(jumps, "jumps")
+            jumps = [(json_int(s, "jumps start"), d) for s, d in jumps.items()]
+        src, dst = jump_pairs(jumps, "jumps")
     faces = probs = None
     dice = data.get("dice")
     if isinstance(dice, Mapping) and set(dice) == {"faces", "probs"}:
@@ -224,12 +155,12 @@ def board_fields(data: Any) -> BoardFields:
             raise ValueError("dice faces and probabilities must be 1-d arrays of equal length, "
                              f"got shapes ({len(faces)},) and ({len(probs)},)")
         check_table_entries(size, len(faces))
-        faces = [_face_value(f) for f in faces]
+        faces = [face_value(f) for f in faces]
         if not all(isinstance(q, numbers.Real) and not isinstance(q, bool) for q in probs):
             raise TypeError(f"dice probabilities must be numbers, got {few(probs)}")
         probs = [probability(q, "dice probabilities") for q in probs]
     elif isinstance(dice, Mapping):
-        faces = [_json_int(f, "dice faces") for f in dice]
+        faces = [json_int(f, "dice faces") for f in dice]
         probs = [probability(q, f"probability of face {f}") for f, q in zip(faces, dice.values(),
                                                                           strict=True)]
     elif isinstance(dice, str):
@@ -239,7 +170,9 @@ def board_fields(data: Any) -> BoardFields:
     elif dice is not None:
         raise TypeError("dice must be {'faces': [...], 'probs': [...]}, a mapping face -> "
                         f"probability or a string such as '2d6', got {type(dice).__name__}")
-    return BoardFields(size, src, dst, start, overshoot, chain, faces, probs, name)
+    capture = capture_value(data.get("capture"))
+    return BoardFields(size, src, dst, start, overshoot, chain, faces, probs, name, capture,
+                       safe_squares(data.get("safe", ()), size, capture))
 
 
 def _read_board_file(path: str | os.PathLike[str]) -> bytes:
@@ -255,12 +188,6 @@ def _read_board_file(path: str | os.PathLike[str]) -> bytes:
         raise ValueError("gzip-compressed: gzip is read for JSON Lines only (snl batch, "
                          "read_boards); decompress it first")
     return data
-
-
-def _face_value(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"dice faces must be integers, got {shown(value)}")
-    return _square(value, "dice faces")
 
 
 class Board:
@@ -284,11 +211,19 @@ class Board:
         ``"1:0.5,2:0.5"`` (see :func:`~snl_numeric.dice.parse_dice`); a fair d6 by default.
     name : str, optional
         A label used in reports.
+    capture : None, "start" or int, optional
+        What happens when players meet (several players only): ``None``, nothing; ``"start"``,
+        a token coming to rest on opponents' square sends them to their start square; ``k``,
+        back ``k`` squares (then the jump there applies). See ``snl_numeric.board.capture_rule``.
+    safe : collection of int, optional
+        Squares in ``1 .. size - 1`` where nobody is captured (needs ``capture``).
 
     Attributes
     ----------
-    size, start, overshoot, chain, dice, name
+    size, start, overshoot, chain, dice, name, capture
         As given (``dice`` normalised to a :class:`~snl_numeric.Dice`).
+    safe : tuple of int
+        The safe squares, sorted.
     jumps : mapping
         Read-only ``square -> destination``, sorted by square.
 
@@ -303,8 +238,8 @@ class Board:
     Dice.fair(3)
     """
 
-    __slots__ = ("size", "_jumps", "start", "overshoot", "chain", "dice", "name", "_compiled",
-                 "_jump_arrays")
+    __slots__ = ("size", "_jumps", "start", "overshoot", "chain", "dice", "name", "capture",
+                 "safe", "_compiled", "_jump_arrays")
 
     # the slots' types, for type checkers (set once in ``__init__``; a Board is immutable)
     size: int
@@ -314,6 +249,8 @@ class Board:
     chain: bool
     dice: Dice
     name: str | None
+    capture: str | int | None
+    safe: tuple[int, ...]
     _compiled: CompiledBoard | None
     _jump_arrays: tuple[np.ndarray, np.ndarray]
 
@@ -327,13 +264,16 @@ class Board:
         chain: bool = False,
         dice: DiceLike | None = None,
         name: str | None = None,
+        capture: str | int | None = None,
+        safe: Iterable[int] = (),
     ) -> None:
-        rules = _rules(size, start, overshoot, chain, dice, name)
-        src, dst = _pairs(jumps, "jumps")
+        rules = _rules(size, start, overshoot, chain, dice, name, capture, safe)
+        src, dst = jump_pairs(jumps, "jumps")
         self._init(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), *rules)
 
     def _init(self, src: np.ndarray, dst: np.ndarray, size: int, start: int, overshoot: str,
-              chain: bool, dice: Dice, name: str | None) -> None:
+              chain: bool, dice: Dice, name: str | None, capture: str | int | None,
+              safe: tuple[int, ...]) -> None:
         """Check the board rules and set the fields (``src``, ``dst``: int64 arrays; the
         other fields as :func:`_rules` returns them)."""
         problem, i, j = find_board_problem(size, start, OVERSHOOT_CODES[overshoot], chain, src,
@@ -354,14 +294,16 @@ class Board:
         set_(self, "chain", chain)
         set_(self, "dice", dice)
         set_(self, "name", name)
+        set_(self, "capture", capture)
+        set_(self, "safe", safe)
         set_(self, "_compiled", None)
         set_(self, "_jump_arrays", (src, dst))
 
     @classmethod
     def from_arrays(cls, size: int, src: Any, dst: Any, *, start: int = 0,
                     overshoot: str = "win", chain: bool = False,
-                    dice: Dice | Mapping[int, float] | None = None,
-                    name: str | None = None) -> Board:
+                    dice: Dice | Mapping[int, float] | None = None, name: str | None = None,
+                    capture: str | int | None = None, safe: Iterable[int] = ()) -> Board:
         """A board whose jumps are ``src[i] -> dst[i]``, given as two integer arrays.
 
         The constructor for large boards: the jumps stay arrays (no Python objects per
@@ -375,7 +317,7 @@ class Board:
         >>> b == Board(10**6, {5: 500_000, 999_999: 3}), b.jump_arrays[0].tolist()
         (True, [5, 999999])
         """
-        rules = _rules(size, start, overshoot, chain, dice, name)
+        rules = _rules(size, start, overshoot, chain, dice, name, capture, safe)
         arrays = []
         for values, what in ((src, "src"), (dst, "dst")):
             arr = np.asarray(values)
@@ -451,9 +393,12 @@ class Board:
                      labels=range(self.size + 1), start=self.start)
 
     def replace(self, **changes: Any) -> Board:
-        """A copy with some fields changed, e.g. ``board.replace(overshoot="bounce")``."""
+        """A copy with some fields changed, e.g. ``board.replace(overshoot="bounce")``
+        (``capture=None`` drops the safe squares too)."""
         fields = {k: getattr(self, k) for k in ("size", "start", "overshoot", "chain", "dice",
-                                                 "name")}
+                                                 "name", "capture", "safe")}
+        if changes.get("capture", 0) is None and "safe" not in changes:
+            fields["safe"] = ()  # capture=None drops the safe squares with it
         unknown = set(changes) - set(fields) - {"jumps"}
         if unknown:
             raise TypeError(f"unknown Board fields: {sorted(unknown)}")
@@ -484,7 +429,7 @@ class Board:
         ...
         ValueError: ladder 20->8 goes down; ladders must go up
         """
-        src, dst = _directed(snakes, ladders)
+        src, dst = directed_jumps(snakes, ladders)
         return cls(size, list(zip(src, dst, strict=True)), **rules)
 
     @classmethod
@@ -565,6 +510,8 @@ class Board:
             chain=self.chain,
             dice={"faces": self.dice.faces.tolist(), "probs": self.dice.probs.tolist()},
         )
+        if self.capture is not None:  # (absent: the game without capture, as before)
+            out.update(capture=self.capture, safe=list(self.safe))
         return out
 
     @classmethod
@@ -580,7 +527,8 @@ class Board:
         dice = None if f.faces is None else Dice(np.array(f.faces, dtype=np.int64),
                                                   np.array(f.probs, dtype=np.float64))
         return cls(f.size, list(zip(f.src, f.dst, strict=True)), start=f.start,
-                   overshoot=f.overshoot, chain=f.chain, dice=dice, name=f.name)
+                   overshoot=f.overshoot, chain=f.chain, dice=dice, name=f.name,
+                   capture=f.capture, safe=f.safe)
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None
                 ) -> str:
@@ -631,7 +579,7 @@ class Board:
     def _key(self) -> tuple[Any, ...]:
         src, dst = self._jump_arrays
         return (self.size, src.tobytes(), dst.tobytes(), self.start, self.overshoot,
-                self.chain, self.dice)
+                self.chain, self.dice, self.capture, self.safe)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
@@ -646,7 +594,9 @@ class Board:
         src, dst = self._jump_arrays
         return (f"Board({label}size={self.size}, ladders={np.count_nonzero(dst > src)}, "
                 f"snakes={np.count_nonzero(dst < src)}, start={self.start}, "
-                f"overshoot={self.overshoot!r}, chain={self.chain}, dice={self.dice!r})")
+                f"overshoot={self.overshoot!r}, chain={self.chain}, dice={self.dice!r}"
+                + (f", capture={self.capture!r}, safe={self.safe}" * (self.capture is not None))
+                + ")")
 
     def _repr_html_(self) -> str:
         from .display.html import board_html
@@ -668,7 +618,7 @@ def check_start(board: Board | Chain, start: Any) -> int:
         return board.compiled_index(start)
     if start is None:
         return board.start
-    start = _square(start, "start")
+    start = square(start, "start")
     if not 0 <= start <= board.size:
         raise ValueError(f"start must be a square in 0..{board.size}, got {start}")
     return start
@@ -698,3 +648,33 @@ def check_board(board: Any, *, chain_ok: bool = False) -> Board:
         kind = "a Board or a Chain" if chain_ok else "a Board"
         raise TypeError(f"expected {kind}, got {type(board).__name__}")
     return board
+
+
+def capture_rule(board: Board) -> tuple[int, int, np.ndarray]:
+    """The capture rule of ``board`` as ``(mode, back, safe_mask)``, the one reader of it.
+
+    ``mode`` is 0 (players never interact), 1 (a captured token goes to its start square)
+    or 2 (it goes back ``back`` squares, to ``max(0, p - back)``, and takes the jump
+    there); ``back`` is 0 unless ``mode == 2``. ``safe_mask`` is a read-only bool array of
+    length ``size + 1``, True where nobody can be captured: the safe squares, the board's
+    start and the goal.
+
+    Examples
+    --------
+    >>> mode, back, mask = capture_rule(Board(6, capture=2, safe=[3]))
+    >>> mode, back, mask.nonzero()[0].tolist()
+    (2, 2, [0, 3, 6])
+    >>> capture_rule(Board(6))[:2]
+    (0, 0)
+    """
+    board = check_board(board)
+    mask = np.zeros(board.size + 1, dtype=bool)
+    mask[list(board.safe)] = True
+    mask[[board.start, board.size]] = True
+    mask.flags.writeable = False
+    capture = board.capture
+    if capture is None:
+        return 0, 0, mask
+    if capture == "start":
+        return 1, 0, mask
+    return 2, int(capture), mask

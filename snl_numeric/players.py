@@ -35,6 +35,9 @@ them is missing, up to about ``tail`` times a player's expected remaining throws
 at the cut (at most ``k * tail * max(t)``, ``t`` the expected throws from each
 square): a board whose worst square expects 6,000 throws may leave a mean of 3
 throws 1e-11 low with the default ``tail``. A smaller ``tail`` tightens them.
+A capture rule on the board (``Board(..., capture=...)``) couples the players: those
+games are answered by the joint chain of ``snl_numeric.meet`` instead.
+
 When nobody is sure to finish the win probabilities sum to the chance that
 someone ever wins; ``no_winner`` (exact, from
 :func:`~snl_numeric.finish_probability`) is the rest, and the expected
@@ -60,6 +63,7 @@ from .chain import finish_probability, sure_states
 from .dice import Dice, DiceLike, as_dice
 from .exact import check_exact, exact_win
 from .distribution import Pushed, pushed
+from .meet import meet_game
 
 __all__ = ["GameLength", "win_probabilities", "expected_game_length"]
 
@@ -282,23 +286,53 @@ def check_race_memory(players: int, rounds: int) -> None:
                  f"a race of {players:,} players over {rounds:,} rounds")
 
 
+def _captures(board: Any) -> bool:
+    """Whether the players may meet: a capture rule on the board (or on any board of a list)."""
+    if isinstance(board, Board):
+        return board.capture is not None
+    return _is_list(board) and any(getattr(b, "capture", None) is not None for b in board)
+
+
+def _meet(board: Any, players: Any, starts: Any, dice: Any, tail: float, max_throws: int
+          ) -> tuple[np.ndarray, list[Board], list[int], float] | None:
+    """The game under a capture rule through the joint chain (``snl_numeric.meet``):
+    ``(win_pmf, boards, starts, no_winner)``; None without a capture rule or opponent."""
+    if not _captures(board):
+        return None
+    boards_, starts_ = _per_player(board, players, starts, dice)
+    if len(boards_) == 1:
+        return None
+    first = boards_[0].replace(name=None)
+    for i, b in enumerate(boards_):
+        if b.replace(dice=first.dice, name=None) != first:
+            raise ValueError(f"board of player {i} differs from player 0's in more than its "
+                             "dice: players who meet (a capture rule) race on one board")
+    result = meet_game(boards_, starts_, tail, max_throws)
+    return result.win_pmf, boards_, starts_, result.no_winner
+
+
 def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throws: Any
-          ) -> tuple[np.ndarray, list[Board], list[int]]:
+          ) -> tuple[np.ndarray, list[Board], list[int], float | None]:
+    """``(win_pmf, boards, starts, no_winner)``; ``no_winner`` is None for independent
+    players (computed then by :func:`expected_game_length` only)."""
     tail = check_tail(tail, max_throws)
     max_throws = int(max_throws)
+    joint = _meet(board, players, starts, dice, tail, max_throws)
+    if joint is not None:
+        return joint
     if isinstance(board, Board) and starts is None and not _is_list(dice):
         # every player alike: one distribution, and the memory known before any per-player work
         k = _count(players)
         (one,), (start,) = _per_player(board, 1, None, dice)
         pmf, surv = _length_arrays([_distribution(one, start, tail, max_throws)], k)
-        return _win_pmf(pmf, surv), [one] * k, [start] * k
+        return _win_pmf(pmf, surv), [one] * k, [start] * k, None
     boards_, starts_ = _per_player(board, players, starts, dice)
     memo: dict[tuple[int, int], Pushed] = {}
     for b, s in zip(boards_, starts_, strict=True):
         if (id(b), s) not in memo:
             memo[id(b), s] = _distribution(b, s, tail, max_throws)
     pmf, surv = _length_arrays([memo[id(b), s] for b, s in zip(boards_, starts_, strict=True)])
-    return _win_pmf(pmf, surv), boards_, starts_
+    return _win_pmf(pmf, surv), boards_, starts_, None
 
 
 @overload
@@ -387,9 +421,14 @@ def win_probabilities(
 
     Notes
     -----
-    Exact because the players do not interact (no capture or bumping;
-    such rules would couple the players and are not offered). See the
-    module docstring for the formula.
+    Without a capture rule (``board.capture is None``) the players do not interact and
+    the chances follow from the single-player distributions (module docstring). With
+    one, players who meet are captured and the answer comes from the joint chain of
+    everyone's position (``snl_numeric.meet``): ``O(m^k)`` memory for ``m`` squares,
+    refused up front when it does not fit; the boards of a list may then differ only
+    in their dice, and the push stops when the mass still racing is below ``tail`` and
+    so is its share of the mean throws, certified by a bound on the throws left (each
+    chance lies within ``tail`` above the value returned).
 
     Examples
     --------
@@ -401,10 +440,15 @@ def win_probabilities(
     ([0.5079, 0.4921], True)
     >>> win_probabilities(Board(4, dice="1-3"), 2, exact=True)
     (Fraction(559, 729), Fraction(170, 729))
+
+    Players who meet: landing on the opponent sends it back to the start.
+
+    >>> win_probabilities(boards.get("milton-bradley").replace(capture="start"), 2).round(4)
+    array([0.5056, 0.4944])
     """
     if check_exact(exact):
         return _exact_two(board, players, starts, dice)
-    w, _, _ = _game(board, players, starts, dice, tail, max_throws)
+    w = _game(board, players, starts, dice, tail, max_throws)[0]
     return w.sum(axis=1)
 
 
@@ -413,6 +457,9 @@ def _exact_two(board: Any, players: Any, starts: Any, dice: Any) -> tuple[Fracti
     if not isinstance(board, Board):
         raise ValueError("exact=True takes one Board for both players, got "
                          f"{type(board).__name__}")
+    if board.capture is not None:
+        raise ValueError(f"exact=True answers players who never meet; this board has "
+                         f"capture={board.capture!r}: leave out exact for its joint chain")
     if _count(players, starts=starts) != 2 or dice is not None and _is_list(dice):
         raise ValueError("exact=True answers two players with the same dice; got "
                          f"players={players!r}, dice={dice!r}")
@@ -452,16 +499,25 @@ def expected_game_length(
     >>> g.mean_rounds, g.mean_throws, g.rounds_pmf.tolist()
     (1.25, 1.75, [0.0, 0.75, 0.25])
 
+    Players who meet (capture to the start) play longer:
+
+    >>> from snl_numeric import boards
+    >>> mb = boards.get("milton-bradley")
+    >>> [round(expected_game_length(b, 2).mean_rounds, 3) for b in (mb, mb.replace(capture="start"))]
+    [26.331, 28.047]
+
     Nobody may ever win: one throw of 4 wins, a 3 strands the token.
 
     >>> g = expected_game_length(Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5}))
     >>> g.win_probabilities.tolist(), g.no_winner, g.mean_rounds
     ([0.5, 0.25], 0.25, inf)
     """
-    w, boards_, starts_ = _game(board, players, starts, dice, tail, max_throws)
+    w, boards_, starts_, joint_no_winner = _game(board, players, starts, dice, tail, max_throws)
     k, n = w.shape
     pairs = list(zip(boards_, starts_, strict=True))
-    if any(sure_states(b.compiled)[s] for b, s in pairs):
+    if joint_no_winner is not None:  # players who meet: from the joint chain
+        no_winner = joint_no_winner
+    elif any(sure_states(b.compiled)[s] for b, s in pairs):
         no_winner = 0.0
     else:
         no_winner = math.prod(1.0 - finish_probability(b, s) for b, s in pairs)

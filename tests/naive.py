@@ -6,6 +6,7 @@ Nothing here is optimised; clarity is the point.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from fractions import Fraction
 
@@ -2241,3 +2242,93 @@ def ruin(N: int, p: float) -> np.ndarray:
         P[i, i + 1] = p
         P[i, i - 1] = 1.0 - p
     return P
+
+
+# -- players who meet (issue 51): the joint chain written from the capture rules -------------
+def meet_joint(board, k, starts=None, dice=None):
+    """``(wins, no_winner, mean_throws, mean_rounds)`` of ``k`` players on ``board`` under its
+    capture rule, from the rules in words: a state is (every position, whose turn), found
+    by a search from the start; the mover's token moves as in the one-player game
+    (:func:`naive_move`); if it moved to an unsafe square (not a safe square, the board's
+    start or the goal) every opponent there is captured (to its start, or back ``capture``
+    squares and through the jump there). Dense ``numpy.linalg.solve`` over the states from
+    which someone can still win; the rest never end (``no_winner``; the means are then inf).
+    """
+    starts = [board.start if s is None else s for s in (starts or [None] * k)]
+    per = [board if d is None else board.replace(dice=d) for d in (dice or [None] * k)]
+    size = board.size
+    if size in starts:
+        wins = np.zeros(k)
+        wins[starts.index(size)] = 1.0
+        return wins, 0.0, 0.0, 0.0
+
+    def sent_back(i, p):
+        if board.capture == "start":
+            return starts[i]
+        d = max(0, p - board.capture)
+        if d in board.jumps:
+            d = board.jumps[d]
+            while board.chain and d in board.jumps:
+                d = board.jumps[d]
+        return d
+
+    def throws(state):
+        """(probability, next state or ('win', mover)) for each face of the mover."""
+        pos, turn = state
+        out = []
+        for face, p in zip(per[turn].dice.faces, per[turn].dice.probs, strict=True):
+            old = pos[turn]
+            r = naive_move(per[turn], old, int(face))
+            if r == size:
+                out.append((float(p), ("win", turn)))
+                continue
+            new = list(pos)
+            new[turn] = r
+            if r != old and r not in board.safe and r != board.start:
+                for i in range(k):
+                    if i != turn and pos[i] == r:
+                        new[i] = sent_back(i, r)
+            out.append((float(p), (tuple(new), (turn + 1) % k)))
+        return out
+
+    first = (tuple(starts), 0)
+    index, order, edges = {first: 0}, [first], {}
+    queue = deque([first])
+    while queue:
+        state = queue.popleft()
+        edges[state] = throws(state)
+        for _, nxt in edges[state]:
+            if nxt[0] != "win" and nxt not in index:
+                index[nxt] = len(order)
+                order.append(nxt)
+                queue.append(nxt)
+    ends = {s for s in order if any(n[0] == "win" for _, n in edges[s])}  # backward search
+    changed = True
+    while changed:
+        changed = False
+        for s in order:
+            if s not in ends and any(n[0] != "win" and n in ends for _, n in edges[s]):
+                ends.add(s)
+                changed = True
+    live = [s for s in order if s in ends]
+    if first not in ends:
+        return np.zeros(k), 1.0, math.inf, math.inf
+    at = {s: i for i, s in enumerate(live)}
+    a = np.eye(len(live))
+    rhs = np.zeros((len(live), k + 3))  # wins, nobody, throws, rounds
+    for s in live:
+        r = at[s]
+        rhs[r, k + 1] = 1.0
+        rhs[r, k + 2] = 1.0 if s[1] == 0 else 0.0
+        for p, nxt in edges[s]:
+            if nxt[0] == "win":
+                rhs[r, nxt[1]] += p
+            elif nxt in at:
+                a[r, at[nxt]] -= p
+            else:
+                rhs[r, k] += p
+    sol = np.linalg.solve(a, rhs)[at[first]]
+    no_winner = float(sol[k])
+    if no_winner > 0.0:
+        return sol[:k], no_winner, math.inf, math.inf
+    return sol[:k], 0.0, float(sol[k + 1]), float(sol[k + 2])

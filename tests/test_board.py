@@ -353,3 +353,68 @@ def test_many_jumps_checked_compiled_with_the_same_message():
     with pytest.raises(ValueError, match="cycle"):
         Board(n + 10, jumps, chain=True)
     assert len(Board(2 * n + 10, {x: x + 1 for x in range(1, 2 * n, 2)}, chain=True).jumps) == n
+
+
+# -- players who meet: the capture fields (issue 51) -----------------------------------------
+def test_capture_fields_round_trip_and_compare():
+    b = Board(30, {3: 20, 25: 4}, capture="start", safe=[12, 7, 12])
+    assert (b.capture, b.safe) == ("start", (7, 12))
+    assert Board.from_json(b.to_json()) == b and Board.from_dict(b.to_dict()) == b
+    assert b.to_dict()["capture"] == "start" and b.to_dict()["safe"] == [7, 12]
+    assert "capture" not in Board(30).to_dict()  # the game without capture: the old file
+    plain = b.replace(capture=None)
+    assert plain.safe == () and plain != b and plain == Board(30, {3: 20, 25: 4})
+    assert b.replace(capture=3).capture == 3 and b.replace(capture=3).safe == (7, 12)
+    assert hash(b) == hash(Board(30, {3: 20, 25: 4}, capture="start", safe=(7, 12)))
+    assert hash(b) != hash(b.replace(safe=[7]))
+    assert "capture='start', safe=(7, 12)" in repr(b) and "capture" not in repr(plain)
+    import pickle
+    assert pickle.loads(pickle.dumps(b)) == b
+    assert Board.from_arrays(30, [3], [20], capture=2).capture == 2
+    assert Board.from_dict({"size": 30, "capture": 4}).capture == 4
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"capture": 0}, ValueError, "capture must be None, 'start' or a number of squares k >= 1, got 0"),
+    ({"capture": "home"}, ValueError, "got 'home'"),
+    ({"capture": 2.0}, TypeError, "capture must be None, 'start' or an integer"),
+    ({"capture": True}, TypeError, "got True"),
+    ({"safe": [4]}, ValueError, r"safe squares \[4\] need a capture rule"),
+    ({"capture": 1, "safe": [30]}, ValueError, r"safe square 30 is not a square in 1..29"),
+    ({"capture": 1, "safe": [0]}, ValueError, "safe square 0 is not"),
+    ({"capture": 1, "safe": "12"}, TypeError, "safe must be a collection of squares"),
+    ({"capture": 1, "safe": [1.5]}, TypeError, "safe square must be an integer square, got 1.5"),
+])
+def test_capture_field_errors(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        Board(30, **kwargs)
+    with pytest.raises(error, match=match):
+        Board.from_dict({"size": 30, **kwargs})
+
+
+def test_capture_rule_reads_the_fields():
+    from snl_numeric.board import capture_rule
+
+    mode, back, mask = capture_rule(Board(10, start=2, capture=3, safe=[5]))
+    assert (mode, back) == (2, 3) and mask.nonzero()[0].tolist() == [2, 5, 10]
+    assert not mask.flags.writeable
+    assert capture_rule(Board(10, capture="start"))[:2] == (1, 0)
+    mode, back, mask = capture_rule(Board(10))
+    assert (mode, back, mask.nonzero()[0].tolist()) == (0, 0, [0, 10])
+    with pytest.raises(TypeError, match="expected a Board"):
+        capture_rule("milton-bradley")
+
+
+def test_cli_capture_flags(capsys):
+    from snl_numeric.cli import main
+
+    assert main(["analyze", "seed-30", "--capture", "start", "--safe", "5,9", "--json"]) == 0
+    board = Board.from_dict(json.loads(capsys.readouterr().out)["board"])
+    assert (board.capture, board.safe) == ("start", (5, 9))
+    assert main(["analyze", "seed-30", "--capture", "2", "--json"]) == 0
+    assert Board.from_dict(json.loads(capsys.readouterr().out)["board"]).capture == 2
+    with pytest.raises(SystemExit):
+        main(["analyze", "seed-30", "--capture", "0"])
+    assert "expected 'start', 'none' or a number" in capsys.readouterr().err
+    assert main(["analyze", "seed-30", "--safe", "5"]) == 2
+    assert "need a capture rule" in capsys.readouterr().err

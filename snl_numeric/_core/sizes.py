@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 __all__ = ["DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX", "GTH_MAX",
-           "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES", "SMALL_SYSTEM",
+           "MAX_JOINT_STATES", "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES", "SMALL_SYSTEM",
            "SPLU_MAX", "SWEEP_MIN", "WOODBURY_BYTES", "WOODBURY_MAX", "forced_path", "options",
            "ordinary", "policy_kernels"]
 
@@ -63,6 +63,12 @@ SPLU_MAX = 200_000
 FALLBACK_WOODBURY_MAX = 3000
 
 # -- searches -----------------------------------------------------------------------------
+#: Most joint states (squares ** players) the exact game of players who meet
+#: (:mod:`snl_numeric.meet`) takes on: a throw costs about 0.1 s per 4 million states and
+#: a game needs hundreds of throws (Milton Bradley: 531,441 states for 3 players; 4
+#: players, 43 million, are refused).
+MAX_JOINT_STATES = 4_000_000
+
 _PATHS = ("auto", "direct", "structured")
 _FORCED: ContextVar[str] = ContextVar("snl_numeric_path", default="auto")
 

@@ -74,3 +74,20 @@ def grid_text(size: int, cell: Callable[[int], str]) -> list[str]:
     width = len(cell(size))
     return ["  " + "  ".join(" " * width if k is None else cell(k) for k in row).rstrip()
             for row in grid_rows(size)]
+
+
+def capture_words(board: Any) -> str:
+    """The capture rule of a board in words ('' without one).
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> capture_words(Board(30, capture="start", safe=[5, 9])), capture_words(Board(30))
+    (', capture to the start (safe 5, 9)', '')
+    """
+    capture = getattr(board, "capture", None)
+    if capture is None:
+        return ""
+    words = "to the start" if capture == "start" else f"back {capture}"
+    safe = getattr(board, "safe", ())
+    return f", capture {words}" + (f" (safe {', '.join(map(str, safe))})" if safe else "")

@@ -112,6 +112,11 @@ def add_board_arguments(parser: argparse.ArgumentParser, *, dice: bool = True) -
     chain.add_argument("--no-chain", dest="chain", action="store_false",
                        help="follow at most one jump per throw")
     parser.add_argument("--start", type=int, help="override the start square")
+    parser.add_argument("--capture", metavar="start|K", type=capture_flag,
+                        help="players who meet: 'start' sends a captured token to its start, "
+                             "K sends it back K squares ('none': no capture)")
+    parser.add_argument("--safe", metavar="SQUARES", type=squares_flag,
+                        help="squares where nobody is captured, e.g. '10,20' (with --capture)")
     if dice:
         parser.add_argument("--dice", dest="dice_spec", metavar="DICE",
                             help="dice: 'd6', '1-3', '2d6' or '1:0.5,2:0.5'")
@@ -166,6 +171,37 @@ def whole_number(text: str) -> int:
     return int(value)
 
 
+def capture_flag(text: str) -> str | int:
+    """An argparse ``type`` for ``--capture``: ``start``, ``none`` or a whole number K >= 1.
+
+    Examples
+    --------
+    >>> capture_flag("start"), capture_flag("3"), capture_flag("none")
+    ('start', 3, 'none')
+    """
+    clean = text.strip().lower()
+    if clean in ("start", "none"):
+        return clean
+    if clean.isdigit() and clean.isascii() and len(clean) < 19 and int(clean) >= 1:
+        return int(clean)
+    raise argparse.ArgumentTypeError(f"expected 'start', 'none' or a number of squares K >= 1, "
+                                     f"got {text!r}")
+
+
+def squares_flag(text: str) -> tuple[int, ...]:
+    """An argparse ``type`` for a list of squares: ``10,20,30`` (empty: none).
+
+    Examples
+    --------
+    >>> squares_flag("10, 20"), squares_flag("")
+    ((10, 20), ())
+    """
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not all(p.isdigit() and p.isascii() and len(p) < 19 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected squares such as '10,20', got {text!r}")
+    return tuple(int(p) for p in parts)
+
+
 def dice_from_flag(spec: str, flag: str = "--dice") -> Dice:
     """``parse_dice(spec)``, its errors prefixed with the flag."""
     try:
@@ -185,6 +221,11 @@ def board_from_args(args: argparse.Namespace) -> Board:
     if args.start is not None:
         changes["start"] = check_flag(args.start, "--start", low=0, high=board.size,
                                       what=f"a square in 0..{board.size}")
+    capture = getattr(args, "capture", None)
+    if capture is not None:
+        changes["capture"] = None if capture == "none" else capture
+    if getattr(args, "safe", None) is not None:
+        changes["safe"] = args.safe
     if getattr(args, "dice_spec", None) is not None:  # ('' is refused, not ignored)
         changes["dice"] = dice_from_flag(args.dice_spec)
     return board.replace(**changes) if changes else board

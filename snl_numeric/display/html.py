@@ -14,7 +14,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from .._core.grid import grid_shape, square_xy
-from .._core.text import dice_text, label
+from .._core.text import capture_words, dice_text, label
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -110,7 +110,7 @@ def rules_text(board: Board) -> str:
     over = {"win": "a throw past the goal wins", "exact": "exact landing on the goal",
             "bounce": "a throw past the goal bounces back"}[board.overshoot]
     chain = "jumps chain" if board.chain else "one jump per throw"
-    return f"overshoot {board.overshoot!r} ({over}); {chain}"
+    return f"overshoot {board.overshoot!r} ({over}); {chain}{capture_words(board)}"
 
 
 def _jump_list(jumps: dict[int, int]) -> str:

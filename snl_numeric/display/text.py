@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._core.text import dice_text
+from .._core.text import capture_words, dice_text
 
 __all__ = ["analysis_text", "design_text", "game_length_text", "plural", "rules_line",
            "simulation_text", "table", "value"]
@@ -96,7 +96,9 @@ def rules_line(board: Any, start: int | None = None) -> str:
                  "bounce": f"bounce back from {board.size}"}[board.overshoot]
     chain = "jumps chain" if board.chain else "one jump per throw"
     start = board.start if start is None else start
-    return f"{overshoot}, {chain}, dice {dice_text(board.dice)}, start {start}"
+    return (f"{overshoot}, {chain}, dice {dice_text(board.dice)}, start {start}"
+            f"{capture_words(board)}")
+
 
 
 def title(board: Any) -> str:

@@ -1,0 +1,156 @@
+"""Players who meet (issue 51): the joint chain under a capture rule against an independent
+brute-force chain (tests/naive.py), the game without capture, and refusals."""
+
+import math
+
+import numpy as np
+import pytest
+from conftest import boards as board_strategy
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from naive import meet_joint
+
+from snl_numeric import Board, boards, expected_game_length, win_probabilities
+from snl_numeric._core.memory import MemoryLimitError
+
+TAIL = 1e-14  # the mass left racing: each win chance is exact within it
+
+
+def check(board, k, starts=None, dice=None):
+    wins, nobody, throws, rounds = meet_joint(board, k, starts, dice)
+    g = expected_game_length(board, k, starts=starts, dice=dice, tail=TAIL)
+    np.testing.assert_allclose(g.win_probabilities, wins, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(win_probabilities(board, k, starts=starts, dice=dice, tail=TAIL),
+                               wins, rtol=0, atol=1e-12)
+    assert g.no_winner == pytest.approx(nobody, abs=1e-12)
+    if math.isinf(throws):
+        assert math.isinf(g.mean_throws) and math.isinf(g.mean_rounds)
+    else:
+        assert g.mean_throws == pytest.approx(throws, rel=1e-10)
+        assert g.mean_rounds == pytest.approx(rounds, rel=1e-10)
+        assert g.rounds_pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(g.win_pmf.sum(axis=1), g.win_probabilities, atol=1e-15)
+    return g
+
+
+BASE = {10: 3, 6: 2, 8: 1, 4: 9}  # ladders 4->9, 10 is a snake to 3, ...
+VARIANTS = [
+    {"overshoot": "win", "capture": "start"},
+    {"overshoot": "exact", "capture": "start"},
+    {"overshoot": "bounce", "capture": "start"},
+    {"overshoot": "exact", "capture": 1},
+    {"overshoot": "win", "capture": 3},
+    {"overshoot": "bounce", "capture": 2, "chain": True, "jumps": {10: 3, 3: 5, 8: 1, 4: 9}},
+    {"overshoot": "exact", "capture": "start", "chain": True, "jumps": {10: 3, 3: 5, 6: 2}},
+    {"overshoot": "win", "capture": "start", "safe": [5, 7]},
+    {"overshoot": "exact", "capture": 2, "safe": [1, 9], "start": 1},
+    {"overshoot": "win", "capture": "start", "dice": "1-3"},
+]
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+@pytest.mark.parametrize("rules", VARIANTS)
+def test_joint_chain_matches_brute_force(rules, k):
+    rules = dict(rules)
+    jumps = rules.pop("jumps", BASE)
+    board = Board(12 if k < 4 else 10, {s: d for s, d in jumps.items() if s < (12 if k < 4
+                                                                              else 10)}, **rules)
+    check(board, k)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_per_player_starts_and_dice(k):
+    board = Board(11 if k < 4 else 8, {3: 8, 9: 2, 5: 1} if k < 4 else {3: 7, 5: 1},
+                  overshoot="exact", capture="start", safe=[7])
+    starts = [0, 2, 4, 6][:k]
+    dice = ["1-3", None, {1: 0.5, 2: 0.25, 4: 0.25}, "1-4"][:k]
+    check(board, k, starts=starts, dice=dice)
+    check(board.replace(capture=2), k, starts=starts[::-1], dice=dice)
+
+
+def test_stranded_players_are_no_winner_not_a_loop():
+    # dice {3, 4} under "exact": square 7 of 8 strands a token, unless a capture frees it
+    stuck = Board(8, overshoot="exact", dice={3: 0.5, 4: 0.5}, capture="start")
+    g = check(stuck, 2)
+    assert 0.0 < g.no_winner < 1.0 and math.isinf(g.mean_rounds)
+    check(stuck.replace(capture=3), 3)  # a capture may free a stranded token
+    # nobody can ever win: every start stranded
+    g = expected_game_length(Board(5, overshoot="exact", dice={4: 1.0}, capture="start",
+                                   start=2), 2)
+    assert g.no_winner == 1.0 and g.win_probabilities.tolist() == [0.0, 0.0]
+
+
+def test_a_player_on_the_goal_wins_at_once():
+    board = Board(10, capture="start")
+    g = expected_game_length(board, 3, starts=[0, 10, 10])
+    assert g.win_probabilities.tolist() == [0.0, 1.0, 0.0] and g.mean_throws == 0.0
+
+
+def test_all_squares_safe_is_the_game_without_capture():
+    mb = boards.get("milton-bradley")
+    safe = mb.replace(capture="start", safe=range(1, 100))
+    for k in (2, 3):
+        np.testing.assert_allclose(win_probabilities(safe, k), win_probabilities(mb, k),
+                                   atol=2e-12)
+    a, b = expected_game_length(safe, 2), expected_game_length(mb, 2)
+    assert a.mean_rounds == pytest.approx(b.mean_rounds, rel=1e-10)
+
+
+def test_without_capture_the_answers_are_unchanged():
+    mb = boards.get("milton-bradley")
+    w = win_probabilities(mb, 2)
+    assert w.round(5).tolist() == [0.50791, 0.49209]  # half the sum of squares (issue 51)
+    assert win_probabilities(mb.replace(capture="start").replace(capture=None), 2).tolist() \
+        == w.tolist()
+
+
+def test_one_player_ignores_the_capture_rule():
+    board = Board(12, {4: 9, 10: 3}, capture="start")
+    assert expected_game_length(board, 1).mean_throws == \
+        expected_game_length(board.replace(capture=None), 1).mean_throws
+
+
+def test_refusals(monkeypatch):
+    board = Board(20, {3: 19}, capture="start")
+    with pytest.raises(ValueError, match="differs from player 0's in more than its dice"):
+        win_probabilities([board, board.replace(overshoot="exact")])
+    with pytest.raises(ValueError, match="exact=True answers players who never meet"):
+        win_probabilities(board, 2, exact=True)
+    with pytest.raises(ValueError, match="whose jump leads to the goal"):
+        win_probabilities(Board(20, {3: 20}, capture=2), 2)
+    mb = boards.get("milton-bradley").replace(capture="start")
+    with pytest.raises(ValueError, match=r"joint chain of 4 players on 81 squares "
+                                         r"\(43,046,721 states\) is too large .* 1.6 GiB"):
+        win_probabilities(mb, 4)
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "16M")
+    with pytest.raises(MemoryLimitError, match=r"joint chain of 3 players on 81 squares "
+                                               r"\(531,441 states\) needs about 20.3 MiB"):
+        win_probabilities(mb, 3)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(board=board_strategy(max_size=10), k=st.integers(2, 3),
+       capture=st.sampled_from(["start", 1, 2, 4]), data=st.data())
+def test_random_boards_match_brute_force(board, k, capture, data):
+    safe = data.draw(st.lists(st.integers(1, max(board.size - 1, 1)), max_size=2)) \
+        if board.size > 1 else []
+    board = board.replace(capture=capture, safe=safe)
+    try:
+        win_probabilities(board, k)
+    except ValueError as exc:
+        if "leads to the goal" in str(exc):  # only where some capture would do that
+            assert capture != "start"
+            rest = dict(board.jumps)
+            homes = []
+            for r in range(1, board.size):
+                d = max(0, r - capture)
+                while d in rest:
+                    d = rest[d]
+                    if not board.chain:
+                        break
+                homes.append(d == board.size and r not in board.safe and r != board.start)
+            assert any(homes)
+            return
+        assume("max_throws" not in str(exc))  # a game whose tail decays too slowly
+        raise
+    check(board, k)
