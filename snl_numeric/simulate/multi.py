@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -182,6 +183,12 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
 
     censored, stranded, total, n_long, long_rounds, long_throws = (
         int(x) for x in tallies.sum(axis=0))
+    if censored:
+        warnings.warn(
+            f"{censored} of {games} games had no winner ({stranded} stranded with every "
+            f"player on a square that cannot reach the goal, {censored - stranded} stopped at "
+            f"max_throws={max_throws}); the rounds and throws describe the finished games "
+            "only", RuntimeWarning, stacklevel=4)
     sq = squares.sum(axis=0)
     mean_rounds, rounds_se = pooled_moments(rounds, n_long, long_rounds, float(sq[0]))
     mean_throws, throws_se = pooled_moments(throws, n_long, long_throws, float(sq[1]))
