@@ -251,7 +251,8 @@ def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, des
         end = bounds[b + 1]
         if state[b, 4] == 0:
             t, g, mover, n_dead = 0, bounds[b], 0, start_dead
-            at[:] = starts
+            for j in range(k):
+                at[j] = starts[j]
         else:
             t, g, mover, n_dead = state[b, 0], state[b, 1], state[b, 2], state[b, 3]
         steps = 0
@@ -302,11 +303,13 @@ def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, des
                     tallies[b, 1] += 1
             g += 1  # the block's next game
             t, mover, n_dead = 0, 0, start_dead
-            at[:] = starts
+            for j in range(k):
+                at[j] = starts[j]
         rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3] = s0, s1, s2, s3
         state[b, 0], state[b, 1], state[b, 2], state[b, 3] = t, g, mover, n_dead
         state[b, 4] = 1 if g < end else 2
-        pos[b] = at
+        for j in range(k):
+            pos[b, j] = at[j]
 
 
 @njit()

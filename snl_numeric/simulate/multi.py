@@ -149,7 +149,7 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
                                                  and back >= 1):
         raise ValueError(f"capture rule must be mode 0, 1 or 2 (with back >= 1), got "
                          f"mode={mode!r}, back={back!r}")
-    safe = np.ascontiguousarray(safe, dtype=np.bool_)
+    safe = np.array(safe, dtype=np.bool_)  # (a writable copy: one kernel signature)
     if safe.shape != (board.size + 1,):
         raise ValueError(f"safe_mask must have {board.size + 1} entries, got {safe.shape}")
     boards_, table, starts_ = _per_player(board, k, starts, dice)
