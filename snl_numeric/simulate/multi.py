@@ -18,7 +18,7 @@ import numbers
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy.special import ndtri
@@ -207,7 +207,7 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
         mean_rounds=mean_rounds, rounds_stderr=rounds_se, mean_throws=mean_throws,
         throws_stderr=throws_se, confidence=float(confidence), rounds_histogram=rounds,
         throws_histogram=throws, long_games=n_long, total_throws=total,
-        entropy=int(ss.entropy), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
+        entropy=int(cast(int, ss.entropy)), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
         threads=threads, elapsed=elapsed)
 
 
@@ -259,7 +259,7 @@ class RaceRun:
         throws = np.zeros((self.threads, ROUND_BINS * k), np.int64)
         rng = self.seeds.copy()
         bounds = self.bounds
-        todo = np.flatnonzero(np.diff(bounds)).astype(np.int64)
+        todo: Any = np.flatnonzero(np.diff(bounds)).astype(np.int64)
         reported = 0
         while len(todo):
             shares = split(todo, self.threads)

@@ -7,7 +7,7 @@ import numbers
 import time
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 from scipy.special import ndtri
@@ -28,6 +28,60 @@ if TYPE_CHECKING:
 
 #: Larger ``max_throws`` act as this (no game gets near it; keeps step counters in int64).
 _MAX_CAP = 1 << 53
+
+
+@overload
+def simulate(
+    board: Board | Chain,
+    games: int,
+    *,
+    rng: np.random.SeedSequence | np.random.Generator | int | None = None,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    start: int | None = None,
+    threads: int | None = None,
+    per_game: bool = False,
+    progress: bool | str = False,
+    confidence: float = 0.95,
+    players: None = None,
+    starts: None = None,
+    dice: None = None,
+) -> SimulationResult: ...
+
+
+@overload
+def simulate(
+    board: Board | Chain,
+    games: int,
+    *,
+    rng: np.random.SeedSequence | np.random.Generator | int | None = None,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    start: int | None = None,
+    threads: int | None = None,
+    per_game: bool = False,
+    progress: bool | str = False,
+    confidence: float = 0.95,
+    players: int,
+    starts: Sequence[int | None] | None = None,
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
+) -> GameSimulationResult: ...
+
+
+@overload
+def simulate(
+    board: Board | Chain,
+    games: int,
+    *,
+    rng: np.random.SeedSequence | np.random.Generator | int | None = None,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    start: int | None = None,
+    threads: int | None = None,
+    per_game: bool = False,
+    progress: bool | str = False,
+    confidence: float = 0.95,
+    players: None = None,
+    starts: Sequence[int | None],
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
+) -> GameSimulationResult: ...
 
 
 def simulate(
@@ -198,7 +252,7 @@ def simulate(
         stranded=stranded, max_throws=max_throws, mean=mean, variance=var, std=std,
         stderr=stderr, ci=(mean - z * stderr, mean + z * stderr), confidence=float(confidence),
         min=lo_hi[0], max=lo_hi[1], histogram=hist, total_throws=total,
-        entropy=int(ss.entropy), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
+        entropy=int(cast(int, ss.entropy)), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
         threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used,
         long_games=long_games)
 
@@ -213,13 +267,13 @@ def _alias_rows(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return alias, thresh
 
 
-def _confidence(confidence: Any) -> float:
+def _confidence(confidence: float) -> float:
     if not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     return float(confidence)
 
 
-def _threads(threads: Any) -> int:
+def _threads(threads: int | None) -> int:
     n_max = max_threads()
     if threads is None:
         threads = default_threads()
