@@ -222,3 +222,29 @@ def test_errors():
         simulate(board, 10, players=2, dice=[{1: 2.0}, None])
     with pytest.raises(TypeError, match="players= races on a Board, got Chain"):
         simulate(Chain(np.array([[0.5, 0.5], [0.0, 1.0]]), start=0), 10, players=2)
+
+
+def test_long_games_count_in_the_means():
+    """Games of 2**14 rounds or more leave the histograms but count in the means: one player
+    needing two throws of probability 1e-4 (overshooting faces stay): 20,000 on average."""
+    board = Board(2, overshoot="exact", dice={1: 1e-4, 6: 1 - 1e-4})
+    r = simulate(board, 400, players=1, rng=3)
+    assert r.long_games > 100 and r.rounds_histogram.sum() + r.long_games == r.finished == 400
+    assert len(r.rounds_histogram) <= 1 << 14
+    assert abs(r.mean_rounds - 20_000.0) < Z * r.rounds_stderr
+    assert r.mean_throws == r.mean_rounds and r.throws_stderr == r.rounds_stderr
+    assert r.total_throws == round(r.mean_throws * 400)
+
+
+def test_pooled_moments_match_numpy():
+    from snl_numeric.simulate.result import pooled_moments
+
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.integers(0, 50, 300), rng.integers(10**6, 10**7, 7)])
+    short = values[values < 50]
+    hist = np.bincount(short)
+    long = values[values >= 50].astype(float)
+    mean, se = pooled_moments(hist, len(long), int(long.sum()), float((long**2).sum()))
+    assert mean == pytest.approx(values.mean(), rel=1e-12)
+    assert se == pytest.approx(values.std(ddof=1) / np.sqrt(len(values)), rel=1e-9)
+    assert all(np.isnan(pooled_moments(np.zeros(3, np.int64), 0, 0, 0.0)))

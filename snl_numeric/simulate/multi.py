@@ -13,7 +13,6 @@ stop on Ctrl-C.
 
 from __future__ import annotations
 
-import math
 import numbers
 import time
 import warnings
@@ -44,8 +43,8 @@ from .kernel import (
 from .result import BLOCKS, GameSimulationResult, pooled_moments
 
 
+# stand-in for board.capture_rule (branch capture)
 def _capture_rule(board: Board) -> tuple[int, int, np.ndarray]:
-    # stand-in for board.capture_rule (branch capture)
     """``(mode, back, safe_mask)`` of ``board``'s capture rule (CAPTURE.md)."""
     capture = getattr(board, "capture", None)
     mask = np.zeros(board.size + 1, dtype=np.bool_)
