@@ -6,10 +6,14 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import random
+import warnings
 
 import naive
 import numpy as np
 import pytest
+from conftest import boards as board_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snl_numeric import (
     Board,
@@ -18,6 +22,7 @@ from snl_numeric import (
     boards,
     expected_game_length,
     simulate,
+    win_probabilities,
 )
 
 multi = importlib.import_module("snl_numeric.simulate.multi")
@@ -92,6 +97,27 @@ def test_players_from_lists_and_one_player():
     single = simulate(board, 50_000, rng=4)
     assert one.win_shares.tolist() == [1.0] and one.mean_rounds == one.mean_throws
     assert abs(one.mean_throws - single.mean) < Z * np.hypot(one.throws_stderr, single.stderr)
+
+
+@settings(max_examples=15)
+@given(board_strategy(max_size=20), st.integers(2, 3), st.integers(0, 2**32 - 1))
+def test_random_boards_match_exact(board, players, seed):
+    """Any rules, boards that may strand: the shares within 5 SE of the exact chances (which
+    sum to 1 - no_winner; a stranded game is a game nobody won)."""
+    games = 20_000
+    exact = win_probabilities(board, players)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # stranded games are expected here
+        r = simulate(board, games, players=players, rng=seed)
+    tol = 5 * np.sqrt(exact * (1 - exact) / games) + 5 / games
+    assert np.all(np.abs(r.win_shares - exact) < tol), (r.win_shares, exact)
+    assert r.wins.sum() + r.censored == games and r.stranded == r.censored
+
+
+def test_progress_bar(capsys):
+    simulate(boards.get("milton-bradley"), 3_000, players=2, rng=1, progress="always")
+    err = capsys.readouterr().err
+    assert "simulate: 100%" in err and "3.00k/3.00k" in err
 
 
 # -- reproducibility -----------------------------------------------------------------------
