@@ -148,7 +148,7 @@ def simulate(
     Returns
     -------
     SimulationResult or GameSimulationResult
-        A :class:`GameSimulationResult` with ``players`` (win shares with their standard
+        A :class:`~snl_numeric.GameSimulationResult` with ``players`` (win shares with their standard
         errors and intervals, censored games, mean rounds and throws, the distribution of
         rounds).
 
