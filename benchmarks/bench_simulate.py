@@ -6,7 +6,10 @@ the same rules; both are compared per throw. Peak memory is measured in
 fresh subprocesses (``ru_maxrss`` of the whole process, and the peak of
 Python/NumPy allocations during the call via ``tracemalloc``).
 
-Usage: ``PYTHONPATH=. python -m benchmarks.bench_simulate [--quick]``.
+``simulate(players=k)`` races are timed per game, in CPU seconds of one thread, against
+the same loop played by ``k`` players in turn (``--players``: those rows only).
+
+Usage: ``PYTHONPATH=. python -m benchmarks.bench_simulate [--quick | --players]``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,51 @@ def python_simulate(size: int, jumps: dict[int, int], games: int, seed: int = 0)
                 pos = jumps.get(target, target)
             total += 1
     return total
+
+
+def python_race(size: int, jumps: dict[int, int], players: int, games: int,
+                seed: int = 0) -> int:
+    """``players`` players in turn on the loop above (no capture); returns the throws."""
+    rnd = random.Random(seed)
+    total = 0
+    for _ in range(games):
+        pos = [0] * players
+        mover = 0
+        while True:
+            target = pos[mover] + rnd.randrange(6) + 1
+            if target <= size:
+                pos[mover] = jumps.get(target, target)
+            total += 1
+            if pos[mover] == size:
+                break
+            mover = (mover + 1) % players
+    return total
+
+
+def race_rows(quick: bool = False, repeats: int = 3) -> list[dict]:
+    """``simulate(players=k)`` on Milton Bradley for 2 and 4 players, one thread: games per
+    CPU second against the plain-Python race."""
+    board = boards.get(BOARD)
+    games = 10**5 if quick else 10**6
+    base_games = 2_000 if quick else 10_000
+    rows = []
+    for k in (2, 4):
+        simulate(board, 1000, players=k, rng=0)  # compile / load outside the timings
+        cpu = []
+        for i in range(repeats):
+            c0 = time.process_time()
+            simulate(board, games, players=k, rng=i, threads=1)
+            cpu.append(time.process_time() - c0)
+        ours = sorted(cpu)[len(cpu) // 2] / games * 1e6
+        c0 = time.process_time()
+        python_race(board.size, board.jumps, k, base_games)
+        base = (time.process_time() - c0) / base_games * 1e6
+        rows.append(row(f"simulate {BOARD}, {k} players, {games:.0e} games, 1 thr (per 1e6 "
+                        "games, CPU)", ours, "plain Python race loop (randrange)", base,
+                        ours_cpu_s=ours, baseline_cpu_s=base,
+                        note=f"{1e6 / ours / 1e6:.2f} M games per CPU-second ours vs "
+                             f"{1e6 / base / 1e3:.1f} k/s Python"))
+    return rows
 
 
 _MEMORY_SCRIPT = """
@@ -97,6 +145,7 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     rows.append(row(f"simulate per_game=True, {games // 10:.0e} games (per 1e6 throws)",
                     t / pg_throws * 1e6, "plain Python loop (randrange)", per_m_base,
                     note=f"{pg_throws / t / 1e6:.0f} M throws/s with per-game outputs"))
+    rows += race_rows(quick)
     if not quick:
         mems = {g: peak_memory(g) for g in (10**5, 10**7)}
         note = "; ".join(f"{g:.0e} games: traced peak {m['traced'] / 1024:.0f} KiB, max RSS "
@@ -112,5 +161,6 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
 
 
 if __name__ == "__main__":
-    for r in run(quick="--quick" in sys.argv):
+    for r in (race_rows(quick=True) if "--players" in sys.argv
+              else run(quick="--quick" in sys.argv)):
         print(r)

@@ -44,7 +44,7 @@ from .race import RaceResult, optimal_race, race_value
 from .report import report
 from .sensitivity import Sensitivity, sensitivity
 from .shortest import min_throws, shortest_path, throw_distances
-from .simulate import SimulationResult, simulate
+from .simulate import GameSimulationResult, SimulationResult, simulate
 from .warmup import cache_dir, warmup
 from .widget import BoardEditor, edit
 
@@ -59,6 +59,7 @@ __all__ = [
     "Dice",
     "FinishWithinResult",
     "GameLength",
+    "GameSimulationResult",
     "JumpImpact",
     "PolicyResult",
     "ChainPolicyResult",

@@ -58,6 +58,7 @@ def _simulate() -> None:
             for per_game in (False, True):
                 simulate(board, 100, rng=0, per_game=per_game)
         simulate(loaded.to_chain(), 100, rng=0)  # a chain's rows: an alias table each
+        simulate(loaded, 100, players=2, rng=0)  # races of several players: one kernel
 
 
 def _batch() -> None:

@@ -458,6 +458,93 @@ def simulate_naive(board, games, seed=0, start=None, max_throws=10**6):
     rnd = random.Random(seed)
     return [simulate_play(board, rnd, start, max_throws) for _ in range(games)]
 
+# --- k-player races with capture (CAPTURE.md), straight from the rules ---
+def capture_rest(board, square):
+    """Where a token put on ``square`` by a capture rests: the jump there (along its chain
+    when jumps chain)."""
+    while square in board.jumps:
+        square = board.jumps[square]
+        if not board.chain:
+            break
+    return square
+
+
+def capture_after(board, positions, mover, old, capture, safe, starts):
+    """The squares after ``mover`` moved from ``old`` to ``positions[mover]``, and the
+    player a capture sent onto the goal (or None): CAPTURE.md's rule, written out."""
+    pos = list(positions)
+    r = pos[mover]
+    safe = set(safe) | {board.start, board.size}
+    if capture is None or r == old or r in safe:
+        return pos, None
+    home = None
+    k = len(pos)
+    for step in range(1, k):  # the opponents, in turn order after the mover
+        j = (mover + step) % k
+        if pos[j] != r:
+            continue
+        pos[j] = starts[j] if capture == "start" else capture_rest(board, max(0, r - capture))
+        if pos[j] == board.size and home is None:
+            home = j
+    return pos, home
+
+
+def capture_race_play(board, rnd, starts, capture=None, safe=(), max_throws=10**6):
+    """One race of ``len(starts)`` players, throw by throw with ``random.Random`` ``rnd``:
+    ``(winner, throws)``, winner -1 when nobody won within ``max_throws`` throws."""
+    faces = [int(f) for f in board.dice.faces]
+    weights = [float(p) for p in board.dice.probs]
+    k = len(starts)
+    pos = list(starts)
+    for i in range(k):
+        if pos[i] == board.size:
+            return i, 0
+    throws, mover = 0, 0
+    while throws < max_throws:
+        face = rnd.choices(faces, weights)[0]
+        old = pos[mover]
+        pos[mover] = naive_move(board, old, face)
+        throws += 1
+        if pos[mover] == board.size:
+            return mover, throws
+        pos, home = capture_after(board, pos, mover, old, capture, safe, starts)
+        if home is not None:
+            return home, throws
+        mover = (mover + 1) % k
+    return -1, throws
+
+
+def capture_race_exact(board, starts, capture=None, safe=()):
+    """Win chances and mean total throws of a race with capture, by a dense solve over
+    every (positions, mover) before the goal (tiny boards only; the race must end surely).
+    """
+    import itertools
+
+    k = len(starts)
+    squares = range(board.size)
+    states = [(p, m) for p in itertools.product(squares, repeat=k) for m in range(k)]
+    index = {s: i for i, s in enumerate(states)}
+    n = len(states)
+    a = np.eye(n)
+    win = np.zeros((n, k))
+    for (p, m), i in index.items():
+        for f, prob, y in naive_outcomes(board, p[m]):
+            new = list(p)
+            new[m] = y
+            if y == board.size:
+                win[i, m] += prob
+                continue
+            new, home = capture_after(board, new, m, p[m], capture, safe, starts)
+            if home is not None:
+                win[i, home] += prob
+                continue
+            a[i, index[(tuple(new), (m + 1) % k)]] -= prob
+    w = np.linalg.solve(a, win)
+    t = np.linalg.solve(a, np.ones(n))
+    i = index[(tuple(starts), 0)]
+    return w[i], float(t[i])
+
+
 # --- number mazes ---
 # Seed 003's recursive backtracker, for any R x C maze, start and goal.
 # Cells are (row, col) tuples; directions are tried up, down, left, right.

@@ -1,4 +1,5 @@
-"""Monte Carlo simulation of single-player games.
+"""Monte Carlo simulation of single-player games, and of races of several players
+(``players=k``, :mod:`snl_numeric.simulate.multi`).
 
 Games are played on the compiled successor table (``board.compiled.succ``):
 one throw is one table look-up, so every rule variant (overshoot, chained
@@ -47,7 +48,8 @@ Statistics
 
 from __future__ import annotations
 
-from .result import SimulationResult
+from .result import GameSimulationResult, SimulationResult
 from .run import BLOCKS, DEFAULT_MAX_THROWS, simulate
 
-__all__ = ["SimulationResult", "simulate", "BLOCKS", "DEFAULT_MAX_THROWS"]
+__all__ = ["SimulationResult", "GameSimulationResult", "simulate", "BLOCKS",
+           "DEFAULT_MAX_THROWS"]

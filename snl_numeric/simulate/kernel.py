@@ -9,7 +9,7 @@ import numpy as np
 from .._core.memory import check_memory
 from .._core.numba_config import njit
 from .._core.parallel import run_tasks, split
-from .._core.rng import MASK32, U32, alias_pick, column, xoshiro
+from .._core.rng import MASK32, U32, alias_pick, column, stream_words, xoshiro
 from .result import BLOCKS
 
 #: Histogram bins kept per thread in the first pass; longer games are re-run.
@@ -197,6 +197,119 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
         st[0], st[1] = n, g
         st[2: ACTIVE + 2 * LANES] = lane_state
         st[_PHASE] = 1 if active.any() else 2
+
+
+#: Rounds a k-player race counts in its dense histograms; longer games are summed in the
+#: block's tallies (their moments still count).
+ROUND_BINS = 1 << 14
+#: Columns of a block's saved race state: throws of the game in play, the game, the
+#: mover, the players on squares they cannot leave for the goal, the phase (0 new,
+#: 1 running, 2 done).
+RACE_COLUMNS = 5
+#: Columns of a block's race tallies: censored, stranded, throws, and the games of at
+#: least ``ROUND_BINS`` rounds: their number, rounds and throws.
+RACE_TALLIES = 6
+
+
+@njit()
+def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, dest, safe,
+                max_throws, bounds, blocks, budget, rounds_hist, throws_hist, tid, rng, state,
+                pos, wins, tallies, squares):  # pragma: no cover - jitted
+    """Advance each block of ``blocks`` by at most ``budget`` throws of ``k``-player races.
+
+    Player ``i`` throws with die ``table[i]``: ``succ[table[i]]`` is its successor table
+    (squares, shape ``(size + 1, K)``), ``faces``, ``fair``, ``alias`` and ``thresh``
+    that die's number of faces and alias table, ``dead[table[i]]`` the squares from
+    which it can never reach the goal. Players throw in turn from ``starts``; a throw
+    that moves the mover onto a square ``r`` not ``safe`` captures (``mode`` not 0)
+    every opponent ``j`` on ``r``, sent to ``dest[j, r]``; a capture onto the goal wins
+    for the captured player (the first after the mover, in turn order). Without capture
+    (``mode`` 0) a game is stranded when every player stands on a dead square.
+
+    Block ``b`` plays games ``bounds[b] .. bounds[b + 1] - 1`` from the xoshiro256**
+    state ``rng[b]``, one throw per 64-bit word (the column from its high 32 bits, then
+    the alias comparison unless the die is fair); its game in play is saved in
+    ``state[b]`` (:data:`RACE_COLUMNS`) and ``pos[b]``, so the next call resumes exactly:
+    the games never depend on ``budget``. A finished game of ``n`` rounds and ``t``
+    throws won by ``i`` adds one to ``wins[b, i]`` and, when ``n < ROUND_BINS``, to
+    ``rounds_hist[tid, n]`` and ``throws_hist[tid, t]``; ``tallies[b]`` and
+    ``squares[b]`` (the long games' squared rounds and throws) take the rest.
+    """
+    k = table.shape[0]
+    goal = succ.shape[1] - 1
+    nbins = rounds_hist.shape[1]
+    start_dead = 0
+    for j in range(k):
+        if dead[table[j], starts[j]]:
+            start_dead += 1
+    for i in range(blocks.shape[0]):
+        b = blocks[i]
+        if state[b, 4] == 2:
+            continue
+        at = pos[b].copy()  # (a copy: a view of an argument reloads in the hot loop)
+        s0, s1, s2, s3 = rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3]
+        end = bounds[b + 1]
+        if state[b, 4] == 0:
+            t, g, mover, n_dead = 0, bounds[b], 0, start_dead
+            for j in range(k):
+                at[j] = starts[j]
+        else:
+            t, g, mover, n_dead = state[b, 0], state[b, 1], state[b, 2], state[b, 3]
+        steps = 0
+        while g < end and steps < budget:
+            d = table[mover]
+            r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+            f, s0, s1, s2, s3 = column(r >> U32, np.uint64(faces[d]), s0, s1, s2, s3)
+            if not fair[d]:
+                f, s0, s1, s2, s3 = alias_pick(f, r, thresh[d, f], alias[d, f], s0, s1, s2, s3)
+            old = at[mover]
+            new = succ[d, old, f]
+            at[mover] = new
+            t += 1
+            steps += 1
+            winner = -1
+            if new == goal:
+                winner = mover
+            elif mode != 0:
+                if new != old and not safe[new]:
+                    j = mover
+                    for _ in range(k - 1):  # the opponents, in turn order after the mover
+                        j = j + 1 if j + 1 < k else 0
+                        if at[j] == new:
+                            at[j] = dest[j, new]
+                            if at[j] == goal and winner < 0:
+                                winner = j
+            elif dead[d, new] and not dead[d, old]:
+                n_dead += 1
+            if winner < 0 and t < max_throws and (mode != 0 or n_dead < k):
+                mover = mover + 1 if mover + 1 < k else 0
+                continue
+            tallies[b, 2] += t
+            if winner >= 0:
+                wins[b, winner] += 1
+                n = (t - 1) // k + 1
+                if n < nbins:
+                    rounds_hist[tid, n] += 1
+                    throws_hist[tid, t] += 1
+                else:
+                    tallies[b, 3] += 1
+                    tallies[b, 4] += n
+                    tallies[b, 5] += t
+                    squares[b, 0] += float(n) * float(n)
+                    squares[b, 1] += float(t) * float(t)
+            else:
+                tallies[b, 0] += 1
+                if t < max_throws:
+                    tallies[b, 1] += 1
+            g += 1  # the block's next game
+            t, mover, n_dead = 0, 0, start_dead
+            for j in range(k):
+                at[j] = starts[j]
+        rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3] = s0, s1, s2, s3
+        state[b, 0], state[b, 1], state[b, 2], state[b, 3] = t, g, mover, n_dead
+        state[b, 4] = 1 if g < end else 2
+        for j in range(k):
+            pos[b, j] = at[j]
 
 
 @njit()
@@ -406,3 +519,18 @@ class Run:
             counts.append(c)
         v, inverse = np.unique(np.concatenate(values), return_inverse=True)
         return v, np.bincount(inverse, weights=np.concatenate(counts)).astype(np.int64)
+
+
+def block_bounds(games: int) -> np.ndarray:
+    """``bounds[b] .. bounds[b + 1] - 1``: the games of block ``b`` (:data:`BLOCKS` blocks)."""
+    # exact Python integers: b * games overflows int64 beyond 2**63 / 256 games
+    return np.array([b * games // BLOCKS for b in range(BLOCKS + 1)], dtype=np.int64)
+
+
+def block_seeds(ss: np.random.SeedSequence, bounds: np.ndarray) -> np.ndarray:
+    """A xoshiro256** stream per non-empty block, from child ``spawn_key + (b,)``."""
+    seeds = np.zeros((len(bounds) - 1, 4), dtype=np.uint64)
+    for b in np.flatnonzero(np.diff(bounds)).tolist():
+        seeds[b] = stream_words(np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, b),
+                                                       pool_size=ss.pool_size))
+    return seeds

@@ -6,7 +6,8 @@ import math
 import numbers
 import time
 import warnings
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 from scipy.special import ndtri
@@ -14,17 +15,73 @@ from scipy.special import ndtri
 from .._core.memory import check_memory
 from .._core.parallel import default_threads, max_threads
 from .._core.progress import Progress
-from .._core.rng import alias_table, stream_words
+from .._core.rng import alias_table
 from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, seed_sequence
 from ..board import Board, check_model, check_start
-from .kernel import HIST_BINS, Run, alias_rows
-from .result import BLOCKS, SimulationResult, hist_moments
+from ..dice import DiceLike
+from .kernel import HIST_BINS, Run, alias_rows, block_bounds, block_seeds
+from .multi import players_count, simulate_players
+from .result import BLOCKS, GameSimulationResult, SimulationResult, hist_moments
 
 if TYPE_CHECKING:
     from ..markov import Chain
 
 #: Larger ``max_throws`` act as this (no game gets near it; keeps step counters in int64).
 _MAX_CAP = 1 << 53
+
+
+@overload
+def simulate(
+    board: Board | Chain,
+    games: int,
+    *,
+    rng: np.random.SeedSequence | np.random.Generator | int | None = None,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    start: int | None = None,
+    threads: int | None = None,
+    per_game: bool = False,
+    progress: bool | str = False,
+    confidence: float = 0.95,
+    players: None = None,
+    starts: None = None,
+    dice: None = None,
+) -> SimulationResult: ...
+
+
+@overload
+def simulate(
+    board: Board | Chain,
+    games: int,
+    *,
+    rng: np.random.SeedSequence | np.random.Generator | int | None = None,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    start: int | None = None,
+    threads: int | None = None,
+    per_game: bool = False,
+    progress: bool | str = False,
+    confidence: float = 0.95,
+    players: int,
+    starts: Sequence[int | None] | None = None,
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
+) -> GameSimulationResult: ...
+
+
+@overload
+def simulate(
+    board: Board | Chain,
+    games: int,
+    *,
+    rng: np.random.SeedSequence | np.random.Generator | int | None = None,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    start: int | None = None,
+    threads: int | None = None,
+    per_game: bool = False,
+    progress: bool | str = False,
+    confidence: float = 0.95,
+    players: None = None,
+    starts: Sequence[int | None],
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
+) -> GameSimulationResult: ...
 
 
 def simulate(
@@ -38,8 +95,12 @@ def simulate(
     per_game: bool = False,
     progress: bool | str = False,
     confidence: float = 0.95,
-) -> SimulationResult:
-    """Play ``games`` independent games and summarise the number of throws.
+    players: int | None = None,
+    starts: Sequence[int | None] | None = None,
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
+) -> SimulationResult | GameSimulationResult:
+    """Play ``games`` independent games and summarise the number of throws; with
+    ``players=k``, races of ``k`` players and who wins them.
 
     Parameters
     ----------
@@ -72,10 +133,24 @@ def simulate(
         on a terminal or in a notebook only, ``"always"`` in pipes and files too.
     confidence : float, default 0.95
         Level of the confidence interval.
+    players : int, optional
+        Play races of ``players`` players (``>= 1``) instead of one-player games: players
+        throw in turn, player 0 first, under the board's capture rule (none: they never
+        meet), and the first to rest on the goal wins. ``max_throws`` then caps the throws
+        of a game, all players together; ``start`` and ``per_game`` do not apply. By default
+        the length of ``starts`` or ``dice`` when either is a list, else one-player games.
+    starts : list of int or None, optional
+        With ``players``: each player's start square (``None`` entries: the board's).
+    dice : Dice, mapping, str or list of them, optional
+        With ``players``: the same dice for everybody, or one per player (``None``
+        entries: the board's dice), as :func:`~snl_numeric.win_probabilities` takes them.
 
     Returns
     -------
-    SimulationResult
+    SimulationResult or GameSimulationResult
+        A :class:`~snl_numeric.GameSimulationResult` with ``players`` (win shares with their standard
+        errors and intervals, censored games, mean rounds and throws, the distribution of
+        rounds).
 
     Warns
     -----
@@ -106,22 +181,30 @@ def simulate(
     >>> r = simulate(Chain(P, start=2), 100_000, rng=7)
     >>> abs(r.mean - 4.0) < 5 * r.stderr, r.min
     (True, 2)
+
+    Three players, the twin of :func:`~snl_numeric.win_probabilities`:
+
+    >>> from snl_numeric import expected_game_length
+    >>> g = simulate(board, 100_000, players=3, rng=1)
+    >>> exact = expected_game_length(board, 3)
+    >>> bool(np.all(abs(g.win_shares - exact.win_probabilities) < 4 * g.win_stderr))
+    True
+    >>> bool(abs(g.mean_rounds - exact.mean_rounds) < 4 * g.rounds_stderr), g.censored
+    (True, 0)
     """
+    if players is not None or starts is not None or dice is not None:
+        return _race(board, games, players, starts, dice, rng=rng, max_throws=max_throws,
+                     start=start, threads=threads, per_game=per_game, progress=progress,
+                     confidence=confidence)
     model = check_model(board)
     chain = None if isinstance(model, Board) else model
     games = positive_int(games, "games", 1)
     max_throws = positive_int(max_throws, "max_throws", 1)
     at = check_start(model, start)  # (the start's index in the compiled table)
     start = at if chain is None else chain.start if start is None else int(start)
-    if not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    n_max = max_threads()
-    if threads is None:
-        threads = default_threads()
-    threads = positive_int(threads, "threads", 1)
+    confidence = _confidence(confidence)
+    threads = _threads(threads)
     per_game = flag(per_game, "per_game")
-    if threads > n_max:
-        raise ValueError(f"threads must be at most NUMBA_NUM_THREADS={n_max}, got {threads}")
     ss = seed_sequence(rng)
 
     cb = model.compiled
@@ -138,9 +221,8 @@ def simulate(
         alias, thresh = (np.array(a) for a in cb.cache.get("alias_rows",
                                                            lambda: _alias_rows(cb.probs)))
         fair = False
-    # exact Python integers: b * games overflows int64 beyond 2**63 / 256 games
-    bounds = np.array([b * games // BLOCKS for b in range(BLOCKS + 1)], dtype=np.int64)
-    seeds = _block_seeds(ss, bounds)
+    bounds = block_bounds(games)
+    seeds = block_seeds(ss, bounds)
     run = Run(cb, cb.reach[0] < 0, alias, thresh, fair, at,
               min(max_throws, _MAX_CAP), seeds, bounds, threads)
     run.compile(per_game)  # compile time is not run time: the clock and the bar start after it
@@ -170,7 +252,7 @@ def simulate(
         stranded=stranded, max_throws=max_throws, mean=mean, variance=var, std=std,
         stderr=stderr, ci=(mean - z * stderr, mean + z * stderr), confidence=float(confidence),
         min=lo_hi[0], max=lo_hi[1], histogram=hist, total_throws=total,
-        entropy=int(ss.entropy), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
+        entropy=int(cast(int, ss.entropy)), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
         threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used,
         long_games=long_games)
 
@@ -185,10 +267,38 @@ def _alias_rows(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return alias, thresh
 
 
-def _block_seeds(ss: np.random.SeedSequence, bounds: np.ndarray) -> np.ndarray:
-    """A xoshiro256** stream per non-empty block, from child ``spawn_key + (b,)``."""
-    seeds = np.zeros((len(bounds) - 1, 4), dtype=np.uint64)
-    for b in np.flatnonzero(np.diff(bounds)).tolist():
-        seeds[b] = stream_words(np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, b),
-                                                       pool_size=ss.pool_size))
-    return seeds
+def _confidence(confidence: float) -> float:
+    if not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    return float(confidence)
+
+
+def _threads(threads: int | None) -> int:
+    n_max = max_threads()
+    if threads is None:
+        threads = default_threads()
+    threads = positive_int(threads, "threads", 1)
+    if threads > n_max:
+        raise ValueError(f"threads must be at most NUMBA_NUM_THREADS={n_max}, got {threads}")
+    return threads
+
+
+def _race(board: Any, games: Any, players: Any, starts: Any, dice: Any, *, rng: Any,
+          max_throws: Any, start: Any, threads: Any, per_game: Any, progress: Any,
+          confidence: Any) -> GameSimulationResult:
+    """``simulate`` with ``players``: validate, then :func:`simulate_players`."""
+    model = check_model(board)
+    if not isinstance(model, Board):
+        raise TypeError(f"players= races on a Board, got {type(model).__name__}")
+    if start is not None:
+        raise ValueError(f"start={start!r} is the one-player start; with players give "
+                         "starts=[...] (one per player)")
+    if flag(per_game, "per_game"):
+        raise ValueError("per_game=True records one-player games; it does not apply with "
+                         "players")
+    players_count(players, starts, dice)
+    return simulate_players(model, positive_int(games, "games", 1), players, starts=starts,
+                            dice=dice, ss=seed_sequence(rng),
+                            max_throws=positive_int(max_throws, "max_throws", 1),
+                            threads=_threads(threads), progress=progress,
+                            confidence=_confidence(confidence))

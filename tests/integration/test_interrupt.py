@@ -84,13 +84,14 @@ def _python(code: str) -> Child:
     return Child([sys.executable, "-c", code])
 
 
-def test_simulate_a_trillion_games_stops():
+@pytest.mark.parametrize("players", ["", ", players=4"])
+def test_simulate_a_trillion_games_stops(players):
     child = _python(
         "from snl_numeric import boards, simulate\n"
         "mb = boards.get('milton-bradley')\n"
-        "simulate(mb, 1000, rng=1)\n"
+        f"simulate(mb, 1000, rng=1{players})\n"
         "print('ready', flush=True)\n"
-        "simulate(mb, 10**12, rng=1, progress='always')\n")
+        f"simulate(mb, 10**12, rng=1, progress='always'{players})\n")
     child.wait_for("ready")
     code, took, allowed = child.interrupt(1.5)
     err = "".join(child.err)

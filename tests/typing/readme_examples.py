@@ -16,6 +16,7 @@ from snl_numeric import (
     Board,
     Dice,
     GameLength,
+    GameSimulationResult,
     JumpImpact,
     PolicyResult,
     RaceResult,
@@ -69,6 +70,9 @@ def main() -> None:
     r = simulate(mb, 10_000, rng=42)
     assert_type(r, SimulationResult)
     assert abs(r.mean - a.mean) < 5 * r.stderr
+    three = simulate(mb, 10_000, players=3, rng=42)
+    assert_type(three, GameSimulationResult)
+    assert three.win_shares.sum() == 1.0 and three.mean_rounds > 19
 
     policy = optimal_policy(mb, ["1-3", "4-6"])
     assert_type(policy, PolicyResult)

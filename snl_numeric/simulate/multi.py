@@ -1,0 +1,289 @@
+"""``simulate(..., players=k)``: races of ``k`` players who may capture each other.
+
+Players throw in turn, player 0 first; a throw moves the mover's token as in the
+one-player game, and the first player to rest on the goal wins. Under a capture rule a
+throw that moves the mover onto a square that is not safe sends every opponent standing
+there to its own start (``mode`` 1) or back ``back`` squares, where the jump of that
+square applies (``mode`` 2; followed along a chain when jumps chain); a captured token
+captures nobody, and one sent onto the goal (by a ladder into it) wins. The games share
+the one-player simulation's machinery: the same blocks and streams (reproducible for a
+seed whatever the thread count), the same alias tables, rounds that report progress and
+stop on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import numpy as np
+from scipy.special import ndtri
+
+from .._core.memory import check_memory
+from .._core.parallel import run_tasks, split
+from .._core.progress import Progress
+from .._core.rng import alias_table
+from .._core.vectorised import landing_rest
+from ..board import Board, check_start
+from ..dice import Dice, as_dice
+from .kernel import (
+    FIRST_BUDGET,
+    MIN_BUDGET,
+    RACE_COLUMNS,
+    RACE_TALLIES,
+    ROUND_BINS,
+    ROUND_SECONDS,
+    block_bounds,
+    block_seeds,
+    race_kernel,
+)
+from .result import BLOCKS, GameSimulationResult, pooled_moments
+
+
+# stand-in for board.capture_rule (branch capture)
+def _capture_rule(board: Board) -> tuple[int, int, np.ndarray]:
+    """``(mode, back, safe_mask)`` of ``board``'s capture rule (CAPTURE.md)."""
+    capture = getattr(board, "capture", None)
+    mask = np.zeros(board.size + 1, dtype=np.bool_)
+    mask[list(getattr(board, "safe", ()))] = True
+    mask[[board.start, board.size]] = True
+    mask.flags.writeable = False
+    if capture is None:
+        return 0, 0, mask
+    if capture == "start":
+        return 1, 0, mask
+    return 2, int(capture), mask
+
+
+def players_count(players: Any, starts: Any, dice: Any) -> int:
+    """The number of players: ``players``, or the length of the list ``starts`` or ``dice``
+    (``ValueError`` when they disagree)."""
+    if players is not None and (isinstance(players, bool)
+                                or not isinstance(players, numbers.Integral)):
+        raise TypeError(f"players must be an integer, got {players!r}")
+    if players is not None and players < 1:
+        raise ValueError(f"players must be at least 1, got {players}")
+    if starts is not None and not _is_list(starts):
+        raise TypeError(f"starts must be a list of squares (one per player), got {starts!r}")
+    lists = {n: len(v) for n, v in (("starts", starts), ("dice", dice)) if _is_list(v)}
+    k = int(players) if players is not None else next(iter(lists.values()), None)
+    if k is None:
+        raise ValueError("dice= without players=: say how many players race (players=k)")
+    for name, n in lists.items():
+        if n != k:
+            raise ValueError(f"{name} has {n} entries but there are {k} players; give one "
+                             "entry per player")
+    return k
+
+
+def _is_list(value: Any) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+
+
+def _per_player(board: Board, k: int, starts: Any, dice: Any
+                ) -> tuple[list[Board], np.ndarray, np.ndarray]:
+    """The distinct boards (one per die), each player's index into them, and the starts."""
+    if dice is not None and not (_is_list(dice) or isinstance(dice, (Dice, Mapping, str))):
+        raise TypeError("dice must be a Dice, a mapping face -> probability, a string such as "
+                        f"'2d6' or a list of them (one per player), got {type(dice).__name__}")
+    per_dice = list(dice) if _is_list(dice) else [dice] * k
+    per_start = list(starts) if starts is not None else [None] * k
+    boards_: list[Board] = [board]
+    table = np.zeros(k, dtype=np.int64)
+    out_starts = np.zeros(k, dtype=np.int64)
+    for i in range(k):
+        if per_dice[i] is not None:
+            try:
+                d = as_dice(per_dice[i])
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"dice for player {i}: {exc}") from None
+            known = [j for j, b in enumerate(boards_) if b.dice == d]
+            if not known:
+                boards_.append(board.replace(dice=d))
+                known = [len(boards_) - 1]
+            table[i] = known[0]
+        try:
+            out_starts[i] = check_start(board, per_start[i])
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"start of player {i}: {exc}") from None
+    return boards_, table, out_starts
+
+
+def capture_destinations(board: Board, starts: np.ndarray, mode: int, back: int
+                         ) -> np.ndarray:
+    """``dest[j, p]``: where player ``j`` captured on square ``p`` goes: its start
+    (``mode`` 1), or where a token resting after landing on ``max(0, p - back)`` rests
+    (``mode`` 2: the jump there, along its chain when jumps chain); zeros for ``mode`` 0."""
+    k, n = len(starts), board.size + 1
+    if mode == 1:
+        return np.repeat(starts[:, None], n, axis=1).astype(np.int64)
+    if mode == 2:
+        src, dst = board.jump_arrays
+        jump_to = np.full(n, -1, dtype=np.intp)
+        jump_to[src] = dst
+        rest = landing_rest(jump_to, board.chain)
+        landed = np.maximum(np.arange(n) - back, 0)
+        return np.repeat(rest[landed][None, :], k, axis=0).astype(np.int64)
+    return np.zeros((k, n), dtype=np.int64)
+
+
+def simulate_players(board: Board, games: int, players: Any, *, starts: Any = None,
+                     dice: Any = None, rule: tuple[int, int, np.ndarray] | None = None,
+                     ss: np.random.SeedSequence, max_throws: int, threads: int,
+                     progress: bool | str = False, confidence: float = 0.95
+                     ) -> GameSimulationResult:
+    """``games`` races of ``players`` players on ``board`` (validated ``games``,
+    ``max_throws``, ``threads``, ``confidence``; ``ss`` the seed) under the capture rule
+    ``rule = (mode, back, safe_mask)``, by default the board's own."""
+    if not isinstance(board, Board):
+        raise TypeError(f"players= races on a Board, got {type(board).__name__}")
+    k = players_count(players, starts, dice)
+    mode, back, safe = _capture_rule(board) if rule is None else rule
+    if mode not in (0, 1, 2) or mode == 2 and not (isinstance(back, numbers.Integral)
+                                                 and back >= 1):
+        raise ValueError(f"capture rule must be mode 0, 1 or 2 (with back >= 1), got "
+                         f"mode={mode!r}, back={back!r}")
+    safe = np.array(safe, dtype=np.bool_)  # (a writable copy: one kernel signature)
+    if safe.shape != (board.size + 1,):
+        raise ValueError(f"safe_mask must have {board.size + 1} entries, got {safe.shape}")
+    boards_, table, starts_ = _per_player(board, k, starts, dice)
+    cbs = [b.compiled for b in boards_]
+    width = max(len(cb.probs) for cb in cbs)
+    n = board.size + 1
+    check_memory(8 * len(cbs) * n * (width + 1) + 16 * k * n
+                 + threads * 8 * ROUND_BINS * (k + 1),
+                 f"a race of {k:,} players on a board of {n:,} squares")
+    succ = np.zeros((len(cbs), n, width), dtype=np.int64)
+    alias = np.zeros((len(cbs), width), dtype=np.int64)
+    thresh = np.zeros((len(cbs), width), dtype=np.uint64)
+    faces = np.zeros(len(cbs), dtype=np.int64)
+    fair = np.zeros(len(cbs), dtype=np.bool_)
+    dead = np.zeros((len(cbs), n), dtype=np.bool_)
+    for d, cb in enumerate(cbs):
+        f = len(cb.probs)
+        succ[d, :, :f] = cb.succ
+        a, th, fair[d] = alias_table(cb.probs)
+        alias[d, :f], thresh[d, :f], faces[d] = a, th, f
+        dead[d] = cb.reach[0] < 0
+    dest = capture_destinations(board, starts_, int(mode), int(back))
+    bounds = block_bounds(games)
+    run = RaceRun((succ, alias, thresh, faces, fair, dead, table, starts_, int(mode), dest,
+                   safe), min(max_throws, 1 << 53), block_seeds(ss, bounds), bounds, threads)
+    run.compile()
+    t0 = time.perf_counter()
+    with Progress(games, "simulate", enabled=progress) as bar:
+        wins, rounds, throws, tallies, squares = run.play(bar)
+    elapsed = time.perf_counter() - t0
+
+    censored, stranded, total, n_long, long_rounds, long_throws = (
+        int(x) for x in tallies.sum(axis=0))
+    if censored:
+        warnings.warn(
+            f"{censored} of {games} games had no winner ({stranded} stranded with every "
+            f"player on a square that cannot reach the goal, {censored - stranded} stopped at "
+            f"max_throws={max_throws}); the rounds and throws describe the finished games "
+            "only", RuntimeWarning, stacklevel=4)
+    sq = squares.sum(axis=0)
+    mean_rounds, rounds_se = pooled_moments(rounds, n_long, long_rounds, float(sq[0]))
+    mean_throws, throws_se = pooled_moments(throws, n_long, long_throws, float(sq[1]))
+    shares = wins / games
+    se = np.sqrt(shares * (1.0 - shares) / games)
+    z = float(ndtri(0.5 + confidence / 2.0))
+    ci = np.column_stack([shares - z * se, shares + z * se])
+    for arr in (wins, shares, se, ci, rounds, throws):
+        arr.flags.writeable = False
+    return GameSimulationResult(
+        board=board, players=k, starts=tuple(int(s) for s in starts_),
+        capture=(int(mode), int(back) if mode == 2 else 0,
+                 tuple(int(s) for s in np.flatnonzero(safe))),
+        games=games, finished=games - censored, censored=censored, stranded=stranded,
+        max_throws=max_throws, wins=wins, win_shares=shares, win_stderr=se, win_ci=ci,
+        mean_rounds=mean_rounds, rounds_stderr=rounds_se, mean_throws=mean_throws,
+        throws_stderr=throws_se, confidence=float(confidence), rounds_histogram=rounds,
+        throws_histogram=throws, long_games=n_long, total_throws=total,
+        entropy=int(cast(int, ss.entropy)), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
+        threads=threads, elapsed=elapsed)
+
+
+class RaceRun:
+    """The race kernel's tables for one simulation, and the rounds over the blocks."""
+
+    def __init__(self, tables: tuple, max_throws: int, seeds: np.ndarray, bounds: np.ndarray,
+                 threads: int) -> None:
+        self.tables, self.max_throws = tables, int(max_throws)
+        self.seeds, self.bounds, self.threads = seeds, bounds, threads
+        self.k = len(tables[6])
+        self._budget = FIRST_BUDGET
+
+    def _call(self, blocks, budget, rounds, throws, tid, rng, state, pos, wins, tallies,
+              squares) -> None:
+        race_kernel(*self.tables, self.max_throws, self.bounds, blocks, budget, rounds, throws,
+                    tid, rng, state, pos, wins, tallies, squares)
+
+    def _arrays(self, rows: int) -> tuple[np.ndarray, ...]:
+        """Fresh per-block arrays: state, positions, wins, tallies, squares."""
+        return (np.zeros((rows, RACE_COLUMNS), np.int64), np.zeros((rows, self.k), np.int64),
+                np.zeros((rows, self.k), np.int64), np.zeros((rows, RACE_TALLIES), np.int64),
+                np.zeros((rows, 2), np.float64))
+
+    def compile(self) -> None:
+        """Compile (or load) the kernel by a call that plays nothing."""
+        self._call(np.empty(0, np.int64), 1, np.zeros((1, ROUND_BINS), np.int64),
+                   np.zeros((1, ROUND_BINS * self.k), np.int64), 0, self.seeds.copy(),
+                   *self._arrays(BLOCKS))
+
+    def play(self, bar: Progress) -> tuple[np.ndarray, ...]:
+        """``(wins, rounds histogram, throws histogram, tallies, squares)``, the tallies
+        and squares per block."""
+        games, k = int(self.bounds[-1]), self.k
+        starts, goal = self.tables[7], self.tables[0].shape[1] - 1
+        state, pos, wins, tallies, squares = self._arrays(BLOCKS)
+        home = np.flatnonzero(starts == goal)
+        dead = self.tables[5][self.tables[6], starts]
+        if len(home) or (self.tables[8] == 0 and dead.all()):  # decided before any throw
+            out = np.zeros(k, np.int64)
+            hist = np.zeros(1 if len(home) else 0, np.int64)
+            if len(home):
+                out[home[0]] = hist[0] = games
+            else:
+                tallies[0, :2] = games
+            bar.update(games)
+            return out, hist, hist.copy(), tallies, squares
+        rounds = np.zeros((self.threads, ROUND_BINS), np.int64)
+        throws = np.zeros((self.threads, ROUND_BINS * k), np.int64)
+        rng = self.seeds.copy()
+        bounds = self.bounds
+        todo: Any = np.flatnonzero(np.diff(bounds)).astype(np.int64)
+        reported = 0
+        while len(todo):
+            shares = split(todo, self.threads)
+            budget = self._budget
+            t0 = time.perf_counter()
+
+            def task(t, shares=shares, budget=budget):
+                self._call(shares[t], budget, rounds, throws, t, rng, state, pos, wins,
+                           tallies, squares)
+
+            run_tasks(task, len(shares))
+            took = time.perf_counter() - t0
+            if state[todo, 4].min() != 2:  # a full round: aim at ROUND_SECONDS
+                scale = ROUND_SECONDS / max(took, 1e-4)
+                self._budget = int(min(max(budget * min(max(scale, 0.25), 4.0), MIN_BUDGET),
+                                       1 << 26))
+            todo = todo[state[todo, 4] != 2]
+            started = state[:, 4] > 0
+            finished = int((state[started, 1] - bounds[:-1][started]).sum())
+            bar.update(finished - reported)
+            reported = finished
+        merged = rounds.sum(axis=0)
+        last = np.flatnonzero(merged)
+        merged = merged[: last[-1] + 1] if len(last) else merged[:0]
+        t_merged = throws.sum(axis=0)
+        last = np.flatnonzero(t_merged)
+        t_merged = t_merged[: last[-1] + 1] if len(last) else t_merged[:0]
+        return wins.sum(axis=0), merged, t_merged, tallies, squares
