@@ -25,7 +25,7 @@ throw before round 1 is modelled exactly through the player's length distributio
 Capture rules (``Board(capture=...)``) couple the players; :func:`first_player_advantage`
 goes through :func:`~snl_numeric.win_probabilities`, which honours them. :func:`fair_starts`
 searches under capture only where each evaluation is cheap (the joint states of all the
-assignments together at most :data:`CAPTURE_SEARCH_WORK`); otherwise it searches as
+assignments together at most ``CAPTURE_SEARCH_WORK``); otherwise it searches as
 independent players and reports the found assignment's exact chances under capture beside
 the independent ones.
 """
@@ -107,7 +107,7 @@ class FairStarts:
         ``max_i |capture_win_probabilities[i] - 1/k|``.
     searched_under_capture : bool
         Whether the assignment was chosen by its chances under the capture rule (the search
-        was cheap enough: :data:`CAPTURE_SEARCH_WORK`) rather than as independent players.
+        was cheap enough: ``CAPTURE_SEARCH_WORK``) rather than as independent players.
     """
 
     __eq__ = value_eq
@@ -313,15 +313,20 @@ def fair_starts(
 
     Notes
     -----
-    Two players are searched over every pair of options at once; three or more loop over
-    the first players' options with the last two vectorised (up to
-    :data:`~snl_numeric.handicaps.LOOP_MAX` combinations, else a coordinate search; see
-    :mod:`snl_numeric.handicaps`). Under a capture rule the
-    search itself runs with the rule only when the assignments' joint states together are
-    at most :data:`CAPTURE_SEARCH_WORK` (about 50 start squares for two players on a
-    100-square board; extra throws never, as :func:`~snl_numeric.win_probabilities` does not
-    model them); otherwise the assignment fairest for independent players is evaluated
-    with the rule and both answers are reported.
+    Two independent players on one start with the same dice are never even (the first
+    player's edge is ``sum_n P(T = n)^2 / 2``, whatever the layout): a handicap is the only
+    cure. Two players are searched over every pair of options at once (Milton Bradley's
+    101 x 101 start squares: about 0.1 s of CPU); three or more loop over the first
+    players' options with the last two vectorised (up to 2,000 combinations,
+    ``snl_numeric.handicaps.LOOP_MAX``, else a coordinate search over pairs of players).
+
+    Under a capture rule the search itself runs with the rule only when the assignments'
+    joint states together are at most 1,000,000
+    (``snl_numeric.fairness.CAPTURE_SEARCH_WORK``: about 50 candidate squares for two
+    players on a 100-square board); otherwise the assignment fairest for independent
+    players is evaluated with the rule, and both answers are reported. Extra throws are
+    searched and reported for independent players only
+    (:func:`~snl_numeric.win_probabilities` does not model them).
 
     Examples
     --------
@@ -405,7 +410,7 @@ def fair_starts(
 
 
 def _capture_cheap(board: Board, k: int, opt: Options) -> bool:
-    """Whether every assignment's joint chain under capture fits :data:`CAPTURE_SEARCH_WORK`."""
+    """Whether every assignment's joint chain under capture fits ``CAPTURE_SEARCH_WORK``."""
     count = math.prod(len(r) for r in opt.rows)
     return count * k * (board.size + 1) ** k <= CAPTURE_SEARCH_WORK
 

@@ -67,7 +67,8 @@ def test_edge_passes_options_to_win_probabilities(k):
     assert first_player_advantage(MB, k, starts=starts) == (
         win_probabilities(MB, k, starts=starts)[0] - 1.0 / k)
     dice = ["1-5"] + [None] * (k - 1)
-    assert first_player_advantage(MB, k, dice=dice) == win_probabilities(MB, k, dice=dice)[0] - 1 / k
+    assert first_player_advantage(MB, k, dice=dice) == (
+        win_probabilities(MB, k, dice=dice)[0] - 1.0 / k)
 
 
 # -- the vectorised pieces -------------------------------------------------------------------
@@ -288,3 +289,19 @@ def test_given_squares_restrict_the_search():
     assert f.evaluated == 4
     table = {b: abs(win_probabilities(MB, starts=[0, b])[0] - 0.5) for b in (0, 5, 10, 20)}
     assert f.starts[1] == min(table, key=table.get)
+
+
+def test_cli_analyze_prints_the_edge(capsys):
+    import json
+
+    from snl_numeric.cli import main
+
+    assert main(["analyze", "milton-bradley", "--players", "3"]) == 0
+    text = capsys.readouterr().out
+    edge = first_player_advantage(MB, 3)
+    assert f"player 1's edge   {edge:.6f}   (its win chance - 1/3)" in text
+    assert main(["analyze", "milton-bradley", "--players", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["players"]["first_player_advantage"] == first_player_advantage(MB)
+    assert main(["analyze", "milton-bradley", "--players", "1", "--json"]) == 0
+    assert "first_player_advantage" not in json.loads(capsys.readouterr().out)["players"]
