@@ -360,8 +360,10 @@ def fair_starts(
     alone = _independent(board)
     mode = _capture_rule(board)[0]
 
+    choices: list[Any]  # per option row: a start square, a Board with the die, extra throws
     if handicap == "starts":
-        opt, choices = _starts_options(alone, k, squares, move_first, tail, max_throws)
+        opt, squares_ = _starts_options(alone, k, squares, move_first, tail, max_throws)
+        choices = squares_.tolist()
     elif handicap == "dice":
         choices = _dice_list(alone, dice)
         opt = Options(*stack_rows([one_start(b, tail, max_throws) for b in choices]),
@@ -377,7 +379,7 @@ def fair_starts(
 
     def configure(assign: Sequence[int]) -> tuple[list[int], list[Dice], list[int]]:
         """Each player's start, dice and extra throws under an assignment of option rows."""
-        picked = [choices[r] for r in assign]
+        picked: list[Any] = [choices[r] for r in assign]
         return ([int(x) for x in picked] if handicap == "starts" else [board.start] * k,
                 [x.dice for x in picked] if handicap == "dice" else [board.dice] * k,
                 [int(x) for x in picked] if handicap == "throws" else [0] * k)
