@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import partial
 from dataclasses import dataclass
 
 import numpy as np
 
+from ._core.blas import matmul
 from ._core.memory import check_memory
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board
@@ -99,10 +101,10 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
         np.add.at(q, (src[keep], succ[keep]), probs[keep])
         power, width = q, 1
         while width < _BLOCK:  # v, Q v, ..., Q^(B-1) v, then advance by Q^B
-            v = np.concatenate([v, power @ v], axis=1)
-            power = power @ power
+            v = np.concatenate([v, matmul(power, v)], axis=1)
+            power = matmul(power, power)
             width *= 2
-        advance = power.__matmul__
+        advance = partial(matmul, power)
     else:
         import scipy.sparse as sp
 
@@ -214,7 +216,7 @@ def pair_wins(opt: Options, prev: np.ndarray, assign: list[int], i: int, j: int
         for m in range(k):
             if m not in (i, j):
                 c = c * tables[which(l, m)][assign[m]]
-        out[l] = (side_i[which(l, i)] * c) @ side_j[which(l, j)]
+        out[l] = matmul(side_i[which(l, i)] * c, side_j[which(l, j)])
     return out
 
 
