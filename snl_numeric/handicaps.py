@@ -14,8 +14,10 @@ player ``l`` of ``k`` wins with
 so when two players ``i < j`` vary and the others are fixed, each ``w_l`` over every pair of
 their options is one matrix product ``(A_i * c) @ B_j^T`` (for two players ``W_0 = F Sp^T``,
 ``W_1 = S F^T``). :func:`search` loops over the options of all but the last two players (up
-to :data:`LOOP_MAX` combinations; beyond, a coordinate search over pairs of players) and
-keeps the assignment with the smallest largest deviation from ``1/k``.
+to :data:`LOOP_MAX` combinations and :data:`WORK_MAX` multiply-adds; beyond, a coordinate
+search over pairs of players, which may stop at a local optimum) and keeps the assignment
+with the smallest largest deviation from ``1/k``. Pair blocks are at most
+:data:`PAIR_BYTES`.
 
 A player with ``e`` throws before round 1 (in player order) finishes "in round 0" with
 ``P(T <= e)`` and in round ``n >= 1`` with ``P(T = n + e)`` (:func:`shifted`): exact.
@@ -36,12 +38,18 @@ from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board
 from .distribution import pushed
 
-__all__ = ["LOOP_MAX", "TIE", "Options", "best_pair", "better", "lengths_from_every_square",
-           "one_start", "pair_wins", "race_wins", "search", "shifted", "stack_rows"]
+__all__ = ["LOOP_MAX", "PAIR_BYTES", "TIE", "WORK_MAX", "Options", "best_pair", "better",
+           "lengths_from_every_square", "one_start", "pair_wins", "race_wins", "search",
+           "shifted", "stack_rows"]
 
 #: Most combinations of the first ``k - 2`` players' options looped over in an exhaustive
 #: search (the last two players are vectorised); beyond it, a coordinate search.
 LOOP_MAX = 2_000
+#: ... and at most this many multiply-adds in all (assignments x throws); beyond either, a
+#: coordinate search.
+WORK_MAX = 2_000_000_000
+#: Most bytes of one block of pair win chances (player ``i``'s rows are taken in blocks).
+PAIR_BYTES = 64 << 20
 #: Throws per matrix product of the backward push (dense boards).
 _BLOCK = 16
 #: Largest board pushed with a dense ``Q`` (its powers fill in); larger ones go one sparse
@@ -196,18 +204,17 @@ class Options:
         return np.concatenate([np.ones((len(self.surv), 1)), self.surv[:, :-1]], axis=1)
 
 
-def pair_wins(opt: Options, prev: np.ndarray, assign: list[int], i: int, j: int
-               ) -> np.ndarray:
-    """``W[l, a, b]``: player ``l``'s win chance when player ``i`` takes its ``a``-th option
-    row, player ``j`` (> i) its ``b``-th, the others the rows in ``assign``."""
+def pair_wins(opt: Options, prev: np.ndarray, assign: list[int], i: int, ri: np.ndarray,
+              j: int, rj: np.ndarray) -> np.ndarray:
+    """``W[l, a, b]``: player ``l``'s win chance when player ``i`` takes row ``ri[a]``,
+    player ``j`` (> i) row ``rj[b]``, the others the rows in ``assign``."""
     k = len(opt.rows)
     tables = (opt.pmf, opt.surv, prev)
 
     def which(l: int, m: int) -> int:  # player m's term in w_l: F, S(n) or S(n - 1)
         return 0 if m == l else 1 if m < l else 2
 
-    ri, rj = opt.rows[i], opt.rows[j]
-    # player i's and j's rows, each table taken once (i < j: S for l > j, F, S(n - 1) ...)
+    # player i's and j's rows, each table taken once
     side_i = {t: tables[t][ri] for t in {which(l, i) for l in range(k)}}
     side_j = {t: tables[t][rj].T for t in {which(l, j) for l in range(k)}}
     out = np.empty((k, len(ri), len(rj)))
@@ -221,36 +228,44 @@ def pair_wins(opt: Options, prev: np.ndarray, assign: list[int], i: int, j: int
 
 
 def better(dev: float, cost: float, best: tuple[float, float]) -> bool:
+    """Whether ``(dev, cost)`` beats ``best``: a smaller deviation, or a tie (within
+    :data:`TIE`) with a smaller handicap."""
     return dev < best[0] - TIE or (dev <= best[0] + TIE and cost < best[1])
 
 
 def best_pair(opt: Options, prev: np.ndarray, assign: list[int], i: int, j: int
-               ) -> tuple[float, float, int, int]:
+              ) -> tuple[float, float, int, int]:
     """The fairest choice of players ``i`` and ``j``'s rows, the others fixed:
-    ``(deviation, cost, row_i, row_j)``."""
+    ``(deviation, cost, row_i, row_j)`` (player ``i``'s rows in blocks of at most
+    :data:`PAIR_BYTES`)."""
     k = len(opt.rows)
-    w = pair_wins(opt, prev, assign, i, j)
-    dev = np.abs(w - 1.0 / k).max(axis=0)
-    cost = opt.cost[opt.rows[i]][:, None] + opt.cost[opt.rows[j]][None, :]
-    cost = cost + sum(opt.cost[assign[m]] for m in range(k) if m not in (i, j))
-    low = dev <= dev.min() + TIE
-    flat = np.flatnonzero(low.ravel())
-    pick = flat[np.argmin(cost.ravel()[flat])]
-    a, b = divmod(int(pick), dev.shape[1])
-    return float(dev[a, b]), float(cost[a, b]), int(opt.rows[i][a]), int(opt.rows[j][b])
+    rows_i, rows_j = opt.rows[i], opt.rows[j]
+    fixed = sum(opt.cost[assign[m]] for m in range(k) if m not in (i, j))
+    step = max(1, PAIR_BYTES // (8 * (k + 3) * len(rows_j)))
+    found: tuple[float, float, int, int] = (math.inf, math.inf, -1, -1)
+    for lo in range(0, len(rows_i), step):
+        ri = rows_i[lo: lo + step]
+        dev = np.abs(pair_wins(opt, prev, assign, i, ri, j, rows_j) - 1.0 / k).max(axis=0)
+        cost = opt.cost[ri][:, None] + opt.cost[rows_j][None, :] + fixed
+        flat = np.flatnonzero((dev <= dev.min() + TIE).ravel())
+        pick = flat[np.argmin(cost.ravel()[flat])]
+        a, b = divmod(int(pick), dev.shape[1])
+        if better(float(dev[a, b]), float(cost[a, b]), found[:2]):
+            found = (float(dev[a, b]), float(cost[a, b]), int(ri[a]), int(rows_j[b]))
+    return found
 
 
 def search(opt: Options) -> tuple[list[int], int]:
     """The fairest assignment of rows to players (exhaustive when at most :data:`LOOP_MAX`
-    combinations of the first ``k - 2`` players, else a coordinate search) and how many
-    assignments were evaluated."""
+    combinations of the first ``k - 2`` players and :data:`WORK_MAX` multiply-adds, else a
+    coordinate search) and how many assignments were evaluated."""
     k = len(opt.rows)
     prev = opt.prev
     pair = len(opt.rows[-2]) * len(opt.rows[-1])
     loops = math.prod(len(r) for r in opt.rows[:-2])
     best: tuple[float, float] = (math.inf, math.inf)
     assign = [int(r[0]) for r in opt.rows]
-    if loops <= LOOP_MAX:
+    if loops <= LOOP_MAX and loops * pair * opt.pmf.shape[1] <= WORK_MAX:
         found = list(assign)
         for head in itertools.product(*opt.rows[:-2]):
             trial = [*map(int, head), 0, 0]

@@ -88,6 +88,12 @@ def test_lengths_from_every_square_match_the_step_by_step_push(board):
             assert pmf[x, len(fast):].sum() < 1e-12
 
 
+def test_pair_blocks_give_the_same_answer(monkeypatch):
+    whole = fair_starts(MB)
+    monkeypatch.setattr(handicaps, "PAIR_BYTES", 1)  # one row of player 0 at a time
+    assert fair_starts(MB) == whole
+
+
 def test_lengths_from_every_square_sparse_path_matches(monkeypatch):
     small = lengths_from_every_square(MB)
     monkeypatch.setattr(handicaps, "_DENSE_MAX", 10)
@@ -158,10 +164,11 @@ def test_extra_throws_model_for_three_players():
     assert f.deviation == pytest.approx(_brute_best(table), abs=1e-11)
 
 
-def test_coordinate_search_when_too_many_combinations(monkeypatch):
+@pytest.mark.parametrize("limit", ["LOOP_MAX", "WORK_MAX"])
+def test_coordinate_search_when_too_many_combinations(monkeypatch, limit):
     board = Board(10, {3: 8, 9: 2})
     exhaustive = fair_starts(board, 4, move_first=False)
-    monkeypatch.setattr(handicaps, "LOOP_MAX", 0)
+    monkeypatch.setattr(handicaps, limit, 0)
     coord = fair_starts(board, 4, move_first=False)
     assert coord.starts[0] == board.start
     # no better than the exhaustive optimum, and better than no handicap
