@@ -262,7 +262,7 @@ def _starts_options(board: Board, k: int, squares: Any, move_first: bool, tail: 
     others = np.concatenate([first, np.flatnonzero(cand != board.start)])
     rows = (others if move_first else first,) + (others,) * (k - 1)
     cost = (cand != board.start).astype(np.float64)
-    return Options(pmf[cand], surv[cand], cost, rows), cand
+    return Options(pmf, surv, cost, rows), cand
 
 
 def fair_starts(

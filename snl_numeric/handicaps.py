@@ -4,8 +4,11 @@ The length distributions from every square come from one backward push through t
 with ``Q`` the moves among the squares before the goal and ``r`` the chance of finishing in
 one throw, ``P_x(T = n) = (Q^(n-1) r)[x]`` and ``P_x(T > n) = (Q^n 1)[x]``, pushed
 :data:`_BLOCK` throws per matrix product (``Q^B`` applied to the block ``Q^i (r, 1, live)``,
-``i < B``) into a (squares x throws) array, never one solve per start square. Every entry is
-a sum of non-negative terms.
+``i < B``) into a (squares x throws) array, never one solve per start square; only the
+wanted squares' rows are kept. Every entry is a sum of non-negative terms. Boards past
+:data:`_DENSE_MAX` squares go one sparse product per throw over every square: fine for
+ordinary boards, slow for very long games on huge ones (20,000 squares whose worst
+square needs 54,000 throws to a 1e-12 tail: 35 s).
 
 Players choose among option rows (a start square, a number of extra throws, a die), each a
 length distribution ``F`` with its survival ``S``. With ``Sp`` the survival one throw earlier,
@@ -64,7 +67,7 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
                               max_throws: int = DEFAULT_MAX_THROWS,
                               rows: np.ndarray | None = None
                               ) -> tuple[np.ndarray, np.ndarray]:
-    """The length distribution and survival from every square, by one backward push.
+    """The length distribution and survival from many squares, by one backward push.
 
     Parameters
     ----------
@@ -76,13 +79,14 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
     max_throws : int, default 10_000_000
         ``ValueError`` if that takes more throws.
     rows : array of int, optional
-        The squares the stopping rule watches (every square by default).
+        The start squares wanted, in order (every square ``0 .. size`` by default). The push
+        moves every square's values whatever ``rows`` is; only these are kept.
 
     Returns
     -------
-    pmf, survival : ndarray of float64, shape (size + 1, N)
-        ``pmf[x, n] = P(T = n)`` and ``survival[x, n] = P(T > n)`` for a token starting on
-        ``x``, ``n = 0 .. N - 1``, from sums of non-negative terms.
+    pmf, survival : ndarray of float64, shape (len(rows), N)
+        ``pmf[i, n] = P(T = n)`` and ``survival[i, n] = P(T > n)`` for a token starting on
+        ``rows[i]``, ``n = 0 .. N - 1``, from sums of non-negative terms.
 
     Examples
     --------
@@ -97,30 +101,40 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
     max_throws = int(max_throws)
     cb = board.compiled
     n = board.size
+    rows = np.arange(n + 1) if rows is None else np.asarray(rows, dtype=np.intp)
+    on_board = np.minimum(rows, n - 1)  # (goal rows are filled in at the end)
     live_all = cb.reach[0] >= 0
-    watched = live_all[:n] if rows is None else np.isin(np.arange(n), rows) & live_all[:n]
+    watched = (rows < n) & live_all[rows]
     succ, probs = cb.succ[:n], np.broadcast_to(cb.probs, cb.succ[:n].shape)
     r = np.where(succ == n, probs, 0.0).sum(axis=1)
     keep = succ < n
     src = np.broadcast_to(np.arange(n)[:, None], succ.shape)
     v = np.stack([r, np.ones(n), live_all[:n].astype(np.float64)], axis=1)  # (r, 1, live)
-    if n <= _DENSE_MAX:
+    if n <= _DENSE_MAX:  # B throws per product: v, Q v, ..., Q^(B-1) v, then Q^B
         q = np.zeros((n, n))
         np.add.at(q, (src[keep], succ[keep]), probs[keep])
         power, width = q, 1
-        while width < _BLOCK:  # v, Q v, ..., Q^(B-1) v, then advance by Q^B
+        while width < _BLOCK:
             v = np.concatenate([v, matmul(power, v)], axis=1)
             power = matmul(power, power)
             width *= 2
         advance = partial(matmul, power)
-    else:
+    else:  # one sparse product per throw, B throws per block
         import scipy.sparse as sp
 
-        width = 1
-        advance = sp.csr_matrix((probs[keep], (src[keep], succ[keep])), shape=(n, n)).__matmul__
+        q = sp.csr_matrix((probs[keep], (src[keep], succ[keep])), shape=(n, n))
+        width = _BLOCK
+
+        def advance(last: np.ndarray) -> np.ndarray:
+            cols = [q @ last[:, -3:]]
+            for _ in range(width - 1):
+                cols.append(q @ cols[-1])
+            return np.concatenate(cols, axis=1)
+
+        v = np.concatenate([v, advance(v)[:, : 3 * (width - 1)]], axis=1)
     blocks, done = [], 0
     while True:
-        block = v.reshape(n, width, 3)  # block[:, i] = Q^(done + i) (r, 1, live)
+        block = v.reshape(n, width, 3)[on_board]  # block[:, i] = Q^(done + i) (r, 1, live)
         blocks.append(block)
         below = np.flatnonzero(block[watched, :, 2].max(axis=0, initial=0.0) < tail)
         if len(below):
@@ -130,15 +144,17 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
         if done > max_throws:
             raise ValueError(f"the tail did not fall below {tail:g} within "
                              f"max_throws={max_throws} throws; raise max_throws or tail")
-        check_memory(40.0 * (n + 1) * (done + width),
-                     f"distributions of {done + width:,} throws from {n + 1:,} squares")
+        check_memory(40.0 * len(rows) * (done + width),
+                     f"distributions of {done + width:,} throws from {len(rows):,} squares")
         v = advance(v)
     qv = np.concatenate(blocks, axis=1)[:, : stop + 1]  # Q^t (r, 1, live), t = 0 .. stop
-    pmf = np.zeros((n + 1, stop + 1))
-    surv = np.zeros((n + 1, stop + 1))
-    pmf[:n, 1:] = qv[:, :stop, 0]  # P(T = t + 1) = Q^t r
-    surv[:n] = qv[:, :, 1]  # P(T > t) = Q^t 1
-    pmf[n, 0] = 1.0
+    pmf = np.zeros((len(rows), stop + 1))
+    pmf[:, 1:] = qv[:, :stop, 0]  # P(T = t + 1) = Q^t r
+    surv = qv[:, :, 1].copy()  # P(T > t) = Q^t 1
+    home = rows == n
+    pmf[home] = 0.0
+    pmf[home, 0] = 1.0
+    surv[home] = 0.0
     return pmf, surv
 
 
