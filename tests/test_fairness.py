@@ -193,6 +193,22 @@ def test_reported_chances_are_a_fresh_win_probabilities_call(board, k):
     assert f.deviation == pytest.approx(_brute_best(table), abs=1e-10)
 
 
+@settings(deadline=None, max_examples=20)
+@given(board=board_strategy(min_size=2, max_size=7))
+def test_throws_and_dice_handicaps_on_random_boards(board):
+    f = fair_starts(board, handicap="throws", max_extra=1)
+    np.testing.assert_allclose(f.win_probabilities,
+                               fair_extra_throws_wins(board, f.extra_throws), atol=1e-11)
+    table = fair_brute_force(board, 2, "throws", max_extra=1)
+    assert f.deviation == pytest.approx(_brute_best(table), abs=1e-10)
+    dice = [{1: 0.5, 2: 0.5}, "1-3", {1: 0.25, 3: 0.75}]
+    g = fair_starts(board, handicap="dice", dice=dice)
+    np.testing.assert_array_equal(g.win_probabilities,
+                                  win_probabilities(board, 2, dice=list(g.dice)))
+    table = fair_brute_force(board, 2, "dice", dice=dice)
+    assert g.deviation == pytest.approx(_brute_best(table), abs=1e-10)
+
+
 # -- Milton Bradley --------------------------------------------------------------------------
 def test_milton_bradley_two_players():
     f = fair_starts(MB)
