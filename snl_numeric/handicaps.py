@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from functools import partial
 from dataclasses import dataclass
 
@@ -118,19 +119,20 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
             v = np.concatenate([v, matmul(power, v)], axis=1)
             power = matmul(power, power)
             width *= 2
-        advance = partial(matmul, power)
+        advance: Callable[[np.ndarray], np.ndarray] = partial(matmul, power)
     else:  # one sparse product per throw, B throws per block
         import scipy.sparse as sp
 
         q = sp.csr_matrix((probs[keep], (src[keep], succ[keep])), shape=(n, n))
         width = _BLOCK
 
-        def advance(last: np.ndarray) -> np.ndarray:
+        def sparse_block(last: np.ndarray) -> np.ndarray:
             cols = [q @ last[:, -3:]]
             for _ in range(width - 1):
                 cols.append(q @ cols[-1])
             return np.concatenate(cols, axis=1)
 
+        advance = sparse_block
         v = np.concatenate([v, advance(v)[:, : 3 * (width - 1)]], axis=1)
     blocks, done = [], 0
     while True:
