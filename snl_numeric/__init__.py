@@ -29,6 +29,7 @@ from .chain import (
 from .design import DesignResult, design_board
 from .dice import Dice
 from .distribution import length_distribution
+from .fairness import FairStarts, fair_starts, first_player_advantage
 from .export import to_networkx, transition_matrix
 from .impact import JumpImpact, jump_candidates, jump_impact, top_candidates
 from .markov import Chain
@@ -56,6 +57,7 @@ __all__ = [
     "BoardEditor",
     "Chain",
     "DesignResult",
+    "FairStarts",
     "Dice",
     "FinishWithinResult",
     "GameLength",
@@ -77,8 +79,10 @@ __all__ = [
     "expected_game_length",
     "expected_throws",
     "expected_throws_all",
+    "fair_starts",
     "finish_probability",
     "finish_within",
+    "first_player_advantage",
     "jump_candidates",
     "jump_impact",
     "length_distribution",

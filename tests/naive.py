@@ -415,6 +415,66 @@ def players_simulate(boards, starts=None, *, games, rng, max_rounds=100_000):
     return winner, rounds
 
 
+# --- fairness ---
+def fair_extra_throws_wins(board, extras):
+    """Win chances of independent players when player ``i`` first makes ``extras[i]`` throws
+    (players in order, before round 1): every sequence of faces of those throws enumerated
+    from the rules; a player reaching the goal then wins at once, otherwise the race goes on
+    from where everybody stands by the joint chain (:func:`players_joint_solve`)."""
+    k = len(extras)
+    out = np.zeros(k)
+    # (positions, probability) after the pre-round, player by player
+    states = [((board.start,) * k, 1.0)]
+    for i, e in enumerate(extras):
+        for _ in range(e):
+            nxt = []
+            for pos, p in states:
+                if pos[i] == board.size:
+                    nxt.append((pos, p))
+                    continue
+                for _, q, w in naive_outcomes(board, pos[i]):
+                    new = list(pos)
+                    new[i] = w
+                    nxt.append((tuple(new), p * q))
+            states = nxt
+        done = [(pos, p) for pos, p in states if pos[i] == board.size]
+        out[i] += sum(p for _, p in done)
+        states = [(pos, p) for pos, p in states if pos[i] != board.size]
+    for pos, p in states:
+        out += p * players_joint_solve([board] * k, list(pos))
+    return out
+
+
+def fair_brute_force(board, k, handicap="starts", *, dice=None, move_first=True, max_extra=2):
+    """Every handicap assignment evaluated one by one (``win_probabilities`` per candidate for
+    start squares and dice, :func:`fair_extra_throws_wins` for extra throws): a dict
+    assignment -> largest deviation from ``1/k``. Start squares: every square but the goal
+    from which the goal can be reached (breadth-first search), player 0 on the board's start
+    unless ``move_first``."""
+    import itertools
+
+    from snl_numeric import win_probabilities
+
+    if handicap == "starts":
+        squares = [x for x in range(board.size) if naive_min_throws(board, x) >= 0]
+        first = squares if move_first else [board.start]
+        options = [first] + [squares] * (k - 1)
+    elif handicap == "dice":
+        options = [list(range(len(dice)))] * k
+    else:
+        options = [list(range(max_extra + 1))] * k
+    out = {}
+    for assign in itertools.product(*options):
+        if handicap == "starts":
+            w = win_probabilities(board, k, starts=list(assign))
+        elif handicap == "dice":
+            w = win_probabilities(board, k, dice=[dice[i] for i in assign])
+        else:
+            w = fair_extra_throws_wins(board, assign)
+        out[assign] = float(np.abs(np.asarray(w) - 1.0 / k).max())
+    return out
+
+
 # --- simulate ---
 def simulate_play(board, rnd, start=None, max_throws=10**6):
     """One game played square by square from the rules (no compiled table).

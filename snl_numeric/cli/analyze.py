@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..analysis import analyze
+from ..display.text import line, value
 from ..players import expected_game_length
 from .common import add_board_arguments, add_command, board_from_args, check_flag, cli_words, print_json
 
@@ -33,15 +34,22 @@ def run(args: argparse.Namespace) -> int:
     board = board_from_args(args)
     result = analyze(board)
     game = None if args.players is None else expected_game_length(board, args.players)
+    # player 1's edge: its win chance minus 1/K (snl_numeric.first_player_advantage)
+    edge = (None if game is None or game.players < 2
+            else float(game.win_probabilities[0]) - 1.0 / game.players)
     if args.json:
         out = result.to_dict()
         if out.get("note"):
             out["note"] = cli_words(out["note"])
         if game is not None:
             out["players"] = game.to_dict()
+            if edge is not None:
+                out["players"]["first_player_advantage"] = edge
         print_json(out)
     else:
         print(cli_words(str(result)))
         if game is not None:
             print(game)
+        if edge is not None:
+            print(line("player 1's edge", f"{value(edge)}   (its win chance - 1/{args.players})"))
     return 0

@@ -1,0 +1,330 @@
+"""Fair games: snl_numeric.fairness and snl_numeric.handicaps against brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import boards as board_strategy
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from naive import (
+    fair_brute_force,
+    fair_extra_throws_wins,
+    naive_distribution,
+    naive_min_throws,
+    players_joint_solve,
+)
+
+from snl_numeric import (
+    Board,
+    Dice,
+    FairStarts,
+    boards,
+    expected_game_length,
+    fair_starts,
+    first_player_advantage,
+    length_distribution,
+    win_probabilities,
+)
+from snl_numeric import fairness, handicaps
+from snl_numeric.dice import as_dice
+from snl_numeric.handicaps import lengths_from_every_square, race_wins
+
+MB = boards.get("milton-bradley")
+
+
+def _finishes(board):
+    """Whether the goal can be reached from the board's start (and it is not the goal)."""
+    return board.start < board.size and naive_min_throws(board) >= 0
+
+
+# -- the first player's edge ---------------------------------------------------------------
+def test_edge_is_half_the_squared_length_probabilities_on_milton_bradley():
+    pmf = length_distribution(MB)
+    edge = first_player_advantage(MB)
+    assert edge == pytest.approx(0.5 * float(pmf @ pmf), abs=1e-12)
+    assert 0.0079 < edge < 0.0080  # 0.5079 for the first player
+    assert first_player_advantage(MB, 2) == pytest.approx(win_probabilities(MB)[0] - 0.5,
+                                                          abs=0)
+
+
+@settings(deadline=None, max_examples=40)
+@given(board=board_strategy(max_size=25))
+def test_first_minus_second_is_the_sum_of_squared_probabilities(board):
+    """P(0 wins) - P(1 wins) = sum_n p_n^2 on every board (also where nobody may finish);
+    where the game surely ends, P(0 wins) = (1 + sum_n p_n^2) / 2."""
+    pmf = length_distribution(board)
+    w = win_probabilities(board, 2)
+    assert w[0] - w[1] == pytest.approx(float(pmf @ pmf), abs=1e-11)
+    if expected_game_length(board, 2).no_winner == 0.0:
+        assert first_player_advantage(board) == pytest.approx(0.5 * float(pmf @ pmf),
+                                                              abs=1e-11)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_edge_passes_options_to_win_probabilities(k):
+    starts = [0] + [10] * (k - 1)
+    assert first_player_advantage(MB, k, starts=starts) == (
+        win_probabilities(MB, k, starts=starts)[0] - 1.0 / k)
+    dice = ["1-5"] + [None] * (k - 1)
+    assert first_player_advantage(MB, k, dice=dice) == (
+        win_probabilities(MB, k, dice=dice)[0] - 1.0 / k)
+
+
+# -- the vectorised pieces -------------------------------------------------------------------
+@settings(deadline=None, max_examples=40)
+@given(board=board_strategy(max_size=25))
+def test_lengths_from_every_square_match_the_step_by_step_push(board):
+    pmf, surv = lengths_from_every_square(board)
+    n = min(pmf.shape[1], 150)  # (the first 150 throws: the naive push is slow)
+    for x in range(board.size + 1):
+        slow = np.array(naive_distribution(board, x, throws=n - 1))
+        np.testing.assert_allclose(pmf[x, :n], slow, rtol=0, atol=1e-13)
+        # the survival: not finished within t throws, from the same step-by-step masses
+        np.testing.assert_allclose(surv[x, :n], 1.0 - np.cumsum(slow), rtol=0, atol=1e-12)
+        if x < board.size and naive_min_throws(board, x) >= 0:  # every tail is cut below 1e-12
+            fast = length_distribution(board, x)
+            assert len(fast) <= pmf.shape[1]
+            assert pmf[x, len(fast):].sum() < 1e-12
+
+
+def test_pair_blocks_give_the_same_answer(monkeypatch):
+    whole = fair_starts(MB)
+    monkeypatch.setattr(handicaps, "PAIR_BYTES", 1)  # one row of player 0 at a time
+    assert fair_starts(MB) == whole
+
+
+def test_lengths_from_every_square_sparse_path_matches(monkeypatch):
+    small = lengths_from_every_square(MB)
+    monkeypatch.setattr(handicaps, "_DENSE_MAX", 10)
+    sparse = lengths_from_every_square(MB)
+    assert sparse[0].shape == small[0].shape
+    for a, b in zip(small, sparse, strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-14)
+
+
+@settings(deadline=None, max_examples=25)
+@given(board=board_strategy(max_size=8), data=st.data())
+def test_race_wins_match_the_joint_chain(board, data):
+    k = data.draw(st.integers(2, 3))
+    starts = data.draw(st.lists(st.integers(0, board.size - 1) if board.size > 1 else
+                                st.just(0), min_size=k, max_size=k))
+    pmf, surv = lengths_from_every_square(board)
+    got = race_wins(pmf[starts], surv[starts])
+    np.testing.assert_allclose(got, players_joint_solve([board] * k, starts), atol=1e-11)
+
+
+# -- the search against brute force ------------------------------------------------------------
+def _brute_best(table):
+    return min(table.values())
+
+
+@pytest.mark.parametrize("move_first", [True, False])
+@pytest.mark.parametrize("k", [2, 3])
+def test_fair_starts_finds_the_brute_force_optimum(k, move_first):
+    board = Board(9, {2: 7, 8: 1, 4: 3}, overshoot="exact", dice="1-3")
+    table = fair_brute_force(board, k, move_first=move_first)
+    f = fair_starts(board, k, move_first=move_first)
+    assert f.deviation == pytest.approx(_brute_best(table), abs=1e-11)
+    assert table[f.starts] == pytest.approx(f.deviation, abs=1e-11)
+    assert f.evaluated == len(table)
+    if not move_first:
+        assert f.starts[0] == board.start
+
+
+def test_fair_dice_finds_the_brute_force_optimum():
+    board = Board(12, {3: 9, 11: 2}, dice="1-4")
+    dice = ["1-4", "1-3", {1: 0.5, 3: 0.5}, "2-4"]
+    for k in (2, 3):
+        table = fair_brute_force(board, k, "dice", dice=dice)
+        f = fair_starts(board, k, handicap="dice", dice=dice)
+        assert f.deviation == pytest.approx(_brute_best(table), abs=1e-11)
+        candidates = [as_dice(d) for d in dice]
+        picked = tuple(candidates.index(d) for d in f.dice)
+        assert table[picked] == pytest.approx(f.deviation, abs=1e-11)
+
+
+@pytest.mark.parametrize("board", [Board(6, {2: 5}, dice="1-3"),
+                                   Board(7, {3: 1}, overshoot="exact", dice={1: 0.5, 2: 0.5})])
+def test_fair_throws_match_face_by_face_enumeration(board):
+    table = fair_brute_force(board, 2, "throws", max_extra=2)
+    f = fair_starts(board, 2, handicap="throws", max_extra=2)
+    assert f.deviation == pytest.approx(_brute_best(table), abs=1e-11)
+    np.testing.assert_allclose(f.win_probabilities,
+                               fair_extra_throws_wins(board, f.extra_throws), atol=1e-11)
+    assert f.starts == (board.start, board.start)
+
+
+def test_extra_throws_model_for_three_players():
+    board = Board(8, {5: 2}, dice="1-3")
+    f = fair_starts(board, 3, handicap="throws", max_extra=1)
+    np.testing.assert_allclose(f.win_probabilities,
+                               fair_extra_throws_wins(board, f.extra_throws), atol=1e-11)
+    table = fair_brute_force(board, 3, "throws", max_extra=1)
+    assert f.deviation == pytest.approx(_brute_best(table), abs=1e-11)
+
+
+@pytest.mark.parametrize("limit", ["LOOP_MAX", "WORK_MAX"])
+def test_coordinate_search_when_too_many_combinations(monkeypatch, limit):
+    board = Board(10, {3: 8, 9: 2})
+    exhaustive = fair_starts(board, 4, move_first=False)
+    monkeypatch.setattr(handicaps, limit, 0)
+    coord = fair_starts(board, 4, move_first=False)
+    assert coord.starts[0] == board.start
+    # no better than the exhaustive optimum, and better than no handicap
+    assert coord.deviation >= exhaustive.deviation - 1e-12
+    assert coord.deviation <= np.abs(coord.unhandicapped - 0.25).max()
+    np.testing.assert_array_equal(coord.win_probabilities,
+                                  win_probabilities(board, 4, starts=list(coord.starts)))
+
+
+@settings(deadline=None, max_examples=30)
+@given(board=board_strategy(max_size=9), k=st.integers(2, 3))
+def test_reported_chances_are_a_fresh_win_probabilities_call(board, k):
+    assume(_finishes(board))
+    f = fair_starts(board, k, move_first=k == 2)
+    np.testing.assert_array_equal(f.win_probabilities,
+                                  win_probabilities(board, k, starts=list(f.starts),
+                                                    dice=list(f.dice)))
+    np.testing.assert_array_equal(f.unhandicapped, win_probabilities(board, k))
+    assert f.deviation == np.abs(f.win_probabilities - 1.0 / k).max()
+    assert f.deviation <= np.abs(f.unhandicapped - 1.0 / k).max() + 1e-11
+    table = fair_brute_force(board, k, move_first=k == 2)
+    assert f.deviation == pytest.approx(_brute_best(table), abs=1e-10)
+
+
+@settings(deadline=None, max_examples=20)
+@given(board=board_strategy(min_size=2, max_size=7))
+def test_throws_and_dice_handicaps_on_random_boards(board):
+    f = fair_starts(board, handicap="throws", max_extra=1)
+    np.testing.assert_allclose(f.win_probabilities,
+                               fair_extra_throws_wins(board, f.extra_throws), atol=1e-11)
+    table = fair_brute_force(board, 2, "throws", max_extra=1)
+    assert f.deviation == pytest.approx(_brute_best(table), abs=1e-10)
+    dice = [{1: 0.5, 2: 0.5}, "1-3", {1: 0.25, 3: 0.75}]
+    g = fair_starts(board, handicap="dice", dice=dice)
+    np.testing.assert_array_equal(g.win_probabilities,
+                                  win_probabilities(board, 2, dice=list(g.dice)))
+    table = fair_brute_force(board, 2, "dice", dice=dice)
+    assert g.deviation == pytest.approx(_brute_best(table), abs=1e-10)
+
+
+# -- Milton Bradley --------------------------------------------------------------------------
+def test_milton_bradley_two_players():
+    f = fair_starts(MB)
+    assert isinstance(f, FairStarts)
+    assert f.starts == (27, 39)
+    assert f.deviation < 1e-5
+    # independently: the joint chain of the pair of squares
+    np.testing.assert_allclose(f.win_probabilities, players_joint_solve([MB, MB], [27, 39]),
+                               atol=1e-10)
+    kept = fair_starts(MB, move_first=False)
+    assert kept.starts == (0, 10)
+    assert 1e-4 < kept.deviation < 1.2e-4
+    assert f.evaluated == 100 * 100 and kept.evaluated == 100
+
+
+@pytest.mark.slow
+def test_milton_bradley_three_players_within_a_thousandth():
+    f = fair_starts(MB, 3)
+    assert f.deviation < 1e-3
+    assert np.all(np.abs(f.win_probabilities - 1 / 3) < 1e-3)
+    np.testing.assert_array_equal(f.win_probabilities,
+                                  win_probabilities(MB, 3, starts=list(f.starts)))
+
+
+# -- capture (the rule read through one stand-in) ---------------------------------------------
+@pytest.mark.parametrize("handicap", ["starts", "dice", "throws"])
+def test_capture_path_reports_beside_the_independent_answer(monkeypatch, handicap):
+    """With the capture stand-in forced on, win_probabilities (independent on this branch)
+    plays the capture evaluation: the capture search must find the independent optimum."""
+    board = Board(8, {2: 6, 7: 1}, dice="1-3")
+    kw = {"dice": ["1-3", "1-2", "2-3"]} if handicap == "dice" else {}
+    plain = fair_starts(board, handicap=handicap, **kw)
+    assert plain.capture_win_probabilities is None and not plain.searched_under_capture
+    monkeypatch.setattr(fairness, "_capture_rule", lambda b: (1, 0, None))
+    monkeypatch.setattr(fairness, "_independent", lambda b: b)
+    f = fair_starts(board, handicap=handicap, **kw)
+    assert f.deviation == pytest.approx(plain.deviation, abs=1e-12)
+    if handicap == "throws":
+        assert f.capture_win_probabilities is None and not f.searched_under_capture
+    else:
+        assert f.searched_under_capture
+        np.testing.assert_array_equal(f.capture_win_probabilities, f.win_probabilities)
+        assert f.capture_deviation == f.deviation
+    monkeypatch.setattr(fairness, "CAPTURE_SEARCH_WORK", 0)
+    g = fair_starts(board, handicap=handicap, **kw)
+    assert not g.searched_under_capture
+    assert (g.capture_win_probabilities is None) == (handicap == "throws")
+
+
+def test_capture_stand_in_reads_no_rule_from_todays_board():
+    mode, back, safe = fairness._capture_rule(MB)
+    assert (mode, back) == (0, 0)
+    assert safe[0] and safe[100] and not safe[50]
+    assert fairness._independent(MB) is MB
+
+
+# -- results and errors -----------------------------------------------------------------------
+def test_result_is_frozen_and_summarised():
+    f = fair_starts(Board(10), handicap="dice", dice=["1-4", "1-5", "1-6"])
+    with pytest.raises(AttributeError):
+        f.players = 3
+    d = f.to_dict()
+    assert d["players"] == 2 and d["handicap"] == "dice"
+    assert d["dice"] == [{1: 0.2, 2: 0.2, 3: 0.2, 4: 0.2, 5: 0.2}, Dice.fair(6).to_dict()]
+    assert d["win_probabilities"] == f.win_probabilities.tolist()
+    assert f == fair_starts(Board(10), handicap="dice", dice=["1-4", "1-5", "1-6"])
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: first_player_advantage(MB, 1), ValueError, "k must be at least 2"),
+    (lambda: first_player_advantage(MB, 2.0), TypeError, "k must be an integer"),
+    (lambda: first_player_advantage(MB, players=3), TypeError, "not players="),
+    (lambda: fair_starts(MB, 1), ValueError, "k must be at least 2"),
+    (lambda: fair_starts(MB, True), TypeError, "k must be an integer"),
+    (lambda: fair_starts("milton-bradley"), TypeError, "boards.get"),
+    (lambda: fair_starts(MB, handicap="coins"), ValueError, "handicap must be"),
+    (lambda: fair_starts(MB, handicap="dice"), TypeError, "candidate dice"),
+    (lambda: fair_starts(MB, handicap="dice", dice=[]), ValueError, "dice is an empty list"),
+    (lambda: fair_starts(MB, handicap="dice", dice=["1-6", {1: 0.7}]), ValueError, r"dice\[1\]"),
+    (lambda: fair_starts(MB, dice=["1-6"]), ValueError, "handicap='dice'"),
+    (lambda: fair_starts(MB, handicap="throws", squares=[3]), ValueError, "squares= is for"),
+    (lambda: fair_starts(MB, squares=[100]), ValueError, "would win at once"),
+    (lambda: fair_starts(MB, squares=[]), ValueError, "squares is empty"),
+    (lambda: fair_starts(MB, squares=5), TypeError, "squares must be a list"),
+    (lambda: fair_starts(Board(5, {3: 1}, start=2, overshoot="exact", dice={3: 1.0}),
+                         squares=[1]),
+     ValueError, "cannot be reached from square 1"),
+    (lambda: fair_starts(Board(5, {3: 1}, overshoot="exact", dice={3: 1.0})), ValueError,
+     "cannot be reached from the board's start"),
+    (lambda: fair_starts(MB, handicap="throws", max_extra=0), ValueError, "max_extra"),
+    (lambda: fair_starts(MB, move_first="yes"), TypeError, "move_first"),
+])
+def test_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_given_squares_restrict_the_search():
+    f = fair_starts(MB, squares=[5, 10, 20], move_first=False)
+    assert f.starts[0] == 0 and f.starts[1] in (0, 5, 10, 20)
+    assert f.evaluated == 4
+    table = {b: abs(win_probabilities(MB, starts=[0, b])[0] - 0.5) for b in (0, 5, 10, 20)}
+    assert f.starts[1] == min(table, key=table.get)
+
+
+def test_cli_analyze_prints_the_edge(capsys):
+    import json
+
+    from snl_numeric.cli import main
+
+    assert main(["analyze", "milton-bradley", "--players", "3"]) == 0
+    text = capsys.readouterr().out
+    edge = first_player_advantage(MB, 3)
+    assert f"player 1's edge   {edge:.6f}   (its win chance - 1/3)" in text
+    assert main(["analyze", "milton-bradley", "--players", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["players"]["first_player_advantage"] == first_player_advantage(MB)
+    assert main(["analyze", "milton-bradley", "--players", "1", "--json"]) == 0
+    assert "first_player_advantage" not in json.loads(capsys.readouterr().out)["players"]
