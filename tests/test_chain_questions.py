@@ -424,3 +424,59 @@ def to_nx(model):
     from snl_numeric import to_networkx
 
     return to_networkx(model)
+
+
+# -- the boards of the main answers' tests, through their chain -----------------------------
+
+def _answer_boards():
+    from conftest import ANSWER_BOARDS
+
+    return [pytest.param(args, kwargs, id=name) for name, args, kwargs in ANSWER_BOARDS]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), _answer_boards())
+def test_answer_boards_answer_the_same_through_their_chain(args, kwargs) -> None:
+    """Issue 50: every board the main answers are tested on (conftest.ANSWER_BOARDS) gives
+    the same answers through ``Board.to_chain()``: the means within both certified bounds,
+    the variances within both (1e-10 each, or what a warning states, the same on both
+    sides), the distribution entry by entry (games of up to 10^4 throws on average), the
+    finish probability and the fewest throws from every square exactly; inf where inf."""
+    import re
+    import warnings
+
+    from snl_numeric import (
+        expected_throws_all,
+        finish_probability,
+        length_distribution,
+        min_throws,
+        solver_report,
+        throws_variance_all,
+    )
+
+    board = Board(*args, **kwargs)
+    chain = board.to_chain()
+    tb, tc = expected_throws_all(board), expected_throws_all(chain)
+    assert np.array_equal(np.isinf(tb), np.isinf(tc))
+    fin = np.isfinite(tb)
+    bound = 2 * max(solver_report(board).error_estimate, solver_report(chain).error_estimate,
+                    1e-15)
+    np.testing.assert_allclose(tc[fin], tb[fin], rtol=bound, atol=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vb = throws_variance_all(board)
+        said = [str(w.message) for w in caught]
+        vc = throws_variance_all(chain)
+    assert [str(w.message) for w in caught[len(said):]] == said
+    stated = [float(x) for m in said for x in re.findall(r"relative error of ([0-9.e+-]+)", m)]
+    assert np.array_equal(np.isinf(vb), np.isinf(vc))
+    np.testing.assert_allclose(vc[fin], vb[fin], rtol=2 * max([1e-10, *stated]), atol=1e-300)
+    squares = range(board.size + 1) if board.size <= 400 else range(0, board.size + 1, 1499)
+    for x in squares:
+        assert finish_probability(chain, x) == finish_probability(board, x), x
+        assert min_throws(chain, x) == min_throws(board, x), x
+    for x in sorted({board.start, 0}):
+        if not tb[x] <= 1e4:
+            continue
+        pb, pc = length_distribution(board, x), length_distribution(chain, x)
+        assert len(pb) == len(pc)
+        np.testing.assert_allclose(pc, pb, rtol=1e-11, atol=1e-16)
