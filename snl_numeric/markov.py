@@ -287,7 +287,7 @@ class Chain:
     False
     """
 
-    __slots__ = ("P", "absorbing", "labels", "start", "_mask", "_compiled", "_hash")
+    __slots__ = ("P", "absorbing", "labels", "start", "_mask", "_compiled", "_hash", "_uneven")
 
     P: sp.csr_array
     absorbing: np.ndarray
@@ -296,6 +296,7 @@ class Chain:
     _mask: np.ndarray
     _compiled: CompiledBoard | None
     _hash: int | None
+    _uneven: bool | None
 
     def __init__(self, P: Any, *, absorbing: Any = None, labels: Any = None,
                  start: int = 0) -> None:
@@ -319,6 +320,7 @@ class Chain:
         setattr_(self, "start", start)
         setattr_(self, "_compiled", None)
         setattr_(self, "_hash", None)
+        setattr_(self, "_uneven", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Chain is immutable: cannot set {name!r}")
@@ -351,6 +353,26 @@ class Chain:
                     compiled = compile_chain(self.P, self._mask, self.start)
                     object.__setattr__(self, "_compiled", compiled)
         return compiled
+
+    @property
+    def uneven(self) -> bool:
+        """Whether the chain's rows are too uneven for a successor table
+        (``snl_numeric.compile.uneven``: a hub row far wider than the others): then
+        ``compiled`` refuses it and the moments are solved from its CSR rows
+        (``snl_numeric.uneven``). Checked once.
+
+        Examples
+        --------
+        >>> Chain([[1, 0], [0.5, 0.5]]).uneven
+        False
+        """
+        value = self._uneven
+        if value is None:
+            from .compile import uneven
+
+            value = bool(uneven(self.P.indptr, self._mask))
+            object.__setattr__(self, "_uneven", value)
+        return value
 
     def compiled_index(self, state: Any = None) -> int:
         """The index of ``state`` (default: the chain's ``start``) in ``compiled``: its place

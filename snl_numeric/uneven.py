@@ -32,7 +32,6 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from ._core.solve import CANCELLATION, TARGET_ERROR, UNIT_ROUNDOFF, WARN_ERROR, csr_solver
 from ._core.warn import warn_user
-from .compile import uneven
 from .markov import Chain
 
 __all__ = ["UnevenMoments", "clear_cache", "is_uneven", "uneven_moments"]
@@ -82,7 +81,7 @@ class UnevenMoments:
 
 def is_uneven(model: object) -> bool:
     """Whether ``model`` is a :class:`~snl_numeric.Chain` too uneven for a successor table
-    (:func:`~snl_numeric.compile.uneven`).
+    (:attr:`Chain.uneven <snl_numeric.Chain.uneven>`, :func:`~snl_numeric.compile.uneven`).
 
     Examples
     --------
@@ -90,7 +89,7 @@ def is_uneven(model: object) -> bool:
     >>> is_uneven(Chain(np.array([[0.5, 0.5], [0.0, 1.0]])))
     False
     """
-    return isinstance(model, Chain) and bool(uneven(model.P.indptr, model.is_absorbing))
+    return isinstance(model, Chain) and model.uneven
 
 
 def uneven_moments(chain: Chain) -> UnevenMoments:
