@@ -303,8 +303,8 @@ def chain_section(chain: Any) -> str:
     """What the chain is: its states, absorbing states and transitions."""
     names = [str(chain.labels[i]) for i in chain.absorbing[:STATES_SHOWN].tolist()]
     more = len(chain.absorbing) - len(names)
-    rows = [("states", f"{chain.n_states:,} ({chain.n_states - len(chain.absorbing):,} "
-                       f"transient)"),
+    rows = [("states", f"{chain.n_states:,} ({chain.n_states - len(chain.absorbing):,} not "
+                       f"absorbing)"),
             (plural(len(chain.absorbing), "absorbing state"),
              ", ".join(names) + (f" and {more:,} more" if more > 0 else "")),
             ("transitions", f"{int(chain.P.nnz):,}")]
