@@ -34,7 +34,16 @@ ours 0.025 s (GMRES on the structured sweeps, 31 iterations, certified 3.7e-12) 
 4.30 s (1.30x; 5.29 s, 1.63x, before its table put jumps in the board's columns),
 perturbed CSR 6.98 s (2.1x: a per-row table, no equal shares).
 
-Usage: ``PYTHONPATH=. python -m benchmarks.bench_chain [--quick] [--size N] [--large]``.
+One more, alone with ``--uneven`` (:func:`uneven_rows`): a chain too uneven for a
+successor table (``hub_chain``: 10^4 states, 5 moves per state within 50 either side, about
+half backward, state 0 a hub moving to every state), its certified mean and variance from a
+fresh ``Chain`` (solved from its CSR rows by SuperLU, certified) against
+``splu(I - Q)`` and two solves on the same matrix, CPU time, median of 3 interleaved
+rounds (issue 50's target: within 2x). Measured (2 shared cores, same run): ours 1.44 s,
+``splu`` 1.34 s (1.07x), the mean certified to 1e-12.
+
+Usage: ``PYTHONPATH=. python -m benchmarks.bench_chain [--quick] [--size N] [--large]``,
+``... bench_chain --uneven``.
 """
 
 from __future__ import annotations
@@ -47,8 +56,15 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu, spsolve
 
 from benchmarks._util import interleaved, interleaved_times, row
-from snl_numeric import Chain, expected_throws_all, throws_variance_all, transition_matrix
+from snl_numeric import (
+    Chain,
+    expected_throws_all,
+    solver_report,
+    throws_variance_all,
+    transition_matrix,
+)
 from snl_numeric.boards import random_board
+from snl_numeric.uneven import clear_cache
 
 SIZE = 10**5
 QUICK_SIZE = 2 * 10**4
@@ -139,6 +155,54 @@ def backward_rows(n: int = 10**4, repeats: int = 3) -> list[dict]:
                 ours_cpu_s=t["chain"][1], baseline_cpu_s=t["splu"][1])]
 
 
+def hub_chain(n: int = 10**4, moves: int = 5, back: int = 50, seed: int = 3) -> sp.csr_array:
+    """A chain of ``n`` states too uneven for a successor table: ``moves`` moves from each
+    state to states within ``back`` either side (about half of them backward), state 0 a
+    hub moving to every state, the last state absorbing; random weights."""
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n - 1), moves)
+    cols = np.clip(rows + rng.integers(-back, back + 1, rows.size), 0, n - 1)
+    vals = rng.random(rows.size) + 0.1
+    rows = np.concatenate([rows, np.zeros(n, np.intp), [n - 1]])
+    cols = np.concatenate([cols, np.arange(n), [n - 1]])
+    vals = np.concatenate([vals, rng.random(n) + 0.1, [1.0]])
+    P = sp.csr_array((vals, (rows, cols)), shape=(n, n))
+    P.sum_duplicates()
+    return sp.csr_array(sp.diags_array(1.0 / P.sum(axis=1)) @ P)
+
+
+def splu_moments(P: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of the steps to the last state by one ``splu(I - Q)`` and two
+    solves (``t``, then ``N t``)."""
+    n = P.shape[0] - 1
+    lu = splu(sp.csc_array(sp.eye_array(n) - P[:n, :n]))
+    t = lu.solve(np.ones(n))
+    return t, 2 * lu.solve(t) - t - t * t
+
+
+def uneven_rows(n: int = 10**4, repeats: int = 3) -> list[dict]:
+    """Mean and variance (certified) of :func:`hub_chain`, solved from its CSR rows (the
+    table refused), vs :func:`splu_moments` on the same matrix (CPU time; issue 50: within
+    2x of ``splu``)."""
+    P = hub_chain(n)
+    data, indices, indptr = P.data, P.indices, P.indptr
+
+    def ours() -> tuple[np.ndarray, np.ndarray]:
+        clear_cache()
+        chain = Chain((data, indices, indptr))
+        return expected_throws_all(chain), throws_variance_all(chain)
+
+    (t, v), (tr, vr) = ours(), splu_moments(P)
+    assert np.allclose(t[:-1], tr, rtol=1e-10) and np.allclose(v[:-1], vr, rtol=1e-8)
+    bound = solver_report(Chain((data, indices, indptr))).error_estimate
+    times = interleaved_times({"chain": (ours, 1), "splu": (lambda: splu_moments(P), 1)},
+                              repeats)
+    return [row(f"Chain mean+variance, uneven {n:,}-state chain (a hub row, 5 moves/state, "
+                "half backward)", times["chain"][0], "splu", times["splu"][0],
+                f"certified mean to {bound:.1g}; Chain() validation included",
+                ours_cpu_s=times["chain"][1], baseline_cpu_s=times["splu"][1])]
+
+
 def perturbed(P: sp.csr_array, seed: int = 2) -> sp.csr_array:
     """``P`` with every probability scaled by up to 1.2 at random and rows renormalised."""
     rng = np.random.default_rng(seed)
@@ -178,6 +242,13 @@ def large_rows(n: int = 10**6, repeats: int = 3) -> list[dict]:
 
 if __name__ == "__main__":
     size = int(sys.argv[sys.argv.index("--size") + 1]) if "--size" in sys.argv else None
+    if "--uneven" in sys.argv:
+        rows = uneven_rows()
+        for r in rows:
+            print(f"{r['benchmark']}: ours {r['ours_cpu_s']:.3f} s CPU ({r['ours_s']:.3f} s "
+                  f"wall), {r['baseline']} {r['baseline_cpu_s']:.3f} s CPU "
+                  f"({r['baseline_s']:.3f} s wall); {r['note']}")
+        sys.exit(0)
     rows = run(repeats=3, quick="--quick" in sys.argv, size=size) + backward_rows()
     if "--large" in sys.argv:
         rows += large_rows()

@@ -40,18 +40,12 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 
 from ._core.memory import check_memory
-from ._core.solve import (
-    CANCELLATION,
-    TARGET_ERROR,
-    UNIT_ROUNDOFF,
-    WARN_ERROR,
-    Solution,
-    SystemSolver,
-    system_solver,
-)
+from ._core.solve import (CANCELLATION, TARGET_ERROR, UNIT_ROUNDOFF, WARN_ERROR, Solution,
+                          SystemSolver, system_solver)
 from ._core.warn import warn_user
 from .board import Board, check_model, check_start
 from .compile import CompiledBoard
+from .uneven import is_uneven, uneven_moments
 
 if TYPE_CHECKING:
     from .markov import Chain
@@ -419,7 +413,9 @@ def solver_report(board: Model) -> SolveReport:
     >>> rep.method, rep.residual < 1e-13, rep.error_estimate < 1e-11
     ('gmres', True, True)
     """
-    cb = check_model(board).compiled
+    if is_uneven(check_model(board)):  # (too uneven for a table: solved from its rows)
+        return SolveReport(*uneven_moments(board).report)  # type: ignore[arg-type]
+    cb = board.compiled
     return cb.cache.get("report", lambda: _report(cb))
 
 
@@ -459,6 +455,8 @@ def expected_throws_all(board: Model, *, exact: bool = False
     """
     if _exact(board, exact):
         return exact_moments(board.compiled, variance=False)[0]
+    if is_uneven(board):
+        return uneven_moments(board).mean.copy()  # type: ignore[arg-type]
     cb = board.compiled
     return cb.in_state_order(mean_all(cb))
 
@@ -541,6 +539,8 @@ def throws_variance_all(board: Model, *, exact: bool = False
     """
     if _exact(board, exact):
         return exact_moments(board.compiled)[1]  # type: ignore[return-value]
+    if is_uneven(board):
+        return uneven_moments(board).variance.copy()  # type: ignore[arg-type]
     cb = board.compiled
     return cb.in_state_order(moments(cb)[1])
 

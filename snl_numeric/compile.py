@@ -46,7 +46,7 @@ from ._core.vectorised import landing_rest, reach, reachable_from, succ_table
 if TYPE_CHECKING:
     from .board import Board
 
-__all__ = ["BoardCache", "CompiledBoard", "compile_board", "compile_chain"]
+__all__ = ["BoardCache", "CompiledBoard", "compile_board", "compile_chain", "uneven"]
 
 T = TypeVar("T")
 
@@ -396,6 +396,27 @@ SKEW_RATIO = 8
 SKEW_BYTES = 1 << 28
 
 
+def uneven(indptr: np.ndarray, absorbing: np.ndarray) -> str:
+    """Why a chain's rows (CSR ``indptr``; ``absorbing`` its mask) are too uneven for a
+    successor table, or ``""``: its widest transient row holds more than ``SKEW_WIDTH``
+    entries and ``SKEW_RATIO`` times the mean, and the table padded to it would take more
+    than ``SKEW_BYTES``.
+
+    Examples
+    --------
+    >>> uneven(np.array([0, 1, 2]), np.array([False, True]))
+    ''
+    """
+    lengths = np.diff(indptr)[~absorbing]
+    size = len(lengths)
+    width = max(1, int(lengths.max(initial=0)))
+    mean = max(float(lengths.mean()) if size else 0.0, 1.0)
+    if width > SKEW_WIDTH and width > SKEW_RATIO * mean and 12 * (size + 1) * width > SKEW_BYTES:
+        return (f"its widest row holds {width:,} transitions, {width / mean:.0f}x the mean of "
+                f"{mean:.1f}")
+    return ""
+
+
 def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> CompiledBoard:
     """The :class:`CompiledBoard` of an absorbing chain (usually ``chain.compiled``).
 
@@ -417,8 +438,8 @@ def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> Co
     The padded table needs ``(size + 1) * width`` entries, checked against the memory
     available first. A chain whose widest row is far above the mean (more than
     ``SKEW_RATIO`` times it and more than ``SKEW_WIDTH`` entries) would waste most of that
-    table: above ``SKEW_BYTES`` of table it is refused here with the reason (the direct sparse path on the CSR itself,
-    without a table, is not built yet).
+    table: above ``SKEW_BYTES`` of table it is refused here with the reason (:func:`uneven`;
+    the moments of such a chain are solved from its CSR rows, :mod:`snl_numeric.uneven`).
 
     Parameters
     ----------
@@ -451,13 +472,13 @@ def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> Co
     rows = matrix[transient] if size < n else matrix
     lengths = np.diff(rows.indptr)
     width = max(1, int(lengths.max(initial=0)))
-    mean = float(lengths.mean()) if size else 0.0
-    skewed = width > SKEW_WIDTH and width > SKEW_RATIO * max(mean, 1.0)
-    if skewed and 12 * (size + 1) * width > SKEW_BYTES:
+    reason = uneven(matrix.indptr, absorbing)
+    if reason:
         raise ValueError(
-            f"this chain's rows are too uneven for a successor table: its widest row holds "
-            f"{width:,} transitions, {width / max(mean, 1.0):.0f}x the mean of {mean:.1f} "
-            f"(padding every row to it would waste most of the table)")
+            f"this chain's rows are too uneven for a successor table: {reason} (padding "
+            f"every row to it would waste most of the table); expected_throws_all, "
+            f"throws_variance_all and solver_report answer it from its rows, the other "
+            f"questions need the table")
     shares = _equal_shares(rows.data, lengths, width)
     if shares is not None:  # a die's table: the fast path of the structured solver
         p, k, counts = shares

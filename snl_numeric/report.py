@@ -17,6 +17,7 @@ from typing import Any
 from ._core.files import write_text_atomic
 from ._core.validation import flag
 from .analysis import analyze
+from .absorption import absorption_probabilities
 from .board import Board, check_board, check_start
 from .chain import expected_throws, solver_report
 from .display.editor import editable_page
@@ -24,7 +25,10 @@ from .display.html import board_title
 from .display.report import (
     board_section,
     candidates_section,
+    chain_section,
+    chain_visits_section,
     distribution_section,
+    ends_section,
     impact_section,
     key_numbers_section,
     page,
@@ -33,6 +37,7 @@ from .display.report import (
     visits_section,
 )
 from .impact import candidates, jump_impact
+from .markov import Chain
 from .policy import optimal_policy
 from .race import optimal_race
 
@@ -42,7 +47,7 @@ __all__ = ["report", "CANDIDATES_MAX_SIZE"]
 CANDIDATES_MAX_SIZE = 400
 
 
-def report(board: Board, path: str | os.PathLike[str] | None = None, *,
+def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
            actions: Sequence[Any] | None = None, race: bool = False,
            start: int | None = None, editable: bool = False) -> str:
     """Write one self-contained HTML report about ``board``.
@@ -58,10 +63,14 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
 
     Parameters
     ----------
-    board : Board
-        Not a :class:`~snl_numeric.Chain`: the page is about a board's drawing and jumps
-        (a ``TypeError`` says so; :func:`~snl_numeric.analyze` and the distribution and
-        visits plots take a chain).
+    board : Board or Chain
+        For a :class:`~snl_numeric.Chain` the page counts steps and names states by their
+        labels: the key numbers with their bounds, the distribution of the number of
+        steps, the expected steps made from each state and, from
+        :func:`~snl_numeric.absorption_probabilities`, the chance of ending in each
+        absorbing state with the expected steps given that end. A chain has no drawing,
+        jumps or dice: ``actions``, ``race`` and ``editable`` are refused for it
+        (``TypeError``).
     path : str or path-like, optional
         Where to write the page (UTF-8); not written when omitted.
     actions : sequence of dice, optional
@@ -71,7 +80,7 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
         Add the race of two players choosing between ``actions`` (the board's own die
         when no ``actions`` are given).
     start : int, optional
-        Start square; the board's own by default.
+        Start square (a chain's start state); the board's own by default.
     editable : bool, default False
         Make the page an editor as well: controls to add, move, delete and retarget jumps
         and to change the rules and dice, with a solver in the page's own script (no
@@ -92,15 +101,22 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
     (True, False, True)
     >>> "Edit the board" in report(boards.get("seed-30"), editable=True)
     True
-    """
-    from .markov import Chain
 
+    A chain: gambler's ruin on 0..4 from 2, a fair coin, two ends.
+
+    >>> import numpy as np
+    >>> from snl_numeric import Chain
+    >>> P = np.zeros((5, 5))
+    >>> P[0, 0] = P[4, 4] = 1.0
+    >>> for i in range(1, 4):
+    ...     P[i, i - 1] = P[i, i + 1] = 0.5
+    >>> html = report(Chain(P, labels=["ruin", 1, 2, 3, "rich"], start=2))
+    >>> "Where the walk ends" in html, "expected steps" in html, "rich" in html
+    (True, True, True)
+    """
     if isinstance(board, Chain):
-        raise TypeError(
-            "report takes a Board, got a Chain: the page is built around a board (its "
-            "drawing, each jump's impact, the jumps one could add, the choice of dice); for "
-            "a chain use analyze(chain) (shown as HTML in a notebook) and "
-            "snl_numeric.plot.plot_distribution / plot_visits, which take a Chain")
+        return _chain_report(board, path, actions=actions, race=race, start=start,
+                             editable=editable)
     start = check_start(check_board(board), start)
     race = flag(race, "race")
     editable = flag(editable, "editable")
@@ -138,6 +154,37 @@ def report(board: Board, path: str | os.PathLike[str] | None = None, *,
                 "board (no simulation).")
     if editable:
         html = editable_page(html, board)
+    if path is not None:
+        write_text_atomic(path, html)
+    return html
+
+
+def _chain_report(chain: Chain, path: str | os.PathLike[str] | None, *,
+                  actions: Sequence[Any] | None, race: bool, start: int | None,
+                  editable: bool) -> str:
+    """:func:`report` of a chain."""
+    for name, given in (("actions", actions is not None), ("race", race is not False),
+                        ("editable", editable is not False)):
+        if given:
+            raise TypeError(f"report({name}=...) needs a Board (dice to choose, a board to "
+                            f"draw and edit); a Chain has none: leave {name} out")
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file name (str or path-like) or None, got {path!r}")
+    a = analyze(chain, start=start)
+    solved = solver_report(chain)
+    ends = absorption_probabilities(chain, a.start, visit_probability=False)
+    sections = [
+        ("numbers", "Key numbers", key_numbers_section(a, solved.error_estimate, solved.method)),
+        ("chain", "The chain", chain_section(chain)),
+        ("length", "How long the walk lasts", distribution_section(a)),
+        ("visits", "Where the walk goes", chain_visits_section(a)),
+        ("ends", "Where the walk ends", ends_section(ends)),
+    ]
+    html = page(f"Report: {board_title(chain)}",
+                f"{chain.n_states:,} states, {len(chain.absorbing):,} absorbing; start on "
+                f"state {chain.labels[a.start]!s}.", sections,
+                "Made by snl_numeric: exact answers from the absorbing Markov chain (no "
+                "simulation).")
     if path is not None:
         write_text_atomic(path, html)
     return html

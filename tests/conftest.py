@@ -24,6 +24,41 @@ DICE = [None, {1: 0.5, 2: 0.5}, {1: 0.5, 3: 0.5}, {2: 0.25, 3: 0.25, 5: 0.5},
         {1: 0.2, 4: 0.8}, {3: 0.5, 4: 0.5}]
 
 
+#: The boards the tests of the main answers use (tests/test_chain.py, test_accuracy.py,
+#: test_distribution.py, test_shortest.py, test_board.py), as ``(id, args, kwargs)`` of
+#: ``Board``: every rule, lopsided and degenerate dice, squares that never finish, a start
+#: on the goal, long games, and one large board of chained snakes (the structured path).
+ANSWER_BOARDS = [
+    ("plain-1", (1,), {}),
+    ("plain-10", (10,), {}),
+    ("one-face-12", (12,), {"dice": {1: 1.0}}),
+    ("exact-2-coin", (2,), {"overshoot": "exact", "dice": {1: 0.5, 2: 0.5}}),
+    ("snake-to-0-coin", (2, {1: 0}), {"dice": {1: 0.5, 2: 0.5}}),
+    ("trapped-start", (5, {3: 0}), {"start": 3, "dice": {2: 1.0}}),
+    ("exact-2", (2,), {"overshoot": "exact"}),
+    ("exact-4-three", (4,), {"overshoot": "exact", "dice": {3: 1.0}}),
+    ("exact-4-three-four", (4,), {"overshoot": "exact", "dice": {3: 0.5, 4: 0.5}}),
+    ("lopsided-ladders", (8, {1: 7, 2: 4, 3: 2, 4: 1}), {"dice": {1: .001, 2: .999}}),
+    ("five-six", (10, {7: 5}), {"dice": {5: .5, 6: .5}}),
+    ("near-deterministic", (30,), {"overshoot": "exact", "dice": {1: 1e-3, 2: 1 - 1e-3}}),
+    ("ladder-5-15", (20, {5: 15}), {}),
+    ("snake-39-0", (40, {39: 0}), {}),
+    ("plain-300", (300,), {}),
+    ("exact-7", (7,), {"overshoot": "exact", "dice": {2: 0.3, 5: 0.7}}),
+    ("snake-20-3", (30, {20: 3}), {}),
+    ("long-exact-snake", (100, {99: 0}), {"overshoot": "exact", "dice": {1: 0.999, 2: 0.001}}),
+    ("bounce-four", (10,), {"overshoot": "bounce", "dice": {4: 1.0}}),
+    ("bounce-three-four", (10,), {"overshoot": "bounce", "dice": {3: 0.5, 4: 0.5}}),
+    ("start-on-goal", (10,), {"start": 10}),
+    ("ladder-snake", (10, {3: 8, 9: 2}), {}),
+    ("two-jumps", (20, {5: 15, 12: 2}), {}),
+    ("loop-3-5", (10, {3: 5, 5: 3}), {}),
+    ("chained-ladders", (30, {x: x + 1 for x in range(1, 20, 2)}), {"chain": True}),
+    ("chained-snakes-6000", (6000, {s: s - 97 for s in range(5999, 200, -97)}),
+     {"chain": True}),
+]
+
+
 @st.composite
 def boards(draw, min_size=1, max_size=30, rules=True):
     """Random small boards across every rule variant (jumps may chain or strand)."""

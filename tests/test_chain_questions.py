@@ -272,11 +272,89 @@ def test_chain_plots_distribution_and_visits() -> None:
     plt.close("all")
 
 
-def test_report_refuses_a_chain_naming_the_board_parts() -> None:
+def _cells(html: str, section: str) -> list[list[str]]:
+    """The rows of the tables of one ``<section id=...>`` of a report, as cell texts."""
+    import re
+    from html import unescape
+
+    body = html.split(f'<section id="{section}">', 1)[1].split("</section>", 1)[0]
+    return [[unescape(c) for c in re.findall(r"<t[hd]>(.*?)</t[hd]>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def test_report_of_a_chain_shows_steps_visits_and_ends(tmp_path) -> None:
+    """The page of gambler's ruin on 0..6 (p = 0.4, from 2, three labelled ends: the
+    middle state 4 made absorbing too) against the dense fundamental matrix of
+    tests/naive.py: the mean with its bound, the visits and each end's chance and
+    conditional mean."""
     from snl_numeric import report
 
-    with pytest.raises(TypeError, match="report takes a Board, got a Chain: .*jump's impact"):
-        report(Chain(ruin(4, 0.5)))
+    P = ruin(6, 0.4)
+    P[4] = 0.0
+    P[4, 4] = 1.0
+    labels = ["broke", "one", "two", "three", "half", "five", "rich"]
+    chain = Chain(P, labels=labels, start=2)
+    html = report(chain, tmp_path / "chain.html")
+    assert (tmp_path / "chain.html").read_text(encoding="utf-8") == html
+    assert "throws" not in html and "<script" not in html
+    # the references: N = (I - Q)^-1 by numpy.linalg.solve on the dense matrix
+    transient = [1, 2, 3, 5]
+    Q = P[np.ix_(transient, transient)]
+    N = np.linalg.solve(np.eye(4) - Q, np.eye(4))
+    t = N.sum(axis=1)
+    s = transient.index(2)
+    B = N @ P[np.ix_(transient, [0, 4, 6])]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cond = (N @ B) / B  # E[T; end j] = N B[:, j]
+    numbers = dict(_cells(html, "numbers"))
+    mean, bound = numbers["expected steps"].split(" ± ")
+    assert abs(float(mean) - t[s]) <= 1e-9 * t[s] and 0 < float(bound) < 1e-12
+    assert numbers["start"] == "state two" and numbers["fewest steps"] == "2"
+    variance = (2 * N - np.eye(4)) @ t - t * t
+    assert float(numbers["standard deviation"].split()[0]) == pytest.approx(
+        math.sqrt(variance[s]), rel=1e-9)
+    assert numbers["a shortest walk"] == "two-(0.6)->one one-(0.6)->broke"
+    rows = {r[0]: r[1:] for r in _cells(html, "ends")[1:]}
+    assert list(rows) == [["broke", "half", "rich"][j] for j in np.argsort(-B[s], kind="stable")]
+    for j, end in enumerate(["broke", "half", "rich"]):
+        p, m, sd = rows[end]
+        assert abs(float(p) - B[s, j]) < 1e-12
+        if B[s, j] == 0:
+            assert m == "—"
+        else:
+            value, err = m.split(" ± ")
+            assert abs(float(value) - cond[s, j]) <= 1e-9 * cond[s, j] and float(err) < 1e-11
+    assert rows["rich"] == ["0.000000000000", "—", "—"]  # (4 absorbs first)
+    # the visits: one bar per state visited, labelled, N[s] in the caption's order
+    visits = html.split('<section id="visits">', 1)[1].split("</section>", 1)[0]
+    for k, state in enumerate(transient):  # (five: never visited from two, no bar)
+        assert (f">{labels[state]}</text>" in visits) == (N[s, k] > 0)
+    assert f"they add up to the expected steps, {float(mean):.10g}" in visits
+
+
+def test_report_of_a_chain_refuses_what_needs_a_board() -> None:
+    from snl_numeric import report
+
+    chain = Chain(ruin(4, 0.5))
+    for kwargs in ({"actions": [{1: 1.0}]}, {"race": True}, {"editable": True}):
+        with pytest.raises(TypeError, match=f"report\\({next(iter(kwargs))}=...\\) needs a "
+                                            "Board.*a Chain has none"):
+            report(chain, **kwargs)
+
+
+def test_report_of_a_board_chain_shows_the_board_numbers() -> None:
+    """A registry board's chain: the page's key numbers are the board page's, in steps."""
+    from snl_numeric import boards as registry
+    from snl_numeric import report
+
+    board = registry.get("milton-bradley")
+    on_board, on_chain = (dict(_cells(report(m), "numbers")) for m in (board, board.to_chain()))
+    assert on_chain["expected steps"].split(" ± ")[0] == on_board["expected throws"].split(
+        " ± ")[0]
+    assert on_chain["fewest steps"] == on_board["fewest throws"]
+    assert on_chain["standard deviation"] == on_board["standard deviation"]
+    ends = _cells(report(board.to_chain()), "ends")
+    assert ends[1][:2] == [str(board.size), "1.000000000000"]
 
 
 # -- every registry board, every question that takes a chain ---------------------------------
@@ -346,3 +424,59 @@ def to_nx(model):
     from snl_numeric import to_networkx
 
     return to_networkx(model)
+
+
+# -- the boards of the main answers' tests, through their chain -----------------------------
+
+def _answer_boards():
+    from conftest import ANSWER_BOARDS
+
+    return [pytest.param(args, kwargs, id=name) for name, args, kwargs in ANSWER_BOARDS]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), _answer_boards())
+def test_answer_boards_answer_the_same_through_their_chain(args, kwargs) -> None:
+    """Issue 50: every board the main answers are tested on (conftest.ANSWER_BOARDS) gives
+    the same answers through ``Board.to_chain()``: the means within both certified bounds,
+    the variances within both (1e-10 each, or what a warning states, the same on both
+    sides), the distribution entry by entry (games of up to 10^4 throws on average), the
+    finish probability and the fewest throws from every square exactly; inf where inf."""
+    import re
+    import warnings
+
+    from snl_numeric import (
+        expected_throws_all,
+        finish_probability,
+        length_distribution,
+        min_throws,
+        solver_report,
+        throws_variance_all,
+    )
+
+    board = Board(*args, **kwargs)
+    chain = board.to_chain()
+    tb, tc = expected_throws_all(board), expected_throws_all(chain)
+    assert np.array_equal(np.isinf(tb), np.isinf(tc))
+    fin = np.isfinite(tb)
+    bound = 2 * max(solver_report(board).error_estimate, solver_report(chain).error_estimate,
+                    1e-15)
+    np.testing.assert_allclose(tc[fin], tb[fin], rtol=bound, atol=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vb = throws_variance_all(board)
+        said = [str(w.message) for w in caught]
+        vc = throws_variance_all(chain)
+    assert [str(w.message) for w in caught[len(said):]] == said
+    stated = [float(x) for m in said for x in re.findall(r"relative error of ([0-9.e+-]+)", m)]
+    assert np.array_equal(np.isinf(vb), np.isinf(vc))
+    np.testing.assert_allclose(vc[fin], vb[fin], rtol=2 * max([1e-10, *stated]), atol=1e-300)
+    squares = range(board.size + 1) if board.size <= 400 else range(0, board.size + 1, 1499)
+    for x in squares:
+        assert finish_probability(chain, x) == finish_probability(board, x), x
+        assert min_throws(chain, x) == min_throws(board, x), x
+    for x in sorted({board.start, 0}):
+        if not tb[x] <= 1e4:
+            continue
+        pb, pc = length_distribution(board, x), length_distribution(chain, x)
+        assert len(pb) == len(pc)
+        np.testing.assert_allclose(pc, pb, rtol=1e-11, atol=1e-16)

@@ -580,3 +580,167 @@ def test_an_lu_answer_that_overflows_is_solved_again_by_gth():
         np.testing.assert_allclose(snl.expected_throws(board, start), float(mean), rtol=1e-12)
         np.testing.assert_allclose(snl.throws_variance(board, start), float(var), rtol=1e-12)
     assert snl.solver_report(board).method == "gth"
+
+
+# -- a chain's CSR rows (issue 50: chains too uneven for a successor table) ------------------
+
+@st.composite
+def csr_chains(draw, max_states=24):
+    """Random small chains as dense arrays with their absorbing states: rows of 1 to 6
+    moves anywhere (many backward), self-loops, and sometimes a hub row moving to most
+    states; some states may never be absorbed."""
+    n = draw(st.integers(2, max_states))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    ends = rng.choice(n, size=int(rng.integers(1, max(2, n // 4))), replace=False)
+    P = np.zeros((n, n))
+    for i in range(n):
+        k = int(rng.integers(1, 7))
+        np.add.at(P[i], rng.integers(0, n, k), rng.random(k) + 0.05)
+    if draw(st.booleans()):
+        hub = int(rng.integers(0, n))
+        P[hub] += rng.random(n) * (rng.random(n) < 0.8)
+    P /= P.sum(axis=1, keepdims=True)
+    P[ends] = 0.0
+    P[ends, ends] = 1.0
+    return P, np.sort(ends)
+
+
+def _csr_solver(P, ends):
+    """The CSR solver of a chain over the states from which absorption is sure (those of
+    naive.chain_dense), and that dense answer."""
+    import scipy.sparse as sp
+
+    mean, var, _, _ = naive.chain_dense(P, ends)
+    active = np.isfinite(mean) & (mean > 0)
+    C = sp.csr_array(P)
+    return DirectSolver.csr(C.indptr, C.indices, C.data, active), active, mean, var
+
+
+@settings(max_examples=60, deadline=None)
+@given(csr_chains())
+def test_csr_rows_against_dense_solve(case):
+    """Mean steps (componentwise, within the certified bound), the variance from
+    2 N t - t - t**2, a transposed solve (visits) and the one-step variance against dense
+    numpy.linalg.solve on the same chain."""
+    P, ends = case
+    solver, active, mean, var = _csr_solver(P, ends)
+    assert solver.method == "splu" and solver.unknowns == active.sum()
+    if not active.any():
+        return
+    sol = solver.throws()
+    assert sol.error < 1e-11
+    t = sol.x
+    np.testing.assert_array_equal(t[~active], 0.0)
+    np.testing.assert_allclose(t[active], mean[active], rtol=2 * sol.error + 1e-13, atol=0)
+    u = solver.solve(t)
+    v = 2 * u.x - t - t * t
+    big = active & (var > 1e-6 * mean * mean)
+    np.testing.assert_allclose(v[big], var[big], rtol=1e-8)
+    idx = np.flatnonzero(active)
+    N = np.linalg.inv(np.eye(len(idx)) - P[np.ix_(idx, idx)])
+    b = np.zeros(len(P))
+    b[idx[0]] = 1.0
+    visits = solver.solve(b, trans=True)
+    np.testing.assert_allclose(visits.x[idx], N[0], rtol=0, atol=(visits.error + 1e-13)
+                               * np.abs(N[0]).sum())
+    hi, lo = solver.refined(active.astype(float))
+    w = solver.step_variance(hi, lo)
+    te = np.where(active, mean, 0.0)
+    te[~np.isfinite(te)] = 0.0
+    expect = ((P[idx] * (te[None, :] - te[idx, None] + 1.0) ** 2)).sum(axis=1)
+    every_step_leaves = (P[idx][:, idx] == 0).all(axis=1)
+    expect[every_step_leaves] = 0.0
+    np.testing.assert_allclose(w[idx], expect, rtol=1e-9, atol=1e-12 * te.max() ** 2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(csr_chains())
+def test_csr_rows_twin_of_the_table(case):
+    """The CSR rows and the successor table of the same chain (compile_chain) give one
+    answer within both certified bounds, and the same backward targets."""
+    from snl_numeric import Chain
+
+    P, ends = case
+    chain = Chain(P, absorbing=ends)
+    cb = chain.compiled
+    solver, active, mean, _ = _csr_solver(P, ends)
+    table = fundamental(cb)
+    order = cb.states  # (each state's place in the table; every end merged into one)
+    tt, tc = table.throws(), solver.throws()
+    ok = active
+    np.testing.assert_array_equal(table.active[order[ok]], True)
+    np.testing.assert_allclose(tc.x[ok], tt.x[order[ok]],
+                               rtol=2 * (tc.error + tt.error) + 1e-15, atol=0)
+
+
+def test_csr_rows_hub_chain_refused_as_a_table_answered_by_rows():
+    """A hub state moving to 4,800 states beside rows of 5 moves: too uneven for the table
+    (compile_chain says why), answered from its rows: the mean within its certified bound
+    of a dense solve, and a memory check before allocating anything large."""
+    import scipy.sparse as sp
+
+    from snl_numeric import Chain
+    from snl_numeric._core.memory import MemoryLimitError
+    from snl_numeric._core.solve.csr import csr_rows
+
+    n = 4801
+    rng = np.random.default_rng(5)
+    rows = np.repeat(np.arange(n - 1), 5)
+    cols = np.clip(rows + rng.integers(-40, 41, rows.size), 0, n - 1)
+    P = sp.csr_array((rng.random(rows.size) + 0.1, (rows, cols)), shape=(n, n)).tolil()
+    P[0, :] = rng.random(n) + 0.1
+    P[n - 1, :] = 0.0
+    P[n - 1, n - 1] = 1.0
+    P = sp.csr_array(P)
+    P = sp.csr_array(sp.diags_array(1.0 / P.sum(axis=1)) @ P)
+    chain = Chain(P)
+    with pytest.raises(ValueError, match="too uneven for a successor table"):
+        chain.compiled
+    active = ~chain.is_absorbing
+    solver = DirectSolver.csr(chain.P.indptr, chain.P.indices, chain.P.data, active)
+    sol = solver.throws()
+    dense = chain.P.toarray()[:-1, :-1]
+    t = np.linalg.solve(np.eye(n - 1) - dense, np.ones(n - 1))
+    assert sol.error < 1e-11
+    np.testing.assert_allclose(sol.x[:-1], t, rtol=2 * sol.error, atol=0)
+    with pytest.raises(MemoryLimitError, match="the rows of a chain of"):
+        csr_rows(np.array([0, 2**61]), np.zeros(1, np.int64), np.ones(1), np.array([0]),
+                 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(csr_chains(max_states=160), st.booleans())
+def test_csr_dd_residual_against_fractions(case, trans):
+    """The double-double residual of the CSR rows (long rows summed by fsum, the others
+    slot by slot) within its bound of the exact residual in fractions, for A and A^T;
+    chains of up to 160 states, so that a hub row is longer than LONG_ROW."""
+    from fractions import Fraction
+
+    from snl_numeric._core.solve.csr import DDRows
+
+    P, ends = case
+    solver, active, _, _ = _csr_solver(P, ends)
+    m = solver.unknowns
+    if not m:
+        return
+    rows = solver._csr
+    rng = np.random.default_rng(m)
+    hi = rng.random((m, 1)) * 100
+    lo = hi * 2.0**-60 * rng.random((m, 1))
+    b = rng.random((m, 1))
+    r, bound = DDRows(rows, trans).dd_residual(b, hi, lo)
+    x = [Fraction(float(h)) + Fraction(float(low)) for h, low in zip(hi[:, 0], lo[:, 0])]
+    x.append(Fraction(0))
+    exact = [Fraction(float(v)) for v in b[:, 0]]
+    for i, to, p in zip(rows.row.tolist(), rows.to.tolist(), rows.moving.tolist()):
+        if p == 0:
+            continue
+        if not trans:  # row i: sum p (x_i - x_to)
+            exact[i] -= Fraction(p) * (x[i] - x[to])
+        else:  # column i of A: p x_i on the diagonal, -p x_i in row `to`
+            exact[i] -= Fraction(p) * x[i]
+            if to < m:
+                exact[to] += Fraction(p) * x[i]
+    err = np.array([abs(float(e - Fraction(float(v)))) for e, v in zip(exact, r[:, 0])])
+    assert (err <= bound[:, 0]).all()

@@ -116,6 +116,31 @@ def test_input_forms_are_one_chain():
     assert c == Chain(P, labels=list("abcdef"), start=2)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_dense_input_is_converted_entry_by_entry(seed):
+    """A dense P (float, Fortran order, a strided view, integers) gives the chain SciPy's
+    own conversion gives: the same entries, row by row in column order."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    P = np.where(rng.random((n, n)) < 0.2, rng.integers(1, 5, (n, n)), 0).astype(float)
+    P[np.arange(n), np.arange(n)] += P.sum(axis=1) == 0  # (no empty row)
+    P[-1] = 0.0
+    P[-1, -1] = 1.0
+    P /= P.sum(axis=1, keepdims=True)
+    reference = Chain(sp.csr_array(P))
+    wide = np.zeros((n, 2 * n))
+    wide[:, ::2] = P
+    for form in (P, np.asfortranarray(P), wide[:, ::2]):
+        assert Chain(form) == reference
+    ends = np.eye(n, dtype=np.int64)  # integers: every state absorbing
+    assert Chain(ends).P.data.dtype == np.float64 and Chain(ends).absorbing.tolist() == list(
+        range(n))
+    bad = P.copy()
+    bad[0, -1] = np.nan
+    with pytest.raises(ValueError, match="non-finite entries in rows 0"):
+        Chain(bad)
+
+
 def test_chain_is_immutable_and_copies_its_input():
     P = ruin(4, 0.5)
     chain = Chain(P)
@@ -452,7 +477,7 @@ def test_chain_not_yet_supported_is_a_clear_error():
     from snl_numeric import jump_impact
 
     chain = Chain(ruin(4, 0.5))
-    with pytest.raises(TypeError, match="got a Chain: this question needs a board"):
+    with pytest.raises(TypeError, match="got a Chain: a chain has no jumps to remove"):
         jump_impact(chain)
 
 

@@ -30,14 +30,19 @@ from .svg import (
     heat_rgb,
     png_data_uri,
 )
-from .text import plural, rules_line
+from .text import chain_play, is_chain, plural, rules_line
 
 __all__ = ["page", "key_numbers_section", "board_section", "distribution_section",
            "visits_section", "impact_section", "candidates_section", "policy_section",
-           "race_section", "DRAWN_MAX_SIZE"]
+           "race_section", "chain_section", "chain_visits_section", "ends_section",
+           "DRAWN_MAX_SIZE", "STATES_SHOWN"]
 
 #: Boards up to this many squares are drawn square by square.
 DRAWN_MAX_SIZE = 2500
+#: A chain's states drawn in its visits chart and ends listed (the largest first).
+STATES_SHOWN = 30
+#: Steps of a shortest walk written out.
+PLAY_MAX = 12
 #: Jumps drawn in the impact chart (largest effects first).
 BARS_MAX = 30
 
@@ -132,21 +137,31 @@ def page(title: str, subtitle: str, sections: Sequence[tuple[str, str, str]], fo
 
 # -- sections ------------------------------------------------------------------------------
 def key_numbers_section(a: Any, error: float, method: str) -> str:
-    """The key numbers of an analysis, the mean with its certified bound."""
+    """The key numbers of an analysis, the mean with its certified bound (in steps, with
+    the states' labels, for a chain's)."""
+    chain = is_chain(a.board)
+    unit, goal = ("steps", "no absorbing state is") if chain else ("throws", "the goal is not")
     bound = a.mean * error if math.isfinite(a.mean) else math.nan
-    rows = [("expected throws", f"{fmt(a.mean, 10)} ± {bound:.1g}" if math.isfinite(a.mean)
-             else "∞ (the goal is not reached with probability 1)"),
+    rows = [(f"expected {unit}", f"{fmt(a.mean, 10)} ± {bound:.1g}" if math.isfinite(a.mean)
+             else f"∞ ({goal} reached with probability 1)"),
             ("standard deviation", f"{fmt(a.std, 10)} (variance {fmt(a.variance, 10)})"),
-            ("fewest throws", str(a.min_throws) if a.min_throws >= 0 else "unreachable"),
+            (f"fewest {unit}", str(a.min_throws) if a.min_throws >= 0 else "unreachable"),
             ("median / mode", f"{fmt(a.median)} / {fmt(a.mode)}")]
+    if chain:
+        rows.insert(0, ("start", f"state {a.board.labels[a.start]!s}"))
     if a.finish_probability < 1.0:
-        rows.insert(1, ("finish probability", fmt(a.finish_probability, 10)))
+        rows.insert(2 if chain else 1, ("absorption probability" if chain
+                                        else "finish probability",
+                                        fmt(a.finish_probability, 10)))
     if a.percentiles:
         rows.append(("percentiles", ", ".join(f"p{q:g} = {fmt(v)}"
                                               for q, v in a.percentiles.items())))
     if a.shortest_path:
-        rows.append(("a shortest play", " ".join(f"{x}–[{d}]→{y}" for x, d, y in a.shortest_path)))
-    how = (f"Expected throws from (I − Q) t = 1 ({method}), certified to a relative error of "
+        rows.append(("a shortest walk", chain_play(a.board, a.shortest_path[:PLAY_MAX])
+                     + (" …" if len(a.shortest_path) > PLAY_MAX else "")) if chain else
+                    ("a shortest play", " ".join(f"{x}–[{d}]→{y}"
+                                                 for x, d, y in a.shortest_path)))
+    how = (f"Expected {unit} from (I − Q) t = 1 ({method}), certified to a relative error of "
            f"{error:.1g} (the ± above); variances and visits are certified below 1e-10 "
            f"(otherwise a warning says so); the distribution is exact up to an unlisted tail "
            f"below {a.tail:g}.")
@@ -171,18 +186,19 @@ def board_section(board: Any) -> str:
 
 
 def distribution_section(a: Any) -> str:
-    """The distribution of the number of throws."""
+    """The distribution of the number of throws (of steps, for a chain)."""
     if a.pmf is None:
         return f"<p>{escape(a.note)}</p>"
+    unit = "steps" if is_chain(a.board) else "throws"
     k = quantile(a.cdf, 0.999 * a.finish_probability)
     last = len(a.pmf) - 1 if k is None else max(k, a.min_throws, 1)
     marks = {"mean": a.mean} if math.isfinite(a.mean) else {}
     if a.median is not None:
         marks["median"] = a.median
     svg = distribution_svg(a.pmf, a.cdf, last=last, marks=marks,
-                           title="Distribution of the number of throws")
+                           title=f"Distribution of the number of {unit}", unit=unit)
     return _figure(svg, f"P(T = k): bars (left axis); P(T ≤ k): line (right axis); shown up "
-                        f"to {last} throws (99.9% of the games).")
+                        f"to {last} {unit} (99.9% of the {'walks' if unit == 'steps' else 'games'}).")
 
 
 def visits_section(a: Any) -> str:
@@ -280,3 +296,62 @@ def race_section(r: Any) -> str:
     return _kv(rows) + _figure(heat, "Chance that the player about to throw wins, by the "
                                      "mover's square (up) and the other player's (across); "
                                      "both play to win.")
+
+
+# -- chains --------------------------------------------------------------------------------
+def chain_section(chain: Any) -> str:
+    """What the chain is: its states, absorbing states and transitions."""
+    names = [str(chain.labels[i]) for i in chain.absorbing[:STATES_SHOWN].tolist()]
+    more = len(chain.absorbing) - len(names)
+    rows = [("states", f"{chain.n_states:,} ({chain.n_states - len(chain.absorbing):,} not "
+                       f"absorbing)"),
+            (plural(len(chain.absorbing), "absorbing state"),
+             ", ".join(names) + (f" and {more:,} more" if more > 0 else "")),
+            ("transitions", f"{int(chain.P.nnz):,}")]
+    return _kv(rows)
+
+
+def chain_visits_section(a: Any) -> str:
+    """Expected steps made from each state of a chain, the busiest first, by label."""
+    v = a.expected_visits
+    if v is None:
+        return "<p>Expected visits are infinite: the walk may never be absorbed.</p>"
+    chain = a.board
+    v = np.where(chain.is_absorbing, 0.0, np.nan_to_num(np.asarray(v, dtype=float)))
+    order = np.argsort(-v, kind="stable")[:STATES_SHOWN]
+    order = order[v[order] > 0.0]
+    labels = [str(chain.labels[i]) for i in order.tolist()]
+    svg = bars_svg(labels, v[order], [CATEGORICAL[0]] * len(order), uid="visits",
+                   title="Expected steps made from each state",
+                   xlabel="expected steps made from the state in one walk")
+    shown = ("every state visited" if len(order) == np.count_nonzero(v > 0.0)
+             else f"the {len(order)} busiest states")
+    return _figure(svg, f"Expected steps made from each state in one walk from state "
+                        f"{chain.labels[a.start]!s} ({shown}; they add up to the expected "
+                        f"steps, {fmt(a.mean, 10)}).")
+
+
+def ends_section(ab: Any) -> str:
+    """Where the walk from the start ends: each absorbing state's chance, and the expected
+    steps and their spread given that end, with their certified bounds."""
+    s = ab.start
+    p = ab.probabilities[s]
+    order = np.argsort(-p, kind="stable")[:STATES_SHOWN]
+    rows = []
+    for j in order.tolist():
+        mean, var = float(ab.conditional_mean[s, j]), float(ab.conditional_variance[s, j])
+        err = float(ab.conditional_error[s, j])
+        rows.append([str(ab.labels[j]), f"{p[j]:.12f}",
+                     "—" if math.isnan(mean) else f"{fmt(mean, 10)} ± {mean * err:.1g}",
+                     "—" if math.isnan(var) else fmt(math.sqrt(max(var, 0.0)), 10)])
+    more = len(p) - len(order)
+    svg = bars_svg([r[0] for r in rows], p[order], [CATEGORICAL[j % len(CATEGORICAL)]
+                                                    for j in range(len(order))],
+                   uid="ends", title="Chance of ending in each absorbing state",
+                   xlabel="probability of ending there")
+    note = (f"From state {ab.chain.labels[s]!s}. Probabilities certified to ± "
+            f"{ab.probability_error:.1g} (absolute); the expected steps given the end, "
+            f"to the ± shown." + (f" {more:,} less likely ends not listed." if more > 0 else ""))
+    return (_figure(svg, "One bar per absorbing state, the likeliest on top.")
+            + _table(["end", "probability", "expected steps given the end",
+                      "std deviation given the end"], rows) + f"<p>{escape(note)}</p>")

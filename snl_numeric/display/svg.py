@@ -81,9 +81,9 @@ def _svg(width: float, height: float, title: str, body: list[str]) -> str:
 
 
 def distribution_svg(pmf: np.ndarray, cdf: np.ndarray, *, last: int, marks: dict[str, float],
-                     title: str) -> str:
+                     title: str, unit: str = "throws") -> str:
     """Bars of ``pmf[0 .. last]`` with the cdf as a line (right axis) and labelled vertical
-    marks (mean, median, ...)."""
+    marks (mean, median, ...); ``unit`` names the horizontal axis."""
     w, h, left, right, top, bottom = 560.0, 280.0, 54.0, 44.0, 14.0, 40.0
     pw, ph = w - left - right, h - top - bottom
     p = pmf[: last + 1]
@@ -119,7 +119,7 @@ def distribution_svg(pmf: np.ndarray, cdf: np.ndarray, *, last: int, marks: dict
                         f'<text x="{x(k) + 4:.2f}" y="{top + 12 + 14 * i}">{escape(name)}</text>')
     body.append(f'<line x1="{left}" x2="{left + pw}" y1="{top + ph}" y2="{top + ph}" '
                 'stroke="#333"/>')
-    body.append(f'<text x="{left + pw / 2}" y="{h - 6}" text-anchor="middle">throws</text>'
+    body.append(f'<text x="{left + pw / 2}" y="{h - 6}" text-anchor="middle">{unit}</text>'
                 f'<text x="14" y="{top + ph / 2}" text-anchor="middle" '
                 f'transform="rotate(-90 14 {top + ph / 2})">P(T = k)</text>'
                 f'<text x="{w - 10}" y="{top + ph / 2}" text-anchor="middle" fill="#e45756" '

@@ -57,6 +57,7 @@ from ..chain import (
 )
 from ..compile import CompiledBoard
 from ..distribution import length_distribution
+from ..markov import Chain
 from ..players import win_probabilities
 from .certify import (
     CERTIFIED,
@@ -296,6 +297,10 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
     >>> round(float(imp.mean_change[j]), 2)
     19.77
     """
+    if isinstance(board, Chain):
+        raise TypeError("jump_impact takes a Board, got a Chain: a chain has no jumps to "
+                        "remove (its report, report(chain), shows what each state does: "
+                        "expected visits and where the walk ends)")
     start = check_start(check_board(board), start)
     median = flag(median, "median")
     if players is not None:

@@ -3,7 +3,8 @@
 :func:`system_solver` picks the path by size (:func:`~snl_numeric._core.sizes.ordinary`):
 
 - :mod:`.direct`: ordinary boards: LAPACK/SuperLU with certified residuals
-  (:mod:`.certify`), GTH elimination where those cannot certify; nothing compiled;
+  (:mod:`.certify`), GTH elimination where those cannot certify; nothing compiled; also a
+  chain's CSR rows (:func:`csr_solver`, :mod:`.csr`) where a table would be mostly padding;
 - :mod:`.structured`: large boards: block-triangular sweeps plus a low-rank correction,
   GMRES at scale, Numba kernels in :mod:`.blocks` and :mod:`.krylov` (the certificate's
   residuals in :mod:`.residual`);
@@ -112,6 +113,24 @@ def system_solver(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, *,
     return Solver(succ, probs, active) if structured else DirectSolver(succ, probs, active)
 
 
+def csr_solver(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+               active: np.ndarray) -> SystemSolver:
+    """The direct solver of a chain given by its CSR rows (``n x n``: ``indptr``,
+    ``indices``, ``data``, each row's columns distinct) over its ``active`` states, for
+    chains too uneven for a successor table (:meth:`DirectSolver.csr`: SciPy's SuperLU on
+    ``I - Q`` built from the rows, certified as the table's answers are).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> P = sp.csr_array(np.array([[0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0, 1.0]]))
+    >>> s = csr_solver(P.indptr, P.indices, P.data, np.array([True, True, False]))
+    >>> s.method, s.throws().x.tolist(), s.throws().error < 1e-14
+    ('splu', [6.0, 4.0, 0.0], True)
+    """
+    return DirectSolver.csr(indptr, indices, data, active)
+
+
 def dense_solver(a: np.ndarray, to: np.ndarray, probs: np.ndarray, moving: np.ndarray,
                  pivot: np.ndarray, rowsum: np.ndarray, states: np.ndarray,
                  table: Callable[[], tuple]) -> SystemSolver:
@@ -134,6 +153,7 @@ def dense_solver(a: np.ndarray, to: np.ndarray, probs: np.ndarray, moving: np.nd
 
 
 __all__ = ["CANCELLATION", "TARGET_ERROR", "UNIT_ROUNDOFF", "WARN_ERROR", "DirectSolver",
-           "Solution", "Solver", "SystemSolver", "board_moments_kernel", "dense_solver",
+           "Solution", "Solver", "SystemSolver", "board_moments_kernel", "csr_solver",
+           "dense_solver",
            "solver_bytes",
            "step_variance_kernel", "structured_moments", "system_solver"]

@@ -31,6 +31,7 @@ from scipy.linalg.lapack import dgetrf, dgetrs
 from ..blas import columns
 from ..sizes import DENSE_MAX, GTH_MAX
 from .certify import Rows, Solution, gamma, step_variance, total_error
+from .csr import CsrRows, DDRows, csr_rows
 from .eft import dd_add
 from .gth import gth_factor, gth_solve
 
@@ -144,11 +145,47 @@ class DirectSolver:
             self._factorise(a)
         return self
 
+    @classmethod
+    def csr(cls, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+            active: np.ndarray) -> DirectSolver:
+        """The solver of a chain given by its CSR rows (``n x n``, each row's columns
+        distinct) over its ``active`` states: SuperLU on ``A`` built from the rows
+        themselves and the certified residuals of :mod:`.csr` (each row's rounding bounded
+        by its own length), for chains too uneven for a successor table (a hub state of
+        thousands of moves). Answers are those of the rows scaled to sum to 1, as for a
+        table; the cancellation-free elimination serves up to :data:`GTH_MAX` unknowns,
+        there is no structured fallback above.
+
+        Examples
+        --------
+        >>> P = sp.csr_array(np.array([[0, 0.5, 0.5], [0.5, 0, 0.5], [0, 0, 1.0]]))
+        >>> s = DirectSolver.csr(P.indptr, P.indices, P.data, np.array([True, True, False]))
+        >>> s.method, s.throws().x.tolist()
+        ('splu', [2.0, 2.0, 0.0])
+        """
+        self = cls.__new__(cls)
+        self.active = active = np.array(active, dtype=np.bool_)
+        self.n = n = len(active)
+        self.states = states = active.nonzero()[0]
+        self.unknowns = len(states)
+        rows = csr_rows(np.asarray(indptr), np.asarray(indices), np.asarray(data), states, n)
+        self.faces = rows.width
+        self.rowsum = np.ones(n)  # (the rows off the system: a chain's sum to 1)
+        self.rowsum[states] = rows.rowsum
+        self._mu = 0
+        self._setup(None, None, None, rows.rowsum[:, None], None, rows.pivot)
+        self._csr = rows
+        self.method = "splu"
+        if self.unknowns:
+            self._splu = spla.splu(rows.sparse())
+        return self
+
     def _setup(self, to: np.ndarray, probs: np.ndarray, moving: np.ndarray, scale,
                table, pivot: np.ndarray | None = None) -> None:
         """The system's rows: each face's place (``to``), probability and probability of
         moving (and their sum, ``pivot``, when known); ``scale`` the row sums of the
         system's squares (a number for one die)."""
+        self._csr: CsrRows | None = None  # (the rows as CSR: DirectSolver.csr)
         self._to = to
         self._probs = probs
         self._scale = scale
@@ -181,6 +218,8 @@ class DirectSolver:
     @property
     def k(self) -> int:
         """Distinct squares of the system that moves back down lead to."""
+        if self._csr is not None:
+            return self._csr.backward_targets(self.states, self.n)
         dest = np.append(self.states, self.n)[self._to]
         back = (dest < self.states[:, None]) & (self._moving > 0.0)
         return int(len(np.unique(dest[back])))
@@ -190,6 +229,8 @@ class DirectSolver:
         as the system plus one column for the squares off it, and the columns of
         ``A[lo:, lo:]`` are kept (no move of positive probability leads below ``lo``); the
         diagonal is then set to the pivots."""
+        if self._csr is not None:
+            return self._csr.dense()
         m, width = self.unknowns - lo, self.unknowns + 1
         idx = self._to[lo:] + np.arange(0, m * width, width)[:, None]
         a = np.bincount(idx.ravel(), self._moving[lo:].ravel(), m * width)
@@ -232,6 +273,8 @@ class DirectSolver:
         """``G[:rows]^T x[:rows]`` read off the successor table: each move of the first
         ``rows`` squares adds its probability times ``x`` at its source to its
         destination (summed by ``np.bincount``)."""
+        if self._csr is not None:
+            return self._csr.scatter(x)
         m, k = self.unknowns, x.shape[1]
         terms = self._moving[:rows, :, None] * x[:rows, None, :]
         idx = self._to[:rows, :, None] * k + np.arange(k)  # (to = m: off the system)
@@ -269,6 +312,8 @@ class DirectSolver:
         ``|rhs| + |A^T| |x|``, row by row. ``near``: ``x`` at the squares the moves lead
         to, when known (:meth:`_by_lu`; overwritten here)."""
         if not trans:
+            if self._csr is not None:
+                return self._csr.residual(rhs, x)
             if near is None:
                 xe = np.zeros((self.unknowns + 1, x.shape[1]))
                 xe[:-1] = x
@@ -293,6 +338,8 @@ class DirectSolver:
         """``gamma(faces + moves in + 4)`` for each row of ``A^T``: the relative rounding of
         its residual (built on first use)."""
         with self._lock:
+            if self._rounding is None and self._csr is not None:
+                self._rounding = self._csr.rounding_t()
             if self._rounding is None:
                 to = self._to[(self._to < self.unknowns) & (self._moving > 0.0)]
                 terms = self.faces + 4 + np.bincount(to, minlength=self.unknowns)
@@ -303,6 +350,8 @@ class DirectSolver:
         """The rows of ``A`` or of ``A^T``, for residuals in double-double (built on first
         use)."""
         with self._lock:
+            if trans not in self._rows and self._csr is not None:
+                self._rows[trans] = DDRows(self._csr, trans)  # type: ignore[assignment]
             if trans not in self._rows:
                 m = self.unknowns
                 off = (self._to < m) & (self._moving > 0.0)
@@ -331,7 +380,7 @@ class DirectSolver:
             rhs = rhs * self._scale
         x, lo, error, backward, how = self._certified(rhs, trans, target, measure)
         if error > max(target, REFACTOR_ERROR) and self.unknowns > GTH_MAX and np.all(
-                np.isfinite(x)):
+                np.isfinite(x)) and self._csr is None:
             sol = self.structured().solve(b, trans, target=target)
             if sol.error < total_error(error, self.faces):
                 return Solution(sol.x, sol.iterations, sol.error, sol.residual, "structured")
@@ -354,7 +403,8 @@ class DirectSolver:
         its entries)."""
         rhs = np.asarray(b, dtype=np.float64)[self.states, None] * self._scale
         x, lo, error, _, _ = self._certified(rhs, False, 2.0**-100)
-        if error > REFACTOR_ERROR and self.unknowns > GTH_MAX and np.all(np.isfinite(x)):
+        if (error > REFACTOR_ERROR and self.unknowns > GTH_MAX and np.all(np.isfinite(x))
+                and self._csr is None):
             return self.structured().refined(b)
         hi, low = np.zeros(self.n), np.zeros(self.n)
         hi[self.states] = x[:, 0]
@@ -557,6 +607,9 @@ class DirectSolver:
         w = np.zeros(self.n)
         hi = np.append(thi[self.states], 0.0)
         lo = np.append(tlo[self.states], 0.0)
+        if self._csr is not None:
+            w[self.states] = self._csr.step_variance(hi, lo)
+            return w
         w[self.states] = step_variance(self._to, np.broadcast_to(self._probs, self._to.shape),
                                        hi, lo)
         return w
@@ -571,7 +624,8 @@ class DirectSolver:
         :mod:`.structured`, for one block of ``m``)."""
         with self._lock:
             if self._gth is None:
-                leave = np.where(self._to == self.unknowns, self._moving, 0.0).sum(axis=1)
+                leave = (self._csr.leave() if self._csr is not None else
+                         np.where(self._to == self.unknowns, self._moving, 0.0).sum(axis=1))
                 lu = self._dense()
                 gth_factor(lu, leave)
                 m = self.unknowns

@@ -1,0 +1,69 @@
+"""Issue 50: chains too uneven for a successor table (a hub row of thousands of moves)
+answered from their CSR rows: expected steps and their variance against dense
+numpy.linalg.solve (tests/naive.py ``chain_dense``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from naive import chain_dense
+from test_direct import csr_chains
+
+from snl_numeric import Chain, expected_throws_all, solver_report, throws_variance_all
+from snl_numeric.uneven import is_uneven, uneven_moments
+
+
+def hub_chain(n: int = 4801, seed: int = 5, back: int = 40) -> Chain:
+    """A random chain of ``n`` states, 5 moves per state within ``back`` states either
+    side (half of them backward), state 0 a hub moving to every state, the last state
+    absorbing."""
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n - 1), 5)
+    cols = np.clip(rows + rng.integers(-back, back + 1, rows.size), 0, n - 1)
+    data = rng.random(rows.size) + 0.1
+    rows = np.concatenate([rows, np.zeros(n, np.intp), [n - 1]])
+    cols = np.concatenate([cols, np.arange(n), [n - 1]])
+    data = np.concatenate([data, rng.random(n) + 0.1, [1.0]])
+    P = sp.csr_array((data, (rows, cols)), shape=(n, n))
+    P.sum_duplicates()
+    P = sp.csr_array(sp.diags_array(1.0 / P.sum(axis=1)) @ P)
+    return Chain(P)
+
+
+@settings(max_examples=50, deadline=None)
+@given(csr_chains())
+def test_rows_path_against_dense_solve(case):
+    """Any chain (uneven or not) solved from its rows: the means within their certified
+    bound, the variances within theirs, inf where absorption is not sure."""
+    P, ends = case
+    m = uneven_moments(Chain(P, absorbing=ends))
+    mean, var, _, _ = chain_dense(P, ends)
+    assert np.array_equal(np.isinf(m.mean), np.isinf(mean))
+    assert np.array_equal(np.isinf(m.variance), np.isinf(var))
+    fin = np.isfinite(mean)
+    assert m.mean_error < 1e-11 and m.variance_error < 1e-9
+    np.testing.assert_allclose(m.mean[fin], mean[fin], rtol=2 * m.mean_error + 1e-13, atol=0)
+    # (the dense reference's own error: its variance formula cancels)
+    slack = 1e-10 * (mean[fin] ** 2 + 1)
+    assert (np.abs(m.variance[fin] - var[fin]) <= m.variance_error * var[fin] + slack).all()
+
+
+def test_uneven_chain_answers_its_moments_from_its_rows():
+    chain = hub_chain()
+    assert is_uneven(chain)
+    with pytest.raises(ValueError, match="too uneven for a successor table: its widest row "
+                                         "holds 4,801 transitions.*expected_throws_all"):
+        chain.compiled
+    t, v = expected_throws_all(chain), throws_variance_all(chain)
+    rep = solver_report(chain)
+    assert rep.method == "splu" and rep.unknowns == 4800 and rep.error_estimate < 1e-11
+    n = chain.n_states
+    A = np.eye(n - 1) - chain.P.toarray()[:-1, :-1]
+    td = np.linalg.solve(A, np.ones(n - 1))
+    ud = np.linalg.solve(A, td)
+    np.testing.assert_allclose(t[:-1], td, rtol=2 * rep.error_estimate, atol=0)
+    np.testing.assert_allclose(v[:-1], 2 * ud - td - td * td, rtol=1e-9)
+    assert t[-1] == v[-1] == 0.0 and rep.condition == pytest.approx(td.max(), rel=1e-12)
+    assert not is_uneven(Chain(np.array([[0.5, 0.5], [0.0, 1.0]])))
