@@ -31,22 +31,22 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from ._core.files import write_text_atomic
+from ._core.pairs import jump_pairs as _pairs
+from ._core.pairs import square as _square
 from ._core.table import OVERSHOOT_CODES, check_table_entries
 from ._core.validation import (
-    INT64_MAX,
     OVERSHOOT_RULES,
     few,
     find_board_problem,
     flag,
     int_array,
-    integer,
     is_json,
     parse_json,
     probability,
     problem_message,
     shown,
 )
-from .dice import Dice, DiceLike, as_dice, parse_dice, string_faces
+from .dice import Dice, DiceLike, as_dice, parse_dice, shared_dice, string_faces
 
 if TYPE_CHECKING:
     from .compile import CompiledBoard
@@ -61,47 +61,6 @@ FORMAT_NAME = "snl_numeric.board"
 FORMAT_VERSION = 1
 DICT_KEYS = frozenset({"format", "version", "name", "size", "jumps", "snakes", "ladders",
                        "start", "overshoot", "chain", "dice"})
-
-
-def _square(value: Any, what: str) -> int:
-    if type(value) is int and -INT64_MAX - 1 <= value <= INT64_MAX:  # the common case, fast
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{what} must be an integer square, got {shown(value)}")
-    return integer(value, what)
-
-
-def _pairs(jumps: Any, what: str) -> tuple[list[int], list[int]]:
-    """Jumps given as a mapping, pairs or a (k, 2) integer array, as two lists."""
-    if jumps is None:
-        return [], []
-    if isinstance(jumps, np.ndarray):
-        if jumps.size == 0 and jumps.ndim <= 2:
-            return [], []
-        if jumps.ndim != 2 or jumps.shape[1] != 2:
-            raise ValueError(f"{what} array must have shape (k, 2), got {jumps.shape}")
-        if jumps.dtype == bool or not np.issubdtype(jumps.dtype, np.integer):
-            raise TypeError(f"{what} must hold integer squares, got dtype {jumps.dtype}")
-        arr = int_array(jumps, what)
-        return arr[:, 0].tolist(), arr[:, 1].tolist()
-    if isinstance(jumps, Mapping):
-        items: Iterable[Any] = jumps.items()
-    elif isinstance(jumps, (str, bytes)) or not isinstance(jumps, Iterable):
-        raise TypeError(
-            f"{what} must be a mapping square -> destination or pairs, got {type(jumps).__name__}"
-        )
-    else:
-        items = jumps
-    src, dst = [], []
-    for item in items:
-        try:
-            a, b = item
-        except (TypeError, ValueError):
-            raise TypeError(f"each of the {what} must be a pair (from, to), got {shown(item)}"
-                            ) from None
-        src.append(_square(a, f"{what} start"))
-        dst.append(_square(b, f"{what} destination"))
-    return src, dst
 
 
 def _directed(snakes: Any, ladders: Any) -> tuple[list[int], list[int]]:
@@ -577,10 +536,11 @@ class Board:
         rules take their defaults.
         """
         f = board_fields(data)
-        dice = None if f.faces is None else Dice(np.array(f.faces, dtype=np.int64),
-                                                  np.array(f.probs, dtype=np.float64))
-        return cls(f.size, list(zip(f.src, f.dst, strict=True)), start=f.start,
-                   overshoot=f.overshoot, chain=f.chain, dice=dice, name=f.name)
+        dice = None if f.faces is None else shared_dice(tuple(f.faces), tuple(f.probs))
+        board = cls.__new__(cls)  # (the jumps are read once, by board_fields)
+        board._init(np.array(f.src, dtype=np.int64), np.array(f.dst, dtype=np.int64),
+                    *_rules(f.size, f.start, f.overshoot, f.chain, dice, f.name))
+        return board
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None
                 ) -> str:
