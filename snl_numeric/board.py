@@ -55,7 +55,7 @@ from ._core.validation import (
     problem_message,
     shown,
 )
-from .dice import Dice, DiceLike, as_dice, parse_dice, string_faces
+from .dice import Dice, DiceLike, as_dice, parse_dice, shared_dice, string_faces
 
 if TYPE_CHECKING:
     from .compile import CompiledBoard
@@ -524,11 +524,12 @@ class Board:
         rules take their defaults.
         """
         f = board_fields(data)
-        dice = None if f.faces is None else Dice(np.array(f.faces, dtype=np.int64),
-                                                  np.array(f.probs, dtype=np.float64))
-        return cls(f.size, list(zip(f.src, f.dst, strict=True)), start=f.start,
-                   overshoot=f.overshoot, chain=f.chain, dice=dice, name=f.name,
-                   capture=f.capture, safe=f.safe)
+        dice = None if f.faces is None else shared_dice(tuple(f.faces), tuple(f.probs))
+        board = cls.__new__(cls)  # (the jumps are read once, by board_fields)
+        board._init(np.array(f.src, dtype=np.int64), np.array(f.dst, dtype=np.int64),
+                    *_rules(f.size, f.start, f.overshoot, f.chain, dice, f.name, f.capture,
+                            f.safe))
+        return board
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None
                 ) -> str:

@@ -8,6 +8,7 @@ renormalised). Faces are at most ``MAX_FACE`` (``2**31 - 1``).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Mapping
@@ -338,3 +339,16 @@ def parse_dice(text: str) -> Dice:
         raise ValueError(
             f"cannot read dice {shown(text)}: expected 'd6', '6', '1-3', '2d6' or '1:0.5,2:0.5'"
         ) from None
+
+
+@functools.lru_cache(maxsize=64)
+def shared_dice(faces: tuple[int, ...], probs: tuple[float, ...]) -> Dice:
+    """The die of these faces and probabilities, built and checked once for a loop that
+    reads many boards of a few dice (a :class:`Dice` is immutable: shared).
+
+    Examples
+    --------
+    >>> shared_dice((1, 2), (0.5, 0.5)) is shared_dice((1, 2), (0.5, 0.5))
+    True
+    """
+    return Dice(np.array(faces, dtype=np.int64), np.array(probs, dtype=np.float64))

@@ -29,6 +29,44 @@ def test_jumps_as_pairs_and_array_are_the_same_board():
     assert hash(Board(20, [(12, 2), (5, 15)])) == hash(a)
 
 
+@given(st.lists(st.tuples(st.integers(-3, 25), st.integers(-3, 25)), max_size=8))
+@settings(max_examples=60, deadline=None)
+def test_pairs_read_by_numpy_as_one_by_one(pairs):
+    """Pairs of Python ints are read without a loop (fields.python_int_pairs); its twin, the loop
+    over items, reads the same pairs as NumPy integers: the same board or the same error."""
+    slow = [(np.int64(a), np.int64(b)) for a, b in pairs]
+
+    def outcome(jumps):
+        try:
+            return Board(20, jumps)
+        except (TypeError, ValueError) as exc:
+            return type(exc), str(exc)
+
+    assert outcome(pairs) == outcome(slow)
+    assert outcome([list(p) for p in pairs]) == outcome(slow)
+
+
+@pytest.mark.parametrize("jumps, error, match", [
+    ([(True, 3)], TypeError, "jumps start must be an integer square, got True"),
+    ([(2, 3.0)], TypeError, "jumps destination must be an integer square, got 3.0"),
+    ([(2, 3, 4)], TypeError, r"each of the jumps must be a pair \(from, to\), got \(2, 3, 4\)"),
+    ([(2, 2**70)], ValueError, "jumps destination"),
+])
+def test_pairs_the_numpy_reading_leaves_to_the_loop(jumps, error, match):
+    with pytest.raises(error, match=match):
+        Board(20, jumps)
+
+
+def test_from_dict_shares_its_checked_dice():
+    d = boards.get("milton-bradley").to_dict()
+    a, b = Board.from_dict(d), Board.from_dict(d)
+    assert a == b and a.dice is b.dice
+    d["dice"] = {"faces": [1, 2], "probs": [0.5, 0.6]}
+    for _ in range(2):  # (a refusal is not remembered as a die)
+        with pytest.raises(ValueError, match="sum to 1"):
+            Board.from_dict(d)
+
+
 def test_from_pairs():
     b = Board.from_pairs(30, snakes={26: 0, 20: 8}, ladders=[(2, 21)], overshoot="exact")
     assert b.jumps == {2: 21, 20: 8, 26: 0}
