@@ -110,12 +110,17 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     for f in range(nf):
         rowsum += probs[0, f]
     # the columns [b | e | C] in one sweep: b = rowsum, e what leaves the system in one
-    # throw, C the moves down to the targets; then t before its correction, h and W
+    # throw, C the moves down to the targets (first: each column's highest non-zero row,
+    # so that the sweep need not look for it); then t before its correction, h and W
     cols = np.zeros((n, k + 2))
+    first = np.empty(k + 2, dtype=np.int64)
+    for j in range(k + 2):
+        first[j] = -1
     for x in range(n):
         if not active[x]:
             continue
         cols[x, 0] = rowsum
+        first[0] = x
         for f in range(nf):
             p = probs[0, f]
             y = succ[x, f]
@@ -123,10 +128,12 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
                 continue
             if not active[y]:
                 cols[x, 1] += p
+                first[1] = x
             elif y < x:
                 cols[x, 2 + tcol[y]] += p
+                first[2 + tcol[y]] = x
     z = np.empty((n, k + 2))
-    block_solve_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, cols, z)
+    block_solve_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, cols, first, z)
     cap = np.empty((k + 1, k))  # the capacitance's factors, then its pivots
     cap_piv = cap[k]
     cap = cap[:k]
