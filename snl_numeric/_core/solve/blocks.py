@@ -317,7 +317,9 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
                 x -= 1
             top = max(top, x)
         reach[j] = top
-    col = np.empty(0)  # a block's column, contiguous: one compiled GTH solve for all
+    # a block's column, contiguous (one compiled GTH solve for all), allocated at the first
+    # block of two squares or more (until then an empty view, not an allocation)
+    col = out[0, :0]
     cols = 0  # the columns not zero from the block up
     for b in range(nb - 1, -1, -1):
         lo, hi = block_start[b], block_start[b + 1]
