@@ -106,11 +106,25 @@ def check_rows_kernel(rows, tol, max_bytes, problem):  # pragma: no cover - jitt
             problem[b] = TOO_LARGE
 
 
+@register_jitable
+def _table_work(rows, problem, most):
+    """Work arrays of :func:`_board_table`, allocated once for the boards without a problem
+    (``most``: the most squares of one): a jump table, the successor table's entries,
+    the faces of positive probability and those probabilities, an empty landing table."""
+    faces = 0
+    for b in range(rows.sizes.shape[0]):
+        if not problem[b]:
+            faces = max(faces, rows.dice_ptr[b + 1] - rows.dice_ptr[b])
+    return (np.empty(most, dtype=np.int64), np.empty(most * faces, dtype=np.int32),
+            np.empty(faces, dtype=np.int64), np.empty(faces), np.empty((0, 0), dtype=np.int32))
+
+
 @njit()
-def _board_table(rows, b, jump_to):  # pragma: no cover - jitted
+def _board_table(rows, b, work):  # pragma: no cover - jitted
     """The successor table of valid board ``b`` over its faces of positive probability,
-    and those probabilities as one row ``(1, faces)``; ``jump_to`` is scratch of at least
-    ``size + 1`` entries."""
+    and those probabilities as one row ``(1, faces)``: views of ``work``
+    (:func:`_table_work`), valid until the next board's."""
+    jump_to, table, face_buf, prob_buf, no_landed = work
     size = rows.sizes[b]
     j0, j1 = rows.jump_ptr[b], rows.jump_ptr[b + 1]
     d0, d1 = rows.dice_ptr[b], rows.dice_ptr[b + 1]
@@ -118,13 +132,16 @@ def _board_table(rows, b, jump_to):  # pragma: no cover - jitted
     jump_to[:] = -1
     for j in range(j0, j1):
         jump_to[rows.jump_src[j]] = rows.jump_dst[j]
-    used = rows.probs[d0:d1] > 0.0
-    faces = rows.faces[d0:d1][used]
-    probs = rows.probs[d0:d1][used].reshape((1, -1))
-    succ = np.empty((size + 1, faces.shape[0]), dtype=np.int32)  # as CompiledBoard's
-    succ_table_kernel(size, jump_to, np.int64(rows.overshoot[b]), rows.chain[b], faces, succ,
-                      np.empty((0, 0), dtype=np.int32))
-    return succ, probs
+    m = 0
+    for d in range(d0, d1):
+        if rows.probs[d] > 0.0:
+            face_buf[m] = rows.faces[d]
+            prob_buf[m] = rows.probs[d]
+            m += 1
+    succ = table[: (size + 1) * m].reshape((size + 1, m))  # int32, as CompiledBoard's
+    succ_table_kernel(size, jump_to, np.int64(rows.overshoot[b]), rows.chain[b], face_buf[:m],
+                      succ, no_landed)
+    return succ, prob_buf[:m].reshape((1, m))
 
 
 @njit()
@@ -132,13 +149,13 @@ def reach_rows_kernel(rows, problem, most, min_out, sure_out):  # pragma: no cov
     """Fewest throws and whether the goal is sure from each board's start (rows with a
     problem are skipped; ``most``: the most squares of a board among the others, the
     length of the work arrays they share)."""
-    jump_to = np.empty(most, dtype=np.int64)
+    work = _table_work(rows, problem, most)
     dist = np.empty(most, dtype=np.int64)
     sure = np.empty(most, dtype=np.bool_)
     for b in range(rows.sizes.shape[0]):
         if problem[b]:
             continue
-        succ, _ = _board_table(rows, b, jump_to)
+        succ, _ = _board_table(rows, b, work)
         n = succ.shape[0]
         min_out[b] = reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
         sure_out[b] = sure[rows.starts[b]]
@@ -154,7 +171,7 @@ def moments_rows_kernel(rows, problem, most, want_var, max_bytes, min_out, sure_
     faster), or with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``.
     The per-square arrays of the boards are allocated once, for the largest (``most``
     squares)."""
-    jump_to = np.empty(most, dtype=np.int64)
+    work = _table_work(rows, problem, most)
     dist = np.empty(most, dtype=np.int64)
     sure = np.empty(most, dtype=np.bool_)
     mean = np.empty(most)
@@ -163,7 +180,7 @@ def moments_rows_kernel(rows, problem, most, want_var, max_bytes, min_out, sure_
     for b in range(rows.sizes.shape[0]):
         if problem[b]:
             continue
-        succ, probs = _board_table(rows, b, jump_to)
+        succ, probs = _board_table(rows, b, work)
         n, nf = succ.shape
         start = rows.starts[b]
         min_out[b] = reach_kernel(succ, start, dist[:n], sure[:n])
@@ -197,7 +214,7 @@ def quantile_rows_kernel(rows, problem, most, levels, want_mode, tail, max_throw
     ``max_throws`` throws the answers not known yet stay -1 and the status gets
     ``TAIL_NOT_REACHED`` (as :func:`~snl_numeric.analyze` gives them None).
     """
-    jump_to = np.empty(most, dtype=np.int64)
+    work = _table_work(rows, problem, most)
     dist = np.empty(most, dtype=np.int64)
     sure = np.empty(most, dtype=np.bool_)
     live = np.empty(most, dtype=np.bool_)
@@ -207,7 +224,7 @@ def quantile_rows_kernel(rows, problem, most, levels, want_mode, tail, max_throw
     for b in range(rows.sizes.shape[0]):
         if problem[b]:
             continue
-        succ, probs = _board_table(rows, b, jump_to)
+        succ, probs = _board_table(rows, b, work)
         n = succ.shape[0]
         reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
         # the squares that can reach the goal: every one when every one is sure (the

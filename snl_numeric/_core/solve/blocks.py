@@ -293,30 +293,38 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
 
 
 @njit(error_model="numpy")
-def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs,
+def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, first,
                        out):  # pragma: no cover - jitted
     """``out = P^-1 rhs`` for the ``m`` columns of ``rhs`` at once (see :func:`sweep_kernel`).
 
     A column is zero above its highest non-zero right-hand side, so the sweep skips it
-    there: put the columns that start highest first.
+    there (put the columns that start highest first): ``first[j]`` is that row of column
+    ``j`` among the active squares (-1: none), as the caller knows it from building the
+    columns, or ``first`` is empty and the rows are found here, by a scan of ``rhs``
+    (on a 100-square board of a batch, the scan costs as much as the sweep it saves).
     """
     n, nf = succ.shape
     m = rhs.shape[1]
     nb = block_start.shape[0] - 1
-    last = np.full(n, -1)  # last[x]: the highest column whose first non-zero is at row x
-    col = np.empty(_largest_block(block_start))  # contiguous: one compiled GTH solve for all
-    for j in range(m):
-        for x in range(n - 1, -1, -1):
-            if active[x] and rhs[x, j] != 0.0:
-                if j > last[x]:
-                    last[x] = j
-                break
-    cols = 0
+    reach = np.empty(m, dtype=np.int64)  # the highest first row of columns j .. m-1
+    top = -1
+    for j in range(m - 1, -1, -1):
+        if first.shape[0]:
+            top = max(top, first[j])
+        else:
+            x = n - 1
+            while x > top and not (active[x] and rhs[x, j] != 0.0):
+                x -= 1
+            top = max(top, x)
+        reach[j] = top
+    # a block's column, contiguous (one compiled GTH solve for all), allocated at the first
+    # block of two squares or more (until then an empty view, not an allocation)
+    col = out[0, :0]
+    cols = 0  # the columns not zero from the block up
     for b in range(nb - 1, -1, -1):
         lo, hi = block_start[b], block_start[b + 1]
-        for x in range(hi - 1, lo - 1, -1):
-            if last[x] + 1 > cols:
-                cols = last[x] + 1
+        while cols < m and reach[cols] >= lo:
+            cols += 1
         for x in range(lo, hi):
             for j in range(cols, m):
                 out[x, j] = 0.0
@@ -338,6 +346,8 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
             for j in range(cols):
                 out[lo, j] /= d
         elif cols:
+            if col.shape[0] < s:
+                col = np.empty(_largest_block(block_start))
             a = lu[offsets[b]: offsets[b] + s * s].reshape((s, s))
             for j in range(cols):
                 for i in range(s):

@@ -102,7 +102,14 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     if k > kmax:
         return k
     offsets, lu = _NO_OFFSETS, _NO_BACK  # (read for blocks of two squares or more only)
-    targets = np.empty(k, dtype=np.int64)
+    # the arrays sized by k, again in one allocation per type
+    kwork = np.empty(2 * k + 2, dtype=np.int64)
+    targets, first = kwork[:k], kwork[k:]
+    m = k + 2
+    fwork = np.empty(2 * n * m + (k + 1) * k)
+    cols = fwork[: n * m].reshape((n, m))
+    z = fwork[n * m: 2 * n * m].reshape((n, m))
+    cap = fwork[2 * n * m:].reshape((k + 1, k))  # the capacitance's factors, then its pivots
     for y in range(n):
         if tcol[y] >= 0:
             targets[tcol[y]] = y
@@ -110,12 +117,18 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     for f in range(nf):
         rowsum += probs[0, f]
     # the columns [b | e | C] in one sweep: b = rowsum, e what leaves the system in one
-    # throw, C the moves down to the targets; then t before its correction, h and W
-    cols = np.zeros((n, k + 2))
+    # throw, C the moves down to the targets (first: each column's highest non-zero row,
+    # so that the sweep need not look for it); then t before its correction, h and W
+    for x in range(n):
+        for j in range(m):
+            cols[x, j] = 0.0
+    for j in range(m):
+        first[j] = -1
     for x in range(n):
         if not active[x]:
             continue
         cols[x, 0] = rowsum
+        first[0] = x
         for f in range(nf):
             p = probs[0, f]
             y = succ[x, f]
@@ -123,11 +136,11 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
                 continue
             if not active[y]:
                 cols[x, 1] += p
+                first[1] = x
             elif y < x:
                 cols[x, 2 + tcol[y]] += p
-    z = np.empty((n, k + 2))
-    block_solve_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, cols, z)
-    cap = np.empty((k + 1, k))  # the capacitance's factors, then its pivots
+                first[2 + tcol[y]] = x
+    block_solve_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, cols, first, z)
     cap_piv = cap[k]
     cap = cap[:k]
     capacitance_kernel(z, 2, targets, cap, cap_piv)

@@ -118,6 +118,7 @@ SOLVE_BYTES = 150
 #: GMRES steps whose basis vectors :func:`solver_bytes` counts.
 GMRES_STEPS = 64
 _NO_BACK = np.zeros(0)
+_NO_ROWS = np.zeros(0, dtype=np.int64)  # block_solve_kernel finds the columns' first rows
 _DD_EPS = 2.0**-104
 
 
@@ -273,7 +274,7 @@ class Solver:
             cols = np.ascontiguousarray(rhs.reshape(self.n, -1))
             block_solve_kernel(self._succ, self._probs, self.pstride, self._active,
                                self.block_start, self.offsets, self.lu, self.piv, cols,
-                               out.reshape(cols.shape))
+                               _NO_ROWS, out.reshape(cols.shape))
         return out
 
     def _sweep_t(self, rhs: np.ndarray, with_back: bool = False
