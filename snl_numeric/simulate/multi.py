@@ -27,7 +27,7 @@ from .._core.parallel import run_tasks, split
 from .._core.progress import Progress
 from .._core.rng import alias_table
 from .._core.vectorised import landing_rest
-from ..board import Board, check_start
+from ..board import Board, capture_rule, check_start
 from ..dice import Dice, as_dice
 from .kernel import (
     FIRST_BUDGET,
@@ -41,21 +41,6 @@ from .kernel import (
     race_kernel,
 )
 from .result import BLOCKS, GameSimulationResult, pooled_moments
-
-
-# stand-in for board.capture_rule (branch capture)
-def _capture_rule(board: Board) -> tuple[int, int, np.ndarray]:
-    """``(mode, back, safe_mask)`` of ``board``'s capture rule (CAPTURE.md)."""
-    capture = getattr(board, "capture", None)
-    mask = np.zeros(board.size + 1, dtype=np.bool_)
-    mask[list(getattr(board, "safe", ()))] = True
-    mask[[board.start, board.size]] = True
-    mask.flags.writeable = False
-    if capture is None:
-        return 0, 0, mask
-    if capture == "start":
-        return 1, 0, mask
-    return 2, int(capture), mask
 
 
 def players_count(players: Any, starts: Any, dice: Any) -> int:
@@ -143,7 +128,7 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
     if not isinstance(board, Board):
         raise TypeError(f"players= races on a Board, got {type(board).__name__}")
     k = players_count(players, starts, dice)
-    mode, back, safe = _capture_rule(board) if rule is None else rule
+    mode, back, safe = capture_rule(board) if rule is None else rule
     if mode not in (0, 1, 2) or mode == 2 and not (isinstance(back, numbers.Integral)
                                                  and back >= 1):
         raise ValueError(f"capture rule must be mode 0, 1 or 2 (with back >= 1), got "
