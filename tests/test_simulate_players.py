@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import random
 import warnings
 
@@ -25,22 +24,25 @@ from snl_numeric import (
     win_probabilities,
 )
 
-multi = importlib.import_module("snl_numeric.simulate.multi")
-
 #: Monte Carlo tolerance, in standard errors.
 Z = 4.0
 
 
 def race(board, games, players, rule, *, rng=0, starts=None, dice=None, threads=1,
          max_throws=10**7):
-    """The kernel-level call, with the capture rule ``rule = (mode, back, safe squares)``
-    passed explicitly (Board has no capture field on this branch)."""
+    """``simulate(players=...)`` on ``board`` with the capture rule ``rule = (mode, back,
+    safe squares)`` put on it (:func:`capture_board`)."""
+    return simulate(capture_board(board, rule), games, players=players, starts=starts,
+                    dice=dice, rng=np.random.SeedSequence(rng), max_throws=max_throws,
+                    threads=threads)
+
+
+def capture_board(board, rule):
+    """``board`` with the capture rule ``(mode, back, safe squares)`` of
+    ``snl_numeric.board.capture_rule``."""
     mode, back, safe = rule
-    mask = np.zeros(board.size + 1, dtype=bool)
-    mask[[*safe, board.start, board.size]] = True
-    return multi.simulate_players(board, games, players, starts=starts, dice=dice,
-                                  rule=(mode, back, mask), ss=np.random.SeedSequence(rng),
-                                  max_throws=max_throws, threads=threads)
+    capture = {0: None, 1: "start", 2: back}[mode]
+    return board.replace(capture=capture, safe=safe if capture is not None else ())
 
 
 def check_exact(result: GameSimulationResult, board, players, **kw) -> None:
@@ -144,7 +146,7 @@ def test_capture_by_hand():
         assert np.all(np.abs(r.win_shares - [2 / 3, 1 / 3]) < Z * r.win_stderr)
     safe = race(board, 100_000, 2, (1, 0, (1,)), rng=1)  # square 1 safe: no capture
     assert np.all(np.abs(safe.win_shares - [0.75, 0.25]) < Z * safe.win_stderr)
-    assert naive.capture_race_exact(board, [0, 0], "start")[0].tolist() == pytest.approx(
+    assert naive.meet_joint(board.replace(capture="start"), 2)[0].tolist() == pytest.approx(
         [2 / 3, 1 / 3], abs=1e-14)
 
 
@@ -166,11 +168,14 @@ def test_capture_matches_dense_solve(name):
     board, starts, capture, safe = TINY[name]
     rule = (1, 0, safe) if capture == "start" else (2, capture, safe)
     result = race(board, 100_000, len(starts), rule, starts=starts, rng=5)
-    wins, throws = naive.capture_race_exact(board, starts, capture, safe)
+    wins, nobody, throws, rounds = naive.meet_joint(
+        board.replace(capture=capture, safe=safe), len(starts), starts)
+    assert nobody == 0.0
     assert result.censored == 0
     assert np.all(np.abs(result.win_shares - wins) < Z * result.win_stderr), (
         result.win_shares, wins)
     assert abs(result.mean_throws - throws) < Z * result.throws_stderr
+    assert abs(result.mean_rounds - rounds) < Z * result.rounds_stderr
 
 
 @pytest.mark.parametrize("capture, safe", [("start", (8, 20)), (3, ()), (5, (12,))])
@@ -184,7 +189,8 @@ def test_capture_matches_naive_game(capture, safe):
     fast = race(board, 100_000, 3, rule, rng=2)
     rnd = random.Random(8)
     games = 10_000
-    plays = [naive.capture_race_play(board, rnd, starts, capture, safe) for _ in range(games)]
+    slow_board = board.replace(capture=capture, safe=safe)
+    plays = [naive.capture_race_play(slow_board, rnd, starts) for _ in range(games)]
     winners = np.array([w for w, _ in plays])
     throws = np.array([t for _, t in plays], dtype=float)
     slow = np.bincount(winners, minlength=3) / games
