@@ -47,7 +47,7 @@ def capture_board(board, rule):
 
 def check_exact(result: GameSimulationResult, board, players, **kw) -> None:
     """Win shares, mean rounds and mean throws within Z standard errors of the exact answer
-    for independent players."""
+    (independent players, or the joint chain under the board's capture rule)."""
     exact = expected_game_length(board, players, **kw)
     assert result.censored == 0 and result.finished == result.games
     assert np.all(np.abs(result.win_shares - exact.win_probabilities)
@@ -199,6 +199,22 @@ def test_capture_matches_naive_game(capture, safe):
     se_t = np.hypot(fast.throws_stderr, throws.std(ddof=1) / np.sqrt(games))
     assert abs(fast.mean_throws - throws.mean()) < Z * se_t
     assert fast.mean_rounds > 0 and fast.censored == 0
+
+
+MB = boards.get("milton-bradley")
+
+
+@pytest.mark.parametrize("board, players", [
+    (MB.replace(capture="start"), 2),
+    (MB.replace(capture="start"), 3),
+    (MB.replace(capture=3), 2),  # (a token caught on 83 goes to the ladder 80 -> 100: wins)
+    (MB.replace(capture="start", safe=[10, 20, 30, 40, 50, 60, 70, 90]), 2),
+], ids=["start-2", "start-3", "back3-2", "start-safe-2"])
+def test_milton_bradley_capture_matches_the_joint_chain(board, players):
+    """A million games within Z standard errors of the exact joint chain (snl_numeric.meet):
+    win chances, mean rounds and throws, the distribution of rounds."""
+    result = simulate(board, 1_000_000, players=players, rng=51 + players)
+    check_exact(result, board, players)
 
 
 def test_capture_lengthens_the_game():
