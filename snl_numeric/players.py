@@ -1,6 +1,6 @@
 """Several players racing on boards: win chances and game length, exactly.
 
-In the standard game players never interact: each token moves on its own
+Without a capture rule players never interact: each token moves on its own
 board with its own dice, so the players' game lengths ``T_0 .. T_{k-1}``
 (throws each needs to finish, ``inf`` if never) are independent, and every
 multi-player question follows from the single-player distributions
@@ -36,7 +36,9 @@ at the cut (at most ``k * tail * max(t)``, ``t`` the expected throws from each
 square): a board whose worst square expects 6,000 throws may leave a mean of 3
 throws 1e-11 low with the default ``tail``. A smaller ``tail`` tightens them.
 A capture rule on the board (``Board(..., capture=...)``) couples the players: those
-games are answered by the joint chain of ``snl_numeric.meet`` instead.
+games are answered by the joint chain of ``snl_numeric.meet`` instead, where a captured
+token that a jump sends onto the goal wins on the mover's throw (so the throws of a game
+come from the chain, not from the winner and the round).
 
 When nobody is sure to finish the win probabilities sum to the chance that
 someone ever wins; ``no_winner`` (exact, from
@@ -387,7 +389,7 @@ def win_probabilities(
     max_throws: int = DEFAULT_MAX_THROWS,
     exact: bool = False,
 ) -> np.ndarray | tuple[Fraction, Fraction]:
-    """Chance that each player wins a race of ``players`` non-interacting players.
+    """Chance that each player wins a race of ``players`` players (captures honoured).
 
     Parameters
     ----------

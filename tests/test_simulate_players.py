@@ -296,3 +296,14 @@ def test_pooled_moments_match_numpy():
     assert mean == pytest.approx(values.mean(), rel=1e-12)
     assert se == pytest.approx(values.std(ddof=1) / np.sqrt(len(values)), rel=1e-9)
     assert all(np.isnan(pooled_moments(np.zeros(3, np.int64), 0, 0, 0.0)))
+
+
+def test_text_report():
+    r = race(boards.get("milton-bradley"), 20_000, 3, (1, 0, (50,)), rng=4)
+    text = str(r)
+    assert text.startswith("milton-bradley: 20000 simulated races of 3 players")
+    assert "capture to the start (safe 50)" in text
+    for i in range(3):
+        assert f"{i + 1}      0  {r.win_shares[i]:.6f}  {r.win_stderr[i]:.6f}" in text
+    assert f"mean rounds       {r.mean_rounds:.4f} +/- {r.rounds_stderr:.4f}" in text
+    assert "CENSORED" not in text
