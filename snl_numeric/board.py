@@ -214,7 +214,8 @@ class Board:
     capture : None, "start" or int, optional
         What happens when players meet (several players only): ``None``, nothing; ``"start"``,
         a token coming to rest on opponents' square sends them to their start square; ``k``,
-        back ``k`` squares (then the jump there applies). See ``snl_numeric.board.capture_rule``.
+        back ``k`` squares (then the jump there applies; one to the goal wins for the captured
+        player at once). See ``snl_numeric.board.capture_rule``.
     safe : collection of int, optional
         Squares in ``1 .. size - 1`` where nobody is captured (needs ``capture``).
 

@@ -50,7 +50,7 @@ from ._core.validation import (
     positive_int,
     shown,
 )
-from .board import Board, check_board
+from .board import Board, capture_rule, check_board
 from .dice import Dice, DiceLike, as_dice
 from .handicaps import (
     Options,
@@ -145,25 +145,9 @@ class FairStarts:
         }
 
 
-# -- the capture rule, read in one place --------------------------------------------------
-def _capture_rule(board: Board) -> tuple[int, int, np.ndarray]:
-    """``(mode, back, safe_mask)`` of the board's capture rule (a stand-in for
-    ``snl_numeric.board.capture_rule``: mode 0 none, 1 to the start, 2 back ``back``)."""
-    capture = getattr(board, "capture", None)
-    safe = np.zeros(board.size + 1, dtype=np.bool_)
-    safe[list(getattr(board, "safe", ()))] = True
-    safe[[board.start, board.size]] = True
-    safe.flags.writeable = False
-    if capture is None:
-        return 0, 0, safe
-    if capture == "start":
-        return 1, 0, safe
-    return 2, int(capture), safe
-
-
 def _independent(board: Board) -> Board:
     """The board without its capture rule (players who never interact)."""
-    if _capture_rule(board)[0] == 0:
+    if capture_rule(board)[0] == 0:
         return board
     return board.replace(capture=None, safe=())
 
@@ -358,7 +342,7 @@ def fair_starts(
     tail = check_tail(tail, max_throws)
     max_throws = int(max_throws)
     alone = _independent(board)
-    mode = _capture_rule(board)[0]
+    mode = capture_rule(board)[0]
 
     choices: list[Any]  # per option row: a start square, a Board with the die, extra throws
     if handicap == "starts":

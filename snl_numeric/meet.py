@@ -18,6 +18,14 @@ unsafe square ``r`` and each opponent ``i``, the mass with ``p_mover = p_i = r``
 coordinate alone, so one opponent after the other composes them). The mass ``g . M`` that
 reaches the goal at throw ``t`` is player ``t mod k``'s win in round ``t // k + 1``.
 
+A capture under ``capture=k`` whose square ``max(0, r - k)`` jumps (along its chain) to the
+goal sends the captured token home: that player wins at once, and when several opponents
+stood on ``r`` the first of them after the mover in turn order wins. The game ends in the
+round of the mover's throw, after the throws made so far (the rule of
+``simulate(..., players=k)``). The push takes that mass out opponent by opponent, in turn
+order, as wins of the captured player at throw ``t``; so the throws of a game are kept
+per throw (``ends``), not derived from the winner and the round.
+
 Stranded states (no sequence of throws ends the game: e.g. every player stuck below the
 goal under ``"exact"``) are found first, by pulling the indicator of "the game can end"
 backwards through the same moves until it stops growing; mass that enters them is
@@ -53,11 +61,13 @@ WORK_ARRAYS = 5
 
 class MeetResult(NamedTuple):
     """The joint chain's answer: ``win_pmf[i, n] = P(player i wins in round n)``, the mass
-    that can never win, and the mass still racing when the push stopped."""
+    that can never win, the mass still racing when the push stopped, and
+    ``ends[t] = P(the game ends after t throws in total)``."""
 
     win_pmf: np.ndarray
     no_winner: float
     remaining: float
+    ends: np.ndarray
 
 
 def _capture_targets(board: Board, starts: list[int], mode: int, back: int) -> np.ndarray:
@@ -119,19 +129,16 @@ class _Game:
         unsafe = ~safe_mask
         succs = [b.compiled.succ for b in boards]
         squares = _resting_squares(succs, starts, dest, unsafe, goal)
-        home = squares[unsafe[squares] & (dest[0][squares] == goal)]
-        if mode == 2 and home.size:
-            r = int(home[0])
-            raise ValueError(f"capture={back} sends a token captured on square {r} back to "
-                             f"square {max(r - back, 0)}, whose jump leads to the goal: the "
-                             "rules do not say who wins then; change the capture or the jump")
         index = np.full(goal + 1, -1, dtype=np.int64)
         index[squares] = np.arange(len(squares))
         self.m = m = len(squares)
         self.squares, self.index = squares, index
         self.moves = [_moves(b.compiled.succ, b.compiled.probs, squares, index, goal)
                       for b in boards]
-        self.unsafe = np.flatnonzero(unsafe[squares])
+        # the unsafe squares a capture sends back, and those it sends home (a jump to the goal)
+        at_risk = np.flatnonzero(unsafe[squares])
+        home = dest[0][squares[at_risk]] == goal  # (the same for every player: mode 2 only)
+        self.unsafe, self.home = at_risk[~home], at_risk[home]
         self.dest = [index[d[squares]][self.unsafe] for d in dest]
         self.start = tuple(int(index[s]) for s in starts)
         states = float(m) ** self.k
@@ -143,24 +150,36 @@ class _Game:
                              "throws over all of them): estimate it by simulation")
         check_memory(8.0 * WORK_ARRAYS * states, what)
 
+    def _meeting(self, s: int, squares: np.ndarray) -> tuple:
+        """Indices of the entries with the opponent on axis ``s`` on the mover's square, one
+        of ``squares``, in the layout with the mover's axis last."""
+        src: list = [slice(None)] * self.k
+        src[s] = src[-1] = squares
+        return tuple(src)
+
     def _pairs(self, mover: int, s: int) -> tuple[tuple, tuple]:
         """Indices of the entries (opponent on axis ``s`` on the mover's square ``r``) and of
         where a capture sends them, in the layout with the mover's axis last."""
         i = (mover + 1 + s) % self.k
-        src: list = [slice(None)] * self.k
-        src[s] = src[-1] = self.unsafe
+        src = self._meeting(s, self.unsafe)
         dst = list(src)
         dst[s] = self.dest[i]
-        return tuple(src), tuple(dst)
+        return src, tuple(dst)
 
-    def push(self, mass: np.ndarray, mover: int) -> tuple[np.ndarray, float]:
+    def push(self, mass: np.ndarray, mover: int) -> tuple[np.ndarray, np.ndarray]:
         """One throw by ``mover`` (its axis first in ``mass``): the mass after it, the next
-        mover's axis first, and the mass that reached the goal."""
+        mover's axis first, and per player the mass that won (the mover reaching the goal,
+        or an opponent a capture sent there)."""
         _, moved_t, d, g = self.moves[mover]
         flat = mass.reshape(self.m, -1)
-        won = float(g @ flat.sum(axis=1))
+        won = np.zeros(self.k)
+        won[mover] = g @ flat.sum(axis=1)
         out = np.ascontiguousarray((moved_t @ flat).T).reshape(mass.shape)
-        for s in range(self.k - 1):
+        for s in range(self.k - 1):  # the opponents in turn order after the mover
+            if self.home.size:  # (sent home: the first such opponent wins)
+                src = self._meeting(s, self.home)
+                won[(mover + 1 + s) % self.k] += out[src].sum()
+                out[src] = 0.0
             src, dst = self._pairs(mover, s)
             caught = out[src]
             out[src] = 0.0
@@ -176,6 +195,8 @@ class _Game:
         for s in range(self.k - 1):
             src, dst = self._pairs(mover, s)
             after[src] = after[dst]
+            if self.home.size:
+                after[self._meeting(s, self.home)] = goal
         flat, before = after.reshape(-1, self.m), value.reshape(-1, self.m)
         out = np.asarray(moved @ flat.T)
         out += before.T * d[:, None]
@@ -229,7 +250,7 @@ def meet_game(boards: list[Board], starts: list[int], tail: float, max_throws: i
     if goal in starts:  # a player on the goal has won before anyone throws
         w = np.zeros((k, 1))
         w[starts.index(goal), 0] = 1.0
-        return MeetResult(w, 0.0, 0.0)
+        return MeetResult(w, 0.0, 0.0, np.ones(1))
     game = _Game(boards, starts)
     live = game.live()
     mass = np.zeros((game.m,) * k)
@@ -241,7 +262,7 @@ def meet_game(boards: list[Board], starts: list[int], tail: float, max_throws: i
     factor = 1.0 if live is not None else game.throws_bound()
     if not np.isfinite(factor):  # (no bound found: the mass alone decides)
         factor = 1.0
-    wins: list[float] = []
+    wins: list[np.ndarray] = []
     remaining = 1.0 - never
     t = 0
     while (remaining >= tail or remaining * factor >= tail) and t < max_throws:
@@ -260,7 +281,10 @@ def meet_game(boards: list[Board], starts: list[int], tail: float, max_throws: i
                          "max_throws or tail")
     rounds = -(-len(wins) // k)
     w = np.zeros((k, rounds + 1))
-    padded = np.zeros(rounds * k)
-    padded[: len(wins)] = wins
-    w[:, 1:] = padded.reshape(rounds, k).T
-    return MeetResult(w, never, remaining)
+    padded = np.zeros((rounds * k, k))  # (throw, winner)
+    if wins:
+        padded[: len(wins)] = wins
+    w[:, 1:] = padded.reshape(rounds, k, k).sum(axis=1).T
+    ends = np.zeros(rounds * k + 1)
+    ends[1:] = padded.sum(axis=1)
+    return MeetResult(w, never, remaining, ends)

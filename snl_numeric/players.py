@@ -1,6 +1,6 @@
 """Several players racing on boards: win chances and game length, exactly.
 
-In the standard game players never interact: each token moves on its own
+Without a capture rule players never interact: each token moves on its own
 board with its own dice, so the players' game lengths ``T_0 .. T_{k-1}``
 (throws each needs to finish, ``inf`` if never) are independent, and every
 multi-player question follows from the single-player distributions
@@ -36,7 +36,9 @@ at the cut (at most ``k * tail * max(t)``, ``t`` the expected throws from each
 square): a board whose worst square expects 6,000 throws may leave a mean of 3
 throws 1e-11 low with the default ``tail``. A smaller ``tail`` tightens them.
 A capture rule on the board (``Board(..., capture=...)``) couples the players: those
-games are answered by the joint chain of ``snl_numeric.meet`` instead.
+games are answered by the joint chain of ``snl_numeric.meet`` instead, where a captured
+token that a jump sends onto the goal wins on the mover's throw (so the throws of a game
+come from the chain, not from the winner and the round).
 
 When nobody is sure to finish the win probabilities sum to the chance that
 someone ever wins; ``no_winner`` (exact, from
@@ -294,9 +296,10 @@ def _captures(board: Any) -> bool:
 
 
 def _meet(board: Any, players: Any, starts: Any, dice: Any, tail: float, max_throws: int
-          ) -> tuple[np.ndarray, list[Board], list[int], float] | None:
+          ) -> tuple[np.ndarray, list[Board], list[int], float, np.ndarray] | None:
     """The game under a capture rule through the joint chain (``snl_numeric.meet``):
-    ``(win_pmf, boards, starts, no_winner)``; None without a capture rule or opponent."""
+    ``(win_pmf, boards, starts, no_winner, throws_pmf)``; None without a capture rule or
+    opponent."""
     if not _captures(board):
         return None
     boards_, starts_ = _per_player(board, players, starts, dice)
@@ -308,13 +311,15 @@ def _meet(board: Any, players: Any, starts: Any, dice: Any, tail: float, max_thr
             raise ValueError(f"board of player {i} differs from player 0's in more than its "
                              "dice: players who meet (a capture rule) race on one board")
     result = meet_game(boards_, starts_, tail, max_throws)
-    return result.win_pmf, boards_, starts_, result.no_winner
+    return result.win_pmf, boards_, starts_, result.no_winner, result.ends
 
 
 def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throws: Any
-          ) -> tuple[np.ndarray, list[Board], list[int], float | None]:
-    """``(win_pmf, boards, starts, no_winner)``; ``no_winner`` is None for independent
-    players (computed then by :func:`expected_game_length` only)."""
+          ) -> tuple[np.ndarray, list[Board], list[int], float | None, np.ndarray | None]:
+    """``(win_pmf, boards, starts, no_winner, throws_pmf)``; ``no_winner`` and
+    ``throws_pmf`` are None for independent players (computed then by
+    :func:`expected_game_length` only: player ``i`` winning in round ``n`` ends the game
+    after ``(n - 1) k + i + 1`` throws, which a capture onto the goal breaks)."""
     tail = check_tail(tail, max_throws)
     max_throws = int(max_throws)
     joint = _meet(board, players, starts, dice, tail, max_throws)
@@ -325,14 +330,14 @@ def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throw
         k = _count(players)
         (one,), (start,) = _per_player(board, 1, None, dice)
         pmf, surv = _length_arrays([_distribution(one, start, tail, max_throws)], k)
-        return _win_pmf(pmf, surv), [one] * k, [start] * k, None
+        return _win_pmf(pmf, surv), [one] * k, [start] * k, None, None
     boards_, starts_ = _per_player(board, players, starts, dice)
     memo: dict[tuple[int, int], Pushed] = {}
     for b, s in zip(boards_, starts_, strict=True):
         if (id(b), s) not in memo:
             memo[id(b), s] = _distribution(b, s, tail, max_throws)
     pmf, surv = _length_arrays([memo[id(b), s] for b, s in zip(boards_, starts_, strict=True)])
-    return _win_pmf(pmf, surv), boards_, starts_, None
+    return _win_pmf(pmf, surv), boards_, starts_, None, None
 
 
 @overload
@@ -384,7 +389,7 @@ def win_probabilities(
     max_throws: int = DEFAULT_MAX_THROWS,
     exact: bool = False,
 ) -> np.ndarray | tuple[Fraction, Fraction]:
-    """Chance that each player wins a race of ``players`` non-interacting players.
+    """Chance that each player wins a race of ``players`` players (captures honoured).
 
     Parameters
     ----------
@@ -512,7 +517,8 @@ def expected_game_length(
     >>> g.win_probabilities.tolist(), g.no_winner, g.mean_rounds
     ([0.5, 0.25], 0.25, inf)
     """
-    w, boards_, starts_, joint_no_winner = _game(board, players, starts, dice, tail, max_throws)
+    w, boards_, starts_, joint_no_winner, joint_throws = _game(board, players, starts, dice,
+                                                                tail, max_throws)
     k, n = w.shape
     pairs = list(zip(boards_, starts_, strict=True))
     if joint_no_winner is not None:  # players who meet: from the joint chain
@@ -522,9 +528,12 @@ def expected_game_length(
     else:
         no_winner = math.prod(1.0 - finish_probability(b, s) for b, s in pairs)
     rounds = w.sum(axis=0)
-    throws = np.empty((n - 1) * k + 1)
-    throws[0] = rounds[0]
-    throws[1:] = w[:, 1:].T.ravel()  # round r, player i -> (r - 1) k + i + 1 throws
+    throws = np.zeros((n - 1) * k + 1)
+    if joint_throws is not None:  # (a captured player sent home wins on another's throw)
+        throws[: len(joint_throws)] = joint_throws
+    else:
+        throws[0] = rounds[0]
+        throws[1:] = w[:, 1:].T.ravel()  # round r, player i -> (r - 1) k + i + 1 throws
     if no_winner > 0.0:
         mean_rounds = mean_throws = math.inf
     else:

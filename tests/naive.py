@@ -529,13 +529,18 @@ def capture_rest(board, square):
     return square
 
 
-def capture_after(board, positions, mover, old, capture, safe, starts):
-    """The squares after ``mover`` moved from ``old`` to ``positions[mover]``, and the
-    player a capture sent onto the goal (or None): CAPTURE.md's rule, written out."""
+def capture_after(board, positions, mover, old, starts):
+    """The squares after ``mover`` moved from ``old`` to ``positions[mover]`` under the
+    board's capture rule (``board.capture``, ``board.safe``), and the player a capture sent
+    onto the goal (or None): CAPTURE.md's rule, written out. Every opponent on the mover's
+    new square is captured when the token moved there and the square is not safe (a safe
+    square, the board's start or the goal): to its own start, or back ``board.capture``
+    squares and through the jump there. Sent onto the goal (a ladder into it), the first
+    such opponent after the mover in turn order wins at once, in the mover's round."""
     pos = list(positions)
     r = pos[mover]
-    safe = set(safe) | {board.start, board.size}
-    if capture is None or r == old or r in safe:
+    safe = set(board.safe) | {board.start, board.size}
+    if board.capture is None or r == old or r in safe:
         return pos, None
     home = None
     k = len(pos)
@@ -543,15 +548,17 @@ def capture_after(board, positions, mover, old, capture, safe, starts):
         j = (mover + step) % k
         if pos[j] != r:
             continue
-        pos[j] = starts[j] if capture == "start" else capture_rest(board, max(0, r - capture))
+        pos[j] = (starts[j] if board.capture == "start"
+                  else capture_rest(board, max(0, r - board.capture)))
         if pos[j] == board.size and home is None:
             home = j
     return pos, home
 
 
-def capture_race_play(board, rnd, starts, capture=None, safe=(), max_throws=10**6):
-    """One race of ``len(starts)`` players, throw by throw with ``random.Random`` ``rnd``:
-    ``(winner, throws)``, winner -1 when nobody won within ``max_throws`` throws."""
+def capture_race_play(board, rnd, starts, max_throws=10**6):
+    """One race of ``len(starts)`` players under the board's capture rule, throw by throw
+    with ``random.Random`` ``rnd``: ``(winner, throws)``, winner -1 when nobody won within
+    ``max_throws`` throws."""
     faces = [int(f) for f in board.dice.faces]
     weights = [float(p) for p in board.dice.probs]
     k = len(starts)
@@ -567,42 +574,11 @@ def capture_race_play(board, rnd, starts, capture=None, safe=(), max_throws=10**
         throws += 1
         if pos[mover] == board.size:
             return mover, throws
-        pos, home = capture_after(board, pos, mover, old, capture, safe, starts)
+        pos, home = capture_after(board, pos, mover, old, starts)
         if home is not None:
             return home, throws
         mover = (mover + 1) % k
     return -1, throws
-
-
-def capture_race_exact(board, starts, capture=None, safe=()):
-    """Win chances and mean total throws of a race with capture, by a dense solve over
-    every (positions, mover) before the goal (tiny boards only; the race must end surely).
-    """
-    import itertools
-
-    k = len(starts)
-    squares = range(board.size)
-    states = [(p, m) for p in itertools.product(squares, repeat=k) for m in range(k)]
-    index = {s: i for i, s in enumerate(states)}
-    n = len(states)
-    a = np.eye(n)
-    win = np.zeros((n, k))
-    for (p, m), i in index.items():
-        for f, prob, y in naive_outcomes(board, p[m]):
-            new = list(p)
-            new[m] = y
-            if y == board.size:
-                win[i, m] += prob
-                continue
-            new, home = capture_after(board, new, m, p[m], capture, safe, starts)
-            if home is not None:
-                win[i, home] += prob
-                continue
-            a[i, index[(tuple(new), (m + 1) % k)]] -= prob
-    w = np.linalg.solve(a, win)
-    t = np.linalg.solve(a, np.ones(n))
-    i = index[(tuple(starts), 0)]
-    return w[i], float(t[i])
 
 
 # --- number mazes ---
@@ -2396,10 +2372,11 @@ def meet_joint(board, k, starts=None, dice=None):
     """``(wins, no_winner, mean_throws, mean_rounds)`` of ``k`` players on ``board`` under its
     capture rule, from the rules in words: a state is (every position, whose turn), found
     by a search from the start; the mover's token moves as in the one-player game
-    (:func:`naive_move`); if it moved to an unsafe square (not a safe square, the board's
-    start or the goal) every opponent there is captured (to its start, or back ``capture``
-    squares and through the jump there). Dense ``numpy.linalg.solve`` over the states from
-    which someone can still win; the rest never end (``no_winner``; the means are then inf).
+    (:func:`naive_move`), then the capture rule applies (:func:`capture_after`: a captured
+    token sent onto the goal wins at once; ``capture=None`` is the game without
+    interaction): the one exact reference under capture of every test. Dense
+    ``numpy.linalg.solve`` over the states from which someone can still win; the rest never
+    end (``no_winner``; the means are then inf).
     """
     starts = [board.start if s is None else s for s in (starts or [None] * k)]
     per = [board if d is None else board.replace(dice=d) for d in (dice or [None] * k)]
@@ -2409,18 +2386,8 @@ def meet_joint(board, k, starts=None, dice=None):
         wins[starts.index(size)] = 1.0
         return wins, 0.0, 0.0, 0.0
 
-    def sent_back(i, p):
-        if board.capture == "start":
-            return starts[i]
-        d = max(0, p - board.capture)
-        if d in board.jumps:
-            d = board.jumps[d]
-            while board.chain and d in board.jumps:
-                d = board.jumps[d]
-        return d
-
     def throws(state):
-        """(probability, next state or ('win', mover)) for each face of the mover."""
+        """(probability, next state or ('win', winner)) for each face of the mover."""
         pos, turn = state
         out = []
         for face, p in zip(per[turn].dice.faces, per[turn].dice.probs, strict=True):
@@ -2431,10 +2398,10 @@ def meet_joint(board, k, starts=None, dice=None):
                 continue
             new = list(pos)
             new[turn] = r
-            if r != old and r not in board.safe and r != board.start:
-                for i in range(k):
-                    if i != turn and pos[i] == r:
-                        new[i] = sent_back(i, r)
+            new, home = capture_after(board, new, turn, old, starts)
+            if home is not None:  # a captured token sent onto the goal wins
+                out.append((float(p), ("win", home)))
+                continue
             out.append((float(p), (tuple(new), (turn + 1) % k)))
         return out
 

@@ -28,7 +28,6 @@ from snl_numeric import (
     throws_variance_all,
 )
 from snl_numeric import maze as mz
-from snl_numeric.simulate.multi import simulate_players
 from snl_numeric.boards import random_board
 from snl_numeric.race import bounds as race_bounds
 
@@ -53,10 +52,9 @@ def results() -> dict:
         g = simulate(seed30, 50, rng=6, per_game=True)
         walk = simulate(bounce.to_chain(), 200, rng=7)  # a chain's rows: an alias table each
         three = simulate(seed30, 200, players=3, dice=[None, "1-4", None], rng=8)
-        mask = np.zeros(bounce.size + 1, dtype=bool)
-        mask[[0, 12, bounce.size]] = True  # races with capture: back 3, square 12 safe
-        bump = simulate_players(bounce, 200, 2, rule=(2, 3, mask), ss=np.random.SeedSequence(9),
-                                max_throws=10**6, threads=1)
+        # races with capture: back 3, square 12 safe
+        bump = simulate(bounce.replace(capture=3, safe=[12]), 200, players=2, rng=9,
+                        max_throws=10**6, threads=1)
     out["simulate"] = [r.mean, r.histogram.tolist(), g.throws.tolist(),
                        g.jump_used.sum(axis=0).tolist(), walk.histogram.tolist(),
                        three.wins.tolist(), three.rounds_histogram.tolist(), bump.wins.tolist(),

@@ -194,3 +194,30 @@ def test_json_of_maze_and_batch_is_indented(capsys, tmp_path):
     assert main(["batch", str(boards_file), "-o", str(tmp_path / "out"), "--json"]) == 0
     out = capsys.readouterr().out
     assert out == json.dumps(json.loads(out), indent=2) + "\n"
+
+
+def test_analyze_players_under_capture(capsys):
+    """``--players K --capture start``: the win chances, rounds and first player's edge of
+    the joint chain (players who meet), not those of independent players."""
+    mb = boards.get("milton-bradley")
+    bump = mb.replace(capture="start")
+    code, out, _ = run(capsys, "analyze", "milton-bradley", "--players", "2", "--capture",
+                       "start")
+    assert code == 0
+    from snl_numeric import expected_game_length, first_player_advantage
+
+    g, plain = expected_game_length(bump, 2), expected_game_length(mb, 2)
+    assert "capture to the start" in out
+    assert f"{g.win_probabilities[0]:.6f}" in out and f"{g.mean_rounds:.6f}" in out
+    assert f"{plain.mean_rounds:.6f}" not in out
+    edge = first_player_advantage(bump, 2)
+    assert f"player 1's edge   {edge:.6f}   (its win chance - 1/2)" in out
+    assert edge == pytest.approx(0.005572, abs=5e-7)  # (simulate agrees within 4 SE:
+    # test_simulate_players.py::test_milton_bradley_capture_matches_the_joint_chain)
+    code, out, _ = run(capsys, "analyze", "milton-bradley", "--players", "2", "--capture", "3",
+                       "--safe", "10,20", "--json")
+    data = json.loads(out)
+    board = mb.replace(capture=3, safe=[10, 20])
+    w = expected_game_length(board, 2).win_probabilities
+    assert data["players"]["win_probabilities"] == pytest.approx(w.tolist(), abs=1e-15)
+    assert data["players"]["first_player_advantage"] == first_player_advantage(board, 2)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from conftest import boards as board_strategy
@@ -233,36 +235,66 @@ def test_milton_bradley_three_players_within_a_thousandth():
                                   win_probabilities(MB, 3, starts=list(f.starts)))
 
 
-# -- capture (the rule read through one stand-in) ---------------------------------------------
+# -- capture ------------------------------------------------------------------------------
 @pytest.mark.parametrize("handicap", ["starts", "dice", "throws"])
-def test_capture_path_reports_beside_the_independent_answer(monkeypatch, handicap):
-    """With the capture stand-in forced on, win_probabilities (independent on this branch)
-    plays the capture evaluation: the capture search must find the independent optimum."""
-    board = Board(8, {2: 6, 7: 1}, dice="1-3")
+def test_capture_search_matches_brute_force(handicap):
+    """A small board with capture to the start: the search under capture finds the
+    assignment that every candidate's own win_probabilities call (the brute force) rates
+    best, and reports the independent chances of that assignment beside it."""
+    plain_board = Board(8, {2: 6, 7: 1}, dice="1-3")
+    board = plain_board.replace(capture="start")
     kw = {"dice": ["1-3", "1-2", "2-3"]} if handicap == "dice" else {}
-    plain = fair_starts(board, handicap=handicap, **kw)
+    plain = fair_starts(plain_board, handicap=handicap, **kw)
     assert plain.capture_win_probabilities is None and not plain.searched_under_capture
-    monkeypatch.setattr(fairness, "_capture_rule", lambda b: (1, 0, None))
-    monkeypatch.setattr(fairness, "_independent", lambda b: b)
     f = fair_starts(board, handicap=handicap, **kw)
-    assert f.deviation == pytest.approx(plain.deviation, abs=1e-12)
-    if handicap == "throws":
+    if handicap == "throws":  # (no search under capture: the independent answer)
         assert f.capture_win_probabilities is None and not f.searched_under_capture
-    else:
-        assert f.searched_under_capture
-        np.testing.assert_array_equal(f.capture_win_probabilities, f.win_probabilities)
-        assert f.capture_deviation == f.deviation
+        assert f.deviation == plain.deviation and f.starts == plain.starts
+        return
+    assert f.searched_under_capture
+    cw = win_probabilities(board, 2, starts=list(f.starts), dice=list(f.dice))
+    np.testing.assert_array_equal(f.capture_win_probabilities, cw)
+    assert f.capture_deviation == float(np.abs(cw - 0.5).max())
+    np.testing.assert_array_equal(
+        f.win_probabilities, win_probabilities(plain_board, 2, starts=list(f.starts),
+                                               dice=list(f.dice)))
+    choices = [as_dice(d) for d in kw["dice"]] if kw else None
+    brute = fair_brute_force(board, 2, handicap, dice=choices)
+    assert f.capture_deviation == pytest.approx(min(brute.values()), abs=1e-12)
+
+
+def test_capture_search_limit(monkeypatch):
+    """Past CAPTURE_SEARCH_WORK the search is the independent one; the chances under capture
+    of what it found are still reported."""
+    board = Board(8, {2: 6, 7: 1}, dice="1-3", capture="start")
     monkeypatch.setattr(fairness, "CAPTURE_SEARCH_WORK", 0)
-    g = fair_starts(board, handicap=handicap, **kw)
+    g = fair_starts(board)
     assert not g.searched_under_capture
-    assert (g.capture_win_probabilities is None) == (handicap == "throws")
+    assert g == dataclasses.replace(fair_starts(board.replace(capture=None)),
+                                    capture_win_probabilities=g.capture_win_probabilities,
+                                    capture_deviation=g.capture_deviation)
+    np.testing.assert_array_equal(g.capture_win_probabilities,
+                                  win_probabilities(board, 2, starts=list(g.starts)))
 
 
-def test_capture_stand_in_reads_no_rule_from_todays_board():
-    mode, back, safe = fairness._capture_rule(MB)
-    assert (mode, back) == (0, 0)
-    assert safe[0] and safe[100] and not safe[50]
+def test_fairness_under_capture_is_the_exact_answer():
+    """first_player_advantage and fair_starts' chances under capture equal fresh exact
+    win_probabilities calls (the joint chain), on a small board with capture to the start."""
+    board = Board(12, {3: 9, 10: 2, 6: 11}, dice="1-4", capture="start", safe=[5])
+    for k in (2, 3):
+        w = win_probabilities(board, k)
+        assert first_player_advantage(board, k) == w[0] - 1.0 / k
+    assert first_player_advantage(board, 2) != first_player_advantage(
+        board.replace(capture=None), 2)
+    f = fair_starts(board, 2)
+    np.testing.assert_array_equal(f.capture_win_probabilities,
+                                  win_probabilities(board, 2, starts=list(f.starts)))
+
+
+def test_independent_board_reads_no_rule():
     assert fairness._independent(MB) is MB
+    bumped = MB.replace(capture=3, safe=[50])
+    assert fairness._independent(bumped) == MB
 
 
 # -- results and errors -----------------------------------------------------------------------

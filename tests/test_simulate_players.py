@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import random
 import warnings
 
@@ -25,27 +24,30 @@ from snl_numeric import (
     win_probabilities,
 )
 
-multi = importlib.import_module("snl_numeric.simulate.multi")
-
 #: Monte Carlo tolerance, in standard errors.
 Z = 4.0
 
 
 def race(board, games, players, rule, *, rng=0, starts=None, dice=None, threads=1,
          max_throws=10**7):
-    """The kernel-level call, with the capture rule ``rule = (mode, back, safe squares)``
-    passed explicitly (Board has no capture field on this branch)."""
+    """``simulate(players=...)`` on ``board`` with the capture rule ``rule = (mode, back,
+    safe squares)`` put on it (:func:`capture_board`)."""
+    return simulate(capture_board(board, rule), games, players=players, starts=starts,
+                    dice=dice, rng=np.random.SeedSequence(rng), max_throws=max_throws,
+                    threads=threads)
+
+
+def capture_board(board, rule):
+    """``board`` with the capture rule ``(mode, back, safe squares)`` of
+    ``snl_numeric.board.capture_rule``."""
     mode, back, safe = rule
-    mask = np.zeros(board.size + 1, dtype=bool)
-    mask[[*safe, board.start, board.size]] = True
-    return multi.simulate_players(board, games, players, starts=starts, dice=dice,
-                                  rule=(mode, back, mask), ss=np.random.SeedSequence(rng),
-                                  max_throws=max_throws, threads=threads)
+    capture = {0: None, 1: "start", 2: back}[mode]
+    return board.replace(capture=capture, safe=safe if capture is not None else ())
 
 
 def check_exact(result: GameSimulationResult, board, players, **kw) -> None:
     """Win shares, mean rounds and mean throws within Z standard errors of the exact answer
-    for independent players."""
+    (independent players, or the joint chain under the board's capture rule)."""
     exact = expected_game_length(board, players, **kw)
     assert result.censored == 0 and result.finished == result.games
     assert np.all(np.abs(result.win_shares - exact.win_probabilities)
@@ -144,7 +146,7 @@ def test_capture_by_hand():
         assert np.all(np.abs(r.win_shares - [2 / 3, 1 / 3]) < Z * r.win_stderr)
     safe = race(board, 100_000, 2, (1, 0, (1,)), rng=1)  # square 1 safe: no capture
     assert np.all(np.abs(safe.win_shares - [0.75, 0.25]) < Z * safe.win_stderr)
-    assert naive.capture_race_exact(board, [0, 0], "start")[0].tolist() == pytest.approx(
+    assert naive.meet_joint(board.replace(capture="start"), 2)[0].tolist() == pytest.approx(
         [2 / 3, 1 / 3], abs=1e-14)
 
 
@@ -166,11 +168,14 @@ def test_capture_matches_dense_solve(name):
     board, starts, capture, safe = TINY[name]
     rule = (1, 0, safe) if capture == "start" else (2, capture, safe)
     result = race(board, 100_000, len(starts), rule, starts=starts, rng=5)
-    wins, throws = naive.capture_race_exact(board, starts, capture, safe)
+    wins, nobody, throws, rounds = naive.meet_joint(
+        board.replace(capture=capture, safe=safe), len(starts), starts)
+    assert nobody == 0.0
     assert result.censored == 0
     assert np.all(np.abs(result.win_shares - wins) < Z * result.win_stderr), (
         result.win_shares, wins)
     assert abs(result.mean_throws - throws) < Z * result.throws_stderr
+    assert abs(result.mean_rounds - rounds) < Z * result.rounds_stderr
 
 
 @pytest.mark.parametrize("capture, safe", [("start", (8, 20)), (3, ()), (5, (12,))])
@@ -184,7 +189,8 @@ def test_capture_matches_naive_game(capture, safe):
     fast = race(board, 100_000, 3, rule, rng=2)
     rnd = random.Random(8)
     games = 10_000
-    plays = [naive.capture_race_play(board, rnd, starts, capture, safe) for _ in range(games)]
+    slow_board = board.replace(capture=capture, safe=safe)
+    plays = [naive.capture_race_play(slow_board, rnd, starts) for _ in range(games)]
     winners = np.array([w for w, _ in plays])
     throws = np.array([t for _, t in plays], dtype=float)
     slow = np.bincount(winners, minlength=3) / games
@@ -193,6 +199,22 @@ def test_capture_matches_naive_game(capture, safe):
     se_t = np.hypot(fast.throws_stderr, throws.std(ddof=1) / np.sqrt(games))
     assert abs(fast.mean_throws - throws.mean()) < Z * se_t
     assert fast.mean_rounds > 0 and fast.censored == 0
+
+
+MB = boards.get("milton-bradley")
+
+
+@pytest.mark.parametrize("board, players", [
+    (MB.replace(capture="start"), 2),
+    (MB.replace(capture="start"), 3),
+    (MB.replace(capture=3), 2),  # (a token caught on 83 goes to the ladder 80 -> 100: wins)
+    (MB.replace(capture="start", safe=[10, 20, 30, 40, 50, 60, 70, 90]), 2),
+], ids=["start-2", "start-3", "back3-2", "start-safe-2"])
+def test_milton_bradley_capture_matches_the_joint_chain(board, players):
+    """A million games within Z standard errors of the exact joint chain (snl_numeric.meet):
+    win chances, mean rounds and throws, the distribution of rounds."""
+    result = simulate(board, 1_000_000, players=players, rng=51 + players)
+    check_exact(result, board, players)
 
 
 def test_capture_lengthens_the_game():
@@ -274,3 +296,14 @@ def test_pooled_moments_match_numpy():
     assert mean == pytest.approx(values.mean(), rel=1e-12)
     assert se == pytest.approx(values.std(ddof=1) / np.sqrt(len(values)), rel=1e-9)
     assert all(np.isnan(pooled_moments(np.zeros(3, np.int64), 0, 0, 0.0)))
+
+
+def test_text_report():
+    r = race(boards.get("milton-bradley"), 20_000, 3, (1, 0, (50,)), rng=4)
+    text = str(r)
+    assert text.startswith("milton-bradley: 20000 simulated races of 3 players")
+    assert "capture to the start (safe 50)" in text
+    for i in range(3):
+        assert f"{i + 1}      0  {r.win_shares[i]:.6f}  {r.win_stderr[i]:.6f}" in text
+    assert f"mean rounds       {r.mean_rounds:.4f} +/- {r.rounds_stderr:.4f}" in text
+    assert "CENSORED" not in text

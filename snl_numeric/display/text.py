@@ -248,3 +248,30 @@ def game_length_text(g: Any) -> str:
     lines.append(line("expected rounds", value(g.mean_rounds)))
     lines.append(line("expected throws", f"{value(g.mean_throws)}   (all players together)"))
     return "\n".join(lines)
+
+
+def game_simulation_text(r: Any) -> str:
+    """The report of a :class:`~snl_numeric.simulate.result.GameSimulationResult`: the
+    rules (with the capture rule), each player's win share with its standard error, the
+    mean rounds and throws."""
+    b = r.board
+    name = b.name or f"board of size {b.size}"
+    lines = [f"{name}: {plural(r.games, 'simulated race')} of {r.players} players",
+             line("rules", rules_line(b)),
+             line("players", f"{r.players} (player 1 throws first)")]
+    lines += table(["player", "start", "wins", "+/-"],
+                   [[str(i + 1), str(s), value(float(p)), value(float(e))]
+                    for i, (s, p, e) in enumerate(zip(r.starts, r.win_shares, r.win_stderr,
+                                                      strict=True))],
+                   right=[True, True, True, True])
+    lines.append(line("mean rounds", f"{value(r.mean_rounds, 4)} +/- "
+                                     f"{value(r.rounds_stderr, 4)} (standard error)"))
+    lines.append(line("mean throws", f"{value(r.mean_throws, 4)} +/- "
+                                     f"{value(r.throws_stderr, 4)}   (all players together)"))
+    if r.censored:
+        lines.append(line("CENSORED", f"{plural(r.censored, 'game')} had no winner "
+                                      f"({r.stranded} stranded, {r.censored - r.stranded} at "
+                                      f"max_throws={r.max_throws}); rounds and throws describe "
+                                      f"the {r.finished} finished only"))
+    lines.append(line("seed", f"entropy={r.entropy} spawn_key={r.spawn_key}"))
+    return "\n".join(lines)

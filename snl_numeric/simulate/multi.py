@@ -27,7 +27,7 @@ from .._core.parallel import run_tasks, split
 from .._core.progress import Progress
 from .._core.rng import alias_table
 from .._core.vectorised import landing_rest
-from ..board import Board, check_start
+from ..board import Board, capture_rule, check_start
 from ..dice import Dice, as_dice
 from .kernel import (
     FIRST_BUDGET,
@@ -41,21 +41,6 @@ from .kernel import (
     race_kernel,
 )
 from .result import BLOCKS, GameSimulationResult, pooled_moments
-
-
-# stand-in for board.capture_rule (branch capture)
-def _capture_rule(board: Board) -> tuple[int, int, np.ndarray]:
-    """``(mode, back, safe_mask)`` of ``board``'s capture rule (CAPTURE.md)."""
-    capture = getattr(board, "capture", None)
-    mask = np.zeros(board.size + 1, dtype=np.bool_)
-    mask[list(getattr(board, "safe", ()))] = True
-    mask[[board.start, board.size]] = True
-    mask.flags.writeable = False
-    if capture is None:
-        return 0, 0, mask
-    if capture == "start":
-        return 1, 0, mask
-    return 2, int(capture), mask
 
 
 def players_count(players: Any, starts: Any, dice: Any) -> int:
@@ -133,24 +118,17 @@ def capture_destinations(board: Board, starts: np.ndarray, mode: int, back: int
 
 
 def simulate_players(board: Board, games: int, players: Any, *, starts: Any = None,
-                     dice: Any = None, rule: tuple[int, int, np.ndarray] | None = None,
-                     ss: np.random.SeedSequence, max_throws: int, threads: int,
+                     dice: Any = None, ss: np.random.SeedSequence, max_throws: int, threads: int,
                      progress: bool | str = False, confidence: float = 0.95
                      ) -> GameSimulationResult:
     """``games`` races of ``players`` players on ``board`` (validated ``games``,
-    ``max_throws``, ``threads``, ``confidence``; ``ss`` the seed) under the capture rule
-    ``rule = (mode, back, safe_mask)``, by default the board's own."""
+    ``max_throws``, ``threads``, ``confidence``; ``ss`` the seed) under the board's capture
+    rule (:func:`~snl_numeric.board.capture_rule`)."""
     if not isinstance(board, Board):
         raise TypeError(f"players= races on a Board, got {type(board).__name__}")
     k = players_count(players, starts, dice)
-    mode, back, safe = _capture_rule(board) if rule is None else rule
-    if mode not in (0, 1, 2) or mode == 2 and not (isinstance(back, numbers.Integral)
-                                                 and back >= 1):
-        raise ValueError(f"capture rule must be mode 0, 1 or 2 (with back >= 1), got "
-                         f"mode={mode!r}, back={back!r}")
-    safe = np.array(safe, dtype=np.bool_)  # (a writable copy: one kernel signature)
-    if safe.shape != (board.size + 1,):
-        raise ValueError(f"safe_mask must have {board.size + 1} entries, got {safe.shape}")
+    mode, back, mask = capture_rule(board)
+    safe = np.array(mask, dtype=np.bool_)  # (a writable copy: one kernel signature)
     boards_, table, starts_ = _per_player(board, k, starts, dice)
     cbs = [b.compiled for b in boards_]
     width = max(len(cb.probs) for cb in cbs)

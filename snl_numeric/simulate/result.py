@@ -280,6 +280,11 @@ class GameSimulationResult:
         """The ``SeedSequence`` that reproduces this run when passed as ``rng``."""
         return np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key)
 
+    def __str__(self) -> str:
+        from ..display.text import game_simulation_text
+
+        return game_simulation_text(self)
+
     @property
     def rounds_pmf(self) -> np.ndarray:
         """Empirical ``P(the game ends in round n)`` over all games (censored ones count in
