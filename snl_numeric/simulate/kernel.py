@@ -361,6 +361,31 @@ def alias_rows(probs, alias, thresh):  # pragma: no cover - jitted
                 thresh[r, i] = np.uint64(0)
 
 
+def run_rounds(todo, threads, budget, call, done, report):
+    """Play the blocks ``todo`` round after round on ``threads`` threads and return the
+    last budget: each round ``call(share, budget, t)`` plays up to ``budget`` throws of
+    each block of thread ``t``'s share, ``done(blocks)`` marks the blocks that finished and
+    ``report()`` updates the progress. The budget of a full round aims at
+    :data:`ROUND_SECONDS` (a chance to stop on Ctrl-C; never below :data:`MIN_BUDGET`);
+    budgets do not change the numbers drawn."""
+    while len(todo):
+        shares = split(todo, threads)
+        t0 = time.perf_counter()
+
+        def task(t, shares=shares, budget=budget):
+            call(shares[t], budget, t)
+
+        run_tasks(task, len(shares))
+        took = time.perf_counter() - t0
+        finished = done(todo)
+        if not finished.all():  # a full round: aim at ROUND_SECONDS
+            scale = ROUND_SECONDS / max(took, 1e-4)
+            budget = int(min(max(budget * min(max(scale, 0.25), 4.0), MIN_BUDGET), 1 << 26))
+        todo = todo[~finished]
+        report()
+    return budget
+
+
 class Run:
     """The kernel's inputs for one simulation, and the rounds over the blocks."""
 
@@ -417,29 +442,23 @@ class Run:
         lanes[todo[bounds[todo + 1] == bounds[todo]], _PHASE] = 2  # empty blocks
         todo = todo[lanes[todo, _PHASE] != 2]
         reported = 0
-        while len(todo):
-            shares = split(todo, self.threads)
-            budget = self._budget
-            t0 = time.perf_counter()
 
-            def task(t, shares=shares, budget=budget):
-                simulate_kernel(self.off, self.alias, self.thresh, self.start, self.goal,
-                                self.max_throws, bounds, shares[t], budget, lo, hist, t, rng,
-                                lanes, tallies, *rec)
+        def call(share, budget, t):
+            simulate_kernel(self.off, self.alias, self.thresh, self.start, self.goal,
+                            self.max_throws, bounds, share, budget, lo, hist, t, rng, lanes,
+                            tallies, *rec)
 
-            run_tasks(task, len(shares))
-            took = time.perf_counter() - t0
-            if lanes[todo, _PHASE].min() != 2:  # a full round: aim at ROUND_SECONDS
-                scale = ROUND_SECONDS / max(took, 1e-4)
-                self._budget = int(min(max(budget * min(max(scale, 0.25), 4.0), MIN_BUDGET),
-                                       1 << 26))
-            todo = todo[lanes[todo, _PHASE] != 2]
+        def report():
+            nonlocal reported
             if bar is not None:
                 active = (lanes[:, ACTIVE: ACTIVE + LANES] != 0).sum(axis=1)
                 finished = int((lanes[:, 1] - bounds[:-1] - active)[lanes[:, _PHASE] > 0]
                                .sum())
                 bar.update(finished - reported)
                 reported = finished
+
+        self._budget = run_rounds(todo, self.threads, self._budget, call,
+                                  lambda blocks: lanes[blocks, _PHASE] == 2, report)
 
     def play(self, per_game, bar):
         """``(histogram, (censored, stranded, throws), (throws, final, used), long_games)``."""

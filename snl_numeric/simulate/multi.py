@@ -23,7 +23,6 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._core.memory import check_memory
-from .._core.parallel import run_tasks, split
 from .._core.progress import Progress
 from .._core.rng import alias_table
 from .._core.vectorised import landing_rest
@@ -31,14 +30,13 @@ from ..board import Board, capture_rule, check_start
 from ..dice import Dice, as_dice
 from .kernel import (
     FIRST_BUDGET,
-    MIN_BUDGET,
     RACE_COLUMNS,
     RACE_TALLIES,
     ROUND_BINS,
-    ROUND_SECONDS,
     block_bounds,
     block_seeds,
     race_kernel,
+    run_rounds,
 )
 from .result import BLOCKS, GameSimulationResult, pooled_moments
 
@@ -238,26 +236,20 @@ class RaceRun:
         bounds = self.bounds
         todo: Any = np.flatnonzero(np.diff(bounds)).astype(np.int64)
         reported = 0
-        while len(todo):
-            shares = split(todo, self.threads)
-            budget = self._budget
-            t0 = time.perf_counter()
 
-            def task(t, shares=shares, budget=budget):
-                self._call(shares[t], budget, rounds, throws, t, rng, state, pos, wins,
-                           tallies, squares)
+        def call(share, budget, t):
+            self._call(share, budget, rounds, throws, t, rng, state, pos, wins, tallies,
+                       squares)
 
-            run_tasks(task, len(shares))
-            took = time.perf_counter() - t0
-            if state[todo, 4].min() != 2:  # a full round: aim at ROUND_SECONDS
-                scale = ROUND_SECONDS / max(took, 1e-4)
-                self._budget = int(min(max(budget * min(max(scale, 0.25), 4.0), MIN_BUDGET),
-                                       1 << 26))
-            todo = todo[state[todo, 4] != 2]
+        def report():
+            nonlocal reported
             started = state[:, 4] > 0
             finished = int((state[started, 1] - bounds[:-1][started]).sum())
             bar.update(finished - reported)
             reported = finished
+
+        self._budget = run_rounds(todo, self.threads, self._budget, call,
+                                  lambda blocks: state[blocks, 4] == 2, report)
         merged = rounds.sum(axis=0)
         last = np.flatnonzero(merged)
         merged = merged[: last[-1] + 1] if len(last) else merged[:0]
