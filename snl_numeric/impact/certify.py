@@ -101,12 +101,13 @@ def _row_bound(zmax, ez: float, z0, et: float, tmax: float, dmin):
     return bound, low
 
 
-def candidates_certified(z: np.ndarray, ez: float, z0: np.ndarray, ta: np.ndarray,
+def candidates_certified(zmax: np.ndarray, ez: float, z0: np.ndarray, ta: np.ndarray,
                          tb: np.ndarray, et: float, tmax: float, d: np.ndarray,
                          block: np.ndarray, mean: float) -> tuple[np.ndarray, np.ndarray]:
     """Which entries of ``block = z0 dt / d`` (``d = 1 - zb + za``, ``dt = tb - ta``) are
     certified to :data:`CERTIFIED` of the larger of the old and the new mean, from the solves'
-    certified errors: ``z`` normwise to ``ez`` per column (``ez max|z|``), ``t``
+    certified errors: ``z`` normwise to ``ez`` per column (``ez zmax``, ``zmax`` the largest
+    ``|z|`` of each column), ``t``
     componentwise to ``et``, and the rounding of the few operations here (``u`` each).
 
     The error of a product of three factors known to ``+-e`` each, first bounded for the
@@ -116,12 +117,11 @@ def candidates_certified(z: np.ndarray, ez: float, z0: np.ndarray, ta: np.ndarra
     u = UNIT_ROUNDOFF
     none = np.zeros(0, dtype=np.intp), np.zeros((0, d.shape[1]), dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        zmax = np.maximum(z.max(), -z.min())  # (NumPy scalars: x / 0 is inf, not an error)
+        top = zmax.max()  # (a NumPy scalar: x / 0 is inf, not an error)
         least = max(mean + np.fmin.reduce(block, axis=None), mean)  # (or the old mean)
-        bound, low = _row_bound(zmax, ez, z0.max(), et, tmax, d.min())
+        bound, low = _row_bound(top, ez, z0.max(), et, tmax, d.min())
         if low > 0.0 and bound <= CERTIFIED * least:  # the whole block at once
             return none
-        zmax = np.maximum(z.max(axis=0), -z.min(axis=0))  # per column (row of block)
         bound, low = _row_bound(zmax, ez, z0, et, tmax, np.min(d, axis=1))
         least = np.maximum(mean + np.fmin.reduce(block, axis=1), mean)
         rows = np.flatnonzero(~((low > 0.0) & (bound <= CERTIFIED * least)))
@@ -169,6 +169,7 @@ class CandidateTerms:
             block = np.subtract(tb[None, :], ta[:, None])
             block *= z0[:, None]
             block /= d
-            doubt, good = candidates_certified(z, ez, z0, ta, tb, self.et, self.tmax, d,
+            zmax = np.maximum(z.max(axis=0), -z.min(axis=0))  # |z| per column
+            doubt, good = candidates_certified(zmax, ez, z0, ta, tb, self.et, self.tmax, d,
                                                block, self.mean)
         return block, doubt, good

@@ -538,7 +538,8 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
         if sol is None:  # too many backward moves: the solver's factorisation
             sol = solver.solve(c.toarray() / cb.probs.sum())
         error = max(error, sol.error)
-        block, doubt, good = terms.block(_clean(sol.x, act), sol.error, a)
+        z = sol.x if sol.method == "sweep" else _clean(sol.x, act)  # (0 off the system)
+        block, doubt, good = terms.block(z, sol.error, a)
         fix = allowed[a[doubt]] & ~good & sure[rest][None, :]
         if fix.any() and sol.method == "sweep":  # the rows in doubt by the sweep's a priori
             again = solver.solve(c[:, doubt].toarray() / cb.probs.sum())  # bound: residuals

@@ -97,7 +97,8 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
     if k > max_targets or sweep_bound(m, faces, k) > SWEEP_ERROR:
         return None
     rows, faces_back = np.nonzero(back)
-    c_back = sp.csr_array((moving[rows, faces_back], (rows, which)), shape=(m, k))
+    fed, rank = np.unique(rows, return_inverse=True)  # the squares with a backward move
+    c_back = sp.csr_array((moving[rows, faces_back], (rank, which)), shape=(len(fed), k))
     pivot = moving.sum(axis=1)
     # the band: the forward distances most squares' throws go (the faces); the longer
     # ones (ladders) are added row by row
@@ -113,20 +114,20 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
                        moving[far_rows, far_faces].tolist(), strict=True):
         far.setdefault(i, ([], []))[0].append(t)
         far[i][1].append(p)
-    sys_b = sp.csr_array((b.data, (pos[b.coords[0]], b.coords[1])), shape=(m + 1, cols))
+    on = pos[b.coords[0]] < m
+    b_rows, b_cols, b_vals = b.coords[0][on], b.coords[1][on], b.data[on]
     first = np.zeros((m + band, cols))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        sys_b = sys_b[:m]
         if k:
             v = _rows_of_inverse(coef, far, pivot, targets, band)  # B^-T E_D, (m, k)
-            cap = -(c_back.T @ v).T  # -W[D] = -(B^-1 C)[D] = -V^T C: I - W[D] off the diagonal
+            vf = v.take(fed, axis=0)
+            cap = -(c_back.T @ vf).T  # -W[D] = -(B^-1 C)[D] = -V^T C: I - W[D] off the diagonal
             slack = np.sum(moving, axis=1, where=to == m) @ v  # its row sums (B^-1 e)[D]
             gth_factor(cap, slack)
-            x = _gth_apply(cap, np.asarray((sys_b.T @ v).T))  # Y[D] = (B^-1 b)[D] = V^T b
-            fed = np.unique(rows)  # the squares with a backward move: b + C X there
-            first[fed] = np.asarray(c_back[fed] @ x)
-        sys_b = sp.coo_array(sys_b)
-        np.add.at(first, tuple(sys_b.coords), sys_b.data)
+            b_t = sp.csr_array((b_vals, (b_cols, pos[b_rows])), shape=(cols, m))
+            x = _gth_apply(cap, np.ascontiguousarray((b_t @ v).T))  # Y[D] = V^T b
+            first[fed] = c_back @ x  # b + C X on the squares with a backward move
+        np.add.at(first, (pos[b_rows], b_cols), b_vals)
         coef /= pivot[:, None]
         _sweep(first, coef, far, band)
     y = first[:m]
