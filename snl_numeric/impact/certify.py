@@ -169,7 +169,9 @@ class CandidateTerms:
             block = np.subtract(tb[None, :], ta[:, None])
             block *= z0[:, None]
             block /= d
-            zmax = np.maximum(z.max(axis=0), -z.min(axis=0))  # |z| per column
+            zmax = z.max(axis=0)  # |z| per column (z >= 0 but for roundings of an LU)
+            if z.min() < 0.0:
+                zmax = np.maximum(zmax, -z.min(axis=0))
             doubt, good = candidates_certified(zmax, ez, z0, ta, tb, self.et, self.tmax, d,
                                                block, self.mean)
         return block, doubt, good

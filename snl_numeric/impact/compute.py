@@ -360,6 +360,18 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
 
 
 # -- adding any jump -----------------------------------------------------------------
+def _allowed(rest: np.ndarray, kind: str, a: np.ndarray) -> np.ndarray:
+    """``allowed[i, b]``: a new jump ``a[i] -> b`` of ``kind`` is a jump (``b`` does not rest
+    on ``a[i]``), for sources ``a`` that start none."""
+    squares = np.arange(len(rest))
+    ok = rest[None, :] != a[:, None]
+    if kind == "ladder":
+        ok &= squares[None, :] > a[:, None]
+    elif kind == "snake":
+        ok &= squares[None, :] < a[:, None]
+    return ok
+
+
 def _resting(cb: CompiledBoard) -> np.ndarray:
     """Where a token sent to each square rests (its chain followed under ``chain=True``)."""
     rest = np.arange(cb.n_states)
@@ -509,19 +521,15 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
         raise ValueError(f"the expected throws from square {start} are infinite (the goal is "
                          "not reached with probability 1): the change of adding a jump is "
                          "not defined")
-    squares = np.arange(n)
     rest = _resting(cb)
-    allowed = (cb.jump_index < 0)[:, None] & (rest[None, :] != squares[:, None])
-    allowed[cb.size] = False
-    if kind == "ladder":
-        allowed &= squares[None, :] > squares[:, None]
-    elif kind == "snake":
-        allowed &= squares[None, :] < squares[:, None]
+    free = np.flatnonzero(cb.jump_index < 0)  # the squares that may start a new jump
+    free = free[free != cb.size]
+    free = free[_allowed(rest, kind, free).any(axis=1)]
     weights, moved = _rest_weights(board, cb)
-    rows = np.flatnonzero(allowed.any(axis=1) & _rest_reached(cb, moved, start))
+    used = _rest_reached(cb, moved, start)
+    rows, idle = free[used[free]], free[~used[free]]  # idle: nobody rests there
     change = np.full((n, n), np.nan)
-    idle = np.flatnonzero(allowed.any(axis=1) & ~np.isin(squares, rows))  # nobody rests there
-    change[idle] = np.where(allowed[idle], 0.0, np.nan)
+    change[idle] = np.where(_allowed(rest, kind, idle), 0.0, np.nan)
     solver = fundamental(cb)
     act = solver.active
     sure = act.copy()
@@ -540,7 +548,7 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
         error = max(error, sol.error)
         z = sol.x if sol.method == "sweep" else _clean(sol.x, act)  # (0 off the system)
         block, doubt, good = terms.block(z, sol.error, a)
-        fix = allowed[a[doubt]] & ~good & sure[rest][None, :]
+        fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
         if fix.any() and sol.method == "sweep":  # the rows in doubt by the sweep's a priori
             again = solver.solve(c[:, doubt].toarray() / cb.probs.sum())  # bound: residuals
             error = max(error, again.error)
@@ -548,9 +556,9 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
                                                       a[doubt])
             good = np.ones(fix.shape, dtype=bool)
             good[doubt2] = good2
-            fix = allowed[a[doubt]] & ~good & sure[rest][None, :]
+            fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
         block[:, ~sure[rest]] = np.inf  # resting on b would strand the token
-        block[~allowed[a]] = np.nan
+        block[~_allowed(rest, kind, a)] = np.nan
         if fix.any():  # every way from rest[b] to the goal rests on a: endless
             i, b = np.nonzero(fix)
             endless = _passes(board, cb, a[doubt[i]], rest[b])

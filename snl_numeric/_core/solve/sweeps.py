@@ -37,9 +37,10 @@ __all__ = ["sweep_bound", "sweep_solve"]
 #: each on one thread, and waking its other threads costs more than these small products
 #: (on a loaded machine, tens of milliseconds of CPU time for one 50 x 50 x 1000 product).
 PRODUCT_COLUMNS = 128
-#: The sweep is not used where its a priori bound is above this (a board of some
-#: 10^5 squares): the answer would be certified more loosely than the solvers certify it.
-SWEEP_ERROR = 1e-11
+#: The sweep is not used where its a priori bound is above this (a board of some 10^4
+#: squares with a d6; below the warning threshold of 1e-10, as the rows it leaves in doubt
+#: are solved again by the solver).
+SWEEP_ERROR = 5e-11
 
 
 def sweep_bound(unknowns: int, faces: int, k: int) -> float:
