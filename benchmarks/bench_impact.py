@@ -7,6 +7,9 @@ the baseline alternate, medians of wall and CPU time over the repeats):
 - ``jump_candidates`` on Milton Bradley (every jump ``a -> b`` one could add, 101 x 101)
   against 100 fresh ``expected_throws`` calls (the issue's yardstick: rebuilding all
   8,100 boards would take 81 times as long);
+- ``jump_candidates`` on a random board of 1,000 squares (``random_board(1000, 0.1)``,
+  1,001 x 1,001) against 100 fresh ``expected_throws`` calls of the same board (issue 53:
+  at least 10x);
 - ``jump_impact`` on Milton Bradley (mean and standard deviation without each of the 19
   jumps) against 5 fresh ``analyze`` calls;
 - ``jump_impact`` on a random board of 3,000 squares against removing each jump, one
@@ -54,6 +57,16 @@ def run(repeats: int = 7, quick: bool = False) -> list[dict]:
                      "100 fresh expected_throws", "every a -> b; fresh board each call",
                      f"ours: jump_candidates, {FRESH}; baseline: 100 x expected_throws, "
                      f"{FRESH}"))
+    mid = boards.random_board(1000, 0.1, rng=1)
+    dm = mid.to_dict()
+    jump_candidates(Board.from_dict(dm)), expected_throws(Board.from_dict(dm))  # warm up
+    t = pair_times(lambda: jump_candidates(Board.from_dict(dm)),
+                   lambda: [expected_throws(Board.from_dict(dm)) for _ in range(100)], reps)
+    rows.append(pair_row("jump_candidates random 1,000 (1,001 x 1,001)", t,
+                         "100 fresh expected_throws", "every a -> b; fresh board each call",
+                         "ours: jump_candidates(Board.from_dict(d)), d = random_board(1000, "
+                         "0.1, rng=1).to_dict(); baseline: 100 x expected_throws("
+                         "Board.from_dict(d))"))
     t = pair_times(lambda: jump_impact(fresh()), lambda: [analyze(fresh()) for _ in range(5)],
               reps)
     rows.append(pair_row("jump_impact milton-bradley (19 jumps)", t, "5 fresh analyze",

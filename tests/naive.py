@@ -76,6 +76,23 @@ def naive_sure(board):
             if naive_reachable(board, x) <= can_finish}
 
 
+def dense_system_solve(board, b):
+    """``(I - Q)^-1 b`` over the sure squares (``b`` of shape ``(size + 1, m)``, read there)
+    by dense ``numpy.linalg.solve``; 0 off them (the goal included)."""
+    n = board.size
+    sure = sorted(naive_sure(board) - {n})
+    index = {x: i for i, x in enumerate(sure)}
+    a = np.eye(len(sure))
+    for x in sure:
+        for _, p, w in naive_outcomes(board, x):
+            if w != n:
+                a[index[x], index[w]] -= p
+    out = np.zeros((n + 1, b.shape[1]))
+    if sure:
+        out[sure] = np.linalg.solve(a, b[sure])
+    return out
+
+
 def naive_expected_dense(board):
     """Expected throws from every square by dense ``numpy.linalg.solve``; inf off the sure set."""
     n = board.size

@@ -26,7 +26,7 @@ from snl_numeric import (
 from snl_numeric import boards as registry
 from snl_numeric._core.dominators import dominator_ranges
 from snl_numeric._core.memory import MemoryLimitError
-from snl_numeric.impact import candidates
+from snl_numeric.impact import candidates, compute
 
 RTOL = 1e-10
 
@@ -231,6 +231,18 @@ def test_candidates_match_rebuilt_boards_sampled(board, data):
     pairs = set(data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
                                    min_size=1, max_size=40)))
     check_candidates(board, start=start, pairs=pairs)
+
+
+@settings(max_examples=25)
+@given(boards(max_size=12))
+def test_candidates_by_the_solver_when_the_sweep_declines(board):
+    """Too many backward moves for the sweep: every column by the solver's factorisation
+    (its twin), the same answers."""
+    if not math.isfinite(naive.naive_expected_dense(board)[0][board.start]):
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(compute, "sweep_targets", lambda squares: -1)
+        check_candidates(board)
 
 
 def test_candidate_into_a_trap_is_infinite():

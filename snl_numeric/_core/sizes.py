@@ -20,8 +20,8 @@ from contextvars import ContextVar
 
 __all__ = ["DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX", "GTH_MAX",
            "MAX_JOINT_STATES", "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES", "SMALL_SYSTEM",
-           "SPLU_MAX", "SWEEP_MIN", "WOODBURY_BYTES", "WOODBURY_MAX", "forced_path", "options",
-           "ordinary", "policy_kernels"]
+           "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE", "SWEEP_TARGETS", "WOODBURY_BYTES",
+           "WOODBURY_MAX", "forced_path", "options", "ordinary", "policy_kernels", "sweep_targets"]
 
 # -- the two paths ------------------------------------------------------------------------
 #: Boards with at most this many table entries (squares x faces) are ordinary: answered by
@@ -61,6 +61,14 @@ SWEEP_MIN = 50_000
 SPLU_MAX = 200_000
 #: Most backward targets for which a failed GMRES falls back to the Woodbury correction.
 FALLBACK_WOODBURY_MAX = 3000
+
+# -- many right-hand sides at once ---------------------------------------------------------
+#: A solve of many right-hand sides by one sweep and a low-rank correction (``jump_candidates``:
+#: :mod:`.solve.sweeps`) is used while the backward moves land on at most this many squares,
+#: or on one square in :data:`SWEEP_SHARE` of the board, whichever is more (each such square
+#: costs a row of a product over all columns); above, the solver's factorisation.
+SWEEP_TARGETS = 64
+SWEEP_SHARE = 8
 
 # -- searches -----------------------------------------------------------------------------
 #: Most joint states (squares ** players) the exact game of players who meet
@@ -150,3 +158,15 @@ def policy_kernels(squares: int) -> bool:
     if forced != "auto":
         return forced == "structured"
     return squares > POLICY_KERNEL_SQUARES
+
+
+def sweep_targets(squares: int) -> int:
+    """The most squares the backward moves may land on for a solve of many right-hand sides
+    by one sweep (:data:`SWEEP_TARGETS`, :data:`SWEEP_SHARE`).
+
+    Examples
+    --------
+    >>> sweep_targets(101), sweep_targets(5001)
+    (64, 625)
+    """
+    return max(SWEEP_TARGETS, squares // SWEEP_SHARE)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core.solve import TARGET_ERROR, UNIT_ROUNDOFF
 
-__all__ = ["CERTIFIED", "MAX_RESOLVES", "Removal", "candidates_certified",
+__all__ = ["CERTIFIED", "MAX_RESOLVES", "CandidateTerms", "Removal", "candidates_certified",
            "removal_certified"]
 
 #: Low-rank updates are certified to this relative error (the removals' new mean and
@@ -101,12 +101,13 @@ def _row_bound(zmax, ez: float, z0, et: float, tmax: float, dmin):
     return bound, low
 
 
-def candidates_certified(z: np.ndarray, ez: float, z0: np.ndarray, dt: np.ndarray,
-                         et: float, tmax: float, d: np.ndarray, block: np.ndarray, mean: float
-                         ) -> tuple[np.ndarray, np.ndarray]:
+def candidates_certified(zmax: np.ndarray, ez: float, z0: np.ndarray, ta: np.ndarray,
+                         tb: np.ndarray, et: float, tmax: float, d: np.ndarray,
+                         block: np.ndarray, mean: float) -> tuple[np.ndarray, np.ndarray]:
     """Which entries of ``block = z0 dt / d`` (``d = 1 - zb + za``, ``dt = tb - ta``) are
     certified to :data:`CERTIFIED` of the larger of the old and the new mean, from the solves'
-    certified errors: ``z`` normwise to ``ez`` per column (``ez max|z|``), ``t``
+    certified errors: ``z`` normwise to ``ez`` per column (``ez zmax``, ``zmax`` the largest
+    ``|z|`` of each column), ``t``
     componentwise to ``et``, and the rounding of the few operations here (``u`` each).
 
     The error of a product of three factors known to ``+-e`` each, first bounded for the
@@ -116,12 +117,11 @@ def candidates_certified(z: np.ndarray, ez: float, z0: np.ndarray, dt: np.ndarra
     u = UNIT_ROUNDOFF
     none = np.zeros(0, dtype=np.intp), np.zeros((0, d.shape[1]), dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        zmax = np.maximum(z.max(), -z.min())  # (NumPy scalars: x / 0 is inf, not an error)
+        top = zmax.max()  # (a NumPy scalar: x / 0 is inf, not an error)
         least = max(mean + np.fmin.reduce(block, axis=None), mean)  # (or the old mean)
-        bound, low = _row_bound(zmax, ez, z0.max(), et, tmax, d.min())
+        bound, low = _row_bound(top, ez, z0.max(), et, tmax, d.min())
         if low > 0.0 and bound <= CERTIFIED * least:  # the whole block at once
             return none
-        zmax = np.maximum(z.max(axis=0), -z.min(axis=0))  # per column (row of block)
         bound, low = _row_bound(zmax, ez, z0, et, tmax, np.min(d, axis=1))
         least = np.maximum(mean + np.fmin.reduce(block, axis=1), mean)
         rows = np.flatnonzero(~((low > 0.0) & (bound <= CERTIFIED * least)))
@@ -131,9 +131,47 @@ def candidates_certified(z: np.ndarray, ez: float, z0: np.ndarray, dt: np.ndarra
         dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax[rows, None])
         bt = (et + 2.0 * u) * 2.0 * tmax
         big_a = z0[rows, None] + ezs
-        ad, big_b = np.abs(d[rows]), np.abs(dt[rows]) + bt
+        ad, big_b = np.abs(d[rows]), np.abs(tb[None, :] - ta[rows, None]) + bt
         room = ad - dd
         err = (ezs * big_b + big_a * bt + big_a * big_b * dd / ad) / room + 4.0 * u * np.abs(
             block[rows])
         return rows, (room > 0.0) & (err <= CERTIFIED * np.maximum(np.abs(mean + block[rows]),
                                                                     mean))
+
+
+@dataclass(frozen=True)
+class CandidateTerms:
+    """What every block of candidate rows shares: the start, where a token sent to each
+    square rests, the expected throws ``t`` (certified componentwise to ``et``; ``tmax``
+    their largest over the system) and the mean from the start."""
+
+    start: int
+    rest: np.ndarray
+    t: np.ndarray
+    et: float
+    tmax: float
+    mean: float
+
+    def block(self, z: np.ndarray, ez: float, a: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(block, doubt, good)``: the change ``z0 (t_b' - t_a) / (1 - z_b' + z_a)`` of
+        adding ``a -> b`` (``b'`` where ``b`` rests) for the sources ``a`` (``z[:, i]`` the
+        solve for ``a[i]``, certified normwise per column to ``ez``), every ``b``; and
+        :func:`candidates_certified`'s verdict. Each ``n x n`` step is one pass, in place
+        where it can be."""
+        k = np.arange(len(a))
+        z0, za = z[self.start], z[a, k]
+        identity = bool((self.rest == np.arange(len(self.rest))).all())
+        zb = (z if identity else z[self.rest]).T  # zb[i, b] = z[rest[b], i]
+        ta, tb = self.t[a], self.t[self.rest]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            d = np.subtract((1.0 + za)[:, None], zb)
+            block = np.subtract(tb[None, :], ta[:, None])
+            block *= z0[:, None]
+            block /= d
+            zmax = z.max(axis=0)  # |z| per column (z >= 0 but for roundings of an LU)
+            if z.min() < 0.0:
+                zmax = np.maximum(zmax, -z.min(axis=0))
+            doubt, good = candidates_certified(zmax, ez, z0, ta, tb, self.et, self.tmax, d,
+                                               block, self.mean)
+        return block, doubt, good

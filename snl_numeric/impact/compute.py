@@ -43,7 +43,9 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .._core.dominators import dominator_ranges
 from .._core.memory import check_memory
+from .._core.sizes import sweep_targets
 from .._core.solve import WARN_ERROR
+from .._core.solve.sweeps import sweep_solve
 from .._core.table import quantile
 from .._core.validation import flag, positive_int
 from .._core.warn import warn_user
@@ -62,8 +64,8 @@ from ..players import win_probabilities
 from .certify import (
     CERTIFIED,
     MAX_RESOLVES,
+    CandidateTerms,
     Removal,
-    candidates_certified,
     removal_certified,
 )
 from .result import KINDS, JumpCandidates, JumpImpact
@@ -80,15 +82,41 @@ def _stays(board: Board, cb: CompiledBoard) -> np.ndarray:
     return np.arange(cb.n_states)[:, None] + cb.faces[None, :] > cb.size
 
 
-def _rest_weights(board: Board, cb: CompiledBoard) -> sp.csc_array:
-    """``C[x, a]``: the chance that a throw from ``x`` comes to rest on ``a`` by a move
-    that adding a jump at ``a`` would send on (rows normalised like the solver's)."""
+def _rest_weights(board: Board, cb: CompiledBoard) -> tuple[sp.csc_array, np.ndarray]:
+    """``(C, moved)``: ``C[x, a]`` the probability (the die's, not normalised) that a throw
+    from ``x`` comes to rest on ``a`` by a move that adding a jump at ``a`` would send on;
+    ``moved[x, f]``: face ``f`` from ``x`` is such a move."""
     moved = ~_stays(board, cb)
     if not cb.chained:  # one jump per throw: only a direct landing goes on
         moved &= cb.fired < 0
     x, f = np.nonzero(moved)
-    return sp.csc_array((cb.probs[f] / cb.probs.sum(), (x, cb.succ[x, f])),
-                        shape=(cb.n_states, cb.n_states))
+    weights = sp.csc_array((cb.probs[f], (x, cb.succ[x, f])),
+                           shape=(cb.n_states, cb.n_states))
+    weights.sum_duplicates()
+    return weights, moved
+
+
+def _rest_reached(cb: CompiledBoard, moved: np.ndarray, start: int) -> np.ndarray:
+    """Which squares a throw can come to rest on by such a move in a game from ``start``
+    (the event "rest on a" of :func:`_events` reached, by a search over the squares)."""
+    n = cb.n_states
+    x = np.repeat(np.arange(n), cb.succ.shape[1])
+    keep = x != cb.size
+    graph = sp.csr_array((np.ones(int(keep.sum()), dtype=bool),
+                          (x[keep], cb.succ.ravel()[keep])), shape=(n, n))
+    seen = breadth_first_order(graph, start, directed=True, return_predecessors=False)
+    seen = seen[seen != cb.size]
+    out = np.zeros(n, dtype=bool)
+    out[cb.succ[seen][moved[seen]]] = True
+    return out
+
+
+def _passes(board: Board, cb: CompiledBoard, a: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Whether every way from square ``r`` to the goal comes to rest on ``a`` by a move
+    (elementwise; the dominator tree of :func:`_events`)."""
+    _, tin, tout = _events(board, cb)
+    node = cb.n_states + len(cb.jump_src) + a
+    return (tin[node] <= tin[r]) & (tin[r] <= tout[node])
 
 
 def _events(board: Board, cb: CompiledBoard) -> tuple[sp.csr_array, np.ndarray, np.ndarray]:
@@ -337,6 +365,18 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
 
 
 # -- adding any jump -----------------------------------------------------------------
+def _allowed(rest: np.ndarray, kind: str, a: np.ndarray) -> np.ndarray:
+    """``allowed[i, b]``: a new jump ``a[i] -> b`` of ``kind`` is a jump (``b`` does not rest
+    on ``a[i]``), for sources ``a`` that start none."""
+    squares = np.arange(len(rest))
+    ok = rest[None, :] != a[:, None]
+    if kind == "ladder":
+        ok &= squares[None, :] > a[:, None]
+    elif kind == "snake":
+        ok &= squares[None, :] < a[:, None]
+    return ok
+
+
 def _resting(cb: CompiledBoard) -> np.ndarray:
     """Where a token sent to each square rests (its chain followed under ``chain=True``)."""
     rest = np.arange(cb.n_states)
@@ -486,48 +526,50 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
         raise ValueError(f"the expected throws from square {start} are infinite (the goal is "
                          "not reached with probability 1): the change of adding a jump is "
                          "not defined")
-    squares = np.arange(n)
     rest = _resting(cb)
-    allowed = (cb.jump_index < 0)[:, None] & (rest[None, :] != squares[:, None])
-    allowed[cb.size] = False
-    if kind == "ladder":
-        allowed &= squares[None, :] > squares[:, None]
-    elif kind == "snake":
-        allowed &= squares[None, :] < squares[:, None]
-    change = np.where(allowed, 0.0, np.nan)
-    graph, tin, tout = _events(board, cb)
-    rows = np.flatnonzero(allowed.any(axis=1) & _reached(graph, start)[n + len(cb.jump_src):])
+    free = np.flatnonzero(cb.jump_index < 0)  # the squares that may start a new jump
+    free = free[free != cb.size]
+    free = free[_allowed(rest, kind, free).any(axis=1)]
+    weights, moved = _rest_weights(board, cb)
+    used = _rest_reached(cb, moved, start)
+    rows, idle = free[used[free]], free[~used[free]]  # idle: nobody rests there
+    change = np.full((n, n), np.nan)
+    change[idle] = np.where(_allowed(rest, kind, idle), 0.0, np.nan)
     solver = fundamental(cb)
     act = solver.active
     sure = act.copy()
     sure[cb.size] = True
-    weights = _rest_weights(board, cb)
     error = 0.0
     et = solver.throws().error if solver.unknowns else 0.0
     tmax = float(np.max(t_all, where=act, initial=0.0))
+    terms = CandidateTerms(start, rest, t_all, et, tmax, mean)
     redo: list[np.ndarray] = []
     for part in _blocks(n, len(rows)):
         a = rows[part]
-        sol = solver.solve(weights[:, a].toarray())
-        z = _clean(sol.x, act)  # z[:, i] = N c_a: expected rests on a by a move, from x
+        c = weights[:, a]
+        sol = sweep_solve(cb.succ, cb.probs, act, c, max_targets=sweep_targets(n))
+        if sol is None:  # too many backward moves: the solver's factorisation
+            sol = solver.solve(c.toarray() / cb.probs.sum())
         error = max(error, sol.error)
-        k = np.arange(len(a))
-        z0, za = z[start], z[a, k]
-        zb = z[rest].T  # zb[i, b] = z[rest[b], i]
-        node = n + len(cb.jump_src) + a  # "rest on a": on every way from rest[b] to the goal?
-        tb = tin[rest]
-        endless = ((tin[node][:, None] <= tb[None, :]) & (tb[None, :] <= tout[node][:, None])
-                   | ~sure[rest][None, :])
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            dt = t_all[rest][None, :] - t_all[a][:, None]
-            d = 1.0 - zb + za[:, None]
-            block = z0[:, None] * dt / d
-            doubt, good = candidates_certified(z, sol.error, z0, dt, et, tmax, d, block, mean)
-        change[a] = np.where(allowed[a], np.where(endless, np.inf, block), np.nan)
-        fix = allowed[a[doubt]] & ~endless[doubt] & ~good
-        if fix.any():
+        z = sol.x if sol.method == "sweep" else _clean(sol.x, act)  # (0 off the system)
+        block, doubt, good = terms.block(z, sol.error, a)
+        fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
+        if fix.any() and sol.method == "sweep":  # the rows in doubt by the sweep's a priori
+            again = solver.solve(c[:, doubt].toarray() / cb.probs.sum())  # bound: residuals
+            error = max(error, again.error)
+            block[doubt], doubt2, good2 = terms.block(_clean(again.x, act), again.error,
+                                                      a[doubt])
+            good = np.ones(fix.shape, dtype=bool)
+            good[doubt2] = good2
+            fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
+        block[:, ~sure[rest]] = np.inf  # resting on b would strand the token
+        block[~_allowed(rest, kind, a)] = np.nan
+        if fix.any():  # every way from rest[b] to the goal rests on a: endless
             i, b = np.nonzero(fix)
-            redo.append(np.stack([a[doubt[i]], b], axis=1))
+            endless = _passes(board, cb, a[doubt[i]], rest[b])
+            block[doubt[i[endless]], b[endless]] = np.inf
+            redo.append(np.stack([a[doubt[i[~endless]]], b[~endless]], axis=1))
+        change[a] = block
     _warn_error(error, "jump candidates")
     if redo:
         _recompute(board, start, mean, change, np.concatenate(redo))

@@ -34,8 +34,13 @@ from numba.extending import register_jitable
 from ..numba_config import njit
 from .gth import gth_factor_jit, gth_solve_jit
 
-#: Most squares in one diagonal block.
-BLOCK_MAX = 16
+#: Most squares in one diagonal block. Runs of short snakes (20% of the squares starting
+#: a snake of 1-7 squares) tie up to a few dozen squares together: cut every 16 squares
+#: their snakes across the cuts went to the low-rank part (k = 2,632 at 10^6 squares, 31
+#: GMRES sweeps through the slow path of irregular blocks, 3.3x a random board); at 32
+#: nearly all fit (k = 41, 16 sweeps, 2.0x; at 10^5 k = 3, Woodbury, 0.8x). Random boards
+#: keep their time (issue 53, benchmarks/bench_families.py).
+BLOCK_MAX = 32
 #: Unit roundoff of a double.
 UNIT_ROUNDOFF = np.finfo(float).eps / 2
 #: The squares are taken rotated when that leaves this many times fewer moves backward.
