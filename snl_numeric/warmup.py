@@ -21,7 +21,7 @@ from multiprocessing import connection, get_context, parent_process
 
 import numpy as np
 
-from ._core.numba_config import cache_dir, check_cache_writable, unsaved
+from ._core.numba_config import cache_dir, check_cache_writable, skip_compile_note, unsaved
 
 
 def _core() -> None:
@@ -146,9 +146,11 @@ def _exit_with_parent(parent) -> None:
 
 
 def _worker_init() -> None:
-    """A worker process ignores Ctrl-C (its parent stops it) and ends with its parent, even
-    one killed by SIGKILL (a thread waits on the parent's sentinel)."""
+    """A worker process ignores Ctrl-C (its parent stops it), prints no compile note (its
+    parent reports) and ends with its parent, even one killed by SIGKILL (a thread waits
+    on the parent's sentinel)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    skip_compile_note()
     threading.Thread(target=_exit_with_parent, args=(parent_process(),), daemon=True).start()
 
 
