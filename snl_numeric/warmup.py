@@ -17,7 +17,6 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from multiprocessing import connection, get_context, parent_process
 
 import numpy as np
 
@@ -141,6 +140,8 @@ def _run_group(name: str) -> tuple[str, float, bool]:
 
 
 def _exit_with_parent(parent) -> None:
+    from multiprocessing import connection
+
     connection.wait([parent.sentinel])  # ready when the parent ends, however it ends
     os._exit(1)
 
@@ -151,6 +152,8 @@ def _worker_init() -> None:
     on the parent's sentinel)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     skip_compile_note()
+    from multiprocessing import parent_process
+
     threading.Thread(target=_exit_with_parent, args=(parent_process(),), daemon=True).start()
 
 
@@ -215,6 +218,8 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
         from .shortest import min_throws
 
         min_throws(boards.get("milton-bradley"))  # the shared kernels, compiled once, here
+        from multiprocessing import get_context
+
         ctx = get_context("spawn")  # no fork of a process holding threads
         longest_first = sorted(names, key=lambda n: -_COST.get(n, 0))  # packs the processes
         # leaving the block (done, an error, Ctrl-C) terminates the workers at once
