@@ -17,11 +17,10 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from multiprocessing import connection, get_context, parent_process
 
 import numpy as np
 
-from ._core.numba_config import cache_dir, check_cache_writable, unsaved
+from ._core.numba_config import cache_dir, check_cache_writable, skip_compile_note, unsaved
 
 
 def _core() -> None:
@@ -142,14 +141,20 @@ def _run_group(name: str) -> tuple[str, float, bool]:
 
 
 def _exit_with_parent(parent) -> None:
+    from multiprocessing import connection
+
     connection.wait([parent.sentinel])  # ready when the parent ends, however it ends
     os._exit(1)
 
 
 def _worker_init() -> None:
-    """A worker process ignores Ctrl-C (its parent stops it) and ends with its parent, even
-    one killed by SIGKILL (a thread waits on the parent's sentinel)."""
+    """A worker process ignores Ctrl-C (its parent stops it), prints no compile note (its
+    parent reports) and ends with its parent, even one killed by SIGKILL (a thread waits
+    on the parent's sentinel)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    skip_compile_note()
+    from multiprocessing import parent_process
+
     threading.Thread(target=_exit_with_parent, args=(parent_process(),), daemon=True).start()
 
 
@@ -214,6 +219,8 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
         from .shortest import min_throws
 
         min_throws(boards.get("milton-bradley"))  # the shared kernels, compiled once, here
+        from multiprocessing import get_context
+
         ctx = get_context("spawn")  # no fork of a process holding threads
         longest_first = sorted(names, key=lambda n: -_COST.get(n, 0))  # packs the processes
         # leaving the block (done, an error, Ctrl-C) terminates the workers at once

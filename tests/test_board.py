@@ -312,8 +312,10 @@ def test_huge_integer_in_board_json_gets_our_message():
 def _compiled_sort_and_search():
     import numba
 
+    from snl_numeric._core.numba_config import make_kernels
     from snl_numeric._core.validation import lower_bound, stable_order
 
+    make_kernels()  # the package's overloads are registered with Numba
     return numba.njit(lambda v: stable_order(v)), numba.njit(lambda v, x: lower_bound(v, x))
 
 
@@ -321,8 +323,10 @@ def _compiled_sort_and_search():
 def _compiled_board_problem():
     import numba
 
+    from snl_numeric._core.numba_config import make_kernels
     from snl_numeric._core.validation import board_problem
 
+    make_kernels()
     return numba.njit(lambda *args: board_problem(*args))
 
 

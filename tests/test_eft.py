@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from snl_numeric._core.numba_config import njit
 from snl_numeric._core.solve.eft import (
     dd_add,
     dd_add_jit,
@@ -21,7 +21,7 @@ from snl_numeric._core.solve.eft import (
 )
 
 
-@numba.njit
+@njit(cache=False)  # made, with the package's kernels, when first called
 def _pairs_jit(a, b, out):
     """The kernels' ``two_sum`` and ``two_prod`` (one fused multiply-add) element-wise."""
     for i in range(a.shape[0]):

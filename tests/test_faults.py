@@ -236,7 +236,7 @@ def test_warmup_fails_when_a_kernel_cannot_be_saved(tmp_path):
         from snl_numeric import maze
         from snl_numeric._core import numba_config
         from snl_numeric.cli import main
-        for k in numba_config._KERNELS:
+        for k in numba_config.make_kernels():
             if k.py_func.__module__ == maze.__name__:
                 os.makedirs(os.path.join(k.stats.cache_path, numba_config._stem(k) + ".nbi"))
         sys.exit(main(["warmup", "maze", "--processes", "1"]))

@@ -29,17 +29,28 @@ A damaged entry heals
     every signature, for a call from Python and for a call from another kernel
     alike; the call of a compiled kernel costs nothing more.
 
-The first compilation in a process is logged once (logger ``snl_numeric``, level
-INFO: ``compiling kernels (first run only)...``, from a :mod:`numba.core.event`
-listener); the ``snl`` command shows it on standard error so that a cold start is
-never a silent wait. Library code prints nothing itself: its notes and warnings go
-through that logger, whose warnings Python shows on standard error when no handler
-is configured. Nothing here changes Numba's or Python's process-wide settings.
+Numba is imported on first use
+    ``import snl_numeric`` imports no Numba (about half a second): :func:`njit` returns a
+    :class:`Deferred` stand-in, and :func:`overload`, :func:`register_jitable` and
+    :func:`intrinsic` wait likewise. The first call of any kernel (or :func:`cache_dir`)
+    runs :func:`make_kernels`, once, under a lock: Numba is imported, every registration
+    made and every kernel made by ``numba.njit``, and each module's name bound to a stand-in
+    is bound to its dispatcher, so that kernels calling kernels see Numba's dispatchers and
+    Numba compiles the same code as if they had been made at import. Kernels decorated
+    after that are made at once. Only public Numba names are used.
+
+The first compilation of a process prints one line on standard error
+(:data:`COMPILE_NOTE`, from a :mod:`numba.core.event` listener), in a script, a notebook
+or the ``snl`` command alike, so that a cold start is never a silent wait; ``SNL_QUIET=1``
+leaves it out. The package's warnings go through its logger (``snl_numeric``), which
+Python shows on standard error when no handler is configured. Nothing here changes
+Numba's or Python's process-wide settings.
 """
 
 from __future__ import annotations
 
 import collections
+import functools
 import glob
 import hashlib
 import logging
@@ -48,16 +59,17 @@ import sys
 import tempfile
 import threading
 
-import numba
-from numba.core import event
-
 #: Options for serial kernels. No kernel is used as a first-class function (a C callback),
 #: so none needs Numba's C wrapper: leaving it out saves ~10% of every cold compile.
 JIT = {"nogil": True, "cache": True, "fastmath": False, "no_cfunc_wrapper": True}
 
-#: The note logged once per process when a kernel of the package is first compiled.
-COMPILE_NOTE = "compiling kernels (first run only)..."
-#: The package's logger (the ``snl`` command shows its INFO records on standard error).
+#: The environment variable that silences :data:`COMPILE_NOTE` (any value but "" or "0").
+QUIET_ENV = "SNL_QUIET"
+#: The note printed on standard error once per process, when a kernel of the package
+#: starts compiling (an empty or outdated cache; ``snl warmup`` compiles ahead of time).
+COMPILE_NOTE = ("compiling kernels on first use (seconds to a minute; cached for later runs, "
+                f"{QUIET_ENV}=1 hides this)...")
+#: The package's logger (its warnings; the ``snl`` command shows them on standard error).
 LOGGER = logging.getLogger("snl_numeric")
 
 _PACKAGE = __name__.split(".")[0]
@@ -99,7 +111,7 @@ def cache_dir() -> str | None:
     >>> os.path.isabs(cache_dir())
     True
     """
-    roots = collections.Counter(_root(d.stats.cache_path) for d in _KERNELS
+    roots = collections.Counter(_root(d.stats.cache_path) for d in make_kernels()
                                 if d.stats.cache_path is not None
                                 and d.py_func.__module__.split(".")[0] == _PACKAGE)
     return roots.most_common(1)[0][0] if roots else None
@@ -236,6 +248,8 @@ def _healing(dispatcher, options: dict):
         # the files cannot be removed or still fail: compile in memory, once
         _say_once("unsaved", "cannot use the kernel cache in %s (%s); kernels are compiled "
                   "anew in each process: %s", stats.cache_path, why, _ADVICE)
+        import numba
+
         twin = numba.njit(**{**options, "cache": False})(dispatcher.py_func)
         twin.compile(sig)
         dispatcher.add_overload(twin.overloads[args])
@@ -244,51 +258,202 @@ def _healing(dispatcher, options: dict):
     return compile
 
 
+def _dispatcher(fn, options: dict):
+    """``numba.njit(**options)(fn)``, its cache healing (Numba is imported by now)."""
+    import numba
+
+    try:
+        dispatcher = numba.njit(**options)(fn)
+    except RuntimeError:  # "cannot cache function": Numba can write no cache folder
+        dispatcher = numba.njit(**{**options, "cache": False})(fn)
+    if options["cache"] and hasattr(dispatcher, "stats"):  # not NUMBA_DISABLE_JIT
+        _KERNELS.append(dispatcher)
+        path, chosen = dispatcher.stats.cache_path, numba.config.CACHE_DIR
+        if path is None:
+            _PLACES[id(dispatcher)] = "nowhere"
+        else:
+            dispatcher.compile = _healing(dispatcher, options)
+            if chosen and os.path.dirname(os.path.abspath(path)) != os.path.abspath(chosen):
+                _PLACES[id(dispatcher)] = path
+    return dispatcher
+
+
+class Deferred:
+    """A kernel (or another Numba object) not made yet: Numba is imported, and every
+    deferred object of the process made, when the first of them is called or inspected
+    (:func:`make_kernels`). Then each module's name bound to a deferred object is bound to
+    what it stands for, so that kernels calling kernels see Numba's dispatchers."""
+
+    def __init__(self, fn, make) -> None:
+        functools.update_wrapper(self, fn)
+        self._make = make
+        self._made = None
+
+    @property
+    def made(self):
+        """The dispatcher (or intrinsic) this stands for, made on first use."""
+        if self._made is None:
+            make_kernels()
+        return self._made
+
+    def __call__(self, *args, **kwargs):
+        return self.made(*args, **kwargs)
+
+    def __getattr__(self, name: str):  # the dispatcher's: stats, signatures, py_func, ...
+        if name.startswith("__") or name in ("_make", "_made"):
+            raise AttributeError(name)
+        return getattr(self.made, name)
+
+    def __repr__(self) -> str:
+        return f"<deferred kernel {self.__module__}.{self.__qualname__}>"
+
+
+#: What was decorated before Numba was imported: deferred objects and registrations.
+_PENDING: list = []
+_MADE = threading.Event()
+_MAKING = threading.RLock()
+
+
+def _defer(fn, make):
+    """``make()`` now when Numba is imported already, else a :class:`Deferred` for it."""
+    with _MAKING:
+        if _MADE.is_set():
+            return make()
+        deferred = Deferred(fn, make)
+        _PENDING.append(deferred)
+        return deferred
+
+
+def _register(action) -> None:
+    """Run ``action()`` (a registration with Numba) now, or when Numba is imported."""
+    with _MAKING:
+        if _MADE.is_set():
+            action()
+        else:
+            _PENDING.append(action)
+
+
+def make_kernels() -> list:
+    """Import Numba and make every kernel decorated so far (what the first call of a kernel
+    does; later decorations make their kernel at once); the package's cached kernels.
+
+    Importing :mod:`snl_numeric` imports no Numba: the NumPy/SciPy paths never need it.
+    Call this before compiling your own Numba function that calls the package's kernels
+    or overloads.
+    """
+    if not _MADE.is_set():
+        with _MAKING:
+            if not _MADE.is_set():
+                from numba.core import event
+
+                event.register("numba:compile", _compile_note())
+                for item in _PENDING:
+                    if isinstance(item, Deferred):
+                        item._made = item._make()
+                    else:
+                        item()
+                for module in list(sys.modules.values()):  # rebind names to the made objects
+                    try:
+                        names = vars(module)
+                    except TypeError:
+                        continue
+                    for name, value in list(names.items()):
+                        if type(value) is Deferred:
+                            names[name] = value._made
+                _PENDING.clear()
+                _MADE.set()
+    return list(_KERNELS)
+
+
 def njit(**overrides):
-    """``numba.njit`` with the package defaults (:data:`JIT`), its cache healing."""
+    """``numba.njit`` with the package defaults (:data:`JIT`), its cache healing, made on
+    first use (:class:`Deferred`)."""
     options = {**JIT, **overrides}
 
     def decorate(fn):
-        try:
-            dispatcher = numba.njit(**options)(fn)
-        except RuntimeError:  # "cannot cache function": Numba can write no cache folder
-            dispatcher = numba.njit(**{**options, "cache": False})(fn)
-        if options["cache"] and hasattr(dispatcher, "stats"):  # not NUMBA_DISABLE_JIT
-            _KERNELS.append(dispatcher)
-            path, chosen = dispatcher.stats.cache_path, numba.config.CACHE_DIR
-            if path is None:
-                _PLACES[id(dispatcher)] = "nowhere"
-            else:
-                dispatcher.compile = _healing(dispatcher, options)
-                if chosen and os.path.dirname(os.path.abspath(path)) != os.path.abspath(chosen):
-                    _PLACES[id(dispatcher)] = path
-        return dispatcher
+        return _defer(fn, lambda: _dispatcher(fn, options))
 
     return decorate
 
 
-class _CompileNote(event.Listener):
-    """Logs :data:`COMPILE_NOTE` (logger ``snl_numeric``, level INFO) when the first of the
-    package's kernels starts compiling in this process, and warns once when a kernel
-    cannot be kept (or not where ``NUMBA_CACHE_DIR`` says); observes, changes nothing."""
+def intrinsic(fn):
+    """``numba.extending.intrinsic(fn)``, made on first use."""
 
-    def on_start(self, ev) -> None:
-        dispatcher = ev.data["dispatcher"]
-        module = getattr(dispatcher.py_func, "__module__", "") or ""
-        if module.split(".")[0] == _PACKAGE and "note" not in _SAID:
-            _SAID.add("note")
-            LOGGER.info(COMPILE_NOTE)
-        where = _PLACES.get(id(dispatcher))
-        if where == "nowhere":
-            _say_once(where, "compiled kernels cannot be kept: Numba can write no cache "
-                      "folder (NUMBA_CACHE_DIR, a __pycache__ beside the modules, its per-user "
-                      "cache directory); they are compiled anew in each process: %s", _ADVICE)
-        elif where is not None:
-            _say_once("elsewhere", "cannot write the kernel cache directory NUMBA_CACHE_DIR; "
-                      "Numba keeps kernels in %s instead", where)
+    def make():
+        from numba.extending import intrinsic as numba_intrinsic
 
-    def on_end(self, ev) -> None:
+        return numba_intrinsic(fn)
+
+    return _defer(fn, make)
+
+
+def overload(func, **options):
+    """``numba.extending.overload(func, **options)``, registered when Numba is imported."""
+
+    def decorate(impl):
+        def action():
+            from numba.extending import overload as numba_overload
+
+            numba_overload(func, **options)(impl)
+
+        _register(action)
+        return impl
+
+    return decorate
+
+
+def register_jitable(fn):
+    """``numba.extending.register_jitable(fn)``, registered when Numba is imported."""
+
+    def action():
+        from numba.extending import register_jitable as numba_register_jitable
+
+        numba_register_jitable(fn)
+
+    _register(action)
+    return fn
+
+
+def _say_compiling() -> None:
+    """Print :data:`COMPILE_NOTE` on standard error, unless ``$SNL_QUIET`` says not to."""
+    if os.environ.get(QUIET_ENV, "").strip() not in ("", "0"):
+        return
+    try:
+        print(f"{_PACKAGE}: {COMPILE_NOTE}", file=sys.stderr, flush=True)
+    except (AttributeError, OSError, ValueError):  # no standard error, or closed
         pass
 
 
-event.register("numba:compile", _CompileNote())
+def skip_compile_note() -> None:
+    """Print no :data:`COMPILE_NOTE` in this process (``warmup``'s worker processes: their
+    parent reports)."""
+    _SAID.add("note")
+
+
+def _compile_note():
+    """A :mod:`numba.core.event` listener: prints :data:`COMPILE_NOTE` when the first of the
+    package's kernels starts compiling in this process, and warns once when a kernel
+    cannot be kept (or not where ``NUMBA_CACHE_DIR`` says); observes, changes nothing."""
+    from numba.core import event
+
+    class CompileNote(event.Listener):
+        def on_start(self, ev) -> None:
+            dispatcher = ev.data["dispatcher"]
+            module = getattr(dispatcher.py_func, "__module__", "") or ""
+            if module.split(".")[0] == _PACKAGE and "note" not in _SAID:
+                _SAID.add("note")
+                _say_compiling()
+            where = _PLACES.get(id(dispatcher))
+            if where == "nowhere":
+                _say_once(where, "compiled kernels cannot be kept: Numba can write no cache "
+                          "folder (NUMBA_CACHE_DIR, a __pycache__ beside the modules, its "
+                          "per-user cache directory); they are compiled anew in each "
+                          "process: %s", _ADVICE)
+            elif where is not None:
+                _say_once("elsewhere", "cannot write the kernel cache directory "
+                          "NUMBA_CACHE_DIR; Numba keeps kernels in %s instead", where)
+
+        def on_end(self, ev) -> None:
+            pass
+
+    return CompileNote()

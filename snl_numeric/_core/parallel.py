@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-import numba
 import numpy as np
 
 T = TypeVar("T")
@@ -30,12 +29,16 @@ _POOL_LOCK = threading.Lock()
 
 def max_threads() -> int:
     """The most threads a parallel run may use (``NUMBA_NUM_THREADS``, read, never set)."""
+    import numba
+
     return int(numba.config.NUMBA_NUM_THREADS)
 
 
 def default_threads() -> int:
     """Threads used when a call does not say: ``numba.get_num_threads()`` (which
     ``numba.set_num_threads`` changes), at most :func:`max_threads`."""
+    import numba
+
     return max(1, min(int(numba.get_num_threads()), max_threads()))
 
 

@@ -180,12 +180,12 @@ def reach_kernel(succ, start, dist, sure):  # pragma: no cover - jitted
     dist[goal] = 0
     marks[goal, s] |= seen
     queue[0] = goal
-    tail = _search_back(step, marks, ptr, pred, queue, 1, dist)
+    tail = _search_back(step, marks, ptr, pred, queue, np.int64(1), dist)  # not a literal
     sure[:] = True
     if tail == n:  # every square reaches the goal
         return dist[start] if start >= 0 else 0
     # squares that can reach a stuck square are not sure
-    tail = 0
+    tail = np.int64(0)  # not a literal: one compile of _search_back
     for x in range(goal):
         marks[x, s] ^= seen
         if marks[x, s] & seen:

@@ -21,9 +21,7 @@ import reprlib
 from typing import Any
 
 import numpy as np
-from numba.extending import overload, register_jitable
-
-from .numba_config import njit
+from .numba_config import njit, overload, register_jitable
 
 #: Default tail mass left out of game-length distributions.
 DEFAULT_TAIL = 1e-12

@@ -19,9 +19,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba.extending import register_jitable
-
-from .._core.numba_config import njit
+from .._core.numba_config import njit, register_jitable
 from .._core.sizes import WOODBURY_BYTES
 from .._core.solve import board_moments_kernel
 from .._core.table import (

@@ -140,9 +140,9 @@ def _propose(space, src, dst, occ, state, c, new_src, new_dst):  # pragma: no co
     new_src[:] = src
     new_dst[:] = dst
     j = row_below(state, c, src.shape[0])
-    kind = row_below(state, c, 4)
+    kind = row_below(state, c, np.int64(4))  # np.int64: a literal would compile a twin
     no_rec = np.empty((0, 4), dtype=np.int64)
-    n = _move_count(space, kind, j, src, dst, occ, -1, new_src, new_dst, no_rec, 0)
+    n = _move_count(space, kind, j, src, dst, occ, np.int64(-1), new_src, new_dst, no_rec, 0)
     if n == 0:
         return False
     pick = row_below(state, c, n)
@@ -229,7 +229,7 @@ def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state
         cc = chains.cost[c]
         for it in range(temps.shape[0]):
             if _propose(space, cur_src, cur_dst, occ, state, c, new_src, new_dst):
-                m, v = _moments(space, new_src, new_dst, scratch, False)
+                m, v = _moments(space, new_src, new_dst, scratch, np.bool_(False))
                 chains.evals[c] += 1
                 if m < np.inf:
                     cn = -m if mode == 0 else (m if mode == 1 else abs(m - target))
@@ -262,5 +262,5 @@ def neighbours_kernel(space, src, dst, rec):  # pragma: no cover - jitted
     n = 0
     for j in range(src.shape[0]):
         for kind in range(4):
-            n += _move_count(space, kind, j, src, dst, occ, -1, src, dst, rec, n)
+            n += _move_count(space, kind, j, src, dst, occ, np.int64(-1), src, dst, rec, n)
     return n

@@ -441,7 +441,7 @@ def box_sweep_kernel(moves, jumps, optional, base, low, up, sigma):  # pragma: n
             a1 = 0 if sigma[w] < 0 else sigma[w]
             n1 = k1 if sigma[w] < 0 else a1 + 1
             xa, ya, xb, yb = _pair_bounds(side0, k0, st0, a0, n0, side1, k1, st1, a1, n1,
-                                          rnd1, rnd, -1)
+                                          rnd1, rnd, np.int64(-1))  # not a literal: one compile
             if i == j:  # one state: alpha and beta are the same system
                 xb, yb = ya, xa
             low[u] = xa

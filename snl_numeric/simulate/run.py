@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
-from scipy.special import ndtri
 
 from .._core.memory import check_memory
 from .._core.parallel import default_threads, max_threads
@@ -242,6 +241,8 @@ def simulate(
     mean, var, lo_hi = hist_moments(hist, long_games)
     std = math.sqrt(var)
     stderr = std / math.sqrt(finished) if finished else math.nan
+    from scipy.special import ndtri  # here: importing the package needs no scipy.special
+
     z = float(ndtri(0.5 + confidence / 2.0))
     throws, final, used = extra
     if chain is not None and final is not None:  # compiled indices -> the chain's states

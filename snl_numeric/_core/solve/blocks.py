@@ -29,9 +29,7 @@ sweep from the top block down and ``P^-T`` one sweep from the bottom up.
 from __future__ import annotations
 
 import numpy as np
-from numba.extending import register_jitable
-
-from ..numba_config import njit
+from ..numba_config import njit, register_jitable
 from .gth import gth_factor_jit, gth_solve_jit
 
 #: Most squares in one diagonal block. Runs of short snakes (20% of the squares starting

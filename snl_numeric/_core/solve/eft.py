@@ -24,11 +24,8 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic, overload
 
-from ..numba_config import njit
+from ..numba_config import intrinsic, njit, overload
 
 __all__ = ["dd_add", "dd_add_jit", "two_prod", "two_prod_jit", "two_sum", "two_sum_jit"]
 
@@ -107,6 +104,9 @@ def _fma(a, b, c):
 
 @intrinsic
 def _llvm_fma(typingctx, a, b, c):  # pragma: no cover - runs when a kernel compiles
+    from llvmlite import ir
+    from numba import types
+
     sig = types.float64(types.float64, types.float64, types.float64)
 
     def codegen(context, builder, signature, args):
