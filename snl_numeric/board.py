@@ -525,7 +525,7 @@ class Board:
         rules take their defaults.
         """
         f = board_fields(data)
-        dice = None if f.faces is None else shared_dice(tuple(f.faces), tuple(f.probs))
+        dice = None if f.faces is None else shared_dice(tuple(f.faces), tuple(f.probs or ()))
         board = cls.__new__(cls)  # (the jumps are read once, by board_fields)
         board._init(np.array(f.src, dtype=np.int64), np.array(f.dst, dtype=np.int64),
                     *_rules(f.size, f.start, f.overshoot, f.chain, dice, f.name, f.capture,

@@ -114,7 +114,7 @@ def system_solver(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, *,
 
 
 def csr_solver(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
-               active: np.ndarray) -> SystemSolver:
+               active: np.ndarray) -> DirectSolver:
     """The direct solver of a chain given by its CSR rows (``n x n``: ``indptr``,
     ``indices``, ``data``, each row's columns distinct) over its ``active`` states, for
     chains too uneven for a successor table (:meth:`DirectSolver.csr`: SciPy's SuperLU on

@@ -173,7 +173,8 @@ class DirectSolver:
         self.rowsum = np.ones(n)  # (the rows off the system: a chain's sum to 1)
         self.rowsum[states] = rows.rowsum
         self._mu = 0
-        self._setup(None, None, None, rows.rowsum[:, None], None, rows.pivot)
+        self._setup(None, None, None, rows.rowsum[:, None], None,  # type: ignore[arg-type]
+                    rows.pivot)  # (no table: the rows are self._csr)
         self._csr = rows
         self.method = "splu"
         if self.unknowns:
