@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import re
 
 import numpy as np
@@ -155,6 +156,17 @@ def test_report_players_shows_the_exact_race(board, k):
     cdf = np.cumsum(game.rounds_pmf)
     assert cdf[shown] >= 0.999 - 1e-9 and (shown <= 1 or cdf[shown - 1] < 0.999)
     assert part.count('fill="#4c78a8"') == np.count_nonzero(game.rounds_pmf[: shown + 1] > 0)
+
+
+def test_report_players_where_nobody_may_win():
+    from snl_numeric import expected_game_length
+
+    endless = Board(10, {5: 9, 6: 10, 7: 10}, overshoot="exact", dice={2: 0.5, 3: 0.5})
+    part = players_part(report(endless, players=2))
+    game = expected_game_length(endless, 2)
+    assert game.no_winner > 0 and math.isinf(game.mean_rounds)
+    assert f"<th>nobody wins</th><td>{game.no_winner:.12f}</td>" in part
+    assert "<th>expected rounds</th><td>∞</td>" in part and "games someone wins" in part
 
 
 def test_report_players_refused_where_it_cannot_be_answered():

@@ -330,7 +330,7 @@ def players_section(g: Any, board: Any) -> str:
     return (_kv(rows) + wins
             + _figure(svg, f"P(R = k), the game ends in round k: bars (left axis); "
                            f"P(R ≤ k): line (right axis); shown up to {last} rounds (99.9% of "
-                           f"the games).") + f"<p>{escape(how)}</p>")
+                           f"the games{' someone wins' if g.no_winner > 0 else ''}).") + f"<p>{escape(how)}</p>")
 
 
 # -- chains --------------------------------------------------------------------------------
