@@ -7,6 +7,7 @@ import math
 
 import naive
 import numba
+from conftest import boards as board_strategy
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -323,6 +324,26 @@ def test_fair_edges_equal_the_players_formula_and_a_naive_push(rules):
     # a layout whose goal may never be reached is rejected (inf), not pushed forever
     trap = Board(6, {3: 1}, overshoot="exact", dice={3: 1.0})
     assert math.isinf(expected_throws(trap)) and fast_edges([trap], 2).tolist() == [math.inf]
+
+
+def _design_like(b):
+    """Whether a board is a layout design_board could return (the push's precondition):
+    no jump from the start or square 0, none ending where another starts, the goal ahead."""
+    return (b.start < b.size and b.start not in b.jumps and 0 not in b.jumps
+            and not set(b.jumps.values()) & set(b.jumps))
+
+
+@settings(deadline=None, max_examples=40)
+@given(b=board_strategy(min_size=6, max_size=30).filter(_design_like), k=st.integers(2, 4))
+def test_fair_edges_on_random_boards(b, k):
+    from snl_numeric import expected_throws, first_player_advantage
+
+    edge = float(fast_edges([b], k)[0])
+    if not math.isfinite(expected_throws(b)):
+        assert math.isinf(edge)
+    else:
+        assert edge == pytest.approx(first_player_advantage(b, k), abs=1e-12)
+        assert edge >= -1e-15  # alike independent players: the first is never behind
 
 
 def test_fair_finds_the_brute_force_optimum():
