@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._core.files import write_text_atomic
-from ._core.validation import flag
+from ._core.validation import flag, positive_int
 from .analysis import analyze
 from .absorption import absorption_probabilities
 from .board import Board, check_board, check_start
@@ -32,12 +32,14 @@ from .display.report import (
     impact_section,
     key_numbers_section,
     page,
+    players_section,
     policy_section,
     race_section,
     visits_section,
 )
 from .impact import candidates, jump_impact
 from .markov import Chain
+from .players import expected_game_length
 from .policy import optimal_policy
 from .race import optimal_race
 
@@ -49,7 +51,8 @@ CANDIDATES_MAX_SIZE = 400
 
 def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
            actions: Sequence[Any] | None = None, race: bool = False,
-           start: int | None = None, editable: bool = False) -> str:
+           start: int | None = None, players: int | None = None,
+           editable: bool = False) -> str:
     """Write one self-contained HTML report about ``board``.
 
     The page holds the board drawn, the key numbers with their certified error
@@ -58,7 +61,8 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
     one could add (:func:`~snl_numeric.jump_candidates`, boards up to
     :data:`CANDIDATES_MAX_SIZE` squares that finish surely) and, with ``actions``, the
     optimal choice between those dice (:func:`~snl_numeric.optimal_policy`); with
-    ``race``, two players choosing dice to win (:func:`~snl_numeric.optimal_race`).
+    ``race``, two players choosing dice to win (:func:`~snl_numeric.optimal_race`);
+    with ``players``, that many players racing (:func:`~snl_numeric.expected_game_length`).
     No script, nothing fetched; it reads on a phone and prints on A4.
 
     Parameters
@@ -69,8 +73,8 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
         steps, the expected steps made from each state and, from
         :func:`~snl_numeric.absorption_probabilities`, the chance of ending in each
         absorbing state with the expected steps given that end. A chain has no drawing,
-        jumps or dice: ``actions``, ``race`` and ``editable`` are refused for it
-        (``TypeError``).
+        jumps or dice: ``actions``, ``race``, ``players`` and ``editable`` are refused for
+        it (``TypeError``).
     path : str or path-like, optional
         Where to write the page (UTF-8); not written when omitted.
     actions : sequence of dice, optional
@@ -81,6 +85,15 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
         when no ``actions`` are given).
     start : int, optional
         Start square (a chain's start state); the board's own by default.
+    players : int, optional
+        Add a section on ``players`` (at least 2) players racing from ``start``, player 1
+        first: each one's exact win chance (:func:`~snl_numeric.win_probabilities`), the
+        first player's edge (:func:`~snl_numeric.first_player_advantage`), the expected
+        rounds and throws and the distribution of the number of rounds
+        (:func:`~snl_numeric.expected_game_length`). Under the board's capture rule when
+        it has one (the section names it), through the joint chain of every position:
+        refused with the memory estimate where that does not fit (see
+        :doc:`/user_guide/players_who_meet`).
     editable : bool, default False
         Make the page an editor as well: controls to add, move, delete and retarget jumps
         and to change the rules and dice, with a solver in the page's own script (no
@@ -102,6 +115,13 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
     >>> "Edit the board" in report(boards.get("seed-30"), editable=True)
     True
 
+    Two players who send each other back to the start:
+
+    >>> mb = boards.get("milton-bradley").replace(capture="start")
+    >>> html = report(mb, players=2)
+    >>> "capture to the start" in html, "0.505571" in html, "28.04" in html
+    (True, True, True)
+
     A chain: gambler's ruin on 0..4 from 2, a fair coin, two ends.
 
     >>> import numpy as np
@@ -116,12 +136,14 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
     """
     if isinstance(board, Chain):
         return _chain_report(board, path, actions=actions, race=race, start=start,
-                             editable=editable)
+                             players=players, editable=editable)
     start = check_start(check_board(board), start)
     race = flag(race, "race")
     editable = flag(editable, "editable")
     if path is not None and not isinstance(path, (str, os.PathLike)):  # (an int: a descriptor)
         raise TypeError(f"path must be a file name (str or path-like) or None, got {path!r}")
+    if players is not None:
+        players = positive_int(players, "players", low=2)
     if actions is not None and (isinstance(actions, (str, bytes)) or not len(actions)):
         raise ValueError(f"actions must be a non-empty list of dice, got {actions!r}")
     if start != board.start:
@@ -147,6 +169,9 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
     if race:
         result = optimal_race(board, list(actions) if actions is not None else [board.dice])
         sections.append(("race", "A race of two players choosing dice", race_section(result)))
+    if players is not None:
+        game = expected_game_length(board, players)
+        sections.append(("players", f"{players} players racing", players_section(game, board)))
     html = page(f"Report: {board_title(board)}",
                 f"{len(board.ladders)} ladders, {len(board.snakes)} snakes on squares 0 … "
                 f"{board.size}; start on square {start}.", sections,
@@ -161,13 +186,14 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
 
 def _chain_report(chain: Chain, path: str | os.PathLike[str] | None, *,
                   actions: Sequence[Any] | None, race: bool, start: int | None,
-                  editable: bool) -> str:
+                  players: int | None, editable: bool) -> str:
     """:func:`report` of a chain."""
     for name, given in (("actions", actions is not None), ("race", race is not False),
-                        ("editable", editable is not False)):
+                        ("players", players is not None), ("editable", editable is not False)):
         if given:
-            raise TypeError(f"report({name}=...) needs a Board (dice to choose, a board to "
-                            f"draw and edit); a Chain has none: leave {name} out")
+            raise TypeError(f"report({name}=...) needs a Board (dice to choose, players to "
+                            f"race, a board to draw and edit); a Chain has none: leave {name} "
+                            "out")
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name (str or path-like) or None, got {path!r}")
     a = analyze(chain, start=start)

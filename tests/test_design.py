@@ -7,6 +7,7 @@ import math
 
 import naive
 import numba
+from conftest import boards as board_strategy
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -228,7 +229,7 @@ def test_objective_errors():
         design_board(20, snakes=1, ladders=1)
     with pytest.raises(ValueError, match="exactly one of objective"):
         design_board(20, snakes=1, ladders=1, objective="max", target=5.0)
-    with pytest.raises(ValueError, match="objective must be 'max' or 'min'"):
+    with pytest.raises(ValueError, match="objective must be 'max', 'min' or 'fair'"):
         design_board(20, snakes=1, ladders=1, objective="longest")
     with pytest.raises(ValueError, match="target must be a finite"):
         design_board(20, snakes=1, ladders=1, target=math.inf)
@@ -280,3 +281,131 @@ def test_a_chain_stream_is_uniform():
     assert u.min() >= 0.0 and u.max() < 1.0
     assert abs(u.mean() - 0.5) < 5 * math.sqrt(1 / 12 / draws)
     assert abs(u.var() - 1 / 12) < 5 * math.sqrt(1 / 180 / draws)  # Var of (U - 1/2)^2
+
+
+# -- objective="fair": the smallest first-player edge -------------------------------------
+def fast_edges(boards_, players, **rules):
+    """fair_edges (the vectorised push) of layouts given as boards of one size and rules."""
+    from snl_numeric._core.table import OVERSHOOT_CODES
+    from snl_numeric.design.fair import fair_edges
+    from snl_numeric.design.kernels import Space
+
+    b0 = boards_[0]
+    k = len(b0.jumps)
+    n_snakes = len(b0.snakes)
+    src = np.array([sorted(b.snakes) + sorted(b.ladders) for b in boards_], dtype=np.int64)
+    dst = np.array([[b.jumps[s] for s in row] for b, row in zip(boards_, src.tolist())],
+                   dtype=np.int64).reshape(len(boards_), k)
+    space = Space(b0.size, n_snakes, np.ones(b0.size + 1, bool), np.ones(b0.size + 1, bool), 1,
+                  b0.size, b0.start, OVERSHOOT_CODES[b0.overshoot], False, b0.dice.faces,
+                  b0.dice.probs.reshape(1, -1))
+    return fair_edges(space, src, dst, players, 1e-13, 100_000)
+
+
+@pytest.mark.parametrize("rules", [{}, {"overshoot": "exact"},
+                                   {"overshoot": "bounce", "dice": {1: 0.5, 2: 0.3, 3: 0.2}},
+                                   {"start": 2, "dice": {1: 0.5, 2: 0.5}}])
+def test_fair_edges_equal_the_players_formula_and_a_naive_push(rules):
+    from snl_numeric import expected_throws, first_player_advantage
+
+    layouts = [b for b in naive.design_layouts(9, 1, 1, **rules)][::23]
+    layouts = [b for b in layouts if math.isfinite(expected_throws(b))]
+    assert len(layouts) >= 10
+    for k in (2, 3):
+        fast = fast_edges(layouts, k)
+        for b, edge in zip(layouts, fast.tolist(), strict=True):
+            assert edge == pytest.approx(first_player_advantage(b, k), abs=1e-12)
+            pmf = np.array(naive.naive_distribution(b, throws=3000))
+            surv = 1.0 - np.cumsum(pmf)  # S(n) = P(T > n), from the naive push
+            prev = np.concatenate([[1.0], surv[:-1]])
+            assert edge == pytest.approx(float(pmf @ prev ** (k - 1)) - 1 / k, abs=1e-10)
+            if k == 2:  # the closed form: the edge of two alike players is sum(p^2) / 2
+                assert edge == pytest.approx(0.5 * float(pmf @ pmf), abs=1e-12)
+    # a layout whose goal may never be reached is rejected (inf), not pushed forever
+    trap = Board(6, {3: 1}, overshoot="exact", dice={3: 1.0})
+    assert math.isinf(expected_throws(trap)) and fast_edges([trap], 2).tolist() == [math.inf]
+
+
+def _design_like(b):
+    """Whether a board is a layout design_board could return (the push's precondition):
+    no jump from the start or square 0, none ending where another starts, the goal ahead."""
+    return (b.start < b.size and b.start not in b.jumps and 0 not in b.jumps
+            and not set(b.jumps.values()) & set(b.jumps))
+
+
+@settings(deadline=None, max_examples=40)
+@given(b=board_strategy(min_size=6, max_size=30).filter(_design_like), k=st.integers(2, 4))
+def test_fair_edges_on_random_boards(b, k):
+    from snl_numeric import expected_throws, first_player_advantage
+
+    edge = float(fast_edges([b], k)[0])
+    if not math.isfinite(expected_throws(b)):
+        assert math.isinf(edge)
+    else:
+        assert edge == pytest.approx(first_player_advantage(b, k), abs=1e-12)
+        assert edge >= -1e-15  # alike independent players: the first is never behind
+
+
+def test_fair_finds_the_brute_force_optimum():
+    from snl_numeric import expected_throws, first_player_advantage
+
+    edges = [first_player_advantage(b, 2) for b in naive.design_layouts(10, 1, 1)
+             if math.isfinite(expected_throws(b))]
+    start_edge = None
+    for method in ("anneal", "local"):
+        res = design_board(10, snakes=1, ladders=1, objective="fair", players=2, method=method,
+                           iterations=600, chains=4, rng=3)
+        assert_feasible(res, 10, 1, 1)
+        assert res.objective == "fair" and res.players == 2 and res.method == "local"
+        assert res.value == first_player_advantage(res.board, 2)  # a fresh call
+        assert res.value == pytest.approx(min(edges), rel=1e-10)
+        assert res.value > 0.0  # never fair: 0.5 * sum(p^2) > 0
+        start_edge = res.trace[0] if start_edge is None else start_edge
+        assert res.trace[0] == start_edge  # method plays no part
+    assert res.to_dict()["players"] == 2 and "first-player edge of 2 players" in str(res)
+
+
+def test_fair_improves_on_the_start_layout():
+    from snl_numeric import expected_throws, first_player_advantage
+
+    for k in (2, 3):
+        res = design_board(40, snakes=3, ladders=3, objective="fair", players=k, iterations=150,
+                           chains=2, rng=7, overshoot="exact")
+        assert_feasible(res, 40, 3, 3, overshoot="exact")
+        assert res.value == first_player_advantage(res.board, k)
+        assert res.trace[-1] == pytest.approx(res.value, abs=1e-12)
+        assert np.all(np.diff(res.trace) <= 0) and res.trace[-1] < 0.8 * res.trace[0]
+        assert res.mean == pytest.approx(expected_throws(res.board), rel=1e-10)
+        assert res.evaluations <= 150 * 2 + 2 * 200 + 2
+
+
+def test_fair_under_capture():
+    from snl_numeric import first_player_advantage
+
+    res = design_board(16, snakes=1, ladders=2, objective="fair", players=2, capture="start",
+                       safe=[8], iterations=40, chains=2, rng=2)
+    assert res.board.capture == "start" and res.board.safe == (8,)
+    assert_feasible(res, 16, 1, 2, capture="start")
+    assert res.value == first_player_advantage(res.board, 2)
+    assert abs(res.value) == pytest.approx(res.trace[-1], abs=1e-12)
+    assert abs(res.value) <= res.trace[0]
+
+
+@pytest.mark.parametrize(("kw", "exc", "match"), [
+    (dict(objective="fair"), ValueError, "needs players=k"),
+    (dict(objective="fair", players=1), ValueError, "players must be at least 2, got 1"),
+    (dict(objective="fair", players=2.0), TypeError, "players"),
+    (dict(objective="max", players=2), ValueError, "players is for objective='fair'"),
+    (dict(objective="min", capture="start"), ValueError, "capture is for objective='fair'"),
+    (dict(target=5.0, safe=[3]), ValueError, "safe is for objective='fair'"),
+    (dict(objective="fair", players=3, capture="start"), ValueError,
+     r"2 players on boards of at most 2,601 joint states .* got players=3"),
+    (dict(objective="fair", players=2, capture="start", size=60), ValueError,
+     r"up to 50 squares\), got players=2, size=60"),
+    (dict(objective="fair", players=2, capture="sideways"), ValueError, "capture"),
+    (dict(objective="fair", players=2, safe=[3]), ValueError, "safe"),
+])
+def test_fair_errors(kw, exc, match):
+    size = kw.pop("size", 20)
+    with pytest.raises(exc, match=match):
+        design_board(size, snakes=1, ladders=1, iterations=5, chains=1, **kw)

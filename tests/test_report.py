@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import re
 
 import numpy as np
@@ -120,3 +121,78 @@ def test_snl_report_needs_no_matplotlib(tmp_path):
                           timeout=600)
     assert done.returncode == 0, done.stderr
     assert "Jump impact" in out.read_text(encoding="utf-8")
+
+
+def players_part(html: str) -> str:
+    return html.split('<section id="players">', 1)[1].split("</section>", 1)[0]
+
+
+@pytest.mark.parametrize(("board", "k"), [
+    (MB, 3),
+    (MB.replace(capture="start"), 2),
+    (Board(20, {3: 11, 17: 4}, overshoot="exact", capture=2, safe=[5]), 3),
+])
+def test_report_players_shows_the_exact_race(board, k):
+    from snl_numeric import expected_game_length, first_player_advantage, win_probabilities
+
+    part = players_part(report(board, players=k))
+    wins = win_probabilities(board, k)  # fresh calls, each its own computation
+    game = expected_game_length(board, k)
+    assert len(wins) == k and abs(wins.sum() - 1.0) < 1e-10
+    for i, w in enumerate(wins.tolist()):
+        assert f"<tr><td>{i + 1}</td><td>{board.start}</td><td>{w:.12f}</td></tr>" in part
+    edge = first_player_advantage(board, k)
+    assert edge == wins[0] - 1.0 / k
+    assert f"{edge:+.12f} (player 1&#x27;s win chance − 1/{k})" in part
+    assert f"<th>expected rounds</th><td>{game.mean_rounds:.10g}</td>" in part
+    assert f"<th>expected throws</th><td>{game.mean_throws:.10g}</td>" in part
+    rule = ("capture to the start" if board.capture == "start"
+            else f"capture back {board.capture} (safe 5)" if board.capture
+            else "none: the players never interact")
+    assert rule in part
+    assert f"{k} players" in part and "<svg" in part and "rounds" in part
+    # the bars are the rounds distribution: one bar per round with positive chance shown
+    shown = int(re.search(r"shown up to (\d+) rounds", part).group(1))
+    cdf = np.cumsum(game.rounds_pmf)
+    assert cdf[shown] >= 0.999 - 1e-9 and (shown <= 1 or cdf[shown - 1] < 0.999)
+    assert part.count('fill="#4c78a8"') == np.count_nonzero(game.rounds_pmf[: shown + 1] > 0)
+
+
+def test_report_players_where_nobody_may_win():
+    from snl_numeric import expected_game_length
+
+    endless = Board(10, {5: 9, 6: 10, 7: 10}, overshoot="exact", dice={2: 0.5, 3: 0.5})
+    part = players_part(report(endless, players=2))
+    game = expected_game_length(endless, 2)
+    assert game.no_winner > 0 and math.isinf(game.mean_rounds)
+    assert f"<th>nobody wins</th><td>{game.no_winner:.12f}</td>" in part
+    assert "<th>expected rounds</th><td>∞</td>" in part and "games someone wins" in part
+
+
+def test_report_players_refused_where_it_cannot_be_answered():
+    from snl_numeric import Chain
+
+    with pytest.raises(ValueError, match="players must be at least 2, got 1"):
+        report(MB, players=1)
+    with pytest.raises(TypeError, match="players must be an integer|players"):
+        report(MB, players="2")
+    P = np.array([[0.5, 0.5], [0.0, 1.0]])
+    with pytest.raises(TypeError, match=r"report\(players=...\) needs a Board .* a Chain has "
+                                        "none: leave players out"):
+        report(Chain(P), players=2)
+    assert "players racing" not in report(MB)
+
+
+def test_snl_report_players(tmp_path, capsys):
+    out = tmp_path / "p.html"
+    assert main(["report", "seed-30", "-o", str(out), "--players", "3", "--capture",
+                 "start"]) == 0
+    from snl_numeric import win_probabilities
+
+    html = out.read_text(encoding="utf-8")
+    wins = win_probabilities(boards.get("seed-30").replace(capture="start"), 3)
+    assert "3 players racing" in html and "capture to the start" in html
+    assert all(f"{w:.12f}" in players_part(html) for w in wins.tolist())
+    capsys.readouterr()
+    assert main(["report", "seed-30", "-o", str(out), "--players", "1"]) == 2
+    assert "--players must be at least 2" in capsys.readouterr().err

@@ -9,6 +9,9 @@ triangular sweep with a low-rank correction for the snakes, eliminated without
 cancellation): microseconds per 100-square board, so searches make hundreds
 of thousands of exact evaluations. Candidates are scored by their mean; the
 winner's variance is solved once at the end.
+With ``objective="fair"`` it searches instead for the smallest first-player edge of
+``players`` players (module ``snl_numeric.design.fair``: for identical independent
+players it is never 0).
 
 A layout is feasible when
 

@@ -26,12 +26,13 @@ class DesignResult:
     variance : float
         The variance of that number of throws.
     objective : str
-        ``"max"``, ``"min"`` or ``"target"``.
+        ``"max"``, ``"min"``, ``"target"`` or ``"fair"``.
     target : float or None
         The target length for ``objective="target"``.
     value : float
         The objective value: ``mean`` for max/min, ``|mean - target|`` for a
-        target.
+        target, the first player's edge (:func:`~snl_numeric.first_player_advantage`)
+        for ``"fair"``.
     method : str
         ``"anneal"`` or ``"local"``.
     trace : ndarray of float64
@@ -47,6 +48,8 @@ class DesignResult:
         Entropy of the :class:`~numpy.random.SeedSequence` the chains were
         spawned from; ``rng=np.random.SeedSequence(seed_entropy)`` repeats
         the run.
+    players : int or None
+        The number of players racing for ``objective="fair"``; None otherwise.
     """
 
     __eq__ = value_eq  # (value equality: see snl_numeric._core.equality)
@@ -65,6 +68,7 @@ class DesignResult:
     iterations: int
     chains: int
     seed_entropy: tuple[int, ...]
+    players: int | None = None
 
     @property
     @deprecated("DesignResult.expected is now DesignResult.mean; DesignResult.expected will be "
@@ -97,11 +101,14 @@ class DesignResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (the board in the ``snl_numeric.board`` format)."""
-        return {"board": self.board.to_dict(), "mean": self.mean,
-                "variance": self.variance, "objective": self.objective, "target": self.target,
-                "value": self.value, "method": self.method, "evaluations": self.evaluations,
-                "iterations": self.iterations, "chains": self.chains,
-                "seed_entropy": list(self.seed_entropy)}
+        out = {"board": self.board.to_dict(), "mean": self.mean,
+               "variance": self.variance, "objective": self.objective, "target": self.target,
+               "value": self.value, "method": self.method, "evaluations": self.evaluations,
+               "iterations": self.iterations, "chains": self.chains,
+               "seed_entropy": list(self.seed_entropy)}
+        if self.players is not None:
+            out["players"] = self.players
+        return out
 
     def _repr_html_(self) -> str:
         from ..display.html import design_html

@@ -300,7 +300,9 @@ def simulation_html(r: Any) -> str:
 # -- design --------------------------------------------------------------------
 def design_html(r: Any) -> str:
     """The HTML display of a :class:`~snl_numeric.DesignResult`."""
-    goal = {"max": "longest expected game", "min": "shortest expected game"}.get(
+    goal = {"max": "longest expected game", "min": "shortest expected game",
+            "fair": f"smallest first-player edge of {r.players} players "
+                    f"({r.value:+.3g})"}.get(
         r.objective, f"expected game closest to {fmt(r.target)} (off by {fmt(r.value, 3)})")
     rows = [("objective", goal),
             ("expected throws", f"{fmt(r.mean)} (std deviation {fmt(math.sqrt(r.variance))})"),

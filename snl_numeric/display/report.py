@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._core.table import quantile
-from .._core.text import dice_text, label
+from .._core.text import capture_words, dice_text, label
 from .html import LADDER_COLOR, SNAKE_COLOR, board_title, fmt
 from .impact import impact_rows, signed
 from .svg import (
@@ -34,7 +34,7 @@ from .text import chain_play, is_chain, plural, rules_line
 
 __all__ = ["page", "key_numbers_section", "board_section", "distribution_section",
            "visits_section", "impact_section", "candidates_section", "policy_section",
-           "race_section", "chain_section", "chain_visits_section", "ends_section",
+           "race_section", "players_section", "chain_section", "chain_visits_section", "ends_section",
            "DRAWN_MAX_SIZE", "STATES_SHOWN"]
 
 #: Boards up to this many squares are drawn square by square.
@@ -296,6 +296,41 @@ def race_section(r: Any) -> str:
     return _kv(rows) + _figure(heat, "Chance that the player about to throw wins, by the "
                                      "mover's square (up) and the other player's (across); "
                                      "both play to win.")
+
+
+def players_section(g: Any, board: Any) -> str:
+    """``g.players`` players racing on ``board`` (a :class:`~snl_numeric.GameLength`): each
+    one's win chance, the first player's edge, the mean rounds and throws and the
+    distribution of the number of rounds, under the board's capture rule when set."""
+    k = g.players
+    rule = capture_words(board)[2:]
+    rule = (f"{rule}: a token that comes to rest on an opponent's square captures it"
+            if rule else "none: the players never interact")
+    edge = float(g.win_probabilities[0]) - 1.0 / k
+    rows = [("capture rule", rule),
+            ("first player's edge", f"{edge:+.12f} (player 1's win chance − 1/{k})"),
+            ("expected rounds", fmt(g.mean_rounds, 10)),
+            ("expected throws", fmt(g.mean_throws, 10))]
+    if g.no_winner > 0:
+        rows.insert(2, ("nobody wins", f"{g.no_winner:.12f}"))
+    wins = _table(["player", "start", "win chance"],
+                  [[i + 1, s, f"{w:.12f}"] for i, (s, w)
+                   in enumerate(zip(g.starts, g.win_probabilities.tolist(), strict=True))])
+    pmf = np.asarray(g.rounds_pmf, dtype=np.float64)
+    cdf = np.cumsum(pmf)
+    last = quantile(cdf, 0.999 * (1.0 - g.no_winner))
+    last = len(pmf) - 1 if last is None else max(last, 1)
+    marks = {"mean": g.mean_rounds} if math.isfinite(g.mean_rounds) else {}
+    svg = distribution_svg(pmf, cdf, last=last, marks=marks, unit="rounds",
+                           title=f"Distribution of the number of rounds, {k} players")
+    method = ("the joint chain of every player's position" if board.capture is not None
+              else "the independent-players formula")
+    how = (f"Player 1 throws first; a round is one throw by each player. Exact, from {method}, "
+           f"up to a tail below {g.tail:g} per chance.")
+    return (_kv(rows) + wins
+            + _figure(svg, f"P(R = k), the game ends in round k: bars (left axis); "
+                           f"P(R ≤ k): line (right axis); shown up to {last} rounds (99.9% of "
+                           f"the games{' someone wins' if g.no_winner > 0 else ''}).") + f"<p>{escape(how)}</p>")
 
 
 # -- chains --------------------------------------------------------------------------------

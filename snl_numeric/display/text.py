@@ -219,6 +219,8 @@ def design_text(d: Any) -> str:
     b = d.board
     goal = (f"expected length closest to {d.target:g} (off by {d.value:.6g})"
             if d.objective == "target" else
+            f"smallest first-player edge of {d.players} players ({d.value:+.6g})"
+            if d.objective == "fair" else
             {"max": "longest expected game", "min": "shortest expected game"}[d.objective])
     ladders = " ".join(f"{s}->{t}" for s, t in b.ladders.items())
     snakes = " ".join(f"{s}->{t}" for s, t in b.snakes.items())
