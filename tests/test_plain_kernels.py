@@ -495,6 +495,8 @@ import json, sys, tracemalloc
 from snl_numeric.batch import BoardBatch
 from snl_numeric.batch.run import _run_kernel, make_settings
 from snl_numeric.boards import random_board
+from snl_numeric._core.numba_config import make_kernels
+make_kernels()  # (kernels are made on first use: not inside the traced call)
 batch = BoardBatch.from_boards([random_board(int(sys.argv[1]), 0.1, rng=1)])
 settings = make_settings(["mean", "variance"], "raise", 1e-12, 10**7, 1)
 _run_kernel(batch[:0], settings)

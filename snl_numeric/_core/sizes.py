@@ -111,7 +111,7 @@ def options(*, path: str = "auto") -> Iterator[None]:
     >>> with snl.options(path="structured"):
     ...     report = snl.solver_report(snl.Board(30, {3: 22, 25: 4}))
     >>> report.method
-    'woodbury'
+    'triangular'
     >>> snl.solver_report(snl.Board(30, {3: 22, 25: 4})).method
     'lu'
     """
