@@ -634,3 +634,23 @@ def test_race_map_is_one_axes_in_a_colour_blind_safe_map():
     ax = plot_race(optimal_race(boards.get("seed-30"), ["1-3", "4-6"]))
     assert isinstance(ax, Axes)
     assert ax.images[0].get_cmap().name == "cividis"
+
+
+def test_plot_players_stacks_each_winners_rounds():
+    from snl_numeric import expected_game_length
+    from snl_numeric.plot import plot_players
+
+    board = boards.get("seed-30").replace(capture="start", safe=[5])
+    game = expected_game_length(board, 3)
+    ax = plot_players(board, 3, coverage=1.0)
+    heights = np.array([p.get_height() for p in ax.patches]).reshape(3, -1)
+    np.testing.assert_allclose(heights, game.win_pmf, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(heights.sum(axis=0), game.rounds_pmf, rtol=1e-12, atol=1e-15)
+    assert "capture to the start (safe 5)" in ax.get_title()
+    assert plot_players(game).get_title().startswith("3 players: player 1 wins")
+    with pytest.raises(ValueError, match="players is required"):
+        plot_players(board)
+    with pytest.raises(ValueError, match="has 3 players"):
+        plot_players(game, 2)
+    with pytest.raises(TypeError, match="GameLength or a Board"):
+        plot_players(object())

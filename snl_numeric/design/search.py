@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -615,7 +615,7 @@ def design_board(
     seq = _seed(rng)
     if name == "fair":
         _compile_kernels(p, "local")
-        return design_fair(p, players, capture, safe, iterations, chains, batch, seq,
+        return design_fair(p, cast(int, players), capture, safe, iterations, chains, batch, seq,
                            _entropy(seq), progress, starts=partial(_finite_starts, p),
                            moments=partial(_batch, p, want_var=True))
     mode = _MODES[name]

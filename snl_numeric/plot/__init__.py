@@ -1,4 +1,5 @@
-"""Plots for notebooks: game length, the board, expected visits, comparisons, races.
+"""Plots for notebooks: game length, the board, expected visits, comparisons, races,
+players racing.
 
 Needs matplotlib, the optional extra ``plot``
 (``pip install snl_numeric[plot]``); it is imported only when a function
@@ -24,6 +25,7 @@ from .board import plot_board, plot_visits
 from .common import DEFAULT_COVERAGE, NUMBER_MAX_SIZE
 from .distribution import plot_compare, plot_distribution
 from .impact import plot_candidates, plot_impact
+from .players import plot_players
 from .policy import plot_policy
 from .race import plot_race
 from .sensitivity import plot_sensitivity
@@ -34,6 +36,7 @@ __all__ = [
     "plot_compare",
     "plot_distribution",
     "plot_impact",
+    "plot_players",
     "plot_policy",
     "plot_race",
     "plot_sensitivity",
