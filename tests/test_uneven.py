@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from hypothesis import given, settings
 from naive import chain_dense
 from test_direct import csr_chains
@@ -16,20 +15,10 @@ from snl_numeric.uneven import is_uneven, uneven_moments
 
 
 def hub_chain(n: int = 4801, seed: int = 5, back: int = 40) -> Chain:
-    """A random chain of ``n`` states, 5 moves per state within ``back`` states either
-    side (half of them backward), state 0 a hub moving to every state, the last state
-    absorbing."""
-    rng = np.random.default_rng(seed)
-    rows = np.repeat(np.arange(n - 1), 5)
-    cols = np.clip(rows + rng.integers(-back, back + 1, rows.size), 0, n - 1)
-    data = rng.random(rows.size) + 0.1
-    rows = np.concatenate([rows, np.zeros(n, np.intp), [n - 1]])
-    cols = np.concatenate([cols, np.arange(n), [n - 1]])
-    data = np.concatenate([data, rng.random(n) + 0.1, [1.0]])
-    P = sp.csr_array((data, (rows, cols)), shape=(n, n))
-    P.sum_duplicates()
-    P = sp.csr_array(sp.diags_array(1.0 / P.sum(axis=1)) @ P)
-    return Chain(P)
+    """The benchmark's hub chain (``benchmarks.bench_chain.hub_chain``) of ``n`` states."""
+    from benchmarks.bench_chain import hub_chain as bench_hub_chain
+
+    return Chain(bench_hub_chain(n, 5, back, seed))
 
 
 @settings(max_examples=50, deadline=None)
