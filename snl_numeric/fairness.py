@@ -300,7 +300,7 @@ def fair_starts(
     Two independent players on one start with the same dice are never even (the first
     player's edge is ``sum_n P(T = n)^2 / 2``, whatever the layout): a handicap is the only
     cure. Two players are searched over every pair of options at once (Milton Bradley's
-    101 x 101 start squares: about 15 ms of CPU time); three or more loop over the first
+    101 x 101 start squares at once; timings in ``benchmarks/bench_fairness.py``); three or more loop over the first
     players' options with the last two vectorised (up to 2,000 combinations,
     ``snl_numeric.handicaps.LOOP_MAX``, else a coordinate search over pairs of players).
 

@@ -7,8 +7,8 @@ one throw, ``P_x(T = n) = (Q^(n-1) r)[x]`` and ``P_x(T > n) = (Q^n 1)[x]``, push
 ``i < B``) into a (squares x throws) array, never one solve per start square; only the
 wanted squares' rows are kept. Every entry is a sum of non-negative terms. Boards past
 :data:`_DENSE_MAX` squares go one sparse product per throw over every square: fine for
-ordinary boards, slow for very long games on huge ones (20,000 squares whose worst
-square needs 54,000 throws to a 1e-12 tail: 35 s).
+ordinary boards, slow for very long games on huge ones (the cost is squares x throws to
+the tail; timings in ``benchmarks/bench_fairness.py``).
 
 Players choose among option rows (a start square, a number of extra throws, a die), each a
 length distribution ``F`` with its survival ``S``. With ``Sp`` the survival one throw earlier,
