@@ -28,8 +28,8 @@ so this is offered for 2 players on boards whose joint states ``(size + 1) ** 2`
 :data:`CAPTURE_MAX_STATES` (boards up to 50 squares, about 20 ms of CPU per evaluation),
 and the search minimises ``|edge|`` (the edge may then be negative).
 
-The search is the iterated exact local search of ``method="local"`` (module
-:mod:`snl_numeric.design`): the whole neighbourhood of the current layout, shuffled, in
+The search is the iterated exact local search of ``method="local"``
+(:mod:`snl_numeric.design.local`): the whole neighbourhood of the current layout, shuffled, in
 batches; the best of the first improving batch is taken, and a local optimum is kicked by a
 few random moves.
 """
@@ -48,18 +48,17 @@ from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, positive_int
 from .._core.vectorised import succ_table
 from ..board import Board
 from ..fairness import first_player_advantage
-from .kernels import evaluate_kernel, kick_kernel, neighbours_kernel
+from .kernels import evaluate_kernel
+from .local import local_search
 from .result import DesignResult
 
-__all__ = ["CAPTURE_MAX_STATES", "capture_edges", "check_fair", "design_fair", "fair_edges",
-           "fair_search"]
+__all__ = ["CAPTURE_MAX_STATES", "capture_edges", "check_fair", "design_fair", "fair_edges"]
 
 #: Under a capture rule, ``objective="fair"`` searches 2 players on boards whose joint
 #: states ``(size + 1) ** 2`` are at most this many (each candidate: one exact joint chain).
 CAPTURE_MAX_STATES = 2_601
 #: Entries (candidates x squares x faces) of one batch's block-diagonal matrix.
 _PUSH_ENTRIES = 1 << 20
-_KICK = 3
 
 
 def fair_edges(space: Any, src: np.ndarray, dst: np.ndarray, players: int, tail: float,
@@ -128,79 +127,6 @@ def _edges(size: int, start: int, base: np.ndarray, probs: np.ndarray, src: np.n
                      f"mass racing after {max_throws:,} throws; raise max_throws")
 
 
-def fair_search(p: Any, src0: np.ndarray, dst0: np.ndarray, budget: int, batch: int,
-                shuffle: np.random.Generator, kick_state: np.ndarray, evaluate: Any, bar: Any
-                ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, int]:
-    """Iterated local search for the smallest ``|edge|`` (``evaluate(src_rows, dst_rows) ->
-    edges``) from the best of the layouts ``src0``/``dst0`` (rows), spending at most
-    ``budget`` evaluations after them: ``(src, dst, edge, trace, trace_evaluations,
-    evaluations)``; ``trace[0]`` is the best starting layout's ``|edge|``."""
-    edges0 = evaluate(src0, dst0)
-    evals = len(src0)
-    budget += evals
-    bar.update(evals)
-    c = int(np.argmin(np.abs(edges0)))
-    cur_src, cur_dst = src0[c].copy(), dst0[c].copy()
-    best = (cur_src.copy(), cur_dst.copy(), float(edges0[c]))
-    cur = abs(best[2])
-    trace, trace_evals = [cur], [evals]
-    rec = np.empty((p.k * (4 * p.size + p.k + 4), 4), dtype=np.int64)
-    while evals < budget:
-        count = neighbours_kernel(p.space, cur_src, cur_dst, rec)
-        order = shuffle.permutation(count)
-        moved = False
-        for lo in range(0, count, batch):
-            take = order[lo:min(lo + batch, count, lo + budget - evals)]
-            if not len(take):
-                break
-            cs, cd = _moved(cur_src, cur_dst, rec[take])
-            edges = evaluate(cs, cd)
-            evals += len(take)
-            bar.update(len(take))
-            i = int(np.argmin(np.abs(edges)))
-            if abs(edges[i]) < cur - 1e-12 * max(cur, 1e-300):
-                cur_src, cur_dst, cur = cs[i].copy(), cd[i].copy(), abs(float(edges[i]))
-                if cur < abs(best[2]):
-                    best = (cur_src.copy(), cur_dst.copy(), float(edges[i]))
-                moved = True
-            trace.append(abs(best[2]))
-            trace_evals.append(evals)
-            if moved:
-                break
-        if not moved and evals < budget:  # a local optimum (or no neighbour): kick
-            cur_src, cur_dst = best[0].copy(), best[1].copy()
-            kick_kernel(p.space, cur_src, cur_dst, kick_state, 0, _KICK)
-            kicked = float(evaluate(cur_src[None, :], cur_dst[None, :])[0])
-            evals += 1
-            bar.update(1)
-            cur = abs(kicked)
-            if not np.isfinite(cur):
-                cur_src, cur_dst, cur = best[0].copy(), best[1].copy(), abs(best[2])
-            elif cur < abs(best[2]):
-                best = (cur_src.copy(), cur_dst.copy(), kicked)
-            trace.append(abs(best[2]))
-            trace_evals.append(evals)
-    return (best[0], best[1], best[2], np.array(trace, dtype=float),
-            np.array(trace_evals, dtype=np.int64), evals)
-
-
-def _moved(src: np.ndarray, dst: np.ndarray, moves: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray]:
-    """The layouts ``src``/``dst`` after each move of ``neighbours_kernel``'s record (jump,
-    kind, then the new start and end, or for kind 3 the jump whose start it swaps with)."""
-    m = len(moves)
-    out_src = np.repeat(src[None, :], m, axis=0)
-    out_dst = np.repeat(dst[None, :], m, axis=0)
-    rows = np.arange(m)
-    j, kind, a, b = moves.T
-    swap = kind == 3
-    out_src[rows[swap], j[swap]] = src[a[swap]]
-    out_src[rows[swap], a[swap]] = src[j[swap]]
-    out_src[rows[~swap], j[~swap]] = a[~swap]
-    out_dst[rows[~swap], j[~swap]] = b[~swap]
-    return out_src, out_dst
-
-
 def capture_edges(p: Any, rules: dict[str, Any], src: np.ndarray, dst: np.ndarray,
                   tail: float) -> np.ndarray:
     """The first player's edge of 2 players under the capture rule in ``rules``, each layout
@@ -248,22 +174,34 @@ def design_fair(p: Any, players: int, capture: Any, safe: Any, iterations: int, 
                 f"size={p.size}; search without capture and check the layout with "
                 f"win_probabilities(board.replace(capture=...), {players})")
 
-        def evaluate(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        def edges(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
             return capture_edges(p, rules, src, dst, DEFAULT_TAIL)
     else:
         del rules["capture"], rules["safe"]
 
-        def evaluate(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        def edges(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
             return fair_edges(p.space, src, dst, players, DEFAULT_TAIL, DEFAULT_MAX_THROWS)
+
+    def evaluate(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        e = edges(src, dst)
+        return np.abs(e), e[:, None]
+
     children = seq.spawn(chains + 1)  # one per start layout, one for the search's streams
     gens = [np.random.default_rng(ch) for ch in children[:-1]]
     kick_seq, shuffle_seq = children[-1].spawn(2)
     with Progress(iterations * chains, "design (fair)", enabled=progress) as bar:
         src0, dst0, _, _, evals0 = starts(gens)
         bar.update(evals0)
-        src, dst, _, trace, trace_evals, evals = fair_search(
-            p, src0, dst0, iterations * chains, batch, np.random.default_rng(shuffle_seq),
-            stream_words(kick_seq)[None, :], evaluate, bar)
+        cost0, edges0 = evaluate(src0, dst0)  # the search minimises |edge|
+        bar.update(len(src0))
+        c = int(np.argmin(cost0))
+        src, dst, _, _, trace, trace_evals, evals = local_search(
+            p, src0[c], dst0[c], float(cost0[c]), edges0[c], evaluate, evals=len(src0),
+            budget=iterations * chains + len(src0), batch=batch, floor=1e-300,
+            shuffle=np.random.default_rng(shuffle_seq),
+            kick_state=stream_words(kick_seq)[None, :], bar=bar)
+        trace = np.concatenate([[cost0[c]], trace])
+        trace_evals = np.concatenate([[len(src0)], trace_evals])
     board = Board(p.size, zip(src.tolist(), dst.tolist(), strict=True), name="design-fair",
                   **rules)
     mean, var = moments(src[None, :], dst[None, :])

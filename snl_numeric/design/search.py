@@ -30,12 +30,12 @@ from .kernels import (
     kick_kernel,
     neighbours_kernel,
 )
+from .local import local_search
 from .result import DesignResult
 
 #: Search methods of :func:`design_board`.
 METHODS = ("anneal", "local")
 _MODES = {"max": 0, "min": 1, "target": 2}
-_KICK = 3  # random moves applied at a local optimum
 _INIT_ATTEMPTS = 200
 _PILOT = 64  # random moves evaluated to set the initial temperature
 #: Chains advanced per kernel call, and evaluations in the first call; later calls aim
@@ -268,22 +268,6 @@ def _compile_kernels(p: _Problem, method: str) -> None:
         neighbours_kernel(p.space, layouts[0], layouts[0], rec)
 
 
-def _apply_moves(src: np.ndarray, dst: np.ndarray, moves: np.ndarray, out_src: np.ndarray,
-                 out_dst: np.ndarray) -> None:
-    """Row ``i`` of ``out_*``: the layout ``src``/``dst`` after move ``moves[i]`` (a row of
-    ``neighbours_kernel``'s record: jump, kind, then the new start and end, or for kind 3
-    the jump whose start it swaps with)."""
-    out_src[:] = src
-    out_dst[:] = dst
-    rows = np.arange(len(moves))
-    j, kind, a, b = moves.T
-    swap = kind == 3
-    out_src[rows[swap], j[swap]] = src[a[swap]]
-    out_src[rows[swap], a[swap]] = src[j[swap]]
-    out_src[rows[~swap], j[~swap]] = a[~swap]
-    out_dst[rows[~swap], j[~swap]] = b[~swap]
-
-
 def _costs(mode: int, mean: np.ndarray, target: float) -> np.ndarray:
     cost = np.full(mean.shape, np.inf)
     ok = np.isfinite(mean)
@@ -400,62 +384,24 @@ def _anneal(p, mode, target, iterations, chains, children, pilot, temperature, b
 
 
 def _local(p, mode, target, iterations, chains, children, batch, bar):
-    budget = iterations * chains
     pairs = [ch.spawn(2) for ch in children]  # (initial layout, search stream) per start
     gens = [np.random.default_rng(init) for init, _ in pairs]
     kick_seq, shuffle_seq = pairs[0][1].spawn(2)
-    state = stream_words(kick_seq)[None, :]
-    shuffle = np.random.default_rng(shuffle_seq)
     src0, dst0, mean0, var0, evals = _finite_starts(p, gens)
     cost0 = _costs(mode, mean0, target)
     c = int(np.argmin(cost0))
-    cur_src, cur_dst, cur_cost = src0[c].copy(), dst0[c].copy(), float(cost0[c])
-    best = (cur_src.copy(), cur_dst.copy(), float(mean0[c]), float(var0[c]), cur_cost)
     bar.update(evals)
-    rec = np.empty((p.k * (4 * p.size + p.k + 4), 4), dtype=np.int64)
-    out_src = np.empty((batch, p.k), dtype=np.int64)
-    out_dst = np.empty((batch, p.k), dtype=np.int64)
-    trace, trace_evals = [], []
-    while evals < budget:
-        n = neighbours_kernel(p.space, cur_src, cur_dst, rec)
-        order = shuffle.permutation(n)
-        moved = False
-        for lo in range(0, n, batch):
-            take = order[lo:min(lo + batch, n, lo + budget - evals)]
-            if not len(take):
-                break
-            cs, cd = out_src[:len(take)], out_dst[:len(take)]
-            _apply_moves(cur_src, cur_dst, rec[take], cs, cd)
-            m, v = _batch(p, cs, cd)
-            evals += len(take)
-            bar.update(len(take))
-            cost = _costs(mode, m, target)
-            i = int(np.argmin(cost))
-            improved = cost[i] < cur_cost - 1e-12 * max(1.0, abs(cur_cost))
-            if improved:
-                cur_src, cur_dst, cur_cost = cs[i].copy(), cd[i].copy(), float(cost[i])
-                if cur_cost < best[4]:
-                    best = (cur_src.copy(), cur_dst.copy(), float(m[i]), float(v[i]), cur_cost)
-            trace.append(best[4])
-            trace_evals.append(evals)
-            if improved:
-                moved = True
-                break
-        if not moved and evals < budget:  # exact local optimum (or empty neighbourhood)
-            cur_src, cur_dst = best[0].copy(), best[1].copy()
-            kick_kernel(p.space, cur_src, cur_dst, state, 0, _KICK)
-            m, v = _batch(p, cur_src[None, :], cur_dst[None, :])
-            evals += 1
-            bar.update(1)
-            cur_cost = float(_costs(mode, m, target)[0])
-            if not np.isfinite(cur_cost):
-                cur_src, cur_dst, cur_cost = best[0].copy(), best[1].copy(), best[4]
-            elif cur_cost < best[4]:
-                best = (cur_src.copy(), cur_dst.copy(), float(m[0]), float(v[0]), cur_cost)
-            trace.append(best[4])
-            trace_evals.append(evals)
-    return (best[0], best[1], best[2], best[3], np.array(trace, dtype=float),
-            np.array(trace_evals, dtype=np.int64), evals)
+
+    def evaluate(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        m, v = _batch(p, src, dst)
+        return _costs(mode, m, target), np.stack([m, v], axis=1)
+
+    src, dst, _, (mean, var), trace, trace_evals, evals = local_search(
+        p, src0[c], dst0[c], float(cost0[c]), np.array([mean0[c], var0[c]]), evaluate,
+        evals=evals, budget=iterations * chains, batch=batch, floor=1.0,
+        shuffle=np.random.default_rng(shuffle_seq), kick_state=stream_words(kick_seq)[None, :],
+        bar=bar)
+    return src, dst, float(mean), float(var), trace, trace_evals, evals
 
 
 def design_board(
