@@ -35,6 +35,7 @@ from .display.report import (
     players_section,
     policy_section,
     race_section,
+    sensitivity_section,
     visits_section,
 )
 from .impact import candidates, jump_impact
@@ -42,6 +43,7 @@ from .markov import Chain
 from .players import expected_game_length
 from .policy import optimal_policy
 from .race import optimal_race
+from .sensitivity import sensitivity
 
 __all__ = ["report", "CANDIDATES_MAX_SIZE"]
 
@@ -57,7 +59,9 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
 
     The page holds the board drawn, the key numbers with their certified error
     bounds, the distribution of the game length, the expected visits per square,
-    what each jump does (:func:`~snl_numeric.jump_impact`), the best and worst jumps
+    what each jump does (:func:`~snl_numeric.jump_impact`), how sensitive the expected
+    throws and the variance are to the dice and to each square's moves
+    (:func:`~snl_numeric.sensitivity`, when the game ends surely), the best and worst jumps
     one could add (:func:`~snl_numeric.jump_candidates`, boards up to
     :data:`CANDIDATES_MAX_SIZE` squares that finish surely) and, with ``actions``, the
     optimal choice between those dice (:func:`~snl_numeric.optimal_policy`); with
@@ -112,6 +116,8 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
     >>> html = report(boards.get("seed-30"))
     >>> html.startswith("<!DOCTYPE html>"), "<script" in html, "Jump impact" in html
     (True, False, True)
+    >>> "How sensitive the game is" in html
+    True
     >>> "Edit the board" in report(boards.get("seed-30"), editable=True)
     True
 
@@ -158,6 +164,10 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
         ("visits", "Where the tokens go", visits_section(a)),
         ("impact", "Jump impact: each jump removed alone", impact_section(impact)),
     ]
+    if math.isfinite(a.mean):
+        sections.append(("sensitivity", "How sensitive the game is", sensitivity_section(
+            sensitivity(board, wrt="dice"), sensitivity(board, of="variance", wrt="dice"),
+            sensitivity(board, wrt="transitions"))))
     if board.size <= CANDIDATES_MAX_SIZE and math.isfinite(a.mean):
         sections.append(("candidates", "Adding one more jump",
                          candidates_section(candidates(board))))

@@ -43,9 +43,34 @@ def test_report_of_unusual_boards():
     html = report(endless)
     assert "∞ (the goal is not reached with probability 1)" in html
     assert "Adding one more jump" not in html and "board of its own" in html
+    assert "How sensitive" not in html  # no derivative of an infinite mean
     assert "The board has no jumps" in report(Board(12))
     big = report(Board(3000, {10: 2900, 2950: 5}))
     assert "Adding one more jump" not in big and "<rect" not in big.split("How long")[0]
+
+
+def test_report_sensitivity_section_rates_match_finite_differences():
+    """The dice rows of "How sensitive the game is": moving probability onto each face,
+    checked against central differences of fresh expected throws and variances."""
+    from snl_numeric import Dice, expected_throws, throws_variance
+
+    board = boards.get("seed-30")
+    html = report(board)
+    i = html.index("How sensitive the game is")
+    section = html[i:html.index("</section>", i)]
+    assert "Elasticity of the expected throws per square" in section
+    cells = re.findall(r"<td>([^<]*)</td>", section)
+    faces, probs = board.dice.faces, board.dice.probs
+    h = 1e-5
+    for f in range(len(faces)):
+        d = np.eye(len(probs))[f] - probs
+        moved = [board.replace(dice=Dice(faces, probs + s * h * d)) for s in (1, -1)]
+        mean_rate = (expected_throws(moved[0]) - expected_throws(moved[1])) / (2 * h)
+        var_rate = (throws_variance(moved[0]) - throws_variance(moved[1])) / (2 * h)
+        row = cells[5 * f: 5 * f + 5]
+        assert row[0] == str(faces[f])
+        assert float(row[3]) == pytest.approx(mean_rate, rel=1e-4, abs=1e-4)
+        assert float(row[4]) == pytest.approx(var_rate, rel=1e-4, abs=1e-3)
 
 
 def test_report_refuses_bad_input():

@@ -34,7 +34,7 @@ from .text import chain_play, is_chain, plural, rules_line
 
 __all__ = ["page", "key_numbers_section", "board_section", "distribution_section",
            "visits_section", "impact_section", "candidates_section", "policy_section",
-           "race_section", "players_section", "chain_section", "chain_visits_section", "ends_section",
+           "race_section", "players_section", "sensitivity_section", "chain_section", "chain_visits_section", "ends_section",
            "DRAWN_MAX_SIZE", "STATES_SHOWN"]
 
 #: Boards up to this many squares are drawn square by square.
@@ -255,6 +255,39 @@ def candidates_section(c: Any, top: int = 8) -> str:
     return (_figure(heat, "Every single jump a → b one could add: blue shortens the game, red "
                           "lengthens it, black makes it endless, white is not allowed.")
             + f'<div class="cols">{"".join(tables)}</div>')
+
+
+def sensitivity_section(mean_dice: Any, var_dice: Any, mean_map: Any) -> str:
+    """Where the expected throws hang (the elasticity summed per square, on the board) and
+    the derivatives with respect to the dice (:func:`~snl_numeric.sensitivity`)."""
+    out = []
+    board = mean_map.board
+    el = mean_map.by_square
+    if board.size <= DRAWN_MAX_SIZE:
+        top = float(el.max(initial=0.0)) or 1.0
+        svg = board_svg_figure(board, values=el / top, title="Elasticity of the expected throws "
+                               "per square", numbers=board.size <= 400, jumps=True)
+        most = np.argsort(-el, kind="stable")[:5]
+        text = ", ".join(f"{int(k)} ({el[k]:.3f})" for k in most)
+        out.append(_figure(svg + _scale(SEQUENTIAL, "0", f"{top:.3g}"),
+                           "The relative change of the expected throws per relative change of "
+                           "every move out of each square (the elasticities of its row of the "
+                           f"transition matrix, summed): where the game is decided. Most: {text}.",
+                           "board"))
+    probs = np.asarray(board.dice.probs, dtype=float)
+    rows = []
+    for f, face in enumerate(mean_dice.faces.tolist()):
+        toward = np.eye(len(probs))[f] - probs  # one unit of probability moved onto the face
+        rows.append([str(face), f"{probs[f]:.4g}", f"{mean_dice.gradient[f]:.4g}",
+                     signed(float(mean_dice.gradient @ toward)),
+                     signed(float(var_dice.gradient @ toward))])
+    out.append(_table(["face", "probability", "∂ mean / ∂ p", "mean, toward the face",
+                       "variance, toward the face"], rows))
+    out.append("<p>∂ mean / ∂ p: each face's probability treated as free. <i>Toward the "
+               "face</i>: the rate of change when probability moves from the die as it is "
+               "onto that face, the faces still summing to 1 (per unit of probability moved; "
+               "negative shortens the game or narrows its spread).</p>")
+    return "".join(out)
 
 
 def policy_section(p: Any, alone: Sequence[float]) -> str:
