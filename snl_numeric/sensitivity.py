@@ -360,11 +360,17 @@ def _win_dense(q: np.ndarray, r: np.ndarray, place: int, c: np.ndarray,
     m = len(r)
     k_max = len(c) - 1
     powers = [q]  # Q^(2^i), made when first needed
+    backs: dict[int, np.ndarray] = {}  # (Q^w)^T, C-ordered
 
     def power(width: int) -> np.ndarray:
         while len(powers) < width.bit_length():
             powers.append(matmul(powers[-1], powers[-1]))
         return powers[width.bit_length() - 1]
+
+    def back(width: int) -> np.ndarray:
+        if width not in backs:
+            backs[width] = np.ascontiguousarray(power(width).T)
+        return backs[width]
 
     pi = np.empty((k1, m))
     pi[0] = 0.0
@@ -382,7 +388,7 @@ def _win_dense(q: np.ndarray, r: np.ndarray, place: int, c: np.ndarray,
     b = 1
     while b < rows_g:
         hi = min(2 * b, rows_g)
-        g[b:hi] = matmul(g[: hi - b], power(b).T)
+        g[b:hi] = matmul(g[: hi - b], back(b))
         b = hi
     padded = np.concatenate([c, np.zeros(2 * rows_g + 2)])
     lam = np.empty((k1 + 1, m + 1))
@@ -401,7 +407,7 @@ def _win_dense(q: np.ndarray, r: np.ndarray, place: int, c: np.ndarray,
         lo = max(top - width, 0)
         hankel = np.lib.stride_tricks.as_strided(padded[lo + 2:], (top - lo, width),
                                                  (step, step), writeable=False)
-        lam[lo:top, :m] = (matmul(lam[lo + width: top + width, :m], power(width).T)
+        lam[lo:top, :m] = (matmul(lam[lo + width: top + width, :m], back(width))
                            + matmul(hankel, g[:width]))
         top = lo
         width = min(2 * width, BLOCK)
@@ -414,6 +420,8 @@ SPARSE_BLOCK = 64
 #: Throws per block of the backward products of :func:`_win_dense` (each also a product
 #: of a ``BACK_BLOCK``-wide Hankel matrix with ``BACK_BLOCK`` rows).
 BACK_BLOCK = 16
+#: The sparse push keeps the masses while the live mass ``L`` has ``L**2 >= KEEP * tail``.
+KEEP = 0.01
 #: Squares per block of :func:`_pair_sums` on boards of more than :data:`DENSE_PUSH_MAX`
 #: squares (the columns a block of squares moves to are few and near each other).
 PAIR_BLOCK = 16
@@ -426,10 +434,10 @@ def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, ta
     :data:`SPARSE_BLOCK` throws by one dense product), then ``lambda_k = [Q r]
     [lambda_{k+1}; c_{k+2}]`` backward, kept for the throws ``k < k1``.
 
-    The masses are kept while the live mass ``L`` has ``L**2 >= tail / 100`` (or some has
-    been lost): past that, the terms are below the cut of :func:`_win_cut` on any board
-    that finishes surely; when the cut lies later all the same, the push is repeated from
-    the last mass kept."""
+    The masses are kept while the live mass ``L`` has ``L**2 >= KEEP * tail`` (or some has
+    been lost): the cut of :func:`_win_cut` usually lies before (the terms fall like
+    ``L**2``); when it lies later, the push is repeated from the first mass not kept
+    (the same products: the same masses)."""
     m = len(r)
     advance = sp.csr_array(q.T).__matmul__
     readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), lost], axis=1)
@@ -439,8 +447,9 @@ def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, ta
     kept: list[np.ndarray] = []
     resume: np.ndarray | None = None  # the first mass not kept
     done, lost_any = 0, False
+    scratch = np.empty((SPARSE_BLOCK, m))  # (written over once no block is kept)
     while True:
-        buf = np.empty((SPARSE_BLOCK, m))
+        buf = np.empty((SPARSE_BLOCK, m)) if resume is None else scratch
         for i in range(SPARSE_BLOCK):
             buf[i] = v
             v = advance(v)
@@ -460,7 +469,7 @@ def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, ta
         lost_any = lost_any or bool(read[:, 2].any())
         if resume is None:
             kept.append(buf)
-            if read[-1, 1] ** 2 < tail / 100 and not lost_any:
+            if read[-1, 1] ** 2 < KEEP * tail and not lost_any:
                 resume = v.copy()
             else:
                 check_memory(8.0 * 2 * (done + SPARSE_BLOCK) * (m + 1),
