@@ -233,6 +233,25 @@ def test_win_masses_pushed_again_where_the_cut_lies_late(monkeypatch):
                           sensitivity(board, of="win").gradient)
 
 
+@settings(max_examples=40, deadline=None)
+@given(board_strategy(max_size=30))
+def test_win_sparse_path_twins_the_dense_one(board):
+    """Boards of at most 128 squares holding mass take the blocked dense products; the
+    one-throw-at-a-time sparse path, forced on the same boards, gives the same value and
+    gradients (the cut of each may land a throw apart: terms below the tail)."""
+    sens = sys.modules["snl_numeric.sensitivity"]
+    dense = [sensitivity(board, of="win", wrt=w, tail=1e-14) for w in ("dice", "transitions")]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sens, "DENSE_PUSH_MAX", 0)
+        sparse = [sensitivity(board, of="win", wrt=w, tail=1e-14)
+                  for w in ("dice", "transitions")]
+    for d, s in zip(dense, sparse, strict=True):
+        assert abs(d.value - s.value) <= 1e-15
+        a = d.gradient if d.wrt == "dice" else d.gradient.toarray()
+        b = s.gradient if s.wrt == "dice" else s.gradient.toarray()
+        assert np.allclose(a, b, rtol=1e-10, atol=1e-13)
+
+
 def test_win_cut_drops_no_more_than_the_tail():
     """The terms past the cut are bounded by the tail times their total: the gradient with
     the default tail agrees with the one summed to 1e-15 far inside that."""
