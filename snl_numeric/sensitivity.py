@@ -67,9 +67,6 @@ OF = ("mean", "variance", "win")
 #: Throws per dense product of the win chance's derivative (rows ``b .. b + BLOCK`` of
 #: ``Pi`` are rows ``b - BLOCK .. b`` times ``Q^BLOCK``).
 BLOCK = 64
-#: Throws per block of the backward products of :func:`_win_dense` (each also a product
-#: of a ``BACK_BLOCK``-wide Hankel matrix with ``BACK_BLOCK`` rows).
-BACK_BLOCK = 16
 
 WRT = ("dice", "transitions", "jumps")
 
@@ -280,8 +277,6 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     cols_of = np.full(cb.n_states, m + 1)  # and the goal's column m
     cols_of[keep] = np.arange(m)
     cols_of[goal] = m
-    dead = ~live  # where none can finish (the goal's reach is 0 too)
-    dead[goal] = False
     if m <= DENSE_PUSH_MAX:  # (a small matrix made dense whole: cheaper than slicing)
         pmf, on_board, gone = push(cb.succ, cb.probs, live & cb.reachable_from(start), start,
                                    tail, max_throws)
@@ -291,6 +286,8 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
                 else cb.matrix[keep].toarray())
         pi, lam = _win_dense(rows[:, keep], rows[:, goal], place, c, k1)
     else:
+        dead = ~live  # where none can finish (the goal's reach is 0 too)
+        dead[goal] = False
         sub = cb.matrix[keep]
         value, pi, lam = _win_sparse(sp.csr_array(sub[:, keep]),
                                      np.asarray(sub[:, [goal]].toarray()).ravel(),
@@ -417,9 +414,6 @@ def _win_dense(q: np.ndarray, r: np.ndarray, place: int, c: np.ndarray,
 #: Throws per block of masses pushed one sparse product at a time (their readouts are one
 #: dense product per block).
 SPARSE_BLOCK = 64
-#: Throws per block of the backward products of :func:`_win_dense` (each also a product
-#: of a ``BACK_BLOCK``-wide Hankel matrix with ``BACK_BLOCK`` rows).
-BACK_BLOCK = 16
 #: The sparse push keeps the masses while the live mass ``L`` has ``L**2 >= KEEP * tail``.
 KEEP = 0.01
 #: Squares per block of :func:`_pair_sums` on boards of more than :data:`DENSE_PUSH_MAX`
@@ -471,10 +465,10 @@ def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, ta
             kept.append(buf)
             if read[-1, 1] ** 2 < KEEP * tail and not lost_any:
                 resume = v.copy()
-            else:
-                check_memory(8.0 * 2 * (done + SPARSE_BLOCK) * (m + 1),
+            elif len(kept) & (len(kept) - 1) == 0:  # (asked at 1, 2, 4, .. blocks)
+                check_memory(8.0 * 4 * (done + SPARSE_BLOCK) * (m + 1),
                              "the win probability's derivative "
-                             f"({done + SPARSE_BLOCK:,} throws x {m:,} squares, twice)")
+                             f"({2 * done:,} throws x {m:,} squares, twice)")
     reads = np.concatenate(reads)
     value, c, k1 = _win_cut(reads[:, 0], reads[:, 1], np.cumsum(reads[:, 2]), tail)
     k_max = len(c) - 1
@@ -493,9 +487,11 @@ def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, ta
     lam = np.empty((m + 1, k1))
     u = np.zeros(m + 1)  # lambda_k, from k = K - 1 down
     u[m] = c[k_max]
-    for k in range(k_max - 1, -1, -1):
-        if k < k1:
-            lam[:, k] = u
+    for k in range(k_max - 1, k1 - 1, -1):
+        u[:m] = back(u)
+        u[m] = c[k]
+    for k in range(k1 - 1, -1, -1):
+        lam[:, k] = u
         if k:
             u[:m] = back(u)
             u[m] = c[k]
