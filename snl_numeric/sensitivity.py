@@ -416,9 +416,8 @@ def _win_dense(q: np.ndarray, r: np.ndarray, place: int, c: np.ndarray,
 SPARSE_BLOCK = 64
 #: The sparse push keeps the masses while the live mass ``L`` has ``L**2 >= KEEP * tail``.
 KEEP = 0.01
-#: Squares per block of :func:`_pair_sums` on boards of more than :data:`DENSE_PUSH_MAX`
-#: squares (the columns a block of squares moves to are few and near each other).
-PAIR_BLOCK = 16
+#: Numbers of each side gathered at a time by :func:`_pair_sums` on larger boards.
+PAIR_CHUNK = 2**16
 
 
 def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, tail: float,
@@ -499,11 +498,11 @@ def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, ta
 
 
 def _pair_sums(pi: np.ndarray, lam: np.ndarray, ri: np.ndarray, cj: np.ndarray) -> np.ndarray:
-    """``out[e] = sum_k pi[ri[e], k] lam[cj[e], k]`` (the throws along the rows): for each
-    block of squares (all of them up to :data:`DENSE_PUSH_MAX`, else :data:`PAIR_BLOCK`),
-    the product of their rows of ``pi`` with the rows of ``lam`` they pair with, by
-    ``dgemm`` in panels of throws of at most
-    :data:`~snl_numeric._core.blas.SERIAL_PRODUCT` multiply-adds.
+    """``out[e] = sum_k pi[ri[e], k] lam[cj[e], k]`` (the throws along the rows). Up to
+    :data:`DENSE_PUSH_MAX` squares, every pair at once: ``pi lam^T`` by ``dgemm`` in
+    panels of throws of at most :data:`~snl_numeric._core.blas.SERIAL_PRODUCT`
+    multiply-adds; above, only the pairs asked for, a chunk of :data:`PAIR_CHUNK` numbers
+    of each side gathered at a time.
 
     Examples
     --------
@@ -511,23 +510,19 @@ def _pair_sums(pi: np.ndarray, lam: np.ndarray, ri: np.ndarray, cj: np.ndarray) 
     >>> _pair_sums(pi, lam, np.array([1, 0]), np.array([2, 2])).tolist()
     [12.0, 3.0]
     """
-    m = pi.shape[0]
-    width = m if m <= DENSE_PUSH_MAX else PAIR_BLOCK
-    order = np.argsort(ri, kind="stable")
-    ri, cj = ri[order], cj[order]
-    out = np.empty(len(ri))
-    edges = np.searchsorted(ri, np.arange(0, m + width, width))
-    for first, lo, hi in zip(range(0, m, width), edges[:-1], edges[1:], strict=True):
-        if lo == hi:
-            continue
-        cols, where = np.unique(cj[lo:hi], return_inverse=True)
-        a, b = pi[first: first + width], lam[cols]
-        step = max(1, SERIAL_PRODUCT // (len(a) * len(cols)))
-        sums = np.zeros((len(a), len(cols)), order="F")
-        for k in range(0, pi.shape[1], step):
-            sums = dgemm(1.0, a[:, k: k + step], b[:, k: k + step], beta=1.0, c=sums,
+    m, throws = pi.shape
+    if m <= DENSE_PUSH_MAX:
+        step = max(1, SERIAL_PRODUCT // (m * len(lam)))
+        sums = np.zeros((m, len(lam)), order="F")
+        for k in range(0, throws, step):
+            sums = dgemm(1.0, pi[:, k: k + step], lam[:, k: k + step], beta=1.0, c=sums,
                          trans_b=1, overwrite_c=1)
-        out[order[lo:hi]] = sums[ri[lo:hi] - first, where]
+        return sums[ri, cj]
+    out = np.empty(len(ri))
+    step = max(1, PAIR_CHUNK // throws)
+    for lo in range(0, len(ri), step):
+        out[lo: lo + step] = np.einsum("ij,ij->i", pi.take(ri[lo: lo + step], axis=0),
+                                       lam.take(cj[lo: lo + step], axis=0))
     return out
 
 
