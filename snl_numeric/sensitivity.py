@@ -356,6 +356,8 @@ def _win_dense(q: np.ndarray, r: np.ndarray, place: int, c: np.ndarray,
     product is of non-negative matrices, so each entry keeps its relative accuracy."""
     m = len(r)
     k_max = len(c) - 1
+    check_memory(8.0 * 4 * (k1 + 1) * (m + 1), "the win probability's derivative "
+                 f"({k1:,} throws x {m:,} squares, twice)")
     powers = [q]  # Q^(2^i), made when first needed
     backs: dict[int, np.ndarray] = {}  # (Q^w)^T, C-ordered
 
