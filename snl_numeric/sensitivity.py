@@ -23,10 +23,13 @@ chain), ``dW = sum_m c_m dp_m`` with ``c_m = p_m + P(T = inf)``, and
 ``k`` throws, ``h_l[j]`` the chance of finishing exactly ``l`` throws after resting on
 ``j``); so ``dW / dP_ij = sum_k pi_k[i] lambda_k[j]`` with the backward recursion
 ``lambda_k = c_{k+1} e_goal + P' lambda_{k+1}`` (``P'``: the goal's row zeroed): one push
-forward, one backward, exact up to the distribution's tail tolerance. Summed over all
-throws, ``sum_k pi_k[i] lambda_k[j] = (X Q Y)[i, j]`` (plus ``P(T = inf)`` terms) with
-``X = sum_k pi_k pi_k^T`` and ``Y = sum_l (Q^l r)(Q^l r)^T``: on small boards two Gram
-matrices of blocked dense pushes replace the per-throw sums.
+forward, one backward, exact up to the distribution's tail tolerance. The term of throw
+``k`` is at most ``L_k max_{n > k} c_n`` (``L_k`` the mass still live), which falls about
+like ``L_k**2``: the sum is cut where the bounds left are below the tail tolerance times
+their total, at about half the throws the value needs. On small boards the pushes are
+blocked dense products (several throws per product with the powers ``Q^(2^i)``), on
+larger ones sparse products one throw at a time; the entries are products of
+non-negative matrices, each keeping its relative accuracy.
 
 **With respect to the dice**: a face's probability ``p_f`` enters ``Q_{x, succ(x, f)}``
 on every square, so ``dA / dp_f = sum_x dA / dQ_{x, succ(x, f)}`` (faces treated as
@@ -45,13 +48,14 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg.blas import dsyrk
+from scipy.linalg.blas import dgemm
 
 from ._core.blas import SERIAL_PRODUCT, matmul
 from ._core.memory import check_memory
 from ._core.sizes import DENSE_PUSH_MAX
 from ._core.solve import UNIT_ROUNDOFF
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
+from ._core.vectorised import push
 from .board import Board, check_board, check_start
 from .chain import expected_throws, fundamental, mean_all, solver_report, throws_variance
 from .compile import CompiledBoard
@@ -252,10 +256,11 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     the ``m`` squares that can finish, that ``start`` reaches and that a throw can end on.
 
     Up to :data:`DENSE_PUSH_MAX` such squares, :func:`_win_dense`; above,
-    :func:`_win_sparse` and, per block of squares, one product of their masses with the
-    ``lambda`` of the squares they move to. Both push the mass as
-    :func:`~snl_numeric.win_probabilities` does (until below ``tail``) and take the value
-    from it."""
+    :func:`_win_sparse`. Both push the mass as :func:`~snl_numeric.win_probabilities`
+    does (until below ``tail``), take the value from it, and return the masses ``pi_k``
+    and the ``lambda_k`` of the first ``k1`` throws (:func:`_win_cut`); each entry is then
+    ``sum_{k < k1} pi_k[i] lambda_k[j]`` (:func:`_pair_sums`), computed once per distinct
+    pair of squares."""
     goal = cb.size
     live = cb.reach[0] > 0
     if start == goal or not live[start]:  # 1 at once, or nobody ever wins
@@ -272,28 +277,29 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     cols_of = np.full(cb.n_states, m + 1)  # and the goal's column m
     cols_of[keep] = np.arange(m)
     cols_of[goal] = m
-    dead = ~live  # where none can finish (the goal's reach is 0 too)
-    dead[goal] = False
     if m <= DENSE_PUSH_MAX:  # (a small matrix made dense whole: cheaper than slicing)
+        pmf, on_board, gone = push(cb.succ, cb.probs, live & cb.reachable_from(start), start,
+                                   tail, max_throws)
+        _check_tail_reached(float(on_board[-1]), tail, max_throws)
+        value, c, k1 = _win_cut(pmf, on_board, gone, tail)
         rows = (cb.matrix.toarray()[keep] if cb.n_states <= 4 * DENSE_PUSH_MAX
                 else cb.matrix[keep].toarray())
-        value, prod = _win_dense(rows[:, keep], rows[:, goal], rows[:, dead].sum(axis=1),
-                                 place, tail, max_throws)
-        return value, lambda i, j: prod[rows_of[i], cols_of[j]]
-    sub = cb.matrix[keep]
-    value, pi, lam = _win_sparse(sp.csr_array(sub[:, keep]),
+        pi, lam = _win_dense(rows[:, keep], rows[:, goal], place, c, k1)
+    else:
+        dead = ~live  # where none can finish (the goal's reach is 0 too)
+        dead[goal] = False
+        sub = cb.matrix[keep]
+        value, pi, lam = _win_sparse(sp.csr_array(sub[:, keep]),
                                      np.asarray(sub[:, [goal]].toarray()).ravel(),
                                      np.asarray(sub[:, dead].sum(axis=1)).ravel(), place,
                                      tail, max_throws)
 
     def entry(i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """``sum_k pi_k[i] lambda_k[j]``, summed over chunks of throws (a chunk's rows
-        stay in cache while they are gathered)."""
         ri, cj = rows_of[i], cols_of[j]
+        ok = (ri < m) & (cj <= m)
+        pairs, where = np.unique(ri[ok] * (m + 1) + cj[ok], return_inverse=True)
         out = np.zeros(len(i))
-        step = max(1, 2**18 // max(len(i), 1))
-        for lo in range(0, len(pi), step):
-            out += np.einsum("ke,ke->e", pi[lo: lo + step, ri], lam[lo: lo + step, cj])
+        out[ok] = _pair_sums(pi, lam, pairs // (m + 1), pairs % (m + 1))[where]
         return out
 
     return value, entry
@@ -314,131 +320,212 @@ def _win_value(pmf: np.ndarray, survival: np.ndarray) -> float:
     return float((pmf * after).sum())
 
 
-def _gram(a: np.ndarray) -> np.ndarray:
-    """``a^T a`` by ``dsyrk`` (half a product's multiply-adds) over panels of ``a``'s rows,
-    each of at most :data:`~snl_numeric._core.blas.SERIAL_PRODUCT` multiply-adds (OpenBLAS
-    runs those on the calling thread, as it does products; see
-    :mod:`snl_numeric._core.blas`)."""
-    m = a.shape[1]
-    step = max(1, SERIAL_PRODUCT // max(m * m, 1))
-    upper = np.zeros((m, m), order="F")
-    for lo in range(0, len(a), step):
-        upper = dsyrk(1.0, a[lo: lo + step].T, beta=1.0, c=upper, overwrite_c=1)
-    return np.triu(upper) + np.triu(upper, 1).T
+def _win_cut(pmf: np.ndarray, on_board: np.ndarray, gone: np.ndarray,
+             tail: float) -> tuple[float, np.ndarray, int]:
+    """``(value, c, k1)`` from ``P(T = k)``, the live mass ``L_k`` and the mass lost by
+    throw ``k`` (``k = 0 .. K``): the win chance, ``c_n = P(T = n) + P(T = inf)`` and the
+    throws ``k1`` whose terms are kept.
+
+    The term of throw ``k`` of any entry is ``pi_k[i] lambda_k[j] <= L_k max_{n > k} c_n``
+    (``lambda_k[j]`` is a mean of later ``c_n``, its weights the chances of finishing
+    exactly then from ``j``). These bounds fall about like ``L_k**2`` (when the goal is
+    reached surely), so the derivative needs about half the throws the value does: ``k1``
+    is the first throw from which their sum is at most ``tail`` times their sum over all
+    throws."""
+    value = _win_value(pmf, on_board + gone)
+    c = pmf + gone[-1]
+    latest = np.maximum.accumulate(c[::-1])[::-1]  # max_{n' >= n} c_n'
+    bound = on_board[:-1] * latest[1:]
+    rest = np.cumsum(bound[::-1])[::-1]
+    k1 = max(1, int(np.count_nonzero(rest > tail * rest[0])))
+    return value, c, k1
 
 
-def _win_dense(q: np.ndarray, r: np.ndarray, lost: np.ndarray, place: int, tail: float,
-               max_throws: int) -> tuple[float, np.ndarray]:
-    """``(value, M)``: the win chance and ``M = [X Q Y + never v f^T, X r + never v]``
-    (padded with a zero row and column), the entries ``sum_k pi_k[i] lambda_k[j]`` over
-    the squares and the goal, from the dense ``Q``.
+def _win_dense(q: np.ndarray, r: np.ndarray, place: int, c: np.ndarray,
+               k1: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(Pi, Lambda)``: the masses ``pi_k`` over the squares (rows) and ``lambda_k`` over
+    the squares and the goal, of the throws ``k < k1`` (columns), from the dense ``Q`` and
+    ``c`` (:func:`_win_cut`).
 
-    The masses ``pi_k`` come in blocks, rows ``b .. 2 b`` being rows ``0 .. b`` times
-    ``Q^b`` (``b = 1, 2, 4, ..`` up to :data:`BLOCK` throws, then :data:`BLOCK` at a
-    time), until the mass left is below ``tail`` after ``K`` throws; they give the pmf
-    ``p_{k+1} = pi_k r`` and the survival (the mass left plus the mass ``lost`` where none
-    can finish). With ``c_n = p_n + never`` and ``p_n = pi_k Q^(n-1-k) r``, ``lambda_k = Y
-    Q^T pi_k + never f``, where ``X = sum_k pi_k pi_k^T`` and ``Y = sum_l g_l g_l^T``
-    (``g_l = Q^l r``, made like ``pi``) solve the Stein equations ``X = Q^T X Q + e_s
-    e_s^T`` and ``Y = Q Y Q^T + r r^T``, ``v = sum_k pi_k`` and ``f = sum_l g_l``: products
-    of non-negative matrices, so each entry keeps its relative accuracy; the terms left
-    out are below the tail."""
+    The masses come in blocks, rows ``b .. 2 b`` being rows ``0 .. b`` times ``Q^b``
+    (``b = 1, 2, 4, ..`` up to :data:`BLOCK` throws, then :data:`BLOCK` at a time).
+    ``lambda_k = Q lambda_{k+1} + c_{k+2} r`` (on the squares) goes back the same way,
+    ``lambda_k = Q^w lambda_{k+w} + sum_{u < w} c_{k+2+u} g_u`` (``g_u = Q^u r``): a product
+    with ``Q^w`` and one of a Hankel matrix of the ``c`` with ``g_0 .. g_{w-1}``, from
+    ``lambda_{k1} = sum_l c_{k1+2+l} g_l``, summed by Horner's rule in ``Q^BLOCK``. Every
+    product is of non-negative matrices, so each entry keeps its relative accuracy."""
     m = len(r)
-    pi = np.empty((2 * BLOCK, m))
+    k_max = len(c) - 1
+    check_memory(8.0 * 4 * (k1 + 1) * (m + 1), "the win probability's derivative "
+                 f"({k1:,} throws x {m:,} squares, twice)")
+    powers = [q]  # Q^(2^i), made when first needed
+    backs: dict[int, np.ndarray] = {}  # (Q^w)^T, C-ordered
+
+    def power(width: int) -> np.ndarray:
+        while len(powers) < width.bit_length():
+            powers.append(matmul(powers[-1], powers[-1]))
+        return powers[width.bit_length() - 1]
+
+    def back(width: int) -> np.ndarray:
+        if width not in backs:
+            backs[width] = np.ascontiguousarray(power(width).T)
+        return backs[width]
+
+    pi = np.empty((k1, m))
     pi[0] = 0.0
     pi[0, place] = 1.0
-    powers = [q]  # Q^(2^i), up to Q^BLOCK
-    b, k_max = 1, 0
-    while not k_max:
-        step = powers[-1]
-        width = 2 ** (len(powers) - 1)  # rows made by one product
-        hi = min(b + width, max_throws + 1)
-        if hi > len(pi):
-            check_memory(16.0 * 2 * hi * m, "the win probability's derivative "
-                         f"({2 * hi:,} throws x {m:,} squares, twice)")
-            pi = np.concatenate([pi, np.empty((hi, m))])
-        pi[b:hi] = matmul(pi[b - width: hi - width], step)
-        mass = pi[b:hi].sum(axis=1)
-        below = np.flatnonzero(mass < tail)
-        if below.size:
-            k_max = b + int(below[0])
-            left = float(mass[below[0]])
-        elif hi == max_throws + 1:
-            _check_tail_reached(float(mass[-1]), tail, max_throws)
+    b = 1
+    while b < k1:
+        width = min(b, BLOCK)
+        hi = min(b + width, k1)
+        pi[b:hi] = matmul(pi[b - width: hi - width], power(width))
         b = hi
-        if not k_max and width < BLOCK and b == 2 * width:
-            powers.append(matmul(step, step))
-    pi = pi[:k_max]
-    pmf = np.zeros(k_max + 1)
-    pmf[1:] = matmul(pi, r)
-    gone = np.zeros(k_max + 1)
-    np.cumsum(matmul(pi, lost), out=gone[1:])
-    on_board = np.empty(k_max + 1)
-    on_board[:k_max] = pi.sum(axis=1)
-    on_board[k_max] = left
-    value = _win_value(pmf, on_board + gone)
-    never = float(gone[-1])
-    g = np.empty((k_max, m))
+    late = k_max - k1 - 1  # g_0 .. g_{late-1} make lambda_{k1}
+    rows_g = min(BLOCK, max(late, k1))
+    g = np.empty((rows_g, m))
     g[0] = r
     b = 1
-    while b < k_max:
-        width = min(b, BLOCK)
-        hi = min(b + width, k_max)
-        g[b:hi] = matmul(g[b - width: hi - width], powers[width.bit_length() - 1].T)
+    while b < rows_g:
+        hi = min(2 * b, rows_g)
+        g[b:hi] = matmul(g[: hi - b], back(b))
         b = hi
-    x = _gram(pi)
-    out = np.zeros((m + 1, m + 2))
-    out[:m, :m] = matmul(x, matmul(q, _gram(g)))
-    out[:m, m] = matmul(x, r)
-    if never > 0:
-        visits = pi.sum(axis=0)
-        out[:m, :m] += never * np.outer(visits, g.sum(axis=0))
-        out[:m, m] += never * visits
-    return value, out
+    padded = np.concatenate([c, np.zeros(2 * rows_g + 2)])
+    lam = np.empty((k1 + 1, m + 1))
+    lam[:, m] = padded[1: k1 + 2]
+    lam[k1, :m] = 0.0
+    if late > 0:
+        blocks = -(-late // rows_g)
+        parts = matmul(padded[k1 + 2: k1 + 2 + blocks * rows_g].reshape(blocks, rows_g), g)
+        acc = parts[-1]
+        for a in range(blocks - 2, -1, -1):
+            acc = parts[a] + matmul(power(rows_g), acc)
+        lam[k1, :m] = acc
+    top, width = k1, 1  # rows top .. k1 are made
+    step = padded.strides[0]
+    while top > 0:
+        lo = max(top - width, 0)
+        hankel = np.lib.stride_tricks.as_strided(padded[lo + 2:], (top - lo, width),
+                                                 (step, step), writeable=False)
+        lam[lo:top, :m] = (matmul(lam[lo + width: top + width, :m], back(width))
+                           + matmul(hankel, g[:width]))
+        top = lo
+        width = min(2 * width, BLOCK)
+    return np.ascontiguousarray(pi.T), np.ascontiguousarray(lam[:k1].T)
+
+
+#: Throws per block of masses pushed one sparse product at a time (their readouts are one
+#: dense product per block).
+SPARSE_BLOCK = 64
+#: The sparse push keeps the masses while the live mass ``L`` has ``L**2 >= KEEP * tail``.
+KEEP = 0.01
+#: Numbers of each side gathered at a time by :func:`_pair_sums` on larger boards.
+PAIR_CHUNK = 2**16
 
 
 def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, tail: float,
                 max_throws: int) -> tuple[float, np.ndarray, np.ndarray]:
-    """``(value, [Pi, 0], [Lambda, lambda_goal, 0])`` by one sparse product per throw:
-    ``pi_{k+1} = Q^T pi_k`` forward until the mass left is below ``tail`` (the pmf and
-    survival as in :func:`_win_dense`), ``lambda_k = Q lambda_{k+1} + c_{k+2} r``
-    backward."""
+    """``(value, Pi, Lambda)`` as :func:`_win_dense`, by one sparse product per throw:
+    ``pi_{k+1} = Q^T pi_k`` forward until the mass left is below ``tail`` (the readouts of
+    :data:`SPARSE_BLOCK` throws by one dense product), then ``lambda_k = [Q r]
+    [lambda_{k+1}; c_{k+2}]`` backward, kept for the throws ``k < k1``.
+
+    The masses are kept while the live mass ``L`` has ``L**2 >= KEEP * tail`` (or some has
+    been lost): the cut of :func:`_win_cut` usually lies before (the terms fall like
+    ``L**2``); when it lies later, the push is repeated from the first mass not kept
+    (the same products: the same masses)."""
     m = len(r)
-    forward = sp.csr_array(q.T)
-    pi = np.empty((1024, m))
-    pi[0] = 0.0
-    pi[0, place] = 1.0
-    k = 0
+    advance = sp.csr_array(q.T).__matmul__
+    readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), lost], axis=1)
+    v = np.zeros(m)
+    v[place] = 1.0
+    reads = [np.array([[0.0, 1.0, 0.0]])]  # throw k: P(T = k), live mass, mass lost
+    kept: list[np.ndarray] = []
+    resume: np.ndarray | None = None  # the first mass not kept
+    done, lost_any = 0, False
+    scratch = np.empty((SPARSE_BLOCK, m))  # (written over once no block is kept)
     while True:
-        nxt = forward @ pi[k]
-        left = float(nxt.sum())
-        k += 1
-        if left < tail:
+        buf = np.empty((SPARSE_BLOCK, m)) if resume is None else scratch
+        for i in range(SPARSE_BLOCK):
+            buf[i] = v
+            v = advance(v)
+        read = matmul(buf, readout)  # row i: throw done + i + 1
+        room = max_throws - done
+        below = np.flatnonzero(read[:room, 1] < tail)
+        if below.size:
+            n = int(below[0]) + 1
+            reads.append(read[:n])
+            if resume is None:
+                kept.append(buf[:n])
             break
-        if k >= max_throws:
-            _check_tail_reached(left, tail, max_throws)
-        if k == len(pi):
-            check_memory(8.0 * 5 * 2 * k * m, "the win probability's derivative "
-                         f"({2 * k:,} throws x {m:,} squares, about five arrays)")
-            pi = np.concatenate([pi, np.empty_like(pi)])
-        pi[k] = nxt
-    k_max = k
-    pi = pi[:k_max]
-    pmf = np.zeros(k_max + 1)
-    pmf[1:] = pi @ r
-    gone = np.zeros(k_max + 1)
-    np.cumsum(pi @ lost, out=gone[1:])
-    on_board = np.empty(k_max + 1)
-    on_board[:k_max] = pi.sum(axis=1)
-    on_board[k_max] = left
-    value = _win_value(pmf, on_board + gone)
-    c = pmf + gone[-1]
-    lam = np.zeros((k_max, m + 2))  # lambda_k over the squares, the goal, a zero
-    lam[:, m] = c[1:]
-    for k in range(k_max - 2, -1, -1):
-        lam[k, :m] = q @ lam[k + 1, :m]
-        lam[k, :m] += c[k + 2] * r
-    return value, np.concatenate([pi, np.zeros((k_max, 1))], axis=1), lam
+        if room <= SPARSE_BLOCK:
+            _check_tail_reached(float(read[room - 1, 1]), tail, max_throws)
+        reads.append(read)
+        done += SPARSE_BLOCK
+        lost_any = lost_any or bool(read[:, 2].any())
+        if resume is None:
+            kept.append(buf)
+            if read[-1, 1] ** 2 < KEEP * tail and not lost_any:
+                resume = v.copy()
+            elif len(kept) & (len(kept) - 1) == 0:  # (asked at 1, 2, 4, .. blocks)
+                check_memory(8.0 * 4 * (done + SPARSE_BLOCK) * (m + 1),
+                             "the win probability's derivative "
+                             f"({2 * done:,} throws x {m:,} squares, twice)")
+    reads = np.concatenate(reads)
+    value, c, k1 = _win_cut(reads[:, 0], reads[:, 1], np.cumsum(reads[:, 2]), tail)
+    k_max = len(c) - 1
+    pi = np.empty((m, k1))  # pi_k as column k
+    k = 0
+    for block in kept:
+        n = min(len(block), k1 - k)
+        pi[:, k: k + n] = block[:n].T
+        k += n
+    if k < k1:  # (the same products again: the same masses)
+        v = resume
+        for k in range(k, k1):
+            pi[:, k] = v
+            v = advance(v)
+    back = sp.csr_array(sp.hstack([q, sp.csr_array(r[:, None])])).__matmul__
+    lam = np.empty((m + 1, k1))
+    u = np.zeros(m + 1)  # lambda_k, from k = K - 1 down
+    u[m] = c[k_max]
+    for k in range(k_max - 1, k1 - 1, -1):
+        u[:m] = back(u)
+        u[m] = c[k]
+    for k in range(k1 - 1, -1, -1):
+        lam[:, k] = u
+        if k:
+            u[:m] = back(u)
+            u[m] = c[k]
+    return value, pi, lam
+
+
+def _pair_sums(pi: np.ndarray, lam: np.ndarray, ri: np.ndarray, cj: np.ndarray) -> np.ndarray:
+    """``out[e] = sum_k pi[ri[e], k] lam[cj[e], k]`` (the throws along the rows). Up to
+    :data:`DENSE_PUSH_MAX` squares, every pair at once: ``pi lam^T`` by ``dgemm`` in
+    panels of throws of at most :data:`~snl_numeric._core.blas.SERIAL_PRODUCT`
+    multiply-adds; above, only the pairs asked for, a chunk of :data:`PAIR_CHUNK` numbers
+    of each side gathered at a time.
+
+    Examples
+    --------
+    >>> pi, lam = np.arange(6.0).reshape(2, 3), np.ones((3, 3))
+    >>> _pair_sums(pi, lam, np.array([1, 0]), np.array([2, 2])).tolist()
+    [12.0, 3.0]
+    """
+    m, throws = pi.shape
+    if m <= DENSE_PUSH_MAX:
+        step = max(1, SERIAL_PRODUCT // (m * len(lam)))
+        sums = np.zeros((m, len(lam)), order="F")
+        for k in range(0, throws, step):
+            sums = dgemm(1.0, pi[:, k: k + step], lam[:, k: k + step], beta=1.0, c=sums,
+                         trans_b=1, overwrite_c=1)
+        return sums[ri, cj]
+    out = np.empty(len(ri))
+    step = max(1, PAIR_CHUNK // throws)
+    for lo in range(0, len(ri), step):
+        out[lo: lo + step] = np.einsum("ij,ij->i", pi.take(ri[lo: lo + step], axis=0),
+                                       lam.take(cj[lo: lo + step], axis=0))
+    return out
 
 
 def _jump_moves(board: Board, of: str, start: int, shift: int, tail: float,

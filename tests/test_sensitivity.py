@@ -4,6 +4,7 @@ rational central differences and float central differences."""
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 import naive
@@ -170,6 +171,8 @@ def test_win_matches_finite_differences(board, data):
     p[board.size, board.size] = 0.0  # the goal absorbs: the push takes its mass out
     s = sensitivity(board, of="win", wrt="transitions", tail=1e-15)
     assert abs(s.value - naive.sensitivity_win(p, board.start)) < 1e-12
+    # the value is win_probabilities' own (the same push, the same sums)
+    assert s.value == win_probabilities(board, 2, tail=1e-15)[0]
     g = s.gradient.toarray()
     rows, cols = np.nonzero(p[:-1])
     scale = np.abs(g).max() + 1.0
@@ -212,6 +215,54 @@ def test_win_on_a_large_board_matches_forward_differentiation():
     succ = board.compiled.succ
     per_face = [sum(g[x, succ[x, f]] for x in range(board.size)) for f in range(3)]
     assert np.allclose(d.gradient, per_face, rtol=1e-12, atol=0)
+
+
+def test_win_masses_pushed_again_where_the_cut_lies_late(monkeypatch):
+    """The sparse path keeps the masses while the live mass is not too small; when the
+    cut of the sum lies later it pushes them again from the first one not kept: the same
+    products, so the same gradient to the last bit."""
+    board = Board(140, {5: 100, 60: 62, 120: 40, 138: 128}, overshoot="bounce",
+                  dice={1: 0.25, 2: 0.25, 3: 0.5})
+    sens = sys.modules["snl_numeric.sensitivity"]
+    kept = sensitivity(board, of="win", wrt="transitions")
+    monkeypatch.setattr(sens, "KEEP", 1e12)  # stop keeping after the first block
+    again = sensitivity(board, of="win", wrt="transitions")
+    assert again.value == kept.value
+    assert np.array_equal(again.gradient.toarray(), kept.gradient.toarray())
+    assert np.array_equal(sensitivity(board, of="win").gradient,
+                          sensitivity(board, of="win").gradient)
+
+
+@settings(max_examples=40, deadline=None)
+@given(board_strategy(max_size=30))
+def test_win_sparse_path_twins_the_dense_one(board):
+    """Boards of at most 128 squares holding mass take the blocked dense products; the
+    one-throw-at-a-time sparse path, forced on the same boards, gives the same value and
+    gradients (the cut of each may land a throw apart: terms below the tail)."""
+    sens = sys.modules["snl_numeric.sensitivity"]
+    dense = [sensitivity(board, of="win", wrt=w, tail=1e-14) for w in ("dice", "transitions")]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sens, "DENSE_PUSH_MAX", 0)
+        sparse = [sensitivity(board, of="win", wrt=w, tail=1e-14)
+                  for w in ("dice", "transitions")]
+    for d, s in zip(dense, sparse, strict=True):
+        assert abs(d.value - s.value) <= 1e-15
+        a = d.gradient if d.wrt == "dice" else d.gradient.toarray()
+        b = s.gradient if s.wrt == "dice" else s.gradient.toarray()
+        assert np.allclose(a, b, rtol=1e-10, atol=1e-13)
+
+
+def test_win_cut_drops_no_more_than_the_tail():
+    """The terms past the cut are bounded by the tail times their total: the gradient with
+    the default tail agrees with the one summed to 1e-15 far inside that."""
+    mb = boards.get("milton-bradley")
+    for wrt in ("dice", "transitions"):
+        coarse = sensitivity(mb, of="win", wrt=wrt)
+        fine = sensitivity(mb, of="win", wrt=wrt, tail=1e-15)
+        a = coarse.gradient if wrt == "dice" else coarse.gradient.toarray()
+        b = fine.gradient if wrt == "dice" else fine.gradient.toarray()
+        assert np.abs(a - b).max() <= 1e-10 * np.abs(b).max()
+        assert np.abs(a - b).max() > 0  # the cut moved (the test can fail)
 
 
 def test_milton_bradley_dice_gradient():
