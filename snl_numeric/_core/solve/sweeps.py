@@ -48,9 +48,12 @@ from .gth import gth_factor
 
 __all__ = ["sweep_bound", "sweep_solve"]
 
-#: Matrix products over many columns are taken this many columns at a time: OpenBLAS runs
-#: each on one thread, and waking its other threads costs more than these small products
-#: (on a loaded machine, tens of milliseconds of CPU time for one 50 x 50 x 1000 product).
+#: Matrix products over many columns are taken a few columns at a time, each of at most this
+#: many multiply-adds: OpenBLAS runs such a product on one thread, and waking its other
+#: threads costs more than these small products (on a loaded machine, tens of milliseconds
+#: of CPU time for one 50 x 50 x 1000 product).
+PRODUCT_SIZE = 1 << 18
+#: ... and sparse products this many columns at a time (no new pages for a large result).
 PRODUCT_COLUMNS = 128
 #: The sweeps take the squares this many at a time: one matrix product per block over all
 #: columns (a block's rows and the few after it), instead of one small product per square.
@@ -134,7 +137,9 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
             v = _forward(plan, targets)  # B^-T E_D, (m, k)
             vf = v.take(fed, axis=0)
             cap = -(c_back.T @ vf).T  # -W[D] = -(B^-1 C)[D] = -V^T C: I - W[D] off the diagonal
-            slack = np.sum(moving, axis=1, where=to == m) @ v  # its row sums (B^-1 e)[D]
+            # its row sums (B^-1 e)[D] (einsum: no BLAS, whose threads a product this
+            # long would wake)
+            slack = np.einsum("i,ij->j", np.sum(moving, axis=1, where=to == m), v)
             gth_factor(cap, slack)
             b_t = sp.csr_array((b_vals, (b_cols, b_rows)), shape=(cols, m))
             x = _gth_apply(cap, np.ascontiguousarray((b_t @ v).T))  # Y[D] = V^T b
@@ -265,11 +270,14 @@ def _backward(plan: _Plan, first: np.ndarray) -> None:
     """``B^-1`` over ``first`` in place (rows: the padded squares, then ``window`` zero
     rows), block by block from the last: one product of ``up`` with the rows it reads."""
     s, w = plan.size, plan.window
-    tmp = np.empty((s, first.shape[1]))  # (a product into its own operand is not BLAS's)
+    cols = first.shape[1]
+    tmp = np.empty((s, cols))  # (a product into its own operand is not BLAS's)
     for j in range(len(plan.up) - 1, -1, -1):
-        rows = plan.ahead[j]
-        np.matmul(plan.up[j], first[j * s: (j + 1) * s + w] if rows is None
-                  else first.take(rows, axis=0), out=tmp)
+        rows, mat = plan.ahead[j], plan.up[j]
+        src = first[j * s: (j + 1) * s + w] if rows is None else first.take(rows, axis=0)
+        step = max(1, PRODUCT_SIZE // mat.size)
+        for c in range(0, cols, step):
+            np.matmul(mat, src[:, c: c + step], out=tmp[:, c: c + step])
         first[j * s: (j + 1) * s] = tmp
 
 
@@ -282,9 +290,11 @@ def _forward(plan: _Plan, targets: np.ndarray) -> np.ndarray:
     v[w + targets, np.arange(k)] = 1.0
     tmp = np.empty((s, k))
     for j in range(len(plan.down)):
-        rows = plan.behind[j]
-        np.matmul(plan.down[j], v[j * s: w + (j + 1) * s] if rows is None
-                  else v.take(rows, axis=0), out=tmp)
+        rows, mat = plan.behind[j], plan.down[j]
+        src = v[j * s: w + (j + 1) * s] if rows is None else v.take(rows, axis=0)
+        step = max(1, PRODUCT_SIZE // mat.size)
+        for c in range(0, k, step):
+            np.matmul(mat, src[:, c: c + step], out=tmp[:, c: c + step])
         v[w + j * s: w + (j + 1) * s] = tmp
     return v[w: w + plan.squares]
 
@@ -292,16 +302,18 @@ def _forward(plan: _Plan, targets: np.ndarray) -> np.ndarray:
 def _gth_apply(lu: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``A^-1 y`` from :func:`~.gth.gth_factor`'s packed factors, through the inverses of the
     triangular factors (``>= 0``, each row a sum of non-negative terms; then two small
-    matrix products, cheaper here than LAPACK's triangular solve over many columns)."""
+    matrix products, cheaper here than LAPACK's triangular solve over many columns; einsum
+    and products of at most :data:`PRODUCT_SIZE`: one thread)."""
     k = len(lu)
     low, up = np.eye(k), np.eye(k)
     for i in range(1, k):  # L^-1: unit lower triangular, L <= 0 below the diagonal
-        low[i, :i] = -lu[i, :i] @ low[:i, :i]
+        low[i, :i] = -np.einsum("j,jk->k", lu[i, :i], low[:i, :i])
     for i in range(k - 1, -1, -1):  # U^-1: U <= 0 above its positive diagonal
-        up[i, i + 1:] = -lu[i, i + 1:] @ up[i + 1:, i + 1:]
+        up[i, i + 1:] = -np.einsum("j,jk->k", lu[i, i + 1:], up[i + 1:, i + 1:])
         up[i] /= lu[i, i]
     out = np.empty_like(y)
-    for j in range(0, y.shape[1], PRODUCT_COLUMNS):
-        part = slice(j, j + PRODUCT_COLUMNS)
+    step = max(1, PRODUCT_SIZE // max(k * k, 1))
+    for j in range(0, y.shape[1], step):
+        part = slice(j, j + step)
         out[:, part] = up @ (low @ y[:, part])
     return out
