@@ -341,6 +341,19 @@ def test_plot_candidates_heat_map():
         plot_candidates(np.zeros((3, 3)))
 
 
+def test_candidates_a_few_rows_at_a_time_are_the_same(monkeypatch):
+    """The table taken one row of z at a time (and over z itself or not: chains) equals the
+    default's bit for bit."""
+    from snl_numeric.impact import certify
+
+    for board in (registry.get("milton-bradley"), Board(40, {3: 30, 30: 12, 25: 2}, chain=True,
+                                                        overshoot="bounce")):
+        whole = jump_candidates(board.replace())
+        monkeypatch.setattr(certify, "CHUNK_BYTES", 1)
+        assert np.array_equal(jump_candidates(board.replace()), whole, equal_nan=True)
+        monkeypatch.undo()
+
+
 def test_blocks_of_right_hand_sides_give_the_same_answers(monkeypatch):
     from snl_numeric.impact import compute
 

@@ -17,8 +17,8 @@ import numpy as np
 
 from .._core.solve import TARGET_ERROR, UNIT_ROUNDOFF
 
-__all__ = ["CERTIFIED", "MAX_RESOLVES", "CandidateTerms", "Removal", "candidates_certified",
-           "removal_certified"]
+__all__ = ["CERTIFIED", "CHUNK_BYTES", "MAX_RESOLVES", "CandidateTerms", "Removal",
+           "columns_certified", "entries_certified", "removal_certified"]
 
 #: Low-rank updates are certified to this relative error (the removals' new mean and
 #: variance; a candidate's change to this of the larger of the old and the new mean); an
@@ -101,42 +101,43 @@ def _row_bound(zmax, ez: float, z0, et: float, tmax: float, dmin):
     return bound, low
 
 
-def candidates_certified(zmax: np.ndarray, ez: float, z0: np.ndarray, ta: np.ndarray,
-                         tb: np.ndarray, et: float, tmax: float, d: np.ndarray,
-                         block: np.ndarray, mean: float) -> tuple[np.ndarray, np.ndarray]:
-    """Which entries of ``block = z0 dt / d`` (``d = 1 - zb + za``, ``dt = tb - ta``) are
-    certified to :data:`CERTIFIED` of the larger of the old and the new mean, from the solves'
-    certified errors: ``z`` normwise to ``ez`` per column (``ez zmax``, ``zmax`` the largest
-    ``|z|`` of each column), ``t``
-    componentwise to ``et``, and the rounding of the few operations here (``u`` each).
-
-    The error of a product of three factors known to ``+-e`` each, first bounded for the
-    whole block at once, then row by row (``|dt| <= 2 max(t)``, ``d`` and the new mean at
-    their smallest): only the rows that fail this are bounded entry by entry. Returns
-    those rows and which of their entries are certified."""
-    u = UNIT_ROUNDOFF
-    none = np.zeros(0, dtype=np.intp), np.zeros((0, d.shape[1]), dtype=bool)
+def columns_certified(zmax: np.ndarray, ez: float, z0: np.ndarray, et: float, tmax: float,
+                      dmin: np.ndarray, least: np.ndarray | float) -> np.ndarray:
+    """Which sources (columns) have every entry of ``z0 dt / d`` (``d = 1 - zb + za``,
+    ``dt = tb - ta``) certified to :data:`CERTIFIED` of the larger of the old and the new
+    mean, from the solves' certified errors: ``z`` normwise to ``ez`` per column (``ez
+    zmax``, ``zmax`` the largest ``|z|`` of each column), ``t`` componentwise to ``et``,
+    and the rounding of the few operations here (``u`` each): the error of a product of
+    three factors known to ``+-e`` each, with ``|dt| <= 2 max(t)``, ``d`` at its smallest
+    ``dmin`` and the new mean at its smallest ``least``."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        top = zmax.max()  # (a NumPy scalar: x / 0 is inf, not an error)
-        least = max(mean + np.fmin.reduce(block, axis=None), mean)  # (or the old mean)
-        bound, low = _row_bound(top, ez, z0.max(), et, tmax, d.min())
-        if low > 0.0 and bound <= CERTIFIED * least:  # the whole block at once
-            return none
-        bound, low = _row_bound(zmax, ez, z0, et, tmax, np.min(d, axis=1))
-        least = np.maximum(mean + np.fmin.reduce(block, axis=1), mean)
-        rows = np.flatnonzero(~((low > 0.0) & (bound <= CERTIFIED * least)))
-        if not len(rows):
-            return none
-        ezs = ((ez + u) * zmax)[rows, None]
-        dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax[rows, None])
+        bound, low = _row_bound(zmax, ez, z0, et, tmax, dmin)
+        return (low > 0.0) & (bound <= CERTIFIED * least)
+
+
+def entries_certified(zmax: np.ndarray, ez: float, z0: np.ndarray, ta: np.ndarray,
+                      tb: np.ndarray, et: float, tmax: float, d: np.ndarray,
+                      block: np.ndarray, mean: float) -> np.ndarray:
+    """:func:`columns_certified` entry by entry, for the columns of ``d`` and ``block``
+    (``[b, i]``: the source ``i``, the destination ``b``), each with its own ``dt``, ``d``
+    and new mean; one row per column."""
+    u = UNIT_ROUNDOFF
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ezs = ((ez + u) * zmax)[:, None]
+        dd = 2.0 * ezs + 3.0 * u * (1.0 + 2.0 * zmax[:, None])
         bt = (et + 2.0 * u) * 2.0 * tmax
-        big_a = z0[rows, None] + ezs
-        ad, big_b = np.abs(d[rows]), np.abs(tb[None, :] - ta[rows, None]) + bt
+        big_a = z0[:, None] + ezs
+        ad, big_b = np.abs(d.T), np.abs(tb[None, :] - ta[:, None]) + bt
         room = ad - dd
+        mine = block.T
         err = (ezs * big_b + big_a * bt + big_a * big_b * dd / ad) / room + 4.0 * u * np.abs(
-            block[rows])
-        return rows, (room > 0.0) & (err <= CERTIFIED * np.maximum(np.abs(mean + block[rows]),
-                                                                    mean))
+            mine)
+        return (room > 0.0) & (err <= CERTIFIED * np.maximum(np.abs(mean + mine), mean))
+
+
+#: :meth:`CandidateTerms.block` takes the destinations this many bytes of a row at a time
+#: (its steps then run in the processor's cache, and no ``n x n`` temporary is made).
+CHUNK_BYTES = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -152,26 +153,68 @@ class CandidateTerms:
     tmax: float
     mean: float
 
-    def block(self, z: np.ndarray, ez: float, a: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(block, doubt, good)``: the change ``z0 (t_b' - t_a) / (1 - z_b' + z_a)`` of
-        adding ``a -> b`` (``b'`` where ``b`` rests) for the sources ``a`` (``z[:, i]`` the
-        solve for ``a[i]``, certified normwise per column to ``ez``), every ``b``; and
-        :func:`candidates_certified`'s verdict. Each ``n x n`` step is one pass, in place
-        where it can be."""
+    @property
+    def identity(self) -> bool:
+        """Every square rests where it is sent (no chain of jumps)."""
+        return bool((self.rest == np.arange(len(self.rest))).all())
+
+    def block(self, z: np.ndarray, ez: float, a: np.ndarray, out: np.ndarray, *,
+              signed: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """``(doubt, good)``: into ``out[b, i]`` the change ``z0 (t_b' - t_a) / (1 - z_b' +
+        z_a)`` of adding ``a -> b`` (``b'`` where ``b`` rests) for the sources ``a = a[i]``
+        (``z[:, i]`` the solve for ``a[i]``, certified normwise per column to ``ez``;
+        ``signed=False``: no entry of ``z`` is negative), every ``b``; the columns whose
+        entries are not all certified at once (:func:`columns_certified`) and which of
+        their entries are (:func:`entries_certified`, one row per such column).
+
+        ``out`` may be ``z`` itself when :attr:`identity` (``z`` is then overwritten): the
+        destinations are taken a few rows at a time, each row of ``out`` from the same row
+        of ``z``, after what the certificate needs of ``z`` was read."""
         k = np.arange(len(a))
-        z0, za = z[self.start], z[a, k]
-        identity = bool((self.rest == np.arange(len(self.rest))).all())
-        zb = (z if identity else z[self.rest]).T  # zb[i, b] = z[rest[b], i]
+        identity = self.identity
+        if not identity and np.shares_memory(out, z):
+            raise ValueError("the candidates are written over z only without chains")
+        z0, za = z[self.start].copy(), z[a, k]
         ta, tb = self.t[a], self.t[self.rest]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            d = np.subtract((1.0 + za)[:, None], zb)
-            block = np.subtract(tb[None, :], ta[:, None])
-            block *= z0[:, None]
-            block /= d
+            high = 1.0 + za
             zmax = z.max(axis=0)  # |z| per column (z >= 0 but for roundings of an LU)
-            if z.min() < 0.0:
+            if identity:
+                top = zmax
+            else:  # over the squares some square rests on
+                rests = np.zeros(len(self.rest), dtype=bool)
+                rests[self.rest] = True
+                top = np.max(z, axis=0, where=rests[:, None], initial=-np.inf)
+            dmin = high - top  # d's smallest exactly (rounding is monotone)
+            if signed and z.min() < 0.0:
                 zmax = np.maximum(zmax, -z.min(axis=0))
-            doubt, good = candidates_certified(zmax, ez, z0, ta, tb, self.et, self.tmax, d,
-                                               block, self.mean)
-        return block, doubt, good
+            # the columns that could be in doubt whatever the new mean: kept for the entries
+            suspect = np.flatnonzero(~columns_certified(zmax, ez, z0, self.et, self.tmax,
+                                                        dmin, self.mean))
+            kept = z[:, suspect]
+            least = np.full(len(a), np.nan)
+            rows = max(1, CHUNK_BYTES // (8 * max(len(a), 1)))
+            d = np.empty((min(rows, len(self.rest)), len(a)))
+            for r in range(0, len(self.rest), rows):
+                here = slice(r, r + rows)
+                zb = z[here] if identity else z.take(self.rest[here], axis=0)
+                dd = np.subtract(high, zb, out=d[: len(zb)])
+                o = out[here]
+                np.subtract(tb[here, None], ta, out=o)
+                o *= z0
+                o /= dd
+                np.fmin(least, np.fmin.reduce(o, axis=0), out=least)
+            least = np.maximum(self.mean + least, self.mean)  # (or the old mean)
+            doubt = np.flatnonzero(~columns_certified(zmax, ez, z0, self.et, self.tmax, dmin,
+                                                      least))
+            good = np.zeros((len(doubt), len(self.rest)), dtype=bool)
+            mine = np.searchsorted(suspect, doubt)
+            known = mine < len(suspect)
+            known[known] = suspect[mine[known]] == doubt[known]
+            if known.any():  # (a column that is not a suspect has a NaN: none certified)
+                cols, at = doubt[known], mine[known]
+                zb = kept[:, at] if identity else kept[self.rest][:, at]
+                good[known] = entries_certified(zmax[cols], ez, z0[cols], ta[cols], tb,
+                                                self.et, self.tmax, high[cols] - zb,
+                                                out[:, cols], self.mean)
+        return doubt, good

@@ -377,6 +377,29 @@ def _allowed(rest: np.ndarray, kind: str, a: np.ndarray) -> np.ndarray:
     return ok
 
 
+def _some_allowed(rest: np.ndarray, kind: str) -> np.ndarray:
+    """Whether any new jump of ``kind`` may start on each square (ignoring the jumps it
+    holds): some ``b`` of the kind's range that does not rest on it."""
+    n = len(rest)
+    squares = np.arange(n)
+    count = {"both": np.full(n, n), "ladder": n - 1 - squares, "snake": squares}[kind]
+    lands = rest[squares != rest] if kind == "both" else (
+        rest[rest < squares] if kind == "ladder" else rest[rest > squares])
+    return count - (kind == "both") > np.bincount(lands, minlength=n)
+
+
+def _forbid(ct: np.ndarray, rest: np.ndarray, kind: str) -> None:
+    """NaN into ``ct[b, a]`` (``change[a, b]``) wherever :func:`_allowed` says no."""
+    n = len(rest)
+    ct[np.arange(n), rest] = np.nan  # b rests on a (b == a among them)
+    if kind == "ladder":  # b <= a
+        for b in range(n):
+            ct[b, b:] = np.nan
+    elif kind == "snake":  # b >= a
+        for b in range(n):
+            ct[b, : b + 1] = np.nan
+
+
 def _resting(cb: CompiledBoard) -> np.ndarray:
     """Where a token sent to each square rests (its chain followed under ``chain=True``)."""
     rest = np.arange(cb.n_states)
@@ -527,14 +550,13 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
                          "not reached with probability 1): the change of adding a jump is "
                          "not defined")
     rest = _resting(cb)
-    free = np.flatnonzero(cb.jump_index < 0)  # the squares that may start a new jump
-    free = free[free != cb.size]
-    free = free[_allowed(rest, kind, free).any(axis=1)]
+    free = (cb.jump_index < 0) & _some_allowed(rest, kind)  # may start a new jump
+    free[cb.size] = False
     weights, moved = _rest_weights(board, cb)
-    used = _rest_reached(cb, moved, start)
-    rows, idle = free[used[free]], free[~used[free]]  # idle: nobody rests there
-    change = np.full((n, n), np.nan)
-    change[idle] = np.where(_allowed(rest, kind, idle), 0.0, np.nan)
+    rows = free & _rest_reached(cb, moved, start)  # the others: nobody rests there
+    keep = rows[np.repeat(np.arange(n), np.diff(weights.indptr))]
+    weights = sp.csc_array((np.where(keep, weights.data, 0.0), weights.indices,
+                            weights.indptr), shape=weights.shape)  # columns of rows only
     solver = fundamental(cb)
     act = solver.active
     sure = act.copy()
@@ -543,35 +565,51 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
     et = solver.throws().error if solver.unknowns else 0.0
     tmax = float(np.max(t_all, where=act, initial=0.0))
     terms = CandidateTerms(start, rest, t_all, et, tmax, mean)
-    redo: list[np.ndarray] = []
-    for part in _blocks(n, len(rows)):
-        a = rows[part]
-        c = weights[:, a]
+    # every square's column, the others' zero: ct[b, a] = change[a, b], each block of
+    # sources a written along the rows of z (over z itself when it is one block)
+    parts = _blocks(n, n)
+    ct = None if len(parts) == 1 and terms.identity else np.empty((n, n))
+    fixes: list[tuple[np.ndarray, np.ndarray]] = []
+    for part in parts:
+        a = part
+        lo, hi = int(a[0]), int(a[-1]) + 1
+        c = weights[:, lo:hi]
         sol = sweep_solve(cb.succ, cb.probs, act, c, max_targets=sweep_targets(n))
         if sol is None:  # too many backward moves: the solver's factorisation
             sol = solver.solve(c.toarray() / cb.probs.sum())
         error = max(error, sol.error)
-        z = sol.x if sol.method == "sweep" else _clean(sol.x, act)  # (0 off the system)
-        block, doubt, good = terms.block(z, sol.error, a)
+        swept = sol.method == "sweep"
+        z = sol.x if swept else _clean(sol.x, act)  # (0 off the system; a new array)
+        if ct is None:
+            ct = z
+        doubt, good = terms.block(z, sol.error, a, ct[:, lo:hi], signed=not swept)
+        real = rows[a[doubt]]  # (the other columns are set below)
+        doubt, good = doubt[real], good[real]
         fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
-        if fix.any() and sol.method == "sweep":  # the rows in doubt by the sweep's a priori
-            again = solver.solve(c[:, doubt].toarray() / cb.probs.sum())  # bound: residuals
+        if fix.any() and swept:  # the columns in doubt by the sweep's a priori bound:
+            again = solver.solve(c[:, doubt].toarray() / cb.probs.sum())  # residuals
             error = max(error, again.error)
-            block[doubt], doubt2, good2 = terms.block(_clean(again.x, act), again.error,
-                                                      a[doubt])
+            redone = np.empty((n, len(doubt)))
+            doubt2, good2 = terms.block(_clean(again.x, act), again.error, a[doubt], redone)
+            ct[:, lo + doubt] = redone
             good = np.ones(fix.shape, dtype=bool)
             good[doubt2] = good2
             fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
-        block[:, ~sure[rest]] = np.inf  # resting on b would strand the token
-        block[~_allowed(rest, kind, a)] = np.nan
-        if fix.any():  # every way from rest[b] to the goal rests on a: endless
+        if fix.any():
             i, b = np.nonzero(fix)
-            endless = _passes(board, cb, a[doubt[i]], rest[b])
-            block[doubt[i[endless]], b[endless]] = np.inf
-            redo.append(np.stack([a[doubt[i[~endless]]], b[~endless]], axis=1))
-        change[a] = block
+            fixes.append((a[doubt[i]], b))
     _warn_error(error, "jump candidates")
+    ct[~sure[rest]] = np.inf  # resting on b would strand the token
+    ct[:, ~rows & free] = 0.0  # nobody rests on a: no change
+    ct[:, ~free] = np.nan
+    _forbid(ct, rest, kind)
+    change = ct.T
+    redo: list[np.ndarray] = []
+    for a, b in fixes:  # every way from rest[b] to the goal rests on a: endless
+        endless = _passes(board, cb, a, rest[b])
+        change[a[endless], b[endless]] = np.inf
+        redo.append(np.stack([a[~endless], b[~endless]], axis=1))
     if redo:
         _recompute(board, start, mean, change, np.concatenate(redo))
-    change.flags.writeable = False
+    ct.flags.writeable = change.flags.writeable = False
     return JumpCandidates(board=board, start=start, kind=kind, mean=mean, change=change)

@@ -17,13 +17,28 @@ where ``I - W[D]`` is an M-matrix whose row sums are ``h[D]`` exactly, eliminate
 keeps its relative accuracy, a few units in the last place per operation along the
 longest chain of dependent operations (the sweep's ``m`` squares, then the capacitance
 elimination of ``k`` unknowns and the final product), the same a priori bound as the
-structured solver's Woodbury method. The work is ``m`` row operations over all columns
-plus ``2 m k`` flops per column: for a board whose ``n`` right-hand sides are wanted at
-once (every jump one could add, :mod:`snl_numeric.impact`), far less than ``n`` solves by
-a sparse LU whose factors the snakes fill in.
+structured solver's Woodbury method.
+
+The sweep takes the squares :data:`BLOCK` at a time (BLAS-3): a block ``J``'s rows of the
+answer are one matrix product over all columns, of ``[B_JJ^-1, B_JJ^-1 P_J]`` with the
+block's right-hand sides and the rows its moves lead to (``P_J``: those moves; the few
+rows after the block are a slice, the rows of longer moves gathered). ``B_JJ^-1 >= 0``,
+one sweep over the block's rows for all blocks at once, has each entry from a chain of at
+most ``s`` rows (``s`` the block's squares) of ``2 f`` roundings each (a sum of at most
+``f`` products, ``f`` the faces, and a division by a pivot, itself a sum of ``f``
+probabilities); ``B_JJ^-1 P_J`` adds ``s`` and the product, a sum of at most ``s`` plus
+``s f`` terms, the rest: at most ``s (3 f + 2)`` roundings per block, within the ``3 f + 4``
+per square of :func:`sweep_bound` (the forward sweep, ``B^-T``, the same with the moves
+into each block, at most ``f`` per square over the board). The work is ``m / BLOCK``
+products of ``BLOCK x (BLOCK + f)`` over all columns plus ``2 m k`` flops per column: for a
+board whose ``n`` right-hand sides are wanted at once (every jump one could add,
+:mod:`snl_numeric.impact`), far less than ``n`` solves by a sparse LU whose factors the
+snakes fill in.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,10 +48,16 @@ from .gth import gth_factor
 
 __all__ = ["sweep_bound", "sweep_solve"]
 
-#: Matrix products over many columns are taken this many columns at a time: OpenBLAS runs
-#: each on one thread, and waking its other threads costs more than these small products
-#: (on a loaded machine, tens of milliseconds of CPU time for one 50 x 50 x 1000 product).
+#: Matrix products over many columns are taken a few columns at a time, each of at most this
+#: many multiply-adds: OpenBLAS runs such a product on one thread, and waking its other
+#: threads costs more than these small products (on a loaded machine, tens of milliseconds
+#: of CPU time for one 50 x 50 x 1000 product).
+PRODUCT_SIZE = 1 << 18
+#: ... and sparse products this many columns at a time (no new pages for a large result).
 PRODUCT_COLUMNS = 128
+#: The sweeps take the squares this many at a time: one matrix product per block over all
+#: columns (a block's rows and the few after it), instead of one small product per square.
+BLOCK = 16
 #: The sweep is not used where its a priori bound is above this (a board of some 10^4
 #: squares with a d6; below the warning threshold of 1e-10, as the rows it leaves in doubt
 #: are solved again by the solver).
@@ -78,7 +99,8 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
     """
     succ = np.asarray(succ)
     probs = np.asarray(probs, dtype=np.float64)
-    b = sp.coo_array(b)
+    b = sp.coo_array(b, copy=True)
+    b.sum_duplicates()
     n, faces = succ.shape
     states = np.flatnonzero(active)
     m, cols = len(states), b.shape[1]
@@ -101,38 +123,33 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
     fed, rank = np.unique(rows, return_inverse=True)  # the squares with a backward move
     c_back = sp.csr_array((moving[rows, faces_back], (rank, which)), shape=(len(fed), k))
     pivot = moving.sum(axis=1)
-    # the band: the forward distances most squares' throws go (the faces); the longer
-    # ones (ladders) are added row by row
+    # the window: the forward distances most squares' throws go (the faces); the longer
+    # ones (ladders) are gathered block by block
     counts = np.bincount(step[step > 0], minlength=2)
-    band = max(1, int(np.flatnonzero(counts >= max(1, m // 4)).max(initial=1)))
-    near = (step > 0) & (step <= band)
-    coef = np.zeros((m, band + 1))  # over the rows i .. i + band, then over the pivot
-    np.add.at(coef, (np.nonzero(near)[0], step[near]), moving[near])
-    coef[:, 0] = 1.0
-    far_rows, far_faces = np.nonzero(step > band)
-    far: dict[int, tuple[list, list]] = {}
-    for i, t, p in zip(far_rows.tolist(), to[far_rows, far_faces].tolist(),
-                       moving[far_rows, far_faces].tolist(), strict=True):
-        far.setdefault(i, ([], []))[0].append(t)
-        far[i][1].append(p)
+    window = max(1, int(np.flatnonzero(counts >= max(1, m // 4)).max(initial=1)))
+    ahead = (step > 0) & (moving > 0.0)
+    plan = _plan(pivot, np.nonzero(ahead)[0], to[ahead], moving[ahead], window)
     on = pos[b.coords[0]] < m
-    b_rows, b_cols, b_vals = b.coords[0][on], b.coords[1][on], b.data[on]
-    first = np.zeros((m + band, cols))
+    b_rows, b_cols, b_vals = pos[b.coords[0][on]], b.coords[1][on], b.data[on]
+    first = np.zeros((len(plan.pivot) + window, cols))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if k:
-            v = _rows_of_inverse(coef, far, pivot, targets, band)  # B^-T E_D, (m, k)
+            v = _forward(plan, targets)  # B^-T E_D, (m, k)
             vf = v.take(fed, axis=0)
             cap = -(c_back.T @ vf).T  # -W[D] = -(B^-1 C)[D] = -V^T C: I - W[D] off the diagonal
-            slack = np.sum(moving, axis=1, where=to == m) @ v  # its row sums (B^-1 e)[D]
+            # its row sums (B^-1 e)[D] (einsum: no BLAS, whose threads a product this
+            # long would wake)
+            slack = np.einsum("i,ij->j", np.sum(moving, axis=1, where=to == m), v)
             gth_factor(cap, slack)
-            b_t = sp.csr_array((b_vals, (b_cols, pos[b_rows])), shape=(cols, m))
+            b_t = sp.csr_array((b_vals, (b_cols, b_rows)), shape=(cols, m))
             x = _gth_apply(cap, np.ascontiguousarray((b_t @ v).T))  # Y[D] = V^T b
-            first[fed] = c_back @ x  # b + C X on the squares with a backward move
-        np.add.at(first, (pos[b_rows], b_cols), b_vals)
-        coef /= pivot[:, None]
-        _sweep(first, coef, far, band)
+            for j in range(0, cols, PRODUCT_COLUMNS):  # b + C X on the squares with a
+                part = slice(j, j + PRODUCT_COLUMNS)  # backward move (in parts: no new
+                first[fed, part] = c_back @ x[:, part]  # pages for a large product)
+        first[b_rows, b_cols] += b_vals  # (each entry once: b's duplicates were summed)
+        _backward(plan, first)
     y = first[:m]
-    if not np.isfinite(y).all():
+    if not np.isfinite(y.max()):  # (y >= 0: its largest is finite unless some entry is not)
         return None
     if m == n - 1 and states[-1] == m - 1:  # every square but the last (the goal): in place
         out = first[:n]
@@ -142,64 +159,161 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
     return Solution(out, 0, total_error(sweep_bound(m, faces, k), faces), np.nan, "sweep")
 
 
-def _sweep(first: np.ndarray, coef: np.ndarray, far: dict, band: int) -> None:
-    """``B^-1`` over ``first`` in place (its last ``band`` rows zero), from the last square
-    to the first: each row its right-hand side plus the rows its forward throws lead to,
-    weighted by their probabilities, over its pivot (``coef``: ``[1, p_1 .. p_band]`` over
-    the pivot)."""
-    tmp = np.empty(first.shape[1])
-    matmul = np.matmul
-    for i in range(len(coef) - 1, -1, -1):
-        if i in far:
-            t, p = far[i]
-            first[i] += np.asarray(p) @ first[t]
-        matmul(coef[i], first[i: i + band + 1], out=tmp)
-        first[i] = tmp
+@dataclass(frozen=True)
+class _Plan:
+    """``B`` cut into blocks of ``size`` squares (the last padded with squares that have no
+    move and pivot 1), for the two sweeps. Per block ``J`` (squares ``J size ..``):
+
+    - ``up[J] = [B_JJ^-1, B_JJ^-1 P_J]`` over the rows ``ahead[J]``: the block's own (its
+      right-hand sides), then those its moves lead to (``P_J``: their probabilities): the
+      ``window`` rows after the block, then any further ones (``ahead[J]`` is ``None``
+      where there are none: a slice of the array);
+    - ``down[J] = [B_JJ^-T Q_J, B_JJ^-T]`` over the rows ``behind[J]`` of the forward
+      sweep's array (whose first ``window`` rows are zero and row ``window + j`` is square
+      ``j``): the ``window`` rows before the block, the block's own, then any rows before
+      the window with moves into the block (``Q_J``: the moves into the block, transposed).
+
+    ``B_JJ^-1`` (upper triangular, ``>= 0``) is one backward sweep over the block's rows,
+    all blocks at once."""
+
+    squares: int
+    size: int
+    window: int
+    pivot: np.ndarray
+    up: list[np.ndarray]
+    ahead: list[np.ndarray | None]
+    down: list[np.ndarray]
+    behind: list[np.ndarray | None]
 
 
-def _rows_of_inverse(coef: np.ndarray, far: dict, pivot: np.ndarray, targets: np.ndarray,
-                     band: int) -> np.ndarray:
-    """``V = B^-T E_D`` (rows ``D`` of ``B^-1``, as columns), from the first square to the
-    last: each row its own unit (a square of ``D``) plus the rows of the squares whose
-    forward throws lead to it, weighted by their probabilities, over its pivot
-    (``coef``: :func:`sweep_solve`'s, not yet divided)."""
-    m, k = len(pivot), len(targets)
-    v = np.zeros((band + m, k))  # row band + j: square j (the first band rows zero)
-    v[band + targets, np.arange(k)] = 1.0
-    into = np.zeros((m, band + 1))  # over the rows of squares j - band .. j
-    for o in range(1, min(band, m - 1) + 1):
-        into[o:, band - o] = coef[:-o, o]
-    into[:, band] = 1.0
-    into /= pivot[:, None]
-    above: dict[int, tuple[list, list]] = {}
-    for i, (t, p) in far.items():
-        for tt, pp in zip(t, p, strict=True):
-            above.setdefault(tt, ([], []))[0].append(band + i)
-            above[tt][1].append(pp)
-    tmp = np.empty(k)
-    matmul = np.matmul
-    for j in range(m):
-        if j in above:
-            s, p = above[j]
-            v[band + j] += np.asarray(p) @ v[s]
-        matmul(into[j], v[j: j + band + 1], out=tmp)
-        v[band + j] = tmp
-    return v[band:]
+def _plan(pivot: np.ndarray, rows: np.ndarray, cols: np.ndarray, probs: np.ndarray,
+          window: int) -> _Plan:
+    """The blocks of ``B`` (see :class:`_Plan`) from its pivots and forward moves
+    ``rows -> cols`` (``cols > rows``) of probabilities ``probs`` (several moves between
+    two squares are summed)."""
+    m = len(pivot)
+    size = min(BLOCK, m)
+    nb = -(-m // size)
+    piv = np.ones(nb * size)
+    piv[:m] = pivot
+    piv = piv.reshape(nb, size)
+    br, bc = rows // size, cols // size
+    same = br == bc
+    inner = np.zeros((nb, size, size))
+    np.add.at(inner, (br[same], rows[same] % size, cols[same] % size), probs[same])
+    inv = np.zeros((nb, size, size))
+    for r in range(size - 1, -1, -1):  # each row its unit plus the rows its moves lead to
+        acc = np.matmul(inner[:, r: r + 1, r + 1:], inv[:, r + 1:, :])[:, 0, :]
+        acc[:, r] += 1.0
+        np.divide(acc, piv[:, r, None], out=inv[:, r, :])
+    out = ~same
+    # backward: the window after the block, then the rows beyond it
+    after = np.where(out, cols - (br + 1) * size, 0)
+    beyond = out & (after >= window)
+    far, nfar = _columns(br[beyond], cols[beyond], nb)
+    mat = np.zeros((nb, size, window + nfar.max(initial=0)))
+    col = after.copy()
+    col[beyond] = window + far
+    np.add.at(mat, (br[out], rows[out] % size, col[out]), probs[out])
+    up = np.concatenate([inv, inv @ mat], axis=2)
+    ahead = _rows(np.arange(nb) * size, size + window, cols[beyond], br[beyond], far, nfar)
+    # forward (in the array's rows: square j is row window + j): the window before the
+    # block, then the rows before it
+    before = np.where(out, rows - (bc * size - window), 0)
+    behind_w = out & (before < 0)
+    far, nfar = _columns(bc[behind_w], rows[behind_w], nb)
+    mat = np.zeros((nb, size, window + nfar.max(initial=0)))
+    col = before.copy()
+    col[behind_w] = window + far
+    np.add.at(mat, (bc[out], cols[out] % size, col[out]), probs[out])
+    inv_t = inv.transpose(0, 2, 1)
+    hq = inv_t @ mat
+    down = np.concatenate([hq[:, :, :window], inv_t, hq[:, :, window:]], axis=2)
+    behind = _rows(np.arange(nb) * size, window + size, rows[behind_w] + window,
+                   bc[behind_w], far, nfar)
+    return _Plan(m, size, window, piv.ravel(), _trim(up, ahead, size + window), ahead,
+                 _trim(down, behind, window + size), behind)
+
+
+def _columns(block: np.ndarray, other: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each entry's place among the distinct ``other`` rows of its block, and how many
+    each block has."""
+    if not len(block):
+        return np.zeros(0, dtype=np.intp), np.zeros(nb, dtype=np.intp)
+    span = int(other.max()) + 1
+    keys, which = np.unique(block * span + other, return_inverse=True)
+    first = np.searchsorted(keys, np.arange(nb + 1) * span)
+    return which - first[keys[which] // span], np.diff(first)
+
+
+def _rows(starts: np.ndarray, width: int, other: np.ndarray, block: np.ndarray,
+          place: np.ndarray, count: np.ndarray) -> list[np.ndarray | None]:
+    """Per block, ``None`` (the ``width`` rows from its start) or those rows then its
+    distinct ``other`` rows in their places."""
+    out: list[np.ndarray | None] = [None] * len(starts)
+    for j in np.flatnonzero(count).tolist():
+        idx = np.empty(width + int(count[j]), dtype=np.intp)
+        idx[:width] = np.arange(starts[j], starts[j] + width)
+        mine = block == j
+        idx[width + place[mine]] = other[mine]
+        out[j] = idx
+    return out
+
+
+def _trim(mats: np.ndarray, idx: list[np.ndarray | None], width: int) -> list[np.ndarray]:
+    """Each block's matrix over its rows only (contiguous, for the products)."""
+    return [np.ascontiguousarray(m[:, : width if i is None else len(i)])
+            for m, i in zip(mats, idx, strict=True)]
+
+
+def _backward(plan: _Plan, first: np.ndarray) -> None:
+    """``B^-1`` over ``first`` in place (rows: the padded squares, then ``window`` zero
+    rows), block by block from the last: one product of ``up`` with the rows it reads."""
+    s, w = plan.size, plan.window
+    cols = first.shape[1]
+    tmp = np.empty((s, cols))  # (a product into its own operand is not BLAS's)
+    for j in range(len(plan.up) - 1, -1, -1):
+        rows, mat = plan.ahead[j], plan.up[j]
+        src = first[j * s: (j + 1) * s + w] if rows is None else first.take(rows, axis=0)
+        step = max(1, PRODUCT_SIZE // mat.size)
+        for c in range(0, cols, step):
+            np.matmul(mat, src[:, c: c + step], out=tmp[:, c: c + step])
+        first[j * s: (j + 1) * s] = tmp
+
+
+def _forward(plan: _Plan, targets: np.ndarray) -> np.ndarray:
+    """``V = B^-T E_D`` (rows ``D`` of ``B^-1``, as columns), block by block from the
+    first: one product of ``down`` with the rows it reads."""
+    s, w = plan.size, plan.window
+    k = len(targets)
+    v = np.zeros((w + len(plan.pivot), k))  # row w + j: square j (the first w rows zero)
+    v[w + targets, np.arange(k)] = 1.0
+    tmp = np.empty((s, k))
+    for j in range(len(plan.down)):
+        rows, mat = plan.behind[j], plan.down[j]
+        src = v[j * s: w + (j + 1) * s] if rows is None else v.take(rows, axis=0)
+        step = max(1, PRODUCT_SIZE // mat.size)
+        for c in range(0, k, step):
+            np.matmul(mat, src[:, c: c + step], out=tmp[:, c: c + step])
+        v[w + j * s: w + (j + 1) * s] = tmp
+    return v[w: w + plan.squares]
 
 
 def _gth_apply(lu: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``A^-1 y`` from :func:`~.gth.gth_factor`'s packed factors, through the inverses of the
     triangular factors (``>= 0``, each row a sum of non-negative terms; then two small
-    matrix products, cheaper here than LAPACK's triangular solve over many columns)."""
+    matrix products, cheaper here than LAPACK's triangular solve over many columns; einsum
+    and products of at most :data:`PRODUCT_SIZE`: one thread)."""
     k = len(lu)
     low, up = np.eye(k), np.eye(k)
     for i in range(1, k):  # L^-1: unit lower triangular, L <= 0 below the diagonal
-        low[i, :i] = -lu[i, :i] @ low[:i, :i]
+        low[i, :i] = -np.einsum("j,jk->k", lu[i, :i], low[:i, :i])
     for i in range(k - 1, -1, -1):  # U^-1: U <= 0 above its positive diagonal
-        up[i, i + 1:] = -lu[i, i + 1:] @ up[i + 1:, i + 1:]
+        up[i, i + 1:] = -np.einsum("j,jk->k", lu[i, i + 1:], up[i + 1:, i + 1:])
         up[i] /= lu[i, i]
     out = np.empty_like(y)
-    for j in range(0, y.shape[1], PRODUCT_COLUMNS):
-        part = slice(j, j + PRODUCT_COLUMNS)
+    step = max(1, PRODUCT_SIZE // max(k * k, 1))
+    for j in range(0, y.shape[1], step):
+        part = slice(j, j + step)
         out[:, part] = up @ (low @ y[:, part])
     return out
