@@ -117,7 +117,7 @@ def test_blocks_of_any_size_match_dense_solve(board, block, product):
     b = _rhs(cb.n_states, 9, board.size + block)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sweeps, "BLOCK", block)
-        mp.setattr(sweeps, "PRODUCT_SIZE", product)
+        mp.setattr(sweeps, "SERIAL_PRODUCT", product)
         sol = sweep_solve(cb.succ, cb.probs, active, b, max_targets=cb.n_states)
     ref = naive.dense_system_solve(board, b.toarray() / cb.probs.sum())
     assert sol is not None and np.all(sol.x[~active] == 0.0)

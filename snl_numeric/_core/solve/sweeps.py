@@ -43,17 +43,16 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..blas import SERIAL_PRODUCT
 from .certify import UNIT_ROUNDOFF, Solution, total_error
 from .gth import gth_factor
 
 __all__ = ["sweep_bound", "sweep_solve"]
 
-#: Matrix products over many columns are taken a few columns at a time, each of at most this
-#: many multiply-adds: OpenBLAS runs such a product on one thread, and waking its other
-#: threads costs more than these small products (on a loaded machine, tens of milliseconds
-#: of CPU time for one 50 x 50 x 1000 product).
-PRODUCT_SIZE = 1 << 18
-#: ... and sparse products this many columns at a time (no new pages for a large result).
+#: Dense products over many columns are taken a few columns at a time, each of at most
+#: :data:`~snl_numeric._core.blas.SERIAL_PRODUCT` multiply-adds (OpenBLAS runs those on the
+#: calling thread; see :mod:`snl_numeric._core.blas`), into arrays made once; sparse
+#: products this many columns at a time (no new pages for a large result).
 PRODUCT_COLUMNS = 128
 #: The sweeps take the squares this many at a time: one matrix product per block over all
 #: columns (a block's rows and the few after it), instead of one small product per square.
@@ -275,7 +274,7 @@ def _backward(plan: _Plan, first: np.ndarray) -> None:
     for j in range(len(plan.up) - 1, -1, -1):
         rows, mat = plan.ahead[j], plan.up[j]
         src = first[j * s: (j + 1) * s + w] if rows is None else first.take(rows, axis=0)
-        step = max(1, PRODUCT_SIZE // mat.size)
+        step = max(1, SERIAL_PRODUCT // mat.size)
         for c in range(0, cols, step):
             np.matmul(mat, src[:, c: c + step], out=tmp[:, c: c + step])
         first[j * s: (j + 1) * s] = tmp
@@ -292,7 +291,7 @@ def _forward(plan: _Plan, targets: np.ndarray) -> np.ndarray:
     for j in range(len(plan.down)):
         rows, mat = plan.behind[j], plan.down[j]
         src = v[j * s: w + (j + 1) * s] if rows is None else v.take(rows, axis=0)
-        step = max(1, PRODUCT_SIZE // mat.size)
+        step = max(1, SERIAL_PRODUCT // mat.size)
         for c in range(0, k, step):
             np.matmul(mat, src[:, c: c + step], out=tmp[:, c: c + step])
         v[w + j * s: w + (j + 1) * s] = tmp
@@ -303,7 +302,7 @@ def _gth_apply(lu: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``A^-1 y`` from :func:`~.gth.gth_factor`'s packed factors, through the inverses of the
     triangular factors (``>= 0``, each row a sum of non-negative terms; then two small
     matrix products, cheaper here than LAPACK's triangular solve over many columns; einsum
-    and products of at most :data:`PRODUCT_SIZE`: one thread)."""
+    and products of at most :data:`~snl_numeric._core.blas.SERIAL_PRODUCT`: one thread)."""
     k = len(lu)
     low, up = np.eye(k), np.eye(k)
     for i in range(1, k):  # L^-1: unit lower triangular, L <= 0 below the diagonal
@@ -312,7 +311,7 @@ def _gth_apply(lu: np.ndarray, y: np.ndarray) -> np.ndarray:
         up[i, i + 1:] = -np.einsum("j,jk->k", lu[i, i + 1:], up[i + 1:, i + 1:])
         up[i] /= lu[i, i]
     out = np.empty_like(y)
-    step = max(1, PRODUCT_SIZE // max(k * k, 1))
+    step = max(1, SERIAL_PRODUCT // max(k * k, 1))
     for j in range(0, y.shape[1], step):
         part = slice(j, j + step)
         out[:, part] = up @ (low @ y[:, part])
