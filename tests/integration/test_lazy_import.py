@@ -113,3 +113,21 @@ def test_unknown_name_is_an_attribute_error():
     """)
     assert out.stdout.split("\n")[:2] == [
         "module 'snl_numeric' has no attribute 'expected_throw'", "ImportError"], out.stderr
+
+
+def test_cli_imports_only_the_command_given():
+    """``snl --help`` loads no question's module; ``snl boards`` none either; ``snl analyze``
+    the analysis but not the policy, race, batch or simulation modules."""
+    code = ("import json, sys\nfrom snl_numeric.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('snl_numeric.'))))")
+    loaded = {}
+    for argv in (["--help"], ["boards"], ["analyze", "milton-bradley"]):
+        out = run_python(code, args=tuple(argv))
+        assert out.returncode == 0, out.stderr[-3000:]
+        loaded[argv[0]] = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    questions = {"snl_numeric.analysis", "snl_numeric.chain", "snl_numeric.simulate",
+                 "snl_numeric.policy", "snl_numeric.race", "snl_numeric.batch",
+                 "snl_numeric.design", "snl_numeric.maze", "snl_numeric.report"}
+    assert not loaded["--help"] & questions and not loaded["boards"] & questions
+    assert loaded["analyze"] & questions == {"snl_numeric.analysis", "snl_numeric.chain"}
