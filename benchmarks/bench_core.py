@@ -1,4 +1,5 @@
-"""Single-board speed (issues 2 and 24): analyze, expected throws, fewest throws, import.
+"""Single-board speed (issues 2 and 24): analyze, expected throws, fewest throws (start-up:
+``bench_import``).
 
 Baselines, timed in the same run:
 - seed 004's Gauss-Seidel iteration for expected throws (tolerance 1e-9), plain Python;
@@ -25,10 +26,6 @@ fell on two of ours' five blocks).
 
 from __future__ import annotations
 
-import statistics
-import subprocess
-import sys
-import time
 from collections import deque
 from fractions import Fraction
 
@@ -105,17 +102,6 @@ def exact_expected(board):
                 fac = a[r][c]
                 a[r] = [v - fac * w for v, w in zip(a[r], a[c], strict=False)]
     return a[board.start][n]
-
-
-def import_time(repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import snl_numeric"], check=True)
-        t1 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
-        times.append((t1 - t0) - (time.perf_counter() - t1))
-    return statistics.median(times)
 
 
 #: What each side of a row runs (``--methods``; quoted by the performance page).
@@ -206,9 +192,6 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
                         ours_cpu_s=ts["ours"][1], baseline_cpu_s=ts["scipy"][1],
                         method=f"ours: expected_throws, {FRESH}; baseline: {SCIPY}"))
 
-    rows.append(row("import snl_numeric (subprocess)", import_time(3 if quick else repeats),
-                    note="no Numba compilation at import",
-                    method="wall time of python -c 'import snl_numeric' less python -c pass"))
     return rows
 
 

@@ -29,6 +29,13 @@ def test_every_command_is_covered():
     assert sorted(sub.choices) == sorted(COMMANDS)
 
 
+@pytest.mark.parametrize("only", ["", "analyze", "race"])
+def test_snl_help_is_the_same_when_one_command_is_registered(only):
+    """``main`` registers only the command given (its module imported): ``snl --help``
+    lists every command with the same line as the full parser."""
+    assert build_parser(only=only).format_help() == build_parser().format_help()
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_describes_the_command_and_its_examples_run(command, capsys, tmp_path,
                                                          monkeypatch):

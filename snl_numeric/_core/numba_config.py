@@ -114,7 +114,22 @@ def cache_dir() -> str | None:
     roots = collections.Counter(_root(d.stats.cache_path) for d in make_kernels()
                                 if d.stats.cache_path is not None
                                 and d.py_func.__module__.split(".")[0] == _PACKAGE)
-    return roots.most_common(1)[0][0] if roots else None
+    if roots:
+        return roots.most_common(1)[0][0]
+    # no kernel module imported yet (the package imports its modules on first use): ask
+    # Numba where it would keep a kernel of this module (made, never compiled)
+    import numba
+
+    try:
+        stats = getattr(numba.njit(cache=True)(_where), "stats", None)  # none without JIT
+    except RuntimeError:  # "cannot cache function": no folder can be written
+        return None
+    path = getattr(stats, "cache_path", None)
+    return None if path is None else _root(path)
+
+
+def _where() -> None:
+    """The function :func:`cache_dir` asks Numba about, before any kernel is made."""
 
 
 def unsaved() -> bool:

@@ -10,6 +10,7 @@ argparse is used nowhere else in the package.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
@@ -17,7 +18,6 @@ import warnings
 from collections.abc import Sequence
 
 from .. import __version__
-from . import analyze, batch, boards, design, maze, policy, race, report, simulate, warmup
 from .common import (
     CommandParser,
     OneLineParser,
@@ -30,17 +30,40 @@ from .common import (
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``snl`` argument parser with every command registered."""
+#: Every command and its line in ``snl --help``, in that order. The module ``cli/NAME.py``
+#: registers the command's arguments and runs it; :func:`main` imports only the module of
+#: the command given, so that ``snl --help`` and each command load only what they use.
+COMMANDS = {
+    "analyze": "exact single-board analysis",
+    "boards": "list the built-in boards",
+    "simulate": "Monte Carlo simulation of the number of throws",
+    "maze": "paths through a number maze",
+    "design": "search a board layout with a wanted expected length",
+    "batch": "analyse many boards from a JSON Lines or Parquet file",
+    "policy": "optimal choice between dice (and optional jumps)",
+    "race": "optimal play against an opponent when players choose their dice (chance to win)",
+    "report": "write a self-contained HTML report about a board",
+    "warmup": "compile every kernel now, into the cache directory",
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``snl`` argument parser with every command registered.
+
+    With ``only``, only that command's arguments are registered (its module imported);
+    the others are listed with their help line (``snl --help`` is the same).
+    """
     parser = OneLineParser(
         prog="snl", description="Exact analysis of Snakes-and-Ladders boards and number mazes.")
     parser.add_argument("--version", action="version", version=f"snl {__version__}",
                         help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=CommandParser)
-    for command in (analyze, boards, simulate, maze, design, batch, policy, race, report,
-                    warmup):
-        command.add_parser(sub)
+    for name, line in COMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(f".{name}", __name__).add_parser(sub)
+        else:
+            sub.add_parser(name, help=line)
     return parser
 
 
@@ -84,7 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     set ``SNL_DEBUG=1`` for it), 130 interrupted (Ctrl-C). A closed output pipe
     (``snl maze ... | head -1``) ends the command quietly with 0.
     """
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # the command is the first word that is not an option (snl's own take no value)
+    parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
     args = parser.parse_args(argv)
     _show_notes()
     try:
