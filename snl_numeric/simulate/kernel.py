@@ -110,9 +110,7 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
         k = np.uint64(alias.shape[-1])
         ki = alias.shape[-1]
         row_alias = alias.reshape(-1)
-        if thresh is None:  # (the fair die's kernel reads no row table)
-            row_thresh = np.empty(0, dtype=np.uint64)
-        else:
+        if thresh is not None:  # (the fair die's kernel reads no row table)
             row_thresh = thresh.reshape(-1)
         nbins = hist.shape[1]
         s0, s1, s2, s3 = rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3]
@@ -195,7 +193,8 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
         tally[3] += done
         rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3] = s0, s1, s2, s3
         st[0], st[1] = n, g
-        st[2: ACTIVE + 2 * LANES] = lane_state
+        for j in range(lane_state.shape[0]):  # (a loop: the sizes match, nothing to check)
+            st[2 + j] = lane_state[j]
         st[_PHASE] = 1 if active.any() else 2
 
 
