@@ -233,6 +233,9 @@ def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, des
     throws won by ``i`` adds one to ``wins[b, i]`` and, when ``n < ROUND_BINS``, to
     ``rounds_hist[tid, n]`` and ``throws_hist[tid, t]``; ``tallies[b]`` and
     ``squares[b]`` (the long games' squared rounds and throws) take the rest.
+
+    ``thresh`` is None when every die is fair: a compile-time switch, as in
+    :func:`simulate_kernel` (that kernel has no alias comparison).
     """
     k = table.shape[0]
     goal = succ.shape[1] - 1
@@ -259,7 +262,7 @@ def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, des
             d = table[mover]
             r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
             f, s0, s1, s2, s3 = column(r >> U32, np.uint64(faces[d]), s0, s1, s2, s3)
-            if not fair[d]:
+            if thresh is not None and not fair[d]:
                 f, s0, s1, s2, s3 = alias_pick(f, r, thresh[d, f], alias[d, f], s0, s1, s2, s3)
             old = at[mover]
             new = succ[d, old, f]

@@ -148,8 +148,8 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
         dead[d] = cb.reach[0] < 0
     dest = capture_destinations(board, starts_, int(mode), int(back))
     bounds = block_bounds(games)
-    run = RaceRun((succ, alias, thresh, faces, fair, dead, table, starts_, int(mode), dest,
-                   safe), min(max_throws, 1 << 53), block_seeds(ss, bounds), bounds, threads)
+    run = RaceRun((succ, alias, None if fair.all() else thresh, faces, fair, dead, table,
+                   starts_, int(mode), dest, safe), min(max_throws, 1 << 53), block_seeds(ss, bounds), bounds, threads)
     run.compile()
     t0 = time.perf_counter()
     with Progress(games, "simulate", enabled=progress) as bar:
