@@ -57,7 +57,8 @@ def _simulate() -> None:
             for per_game in (False, True):
                 simulate(board, 100, rng=0, per_game=per_game)
         simulate(loaded.to_chain(), 100, rng=0)  # a chain's rows: an alias table each
-        simulate(loaded, 100, players=2, rng=0)  # races of several players: one kernel
+        for board in (boards.get("milton-bradley"), loaded):  # races: fair dice, others
+            simulate(board, 100, players=2, rng=0)
 
 
 def _batch() -> None:

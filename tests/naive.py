@@ -2362,15 +2362,33 @@ def ssp_brute_force(mats, costs=None, *, objective="min", absorbing=None):
     return {**best, **{x: Fraction(0) for x in absorbing}}
 
 
-def alias_rows_loop(probs):
-    """An alias table per row of ``probs``, one ``alias_table`` call per row: the slow twin
-    of ``snl_numeric.simulate.kernel.alias_rows``."""
-    from snl_numeric._core.rng import alias_table
+def alias_table_loop(probs):
+    """Walker's alias table with Vose's pairing for one distribution, in plain Python (lists
+    as stacks, exact integers for the thresholds ``floor(q * 2**64)``): the slow twin of
+    ``snl_numeric._core.rng.alias_table``. Returns ``(alias, thresh)``."""
+    k = len(probs)
+    q = [float(x) * k for x in probs]
+    alias = list(range(k))
+    small = [i for i in range(k) if q[i] < 1.0]
+    large = [i for i in range(k) if q[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        alias[s] = g
+        q[g] = (q[g] + q[s]) - 1.0
+        (small if q[g] < 1.0 else large).append(g)
+    for i in small + large:  # rounding leftovers: full columns
+        q[i] = 1.0
+    top = 2**64 - 1
+    thresh = [min(int(math.ldexp(x, 64)), top) for x in q]
+    return np.array(alias, dtype=np.int64), np.array(thresh, dtype=np.uint64)
 
+
+def alias_rows_loop(probs):
+    """An alias table per row of ``probs``, :func:`alias_table_loop` row by row."""
     alias = np.empty(probs.shape, dtype=np.int64)
     thresh = np.empty(probs.shape, dtype=np.uint64)
     for i, row in enumerate(probs):
-        alias[i], thresh[i], _ = alias_table(row)
+        alias[i], thresh[i] = alias_table_loop(row)
     return alias, thresh
 
 

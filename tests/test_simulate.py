@@ -171,6 +171,18 @@ def test_alias_table_reproduces_probabilities():
     assert fair
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40).filter(lambda w: sum(w) > 0))
+def test_alias_table_is_the_loop_bit_for_bit(weights):
+    probs = np.array(weights) / sum(weights)
+    alias, thresh, _ = core_rng.alias_table(probs)
+    want_alias, want_thresh = naive.alias_table_loop(probs)
+    assert alias.tolist() == want_alias.tolist() and thresh.tolist() == want_thresh.tolist()
+    rows, _, _ = core_rng.alias_table(np.stack([probs, probs[::-1]]))  # rows: each its own
+    assert rows[0].tolist() == want_alias.tolist()
+    assert rows[1].tolist() == naive.alias_table_loop(probs[::-1])[0].tolist()
+
+
 # -- the naive twin -------------------------------------------------------------
 @pytest.mark.parametrize(("overshoot", "chain"),
                          [("win", False), ("exact", True), ("bounce", False)])

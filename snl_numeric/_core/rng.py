@@ -11,11 +11,10 @@ are drawn and streams seeded.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .numba_config import njit
+from .sizes import ordinary
 
 U32 = np.uint64(32)
 MASK32 = np.uint64(0xFFFFFFFF)
@@ -94,25 +93,115 @@ def _tie(f, other, th, s0, s1, s2, s3):  # pragma: no cover - jitted
 
 
 def alias_table(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Walker/Vose alias table: ``(alias, thresh, fair)`` with 64-bit thresholds."""
-    k = len(probs)
-    scaled = probs * k
-    if np.all(scaled == 1.0) or k == 1:
-        return np.arange(k, dtype=np.intp), np.full(k, np.iinfo(np.uint64).max, np.uint64), True
-    q = scaled.astype(np.float64).copy()
-    alias = np.arange(k, dtype=np.intp)
-    small = [i for i in range(k) if q[i] < 1.0]
-    large = [i for i in range(k) if q[i] >= 1.0]
-    while small and large:
-        s, g = small.pop(), large.pop()
-        alias[s] = g
-        q[g] = (q[g] + q[s]) - 1.0
-        (small if q[g] < 1.0 else large).append(g)
-    for i in small + large:  # rounding leftovers: full columns
-        q[i] = 1.0
-    top = 2**64 - 1
-    thresh = np.array([min(int(math.ldexp(float(x), 64)), top) for x in q], dtype=np.uint64)
-    return alias, thresh, False
+    """Walker's alias table with Vose's pairing, for one distribution over ``k`` columns
+    (``probs`` of shape ``(k,)``) or one per row (shape ``(rows, k)``, e.g. a chain's
+    padded rows): ``(alias, thresh, fair)`` of ``probs``' shape.
+
+    Column ``i`` keeps itself with probability ``q_i`` and gives way to ``alias[i]``
+    otherwise, so a uniform column then that comparison draws face ``j`` with probability
+    ``(q_j + sum of (1 - q_i) over the columns i aliased to j) / k``. The thresholds are
+    ``floor(q_i * 2**64)`` (``2**64 - 1`` for a full column). Pairing, per row, from
+    ``q = k * p``: the columns with ``q < 1`` (small) and the others (large) are stacks in
+    increasing order; the top small is paired with the top large, which gives it
+    ``1 - q_small`` (``q_large = (q_large + q_small) - 1``) and goes back on the small or
+    large stack; what is left when one stack is empty (rounding) is full. ``fair`` says
+    every column of every row is full (equal shares, or one column): a fair die needs no
+    comparison.
+
+    Two bodies side by side give the same table bit for bit (tests/naive.py
+    ``alias_table_loop`` is their slow twin): NumPy, all rows pairing in lockstep (one step
+    for every row per pairing, at most ``k - 1`` steps), for an ordinary table (at most
+    ``ORDINARY_ENTRIES`` entries, :func:`~snl_numeric._core.sizes.ordinary`; nothing
+    compiled), and a Numba loop row by row (``_alias_table_jit``) above;
+    :func:`~snl_numeric.options` forces either.
+
+    Examples
+    --------
+    >>> alias, thresh, fair = alias_table(np.array([0.5, 0.25, 0.25]))
+    >>> alias.tolist(), (thresh / 2.0**64).tolist(), fair
+    ([0, 0, 0], [1.0, 0.75, 0.75], False)
+    >>> alias_table(np.full((2, 4), 0.25))[2]
+    True
+    """
+    p = np.asarray(probs, dtype=np.float64)
+    rows = p.reshape(-1, p.shape[-1])
+    n, k = rows.shape
+    q = np.ascontiguousarray(rows) * k
+    alias = np.tile(np.arange(k, dtype=np.int64), (n, 1))
+    top = np.iinfo(np.uint64).max
+    if k == 1 or bool(np.all(q == 1.0)):
+        return alias.reshape(p.shape), np.full(p.shape, top, dtype=np.uint64), True
+    if not ordinary(n, k):
+        thresh = np.empty((n, k), dtype=np.uint64)
+        _alias_table_jit(q, alias, thresh)
+        return alias.reshape(p.shape), thresh.reshape(p.shape), False
+    is_small = q < 1.0
+    n_small = is_small.sum(axis=1)
+    # the stacks, flat, row r at r * k: smalls, then larges, each in increasing order
+    small = np.argsort(~is_small, axis=1, kind="stable").ravel()
+    large = small.reshape(n, k)[np.arange(n)[:, None],
+                                np.minimum(n_small[:, None] + np.arange(k), k - 1)].ravel()
+    q, alias = q.ravel(), alias.ravel()
+    retired = np.zeros(n * k, dtype=np.bool_)  # paired as a small: keeps its q
+    live = np.flatnonzero((n_small > 0) & (n_small < k))
+    base, ns, nl = live * k, n_small[live] - 1, k - n_small[live] - 1  # (tops after a pop)
+    while len(base):
+        s = base + small[base + ns]
+        g = base + large[base + nl]
+        alias[s] = g - base
+        retired[s] = True
+        qg = (q[g] + q[s]) - 1.0
+        q[g] = qg
+        # g goes back on a stack: written on both (in the slots just popped), counted on one
+        small[base + ns] = g - base
+        large[base + nl] = g - base
+        to_small = qg < 1.0
+        ns = ns + to_small - 1
+        nl = nl + ~to_small - 1
+        keep = (ns >= 0) & (nl >= 0)
+        base, ns, nl = base[keep], ns[keep], nl[keep]
+    full = ~retired  # left on a stack: full columns
+    q[full] = 0.0  # (q < 1 elsewhere: the product below stays below 2**64)
+    thresh = (q * 2.0**64).astype(np.uint64)
+    thresh[full] = top
+    return alias.reshape(p.shape), thresh.reshape(p.shape), False
+
+
+@njit()
+def _alias_table_jit(q, alias, thresh):  # pragma: no cover - jitted
+    """:func:`alias_table`'s pairing row by row: ``q`` (``k * probs``, shape ``(rows, k)``,
+    overwritten) in, ``alias`` (each row ``0 .. k-1`` on entry) and ``thresh`` out."""
+    k = q.shape[1]
+    small = np.empty(k, dtype=np.int64)
+    large = np.empty(k, dtype=np.int64)
+    top = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for r in range(q.shape[0]):
+        ns = 0
+        nl = 0
+        for i in range(k):
+            if q[r, i] < 1.0:
+                small[ns] = i
+                ns += 1
+            else:
+                large[nl] = i
+                nl += 1
+        while ns > 0 and nl > 0:
+            ns -= 1
+            nl -= 1
+            s, g = small[ns], large[nl]
+            alias[r, s] = g
+            thresh[r, s] = np.uint64(q[r, s] * 18446744073709551616.0)  # (0 <= q < 1)
+            q[r, g] = (q[r, g] + q[r, s]) - 1.0
+            if q[r, g] < 1.0:
+                small[ns] = g
+                ns += 1
+            else:
+                large[nl] = g
+                nl += 1
+        for j in range(ns):  # rounding leftovers: full columns
+            thresh[r, small[j]] = top
+        for j in range(nl):
+            thresh[r, large[j]] = top
 
 
 def stream_words(ss: np.random.SeedSequence) -> np.ndarray:

@@ -9,7 +9,7 @@ import numpy as np
 from .._core.memory import check_memory
 from .._core.numba_config import njit
 from .._core.parallel import run_tasks, split
-from .._core.rng import MASK32, U32, alias_pick, column, stream_words, xoshiro
+from .._core.rng import MASK32, U32, alias_pick, alias_table, column, stream_words, xoshiro
 from .result import BLOCKS
 
 #: Histogram bins kept per thread in the first pass; longer games are re-run.
@@ -110,9 +110,7 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
         k = np.uint64(alias.shape[-1])
         ki = alias.shape[-1]
         row_alias = alias.reshape(-1)
-        if thresh is None:  # (the fair die's kernel reads no row table)
-            row_thresh = np.empty(0, dtype=np.uint64)
-        else:
+        if thresh is not None:  # (the fair die's kernel reads no row table)
             row_thresh = thresh.reshape(-1)
         nbins = hist.shape[1]
         s0, s1, s2, s3 = rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3]
@@ -195,7 +193,8 @@ def simulate_kernel(off, alias, thresh, start, goal, max_throws, bounds, blocks,
         tally[3] += done
         rng[b, 0], rng[b, 1], rng[b, 2], rng[b, 3] = s0, s1, s2, s3
         st[0], st[1] = n, g
-        st[2: ACTIVE + 2 * LANES] = lane_state
+        for j in range(lane_state.shape[0]):  # (a loop: the sizes match, nothing to check)
+            st[2 + j] = lane_state[j]
         st[_PHASE] = 1 if active.any() else 2
 
 
@@ -234,6 +233,9 @@ def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, des
     throws won by ``i`` adds one to ``wins[b, i]`` and, when ``n < ROUND_BINS``, to
     ``rounds_hist[tid, n]`` and ``throws_hist[tid, t]``; ``tallies[b]`` and
     ``squares[b]`` (the long games' squared rounds and throws) take the rest.
+
+    ``thresh`` is None when every die is fair: a compile-time switch, as in
+    :func:`simulate_kernel` (that kernel has no alias comparison).
     """
     k = table.shape[0]
     goal = succ.shape[1] - 1
@@ -260,7 +262,7 @@ def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, des
             d = table[mover]
             r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
             f, s0, s1, s2, s3 = column(r >> U32, np.uint64(faces[d]), s0, s1, s2, s3)
-            if not fair[d]:
+            if thresh is not None and not fair[d]:
                 f, s0, s1, s2, s3 = alias_pick(f, r, thresh[d, f], alias[d, f], s0, s1, s2, s3)
             old = at[mover]
             new = succ[d, old, f]
@@ -312,55 +314,6 @@ def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, des
             pos[b, j] = at[j]
 
 
-@njit()
-def alias_rows(probs, alias, thresh):  # pragma: no cover - jitted
-    """Walker/Vose alias tables, one per row of ``probs`` (shape ``(rows, k)``), written
-    into ``alias`` (int64) and ``thresh`` (uint64, ``floor(q * 2**64)``) of that shape:
-    row by row what :func:`snl_numeric._core.rng.alias_table` gives the row (the same
-    pairing order, the same thresholds; tests/naive.py ``alias_rows_loop``)."""
-    k = probs.shape[1]
-    small = np.empty(k, dtype=np.int64)
-    large = np.empty(k, dtype=np.int64)
-    q = np.empty(k)
-    top = np.uint64(0xFFFFFFFFFFFFFFFF)
-    for r in range(probs.shape[0]):
-        ns = 0
-        nl = 0
-        for i in range(k):
-            q[i] = probs[r, i] * k
-            alias[r, i] = i
-            if q[i] < 1.0:
-                small[ns] = i
-                ns += 1
-            else:
-                large[nl] = i
-                nl += 1
-        while ns > 0 and nl > 0:
-            ns -= 1
-            nl -= 1
-            sm, g = small[ns], large[nl]
-            alias[r, sm] = g
-            q[g] = (q[g] + q[sm]) - 1.0
-            if q[g] < 1.0:
-                small[ns] = g
-                ns += 1
-            else:
-                large[nl] = g
-                nl += 1
-        for j in range(ns):  # rounding leftovers: full columns
-            q[small[j]] = 1.0
-        for j in range(nl):
-            q[large[j]] = 1.0
-        for i in range(k):
-            x = q[i]
-            if x >= 1.0:
-                thresh[r, i] = top
-            elif x > 0.0:
-                thresh[r, i] = np.uint64(x * 18446744073709551616.0)
-            else:
-                thresh[r, i] = np.uint64(0)
-
-
 def run_rounds(todo, threads, budget, call, done, report):
     """Play the blocks ``todo`` round after round on ``threads`` threads and return the
     last budget: each round ``call(share, budget, t)`` plays up to ``budget`` throws of
@@ -400,8 +353,8 @@ class Run:
         self.k, self.size, self.goal = k, size, size * k
         self.start_sq = start
         self.start = (start + (size + 1 if dead[start] else 0)) * k
-        self.alias = alias.astype(np.int64)
-        self.thresh = None if fair else thresh  # None: the fair die's kernel
+        self.alias = alias.astype(np.int64)  # (copies: writable, as every caller's)
+        self.thresh = None if fair else thresh.copy()  # None: the fair die's kernel
         self.max_throws, self.seeds, self.bounds = int(max_throws), seeds, bounds
         self.threads = threads
         self.games = int(bounds[-1])
@@ -538,6 +491,18 @@ class Run:
             counts.append(c)
         v, inverse = np.unique(np.concatenate(values), return_inverse=True)
         return v, np.bincount(inverse, weights=np.concatenate(counts)).astype(np.int64)
+
+
+def alias_tables(cb) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(alias, thresh, fair)`` of the compiled board ``cb``'s dice, a table per row for a
+    chain (:func:`~snl_numeric._core.rng.alias_table`), built once per compiled board and
+    read-only (the kernels take writable copies: one signature)."""
+    def make():
+        alias, thresh, fair = alias_table(cb.probs)
+        alias.flags.writeable = thresh.flags.writeable = False
+        return alias, thresh, fair
+
+    return cb.cache.get("alias_table", make)
 
 
 def block_bounds(games: int) -> np.ndarray:

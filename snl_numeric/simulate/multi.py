@@ -24,7 +24,6 @@ from scipy.special import ndtri
 
 from .._core.memory import check_memory
 from .._core.progress import Progress
-from .._core.rng import alias_table
 from .._core.vectorised import landing_rest
 from ..board import Board, capture_rule, check_start
 from ..dice import Dice, as_dice
@@ -33,6 +32,7 @@ from .kernel import (
     RACE_COLUMNS,
     RACE_TALLIES,
     ROUND_BINS,
+    alias_tables,
     block_bounds,
     block_seeds,
     race_kernel,
@@ -143,13 +143,13 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
     for d, cb in enumerate(cbs):
         f = len(cb.probs)
         succ[d, :, :f] = cb.succ
-        a, th, fair[d] = alias_table(cb.probs)
+        a, th, fair[d] = alias_tables(cb)
         alias[d, :f], thresh[d, :f], faces[d] = a, th, f
         dead[d] = cb.reach[0] < 0
     dest = capture_destinations(board, starts_, int(mode), int(back))
     bounds = block_bounds(games)
-    run = RaceRun((succ, alias, thresh, faces, fair, dead, table, starts_, int(mode), dest,
-                   safe), min(max_throws, 1 << 53), block_seeds(ss, bounds), bounds, threads)
+    run = RaceRun((succ, alias, None if fair.all() else thresh, faces, fair, dead, table,
+                   starts_, int(mode), dest, safe), min(max_throws, 1 << 53), block_seeds(ss, bounds), bounds, threads)
     run.compile()
     t0 = time.perf_counter()
     with Progress(games, "simulate", enabled=progress) as bar:

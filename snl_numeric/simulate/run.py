@@ -14,11 +14,10 @@ import numpy as np
 from .._core.memory import check_memory
 from .._core.parallel import default_threads, max_threads
 from .._core.progress import Progress
-from .._core.rng import alias_table
 from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, seed_sequence
 from ..board import Board, check_model, check_start
 from ..dice import DiceLike
-from .kernel import HIST_BINS, Run, alias_rows, block_bounds, block_seeds
+from .kernel import HIST_BINS, Run, alias_tables, block_bounds, block_seeds
 from .multi import players_count, simulate_players
 from .result import BLOCKS, GameSimulationResult, SimulationResult, hist_moments
 
@@ -213,13 +212,10 @@ def simulate(
     # the flat successor table, and a histogram row per thread
     check_memory(cb.succ.size * 16 + threads * 8 * (HIST_BINS + 1),
                  f"simulating a board of {cb.n_states:,} squares")
-    if cb.probs.ndim == 1:
-        alias, thresh, fair = alias_table(cb.probs)
-    else:  # a chain's rows: a table each
+    if cb.probs.ndim == 2:  # a chain's rows: a table each
         check_memory(cb.probs.size * 16, f"alias tables for a chain of {cb.n_states:,} rows")
-        alias, thresh = (np.array(a) for a in cb.cache.get("alias_rows",
-                                                           lambda: _alias_rows(cb.probs)))
-        fair = False
+    alias, thresh, fair = alias_tables(cb)
+    fair = fair and cb.probs.ndim == 1  # (a chain's rows always compare: one kernel less)
     bounds = block_bounds(games)
     seeds = block_seeds(ss, bounds)
     run = Run(cb, cb.reach[0] < 0, alias, thresh, fair, at,
@@ -256,16 +252,6 @@ def simulate(
         entropy=int(cast(int, ss.entropy)), spawn_key=tuple(int(x) for x in ss.spawn_key), blocks=BLOCKS,
         threads=threads, elapsed=elapsed, throws=throws, final_square=final, jump_used=used,
         long_games=long_games)
-
-
-def _alias_rows(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A Walker/Vose alias table per row of ``probs`` (shape ``(rows, k)``), as
-    ``(alias, thresh)`` of that shape (read-only; :func:`alias_rows`)."""
-    alias = np.empty(probs.shape, dtype=np.int64)
-    thresh = np.empty(probs.shape, dtype=np.uint64)
-    alias_rows(np.ascontiguousarray(probs, dtype=np.float64), alias, thresh)
-    alias.flags.writeable = thresh.flags.writeable = False
-    return alias, thresh
 
 
 def _confidence(confidence: float) -> float:
