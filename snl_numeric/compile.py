@@ -41,7 +41,7 @@ from ._core.table import (
 )
 from ._core.validation import readonly
 from ._core.sizes import ordinary
-from ._core.vectorised import landing_rest, reach, reachable_from, succ_table
+from ._core.vectorised import landing_rest, reach, reachable_from, succ_table, throws_from
 
 if TYPE_CHECKING:
     from .board import Board
@@ -225,6 +225,14 @@ class CompiledBoard:
                 sure.flags.writeable = False
                 return sure
         return self.reach[1]
+
+    def throws_from(self, start: int) -> int:
+        """Fewest throws from ``start`` to the goal, -1 if unreachable (``reach[0][start]``):
+        on an ordinary board whose :attr:`reach` is not built yet, from one search forward
+        from ``start`` (no reversed moves, nothing kept)."""
+        if "reach" in self.cache or not self.ordinary:
+            return int(self.reach[0][start])
+        return throws_from(self.succ, start)
 
     def reachable_from(self, start: int) -> np.ndarray:
         """The squares a token on ``start`` can ever rest on (read-only, built once per

@@ -6,7 +6,9 @@ usual step are reversed in place and only jumps and overshoot tabulated; see
 ``CompiledBoard.reach``), so ``throw_distances`` costs O(size * faces)
 whatever the start. A
 fewest-throws play is then read off greedily: from a square at distance
-``k`` some face leads to a square at distance ``k - 1``.
+``k`` some face leads to a square at distance ``k - 1``. ``min_throws`` alone, on an
+ordinary board whose distances are not known yet, searches forward from its start only
+(``CompiledBoard.throws_from``: no reversed moves).
 
 A :class:`~snl_numeric.Chain` is answered the same way over its compiled table (steps
 instead of throws; every absorbing state at distance 0), in its own state order.
@@ -72,7 +74,7 @@ def min_throws(board: Board | Chain, start: int | None = None) -> int:
     3
     """
     start = check_start(check_model(board), start)
-    return int(board.compiled.reach[0][start])
+    return board.compiled.throws_from(start)
 
 
 @overload
@@ -114,15 +116,17 @@ def shortest_path(board: Board | Chain, start: int | None = None
     start = check_start(model, start)
     cb = board.compiled
     dist = cb.reach[0]
-    if dist[start] < 0:
+    x, d = start, int(dist[start])
+    if d < 0:
         return None
     steps = []
-    x = start
-    while x != cb.size:
-        nxt = cb.succ[x]
-        f = int(np.flatnonzero(dist[nxt] == dist[x] - 1)[0])
-        steps.append((x, int(cb.faces[f]), int(nxt[f])))
-        x = int(nxt[f])
+    faces = cb.faces.tolist()
+    while d > 0:  # (one step per throw of the answer: the first face one closer)
+        row = cb.succ[x]
+        f = dist.take(row).tolist().index(d - 1)
+        y = int(row[f])
+        steps.append((x, faces[f], y))
+        x, d = y, d - 1
     return steps
 
 

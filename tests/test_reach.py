@@ -28,7 +28,7 @@ from snl_numeric import (
 )
 from snl_numeric._core.table import moves_up_kernel, reach_kernel
 from snl_numeric._core.vectorised import reach as numpy_reach
-from snl_numeric._core.vectorised import stable_order
+from snl_numeric._core.vectorised import stable_order, throws_from
 from snl_numeric.boards import random_board
 
 RULES = ("win", "exact", "bounce")
@@ -218,6 +218,16 @@ def tables(draw):
 @given(tables())
 def test_property_tables_match_naive(succ):
     assert_same(kernels_reach(succ), naive.table_reach(succ))
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables())
+def test_property_numpy_twins_on_tables_match_naive(succ):
+    # the NumPy search from the goal (its stuck squares merged for the sure mask), and the
+    # one forward from each start
+    ref = naive.table_reach(succ)
+    assert_same(numpy_reach(succ), ref)
+    assert [throws_from(succ, x) for x in range(len(succ))] == ref[0].tolist()
 
 
 def test_a_start_on_a_board_whose_squares_all_move_up():
