@@ -636,6 +636,8 @@ def check_start(board: Board | Chain, start: Any) -> int:
 
 def check_model(board: Any) -> Board | Chain:
     """``board`` if it is a :class:`Board` or a :class:`~snl_numeric.Chain`, else ``TypeError``."""
+    if type(board) is Board:  # (the common case: no import)
+        return board
     from .markov import Chain
 
     if isinstance(board, Chain):

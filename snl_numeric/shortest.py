@@ -6,9 +6,10 @@ usual step are reversed in place and only jumps and overshoot tabulated; see
 ``CompiledBoard.reach``), so ``throw_distances`` costs O(size * faces)
 whatever the start. A
 fewest-throws play is then read off greedily: from a square at distance
-``k`` some face leads to a square at distance ``k - 1``. ``min_throws`` alone, on an
-ordinary board whose distances are not known yet, searches forward from its start only
-(``CompiledBoard.throws_from``: no reversed moves).
+``k`` some face leads to a square at distance ``k - 1``. ``min_throws`` and
+``shortest_path`` alone, on an ordinary board whose distances are not known yet, search
+forward from the start only (no reversed moves): the goal's depth, and its predecessors,
+which are the play whose faces come first (``CompiledBoard.throws_from``, ``play_from``).
 
 A :class:`~snl_numeric.Chain` is answered the same way over its compiled table (steps
 instead of throws; every absorbing state at distance 0), in its own state order.
@@ -115,19 +116,12 @@ def shortest_path(board: Board | Chain, start: int | None = None
         return _chain_path(model, start)
     start = check_start(model, start)
     cb = board.compiled
-    dist = cb.reach[0]
-    x, d = start, int(dist[start])
-    if d < 0:
+    squares = cb.play_from(start)
+    if squares is None:
         return None
-    steps = []
-    faces = cb.faces.tolist()
-    while d > 0:  # (one step per throw of the answer: the first face one closer)
-        row = cb.succ[x]
-        f = dist.take(row).tolist().index(d - 1)
-        y = int(row[f])
-        steps.append((x, faces[f], y))
-        x, d = y, d - 1
-    return steps
+    xs, ys = squares[:-1], squares[1:]
+    first = (cb.succ[xs] == ys[:, None]).argmax(axis=1)  # the first face of each step
+    return list(zip(xs.tolist(), cb.faces[first].tolist(), ys.tolist(), strict=True))
 
 
 def _chain_path(chain: Chain, start: int | None) -> list[tuple[int, float, int]] | None:

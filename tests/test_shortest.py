@@ -83,15 +83,18 @@ def test_shortest_path_is_a_real_play(board):
 @settings(max_examples=100)
 @given(board_strategy())
 def test_min_throws_from_every_start_before_and_after_the_distances(board):
-    # on a fresh board min_throws searches forward from its start and keeps nothing; once
-    # the distances of every square are built it reads them: both the naive answer
+    # on a fresh board min_throws and shortest_path search forward from the start and keep
+    # nothing; once the distances of every square are built they read them: the same
+    # answers, the naive ones
     want = [naive.naive_min_throws(board, x) for x in range(board.size + 1)]
     for x in range(board.size + 1):
         fresh = board.replace()
         assert min_throws(fresh, x) == want[x]
         assert "reach" not in fresh.compiled.cache
+    plays = [shortest_path(board.replace(), x) for x in range(board.size + 1)]
     assert throw_distances(board).tolist() == want
     assert [min_throws(board, x) for x in range(board.size + 1)] == want
+    assert [shortest_path(board, x) for x in range(board.size + 1)] == plays
 
 
 @settings(max_examples=100)

@@ -8,7 +8,8 @@ in the tests.
 - :func:`reach`: fewest throws to the goal by breadth-first search over the reversed
   adjacency (:func:`scipy.sparse.csgraph.breadth_first_order`), then the squares that
   reach the goal with probability 1 (those that cannot reach a square that cannot);
-  :func:`throws_from`: the fewest throws from one square, by one search forward from it;
+  :func:`throws_from`, :func:`play_from`: the fewest throws from one square, and the play
+  whose faces come first, by one search forward from it;
 - :func:`push`: the distribution of the number of throws. The mass ``v_k`` on the squares
   that can still finish after ``k`` throws obeys ``v_{k+1} = v_k Q``, and
   ``P(T = k + 1) = v_k r`` with ``r`` the chance of finishing in one throw. On a small
@@ -29,7 +30,7 @@ from .memory import check_memory
 from .sizes import DENSE_PUSH_MAX
 
 __all__ = ["landing_rest", "succ_table", "reach", "stable_order",
-           "reachable_from", "throws_from", "push"]
+           "reachable_from", "throws_from", "play_from", "push"]
 
 #: Throws per product on the dense path (up to :data:`.sizes.DENSE_PUSH_MAX` squares).
 BLOCK = 16
@@ -139,7 +140,10 @@ def reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     goal = n - 1
     order, pred = breadth_first_order(_reversed(succ), goal, directed=True,
                                       return_predecessors=True)
+    missed = pred < 0
     dist = _depths(pred, goal, order[-1])  # (the last in breadth-first order: the deepest)
+    dist[missed] = -1
+    dist[goal] = 0
     sure = np.ones(n, dtype=np.bool_)
     if len(order) < n:
         stuck = dist < 0
@@ -152,23 +156,24 @@ def reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _depths(pred: np.ndarray, root: int, last: int) -> np.ndarray:
     """Depths in a breadth-first tree from ``root`` (``pred``: the search's predecessors,
-    negative for the root and the squares not reached), by pointer jumping: ``depth[v]`` is
-    the distance from ``v`` up to its ancestor ``up[v]``, the ancestor twice as far each
-    round, until ``last``'s is the root. Exact on ``last`` and on every square no deeper;
-    -1 where not reached.
+    negative for the root and the squares not reached; overwritten) by pointer jumping:
+    ``depth[v]`` is the distance from ``v`` up to its ancestor ``up[v]``, the ancestor twice
+    as far each round, until ``last``'s is the root. Exact on ``last`` and on every square
+    reached and no deeper; meaningless on the squares not reached (their predecessors clip
+    to square 0; no square reached leads up through them).
 
     Examples
     --------
-    >>> _depths(np.array([-9999, 0, 1, 2, -9999]), 0, 3).tolist()
-    [0, 1, 2, 3, -1]
+    >>> _depths(np.array([-9999, 0, 1, 2, -9999]), 0, 3).tolist()[:4]
+    [0, 1, 2, 3]
     """
-    reached = pred >= 0
-    up = np.where(reached, pred, root)
-    depth = np.where(reached, 1, -1)  # (not reached: -1 + depth[root] = -1 for good)
+    up = pred
+    up[root] = root
+    depth = np.ones(len(up), dtype=np.int64)
     depth[root] = 0
     while up[last] != root:
-        depth += depth.take(up)
-        up = up.take(up)
+        depth += depth.take(up, mode="clip")
+        up = up.take(up, mode="clip")
     return depth
 
 
@@ -193,6 +198,13 @@ def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
     return seen
 
 
+def _search_from(succ: np.ndarray, start: int) -> np.ndarray:
+    """The predecessors (negative where none) of one breadth-first search forward from
+    ``start``, each square's moves taken face by face."""
+    return breadth_first_order(_forward(succ), start, directed=True,
+                               return_predecessors=True)[1]
+
+
 def throws_from(succ: np.ndarray, start: int) -> int:
     """``reach(succ)[0][start]``, the fewest throws from ``start`` to the goal (-1 if
     unreachable), from one breadth-first search forward from ``start`` (no reversed
@@ -207,11 +219,39 @@ def throws_from(succ: np.ndarray, start: int) -> int:
     goal = succ.shape[0] - 1
     if start == goal:
         return 0
-    _, pred = breadth_first_order(_forward(succ), start, directed=True,
-                                  return_predecessors=True)
+    pred = _search_from(succ, start)
     if pred[goal] < 0:
         return -1
     return int(_depths(pred, start, goal)[goal])
+
+
+def play_from(succ: np.ndarray, start: int) -> np.ndarray | None:
+    """The squares (``start`` to the goal) of the fewest-throws play from ``start`` whose
+    faces come first, face after face; None if the goal cannot be reached.
+
+    The goal's ancestors in one breadth-first search forward from ``start`` that takes each
+    square's moves face by face: by induction on the depth, the search finds the squares
+    of each depth in the order of the smallest faces that reach them in that many throws,
+    and each first from the earliest square before it, by its smallest face; so every
+    square's predecessors are the play to it whose faces come first, the goal's included.
+
+    Examples
+    --------
+    >>> succ = np.array([[1, 2, 3], [2, 3, 3], [3, 3, 3], [3, 3, 3]])
+    >>> play_from(succ, 0).tolist(), play_from(np.array([[0], [1]]), 0)
+    ([0, 3], None)
+    """
+    goal = succ.shape[0] - 1
+    if start == goal:
+        return np.array([goal])
+    pred = _search_from(succ, start)
+    if pred[goal] < 0:
+        return None
+    up = pred.tolist()
+    squares = [goal]
+    while squares[-1] != start:  # (one step a throw of the play)
+        squares.append(up[squares[-1]])
+    return np.array(squares[::-1])
 
 
 def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int, dense: bool
