@@ -230,7 +230,9 @@ def play_from(succ: np.ndarray, start: int) -> np.ndarray | None:
     faces come first, face after face; None if the goal cannot be reached.
 
     The goal's ancestors in one breadth-first search forward from ``start`` that takes each
-    square's moves face by face: by induction on the depth, the search finds the squares
+    square's moves face by face (csgraph follows a row's entries in the order stored, and
+    :func:`_forward` stores them face by face, unsorted; the tests hold this against the
+    naive rule): by induction on the depth, the search finds the squares
     of each depth in the order of the smallest faces that reach them in that many throws,
     and each first from the earliest square before it, by its smallest face; so every
     square's predecessors are the play to it whose faces come first, the goal's included.
