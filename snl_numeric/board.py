@@ -44,6 +44,7 @@ from ._core.fields import (
 from ._core.files import write_text_atomic
 from ._core.table import OVERSHOOT_CODES, check_table_entries
 from ._core.validation import (
+    INT64_MAX,
     OVERSHOOT_RULES,
     few,
     find_board_problem,
@@ -68,6 +69,9 @@ _COMPILE_LOCK = threading.RLock()
 
 FORMAT_NAME = "snl_numeric.board"
 FORMAT_VERSION = 1
+#: The types of a board file's dice faces and probabilities (anything else is read value
+#: by value, to name a bad one).
+_INT, _FLOAT = frozenset({int}), frozenset({float})
 DICT_KEYS = frozenset({"format", "version", "name", "size", "jumps", "snakes", "ladders",
                        "start", "overshoot", "chain", "dice", "capture", "safe"})
 
@@ -155,10 +159,14 @@ def board_fields(data: Any) -> BoardFields:
             raise ValueError("dice faces and probabilities must be 1-d arrays of equal length, "
                              f"got shapes ({len(faces)},) and ({len(probs)},)")
         check_table_entries(size, len(faces))
-        faces = [face_value(f) for f in faces]
-        if not all(isinstance(q, numbers.Real) and not isinstance(q, bool) for q in probs):
-            raise TypeError(f"dice probabilities must be numbers, got {few(probs)}")
-        probs = [probability(q, "dice probabilities") for q in probs]
+        if (set(map(type, faces)) == _INT and set(map(type, probs)) == _FLOAT
+                and -INT64_MAX - 1 <= min(faces) and max(faces) <= INT64_MAX):
+            faces, probs = list(faces), list(probs)  # (a file's plain ints and floats: as is)
+        else:
+            faces = [face_value(f) for f in faces]
+            if not all(isinstance(q, numbers.Real) and not isinstance(q, bool) for q in probs):
+                raise TypeError(f"dice probabilities must be numbers, got {few(probs)}")
+            probs = [probability(q, "dice probabilities") for q in probs]
     elif isinstance(dice, Mapping):
         faces = [json_int(f, "dice faces") for f in dice]
         probs = [probability(q, f"probability of face {f}") for f, q in zip(faces, dice.values(),
@@ -628,6 +636,8 @@ def check_start(board: Board | Chain, start: Any) -> int:
 
 def check_model(board: Any) -> Board | Chain:
     """``board`` if it is a :class:`Board` or a :class:`~snl_numeric.Chain`, else ``TypeError``."""
+    if type(board) is Board:  # (the common case: no import)
+        return board
     from .markov import Chain
 
     if isinstance(board, Chain):

@@ -41,7 +41,14 @@ from ._core.table import (
 )
 from ._core.validation import readonly
 from ._core.sizes import ordinary
-from ._core.vectorised import landing_rest, reach, reachable_from, succ_table
+from ._core.vectorised import (
+    landing_rest,
+    play_from,
+    reach,
+    reachable_from,
+    succ_table,
+    throws_from,
+)
 
 if TYPE_CHECKING:
     from .board import Board
@@ -225,6 +232,33 @@ class CompiledBoard:
                 sure.flags.writeable = False
                 return sure
         return self.reach[1]
+
+    def throws_from(self, start: int) -> int:
+        """Fewest throws from ``start`` to the goal, -1 if unreachable (``reach[0][start]``):
+        on an ordinary board whose :attr:`reach` is not built yet, from one search forward
+        from ``start`` (no reversed moves, nothing kept)."""
+        if "reach" in self.cache or not self.ordinary:
+            return int(self.reach[0][start])
+        return throws_from(self.succ, start)
+
+    def play_from(self, start: int) -> np.ndarray | None:
+        """The squares (``start`` to the goal) of the fewest-throws play from ``start`` that
+        takes at each throw the first face keeping it shortest; None if the goal cannot be
+        reached. On an ordinary board whose :attr:`reach` is not built yet, read off one
+        search forward from ``start``; else throw by throw over ``reach``'s distances."""
+        if "reach" in self.cache or not self.ordinary:
+            dist = self.reach[0]
+            x, d = start, int(dist[start])
+            if d < 0:
+                return None
+            squares = [x]
+            while d > 0:  # (one step a throw of the play: the first face one closer)
+                row = self.succ[x]
+                x = int(row[dist.take(row).tolist().index(d - 1)])
+                squares.append(x)
+                d -= 1
+            return np.array(squares)
+        return play_from(self.succ, start)
 
     def reachable_from(self, start: int) -> np.ndarray:
         """The squares a token on ``start`` can ever rest on (read-only, built once per

@@ -6,7 +6,10 @@ usual step are reversed in place and only jumps and overshoot tabulated; see
 ``CompiledBoard.reach``), so ``throw_distances`` costs O(size * faces)
 whatever the start. A
 fewest-throws play is then read off greedily: from a square at distance
-``k`` some face leads to a square at distance ``k - 1``.
+``k`` some face leads to a square at distance ``k - 1``. ``min_throws`` and
+``shortest_path`` alone, on an ordinary board whose distances are not known yet, search
+forward from the start only (no reversed moves): the goal's depth, and its predecessors,
+which are the play whose faces come first (``CompiledBoard.throws_from``, ``play_from``).
 
 A :class:`~snl_numeric.Chain` is answered the same way over its compiled table (steps
 instead of throws; every absorbing state at distance 0), in its own state order.
@@ -72,7 +75,7 @@ def min_throws(board: Board | Chain, start: int | None = None) -> int:
     3
     """
     start = check_start(check_model(board), start)
-    return int(board.compiled.reach[0][start])
+    return board.compiled.throws_from(start)
 
 
 @overload
@@ -113,17 +116,12 @@ def shortest_path(board: Board | Chain, start: int | None = None
         return _chain_path(model, start)
     start = check_start(model, start)
     cb = board.compiled
-    dist = cb.reach[0]
-    if dist[start] < 0:
+    squares = cb.play_from(start)
+    if squares is None:
         return None
-    steps = []
-    x = start
-    while x != cb.size:
-        nxt = cb.succ[x]
-        f = int(np.flatnonzero(dist[nxt] == dist[x] - 1)[0])
-        steps.append((x, int(cb.faces[f]), int(nxt[f])))
-        x = int(nxt[f])
-    return steps
+    xs, ys = squares[:-1], squares[1:]
+    first = (cb.succ[xs] == ys[:, None]).argmax(axis=1)  # the first face of each step
+    return list(zip(xs.tolist(), cb.faces[first].tolist(), ys.tolist(), strict=True))
 
 
 def _chain_path(chain: Chain, start: int | None) -> list[tuple[int, float, int]] | None:

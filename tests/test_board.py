@@ -67,6 +67,28 @@ def test_from_dict_shares_its_checked_dice():
             Board.from_dict(d)
 
 
+@pytest.mark.parametrize(("faces", "probs", "error", "match"), [
+    ([2**70], [1.0], ValueError, "dice faces must fit in a 64-bit integer"),
+    ([-2**63 - 1], [1.0], ValueError, "dice faces must fit in a 64-bit integer"),
+    ([True, 2], [0.5, 0.5], TypeError, "dice faces must be integers, got True"),
+    ([1, 2], ["a", 0.5], TypeError, "dice probabilities must be numbers"),
+    ([0, 2], [0.5, 0.5], ValueError, r"dice faces must be integers in 1\.\."),
+])
+def test_from_dict_names_a_bad_die_whatever_path_reads_it(faces, probs, error, match):
+    with pytest.raises(error, match=match):
+        Board.from_dict({"size": 10, "dice": {"faces": faces, "probs": probs}})
+
+
+def test_from_dict_reads_plain_and_numpy_dice_alike():
+    # plain ints and floats (a file's) are taken as they are; anything else value by value
+    want = Board(10, {3: 7}, dice={1: 0.25, 3: 0.75})
+    for faces, probs in (([1, 3], [0.25, 0.75]), ([np.int64(1), 3], [0.25, 0.75]),
+                         ([1, 3], [np.float64(0.25), 0.75]), ((1, 3), (0.25, 0.75))):
+        got = Board.from_dict({"size": 10, "jumps": [[3, 7]],
+                               "dice": {"faces": faces, "probs": probs}})
+        assert got == want and type(got.dice.faces[0]) is np.int64
+
+
 def test_from_pairs():
     b = Board.from_pairs(30, snakes={26: 0, 20: 8}, ladders=[(2, 21)], overshoot="exact")
     assert b.jumps == {2: 21, 20: 8, 26: 0}

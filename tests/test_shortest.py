@@ -78,3 +78,34 @@ def test_shortest_path_is_a_real_play(board):
         assert naive.naive_move(board, square, face) == landing
         x = landing
     assert x == board.size
+
+
+@settings(max_examples=100)
+@given(board_strategy())
+def test_min_throws_from_every_start_before_and_after_the_distances(board):
+    # on a fresh board min_throws and shortest_path search forward from the start and keep
+    # nothing; once the distances of every square are built they read them: the same
+    # answers, the naive ones
+    want = [naive.naive_min_throws(board, x) for x in range(board.size + 1)]
+    for x in range(board.size + 1):
+        fresh = board.replace()
+        assert min_throws(fresh, x) == want[x]
+        assert "reach" not in fresh.compiled.cache
+    plays = [shortest_path(board.replace(), x) for x in range(board.size + 1)]
+    assert throw_distances(board).tolist() == want
+    assert [min_throws(board, x) for x in range(board.size + 1)] == want
+    assert [shortest_path(board, x) for x in range(board.size + 1)] == plays
+
+
+@settings(max_examples=100)
+@given(board_strategy())
+def test_shortest_path_takes_the_smallest_face_that_keeps_it_shortest(board):
+    path = shortest_path(board)
+    if path is None:
+        assert naive.naive_min_throws(board) == -1
+        return
+    for i, (square, face, landing) in enumerate(path):
+        left = len(path) - i - 1
+        assert naive.naive_min_throws(board, landing) == left
+        for smaller in board.dice.faces[board.dice.faces < face].tolist():
+            assert naive.naive_min_throws(board, naive.naive_move(board, square, smaller)) != left

@@ -8,6 +8,8 @@ in the tests.
 - :func:`reach`: fewest throws to the goal by breadth-first search over the reversed
   adjacency (:func:`scipy.sparse.csgraph.breadth_first_order`), then the squares that
   reach the goal with probability 1 (those that cannot reach a square that cannot);
+  :func:`throws_from`, :func:`play_from`: the fewest throws from one square, and the play
+  whose faces come first, by one search forward from it;
 - :func:`push`: the distribution of the number of throws. The mass ``v_k`` on the squares
   that can still finish after ``k`` throws obeys ``v_{k+1} = v_k Q``, and
   ``P(T = k + 1) = v_k r`` with ``r`` the chance of finishing in one throw. On a small
@@ -28,7 +30,7 @@ from .memory import check_memory
 from .sizes import DENSE_PUSH_MAX
 
 __all__ = ["landing_rest", "succ_table", "reach", "stable_order",
-           "reachable_from", "push"]
+           "reachable_from", "throws_from", "play_from", "push"]
 
 #: Throws per product on the dense path (up to :data:`.sizes.DENSE_PUSH_MAX` squares).
 BLOCK = 16
@@ -106,28 +108,27 @@ def stable_order(keys: np.ndarray, bound: int) -> np.ndarray:
     return keys.argsort(kind="stable")
 
 
-def _reversed(succ: np.ndarray, extra: np.ndarray | None = None) -> sp.csr_matrix:
-    """The reversed adjacency of the moves out of every square but the goal: row ``y``
-    lists the squares that move to ``y``; ``extra`` adds a last row pointing at those
-    squares (a virtual source)."""
+def _reversed(succ: np.ndarray) -> sp.csr_matrix:
+    """The reversed adjacency of the moves out of every square but the last (the goal):
+    row ``y`` lists the squares that move to ``y``."""
     n, k = succ.shape
     cols = succ[:-1].ravel()
-    order = stable_order(cols, n)
-    indices = (order // k).astype(np.int32)
-    counts = np.bincount(cols, minlength=n)
-    if extra is not None:
-        indices = np.concatenate([indices, extra.astype(np.int32)])
-        counts = np.append(counts, len(extra))
-    indptr = np.zeros(len(counts) + 1, dtype=np.int32)
-    np.cumsum(counts, out=indptr[1:])
-    m = len(counts)
-    return sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(m, m))
+    indices = stable_order(cols, n).astype(np.int32)
+    indices //= k  # (in place: the square each sorted move leaves from)
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(cols, minlength=n), out=indptr[1:])
+    return sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
 
 
 def reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(dist, sure)`` as :func:`.table.reach_kernel` computes them: fewest throws to the
     goal (the last square; -1 where unreachable) and whether the goal is reached with
     probability 1, from every square.
+
+    One breadth-first search from the goal over the reversed moves, its depths by
+    :func:`_depths`; only when some square cannot reach the goal, a second search finds
+    the squares that can reach one that cannot (not sure): those stuck squares, whose
+    moves all lead to stuck squares, merged into one and searched from.
 
     Examples
     --------
@@ -137,28 +138,50 @@ def reach(succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     n = succ.shape[0]
     goal = n - 1
-    graph = _reversed(succ)
-    order, pred = breadth_first_order(graph, goal, directed=True, return_predecessors=True)
-    # depth by pointer jumping: d[v] is the distance from v up to its ancestor up[v]
-    up = np.full(n, goal, dtype=np.intp)
-    up[order[1:]] = pred.take(order[1:])
-    d = np.zeros(n, dtype=np.int64)
-    d[order[1:]] = 1
-    while True:
-        far = up.take(up)
-        if np.array_equal(far, up):
-            break
-        d += d.take(up)
-        up = far
-    dist = np.full(n, -1, dtype=np.int64)
-    dist[order] = d.take(order)
-    stuck = np.flatnonzero(dist < 0)
+    order, pred = breadth_first_order(_reversed(succ), goal, directed=True,
+                                      return_predecessors=True)
+    missed = pred < 0
+    dist = _depths(pred, goal, order[-1])  # (the last in breadth-first order: the deepest)
+    dist[missed] = -1
+    dist[goal] = 0
     sure = np.ones(n, dtype=np.bool_)
-    if len(stuck):  # squares that can reach a stuck square are not sure
-        doomed = breadth_first_order(_reversed(succ, stuck), n, directed=True,
-                                     return_predecessors=False)
-        sure[doomed[doomed < n]] = False
+    if len(order) < n:
+        stuck = dist < 0
+        first = int(stuck.argmax())
+        merged = np.where(stuck.take(succ), first, succ)
+        sure[breadth_first_order(_reversed(merged), first, directed=True,
+                                 return_predecessors=False)] = False
     return dist, sure
+
+
+def _depths(pred: np.ndarray, root: int, last: int) -> np.ndarray:
+    """Depths in a breadth-first tree from ``root`` (``pred``: the search's predecessors,
+    negative for the root and the squares not reached; overwritten) by pointer jumping:
+    ``depth[v]`` is the distance from ``v`` up to its ancestor ``up[v]``, the ancestor twice
+    as far each round, until ``last``'s is the root. Exact on ``last`` and on every square
+    reached and no deeper; meaningless on the squares not reached (their predecessors clip
+    to square 0; no square reached leads up through them).
+
+    Examples
+    --------
+    >>> _depths(np.array([-9999, 0, 1, 2, -9999]), 0, 3).tolist()[:4]
+    [0, 1, 2, 3]
+    """
+    up = pred
+    up[root] = root
+    depth = np.ones(len(up), dtype=np.int64)
+    depth[root] = 0
+    while up[last] != root:
+        depth += depth.take(up, mode="clip")
+        up = up.take(up, mode="clip")
+    return depth
+
+
+def _forward(succ: np.ndarray) -> sp.csr_matrix:
+    """The moves as a graph: row ``x`` lists where ``x`` moves, face by face."""
+    n, k = succ.shape  # (int32 indices: SciPy checks them twice as fast as int64)
+    return sp.csr_matrix((np.ones(n * k), succ.astype(np.int32).ravel(),
+                          np.arange(0, n * k + 1, k, dtype=np.int32)), shape=(n, n))
 
 
 def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
@@ -169,12 +192,68 @@ def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
     >>> reachable_from(np.array([[1, 2], [2, 2], [2, 2], [0, 0]]), 1).tolist()
     [False, True, True, False]
     """
-    n, k = succ.shape  # (int32 indices: SciPy checks them twice as fast as int64)
-    graph = sp.csr_matrix((np.ones(n * k), succ.ravel().astype(np.int32),
-                           np.arange(0, n * k + 1, k, dtype=np.int32)), shape=(n, n))
-    seen = np.zeros(n, dtype=np.bool_)
-    seen[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
+    seen = np.zeros(succ.shape[0], dtype=np.bool_)
+    seen[breadth_first_order(_forward(succ), start, directed=True,
+                             return_predecessors=False)] = True
     return seen
+
+
+def _search_from(succ: np.ndarray, start: int) -> np.ndarray:
+    """The predecessors (negative where none) of one breadth-first search forward from
+    ``start``, each square's moves taken face by face."""
+    return breadth_first_order(_forward(succ), start, directed=True,
+                               return_predecessors=True)[1]
+
+
+def throws_from(succ: np.ndarray, start: int) -> int:
+    """``reach(succ)[0][start]``, the fewest throws from ``start`` to the goal (-1 if
+    unreachable), from one breadth-first search forward from ``start`` (no reversed
+    moves), the goal's depth by :func:`_depths`.
+
+    Examples
+    --------
+    >>> succ = np.array([[1, 1], [0, 0], [3, 3], [3, 3]])
+    >>> throws_from(succ, 2), throws_from(succ, 0), throws_from(succ, 3)
+    (1, -1, 0)
+    """
+    goal = succ.shape[0] - 1
+    if start == goal:
+        return 0
+    pred = _search_from(succ, start)
+    if pred[goal] < 0:
+        return -1
+    return int(_depths(pred, start, goal)[goal])
+
+
+def play_from(succ: np.ndarray, start: int) -> np.ndarray | None:
+    """The squares (``start`` to the goal) of the fewest-throws play from ``start`` whose
+    faces come first, face after face; None if the goal cannot be reached.
+
+    The goal's ancestors in one breadth-first search forward from ``start`` that takes each
+    square's moves face by face (csgraph follows a row's entries in the order stored, and
+    :func:`_forward` stores them face by face, unsorted; the tests hold this against the
+    naive rule): by induction on the depth, the search finds the squares
+    of each depth in the order of the smallest faces that reach them in that many throws,
+    and each first from the earliest square before it, by its smallest face; so every
+    square's predecessors are the play to it whose faces come first, the goal's included.
+
+    Examples
+    --------
+    >>> succ = np.array([[1, 2, 3], [2, 3, 3], [3, 3, 3], [3, 3, 3]])
+    >>> play_from(succ, 0).tolist(), play_from(np.array([[0], [1]]), 0)
+    ([0, 3], None)
+    """
+    goal = succ.shape[0] - 1
+    if start == goal:
+        return np.array([goal])
+    pred = _search_from(succ, start)
+    if pred[goal] < 0:
+        return None
+    up = pred.tolist()
+    squares = [goal]
+    while squares[-1] != start:  # (one step a throw of the play)
+        squares.append(up[squares[-1]])
+    return np.array(squares[::-1])
 
 
 def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int, dense: bool
