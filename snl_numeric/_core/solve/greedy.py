@@ -35,7 +35,9 @@ MIN_SHARE = 1 / 8
 #: ``.99`` a step leaves 1/2 after 69 moves).
 MAX_WALK = 512
 
-#: A cycle whose chance is within this of 1 is cut (kept, its sum would lose accuracy).
+#: A cycle whose chance is within this of 1 is cut at its first target (``phi = -1``
+#: there): kept, ``M`` would be near singular and its solve would amplify rounding (the
+#: benchmarks' family has 4 cycles at 10^5 squares, of chance .05-.80).
 CYCLE_MARGIN = 1 / 16
 
 NONE = (np.zeros(0, dtype=np.int32), np.zeros(0), np.zeros(0, dtype=np.int32),
@@ -93,7 +95,7 @@ def greedy_paths_kernel(succ, probs, pstride, active, block_start, targets
             chance *= q / moving
             if chance <= THRESHOLD or not active[best]:
                 break
-            if best < block_start[_block_of(block_start, x)]:  # a move back: R's
+            if best < x and best < block_start[_block_of(block_start, x)]:  # back: R's
                 if tcol[best] >= 0:
                     phi[c], w[c] = tcol[best], chance
                 break
@@ -177,7 +179,11 @@ def greedy_apply(pre, v, z):  # pragma: no cover - jitted
 
 def greedy_tables(succ, probs, pstride, active, block_start, targets) -> tuple:
     """The preconditioner's tables ``(phi, w, seq, cycles, cstart)``, or :data:`NONE`
-    where fewer than :data:`MIN_SHARE` of the targets have a path."""
+    where fewer than :data:`MIN_SHARE` of the targets have a path, or where one die has
+    no face above :data:`THRESHOLD` of its probability (no walk is taken: a path's first
+    move could pass it only where faces meet on one square or stay put, near the goal)."""
+    if pstride == 0 and probs.max() <= THRESHOLD * probs.sum():
+        return NONE
     phi, w = greedy_paths_kernel(succ, probs, pstride, active, block_start, targets)
     if not len(phi) or np.count_nonzero(phi >= 0) < MIN_SHARE * len(phi):
         return NONE
