@@ -72,7 +72,8 @@ FAMILIES = {
     "bounce": lambda n: random_board(n, 0.1, rng=1, overshoot="bounce"),
     "chain=True": lambda n: random_board(n, 0.1, rng=1, chain=True),
     "skewed dice": lambda n: random_board(n, 0.1, rng=1, dice={1: 0.6, 2: 0.25, 6: 0.15}),
-    # a die that nearly always throws 1: every snake is met, the chain mixes slowly and
-    # GMRES needs hundreds of steps (a known weak spot, shown rather than hidden)
+    # a die that nearly always throws 1: every snake is met and the chain mixes slowly;
+    # GMRES, hundreds of steps unpreconditioned, is preconditioned by the likeliest paths
+    # (_core/solve/greedy.py, issue 53: 50 steps at 10^6 squares)
     "die throws 1 (p=.99)": lambda n: random_board(n, 0.1, rng=1, dice={1: 0.99, 6: 0.01}),
 }

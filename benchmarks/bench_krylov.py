@@ -35,6 +35,7 @@ def _solver(board):
 
 
 def _contenders(solver) -> tuple[dict, dict]:
+    from snl_numeric._core.solve.greedy import NONE
     from snl_numeric._core.solve.krylov import capacitance_apply, gmres_kernel
 
     s, n, k = solver, solver.n, solver.k
@@ -51,7 +52,7 @@ def _contenders(solver) -> tuple[dict, dict]:
         y = np.zeros(k)
         sweeps["ours"] = int(gmres_kernel(False, op, s.targets, work, work_t, rhs, tol2,
                                           *s.c_entries, np.ones(n), 0.0, s.restart, 2000,
-                                          none, none, False, y))
+                                          none, none, False, NONE, y))  # (both unpreconditioned)
 
     def matvec(v: np.ndarray) -> np.ndarray:
         sweeps["count"] += 1

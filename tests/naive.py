@@ -909,6 +909,42 @@ def rotation_costs(succ, probs, active):
     return _np.array([sum((y - c) % n < (x - c) % n for x, y in moves) for c in range(n)])
 
 
+
+def greedy_paths(succ, probs, active, block_start, targets, threshold=0.5):
+    """For each target square (in the order of ``targets``), its most likely path one move
+    at a time: the likeliest square moved to (faces to one square summed, a face onto its
+    own square left out and the others scaled to sum to 1), followed until a move goes
+    below the block of the square it leaves. Returns ``(phi, w)``: the column of the
+    target that move lands on and the path's chance, or ``-1`` and 0 where the chance
+    falls to ``threshold`` or the path leaves the system first."""
+    n, nf = succ.shape
+    probs = _np.broadcast_to(probs, succ.shape)
+    block = _np.searchsorted(block_start, _np.arange(n), side="right") - 1
+    col = {int(t): c for c, t in enumerate(targets)}
+    phi, w = [], []
+    for t in targets:
+        x, chance, found = int(t), 1.0, (-1, 0.0)
+        for _ in range(10 * n):
+            if not active[x]:
+                break
+            to = {}
+            for f in range(nf):
+                if succ[x, f] != x and probs[x, f] > 0:
+                    to[int(succ[x, f])] = to.get(int(succ[x, f]), 0.0) + probs[x, f]
+            if not to:
+                break
+            best = max(to, key=lambda y: (to[y], -list(to).index(y)))
+            chance *= to[best] / sum(to.values())
+            if chance <= threshold or not active[best]:
+                break
+            if best < block_start[block[x]]:
+                found = (col.get(best, -1), chance if best in col else 0.0)
+                break
+            x = best
+        phi.append(found[0])
+        w.append(found[1])
+    return _np.array(phi), _np.array(w)
+
 # --- batch ---
 def batch_row(size, jumps, start=0, overshoot="win", chain=False, dice=None):
     """Fewest throws, mean, variance and median of one board, the obvious way.

@@ -43,6 +43,7 @@ import numpy as np
 from ..numba_config import njit
 from ..table import usual_steps
 from .blocks import block_solve_t_kernel
+from .greedy import greedy_apply, greedy_solve
 from .gth import gth_solve_jit
 
 _NO_RHS = np.zeros(0)
@@ -374,8 +375,41 @@ def capacitance_apply_t(op, targets, v, work, w):  # pragma: no cover - jitted
 
 
 @njit(error_model="numpy")
+def _operator(trans, op, targets, v, work, work_t, w, pre, tmp):  # pragma: no cover - jitted
+    """``w = S M^-1 v`` (``M``: :mod:`.greedy`'s preconditioner, forward only; ``tmp``
+    empty: none), or ``w = S^T v`` with ``trans``."""
+    if trans:
+        capacitance_apply_t(op, targets, v, work_t, w)
+    elif tmp.shape[0]:
+        greedy_solve(pre, v, tmp)
+        capacitance_apply(op, targets, tmp, work, w)
+    else:
+        capacitance_apply(op, targets, v, work, w)
+
+
+@njit(error_model="numpy")
 def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_vals, b,
-                 tol_rel, restart, maxiter, defl_u, defl_q, make, y
+                 tol_rel, restart, maxiter, defl_u, defl_q, make, pre, y
+                 ):  # pragma: no cover - jitted
+    """:func:`gmres_cycles`, preconditioned on the right by ``M`` (:mod:`.greedy`'s
+    tables ``pre``; empty tables or ``trans``: none): GMRES solves ``S M^-1 z = rhs``,
+    and ``y = M^-1 z``. The residual is the same, and the last sweep of the operator
+    swept ``y`` (see :mod:`.structured`). The deflation space is in ``z``: made from
+    ``M 1``, whose image is ``S 1``."""
+    use = not trans and pre[0].shape[0] > 0
+    tmp = np.empty(y.shape[0] if use else 0)
+    steps = gmres_cycles(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols,
+                         c_vals, b, tol_rel, restart, maxiter, defl_u, defl_q, make, pre, tmp,
+                         y)
+    if use:
+        greedy_solve(pre, y, tmp)
+        y[:] = tmp
+    return steps
+
+
+@njit(error_model="numpy")
+def gmres_cycles(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_vals, b,
+                 tol_rel, restart, maxiter, defl_u, defl_q, make, pre, tmp, y
                  ):  # pragma: no cover - jitted
     """Solve the capacitance system (:func:`capacitance_apply` with ``op``, ``targets``
     and ``work``; with ``trans``, the transposed one, :func:`capacitance_apply_t` with
@@ -441,14 +475,14 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
             return steps  # the sweeps' rounding floor, where refinement takes over
         if make:  # U = 1, C U = Q R
             defl_u[0, :] = 1.0
-            if trans:
-                capacitance_apply_t(op, targets, defl_u[0], work_t, w)
-            else:
-                capacitance_apply(op, targets, defl_u[0], work, w)
+            if tmp.shape[0]:  # M 1, whose image is S 1
+                greedy_apply(pre, defl_u[0], w)
+                defl_u[0, :] = w
+            _operator(trans, op, targets, defl_u[0], work, work_t, w, pre, tmp)
             steps += 1
             scale = np.sqrt(_dot(w, w))
             for t in range(k):
-                defl_u[0, t] = 1.0 / scale if scale > 0 else 0.0
+                defl_u[0, t] = defl_u[0, t] / scale if scale > 0 else 0.0
                 defl_q[0, t] = w[t] / scale if scale > 0 else 0.0
             make = False
         for a in range(nd):
@@ -465,10 +499,7 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
         flat, last = 0, beta
         estimated = beta == 0.0  # the deflated space holds the answer: no step to take
         while j < restart and beta > 0:
-            if trans:
-                capacitance_apply_t(op, targets, basis[j], work_t, w)
-            else:
-                capacitance_apply(op, targets, basis[j], work, w)
+            _operator(trans, op, targets, basis[j], work, work_t, w, pre, tmp)
             steps += 1
             for a in range(nd):  # (I - Q Q^T) C
                 coupling[a, j] = _dot(defl_q[a], w)
@@ -533,10 +564,7 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
                 acc -= coupling[a, i] * coef[i]
             for t in range(k):
                 y[t] += acc * defl_u[a, t]
-        if trans:
-            capacitance_apply_t(op, targets, y, work_t, w)
-        else:
-            capacitance_apply(op, targets, y, work, w)
+        _operator(trans, op, targets, y, work, work_t, w, pre, tmp)
         steps += 1
         for t in range(k):
             r[t] = rhs[t] - w[t]

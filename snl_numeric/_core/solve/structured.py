@@ -77,6 +77,7 @@ from .blocks import (
 )
 from .certify import Solution, total_error
 from .eft import dd_add_jit
+from .greedy import greedy_tables
 from .gth import gth_solve_jit
 from .krylov import gmres_kernel, landing_kernel, landing_sweep_kernel
 from .residual import (
@@ -245,6 +246,8 @@ class Solver:
             self.c_entries = entries  # R = C E_D^T as C's entries
             self.landing = landing_kernel(succ, probs, self.pstride, active, self.block_start,
                                           self.piv, tcol, k)
+            self.pre = greedy_tables(succ, probs, self.pstride, active, self.block_start,
+                                     self.targets)
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
@@ -363,7 +366,7 @@ class Solver:
                 deflation, make = self._deflation, False
             steps = int(gmres_kernel(bool(trans), op, d, work, work_t, rhs, tol2, *self.c_entries,
                                      scale, tol_rel, self.restart, MAX_ITERATIONS, *deflation,
-                                     make, y))
+                                     make, self.pre, y))
             if make and steps:
                 self._deflation = deflation
             if not trans and steps:  # work[2]: the sweep of GMRES's last step, P^-1 R E_D y
