@@ -46,19 +46,6 @@ NONE = (np.zeros(0, dtype=np.int32), np.zeros(0), np.zeros(0, dtype=np.int32),
 
 
 @njit()
-def _block_of(block_start, x):  # pragma: no cover - jitted
-    """The block holding square ``x`` (``block_start[b] <= x < block_start[b + 1]``)."""
-    lo, hi = 0, block_start.shape[0] - 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if block_start[mid] <= x:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-@njit()
 def greedy_paths_kernel(succ, probs, pstride, active, block_start, targets
                         ):  # pragma: no cover - jitted
     """``(phi, w)``: for each target (column) ``c``, the target its most likely path
@@ -95,7 +82,8 @@ def greedy_paths_kernel(succ, probs, pstride, active, block_start, targets
             chance *= q / moving
             if chance <= THRESHOLD or not active[best]:
                 break
-            if best < x and best < block_start[_block_of(block_start, x)]:  # back: R's
+            # back before x's block: a move of R's
+            if best < x and best < block_start[np.searchsorted(block_start, x, "right") - 1]:
                 if tcol[best] >= 0:
                     phi[c], w[c] = tcol[best], chance
                 break
