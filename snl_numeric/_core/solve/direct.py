@@ -250,8 +250,9 @@ class DirectSolver:
         Nobody moves to the first ``mu`` squares, so their columns of ``G`` are 0: they are
         solved last, from the others (their own entries of ``near`` are read only where a
         face has no probability)."""
-        if self.method != "lu":
-            return self._splu.solve(np.asfortranarray(rhs), trans="T" if trans else "N"), None
+        if self.method != "lu":  # (SuperLU's solve of several columns goes to BLAS's threads)
+            solve = partial(self._splu.solve, trans="T" if trans else "N")
+            return columns(solve, np.asfortranarray(rhs)), None
         m, mu = self.unknowns, self._mu
         x = np.zeros((m + 1, rhs.shape[1]))  # (row m: the squares off the system)
         r = rhs[mu:]
