@@ -37,8 +37,6 @@ from .residual import residual_kernel, step_variance_kernel
 #: this factor to cancellation (``var * CANCELLATION < t**2``; not where ``t = 1``
 #: exactly: every throw finishes, and the formula gives 0).
 CANCELLATION = 10.0
-_NO_BACK = np.zeros(0)
-_NO_OFFSETS = np.zeros(0, dtype=np.int64)
 
 
 @njit()
@@ -101,7 +99,15 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     k = _singles_kernel(succ, probs, active, piv, tcol, block_start)
     if k > kmax:
         return k
-    offsets, lu = _NO_OFFSETS, _NO_BACK  # (read for blocks of two squares or more only)
+    # no dense blocks (offsets and lu empty: read for blocks of two squares or more only)
+    # and no moves back: new arrays, not module constants, which Numba types read-only
+    # (gth_solve_jit would compile a second signature for them). One die for every square
+    # (pstride 0) and col0 stay literals: LLVM folds them into the sweeps (typed int64,
+    # the batch and design ran about 5% slower warm)
+    pstride, col0 = 0, 2
+    offsets = np.empty(0, dtype=np.int64)
+    lu = np.empty(0)
+    no_back = lu
     # the arrays sized by k, again in one allocation per type
     kwork = np.empty(2 * k + 2, dtype=np.int64)
     targets, first = kwork[:k], kwork[k:]
@@ -140,13 +146,13 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
             elif y < x:
                 cols[x, 2 + tcol[y]] += p
                 first[2 + tcol[y]] = x
-    block_solve_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, cols, first, z)
+    block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, cols, first, z)
     cap_piv = cap[k]
     cap = cap[:k]
-    capacitance_kernel(z, 2, targets, cap, cap_piv)
+    capacitance_kernel(z, col0, targets, cap, cap_piv)
     for x in range(n):
         t[x] = z[x, 0]
-    correction_kernel(z, 2, targets, cap, cap_piv, t)
+    correction_kernel(z, col0, targets, cap, cap_piv, t)
     for x in range(n):
         mean[x] = t[x] if active[x] else (0.0 if x == n - 1 else np.inf)
         var[x] = np.nan if active[x] else mean[x]
@@ -154,8 +160,8 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         return k
     for x in range(n):
         rhs[x] = t[x] * rowsum
-    sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, rhs, _NO_BACK, u)
-    correction_kernel(z, 2, targets, cap, cap_piv, u)
+    sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, no_back, u)
+    correction_kernel(z, col0, targets, cap, cap_piv, u)
     cancel = False
     for x in range(n):
         if active[x]:
@@ -167,18 +173,18 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         r = np.empty(n)
         size = np.empty(n)
         tlo = np.zeros(n)
-        residual_kernel(succ, probs, 0, active, cols[:, 0].copy(), t, tlo, False, r, size)
-        sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, r, _NO_BACK, tlo)
-        correction_kernel(z, 2, targets, cap, cap_piv, tlo)
+        residual_kernel(succ, probs, pstride, active, cols[:, 0].copy(), t, tlo, False, r, size)
+        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, no_back, tlo)
+        correction_kernel(z, col0, targets, cap, cap_piv, tlo)
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t is known wrong, and dropped
-        bound = a_priori_bound(levels_kernel(succ, probs, 0, active, block_start), nf, k, 1)
+        bound = a_priori_bound(levels_kernel(succ, probs, pstride, active, block_start), nf, k, 1)
         if not np.all(np.abs(tlo) <= bound * np.abs(t)):
             tlo[:] = 0.0
         w = np.empty(n)
-        step_variance_kernel(succ, probs, 0, active, t, tlo, w)
-        sweep_kernel(succ, probs, 0, active, block_start, offsets, lu, piv, w, _NO_BACK, u)
-        correction_kernel(z, 2, targets, cap, cap_piv, u)
+        step_variance_kernel(succ, probs, pstride, active, t, tlo, w)
+        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, w, no_back, u)
+        correction_kernel(z, col0, targets, cap, cap_piv, u)
         for x in range(n):
             if active[x] and _cancels(var[x], t[x]):
                 var[x] = u[x]
