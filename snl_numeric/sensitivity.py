@@ -470,8 +470,8 @@ def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, ta
                 check_memory(8.0 * 4 * (done + SPARSE_BLOCK) * (m + 1),
                              "the win probability's derivative "
                              f"({2 * done:,} throws x {m:,} squares, twice)")
-    reads = np.concatenate(reads)
-    value, c, k1 = _win_cut(reads[:, 0], reads[:, 1], np.cumsum(reads[:, 2]), tail)
+    table = np.concatenate(reads)
+    value, c, k1 = _win_cut(table[:, 0], table[:, 1], np.cumsum(table[:, 2]), tail)
     k_max = len(c) - 1
     pi = np.empty((m, k1))  # pi_k as column k
     k = 0
@@ -480,6 +480,7 @@ def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, ta
         pi[:, k: k + n] = block[:n].T
         k += n
     if k < k1:  # (the same products again: the same masses)
+        assert resume is not None  # (every mass was kept up to the last block otherwise)
         v = resume
         for k in range(k, k1):
             pi[:, k] = v

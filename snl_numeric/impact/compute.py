@@ -598,6 +598,7 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
         if fix.any():
             i, b = np.nonzero(fix)
             fixes.append((a[doubt[i]], b))
+    assert ct is not None  # (parts is never empty)
     _warn_error(error, "jump candidates")
     ct[~sure[rest]] = np.inf  # resting on b would strand the token
     ct[:, ~rows & free] = 0.0  # nobody rests on a: no change

@@ -193,9 +193,9 @@ def _plan(pivot: np.ndarray, rows: np.ndarray, cols: np.ndarray, probs: np.ndarr
     m = len(pivot)
     size = min(BLOCK, m)
     nb = -(-m // size)
-    piv = np.ones(nb * size)
-    piv[:m] = pivot
-    piv = piv.reshape(nb, size)
+    flat = np.ones(nb * size)
+    flat[:m] = pivot
+    piv = flat.reshape(nb, size)
     br, bc = rows // size, cols // size
     same = br == bc
     inner = np.zeros((nb, size, size))
@@ -230,7 +230,7 @@ def _plan(pivot: np.ndarray, rows: np.ndarray, cols: np.ndarray, probs: np.ndarr
     down = np.concatenate([hq[:, :, :window], inv_t, hq[:, :, window:]], axis=2)
     behind = _rows(np.arange(nb) * size, window + size, rows[behind_w] + window,
                    bc[behind_w], far, nfar)
-    return _Plan(m, size, window, piv.ravel(), _trim(up, ahead, size + window), ahead,
+    return _Plan(m, size, window, flat, _trim(up, ahead, size + window), ahead,
                  _trim(down, behind, window + size), behind)
 
 
