@@ -2131,7 +2131,19 @@ def sensitivity_answers_exact(p, start, sure):
     return t[i], 2 * u[i] - t[i] - t[i] * t[i]
 
 
-def sensitivity_win(p, start, throws=20_000, tail=1e-16):
+def _can_finish(p):
+    """The states of the dense matrix ``p`` (the goal last) from which the goal can be
+    reached, by growing the set backwards until it stops growing."""
+    can = np.zeros(len(p), dtype=bool)
+    can[-1] = True
+    while True:
+        grown = can | ((p[:, can] > 0).any(axis=1))
+        if (grown == can).all():
+            return can
+        can = grown
+
+
+def sensitivity_win(p, start, throws=2_000_000, tail=1e-16):
     """The first of two players' chance to win on the chain with the dense matrix ``p``
     (the goal last): ``sum_m p_m P(T >= m)`` from the distribution pushed throw by throw."""
     goal = len(p) - 1
@@ -2140,6 +2152,8 @@ def sensitivity_win(p, start, throws=20_000, tail=1e-16):
     mass = np.zeros(len(p))
     mass[start] = 1.0
     done, win = 0.0, 0.0
+    live = _can_finish(p)
+    live[goal] = False
     for _ in range(throws):
         step = mass @ p
         pm = step[goal]
@@ -2147,12 +2161,12 @@ def sensitivity_win(p, start, throws=20_000, tail=1e-16):
         win += pm * (1.0 - done)
         done += pm
         mass = step
-        if mass.sum() < tail:
-            break
-    return win
+        if mass[live].sum() < tail:  # (mass that can never finish: no more wins)
+            return win
+    raise AssertionError(f"the mass left did not fall below {tail} in {throws} throws")
 
 
-def sensitivity_win_derivative(p, start, i, j, throws=20_000, tail=1e-16):
+def sensitivity_win_derivative(p, start, i, j, throws=2_000_000, tail=1e-16):
     """``d sensitivity_win(p, start) / d p[i, j]`` by forward-mode differentiation of the
     same push (each mass carried with its derivative; exact arithmetic on the naive
     algorithm, like a complex step, in real arrays)."""
@@ -2162,6 +2176,8 @@ def sensitivity_win_derivative(p, start, i, j, throws=20_000, tail=1e-16):
     mass, dmass = np.zeros(len(p)), np.zeros(len(p))
     mass[start] = 1.0
     done = ddone = win = dwin = 0.0
+    live = _can_finish(p)
+    live[goal] = False
     for _ in range(throws):
         step = mass @ p
         dstep = dmass @ p
@@ -2173,9 +2189,9 @@ def sensitivity_win_derivative(p, start, i, j, throws=20_000, tail=1e-16):
         done += pm
         ddone += dpm
         mass, dmass = step, dstep
-        if mass.sum() < tail:
-            break
-    return dwin
+        if mass[live].sum() < tail and np.abs(dmass[live]).sum() < tail:
+            return dwin
+    raise AssertionError(f"the mass left did not fall below {tail} in {throws} throws")
 
 
 def naive_visit_probability(board, start=None):
