@@ -94,26 +94,18 @@ def dense_system_solve(board, b):
 
 
 def naive_expected_dense(board):
-    """Expected throws from every square by dense ``numpy.linalg.solve``; inf off the sure set."""
+    """Expected throws and variance from every square by dense ``numpy.linalg.solve``
+    (:func:`dense_system_solve`: ``t = N 1``, ``u = N t``); inf off the sure set."""
     n = board.size
     sure = sorted(naive_sure(board) - {n})
-    index = {x: i for i, x in enumerate(sure)}
-    a = np.eye(len(sure))
-    for x in sure:
-        for _, p, w in naive_outcomes(board, x):
-            if w != n:
-                a[index[x], index[w]] -= p
     out = np.full(n + 1, np.inf)
-    out[n] = 0.0
+    var = np.full(n + 1, np.inf)
+    out[n] = var[n] = 0.0
     if sure:
-        t = np.linalg.solve(a, np.ones(len(sure)))
-        u = np.linalg.solve(a, t)
-        out[sure] = t
-        var = np.full(n + 1, np.inf)
-        var[n] = 0.0
-        var[sure] = 2 * u - t - t * t
-    else:
-        var = np.where(np.isfinite(out), 0.0, np.inf)
+        t = dense_system_solve(board, np.ones((n + 1, 1)))
+        u = dense_system_solve(board, t)
+        out[sure] = t[sure, 0]
+        var[sure] = 2 * u[sure, 0] - t[sure, 0] - t[sure, 0] ** 2
     return out, var
 
 
