@@ -11,6 +11,14 @@ expected throws over the board's squares and each one's certified error
 (``solver_report``): the size rule of ``snl_numeric._core.sizes`` may move only where
 both the warm time and the answers allow it.
 
+The SuperLU rows split the direct body's factorisation (``spla.splu`` of its ``I - Q``,
+SciPy's default COLAMD ordering) into its column ordering and the rest: the same matrix
+with its rows and columns permuted as that factorisation permuted them (``perm_r``,
+``perm_c``) factorised with ``permc_spec="NATURAL"`` finds the same pivots and the same
+fill without ordering anything; and ``panel_size=1, relax=1`` (branch ``lu53``). Neither
+rounds as the direct body does: the note gives the largest relative difference of the
+expected throws.
+
 The cold rows run fresh processes: the first ``expected_throws`` on a 1,000-square board
 through each body, with an empty Numba cache (every kernel compiled) and with the cache
 the first run left (kernels loaded from disk), CPU seconds including nothing but that
@@ -93,11 +101,57 @@ def _warm(family: str, size: int, repeats: int) -> dict:
                       "against path='direct', kernels compiled")
 
 
+def _superlu(size: int, repeats: int) -> list[dict]:
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    from snl_numeric.boards import random_board
+    from snl_numeric.chain import fundamental
+
+    solver = fundamental(random_board(size, 0.1, rng=1).compiled)
+    a = solver._sparse()
+    n = a.shape[0]
+    lu = spla.splu(a)
+    rows = sp.csc_matrix((np.ones(n), (lu.perm_r, np.arange(n))))
+    cols = sp.csc_matrix((np.ones(n), (np.arange(n), lu.perm_c)))
+    b = (rows @ a @ cols).tocsc()
+    b.sort_indices()
+    ones = np.ones(n)
+    x = lu.solve(ones)
+    natural = spla.splu(b, permc_spec="NATURAL")
+    panels = spla.splu(a, panel_size=1, relax=1)
+
+    def differ(y: np.ndarray) -> float:
+        return float(np.max(np.abs(y - x) / x))
+
+    t = interleaved_times({"colamd": (lambda: spla.splu(a), 3),
+                           "natural": (lambda: spla.splu(b, permc_spec="NATURAL"), 3),
+                           "panels": (lambda: spla.splu(a, panel_size=1, relax=1), 3)},
+                          repeats)
+    fill = lu.L.nnz + lu.U.nnz
+    return [
+        row(f"SuperLU of I - Q, {size:,} squares: factorisation without the ordering",
+            t["natural"][0], "splu, COLAMD (the direct body)", t["colamd"][0],
+            f"fill {natural.L.nnz + natural.U.nnz:,} (COLAMD: {fill:,}); answers differ by "
+            f"{differ(cols @ natural.solve(rows @ ones)):.1e}",
+            ours_cpu_s=t["natural"][1], baseline_cpu_s=t["colamd"][1],
+            method="splu(Pr A Pc, permc_spec='NATURAL') against splu(A)"),
+        row(f"SuperLU of I - Q, {size:,} squares: panel_size=1, relax=1",
+            t["panels"][0], "splu, COLAMD (the direct body)", t["colamd"][0],
+            f"fill {panels.L.nnz + panels.U.nnz:,}; answers differ by "
+            f"{differ(panels.solve(ones)):.1e}",
+            ours_cpu_s=t["panels"][1], baseline_cpu_s=t["colamd"][1],
+            method="splu(A, panel_size=1, relax=1) against splu(A)"),
+    ]
+
+
 def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     cases = ([("random", 300), ("random", 1000)] if quick else
              [("random", 300), ("random", 1000), ("random", 3000), ("random", ORDINARY_SQUARES),
               ("short snakes", 1000), ("short snakes", ORDINARY_SQUARES)])
     rows = [_warm(family, size, repeats) for family, size in cases]
+    for size in (300, 1000) if quick else (300, 1000, 3000):
+        rows += _superlu(size, repeats)
     if not quick:
         with tempfile.TemporaryDirectory(prefix="snl-bodies-") as cache:
             direct = _cold("direct", cache)
