@@ -504,38 +504,35 @@ def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int) -> np.nd
     """``Lambda``: ``lambda_k`` over the squares and the goal (rows) of the throws
     ``k < k1`` (columns), from the dense ``Q`` (the stepper's powers) and ``c``.
 
-    ``lambda_k = Q lambda_{k+1} + c_{k+2} r`` (on the squares) goes back in blocks,
-    ``lambda_k = Q^w lambda_{k+w} + sum_{u < w} c_{k+2+u} g_u`` (``g_u = Q^u r``): a product
-    with ``Q^w`` and one of a Hankel matrix of the ``c`` with ``g_0 .. g_{w-1}``, from
-    ``lambda_{k1} = sum_l c_{k1+2+l} g_l``, summed by Horner's rule in ``Q^BLOCK``. Every
-    product is of non-negative matrices, so each entry keeps its relative accuracy."""
+    On the squares ``lambda_k = sum_l c_{k+2+l} g_l`` (``g_l = Q^l r``, ``c_n = 0`` past
+    ``N``): the last ``w`` throws kept by one product of a Hankel matrix of the ``c`` with
+    ``g_0, g_1, ..``; then back ``w`` at a time,
+    ``lambda_k = Q^w lambda_{k+w} + sum_{u < w} c_{k+2+u} g_u``. Every product is of
+    non-negative matrices, so each entry keeps its relative accuracy."""
     m = len(r)
-    k_max = len(c) - 1
-    late = k_max - k1 - 1  # g_0 .. g_{late-1} make lambda_{k1}
-    rows_g = min(BLOCK, max(late, k1))
-    g = np.ascontiguousarray(stepper.readout[:, 0: 2 * rows_g: 2].T)  # g_u = Q^u r
-    padded = np.concatenate([c, np.zeros(2 * rows_g + 2)])
-    lam = np.empty((k1 + 1, m + 1))
-    lam[:, m] = padded[1: k1 + 2]
-    lam[k1, :m] = 0.0
-    if late > 0:
-        blocks = -(-late // rows_g)
-        parts = matmul(padded[k1 + 2: k1 + 2 + blocks * rows_g].reshape(blocks, rows_g), g)
-        acc = parts[-1]
-        for a in range(blocks - 2, -1, -1):
-            acc = parts[a] + matmul(stepper.power(rows_g), acc)
-        lam[k1, :m] = acc
-    top, width = k1, 1  # rows top .. k1 are made
+    width = min(BLOCK, 1 << (k1.bit_length() - 1))  # (a power of two)
+    rows_g = len(c) - k1 + width - 1  # g_0 .. : lambda_{k1 - width} needs c up to c_N
+    g = np.empty((-(-rows_g // BLOCK) * BLOCK, m))
+    g[:BLOCK] = stepper.readout[:, 0::2].T  # g_u = Q^u r, u < BLOCK
+    for b in range(BLOCK, len(g), BLOCK):
+        g[b: b + BLOCK] = matmul(g[b - BLOCK: b], stepper.back(BLOCK))
+    padded = np.concatenate([c, np.zeros(len(g) + 2)])
     step = padded.strides[0]
+
+    def hankel(lo: int, hi: int, cols: int) -> np.ndarray:  # rows k: c_{k+2}, c_{k+3}, ..
+        return np.lib.stride_tricks.as_strided(padded[lo + 2:], (hi - lo, cols), (step, step),
+                                               writeable=False)
+
+    lam = np.empty((k1, m + 1))
+    lam[:, m] = padded[1: k1 + 1]
+    top = k1 - width
+    lam[top:, :m] = matmul(hankel(top, k1, rows_g), g[:rows_g])
     while top > 0:
         lo = max(top - width, 0)
-        hankel = np.lib.stride_tricks.as_strided(padded[lo + 2:], (top - lo, width),
-                                                 (step, step), writeable=False)
         lam[lo:top, :m] = (matmul(lam[lo + width: top + width, :m], stepper.back(width))
-                           + matmul(hankel, g[:width]))
+                           + matmul(hankel(lo, top, width), g[:width]))
         top = lo
-        width = min(2 * width, BLOCK)
-    return np.ascontiguousarray(lam[:k1].T)
+    return np.ascontiguousarray(lam.T)
 
 
 def _back_sparse(q: sp.csr_array, r: np.ndarray, c: np.ndarray, k1: int) -> np.ndarray:
