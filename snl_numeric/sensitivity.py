@@ -18,18 +18,24 @@ there). Two solves with the board's factorisation (``t``, ``v``) give the mean's
 (``t``, ``u``, ``v``, ``w``) the variance's; every solve is certified, so is each entry.
 
 For the win probability ``W = sum_m p_m P(T >= m)`` (both players' ``T`` from the same
-chain), ``dW = sum_m c_m dp_m`` with ``c_m = p_m + P(T = inf)``, and
+chain, ``p_m = P(T = m)``, ``F = P(T < inf)``): ``W = F - F**2 / 2 + sum_m p_m**2 / 2``,
+so ``dW = sum_m c_m dp_m`` with ``c_m = p_m + P(T = inf)``, and
 ``dp_m / dP_ij = sum_{k < m} pi_k[i] h_{m-1-k}[j]`` (``pi_k`` the mass on each square after
 ``k`` throws, ``h_l[j]`` the chance of finishing exactly ``l`` throws after resting on
 ``j``); so ``dW / dP_ij = sum_k pi_k[i] lambda_k[j]`` with the backward recursion
-``lambda_k = c_{k+1} e_goal + P' lambda_{k+1}`` (``P'``: the goal's row zeroed): one push
-forward, one backward, exact up to the distribution's tail tolerance. The term of throw
-``k`` is at most ``L_k max_{n > k} c_n`` (``L_k`` the mass still live), which falls about
-like ``L_k**2``: the sum is cut where the bounds left are below the tail tolerance times
-their total, at about half the throws the value needs. On small boards the pushes are
-blocked dense products (several throws per product with the powers ``Q^(2^i)``), on
-larger ones sparse products one throw at a time; the entries are products of
-non-negative matrices, each keeping its relative accuracy.
+``lambda_k = c_{k+1} e_goal + P' lambda_{k+1}`` (``P'``: the goal's row zeroed). The part
+of ``P(T = inf)`` is exact, ``P(T = inf) v_i a_j`` (``v`` the expected visits, ``a`` the
+chances of finishing: two solves, only where the goal may never be reached). The rest
+is exact up to the tail tolerance: every term of the sum has both factors falling with
+the mass still live ``L``, so the sum over ``m`` (the value) and over ``k`` (the
+derivative) need only the throws until about ``L**2`` is below the tail, about half of
+what the distribution itself needs. The mass is pushed forward with the survivals
+``s_l = Q^l 1`` of every square until the terms cut (past ``k1`` throws, and the ``c_m``
+past the last throw ``N`` pushed) are bounded by the tail tolerance times their total;
+then ``lambda`` goes back from throw ``N``. On small boards the pushes are blocked dense
+products (several throws per product with the powers ``Q^(2^i)``), on larger ones sparse
+products one throw at a time; the entries are products of non-negative matrices, each
+keeping its relative accuracy.
 
 **With respect to the dice**: a face's probability ``p_f`` enters ``Q_{x, succ(x, f)}``
 on every square, so ``dA / dp_f = sum_x dA / dQ_{x, succ(x, f)}`` (faces treated as
@@ -50,12 +56,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.blas import dgemm
 
-from ._core.blas import SERIAL_PRODUCT, matmul
+from ._core.blas import SERIAL_PRODUCT, matmul, right_product
 from ._core.memory import check_memory
 from ._core.sizes import DENSE_PUSH_MAX
-from ._core.solve import UNIT_ROUNDOFF
+from ._core.solve import UNIT_ROUNDOFF, system_solver
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
-from ._core.vectorised import push
 from .board import Board, check_board, check_start
 from .chain import expected_throws, fundamental, mean_all, solver_report, throws_variance
 from .compile import CompiledBoard
@@ -255,12 +260,12 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     """``(value, entry(i, j))`` of the first player's win chance (module docstring), over
     the ``m`` squares that can finish, that ``start`` reaches and that a throw can end on.
 
-    Up to :data:`DENSE_PUSH_MAX` such squares, :func:`_win_dense`; above,
-    :func:`_win_sparse`. Both push the mass as :func:`~snl_numeric.win_probabilities`
-    does (until below ``tail``), take the value from it, and return the masses ``pi_k``
-    and the ``lambda_k`` of the first ``k1`` throws (:func:`_win_cut`); each entry is then
-    ``sum_{k < k1} pi_k[i] lambda_k[j]`` (:func:`_pair_sums`), computed once per distinct
-    pair of squares."""
+    The masses ``pi_k`` are pushed forward (:func:`_forward`) until the cut of
+    :func:`_win_cut` holds, then the ``lambda_k`` of ``c_n = P(T = n)`` go back from the
+    last throw pushed (:func:`_back_dense` up to :data:`DENSE_PUSH_MAX` squares, else
+    :func:`_back_sparse`); each entry is ``sum_{k < k1} pi_k[i] lambda_k[j]``
+    (:func:`_pair_sums`, once per distinct pair of squares) plus, when the goal may never
+    be reached, ``P(T = inf) v_i a_j`` from two solves."""
     goal = cb.size
     live = cb.reach[0] > 0
     if start == goal or not live[start]:  # 1 at once, or nobody ever wins
@@ -278,139 +283,50 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     cols_of[keep] = np.arange(m)
     cols_of[goal] = m
     if m <= DENSE_PUSH_MAX:  # (a small matrix made dense whole: cheaper than slicing)
-        pmf, on_board, gone = push(cb.succ, cb.probs, live & cb.reachable_from(start), start,
-                                   tail, max_throws)
-        _check_tail_reached(float(on_board[-1]), tail, max_throws)
-        value, c, k1 = _win_cut(pmf, on_board, gone, tail)
         rows = (cb.matrix.toarray()[keep] if cb.n_states <= 4 * DENSE_PUSH_MAX
                 else cb.matrix[keep].toarray())
-        pi, lam = _win_dense(rows[:, keep], rows[:, goal], place, c, k1)
+        r = rows[:, goal].copy()
+        stepper: _Dense | _Sparse = _Dense(np.ascontiguousarray(rows[:, keep]), r, place)
     else:
-        dead = ~live  # where none can finish (the goal's reach is 0 too)
-        dead[goal] = False
         sub = cb.matrix[keep]
-        value, pi, lam = _win_sparse(sp.csr_array(sub[:, keep]),
-                                     np.asarray(sub[:, [goal]].toarray()).ravel(),
-                                     np.asarray(sub[:, dead].sum(axis=1)).ravel(), place,
-                                     tail, max_throws)
+        r = np.asarray(sub[:, [goal]].toarray()).ravel()
+        stepper = _Sparse(sp.csr_array(sub[:, keep]), r, place, tail)
+    least = float(cb.probs[cb.probs > 0].min())
+    pmf, alive, pi, k1 = _forward(stepper, least, tail, max_throws)
+    c = pmf  # (c_n = P(T = n) + P(T = inf): the second part below, exactly)
+    lam = (_back_dense(stepper, r, c, k1) if isinstance(stepper, _Dense)
+           else _back_sparse(stepper.q, r, c, k1))
+    total = 1.0  # P(T < inf)
+    mat = cb.matrix
+    off = rows_of == m
+    dead = off.copy()  # where the mass leaves the chain unfinished
+    dead[goal] = False
+    if np.any(dead[mat.indices] & np.repeat(~off, np.diff(mat.indptr))):
+        # the goal may never be reached from ``start``: two solves
+        solver = system_solver(cb.succ, cb.probs, live)
+        e = np.zeros((cb.n_states, 1))
+        e[start] = 1.0
+        finish = ((cb.succ == goal) * cb.probs).sum(axis=1) / solver.rowsum
+        visits = np.maximum(solver.solve(e, trans=True).x[:, 0], 0.0)[keep]
+        reach = np.append(np.clip(solver.solve(np.where(live, finish, 0.0)).x, 0.0,
+                                  1.0)[keep], 1.0)
+        total = float(reach[place])
+    never = 1.0 - total
+    value = total - total * total / 2 + float(np.dot(pmf, pmf)) / 2
 
     def entry(i: np.ndarray, j: np.ndarray) -> np.ndarray:
         ri, cj = rows_of[i], cols_of[j]
         ok = (ri < m) & (cj <= m)
         pairs, where = np.unique(ri[ok] * (m + 1) + cj[ok], return_inverse=True)
         out = np.zeros(len(i))
-        out[ok] = _pair_sums(pi, lam, pairs // (m + 1), pairs % (m + 1))[where]
+        a, b = pairs // (m + 1), pairs % (m + 1)
+        sums = _pair_sums(pi, lam, a, b)
+        if never > 0.0:  # d P(T < inf) / d P_ij = v_i a_j
+            sums += never * visits[a] * reach[b]
+        out[ok] = sums[where]
         return out
 
     return value, entry
-
-
-def _check_tail_reached(remaining: float, tail: float, max_throws: int) -> None:
-    if remaining >= tail:  # (win_probabilities' message)
-        raise ValueError(
-            f"the tail did not fall below {tail:g} within max_throws={max_throws} throws "
-            f"(remaining mass {remaining:.3g}); raise max_throws or tail")
-
-
-def _win_value(pmf: np.ndarray, survival: np.ndarray) -> float:
-    """``W = sum_n P(T = n) P(T >= n)``: the first player finishes no later."""
-    after = np.empty_like(pmf)
-    after[0] = 1.0
-    after[1:] = survival[:-1]
-    return float((pmf * after).sum())
-
-
-def _win_cut(pmf: np.ndarray, on_board: np.ndarray, gone: np.ndarray,
-             tail: float) -> tuple[float, np.ndarray, int]:
-    """``(value, c, k1)`` from ``P(T = k)``, the live mass ``L_k`` and the mass lost by
-    throw ``k`` (``k = 0 .. K``): the win chance, ``c_n = P(T = n) + P(T = inf)`` and the
-    throws ``k1`` whose terms are kept.
-
-    The term of throw ``k`` of any entry is ``pi_k[i] lambda_k[j] <= L_k max_{n > k} c_n``
-    (``lambda_k[j]`` is a mean of later ``c_n``, its weights the chances of finishing
-    exactly then from ``j``). These bounds fall about like ``L_k**2`` (when the goal is
-    reached surely), so the derivative needs about half the throws the value does: ``k1``
-    is the first throw from which their sum is at most ``tail`` times their sum over all
-    throws."""
-    value = _win_value(pmf, on_board + gone)
-    c = pmf + gone[-1]
-    latest = np.maximum.accumulate(c[::-1])[::-1]  # max_{n' >= n} c_n'
-    bound = on_board[:-1] * latest[1:]
-    rest = np.cumsum(bound[::-1])[::-1]
-    k1 = max(1, int(np.count_nonzero(rest > tail * rest[0])))
-    return value, c, k1
-
-
-def _win_dense(q: np.ndarray, r: np.ndarray, place: int, c: np.ndarray,
-               k1: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(Pi, Lambda)``: the masses ``pi_k`` over the squares (rows) and ``lambda_k`` over
-    the squares and the goal, of the throws ``k < k1`` (columns), from the dense ``Q`` and
-    ``c`` (:func:`_win_cut`).
-
-    The masses come in blocks, rows ``b .. 2 b`` being rows ``0 .. b`` times ``Q^b``
-    (``b = 1, 2, 4, ..`` up to :data:`BLOCK` throws, then :data:`BLOCK` at a time).
-    ``lambda_k = Q lambda_{k+1} + c_{k+2} r`` (on the squares) goes back the same way,
-    ``lambda_k = Q^w lambda_{k+w} + sum_{u < w} c_{k+2+u} g_u`` (``g_u = Q^u r``): a product
-    with ``Q^w`` and one of a Hankel matrix of the ``c`` with ``g_0 .. g_{w-1}``, from
-    ``lambda_{k1} = sum_l c_{k1+2+l} g_l``, summed by Horner's rule in ``Q^BLOCK``. Every
-    product is of non-negative matrices, so each entry keeps its relative accuracy."""
-    m = len(r)
-    k_max = len(c) - 1
-    check_memory(8.0 * 4 * (k1 + 1) * (m + 1), "the win probability's derivative "
-                 f"({k1:,} throws x {m:,} squares, twice)")
-    powers = [q]  # Q^(2^i), made when first needed
-    backs: dict[int, np.ndarray] = {}  # (Q^w)^T, C-ordered
-
-    def power(width: int) -> np.ndarray:
-        while len(powers) < width.bit_length():
-            powers.append(matmul(powers[-1], powers[-1]))
-        return powers[width.bit_length() - 1]
-
-    def back(width: int) -> np.ndarray:
-        if width not in backs:
-            backs[width] = np.ascontiguousarray(power(width).T)
-        return backs[width]
-
-    pi = np.empty((k1, m))
-    pi[0] = 0.0
-    pi[0, place] = 1.0
-    b = 1
-    while b < k1:
-        width = min(b, BLOCK)
-        hi = min(b + width, k1)
-        pi[b:hi] = matmul(pi[b - width: hi - width], power(width))
-        b = hi
-    late = k_max - k1 - 1  # g_0 .. g_{late-1} make lambda_{k1}
-    rows_g = min(BLOCK, max(late, k1))
-    g = np.empty((rows_g, m))
-    g[0] = r
-    b = 1
-    while b < rows_g:
-        hi = min(2 * b, rows_g)
-        g[b:hi] = matmul(g[: hi - b], back(b))
-        b = hi
-    padded = np.concatenate([c, np.zeros(2 * rows_g + 2)])
-    lam = np.empty((k1 + 1, m + 1))
-    lam[:, m] = padded[1: k1 + 2]
-    lam[k1, :m] = 0.0
-    if late > 0:
-        blocks = -(-late // rows_g)
-        parts = matmul(padded[k1 + 2: k1 + 2 + blocks * rows_g].reshape(blocks, rows_g), g)
-        acc = parts[-1]
-        for a in range(blocks - 2, -1, -1):
-            acc = parts[a] + matmul(power(rows_g), acc)
-        lam[k1, :m] = acc
-    top, width = k1, 1  # rows top .. k1 are made
-    step = padded.strides[0]
-    while top > 0:
-        lo = max(top - width, 0)
-        hankel = np.lib.stride_tricks.as_strided(padded[lo + 2:], (top - lo, width),
-                                                 (step, step), writeable=False)
-        lam[lo:top, :m] = (matmul(lam[lo + width: top + width, :m], back(width))
-                           + matmul(hankel, g[:width]))
-        top = lo
-        width = min(2 * width, BLOCK)
-    return np.ascontiguousarray(pi.T), np.ascontiguousarray(lam[:k1].T)
 
 
 #: Throws per block of masses pushed one sparse product at a time (their readouts are one
@@ -422,72 +338,211 @@ KEEP = 0.01
 PAIR_CHUNK = 2**16
 
 
-def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, tail: float,
-                max_throws: int) -> tuple[float, np.ndarray, np.ndarray]:
-    """``(value, Pi, Lambda)`` as :func:`_win_dense`, by one sparse product per throw:
-    ``pi_{k+1} = Q^T pi_k`` forward until the mass left is below ``tail`` (the readouts of
-    :data:`SPARSE_BLOCK` throws by one dense product), then ``lambda_k = [Q r]
-    [lambda_{k+1}; c_{k+2}]`` backward, kept for the throws ``k < k1``.
+class _Dense:
+    """The forward push of :func:`_forward` for a dense ``Q``, :data:`BLOCK` throws a
+    product: ``v Q^i (r, 1)`` for ``i < BLOCK`` (the readouts) by one product with
+    ``[R, Q R, .., Q^(BLOCK-1) R]``, then ``v Q^BLOCK``. The masses of the throws kept are
+    made at the end (:meth:`masses`), rows ``b .. 2 b`` being rows ``0 .. b`` times
+    ``Q^b``."""
 
-    The masses are kept while the live mass ``L`` has ``L**2 >= KEEP * tail`` (or some has
-    been lost): the cut of :func:`_win_cut` usually lies before (the terms fall like
-    ``L**2``); when it lies later, the push is repeated from the first mass not kept
-    (the same products: the same masses)."""
-    m = len(r)
-    advance = sp.csr_array(q.T).__matmul__
-    readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), lost], axis=1)
-    v = np.zeros(m)
-    v[place] = 1.0
-    reads = [np.array([[0.0, 1.0, 0.0]])]  # throw k: P(T = k), live mass, mass lost
-    kept: list[np.ndarray] = []
-    resume: np.ndarray | None = None  # the first mass not kept
-    done, lost_any = 0, False
-    scratch = np.empty((SPARSE_BLOCK, m))  # (written over once no block is kept)
-    while True:
-        buf = np.empty((SPARSE_BLOCK, m)) if resume is None else scratch
+    def __init__(self, q: np.ndarray, r: np.ndarray, place: int) -> None:
+        self.powers = [q]  # Q^(2^i), made when first needed
+        self.backs: dict[int, np.ndarray] = {}  # (Q^w)^T, C-ordered
+        self.m, self.place, self.done = len(q), place, 0
+        readout = np.stack([r, np.ones(self.m)], axis=1)
+        width = 1
+        while width < BLOCK:
+            readout = np.concatenate([readout, matmul(self.power(width), readout)], axis=1)
+            width *= 2
+        self.readout = readout
+        self.advance = right_product(self.power(BLOCK))
+        self.v = np.zeros(self.m)
+        self.v[place] = 1.0
+
+    def power(self, width: int) -> np.ndarray:
+        while len(self.powers) < width.bit_length():
+            self.powers.append(matmul(self.powers[-1], self.powers[-1]))
+        return self.powers[width.bit_length() - 1]
+
+    def back(self, width: int) -> np.ndarray:
+        if width not in self.backs:
+            self.backs[width] = np.ascontiguousarray(self.power(width).T)
+        return self.backs[width]
+
+    def block(self) -> np.ndarray:
+        """Row ``i``: ``(P(T = done + i + 1), L_{done + i})``."""
+        read = matmul(self.v, self.readout).reshape(BLOCK, 2)
+        self.v = self.advance(self.v)
+        self.done += BLOCK
+        return read
+
+    def masses(self, k1: int) -> np.ndarray:
+        pi = np.empty((k1, self.m))
+        pi[0] = 0.0
+        pi[0, self.place] = 1.0
+        b = 1
+        while b < k1:
+            width = min(b, BLOCK)
+            hi = min(b + width, k1)
+            pi[b:hi] = matmul(pi[b - width: hi - width], self.power(width))
+            b = hi
+        return np.ascontiguousarray(pi.T)
+
+
+class _Sparse:
+    """The forward push of :func:`_forward` by one sparse product per throw,
+    :data:`SPARSE_BLOCK` throws a block, their readouts by one dense product.
+
+    The masses are kept while the live mass ``L`` has ``L**2 >= KEEP * tail`` (the cut of
+    :func:`_win_cut` usually lies before: the terms fall like ``L**2``); when it lies
+    later, the push is repeated from the first block not kept (the same products: the
+    same masses)."""
+
+    def __init__(self, q: sp.csr_array, r: np.ndarray, place: int, tail: float) -> None:
+        self.m = m = q.shape[0]
+        self.q, self.tail = q, tail
+        self.readout = np.stack([r, np.ones(m)], axis=1)
+        self.advance = sp.csr_array(q.T).__matmul__
+        self.x = np.zeros(m)
+        self.x[place] = 1.0
+        self.done = 0
+        self.kept: list[np.ndarray] = []
+        self.resume: np.ndarray | None = None  # the mass at the first block not kept
+
+    def block(self) -> np.ndarray:
+        """As :meth:`_Dense.block`."""
+        m = self.m
+        rows = np.empty((SPARSE_BLOCK, m))
+        x = first = self.x
         for i in range(SPARSE_BLOCK):
-            buf[i] = v
-            v = advance(v)
-        read = matmul(buf, readout)  # row i: throw done + i + 1
-        room = max_throws - done
-        below = np.flatnonzero(read[:room, 1] < tail)
-        if below.size:
-            n = int(below[0]) + 1
-            reads.append(read[:n])
-            if resume is None:
-                kept.append(buf[:n])
-            break
-        if room <= SPARSE_BLOCK:
-            _check_tail_reached(float(read[room - 1, 1]), tail, max_throws)
-        reads.append(read)
-        done += SPARSE_BLOCK
-        lost_any = lost_any or bool(read[:, 2].any())
-        if resume is None:
-            kept.append(buf)
-            if read[-1, 1] ** 2 < KEEP * tail and not lost_any:
-                resume = v.copy()
-            elif len(kept) & (len(kept) - 1) == 0:  # (asked at 1, 2, 4, .. blocks)
-                check_memory(8.0 * 4 * (done + SPARSE_BLOCK) * (m + 1),
-                             "the win probability's derivative "
-                             f"({2 * done:,} throws x {m:,} squares, twice)")
-    table = np.concatenate(reads)
-    value, c, k1 = _win_cut(table[:, 0], table[:, 1], np.cumsum(table[:, 2]), tail)
-    k_max = len(c) - 1
-    pi = np.empty((m, k1))  # pi_k as column k
-    k = 0
-    for block in kept:
-        n = min(len(block), k1 - k)
-        pi[:, k: k + n] = block[:n].T
-        k += n
-    if k < k1:  # (the same products again: the same masses)
-        assert resume is not None  # (every mass was kept up to the last block otherwise)
-        v = resume
-        for k in range(k, k1):
-            pi[:, k] = v
-            v = advance(v)
+            rows[i] = x
+            x = self.advance(x)
+        self.x = x
+        self.done += SPARSE_BLOCK
+        read = matmul(rows, self.readout)
+        if self.resume is None:
+            if read[-1, 1] ** 2 < KEEP * self.tail:
+                self.resume = first
+            else:
+                self.kept.append(rows)
+                if len(self.kept) & (len(self.kept) - 1) == 0:  # (asked at 1, 2, 4, ..)
+                    check_memory(8.0 * 4 * self.done * (m + 1),
+                                 "the win probability's derivative "
+                                 f"({2 * self.done:,} throws x {m:,} squares, twice)")
+        return read
+
+    def masses(self, k1: int) -> np.ndarray:
+        pi = np.empty((self.m, k1))  # pi_k as column k
+        k = 0
+        for block in self.kept:
+            n = min(len(block), k1 - k)
+            pi[:, k: k + n] = block[:n].T
+            k += n
+        if k < k1:  # (the same products again: the same masses)
+            assert self.resume is not None  # (every block was kept otherwise)
+            x = self.resume
+            for k in range(k, k1):
+                pi[:, k] = x
+                x = self.advance(x)
+        return pi
+
+
+def _forward(stepper: _Dense | _Sparse, least: float, tail: float, max_throws: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """``(pmf, alive, Pi, k1)``: ``P(T = n)`` for ``n = 0 .. N`` and the live mass ``L_k``
+    for ``k < N``, pushed a block at a time until :func:`_win_cut` holds at ``N`` throws,
+    and the masses of the throws ``k < k1`` (columns)."""
+    pmfs, alives = [np.zeros(1)], []
+    while True:
+        at = stepper.done
+        read = stepper.block()[: max_throws - at]
+        pmfs.append(read[:, 0])
+        alives.append(read[:, 1])
+        if read[-1, 1] ** 2 <= tail:  # (needed for the cut: skip the sums until then)
+            pmf, alive = np.concatenate(pmfs), np.concatenate(alives)
+            k1 = _win_cut(pmf, alive, least, tail)
+            if k1:
+                return pmf, alive, stepper.masses(k1), k1
+        if at + len(read) >= max_throws:
+            raise ValueError(
+                f"the win chance's derivative did not converge within max_throws={max_throws} "
+                f"throws (live mass {read[-1, 1]:.3g}); raise max_throws or tail")
+
+
+def _win_cut(pmf: np.ndarray, alive: np.ndarray, least: float, tail: float) -> int:
+    """The throws ``k1`` whose terms are kept, or 0 when ``N = len(alive)`` throws do not
+    suffice yet. ``pmf``: ``P(T = n)``, ``n = 0 .. N``; ``alive``: ``L_k``, ``k < N``;
+    ``least``: the smallest positive face probability.
+
+    The term of throw ``k`` of any entry is ``pi_k[i] lambda_k[j] <= L_k max_{n > k} c_n``
+    (``lambda_k[j]`` is a mean of later ``c_n``); past ``N``, the ``c_n`` are taken at most
+    the last ones and the sum of the terms estimated from the decay of ``L``. ``k1`` is
+    the first throw from which the bounds sum to at most ``tail`` times their total.
+    ``lambda`` is pushed back from ``lambda_{N-1}`` without the ``c_n``, ``n > N``: each
+    ``lambda_k[j]`` short by at most ``c s_{N-1-k}[j]`` (``c`` their largest, ``s_l[j]``
+    the chance of still playing ``l`` throws after resting on ``j``), and as
+    ``pi_k[i] P_ij s_l[j] <= pi_{k+1} . s_l = L_{k+1+l}``, each entry (and each face's sum)
+    short by at most ``c k1 L_N / least``: ``N`` suffices when that is at most ``tail``
+    times the total too (and ``L_{N-1}**2``, the value's cut, below ``tail``)."""
+    n = len(alive)
+    last = alive[-1]
+    width = min(n - 1, SPARSE_BLOCK)
+    rate = (last / alive[-1 - width]) ** (1.0 / width) if width and last > 0 else 0.0
+    if rate >= 1.0:
+        return 0
+    cap = pmf[-1 - width:].max()  # the c_n, n > N, falling: at most the last ones
+    latest = np.maximum.accumulate(np.append(pmf, cap)[::-1])[::-1]  # max_{n' >= n} c_n'
+    bound = alive * latest[1: n + 1]
+    rest = np.cumsum(bound[::-1])[::-1] + last * cap / (1.0 - rate)
+    k1 = max(1, int(np.count_nonzero(rest > tail * rest[0])))
+    if k1 >= n:
+        return 0
+    return k1 if cap * k1 * last <= least * tail * rest[0] else 0
+
+
+def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int) -> np.ndarray:
+    """``Lambda``: ``lambda_k`` over the squares and the goal (rows) of the throws
+    ``k < k1`` (columns), from the dense ``Q`` (the stepper's powers) and ``c``.
+
+    On the squares ``lambda_k = sum_l c_{k+2+l} g_l`` (``g_l = Q^l r``, ``c_n = 0`` past
+    ``N``): the last ``w`` throws kept by one product of a Hankel matrix of the ``c`` with
+    ``g_0, g_1, ..``; then back ``w`` at a time,
+    ``lambda_k = Q^w lambda_{k+w} + sum_{u < w} c_{k+2+u} g_u``. Every product is of
+    non-negative matrices, so each entry keeps its relative accuracy."""
+    m = len(r)
+    width = min(BLOCK, 1 << (k1.bit_length() - 1))  # (a power of two)
+    rows_g = len(c) - k1 + width - 1  # g_0 .. : lambda_{k1 - width} needs c up to c_N
+    g = np.empty((-(-rows_g // BLOCK) * BLOCK, m))
+    g[:BLOCK] = stepper.readout[:, 0::2].T  # g_u = Q^u r, u < BLOCK
+    for b in range(BLOCK, len(g), BLOCK):
+        g[b: b + BLOCK] = matmul(g[b - BLOCK: b], stepper.back(BLOCK))
+    padded = np.concatenate([c, np.zeros(len(g) + 2)])
+    step = padded.strides[0]
+
+    def hankel(lo: int, hi: int, cols: int) -> np.ndarray:  # rows k: c_{k+2}, c_{k+3}, ..
+        return np.lib.stride_tricks.as_strided(padded[lo + 2:], (hi - lo, cols), (step, step),
+                                               writeable=False)
+
+    lam = np.empty((k1, m + 1))
+    lam[:, m] = padded[1: k1 + 1]
+    top = k1 - width
+    lam[top:, :m] = matmul(hankel(top, k1, rows_g), g[:rows_g])
+    while top > 0:
+        lo = max(top - width, 0)
+        lam[lo:top, :m] = (matmul(lam[lo + width: top + width, :m], stepper.back(width))
+                           + matmul(hankel(lo, top, width), g[:width]))
+        top = lo
+    return np.ascontiguousarray(lam.T)
+
+
+def _back_sparse(q: sp.csr_array, r: np.ndarray, c: np.ndarray, k1: int) -> np.ndarray:
+    """``Lambda`` as :func:`_back_dense`, by one sparse product per throw:
+    ``lambda_k = [Q r] [lambda_{k+1}; c_{k+2}]`` from ``lambda_{N-1} = c_N e_goal``."""
+    m = len(r)
     back = sp.csr_array(sp.hstack([q, sp.csr_array(r[:, None])])).__matmul__
+    k_max = len(c) - 1
     lam = np.empty((m + 1, k1))
-    u = np.zeros(m + 1)  # lambda_k, from k = K - 1 down
+    u = np.zeros(m + 1)  # lambda_k, from k = N - 1 down
     u[m] = c[k_max]
     for k in range(k_max - 1, k1 - 1, -1):
         u[:m] = back(u)
@@ -497,7 +552,7 @@ def _win_sparse(q: sp.csr_array, r: np.ndarray, lost: np.ndarray, place: int, ta
         if k:
             u[:m] = back(u)
             u[m] = c[k]
-    return value, pi, lam
+    return lam
 
 
 def _pair_sums(pi: np.ndarray, lam: np.ndarray, ri: np.ndarray, cj: np.ndarray) -> np.ndarray:
