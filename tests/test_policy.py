@@ -464,6 +464,68 @@ def test_exact_ties_are_certified_without_a_warning():
     assert r.policy[[21, 52, 73, 93]].tolist() == [0, 0, 0, 0]
 
 
+def _exact_canonical(board, dice, objective):
+    """Per square, the smallest die index whose exact one-step value equals the optimum
+    (None where the value is infinite), from naive.policy_exact's rational values."""
+    from fractions import Fraction
+
+    want = naive.policy_exact(board, dice, objective=objective)
+    value = dict(enumerate(want)) | {board.size: Fraction(0)}
+
+    def rest(square):  # jumps all taken (none are optional here)
+        while square in board.jumps:
+            square = board.jumps[square]
+            if not board.chain:
+                break
+        return square
+
+    out = []
+    for x in range(board.size):
+        if want[x] is None:
+            out.append(None)
+            continue
+        qs = []
+        for d in dice:
+            probs = [Fraction(q) for q in d.probs.tolist()]
+            total, q = sum(probs), Fraction(1)
+            for face, pf in zip(d.faces.tolist(), probs, strict=True):
+                land, landed = naive.policy_landing(board, x, int(face))
+                y = value[rest(land) if landed else land]
+                if y is None:
+                    q = None
+                    break
+                q += pf / total * y
+            qs.append(q)
+        finite = [q for q in qs if q is not None]
+        best = min(finite) if objective == "min" else max(finite)
+        out.append(qs.index(best))
+    return out
+
+
+@pytest.mark.parametrize("objective", ["min", "max"])
+def test_ties_go_to_the_smallest_die_index_exactly(objective):
+    # dice 1-3 and 4-6 tie exactly wherever both finish surely or lead to squares of equal
+    # value; the canonical choice (policy iteration takes it in its steps or at the end)
+    # is the smallest index among the dice whose exact rational value is the optimum
+    rng = np.random.default_rng(53)
+    checked = 0
+    for _ in range(12):
+        board = boards.random_board(int(rng.integers(10, 26)), 0.2, rng=int(rng.integers(2**31)),
+                                    overshoot=["win", "exact", "bounce"][int(rng.integers(3))],
+                                    chain=bool(rng.integers(2)))
+        dice = _fit(board, [D13, D46, D6][: int(rng.integers(2, 4))])
+        try:
+            r = optimal_policy(board, dice, objective=objective)
+        except ValueError:  # the worst play never finishes: nothing to compare
+            continue
+        want = _exact_canonical(board, dice, objective)
+        for x, w in enumerate(want):
+            if w is not None:
+                assert r.policy[x] == w, (board, x)
+                checked += 1
+    assert checked > 50
+
+
 def _lopsided_case(rng):
     """A small random board (every rule, chains, snakes to 0) and 1-3 lopsided dice."""
     size = int(rng.integers(4, 13))

@@ -144,7 +144,11 @@ class _Iteration:
             least = tau / (1.0 + tau)  # a switch gaining less improves by at most tau
             loose = _inflate(pol.error)
             g = self.gains(pol, loose)
+            before = pol.die.copy()
             switched = self.switch(g, pol, g.sq > g.sq_d, g.jp > g.jp_d, least)
+            if switched and not canonical and not self.check(g):
+                self.ties(g, pol, before)  # (evaluated with the switches: the last step's
+                # ties often make the canonical trial below the same policy, not one more)
             if not switched:  # the values may be certified more tightly by their residual
                 tight, residual = self.residual_error(pol)
                 if tight < loose:
@@ -171,6 +175,17 @@ class _Iteration:
             bellman = max(np.abs(g.own[self.active]).max(initial=0.0), g.sq.max(initial=0.0),
                           g.jp.max(initial=0.0))
             return Improved(pol.values, pol.error, steps, gap, float(bellman))
+
+    def ties(self, g: _Gains, pol: _Policy, before: np.ndarray) -> None:
+        """On the squares a step does not switch, the smallest die index not certainly
+        worse than the die held (``before``), as the canonical trial at the end would
+        choose (a step that improves may change ties on the way: its values are not
+        final; under "min" with small errors, :meth:`check` False, the step stays
+        proper)."""
+        tied = g.sq >= -g.sq_d
+        tied[before, self.rows] = True
+        kept = self.active & (pol.die == before)
+        pol.die[kept] = np.argmax(tied, axis=0)[kept]
 
     def systems(self, pol: _Policy) -> DenseSystems | None:
         """The dense systems of small problems, one for each set of jump decisions met."""
