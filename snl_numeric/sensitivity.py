@@ -263,9 +263,10 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     The masses ``pi_k`` are pushed forward (:func:`_forward`) until the cut of
     :func:`_win_cut` holds, then the ``lambda_k`` of ``c_n = P(T = n)`` go back from the
     last throw pushed (:func:`_back_dense` up to :data:`DENSE_PUSH_MAX` squares, else
-    :func:`_back_sparse`); each entry is ``sum_{k < k1} pi_k[i] lambda_k[j]``
-    (:func:`_pair_sums`, once per distinct pair of squares) plus, when the goal may never
-    be reached, ``P(T = inf) v_i a_j`` from two solves."""
+    :func:`_back_sparse`, when ``entry`` is called); each entry is
+    ``sum_{k < k1} pi_k[i] lambda_k[j]`` (once per distinct pair of squares: all at once by
+    :func:`_gram` on small boards, a block of throws at a time on larger ones) plus, when
+    the goal may never be reached, ``P(T = inf) v_i a_j`` from two solves."""
     goal = cb.size
     live = cb.reach[0] > 0
     if start == goal or not live[start]:  # 1 at once, or nobody ever wins
@@ -292,10 +293,8 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
         r = np.asarray(sub[:, [goal]].toarray()).ravel()
         stepper = _Sparse(sp.csr_array(sub[:, keep]), r, place, tail)
     least = float(cb.probs[cb.probs > 0].min())
-    pmf, alive, pi, k1 = _forward(stepper, least, tail, max_throws)
-    c = pmf  # (c_n = P(T = n) + P(T = inf): the second part below, exactly)
-    lam = (_back_dense(stepper, r, c, k1) if isinstance(stepper, _Dense)
-           else _back_sparse(stepper.q, r, c, k1))
+    pmf, pi, k1 = _forward(stepper, least, tail, max_throws)
+    # (c_n = P(T = n) + P(T = inf): the first part by pmf, the second below, exactly)
     total = 1.0  # P(T < inf)
     mat = cb.matrix
     off = rows_of == m
@@ -320,7 +319,10 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
         pairs, where = np.unique(ri[ok] * (m + 1) + cj[ok], return_inverse=True)
         out = np.zeros(len(i))
         a, b = pairs // (m + 1), pairs % (m + 1)
-        sums = _pair_sums(pi, lam, a, b)
+        if isinstance(stepper, _Dense):
+            sums = _gram(pi, _back_dense(stepper, r, pmf, k1))[a, b]
+        else:
+            sums = _back_sparse(stepper.q, r, pmf, pi, a, b)
         if never > 0.0:  # d P(T < inf) / d P_ij = v_i a_j
             sums += never * visits[a] * reach[b]
         out[ok] = sums[where]
@@ -334,7 +336,7 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
 SPARSE_BLOCK = 64
 #: The sparse push keeps the masses while the live mass ``L`` has ``L**2 >= KEEP * tail``.
 KEEP = 0.01
-#: Numbers of each side gathered at a time by :func:`_pair_sums` on larger boards.
+#: Numbers of each side gathered at a time by :func:`_block_sums`.
 PAIR_CHUNK = 2**16
 
 
@@ -386,7 +388,7 @@ class _Dense:
             hi = min(b + width, k1)
             pi[b:hi] = matmul(pi[b - width: hi - width], self.power(width))
             b = hi
-        return np.ascontiguousarray(pi.T)
+        return pi
 
 
 class _Sparse:
@@ -431,27 +433,31 @@ class _Sparse:
                                  f"({2 * self.done:,} throws x {m:,} squares, twice)")
         return read
 
-    def masses(self, k1: int) -> np.ndarray:
-        pi = np.empty((self.m, k1))  # pi_k as column k
-        k = 0
+    def masses(self, k1: int) -> list[np.ndarray]:
+        """The masses of the throws ``k < k1``: blocks of rows (throws), in order."""
+        slabs, k = [], 0
         for block in self.kept:
-            n = min(len(block), k1 - k)
-            pi[:, k: k + n] = block[:n].T
-            k += n
+            if k >= k1:
+                break
+            slabs.append(block[: k1 - k])
+            k += len(slabs[-1])
         if k < k1:  # (the same products again: the same masses)
             assert self.resume is not None  # (every block was kept otherwise)
             x = self.resume
-            for k in range(k, k1):
-                pi[:, k] = x
-                x = self.advance(x)
-        return pi
+            for lo in range(k, k1, SPARSE_BLOCK):
+                rows = np.empty((min(SPARSE_BLOCK, k1 - lo), self.m))
+                for i in range(len(rows)):
+                    rows[i] = x
+                    x = self.advance(x)
+                slabs.append(rows)
+        return slabs
 
 
 def _forward(stepper: _Dense | _Sparse, least: float, tail: float, max_throws: int
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """``(pmf, alive, Pi, k1)``: ``P(T = n)`` for ``n = 0 .. N`` and the live mass ``L_k``
-    for ``k < N``, pushed a block at a time until :func:`_win_cut` holds at ``N`` throws,
-    and the masses of the throws ``k < k1`` (columns)."""
+             ) -> tuple[np.ndarray, Any, int]:
+    """``(pmf, Pi, k1)``: ``P(T = n)`` for ``n = 0 .. N``, pushed a block at a time until
+    :func:`_win_cut` holds at ``N`` throws, and the masses of the throws ``k < k1`` (the
+    stepper's :meth:`masses`)."""
     pmfs, alives = [np.zeros(1)], []
     while True:
         at = stepper.done
@@ -462,7 +468,7 @@ def _forward(stepper: _Dense | _Sparse, least: float, tail: float, max_throws: i
             pmf, alive = np.concatenate(pmfs), np.concatenate(alives)
             k1 = _win_cut(pmf, alive, least, tail)
             if k1:
-                return pmf, alive, stepper.masses(k1), k1
+                return pmf, stepper.masses(k1), k1
         if at + len(read) >= max_throws:
             raise ValueError(
                 f"the win chance's derivative did not converge within max_throws={max_throws} "
@@ -532,55 +538,75 @@ def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int) -> np.nd
         lam[lo:top, :m] = (matmul(lam[lo + width: top + width, :m], stepper.back(width))
                            + matmul(hankel(lo, top, width), g[:width]))
         top = lo
-    return np.ascontiguousarray(lam.T)
+    return lam
 
 
-def _back_sparse(q: sp.csr_array, r: np.ndarray, c: np.ndarray, k1: int) -> np.ndarray:
-    """``Lambda`` as :func:`_back_dense`, by one sparse product per throw:
-    ``lambda_k = [Q r] [lambda_{k+1}; c_{k+2}]`` from ``lambda_{N-1} = c_N e_goal``."""
+def _back_sparse(q: sp.csr_array, r: np.ndarray, c: np.ndarray, pi: list[np.ndarray],
+                 a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``sum_k pi_k[a] lambda_k[b]`` for each pair, ``lambda_k`` as in :func:`_back_dense` by
+    one sparse product per throw, ``lambda_k = [Q r] [lambda_{k+1}; c_{k+2}]`` from
+    ``lambda_{N-1} = c_N e_goal``; each block of throws summed with its block of masses
+    ``pi`` (:func:`_block_sums`) as soon as it is made, so no more than one block of
+    ``lambda`` is kept."""
     m = len(r)
     back = sp.csr_array(sp.hstack([q, sp.csr_array(r[:, None])])).__matmul__
     k_max = len(c) - 1
-    lam = np.empty((m + 1, k1))
+    k1 = sum(len(rows) for rows in pi)
     u = np.zeros(m + 1)  # lambda_k, from k = N - 1 down
     u[m] = c[k_max]
     for k in range(k_max - 1, k1 - 1, -1):
         u[:m] = back(u)
         u[m] = c[k]
-    for k in range(k1 - 1, -1, -1):
-        lam[:, k] = u
-        if k:
-            u[:m] = back(u)
-            u[m] = c[k]
-    return lam
+    out = np.zeros(len(a))
+    lam = np.empty((SPARSE_BLOCK, m + 1))
+    top = k1  # lambda_{top - 1} in u
+    for rows in reversed(pi):
+        lo = top - len(rows)
+        for k in range(top - 1, lo - 1, -1):
+            lam[k - lo] = u
+            if k:
+                u[:m] = back(u)
+                u[m] = c[k]
+        out += _block_sums(rows, lam[: len(rows)], a, b)
+        top = lo
+    return out
 
 
-def _pair_sums(pi: np.ndarray, lam: np.ndarray, ri: np.ndarray, cj: np.ndarray) -> np.ndarray:
-    """``out[e] = sum_k pi[ri[e], k] lam[cj[e], k]`` (the throws along the rows). Up to
-    :data:`DENSE_PUSH_MAX` squares, every pair at once: ``pi lam^T`` by ``dgemm`` in
-    panels of throws of at most :data:`~snl_numeric._core.blas.SERIAL_PRODUCT`
-    multiply-adds; above, only the pairs asked for, a chunk of :data:`PAIR_CHUNK` numbers
-    of each side gathered at a time.
+def _gram(pi: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """``Pi^T Lambda`` (``Pi``, ``Lambda`` with a row per throw): every pair's sum, by
+    ``dgemm`` in panels of throws of at most
+    :data:`~snl_numeric._core.blas.SERIAL_PRODUCT` multiply-adds.
 
     Examples
     --------
-    >>> pi, lam = np.arange(6.0).reshape(2, 3), np.ones((3, 3))
-    >>> _pair_sums(pi, lam, np.array([1, 0]), np.array([2, 2])).tolist()
-    [12.0, 3.0]
+    >>> _gram(np.arange(6.0).reshape(3, 2), np.ones((3, 2))).tolist()
+    [[6.0, 6.0], [9.0, 9.0]]
     """
-    m, throws = pi.shape
-    if m <= DENSE_PUSH_MAX:
-        step = max(1, SERIAL_PRODUCT // (m * len(lam)))
-        sums = np.zeros((m, len(lam)), order="F")
-        for k in range(0, throws, step):
-            sums = dgemm(1.0, pi[:, k: k + step], lam[:, k: k + step], beta=1.0, c=sums,
-                         trans_b=1, overwrite_c=1)
-        return sums[ri, cj]
-    out = np.empty(len(ri))
-    step = max(1, PAIR_CHUNK // throws)
-    for lo in range(0, len(ri), step):
-        out[lo: lo + step] = np.einsum("ij,ij->i", pi.take(ri[lo: lo + step], axis=0),
-                                       lam.take(cj[lo: lo + step], axis=0))
+    m, n = pi.shape[1], lam.shape[1]
+    step = max(1, SERIAL_PRODUCT // (m * n))
+    sums = np.zeros((m, n), order="F")
+    for k in range(0, len(pi), step):  # (C-ordered rows: Fortran columns, no copy)
+        sums = dgemm(1.0, pi[k: k + step].T, lam[k: k + step].T, beta=1.0, c=sums,
+                     trans_b=1, overwrite_c=1)
+    return sums
+
+
+def _block_sums(pi: np.ndarray, lam: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``out[e] = sum_k pi[k, a[e]] lam[k, b[e]]`` over a block of throws (rows), the pairs
+    gathered :data:`PAIR_CHUNK` numbers of each side at a time.
+
+    Examples
+    --------
+    >>> pi, lam = np.arange(6.0).reshape(3, 2), np.ones((3, 3))
+    >>> _block_sums(pi, lam, np.array([1, 0]), np.array([2, 2])).tolist()
+    [9.0, 6.0]
+    """
+    pt, lt = np.ascontiguousarray(pi.T), np.ascontiguousarray(lam.T)
+    out = np.empty(len(a))
+    step = max(1, PAIR_CHUNK // len(pi))
+    for lo in range(0, len(a), step):
+        out[lo: lo + step] = np.einsum("ij,ij->i", pt.take(a[lo: lo + step], axis=0),
+                                       lt.take(b[lo: lo + step], axis=0))
     return out
 
 
