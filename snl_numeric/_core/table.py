@@ -74,8 +74,20 @@ def succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, landed):  # 
         while jump_to[y] >= 0 and ends[y] < 0:
             ends[y] = end
             y = jump_to[y]
-    for x in range(size + 1):
-        for f in range(faces.shape[0]):
+    nf = faces.shape[0]
+    low = 0  # rows 0 .. low - 1: every face stays on the board (no overshoot to test)
+    if not record and not chain:  # (the common case, a square's jump read branch-free)
+        top = 0
+        for f in range(nf):
+            top = max(top, faces[f])
+        low = max(size - top + 1, 0)
+        for x in range(low):
+            for f in range(nf):
+                t = x + faces[f]
+                j = jump_to[t]
+                succ[x, f] = j if j >= 0 else t
+    for x in range(low, size + 1):
+        for f in range(nf):
             if record:
                 landed[x, f] = -1
             if x == size:

@@ -409,8 +409,8 @@ def stable_order(values):
     """Indices that sort ``values``, equal values in input order.
 
     Python's ``sorted`` when called from Python (on lists, as :func:`find_board_problem`
-    passes them); a bottom-up merge sort (:func:`_merge_order`) inside compiled
-    kernels.
+    passes them); inside compiled kernels (:func:`_merge_order`) an insertion sort up to
+    32 values, a bottom-up merge sort above.
     """
     return sorted(range(len(values)), key=values.__getitem__)
 
@@ -418,13 +418,24 @@ def stable_order(values):
 def _merge_order(values):  # pragma: no cover - compiled as stable_order
     n = len(values)
     order = np.empty(n, dtype=np.int64)
-    tmp = np.empty(n, dtype=np.int64)
     in_order = True
     for i in range(n):
         order[i] = i
         if i and values[i] < values[i - 1]:
             in_order = False
-    width = 1 if not in_order else n  # (values already in order: nothing to merge)
+    if in_order:  # nothing to merge
+        return order
+    if n <= 32:  # few values (a board's jumps, in a batch): insertion, no second array
+        for i in range(1, n):
+            v = order[i]
+            j = i
+            while j > 0 and values[order[j - 1]] > values[v]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = v
+        return order
+    tmp = np.empty(n, dtype=np.int64)
+    width = 1
     while width < n:
         for lo in range(0, n, 2 * width):
             mid = min(lo + width, n)

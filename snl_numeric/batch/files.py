@@ -309,7 +309,9 @@ def open_source(boards: Any, chunk_size: int, *, fingerprint: bool = False) -> _
     """The chunks of ``boards``; with ``fingerprint``, a digest of the whole input when it
     can be had before reading it for good (a file, a batch, a list; not an iterator)."""
     if isinstance(boards, BoardBatch):
-        chunks = (Chunk(i, lo, boards[lo:lo + chunk_size], {})
+        # a batch of one chunk is that chunk (slicing would copy every array)
+        chunks = (Chunk(i, lo, boards if len(boards) <= chunk_size
+                        else boards[lo:lo + chunk_size], {})
                   for i, lo in enumerate(range(0, len(boards), chunk_size)))
         return _Source(chunks, len(boards),
                        "batch:" + boards.fingerprint() if fingerprint else None)

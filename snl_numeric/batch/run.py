@@ -189,15 +189,18 @@ def blocks(sizes: np.ndarray, threads: int) -> list[tuple[int, int]]:
 
     About :data:`BLOCKS_PER_THREAD` blocks per thread, taken in this order by each thread
     as it comes free, so a thread that the machine slows down takes fewer of them; the
-    largest (by squares) go first, so that the last to finish is a small one.
+    largest (by squares) go first, so that the last to finish is a small one. One thread
+    takes every row at once (one call of each kernel).
 
     Examples
     --------
     >>> blocks(np.array([10, 10, 10, 1000, 10]), 2)
     [(3, 4), (0, 1), (1, 2), (2, 3), (4, 5)]
+    >>> blocks(np.array([10, 10, 10, 1000, 10]), 1)
+    [(0, 5)]
     """
     n = len(sizes)
-    count = min(n, BLOCKS_PER_THREAD * threads)
+    count = min(n, BLOCKS_PER_THREAD * threads) if threads > 1 else 1
     if count <= 1:
         return [(0, n)] if n else []
     edges = np.linspace(0, n, count + 1).astype(np.int64)
@@ -550,6 +553,9 @@ def analyze_many(
         for chunk, frame, _ in execute(source.chunks, settings, client, allow_mixed_versions):
             frames.append(frame)
             bar.update(len(chunk.batch))
-    df = pd.concat(frames, ignore_index=True) if frames else _empty_frame(settings)
+    if len(frames) == 1:  # (a fresh frame: no copy)
+        df = frames[0]
+    else:
+        df = pd.concat(frames, ignore_index=True) if frames else _empty_frame(settings)
     df.index = pd.Index(df.pop("row").to_numpy(), name="row")
     return df

@@ -31,6 +31,7 @@ from .blocks import (
     levels_kernel,
     sweep_kernel,
 )
+from .gth import gth_solve_jit
 from .residual import residual_kernel, step_variance_kernel
 
 #: Variances use the one-step formula where ``2 N t - t - t**2`` would lose more than
@@ -80,11 +81,12 @@ def _singles_kernel(succ, probs, active, piv, tcol, block_start):  # pragma: no 
 @njit(error_model="numpy")
 def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
                          var):  # pragma: no cover - jitted
-    """Expected throws and (if ``want_var``, else NaN) variance from every square into
-    ``mean`` and ``var`` (``inf`` where the goal is not sure, 0 on the goal).
+    """Expected throws from every square into ``mean`` and (if ``want_var``) the variance
+    from the squares of ``report`` into ``var`` (``inf`` where the goal is not sure, 0 on
+    the goal, NaN on the other squares of the system).
 
     ``probs`` is one die, ``(1, faces)``. The variance's cancellation fallback runs when
-    a square of ``report`` cancels (and then fixes every square that does). Returns the
+    a square of ``report`` cancels (and then fixes every one that does). Returns the
     number of backward targets ``k``; nothing is written when it is above ``kmax``.
     """
     n, nf = succ.shape
@@ -105,8 +107,8 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     # (pstride 0) and col0 stay literals: LLVM folds them into the sweeps (typed int64,
     # the batch and design ran about 5% slower warm)
     pstride, col0 = 0, 2
-    offsets = np.empty(0, dtype=np.int64)
-    lu = np.empty(0)
+    offsets = iwork[1, :0]  # empty views of the work arrays: no allocation
+    lu = work[0, :0]
     no_back = lu
     # the arrays sized by k, again in one allocation per type
     kwork = np.empty(2 * k + 2, dtype=np.int64)
@@ -161,12 +163,20 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     for x in range(n):
         rhs[x] = t[x] * rowsum
     sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, no_back, u)
-    correction_kernel(z, col0, targets, cap, cap_piv, u)
+    # u's Woodbury correction (correction_kernel's sums) at the reported squares only: the
+    # variance is not wanted elsewhere, and the whole column costs n k products
+    y = u[targets]
+    if k:
+        gth_solve_jit(cap, cap_piv, y, False)
     cancel = False
     for x in range(n):
-        if active[x]:
+        if active[x] and report[x]:
+            acc = u[x]
+            for a in range(k):
+                acc += z[x, col0 + a] * y[a]
+            u[x] = acc
             var[x] = 2.0 * u[x] - t[x] - t[x] * t[x]
-            cancel |= report[x] and _cancels(var[x], t[x])
+            cancel |= _cancels(var[x], t[x])
     if cancel:  # the variance of one step of t, solved
         # t to double-double (one correction from the exact residual), so that the
         # differences t[y] - t[x] in the step variance are exact to about 2**-100
@@ -186,7 +196,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, w, no_back, u)
         correction_kernel(z, col0, targets, cap, cap_piv, u)
         for x in range(n):
-            if active[x] and _cancels(var[x], t[x]):
+            if active[x] and report[x] and _cancels(var[x], t[x]):
                 var[x] = u[x]
     for x in range(n):
         if var[x] < 0.0:
