@@ -6,9 +6,8 @@ single squares here (``bmax = 1``): on the small boards of a batch every backwar
 target fits the correction, so ``P`` is upper triangular and dense blocks would only
 cost time. The pivots, sweeps, capacitance, correction, residual and a priori bound are
 :mod:`.blocks`' and :mod:`.residual`'s own kernels with blocks of one square; only the
-structure pass with blocks of one square (:func:`_singles_kernel`: pivots and
-backward targets in one pass, without the block structure's allocations) is written
-here.
+structure pass with blocks of one square (pivots and backward targets in one pass,
+without the block structure's allocations) is written here, inside the kernel.
 
 Moments. ``t = A^-1 1`` and ``var = 2 u - t - t**2`` with ``u = A^-1 t``. Where that
 formula cancels (``var * CANCELLATION < t**2``) the variance is solved from the
@@ -45,15 +44,30 @@ def _cancels(v, t):  # pragma: no cover - jitted
     return not v * CANCELLATION >= t * t and t > 1.0
 
 
-@njit()
-def _singles_kernel(succ, probs, active, piv, tcol, block_start):  # pragma: no cover - jitted
-    """``P`` with blocks of one square, as :func:`.blocks.structure_kernel` and
-    :func:`.blocks.block_factor_kernel` give it with ``bmax = 1``, in one pass without their
-    allocations: the pivots ``piv`` (the sum of a square's probabilities of moving; 1 off
-    the system), ``block_start`` (``0 .. n``) and the column ``tcol[y]`` of each square
-    that a backward move lands on (numbered from the highest move down, else -1); returns
-    their number ``k``."""
+@njit(error_model="numpy")
+def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
+                         var):  # pragma: no cover - jitted
+    """Expected throws and (if ``want_var``, else NaN) variance from every square into
+    ``mean`` and ``var`` (``inf`` where the goal is not sure, 0 on the goal).
+
+    ``probs`` is one die, ``(1, faces)``. The variance's cancellation fallback runs when
+    a square of ``report`` cancels (and then fixes every square that does). Returns the
+    number of backward targets ``k``; nothing is written when it is above ``kmax``.
+    """
     n, nf = succ.shape
+    active = sure.copy()
+    active[n - 1] = False  # the goal: absorbing, not in the system
+    # the per-square work arrays in one allocation per type: on the small boards of a
+    # batch, allocating takes a good part of the time
+    iwork = np.empty((2, n + 1), dtype=np.int64)
+    tcol, block_start = iwork[0, :n], iwork[1]
+    work = np.empty((4, n))
+    piv, t, u, rhs = work[0], work[1], work[2], work[3]
+    # P with blocks of one square, as .blocks.structure_kernel and .block_factor_kernel
+    # give it with bmax = 1, in one pass without their allocations: the pivots piv (the
+    # sum of a square's probabilities of moving; 1 off the system), block_start (0 .. n)
+    # and the column tcol[y] of each square that a backward move lands on (numbered from
+    # the highest move down, else -1), k of them
     k = 0
     for x in range(n + 1):
         block_start[x] = x
@@ -74,29 +88,6 @@ def _singles_kernel(succ, probs, active, piv, tcol, block_start):  # pragma: no 
                 tcol[y] = k
                 k += 1
         piv[x] = d
-    return k
-
-
-@njit(error_model="numpy")
-def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
-                         var):  # pragma: no cover - jitted
-    """Expected throws and (if ``want_var``, else NaN) variance from every square into
-    ``mean`` and ``var`` (``inf`` where the goal is not sure, 0 on the goal).
-
-    ``probs`` is one die, ``(1, faces)``. The variance's cancellation fallback runs when
-    a square of ``report`` cancels (and then fixes every square that does). Returns the
-    number of backward targets ``k``; nothing is written when it is above ``kmax``.
-    """
-    n, nf = succ.shape
-    active = sure.copy()
-    active[n - 1] = False  # the goal: absorbing, not in the system
-    # the per-square work arrays in one allocation per type: on the small boards of a
-    # batch, allocating takes a good part of the time
-    iwork = np.empty((2, n + 1), dtype=np.int64)
-    tcol, block_start = iwork[0, :n], iwork[1]
-    work = np.empty((4, n))
-    piv, t, u, rhs = work[0], work[1], work[2], work[3]
-    k = _singles_kernel(succ, probs, active, piv, tcol, block_start)
     if k > kmax:
         return k
     # no dense blocks (offsets and lu empty: read for blocks of two squares or more only)
