@@ -56,8 +56,9 @@ def _contenders(solver) -> tuple[dict, dict]:
 
     def matvec(v: np.ndarray) -> np.ndarray:
         sweeps["count"] += 1
-        capacitance_apply(op, s.targets, np.ascontiguousarray(v, dtype=np.float64).ravel(),
-                          work, w)
+        capacitance_apply(False, op, s.targets,
+                          np.ascontiguousarray(v, dtype=np.float64).ravel(), work, work_t, w,
+                          NONE, np.empty(0))
         return w.copy()
 
     operator = spla.LinearOperator((k, k), matvec=matvec, dtype=np.float64)

@@ -1537,6 +1537,24 @@ def race_avoid(board, dice_list, *, optional_jumps=False):
     return inside
 
 
+def race_alive(board, dice_list, *, optional_jumps=False):
+    """Squares from which some play reaches the goal (the goal too): add, until none is
+    left to add, every square some throw of some die takes (any rest along a jump chain)
+    to the goal or to an added square."""
+    n = board.size
+    dice = [_policy_dice(d) for d in dice_list]
+    alive = {n}
+    changed = True
+    while changed:
+        changed = False
+        for x in range(n):
+            if x not in alive and any(r in alive for die in dice for f, p in die if p > 0.0
+                                      for r in race_options(board, x, f, optional_jumps)):
+                alive.add(x)
+                changed = True
+    return alive
+
+
 def race_trapped(board, dice_list, policy, take, *, optional_jumps=False, second=None):
     """Positions ``(i, j)`` of a player A who throws ``policy[i][j]`` (following jump
     ``s`` iff ``take(s, j)``) from which the other player B (any die and rest, or

@@ -30,7 +30,7 @@ from snl_numeric.cli import main
 from snl_numeric.dice import as_dice, parse_dice
 from snl_numeric.policy.problem import build_problem
 from snl_numeric.race import bounds
-from snl_numeric.race.graph import avoid_kernel, trap_kernel
+from snl_numeric.race.graph import alive_squares, avoid_kernel, trap_kernel
 from snl_numeric.race.tables import from_diag, make_tables, to_diag
 
 MB = boards.get("milton-bradley")
@@ -399,6 +399,8 @@ def test_graph_analyses_match_their_twins(board, dice_list, optional, data):
     avoid_kernel(t.nodes, t.probs, t.jumps, t.optional, out)
     assert set(np.flatnonzero(out).tolist()) == naive.race_avoid(board, dice,
                                                                  optional_jumps=optional)
+    assert set(np.flatnonzero(alive_squares(t)).tolist()) == naive.race_alive(
+        board, dice, optional_jumps=optional)
     k = len(dice)
     pol = np.array(data.draw(st.lists(st.integers(0, k - 1), min_size=n * n,
                                       max_size=n * n))).reshape(n, n)

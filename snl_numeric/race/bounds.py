@@ -40,7 +40,7 @@ import numpy as np
 from .._core.memory import check_memory
 from .._core.solve import TARGET_ERROR
 from ..policy.problem import Problem
-from .graph import alive_kernel, avoid_kernel, live_kernel, trap_kernel
+from .graph import alive_squares, avoid_kernel, live_kernel, trap_kernel
 from .kernels import (
     box_sweep_kernel,
     bracket_sweep_kernel,
@@ -473,9 +473,7 @@ def _alive_tables(t: Tables) -> tuple[np.ndarray, np.ndarray]:
     """Per pair state (diagonal layout), 1.0 where the mover's (the other's) square can
     still reach the goal by some play, else 0.0: a chance to win there is exactly 0."""
     n_sq = t.n_sq
-    alive = np.empty(n_sq + 1, dtype=np.bool_)
-    alive_kernel(t.nodes, t.probs, t.jumps, t.optional, alive)
-    can = alive[:n_sq].astype(np.float64)
+    can = alive_squares(t)[:n_sq].astype(np.float64)
     states = n_sq * n_sq
     mover = np.empty(states)
     other = np.empty(states)

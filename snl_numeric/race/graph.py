@@ -3,7 +3,11 @@ table of the Markov chain both fixed players make, for the linear solver."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._core.numba_config import njit
+from .._core.vectorised import reach
+from .tables import Tables
 
 
 @njit()
@@ -59,34 +63,23 @@ def live_kernel(nodes, probs, jumps, optional, pol0, take0, pol1, take1, symmetr
     return changed
 
 
-@njit()
-def alive_kernel(nodes, probs, jumps, optional, alive):  # pragma: no cover - jitted
-    """``alive[x]``: some play reaches the goal from square ``x`` (any die, any jump decision)."""
-    src, tgt, ptr, rest = jumps
-    n_act, n, width = nodes.shape
-    goal = n - 1
-    alive[:] = False
-    alive[goal] = True
-    changed = True
-    while changed:
-        changed = False
-        for x in range(goal - 1, -1, -1):
-            if alive[x]:
-                continue
-            for a in range(n_act):
-                for f in range(width):
-                    if probs[a, f] == 0.0:
-                        continue
-                    v = nodes[a, x, f]
-                    if v < n:
-                        ok = alive[v]
-                    else:
-                        ok = False
-                        for e in range(ptr[v - n], ptr[v - n + 1]):
-                            ok = ok or alive[rest[e]]
-                    if ok:
-                        alive[x] = True
-                        changed = True
+def alive_squares(t: Tables) -> np.ndarray:
+    """``alive[x]``: some play reaches the goal from square ``x`` (any die, any jump
+    decision): one breadth-first search from the goal over the squares every throw may
+    rest on (:func:`~snl_numeric._core.vectorised.reach`, a table of them per square:
+    a throw of probability 0 stays put, an optional jump's node any square of its
+    chain)."""
+    n = t.n_sq + 1
+    src, tgt, ptr, rest = t.jumps
+    squares = np.arange(n)
+    wide = int(np.diff(ptr).max()) if t.optional and t.n_jumps else 1
+    opts = np.repeat(squares[:, None], wide, axis=1)  # where a node lets a token rest
+    if wide > 1:  # a jump node: the squares of its chain (the last one repeated)
+        at = np.minimum(ptr[:-1, None] + np.arange(wide), ptr[1:, None] - 1)
+        opts = np.concatenate([opts, rest[at]])
+    thrown = (t.probs > 0.0)[:, None, :, None]  # (dice, 1, faces, 1)
+    table = np.where(thrown, opts[t.nodes], squares[:, None, None])  # (dice, n, faces, wide)
+    return reach(np.ascontiguousarray(table.transpose(1, 0, 2, 3)).reshape(n, -1))[0] >= 0
 
 
 @njit()

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.numba_config import njit
-from .graph import alive_kernel, live_kernel
+from .graph import alive_squares, live_kernel
 from .linear import solve_chain
 from .players import FixedPlayer
 from .result import RaceConvergence
@@ -251,9 +251,7 @@ def _upper(t: Tables, ev: _Evaluation, die1: np.ndarray, take1: np.ndarray, tol:
                 return u0, u1, sweeps, True
         delta *= BOX_GROWTH
     # from 1 where the first player's square can still reach the goal, else 0
-    alive = np.empty(t.n_sq + 1, dtype=np.bool_)
-    alive_kernel(t.nodes, t.probs, t.jumps, t.optional, alive)
-    can = alive[:t.n_sq].astype(np.float64)
+    can = alive_squares(t)[:t.n_sq].astype(np.float64)
     u0 = _diag(np.repeat(can[:, None], t.n_sq, axis=1), t)
     u1 = _diag(np.repeat(can[None, :], t.n_sq, axis=0), t)
     while sweeps < max_sweeps:

@@ -157,14 +157,6 @@ def greedy_solve(pre, v, z):  # pragma: no cover - jitted
         z[c] = v[c] + w[c] * z[phi[c]]
 
 
-@njit()
-def greedy_apply(pre, v, z):  # pragma: no cover - jitted
-    """``z = M v``."""
-    phi, w = pre[0], pre[1]
-    for c in range(v.shape[0]):
-        z[c] = v[c] - w[c] * v[phi[c]] if phi[c] >= 0 else v[c]
-
-
 def greedy_tables(succ, probs, pstride, active, block_start, targets) -> tuple:
     """The preconditioner's tables ``(phi, w, seq, cycles, cstart)``, or :data:`NONE`
     where fewer than :data:`MIN_SHARE` of the targets have a path, or where one die has

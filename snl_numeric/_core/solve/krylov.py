@@ -43,7 +43,7 @@ import numpy as np
 from ..numba_config import njit
 from ..table import usual_steps
 from .blocks import block_solve_t_kernel
-from .greedy import greedy_apply, greedy_solve
+from .greedy import greedy_solve
 from .gth import gth_solve_jit
 
 _NO_RHS = np.zeros(0)
@@ -347,76 +347,51 @@ def landing_sweep_kernel(tables, probs, pstride, active, block_start, offsets, l
 
 
 @njit(error_model="numpy")
-def capacitance_apply(op, targets, v, work, w):  # pragma: no cover - jitted
-    """``w = v - (P^-1 R E_D v)[D]``: the capacitance operator, one sweep. ``op`` is ``P``
-    as the sweeps take it; ``work`` the tables of :func:`landing_kernel`, ``near`` (see
-    :func:`landing_sweep_kernel`) and the swept vector (length ``n``)."""
+def capacitance_apply(trans, op, targets, v, work, work_t, w, pre, tmp
+                      ):  # pragma: no cover - jitted
+    """``w = S M^-1 v``, one sweep: the capacitance operator ``S v = v - (P^-1 R E_D v)[D]``
+    after :mod:`.greedy`'s preconditioner ``M`` (tables ``pre``, ``M^-1 v`` into ``tmp``;
+    ``tmp`` empty: none). ``op`` is ``P`` as the sweeps take it; ``work`` the tables of
+    :func:`landing_kernel`, ``near`` (see :func:`landing_sweep_kernel`) and the swept
+    vector (length ``n``). With ``trans``, ``w = S^T v = v - (R^T P^-T E_D v)[D]`` (no
+    ``M``), ``work_t`` a vector left zero and two for the sweep, each of shape ``(n, 1)``.
+    The work of the direction not taken may be empty."""
+    if trans:
+        full, out, back = work_t
+        full[targets, 0] = v
+        block_solve_t_kernel(*op, full, out, back)
+        full[targets, 0] = 0.0
+        for a in range(targets.shape[0]):
+            w[a] = v[a] - back[targets[a], 0]
+        return
+    if tmp.shape[0]:
+        greedy_solve(pre, v, tmp)
+    x = tmp if tmp.shape[0] else v
     _, probs, pstride, active, block_start, offsets, lu, piv = op
     tables, near, out = work
-    k = v.shape[0]
-    near[:k] = v
+    k = x.shape[0]
+    near[:k] = x
     landing_sweep_kernel(tables, probs, pstride, active, block_start, offsets, lu, piv,
                          _NO_RHS, near, out)
     slot = tables[5]
     for a in range(k):  # the sweep's values at the targets
-        w[a] = v[a] - near[slot[a]]
-
-
-@njit(error_model="numpy")
-def capacitance_apply_t(op, targets, v, work, w):  # pragma: no cover - jitted
-    """``w = v - (R^T P^-T E_D v)[D]``: the transposed operator; ``work`` a vector left
-    zero and two for the sweep, each of shape ``(n, 1)``."""
-    full, out, back = work
-    full[targets, 0] = v
-    block_solve_t_kernel(*op, full, out, back)
-    full[targets, 0] = 0.0
-    for a in range(targets.shape[0]):
-        w[a] = v[a] - back[targets[a], 0]
-
-
-@njit(error_model="numpy")
-def _operator(trans, op, targets, v, work, work_t, w, pre, tmp):  # pragma: no cover - jitted
-    """``w = S M^-1 v`` (``M``: :mod:`.greedy`'s preconditioner, forward only; ``tmp``
-    empty: none), or ``w = S^T v`` with ``trans``."""
-    if trans:
-        capacitance_apply_t(op, targets, v, work_t, w)
-    elif tmp.shape[0]:
-        greedy_solve(pre, v, tmp)
-        capacitance_apply(op, targets, tmp, work, w)
-    else:
-        capacitance_apply(op, targets, v, work, w)
+        w[a] = x[a] - near[slot[a]]
 
 
 @njit(error_model="numpy")
 def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_vals, b,
                  tol_rel, restart, maxiter, defl_u, defl_q, make, pre, y
                  ):  # pragma: no cover - jitted
-    """:func:`gmres_cycles`, preconditioned on the right by ``M`` (:mod:`.greedy`'s
-    tables ``pre``; empty tables or ``trans``: none): GMRES solves ``S M^-1 z = rhs``,
-    and ``y = M^-1 z``. The residual is the same, and the last sweep of the operator
-    swept ``y`` (see :mod:`.structured`). The deflation space is in ``z``: made from
-    ``M 1``, whose image is ``S 1``."""
-    use = not trans and pre[0].shape[0] > 0
-    tmp = np.empty(y.shape[0] if use else 0)
-    steps = gmres_cycles(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols,
-                         c_vals, b, tol_rel, restart, maxiter, defl_u, defl_q, make, pre, tmp,
-                         y)
-    if use:
-        greedy_solve(pre, y, tmp)
-        y[:] = tmp
-    return steps
+    """Solve the capacitance system (:func:`capacitance_apply` with ``op``, ``targets`` and
+    ``work``; with ``trans``, the transposed one with ``work_t``) for ``rhs`` into ``y``
+    from ``y = 0``; returns the sweeps taken. The work arrays are made once; those of the
+    other direction may be empty. (The operator is chosen by a flag, not passed as a
+    function: a kernel taking a function cannot be loaded from Numba's cache.)
 
-
-@njit(error_model="numpy")
-def gmres_cycles(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_vals, b,
-                 tol_rel, restart, maxiter, defl_u, defl_q, make, pre, tmp, y
-                 ):  # pragma: no cover - jitted
-    """Solve the capacitance system (:func:`capacitance_apply` with ``op``, ``targets``
-    and ``work``; with ``trans``, the transposed one, :func:`capacitance_apply_t` with
-    ``work_t``) for ``rhs`` into ``y`` from ``y = 0``; returns the sweeps taken. The work
-    arrays are made once; those of the other direction may be empty. (The operator is
-    chosen by a flag, not passed as a function: a kernel taking a function cannot be
-    loaded from Numba's cache.)
+    Preconditioned on the right by ``M`` (:mod:`.greedy`'s tables ``pre``; empty tables
+    or ``trans``: none): GMRES solves ``S M^-1 z = rhs``, and ``y = M^-1 z``. The residual
+    is the same, and the last sweep of the operator swept ``y`` (see :mod:`.structured`).
+    The deflation space is in ``z``: made from ``M 1``, whose image is ``S 1``.
 
     Stops when the residual's 2-norm is at most ``tol2`` or, with ``tol_rel > 0``, when
     ``max |(C rho)_i| / b_i <= tol_rel`` (``C`` given by its entries ``c_rows``,
@@ -436,6 +411,7 @@ def gmres_cycles(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
     0.87 on a random board of 10^6 squares; deflated 0.78, 0.43, 0.17, 0.05).
     """
     k = rhs.shape[0]
+    tmp = np.empty(k if not trans and pre[0].shape[0] > 0 else 0)  # M^-1 v (empty: no M)
     # |(C rho)_i| / b_i <= ||rho||_2 * gamma: look at rho itself below `near`
     gamma = 0.0
     i = 0
@@ -470,15 +446,17 @@ def gmres_cycles(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
     while True:
         if np.sqrt(_dot(r, r)) <= tol2 or steps >= maxiter or (
                 tol_rel > 0 and _relative(r, c_rows, c_cols, c_vals, b) <= tol_rel):
-            return steps
+            break
         if estimated:  # the residual formed from the answer misses what its estimate met:
-            return steps  # the sweeps' rounding floor, where refinement takes over
+            break  # the sweeps' rounding floor, where refinement takes over
         if make:  # U = 1, C U = Q R
             defl_u[0, :] = 1.0
-            if tmp.shape[0]:  # M 1, whose image is S 1
-                greedy_apply(pre, defl_u[0], w)
-                defl_u[0, :] = w
-            _operator(trans, op, targets, defl_u[0], work, work_t, w, pre, tmp)
+            if tmp.shape[0]:  # M 1 = 1 - w on the targets with a path: its image is S 1
+                phi, pw = pre[0], pre[1]
+                for t in range(k):
+                    if phi[t] >= 0:
+                        defl_u[0, t] = 1.0 - pw[t]
+            capacitance_apply(trans, op, targets, defl_u[0], work, work_t, w, pre, tmp)
             steps += 1
             scale = np.sqrt(_dot(w, w))
             for t in range(k):
@@ -499,7 +477,7 @@ def gmres_cycles(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
         flat, last = 0, beta
         estimated = beta == 0.0  # the deflated space holds the answer: no step to take
         while j < restart and beta > 0:
-            _operator(trans, op, targets, basis[j], work, work_t, w, pre, tmp)
+            capacitance_apply(trans, op, targets, basis[j], work, work_t, w, pre, tmp)
             steps += 1
             for a in range(nd):  # (I - Q Q^T) C
                 coupling[a, j] = _dot(defl_q[a], w)
@@ -564,8 +542,11 @@ def gmres_cycles(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
                 acc -= coupling[a, i] * coef[i]
             for t in range(k):
                 y[t] += acc * defl_u[a, t]
-        _operator(trans, op, targets, y, work, work_t, w, pre, tmp)
+        capacitance_apply(trans, op, targets, y, work, work_t, w, pre, tmp)
         steps += 1
         for t in range(k):
             r[t] = rhs[t] - w[t]
-
+    if tmp.shape[0]:  # y = M^-1 z
+        greedy_solve(pre, y, tmp)
+        y[:] = tmp
+    return steps

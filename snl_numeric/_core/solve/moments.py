@@ -6,9 +6,8 @@ single squares here (``bmax = 1``): on the small boards of a batch every backwar
 target fits the correction, so ``P`` is upper triangular and dense blocks would only
 cost time. The pivots, sweeps, capacitance, correction, residual and a priori bound are
 :mod:`.blocks`' and :mod:`.residual`'s own kernels with blocks of one square; only the
-structure pass with blocks of one square (:func:`_singles_kernel`: pivots and
-backward targets in one pass, without the block structure's allocations) is written
-here.
+structure pass with blocks of one square (pivots and backward targets in one pass,
+without the block structure's allocations) is written here, inside the kernel.
 
 Moments. ``t = A^-1 1`` and ``var = 2 u - t - t**2`` with ``u = A^-1 t``. Where that
 formula cancels (``var * CANCELLATION < t**2``) the variance is solved from the
@@ -46,38 +45,6 @@ def _cancels(v, t):  # pragma: no cover - jitted
     return not v * CANCELLATION >= t * t and t > 1.0
 
 
-@njit()
-def _singles_kernel(succ, probs, active, piv, tcol, block_start):  # pragma: no cover - jitted
-    """``P`` with blocks of one square, as :func:`.blocks.structure_kernel` and
-    :func:`.blocks.block_factor_kernel` give it with ``bmax = 1``, in one pass without their
-    allocations: the pivots ``piv`` (the sum of a square's probabilities of moving; 1 off
-    the system), ``block_start`` (``0 .. n``) and the column ``tcol[y]`` of each square
-    that a backward move lands on (numbered from the highest move down, else -1); returns
-    their number ``k``."""
-    n, nf = succ.shape
-    k = 0
-    for x in range(n + 1):
-        block_start[x] = x
-    for x in range(n - 1, -1, -1):
-        tcol[x] = -1
-    for x in range(n - 1, -1, -1):
-        if not active[x]:
-            piv[x] = 1.0
-            continue
-        d = 0.0
-        for f in range(nf):
-            y = succ[x, f]
-            p = probs[0, f]
-            if p == 0.0 or y == x:
-                continue
-            d += p
-            if y < x and active[y] and tcol[y] < 0:
-                tcol[y] = k
-                k += 1
-        piv[x] = d
-    return k
-
-
 @njit(error_model="numpy")
 def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
                          var):  # pragma: no cover - jitted
@@ -98,7 +65,31 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     tcol, block_start = iwork[0, :n], iwork[1]
     work = np.empty((4, n))
     piv, t, u, rhs = work[0], work[1], work[2], work[3]
-    k = _singles_kernel(succ, probs, active, piv, tcol, block_start)
+    # P with blocks of one square, as .blocks.structure_kernel and .block_factor_kernel
+    # give it with bmax = 1, in one pass without their allocations: the pivots piv (the
+    # sum of a square's probabilities of moving; 1 off the system), block_start (0 .. n)
+    # and the column tcol[y] of each square that a backward move lands on (numbered from
+    # the highest move down, else -1), k of them
+    k = 0
+    for x in range(n + 1):
+        block_start[x] = x
+    for x in range(n - 1, -1, -1):
+        tcol[x] = -1
+    for x in range(n - 1, -1, -1):
+        if not active[x]:
+            piv[x] = 1.0
+            continue
+        d = 0.0
+        for f in range(nf):
+            y = succ[x, f]
+            p = probs[0, f]
+            if p == 0.0 or y == x:
+                continue
+            d += p
+            if y < x and active[y] and tcol[y] < 0:
+                tcol[y] = k
+                k += 1
+        piv[x] = d
     if k > kmax:
         return k
     # no dense blocks (offsets and lu empty: read for blocks of two squares or more only)
