@@ -53,15 +53,8 @@ if TYPE_CHECKING:
     Model = Board | Chain  # what the questions below take
 from .exact import check_exact, exact_moments
 
-__all__ = [
-    "SolveReport",
-    "solver_report",
-    "expected_throws",
-    "expected_throws_all",
-    "throws_variance",
-    "throws_variance_all",
-    "finish_probability",
-]
+__all__ = ["SolveReport", "solver_report", "expected_throws", "expected_throws_all",
+           "throws_variance", "throws_variance_all", "finish_probability"]
 
 
 
@@ -662,6 +655,14 @@ def visits_and_jump_use(cb: CompiledBoard, start: int, max_solves: int | None = 
     return visits, uses, np.clip(prob, 0.0, 1.0)
 
 
+def finish_system(cb: CompiledBoard) -> tuple[SystemSolver, Solution]:
+    """``(solver, h)``: the solver over the squares that can finish, ``h`` their chances."""
+    live = cb.reach[0] > 0
+    solver = system_solver(cb.succ, cb.probs, live)
+    goal = ((cb.succ == cb.size) * cb.probs).sum(axis=1) / solver.rowsum  # rows sum to 1
+    return solver, solver.solve(np.where(live, goal, 0.0))
+
+
 def finish_probability(board: Model, start: int | None = None) -> float:
     """Probability that the goal is ever reached from ``start``.
 
@@ -675,8 +676,7 @@ def finish_probability(board: Model, start: int | None = None) -> float:
     Returns
     -------
     float
-        1.0 on squares that finish surely; otherwise the absorption
-        probability, from one sparse solve over the squares that can finish.
+        1.0 on squares that finish surely; else one solve over those that can.
 
     Examples
     --------
@@ -688,11 +688,8 @@ def finish_probability(board: Model, start: int | None = None) -> float:
     cb = board.compiled
     if sure_states(cb)[start]:
         return 1.0
-    live = cb.reach[0] > 0
-    if not live[start]:
+    if not cb.reach[0][start] > 0:
         return 0.0
-    solver = system_solver(cb.succ, cb.probs, live)
-    goal = ((cb.succ == cb.size) * cb.probs).sum(axis=1) / solver.rowsum  # rows sum to 1
-    h = solver.solve(np.where(live, goal, 0.0))
+    h = finish_system(cb)[1]
     _warn(_notes(h.error, "finish probabilities"))
-    return float(min(max(h.x[start], 0.0), 1.0))
+    return float(np.clip(h.x[start], 0.0, 1.0))

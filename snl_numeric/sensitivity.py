@@ -59,10 +59,11 @@ from scipy.linalg.blas import dgemm
 from ._core.blas import SERIAL_PRODUCT, matmul, right_product
 from ._core.memory import check_memory
 from ._core.sizes import DENSE_PUSH_MAX
-from ._core.solve import UNIT_ROUNDOFF, system_solver
+from ._core.solve import UNIT_ROUNDOFF
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board, check_start
-from .chain import expected_throws, fundamental, mean_all, solver_report, throws_variance
+from .chain import (expected_throws, finish_system, fundamental, mean_all, solver_report,
+                    throws_variance)
 from .compile import CompiledBoard
 from .players import win_probabilities
 
@@ -302,13 +303,11 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     dead[goal] = False
     if np.any(dead[mat.indices] & np.repeat(~off, np.diff(mat.indptr))):
         # the goal may never be reached from ``start``: two solves
-        solver = system_solver(cb.succ, cb.probs, live)
+        solver, finish = finish_system(cb)
         e = np.zeros((cb.n_states, 1))
         e[start] = 1.0
-        finish = ((cb.succ == goal) * cb.probs).sum(axis=1) / solver.rowsum
         visits = np.maximum(solver.solve(e, trans=True).x[:, 0], 0.0)[keep]
-        reach = np.append(np.clip(solver.solve(np.where(live, finish, 0.0)).x, 0.0,
-                                  1.0)[keep], 1.0)
+        reach = np.append(np.clip(finish.x, 0.0, 1.0)[keep], 1.0)
         total = float(reach[place])
     never = 1.0 - total
     value = total - total * total / 2 + float(np.dot(pmf, pmf)) / 2
