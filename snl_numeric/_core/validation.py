@@ -245,12 +245,8 @@ def parse_json(text: str | bytes) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=bad_constant,
                           parse_int=_json_integer)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # (a json.JSONDecodeError too)
         raise ValueError(f"invalid JSON: {exc}") from None
-    except ValueError as exc:
-        raise ValueError(f"invalid JSON: {exc}") from None
-    except RecursionError:  # pragma: no cover - _depth refuses it first
-        raise ValueError("invalid JSON: nested too deeply") from None
 
 
 #: Integers in JSON text have at most this many digits (Python's own limit on reading one).
