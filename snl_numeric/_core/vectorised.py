@@ -224,10 +224,9 @@ def play_from(succ: np.ndarray, start: int) -> np.ndarray | None:
                                return_predecessors=True)[1]
     if pred[goal] < 0:
         return None
-    up = pred.tolist()
-    squares = [goal]
+    up, squares = pred.item, [goal]
     while squares[-1] != start:  # (one step a throw of the play)
-        squares.append(up[squares[-1]])
+        squares.append(up(squares[-1]))
     return np.array(squares[::-1])
 
 
