@@ -47,7 +47,6 @@ from ._core.vectorised import (
     reach,
     reachable_from,
     succ_table,
-    throws_from,
 )
 
 if TYPE_CHECKING:
@@ -236,10 +235,11 @@ class CompiledBoard:
     def throws_from(self, start: int) -> int:
         """Fewest throws from ``start`` to the goal, -1 if unreachable (``reach[0][start]``):
         on an ordinary board whose :attr:`reach` is not built yet, from one search forward
-        from ``start`` (no reversed moves, nothing kept)."""
+        from ``start`` (no reversed moves, nothing kept): :meth:`play_from`'s throws."""
         if "reach" in self.cache or not self.ordinary:
             return int(self.reach[0][start])
-        return throws_from(self.succ, start)
+        squares = play_from(self.succ, start)
+        return -1 if squares is None else len(squares) - 1
 
     def play_from(self, start: int) -> np.ndarray | None:
         """The squares (``start`` to the goal) of the fewest-throws play from ``start`` that

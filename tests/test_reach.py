@@ -28,7 +28,7 @@ from snl_numeric import (
 )
 from snl_numeric._core.table import moves_up_kernel, reach_kernel
 from snl_numeric._core.vectorised import reach as numpy_reach
-from snl_numeric._core.vectorised import play_from, stable_order, throws_from
+from snl_numeric._core.vectorised import play_from, stable_order
 from snl_numeric.boards import random_board
 
 RULES = ("win", "exact", "bounce")
@@ -228,14 +228,13 @@ def test_property_numpy_twins_on_tables_match_naive(succ):
     ref = naive.table_reach(succ)
     assert_same(numpy_reach(succ), ref)
     dist = ref[0].tolist()
-    assert [throws_from(succ, x) for x in range(len(succ))] == dist
     for x in range(len(succ)):  # the play: at each throw the first face one throw closer
         want = None if dist[x] < 0 else [x]
         while want and dist[want[-1]] > 0:
             row = succ[want[-1]].tolist()
             want.append(next(y for y in row if dist[y] == dist[want[-1]] - 1))
         got = play_from(succ, x)
-        assert (got if got is None else got.tolist()) == want
+        assert (got if got is None else got.tolist()) == want  # (its length: the fewest throws)
 
 
 def test_a_start_on_a_board_whose_squares_all_move_up():

@@ -21,7 +21,7 @@ from contextvars import ContextVar
 __all__ = ["DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX", "GTH_MAX",
            "MAX_JOINT_STATES", "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES", "SMALL_SYSTEM",
            "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE", "SWEEP_TARGETS", "WOODBURY_BYTES",
-           "WOODBURY_MAX", "forced_path", "options", "ordinary", "policy_kernels", "sweep_targets"]
+           "WOODBURY_MAX", "options", "ordinary", "policy_kernels", "sweep_targets"]
 
 # -- the two paths ------------------------------------------------------------------------
 #: Boards with at most this many table entries (squares x faces) are ordinary: answered by
@@ -122,11 +122,6 @@ def options(*, path: str = "auto") -> Iterator[None]:
         yield
     finally:
         _FORCED.reset(token)
-
-
-def forced_path() -> str:
-    """The path :func:`options` forces here: ``"auto"``, ``"direct"`` or ``"structured"``."""
-    return _FORCED.get()
 
 
 def ordinary(n_states: int, n_faces: int) -> bool:

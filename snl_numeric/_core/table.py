@@ -122,8 +122,7 @@ def reach_kernel(succ, start, dist, sure):  # pragma: no cover - jitted
     With ``start >= 0``, when every square but the goal has a move up (every face of
     ``succ`` counted), every square reaches the goal by moving up: every square is sure,
     and a search forward from ``start``, stopped at the goal, gives the throws; ``dist``
-    is then scratch. In a batch of 100-square boards that is a quarter of the time of
-    the full search.
+    is then scratch.
 
     The full search is breadth-first over the reversed moves of every square but the
     goal (every face of ``succ``), and a second one, for the sure mask, only when some
@@ -362,22 +361,10 @@ def quantile_levels(qs: Sequence[float]) -> np.ndarray:
     return levels - QUANTILE_SLACK * levels
 
 
-def quantile(cdf: np.ndarray, q: float) -> int | None:
-    """The smallest ``k`` with ``cdf[k] >= q`` (less :data:`QUANTILE_SLACK` of ``q``), None
-    if none.
-
-    The one quantile rule of the package (analyses, plots and batch columns).
-
-    Examples
-    --------
-    >>> quantile(np.array([0.0, 0.5, 1.0]), 0.5), quantile(np.array([0.0, 0.4]), 0.5)
-    (1, None)
-    """
-    return quantiles(cdf, [q])[0]
-
-
 def quantiles(cdf: np.ndarray, qs: Sequence[float]) -> list[int | None]:
-    """:func:`quantile` at each level of ``qs``, in one search.
+    """For each level ``q`` of ``qs``, the smallest ``k`` with ``cdf[k] >= q`` (less
+    :data:`QUANTILE_SLACK` of ``q``), None if none: the one quantile rule of the package
+    (analyses, plots and batch columns), every level in one search.
 
     Examples
     --------

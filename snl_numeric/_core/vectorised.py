@@ -8,8 +8,8 @@ in the tests.
 - :func:`reach`: fewest throws to the goal by breadth-first search over the reversed
   adjacency (:func:`scipy.sparse.csgraph.breadth_first_order`), then the squares that
   reach the goal with probability 1 (those that cannot reach a square that cannot);
-  :func:`throws_from`, :func:`play_from`: the fewest throws from one square, and the play
-  whose faces come first, by one search forward from it;
+  :func:`play_from`: the fewest-throws play from one square whose faces come first, by one
+  search forward from it;
 - :func:`push`: the distribution of the number of throws. The mass ``v_k`` on the squares
   that can still finish after ``k`` throws obeys ``v_{k+1} = v_k Q``, and
   ``P(T = k + 1) = v_k r`` with ``r`` the chance of finishing in one throw. On a small
@@ -30,7 +30,7 @@ from .memory import check_memory
 from .sizes import DENSE_PUSH_MAX
 
 __all__ = ["landing_rest", "succ_table", "reach", "stable_order",
-           "reachable_from", "throws_from", "play_from", "push"]
+           "reachable_from", "play_from", "push"]
 
 #: Throws per product on the dense path (up to :data:`.sizes.DENSE_PUSH_MAX` squares).
 BLOCK = 16
@@ -198,36 +198,10 @@ def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
     return seen
 
 
-def _search_from(succ: np.ndarray, start: int) -> np.ndarray:
-    """The predecessors (negative where none) of one breadth-first search forward from
-    ``start``, each square's moves taken face by face."""
-    return breadth_first_order(_forward(succ), start, directed=True,
-                               return_predecessors=True)[1]
-
-
-def throws_from(succ: np.ndarray, start: int) -> int:
-    """``reach(succ)[0][start]``, the fewest throws from ``start`` to the goal (-1 if
-    unreachable), from one breadth-first search forward from ``start`` (no reversed
-    moves), the goal's depth by :func:`_depths`.
-
-    Examples
-    --------
-    >>> succ = np.array([[1, 1], [0, 0], [3, 3], [3, 3]])
-    >>> throws_from(succ, 2), throws_from(succ, 0), throws_from(succ, 3)
-    (1, -1, 0)
-    """
-    goal = succ.shape[0] - 1
-    if start == goal:
-        return 0
-    pred = _search_from(succ, start)
-    if pred[goal] < 0:
-        return -1
-    return int(_depths(pred, start, goal)[goal])
-
-
 def play_from(succ: np.ndarray, start: int) -> np.ndarray | None:
     """The squares (``start`` to the goal) of the fewest-throws play from ``start`` whose
-    faces come first, face after face; None if the goal cannot be reached.
+    faces come first, face after face; None if the goal cannot be reached (the fewest
+    throws from ``start``, ``reach(succ)[0][start]``, are its length less one).
 
     The goal's ancestors in one breadth-first search forward from ``start`` that takes each
     square's moves face by face (csgraph follows a row's entries in the order stored, and
@@ -246,13 +220,13 @@ def play_from(succ: np.ndarray, start: int) -> np.ndarray | None:
     goal = succ.shape[0] - 1
     if start == goal:
         return np.array([goal])
-    pred = _search_from(succ, start)
+    pred = breadth_first_order(_forward(succ), start, directed=True,
+                               return_predecessors=True)[1]
     if pred[goal] < 0:
         return None
-    up = pred.tolist()
-    squares = [goal]
+    up, squares = pred.item, [goal]
     while squares[-1] != start:  # (one step a throw of the play)
-        squares.append(up[squares[-1]])
+        squares.append(up(squares[-1]))
     return np.array(squares[::-1])
 
 

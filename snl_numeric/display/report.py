@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.table import quantile
+from .._core.table import quantiles
 from .._core.text import capture_words, dice_text, label
 from .html import LADDER_COLOR, SNAKE_COLOR, board_title, fmt
 from .impact import impact_rows, signed
@@ -190,7 +190,7 @@ def distribution_section(a: Any) -> str:
     if a.pmf is None:
         return f"<p>{escape(a.note)}</p>"
     unit = "steps" if is_chain(a.board) else "throws"
-    k = quantile(a.cdf, 0.999 * a.finish_probability)
+    k = quantiles(a.cdf, [0.999 * a.finish_probability])[0]
     last = len(a.pmf) - 1 if k is None else max(k, a.min_throws, 1)
     marks = {"mean": a.mean} if math.isfinite(a.mean) else {}
     if a.median is not None:
@@ -351,7 +351,7 @@ def players_section(g: Any, board: Any) -> str:
                    in enumerate(zip(g.starts, g.win_probabilities.tolist(), strict=True))])
     pmf = np.asarray(g.rounds_pmf, dtype=np.float64)
     cdf = np.cumsum(pmf)
-    last = quantile(cdf, 0.999 * (1.0 - g.no_winner))
+    last = quantiles(cdf, [0.999 * (1.0 - g.no_winner)])[0]
     last = len(pmf) - 1 if last is None else max(last, 1)
     marks = {"mean": g.mean_rounds} if math.isfinite(g.mean_rounds) else {}
     svg = distribution_svg(pmf, cdf, last=last, marks=marks, unit="rounds",

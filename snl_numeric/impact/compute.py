@@ -46,7 +46,7 @@ from .._core.memory import check_memory
 from .._core.sizes import sweep_targets
 from .._core.solve import WARN_ERROR
 from .._core.solve.sweeps import sweep_solve
-from .._core.table import quantile
+from .._core.table import quantiles
 from .._core.validation import flag, positive_int
 from .._core.warn import warn_user
 from ..board import Board, check_board, check_start
@@ -255,7 +255,7 @@ def _without(board: Board, j: int) -> Board:
 
 def _median(board: Board, start: int) -> float:
     with _advice("median", "length_distribution"):
-        m = quantile(np.cumsum(length_distribution(board, start)), 0.5)
+        m = quantiles(np.cumsum(length_distribution(board, start)), [0.5])[0]
     return math.nan if m is None else float(m)
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from .._core.grid import grid_shape, square_xy
-from .._core.table import quantile
+from .._core.table import quantiles
 from ..analysis import Analysis, analyze
 from ..board import Board
 from ..display.html import LADDER_COLOR, SNAKE_COLOR
@@ -79,7 +79,7 @@ def pmf_cdf(a: Analysis) -> tuple[np.ndarray, np.ndarray]:
 
 def xmax(a: Analysis, coverage: float) -> int:
     pmf, cdf = pmf_cdf(a)
-    k = quantile(cdf, coverage * a.finish_probability)
+    k = quantiles(cdf, [coverage * a.finish_probability])[0]
     return len(pmf) - 1 if k is None else max(k, a.min_throws, 1)
 
 
