@@ -7,7 +7,7 @@ probability .99), the path from a target to its next snake is nearly certain: ea
 of ``W[D]`` holds one entry near 1 and ``W[D]`` is near the matrix of a map ``phi``
 on the targets. Its cycles (a snake back to a square whose path leads to the same snake)
 spread the eigenvalues of ``S`` around a circle near 0, and GMRES needs hundreds of
-steps (248 on the benchmarks' family at 10^5 squares, 26 on a random board).
+steps (docs: Performance, Large boards).
 
 ``M = I - diag(w) Phi`` keeps that map: ``phi[d]`` is where the most likely path from
 ``d`` (one move at a time, the likeliest square each time) first lands on a lower
@@ -36,8 +36,7 @@ MIN_SHARE = 1 / 8
 MAX_WALK = 512
 
 #: A cycle whose chance is within this of 1 is cut at its first target (``phi = -1``
-#: there): kept, ``M`` would be near singular and its solve would amplify rounding (the
-#: benchmarks' family has 4 cycles at 10^5 squares, of chance .05-.80).
+#: there): kept, ``M`` would be near singular and its solve would amplify rounding.
 CYCLE_MARGIN = 1 / 16
 
 NONE = (np.zeros(0, dtype=np.int32), np.zeros(0), np.zeros(0, dtype=np.int32),

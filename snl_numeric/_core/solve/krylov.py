@@ -6,8 +6,9 @@ With ``A = P - R`` (:mod:`.blocks`), ``R = C E_D^T`` of rank ``k``, the solve
 :func:`gmres_kernel` runs GMRES on it inside one compiled call (the Arnoldi
 step, the Givens rotations and the sweeps; its work arrays allocated once).
 :func:`scipy.sparse.linalg.gmres` over a ``LinearOperator`` of the same sweep stops
-only on a 2-norm and has no stall test; measured against it in the same run it loses
-on every family that is not trivial (docs: Performance, Large boards).
+only on a 2-norm and has no test for the sweeps' rounding floor; in the solver's place
+it is slower by more than 1.5x on some family of boards whichever way it is stopped
+(``benchmarks/bench_krylov.py``; docs: Performance, GMRES: ours or SciPy's).
 
 Stopping. The residual of ``x`` in the full system is ``r = b - A x = C rho``
 with ``rho`` the capacitance residual. So GMRES can stop on the criterion the
@@ -25,15 +26,8 @@ target. Its eigenvector is near the vector of ones, so :func:`gmres_kernel` defl
 ``U = 1`` (``C U`` made once per solver, one sweep) and the first steps no longer stall.
 
 The sweep of a step (:func:`landing_sweep_kernel`) reads a square's moves through
-the *landing values* of the squares a face's step above it (a square's own value, or
-the value at the end of its jump), kept in a short ring as they are solved: one read
-per face from a few cache lines, the die's probabilities in registers, the far values
-(what snakes land on: ``v`` itself; the ends of jumps up: a copy written as each is
-solved) from one short array, and the chain from one square to the next a multiply
-and an add. Its tables (:func:`landing_kernel`: one int32 per square for the landing
-read and one for the copy) are made with the solver. The squares that do not fit the
-pattern (blocks of short snakes, the last squares, where overshoot rules apply) read
-face by face.
+the *landing values* of the squares a face's step above it, through tables made with
+the solver (:func:`landing_kernel`).
 """
 
 from __future__ import annotations
@@ -51,18 +45,17 @@ _NO_RHS = np.zeros(0)
 #: the rounding floor of the sweeps, where refinement takes over. Sooner where the
 #: residual stops moving: after ``FLAT_STEPS`` steps in a row that each take less than
 #: ``1 - FLAT`` of it, once it has fallen below ``FLOOR`` within the cycle (a cycle's
-#: first steps can barely move it: on random boards about four, and a cycle that starts
-#: on an already small residual is left to ``STALL``). At the floor the ratios run to 1
-#: within a few steps (a random board of 10^7 squares: .58, .91, .99, .999, ...); a slow die converging steadily at .75-.95 a step is
-#: stopped by it only as it reaches the floor.
+#: first steps can barely move it, and a cycle that starts on an already small residual
+#: is left to ``STALL``). At the floor the ratios run to 1 within a few steps; a slow die
+#: converging steadily is stopped by it only as it reaches the floor.
 STALL = 8
 FLOOR = 1e-10
 FLAT = 7 / 8
 FLAT_STEPS = 2
 #: Orthogonalise a new basis vector a second time when the first pass left less than
-#: this fraction of its norm (it lost about ``u`` over that fraction of orthogonality).
-#: On random boards a pass leaves 0.24-0.35 of it, where Kahan's 0.7 would always repeat
-#: the pass; modified Gram-Schmidt once is GMRES's usual, backward stable choice.
+#: this fraction of its norm (it lost about ``u`` over that fraction of orthogonality;
+#: Kahan's 0.7 would repeat nearly every pass here): modified Gram-Schmidt once is
+#: GMRES's usual, backward stable choice.
 REORTHOGONALISE = 2.0**-10
 
 
@@ -404,24 +397,12 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
     Deflated (GCRO-DR with a fixed space) by ``U = defl_u`` (rows), ``C U = defl_q``
     orthonormal: each cycle starts from ``y + U Q^T r`` and its Arnoldi steps run on
     ``(I - Q Q^T) C``. With ``make``, the kernel first makes them from ``U = 1``, one
-    sweep (``defl_u``, ``defl_q`` of one row): the capacitance system of a board has an
-    eigenvalue near 0 (the chance of landing on one more target before the goal is near 1
-    from every target: the slow mode of the game), whose eigenvector is near ``1``;
-    undeflated, GMRES's first four steps barely move the residual (0.96, 0.95, 0.94,
-    0.87 on a random board of 10^6 squares; deflated 0.78, 0.43, 0.17, 0.05).
+    sweep (``defl_u``, ``defl_q`` of one row; see the module docstring).
     """
     k = rhs.shape[0]
     tmp = np.empty(k if not trans and pre[0].shape[0] > 0 else 0)  # M^-1 v (empty: no M)
-    # |(C rho)_i| / b_i <= ||rho||_2 * gamma: look at rho itself below `near`
-    gamma = 0.0
-    i = 0
-    while i < c_rows.shape[0]:
-        row = c_rows[i]
-        mass = 0.0
-        while i < c_rows.shape[0] and c_rows[i] == row:
-            mass += c_vals[i]
-            i += 1
-        gamma = max(gamma, mass / b[row])
+    # |(C rho)_i| / b_i <= ||rho||_2 * gamma (C >= 0): look at rho itself below `near`
+    gamma = _relative(np.ones(k), c_rows, c_cols, c_vals, b)
     near = tol_rel / gamma * np.sqrt(k) if gamma > 0 else np.inf
     basis = np.empty((restart + 1, k))
     hess = np.zeros((restart + 1, restart))

@@ -133,7 +133,10 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
     first = np.zeros((len(plan.pivot) + window, cols))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if k:
-            v = _forward(plan, targets)  # B^-T E_D, (m, k)
+            v = np.zeros((window + len(plan.pivot), k))  # B^-T E_D, row window + j: square j
+            v[window + targets, np.arange(k)] = 1.0
+            _sweep(plan.down, plan.behind, v, plan.size, window, range(len(plan.down)))
+            v = v[window: window + m]
             vf = v.take(fed, axis=0)
             cap = -(c_back.T @ vf).T  # -W[D] = -(B^-1 C)[D] = -V^T C: I - W[D] off the diagonal
             # its row sums (B^-1 e)[D] (einsum: no BLAS, whose threads a product this
@@ -146,7 +149,7 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
                 part = slice(j, j + PRODUCT_COLUMNS)  # backward move (in parts: no new
                 first[fed, part] = c_back @ x[:, part]  # pages for a large product)
         first[b_rows, b_cols] += b_vals  # (each entry once: b's duplicates were summed)
-        _backward(plan, first)
+        _sweep(plan.up, plan.ahead, first, plan.size, 0, range(len(plan.up) - 1, -1, -1))
     y = first[:m]
     if not np.isfinite(y.max()):  # (y >= 0: its largest is finite unless some entry is not)
         return None
@@ -175,7 +178,6 @@ class _Plan:
     ``B_JJ^-1`` (upper triangular, ``>= 0``) is one backward sweep over the block's rows,
     all blocks at once."""
 
-    squares: int
     size: int
     window: int
     pivot: np.ndarray
@@ -206,96 +208,65 @@ def _plan(pivot: np.ndarray, rows: np.ndarray, cols: np.ndarray, probs: np.ndarr
         acc[:, r] += 1.0
         np.divide(acc, piv[:, r, None], out=inv[:, r, :])
     out = ~same
-    # backward: the window after the block, then the rows beyond it
-    after = np.where(out, cols - (br + 1) * size, 0)
-    beyond = out & (after >= window)
-    far, nfar = _columns(br[beyond], cols[beyond], nb)
-    mat = np.zeros((nb, size, window + nfar.max(initial=0)))
-    col = after.copy()
-    col[beyond] = window + far
-    np.add.at(mat, (br[out], rows[out] % size, col[out]), probs[out])
-    up = np.concatenate([inv, inv @ mat], axis=2)
-    ahead = _rows(np.arange(nb) * size, size + window, cols[beyond], br[beyond], far, nfar)
-    # forward (in the array's rows: square j is row window + j): the window before the
-    # block, then the rows before it
-    before = np.where(out, rows - (bc * size - window), 0)
-    behind_w = out & (before < 0)
-    far, nfar = _columns(bc[behind_w], rows[behind_w], nb)
-    mat = np.zeros((nb, size, window + nfar.max(initial=0)))
-    col = before.copy()
-    col[behind_w] = window + far
-    np.add.at(mat, (bc[out], cols[out] % size, col[out]), probs[out])
-    inv_t = inv.transpose(0, 2, 1)
-    hq = inv_t @ mat
-    down = np.concatenate([hq[:, :, :window], inv_t, hq[:, :, window:]], axis=2)
-    behind = _rows(np.arange(nb) * size, window + size, rows[behind_w] + window,
-                   bc[behind_w], far, nfar)
-    return _Plan(m, size, window, flat, _trim(up, ahead, size + window), ahead,
-                 _trim(down, behind, window + size), behind)
+    # backward: the block's rows, the window after it, then the rows beyond; forward (in
+    # the array's rows: square j is row window + j): the window before the block, its rows,
+    # then the rows before the window
+    up, ahead = _outside(inv, br[out], rows[out], cols[out], cols[out] - (br[out] + 1) * size,
+                         probs[out], nb, window, 0)
+    down, behind = _outside(inv.transpose(0, 2, 1), bc[out], cols[out], rows[out] + window,
+                            rows[out] - (bc[out] * size - window), probs[out], nb, window,
+                            window)
+    return _Plan(size, window, flat, up, ahead, down, behind)
 
 
-def _columns(block: np.ndarray, other: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each entry's place among the distinct ``other`` rows of its block, and how many
-    each block has."""
-    if not len(block):
-        return np.zeros(0, dtype=np.intp), np.zeros(nb, dtype=np.intp)
-    span = int(other.max()) + 1
-    keys, which = np.unique(block * span + other, return_inverse=True)
-    first = np.searchsorted(keys, np.arange(nb + 1) * span)
-    return which - first[keys[which] // span], np.diff(first)
-
-
-def _rows(starts: np.ndarray, width: int, other: np.ndarray, block: np.ndarray,
-          place: np.ndarray, count: np.ndarray) -> list[np.ndarray | None]:
-    """Per block, ``None`` (the ``width`` rows from its start) or those rows then its
-    distinct ``other`` rows in their places."""
-    out: list[np.ndarray | None] = [None] * len(starts)
+def _outside(inv: np.ndarray, block: np.ndarray, own: np.ndarray, other: np.ndarray,
+             place: np.ndarray, probs: np.ndarray, nb: int, window: int, own_at: int
+             ) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+    """One sweep's matrices and rows (``up`` and ``ahead``, or ``down`` and ``behind``, of
+    :class:`_Plan`) from the moves between blocks: square ``own`` of ``block`` reads the
+    array's row ``other`` with probability ``probs``, its ``place`` in the window beside
+    the block (outside ``[0, window)``: gathered after the block's rows and the window).
+    ``inv`` (``B_JJ^-1`` or ``B_JJ^-T``) takes the ``own_at``-th column of the block's own
+    rows. Each matrix is contiguous, over its block's rows only."""
+    size = inv.shape[1]
+    width = size + window
+    far = (place < 0) | (place >= window)
+    block_far, other_far = block[far], other[far]
+    where, count = np.zeros(0, dtype=np.intp), np.zeros(nb, dtype=np.intp)
+    if len(block_far):  # each far row's place among the distinct ones of its block
+        span = int(other_far.max()) + 1
+        keys, which = np.unique(block_far * span + other_far, return_inverse=True)
+        first = np.searchsorted(keys, np.arange(nb + 1) * span)
+        where, count = which - first[keys[which] // span], np.diff(first)
+    mat = np.zeros((nb, size, window + count.max(initial=0)))
+    col = place.copy()
+    col[far] = window + where
+    np.add.at(mat, (block, own % size, col), probs)
+    hq = inv @ mat
+    full = np.concatenate([hq[:, :, :own_at], inv, hq[:, :, own_at:]], axis=2)
+    idx: list[np.ndarray | None] = [None] * nb  # None: the width rows from the block's start
     for j in np.flatnonzero(count).tolist():
-        idx = np.empty(width + int(count[j]), dtype=np.intp)
-        idx[:width] = np.arange(starts[j], starts[j] + width)
-        mine = block == j
-        idx[width + place[mine]] = other[mine]
-        out[j] = idx
-    return out
+        idx[j] = rows = np.empty(width + int(count[j]), dtype=np.intp)
+        rows[:width] = np.arange(j * size, j * size + width)
+        mine = block_far == j
+        rows[width + where[mine]] = other_far[mine]
+    return [np.ascontiguousarray(full[j, :, : width + count[j]]) for j in range(nb)], idx
 
 
-def _trim(mats: np.ndarray, idx: list[np.ndarray | None], width: int) -> list[np.ndarray]:
-    """Each block's matrix over its rows only (contiguous, for the products)."""
-    return [np.ascontiguousarray(m[:, : width if i is None else len(i)])
-            for m, i in zip(mats, idx, strict=True)]
-
-
-def _backward(plan: _Plan, first: np.ndarray) -> None:
-    """``B^-1`` over ``first`` in place (rows: the padded squares, then ``window`` zero
-    rows), block by block from the last: one product of ``up`` with the rows it reads."""
-    s, w = plan.size, plan.window
-    cols = first.shape[1]
-    tmp = np.empty((s, cols))  # (a product into its own operand is not BLAS's)
-    for j in range(len(plan.up) - 1, -1, -1):
-        rows, mat = plan.ahead[j], plan.up[j]
-        src = first[j * s: (j + 1) * s + w] if rows is None else first.take(rows, axis=0)
+def _sweep(mats: list[np.ndarray], idx: list[np.ndarray | None], arr: np.ndarray,
+           size: int, at: int, order: range) -> None:
+    """One sweep over ``arr`` in place, block ``j`` in ``order``: the product of ``mats[j]``
+    with the rows it reads (``idx[j]``; ``None``: the ``size + window`` rows from
+    ``j size``) into its ``size`` rows from ``at + j size``."""
+    cols = arr.shape[1]
+    tmp = np.empty((size, cols))  # (a product into its own operand is not BLAS's)
+    for j in order:
+        rows, mat = idx[j], mats[j]
+        src = arr[j * size: j * size + mat.shape[1]] if rows is None else arr.take(rows, axis=0)
         step = max(1, SERIAL_PRODUCT // mat.size)
         for c in range(0, cols, step):
             np.matmul(mat, src[:, c: c + step], out=tmp[:, c: c + step])
-        first[j * s: (j + 1) * s] = tmp
-
-
-def _forward(plan: _Plan, targets: np.ndarray) -> np.ndarray:
-    """``V = B^-T E_D`` (rows ``D`` of ``B^-1``, as columns), block by block from the
-    first: one product of ``down`` with the rows it reads."""
-    s, w = plan.size, plan.window
-    k = len(targets)
-    v = np.zeros((w + len(plan.pivot), k))  # row w + j: square j (the first w rows zero)
-    v[w + targets, np.arange(k)] = 1.0
-    tmp = np.empty((s, k))
-    for j in range(len(plan.down)):
-        rows, mat = plan.behind[j], plan.down[j]
-        src = v[j * s: w + (j + 1) * s] if rows is None else v.take(rows, axis=0)
-        step = max(1, SERIAL_PRODUCT // mat.size)
-        for c in range(0, k, step):
-            np.matmul(mat, src[:, c: c + step], out=tmp[:, c: c + step])
-        v[w + j * s: w + (j + 1) * s] = tmp
-    return v[w: w + plan.squares]
+        arr[at + j * size: at + (j + 1) * size] = tmp
 
 
 def _gth_apply(lu: np.ndarray, y: np.ndarray) -> np.ndarray:
