@@ -449,15 +449,19 @@ def capacitance_kernel(z, col0, targets, cap, cap_piv):  # pragma: no cover - ji
 
 
 @njit(error_model="numpy")
-def correction_kernel(z, col0, targets, cap, cap_piv, x):  # pragma: no cover - jitted
+def correction_kernel(z, col0, targets, cap, cap_piv, x, rows):  # pragma: no cover - jitted
     """``x <- x + W (I - W[D])^-1 x[D]`` in place: ``A^-1 b`` from ``x = P^-1 b`` (``z``,
-    ``cap`` and ``cap_piv`` as :func:`capacitance_kernel` takes and leaves them)."""
+    ``cap`` and ``cap_piv`` as :func:`capacitance_kernel` takes and leaves them), on the
+    rows where the mask ``rows`` is True (``rows`` empty: every row)."""
     k = targets.shape[0]
     if k == 0:
         return
     y = x[targets]
     gth_solve_jit(cap, cap_piv, y, False)
+    every = rows.shape[0] == 0
     for i in range(x.shape[0]):
+        if not (every or rows[i]):
+            continue
         acc = x[i]
         for a in range(k):
             acc += z[i, col0 + a] * y[a]

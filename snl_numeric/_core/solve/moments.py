@@ -30,7 +30,6 @@ from .blocks import (
     levels_kernel,
     sweep_kernel,
 )
-from .gth import gth_solve_jit
 from .residual import residual_kernel, step_variance_kernel
 
 #: Variances use the one-step formula where ``2 N t - t - t**2`` would lose more than
@@ -101,6 +100,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     offsets = iwork[1, :0]  # empty views of the work arrays: no allocation
     lu = work[0, :0]
     no_back = lu
+    every = report[:0]  # correction_kernel's rows: all
     # the arrays sized by k, again in one allocation per type
     kwork = np.empty(2 * k + 2, dtype=np.int64)
     targets, first = kwork[:k], kwork[k:]
@@ -145,7 +145,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     capacitance_kernel(z, col0, targets, cap, cap_piv)
     for x in range(n):
         t[x] = z[x, 0]
-    correction_kernel(z, col0, targets, cap, cap_piv, t)
+    correction_kernel(z, col0, targets, cap, cap_piv, t, every)
     for x in range(n):
         mean[x] = t[x] if active[x] else (0.0 if x == n - 1 else np.inf)
         var[x] = np.nan if active[x] else mean[x]
@@ -154,18 +154,11 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     for x in range(n):
         rhs[x] = t[x] * rowsum
     sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, no_back, u)
-    # u's Woodbury correction (correction_kernel's sums) at the reported squares only: the
-    # variance is not wanted elsewhere, and the whole column costs n k products
-    y = u[targets]
-    if k:
-        gth_solve_jit(cap, cap_piv, y, False)
+    # u corrected at the reported squares only: the variance is not wanted elsewhere
+    correction_kernel(z, col0, targets, cap, cap_piv, u, report)
     cancel = False
     for x in range(n):
         if active[x] and report[x]:
-            acc = u[x]
-            for a in range(k):
-                acc += z[x, col0 + a] * y[a]
-            u[x] = acc
             var[x] = 2.0 * u[x] - t[x] - t[x] * t[x]
             cancel |= _cancels(var[x], t[x])
     if cancel:  # the variance of one step of t, solved
@@ -176,7 +169,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         tlo = np.zeros(n)
         residual_kernel(succ, probs, pstride, active, cols[:, 0].copy(), t, tlo, False, r, size)
         sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, no_back, tlo)
-        correction_kernel(z, col0, targets, cap, cap_piv, tlo)
+        correction_kernel(z, col0, targets, cap, cap_piv, tlo, every)
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t is known wrong, and dropped
         bound = a_priori_bound(levels_kernel(succ, probs, pstride, active, block_start), nf, k, 1)
@@ -185,7 +178,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         w = np.empty(n)
         step_variance_kernel(succ, probs, pstride, active, t, tlo, w)
         sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, w, no_back, u)
-        correction_kernel(z, col0, targets, cap, cap_piv, u)
+        correction_kernel(z, col0, targets, cap, cap_piv, u, report)
         for x in range(n):
             if active[x] and report[x] and _cancels(var[x], t[x]):
                 var[x] = u[x]

@@ -120,6 +120,7 @@ SOLVE_BYTES = 150
 GMRES_STEPS = 64
 _NO_BACK = np.zeros(0)
 _NO_ROWS = np.zeros(0, dtype=np.int64)  # block_solve_kernel finds the columns' first rows
+_EVERY_ROW = np.zeros(0, dtype=np.bool_)  # correction_kernel corrects every row
 _DD_EPS = 2.0**-104
 
 
@@ -324,7 +325,7 @@ class Solver:
                 rhs[d] += v
                 return self._sweep_t(rhs)[0], 0
             x = self._sweep(b)
-            correction_kernel(self.z, 1, self.targets, self.cap, self.cap_piv, x)
+            correction_kernel(self.z, 1, self.targets, self.cap, self.cap_piv, x, _EVERY_ROW)
             return x, 0
         if self.method == "splu":
             x = np.zeros(self.n)
