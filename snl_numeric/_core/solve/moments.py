@@ -58,17 +58,15 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     n, nf = succ.shape
     active = sure.copy()
     active[n - 1] = False  # the goal: absorbing, not in the system
-    # the per-square work arrays in one allocation per type: on the small boards of a
-    # batch, allocating takes a good part of the time
+    # the per-square work arrays in one allocation per type (small boards: allocating
+    # is a good part of the time)
     iwork = np.empty((2, n + 1), dtype=np.int64)
     tcol, block_start = iwork[0, :n], iwork[1]
     work = np.empty((4, n))
     piv, t, u, rhs = work[0], work[1], work[2], work[3]
-    # P with blocks of one square, as .blocks.structure_kernel and .block_factor_kernel
-    # give it with bmax = 1, in one pass without their allocations: the pivots piv (the
-    # sum of a square's probabilities of moving; 1 off the system), block_start (0 .. n)
-    # and the column tcol[y] of each square that a backward move lands on (numbered from
-    # the highest move down, else -1), k of them
+    # P with blocks of one square: the pivots piv (the sum of a square's probabilities of
+    # moving; 1 off the system), block_start (0 .. n) and the column tcol[y] of each square
+    # that a backward move lands on (numbered from the highest move down, else -1), k of them
     k = 0
     for x in range(n + 1):
         block_start[x] = x
@@ -92,10 +90,9 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     if k > kmax:
         return k
     # no dense blocks (offsets and lu empty: read for blocks of two squares or more only)
-    # and no moves back: new arrays, not module constants, which Numba types read-only
-    # (gth_solve_jit would compile a second signature for them). One die for every square
-    # (pstride 0) and col0 stay literals: LLVM folds them into the sweeps (typed int64,
-    # the batch and design ran about 5% slower warm)
+    # and no moves back: views, not module constants, which Numba types read-only (a
+    # second signature of the kernels). pstride (one die) and col0 stay literals, folded
+    # into the sweeps
     pstride, col0 = 0, 2
     offsets = iwork[1, :0]  # empty views of the work arrays: no allocation
     lu = work[0, :0]
