@@ -32,12 +32,10 @@ import numpy as np
 from ..numba_config import njit, register_jitable
 from .gth import gth_factor_jit, gth_solve_jit
 
-#: Most squares in one diagonal block. Runs of short snakes (20% of the squares starting
-#: a snake of 1-7 squares) tie up to a few dozen squares together: cut every 16 squares
-#: their snakes across the cuts went to the low-rank part (k = 2,632 at 10^6 squares, 31
-#: GMRES sweeps through the slow path of irregular blocks, 3.3x a random board); at 32
-#: nearly all fit (k = 41, 16 sweeps, 2.0x; at 10^5 k = 3, Woodbury, 0.8x). Random boards
-#: keep their time (issue 53, benchmarks/bench_families.py).
+#: Most squares in one diagonal block. Runs of short snakes tie up to a few dozen squares
+#: together; the snakes across a cut go to the low-rank part (at 10^6 squares, 20% of them
+#: starting a snake of 1-7 squares: k = 2,632 cut every 16 squares, 41 every 32;
+#: benchmarks/bench_families.py).
 BLOCK_MAX = 32
 #: Unit roundoff of a double.
 UNIT_ROUNDOFF = np.finfo(float).eps / 2
@@ -303,8 +301,7 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
     A column is zero above its highest non-zero right-hand side, so the sweep skips it
     there (put the columns that start highest first): ``first[j]`` is that row of column
     ``j`` among the active squares (-1: none), as the caller knows it from building the
-    columns, or ``first`` is empty and the rows are found here, by a scan of ``rhs``
-    (on a 100-square board of a batch, the scan costs as much as the sweep it saves).
+    columns, or ``first`` is empty and the rows are found here, by a scan of ``rhs``.
     """
     n, nf = succ.shape
     m = rhs.shape[1]
@@ -449,15 +446,19 @@ def capacitance_kernel(z, col0, targets, cap, cap_piv):  # pragma: no cover - ji
 
 
 @njit(error_model="numpy")
-def correction_kernel(z, col0, targets, cap, cap_piv, x):  # pragma: no cover - jitted
+def correction_kernel(z, col0, targets, cap, cap_piv, x, rows):  # pragma: no cover - jitted
     """``x <- x + W (I - W[D])^-1 x[D]`` in place: ``A^-1 b`` from ``x = P^-1 b`` (``z``,
-    ``cap`` and ``cap_piv`` as :func:`capacitance_kernel` takes and leaves them)."""
+    ``cap`` and ``cap_piv`` as :func:`capacitance_kernel` takes and leaves them), on the
+    rows where the mask ``rows`` is True (``rows`` empty: every row)."""
     k = targets.shape[0]
     if k == 0:
         return
     y = x[targets]
     gth_solve_jit(cap, cap_piv, y, False)
+    every = rows.shape[0] == 0
     for i in range(x.shape[0]):
+        if not (every or rows[i]):
+            continue
         acc = x[i]
         for a in range(k):
             acc += z[i, col0 + a] * y[a]

@@ -30,7 +30,6 @@ from .blocks import (
     levels_kernel,
     sweep_kernel,
 )
-from .gth import gth_solve_jit
 from .residual import residual_kernel, step_variance_kernel
 
 #: Variances use the one-step formula where ``2 N t - t - t**2`` would lose more than
@@ -59,17 +58,15 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     n, nf = succ.shape
     active = sure.copy()
     active[n - 1] = False  # the goal: absorbing, not in the system
-    # the per-square work arrays in one allocation per type: on the small boards of a
-    # batch, allocating takes a good part of the time
+    # the per-square work arrays in one allocation per type (small boards: allocating
+    # is a good part of the time)
     iwork = np.empty((2, n + 1), dtype=np.int64)
     tcol, block_start = iwork[0, :n], iwork[1]
     work = np.empty((4, n))
     piv, t, u, rhs = work[0], work[1], work[2], work[3]
-    # P with blocks of one square, as .blocks.structure_kernel and .block_factor_kernel
-    # give it with bmax = 1, in one pass without their allocations: the pivots piv (the
-    # sum of a square's probabilities of moving; 1 off the system), block_start (0 .. n)
-    # and the column tcol[y] of each square that a backward move lands on (numbered from
-    # the highest move down, else -1), k of them
+    # P with blocks of one square: the pivots piv (the sum of a square's probabilities of
+    # moving; 1 off the system), block_start (0 .. n) and the column tcol[y] of each square
+    # that a backward move lands on (numbered from the highest move down, else -1), k of them
     k = 0
     for x in range(n + 1):
         block_start[x] = x
@@ -93,14 +90,14 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     if k > kmax:
         return k
     # no dense blocks (offsets and lu empty: read for blocks of two squares or more only)
-    # and no moves back: new arrays, not module constants, which Numba types read-only
-    # (gth_solve_jit would compile a second signature for them). One die for every square
-    # (pstride 0) and col0 stay literals: LLVM folds them into the sweeps (typed int64,
-    # the batch and design ran about 5% slower warm)
+    # and no moves back: views, not module constants, which Numba types read-only (a
+    # second signature of the kernels). pstride (one die) and col0 stay literals, folded
+    # into the sweeps
     pstride, col0 = 0, 2
     offsets = iwork[1, :0]  # empty views of the work arrays: no allocation
     lu = work[0, :0]
     no_back = lu
+    every = report[:0]  # correction_kernel's rows: all
     # the arrays sized by k, again in one allocation per type
     kwork = np.empty(2 * k + 2, dtype=np.int64)
     targets, first = kwork[:k], kwork[k:]
@@ -145,7 +142,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     capacitance_kernel(z, col0, targets, cap, cap_piv)
     for x in range(n):
         t[x] = z[x, 0]
-    correction_kernel(z, col0, targets, cap, cap_piv, t)
+    correction_kernel(z, col0, targets, cap, cap_piv, t, every)
     for x in range(n):
         mean[x] = t[x] if active[x] else (0.0 if x == n - 1 else np.inf)
         var[x] = np.nan if active[x] else mean[x]
@@ -154,18 +151,11 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     for x in range(n):
         rhs[x] = t[x] * rowsum
     sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, no_back, u)
-    # u's Woodbury correction (correction_kernel's sums) at the reported squares only: the
-    # variance is not wanted elsewhere, and the whole column costs n k products
-    y = u[targets]
-    if k:
-        gth_solve_jit(cap, cap_piv, y, False)
+    # u corrected at the reported squares only: the variance is not wanted elsewhere
+    correction_kernel(z, col0, targets, cap, cap_piv, u, report)
     cancel = False
     for x in range(n):
         if active[x] and report[x]:
-            acc = u[x]
-            for a in range(k):
-                acc += z[x, col0 + a] * y[a]
-            u[x] = acc
             var[x] = 2.0 * u[x] - t[x] - t[x] * t[x]
             cancel |= _cancels(var[x], t[x])
     if cancel:  # the variance of one step of t, solved
@@ -176,7 +166,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         tlo = np.zeros(n)
         residual_kernel(succ, probs, pstride, active, cols[:, 0].copy(), t, tlo, False, r, size)
         sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, no_back, tlo)
-        correction_kernel(z, col0, targets, cap, cap_piv, tlo)
+        correction_kernel(z, col0, targets, cap, cap_piv, tlo, every)
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t is known wrong, and dropped
         bound = a_priori_bound(levels_kernel(succ, probs, pstride, active, block_start), nf, k, 1)
@@ -185,7 +175,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         w = np.empty(n)
         step_variance_kernel(succ, probs, pstride, active, t, tlo, w)
         sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, w, no_back, u)
-        correction_kernel(z, col0, targets, cap, cap_piv, u)
+        correction_kernel(z, col0, targets, cap, cap_piv, u, report)
         for x in range(n):
             if active[x] and report[x] and _cancels(var[x], t[x]):
                 var[x] = u[x]

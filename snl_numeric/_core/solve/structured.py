@@ -109,8 +109,7 @@ DOUBLE_SHARE = 1 / 8
 #: GMRES steps per solve at most (each one sweep over the board).
 MAX_ITERATIONS = 2000
 #: Steps between GMRES restarts at most (fewer when ``KRYLOV_BYTES`` says so). Restarting
-#: early stalls on slow-mixing boards (a die that nearly always throws 1: 360 steps at
-#: 10^5 squares, where restarts every 60 steps never converged).
+#: early stalls on slow-mixing boards (a die that nearly always throws 1).
 RESTART_MAX = 1000
 #: GMRES keeps ``restart + 1`` vectors of length ``k``: at most this many bytes of them.
 KRYLOV_BYTES = 1 << 28
@@ -120,6 +119,7 @@ SOLVE_BYTES = 150
 GMRES_STEPS = 64
 _NO_BACK = np.zeros(0)
 _NO_ROWS = np.zeros(0, dtype=np.int64)  # block_solve_kernel finds the columns' first rows
+_EVERY_ROW = np.zeros(0, dtype=np.bool_)  # correction_kernel corrects every row
 _DD_EPS = 2.0**-104
 
 
@@ -152,7 +152,7 @@ class Solver:
     """
 
     def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, *,
-                 bmax: int = BLOCK_MAX, rotate: bool = True, method: str | None = None) -> None:
+                 rotate: bool = True, method: str | None = None) -> None:
         # read-only inputs (as Board holds them); the table in int32, as a large board's
         # is: every caller (boards, policies, races) shares one compiled set of kernels
         succ = np.asarray(succ)
@@ -180,29 +180,26 @@ class Solver:
         self._throws: Solution | None = None
         self._second: Solver | None = None
         self._deflation: tuple[np.ndarray, np.ndarray] | None = None  # GMRES's (U, C U)
-        rotate = rotate and method is None and n > SMALL_SYSTEM
-        self._order(*self._structure(self.succ, self.probs, self.active, bmax, rotate), bmax,
-                    rotate, method)
+        self._order(self.succ, self.probs, self.active,
+                    rotate and method is None and n > SMALL_SYSTEM, method)
 
-    def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray, bmax: int,
-                   rotations: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, int,
-                                                     int, tuple, np.ndarray, np.ndarray,
+    def _structure(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray,
+                   rotations: bool = False) -> tuple[int, int, tuple, np.ndarray, np.ndarray,
                                                      np.ndarray]:
         block_start = np.empty(self.n + 1, dtype=np.int32)
         tcol = np.empty(self.n, dtype=np.int64)
         cost = np.empty(self.n + 1 if rotations else 0, dtype=np.int64)
-        nb, k, *entries = structure_kernel(succ, probs, self.pstride, active, bmax,
+        nb, k, *entries = structure_kernel(succ, probs, self.pstride, active, BLOCK_MAX,
                                            block_start, tcol, cost)
-        return (succ, probs, active, int(nb), int(k), tuple(entries), block_start[: nb + 1],
-                tcol, cost)
+        return int(nb), int(k), tuple(entries), block_start[: nb + 1], tcol, cost
 
-    def _order(self, succ, probs, active, nb, k, entries, block_start, tcol, cost, bmax, rotate,
-               method) -> None:
+    def _order(self, succ, probs, active, rotate, method) -> None:
         """Take the squares in their own order or, when that leaves far fewer moves going
         backward, rotated (``c .. n-1`` first): a region near the goal whose snakes fall
         far back is then solved first, and only the moves into it go backward (``cost``,
         from the structure pass, counts them for each ``c``)."""
         n, nf = succ.shape
+        nb, k, entries, block_start, tcol, cost = self._structure(succ, probs, active, rotate)
         self.cut = 0
         if rotate and k > WOODBURY_MAX:
             c = int(np.argmin(cost[1:n])) + 1
@@ -215,8 +212,7 @@ class Solver:
                 if self.pstride:
                     probs = readonly(np.ascontiguousarray(probs[np.argsort(new)]))
                 active = active[np.argsort(new)]
-                succ, probs, active, nb, k, entries, block_start, tcol, _ = self._structure(
-                    succ, probs, active, bmax)
+                nb, k, entries, block_start, tcol, _ = self._structure(succ, probs, active)
         del cost
         self._succ, self._probs, self._active = succ, probs, active
         self.block_start = block_start.copy()
@@ -235,7 +231,7 @@ class Solver:
         self.method = method
         # the a priori bound of the cancellation-free methods (the others' is the residual's)
         self.a_priori = (a_priori_bound(levels_kernel(succ, probs, self.pstride, active,
-                                                      self.block_start), nf, k, bmax)
+                                                      self.block_start), nf, k, BLOCK_MAX)
                          if method in ("triangular", "woodbury") else np.inf)
         if method == "woodbury":
             self._woodbury(tcol)
@@ -324,7 +320,7 @@ class Solver:
                 rhs[d] += v
                 return self._sweep_t(rhs)[0], 0
             x = self._sweep(b)
-            correction_kernel(self.z, 1, self.targets, self.cap, self.cap_piv, x)
+            correction_kernel(self.z, 1, self.targets, self.cap, self.cap_piv, x, _EVERY_ROW)
             return x, 0
         if self.method == "splu":
             x = np.zeros(self.n)
@@ -519,10 +515,10 @@ class Solver:
                  target: float, componentwise: bool) -> tuple[float, float, np.ndarray]:
         """:meth:`_bound` of ``x + lo`` for a refinement to ``target``: the componentwise
         bound from the residual in double precision, its rows that would leave more than
-        :data:`DOUBLE_SHARE` of the target formed in double-double (on a random board of
-        10^7 squares, the rows of long ladders; the others leave 2e-14 against a target of
-        1e-11); the whole residual again in double-double where the bound is within twice
-        that allowance above the target (double-double might certify the answer)."""
+        :data:`DOUBLE_SHARE` of the target formed in double-double (on random boards, the
+        rows of long ladders); the whole residual again in double-double where the bound is
+        within twice that allowance above the target (double-double might certify the
+        answer)."""
         if componentwise:
             error, backward, r, slack = self._bound(b, x, lo, trans, DOUBLE_SHARE * target)
             if not target < error <= target + 2 * slack:
