@@ -50,16 +50,16 @@ def gamma(terms: int) -> float:
     return terms * UNIT_ROUNDOFF / (1.0 - terms * UNIT_ROUNDOFF)
 
 
-def total_error(solve_error: float, faces: int, scaled: bool = True) -> float:
+def total_error(solve_error: float, faces: int) -> float:
     """The relative error of a returned answer: the solve's own bound, the row sums of ``faces``
-    probabilities (and the product ``b * s`` when ``scaled``), and the final rounding.
+    probabilities and the product ``b * s``, and the final rounding.
 
     Examples
     --------
     >>> 1e-16 < total_error(0.0, 6) < 1e-15
     True
     """
-    inputs = gamma(max(faces - 1, 0) + (1 if scaled else 0))
+    inputs = gamma(max(faces, 1))  # (faces - 1 additions and one product)
     return float((1.0 + solve_error) * (1.0 + inputs) * (1.0 + UNIT_ROUNDOFF) - 1.0)
 
 
