@@ -61,7 +61,7 @@ class DirectSolver:
     ----------
     succ : ndarray of int, shape (n, faces)
         The successor table.
-    probs : ndarray of float
+    probs : ndarray of float64
         The faces' probabilities: shape ``(faces,)``, or ``(n, faces)`` per square.
     active : ndarray of bool, shape (n,)
         The system's squares; a throw that leaves them is absorbed.
@@ -77,8 +77,6 @@ class DirectSolver:
     """
 
     def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray) -> None:
-        succ = np.asarray(succ)
-        probs = np.asarray(probs, dtype=np.float64)
         n, nf = succ.shape
         self.n, self.faces = n, nf
         self.active = active = np.array(active, dtype=np.bool_)
@@ -382,11 +380,12 @@ class DirectSolver:
             sol = self.structured().solve(b, trans, target=target)
             if sol.error < total_error(error, self.faces):
                 return Solution(sol.x, sol.iterations, sol.error, sol.residual, "structured")
-        with np.errstate(over="ignore", invalid="ignore"):
-            if lo is not None:
-                x = x + lo
-            if trans:
-                x = x * self._scale
+        if lo is not None or trans:
+            with np.errstate(over="ignore", invalid="ignore"):
+                if lo is not None:
+                    x = x + lo
+                if trans:
+                    x = x * self._scale
         out = np.zeros((self.n, x.shape[1]))
         out[self.states] = x
         out = out.reshape(b.shape)
