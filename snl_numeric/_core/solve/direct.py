@@ -339,7 +339,7 @@ class DirectSolver:
             if self._rounding is None:
                 to = self._to[(self._to < self.unknowns) & (self._moving > 0.0)]
                 terms = self.faces + 4 + np.bincount(to, minlength=self.unknowns)
-                self._rounding = np.array([gamma(t) for t in range(int(terms.max()) + 1)])[terms]
+                self._rounding = gamma(terms)
             return self._rounding
 
     def _rows_of(self, trans: bool) -> Rows:
