@@ -25,11 +25,12 @@ import numpy as np
 
 from .eft import two_prod, two_sum
 
-__all__ = ["UNIT_ROUNDOFF", "Rows", "Solution", "gamma", "total_error", "step_variance"]
+__all__ = ["DD_EPS", "UNIT_ROUNDOFF", "Rows", "Solution", "gamma", "step_variance", "total_error"]
 
 #: Unit roundoff of a double.
 UNIT_ROUNDOFF = float(np.finfo(float).eps / 2)
-_DD_EPS = 2.0**-104
+#: Unit roundoff of a double-double.
+DD_EPS = 2.0**-104
 
 
 @dataclass(frozen=True)
@@ -45,21 +46,22 @@ class Solution:
     method: str = ""
 
 
-def gamma(terms: int) -> float:
-    """``gamma_n = n u / (1 - n u)``: the relative rounding error of ``n`` operations."""
+def gamma(terms):
+    """``gamma_n = n u / (1 - n u)``: the relative rounding error of ``n`` operations (``n``
+    an int, or an array of them)."""
     return terms * UNIT_ROUNDOFF / (1.0 - terms * UNIT_ROUNDOFF)
 
 
-def total_error(solve_error: float, faces: int, scaled: bool = True) -> float:
+def total_error(solve_error: float, faces: int) -> float:
     """The relative error of a returned answer: the solve's own bound, the row sums of ``faces``
-    probabilities (and the product ``b * s`` when ``scaled``), and the final rounding.
+    probabilities and the product ``b * s``, and the final rounding.
 
     Examples
     --------
     >>> 1e-16 < total_error(0.0, 6) < 1e-15
     True
     """
-    inputs = gamma(max(faces - 1, 0) + (1 if scaled else 0))
+    inputs = gamma(max(faces, 1))  # (faces - 1 additions and one product)
     return float((1.0 + solve_error) * (1.0 + inputs) * (1.0 + UNIT_ROUNDOFF) - 1.0)
 
 
@@ -139,7 +141,7 @@ class Rows:
         r[self.order] = rh + rl
         bound = np.empty_like(size)
         bound[self.order] = size
-        return r, (2 * self.terms + 6) * _DD_EPS * bound + UNIT_ROUNDOFF * np.abs(r)
+        return r, (2 * self.terms + 6) * DD_EPS * bound + UNIT_ROUNDOFF * np.abs(r)
 
 
 def step_variance(to: np.ndarray, probs: np.ndarray, thi: np.ndarray,

@@ -19,12 +19,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..memory import check_memory
-from .certify import UNIT_ROUNDOFF, Rows, gamma
+from .certify import DD_EPS, UNIT_ROUNDOFF, Rows, gamma
 from .eft import two_prod, two_sum
 
 __all__ = ["CsrRows", "DDRows", "LONG_ROW", "csr_rows"]
 
-_DD_EPS = 2.0**-104
 
 #: Rows of more entries than this have their residuals summed by ``math.fsum`` (rounded
 #: once: a bound of a few units in the last place whatever their length, where a sum in
@@ -91,7 +90,7 @@ class CsrRows:
         terms *= self.moving[:, None]
         r = rhs - self.row_sums(terms)
         size = np.abs(rhs) + self.row_sums(np.abs(terms))
-        bound = _gammas(2 * self.lengths + 6)[:, None] * size
+        bound = gamma(2 * self.lengths + 6)[:, None] * size
         # the long rows again, each difference and product rounded once and their sum with
         # rhs once (fsum): within gamma(3) of the sizes
         starts = np.concatenate([[0], np.cumsum(self.lengths)])
@@ -116,7 +115,7 @@ class CsrRows:
         pivot (a sum of ``len`` terms), of the products into it and of their sums."""
         inside = (self.to < self.m) & (self.moving > 0.0)
         into = np.bincount(self.to[inside], minlength=self.m)
-        return _gammas(self.lengths + 4 + into)
+        return gamma(self.lengths + 4 + into)
 
     def sparse(self) -> sp.csc_matrix:
         """``A`` for SuperLU (CSC): the pivots on the diagonal, ``-p`` for each move within
@@ -241,7 +240,7 @@ class DDRows:
                                      *qh.tolist(), *qe.tolist(), *small[3:].tolist()])
                 size = abs(b[i, c]) + abs(a) + float(np.abs(qh).sum()) + float(
                     np.abs(small).sum())
-                bound[i, c] = ((2 * (self.width + len(to)) + 6) * _DD_EPS * size
+                bound[i, c] = ((2 * (self.width + len(to)) + 6) * DD_EPS * size
                                + UNIT_ROUNDOFF * abs(r[i, c]))
         return r, bound
 
@@ -276,9 +275,3 @@ def csr_rows(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
     pivot = np.bincount(row, moving, m)
     rowsum = np.bincount(row, prob, m)
     return CsrRows(row, to, prob, moving, pivot, rowsum, lengths)
-
-
-def _gammas(terms: np.ndarray) -> np.ndarray:
-    """``gamma(t)`` for each ``t`` of ``terms``."""
-    t = terms * UNIT_ROUNDOFF
-    return t / (1.0 - t)

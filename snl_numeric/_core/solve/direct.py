@@ -61,7 +61,7 @@ class DirectSolver:
     ----------
     succ : ndarray of int, shape (n, faces)
         The successor table.
-    probs : ndarray of float
+    probs : ndarray of float64
         The faces' probabilities: shape ``(faces,)``, or ``(n, faces)`` per square.
     active : ndarray of bool, shape (n,)
         The system's squares; a throw that leaves them is absorbed.
@@ -77,8 +77,6 @@ class DirectSolver:
     """
 
     def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray) -> None:
-        succ = np.asarray(succ)
-        probs = np.asarray(probs, dtype=np.float64)
         n, nf = succ.shape
         self.n, self.faces = n, nf
         self.active = active = np.array(active, dtype=np.bool_)
@@ -239,10 +237,6 @@ class DirectSolver:
         a.flat[::m + 1] = self._pivot[lo:]
         return a
 
-    def _lu_solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
-        """``A^-1 rhs`` (``A^-T rhs``) by the factorisation."""
-        return self._by_lu(rhs, trans)[0]
-
     def _by_lu(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """``(x, near)`` for ``A x = rhs`` by the factorisation (SuperLU above
         :data:`DENSE_MAX` unknowns), ``near`` the values ``x`` at the squares each move
@@ -345,7 +339,7 @@ class DirectSolver:
             if self._rounding is None:
                 to = self._to[(self._to < self.unknowns) & (self._moving > 0.0)]
                 terms = self.faces + 4 + np.bincount(to, minlength=self.unknowns)
-                self._rounding = np.array([gamma(t) for t in range(int(terms.max()) + 1)])[terms]
+                self._rounding = gamma(terms)
             return self._rounding
 
     def _rows_of(self, trans: bool) -> Rows:
@@ -386,11 +380,12 @@ class DirectSolver:
             sol = self.structured().solve(b, trans, target=target)
             if sol.error < total_error(error, self.faces):
                 return Solution(sol.x, sol.iterations, sol.error, sol.residual, "structured")
-        with np.errstate(over="ignore", invalid="ignore"):
-            if lo is not None:
-                x = x + lo
-            if trans:
-                x = x * self._scale
+        if lo is not None or trans:
+            with np.errstate(over="ignore", invalid="ignore"):
+                if lo is not None:
+                    x = x + lo
+                if trans:
+                    x = x * self._scale
         out = np.zeros((self.n, x.shape[1]))
         out[self.states] = x
         out = out.reshape(b.shape)
@@ -419,7 +414,7 @@ class DirectSolver:
         refinement was needed); solved again by GTH elimination where the LU answer cannot
         be certified to ``REFACTOR_ERROR`` (here up to :data:`GTH_MAX` unknowns; above, the
         caller asks the structured solver)."""
-        x, lo, error, backward = self._refine(self._lu_solve, rhs, trans, target, measure)
+        x, lo, error, backward = self._refine(self._by_lu, rhs, trans, target, measure)
         # (an LU answer that overflowed too: its pivots' cancellation can make a finite
         # answer, e.g. 2e20 throws, inf, which GTH then gives right)
         if error <= max(target, REFACTOR_ERROR) or self.unknowns > GTH_MAX:
@@ -434,14 +429,13 @@ class DirectSolver:
 
     def _refine(self, solve, rhs: np.ndarray, trans: bool, target: float, measure: bool,
                 a_priori: float = np.inf):
-        """Solve, then refine the columns not yet certified (for ``A``, a round with the
-        residual in double first; then in double-double) until the certified error (or
-        ``a_priori``, a bound known without a residual) is below ``target`` or stops
-        improving: ``(x, lo, error, backward)``, ``lo`` None when no refinement was
-        needed."""
+        """Solve (``solve(rhs, trans)`` gives ``(x, near)`` as :meth:`_by_lu` does), then
+        refine the columns not yet certified (for ``A``, a round with the residual in double
+        first; then in double-double) until the certified error (or ``a_priori``, a bound
+        known without a residual) is below ``target`` or stops improving:
+        ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            x, near = self._by_lu(rhs, trans) if solve == self._lu_solve else (
-                solve(rhs, trans), None)
+            x, near = solve(rhs, trans)
         if not np.isfinite(x).all():
             return x, None, np.inf, np.inf
         r, bound = self._residual(rhs, x, trans, near)
@@ -463,7 +457,7 @@ class DirectSolver:
         best = (x, lo, min(a_priori, _error_of(float(eps[cols].max()))))
         if not trans:  # first a round in double: A's residual is accurate there (_residual)
             with np.errstate(over="ignore", invalid="ignore"):
-                again = x + solve(r[:, cols], trans)
+                again = x + solve(r[:, cols], trans)[0]
             if np.isfinite(again).all():
                 r, bound = self._residual(rhs, again, trans)
                 error = min(a_priori, self._error(rhs, again, np.abs(r) + bound, trans))
@@ -482,7 +476,7 @@ class DirectSolver:
             if error <= target or round_ == MAX_ROUNDS:
                 break
             with np.errstate(over="ignore", invalid="ignore"):
-                x, lo = dd_add(x, lo, solve(r, trans))
+                x, lo = dd_add(x, lo, solve(r, trans)[0])
             if not np.isfinite(x).all():
                 break
         out[:, cols] = best[0]
@@ -557,46 +551,21 @@ class DirectSolver:
     def _throws_at_once(self) -> Solution | None:
         """The expected throws from one solve by the factorisation when the residual in
         double precision certifies them, else None: the first step of :meth:`solve`,
-        without its bookkeeping of many columns and fallbacks (6% of ``expected_throws``
-        on a fresh 100-square board)."""
+        without its bookkeeping of many columns and fallbacks."""
         if self.unknowns == 0:
             return None
-        x: np.ndarray
-        rhs: np.ndarray
-        if self.method != "lu":
-            rhs = np.full((self.unknowns, 1), self._scale)
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
-                x, near = self._by_lu(rhs, False)
-                r, bound = self._residual(rhs, x, False, near)
-                err = np.abs(r, out=r)
-                err += bound
-                x = x[:, 0]
-        else:  # one column: :meth:`_by_lu` and :meth:`_residual` on vectors, the same numbers
-            m, mu = self.unknowns, self._mu
-            rhs = np.full(m, self._scale) if np.ndim(self._scale) == 0 else self._scale[:, 0]
-            x = np.zeros(m + 1)
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                if mu < m:
-                    with LAPACK_LOCK:
-                        x[mu:m] = self._getrs(rhs[mu:], trans=1)
-                near = x.take(self._to)
-                if mu:
-                    x[:mu] = ((rhs[:mu] + (self._moving[:mu] * near[:mu]).sum(axis=1))
-                              / self._pivot[:mu])
-                x = x[:m]
-                terms = np.subtract(x[:, None], near, out=near)
-                terms *= self._moving
-                err = np.abs(rhs - terms.sum(axis=1))
-                np.abs(terms, out=terms)
-                err += gamma(2 * self.faces + 6) * (np.abs(rhs) + terms.sum(axis=1))
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            # one die: rhs is one positive number s, and max(err / s) = max(err) / s
-            error = (_error_of(float(err.max()) / self._scale) if np.ndim(self._scale) == 0
-                     else _error_of(float((err.reshape(-1) / rhs.reshape(-1)).max())))
+        rhs = self._scale * np.ones((self.unknowns, 1))
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
+            x, near = self._by_lu(rhs, False)
+            r, bound = self._residual(rhs, x, False, near)
+            err = np.abs(r, out=r)
+            err += bound
+            err /= rhs
+            error = _error_of(float(err.max()))
         if not error <= TARGET:  # (NaN beyond the largest double)
             return None
         out = np.zeros(self.n)
-        out[self.states] = x
+        out[self.states] = x[:, 0]
         return Solution(out, 0, total_error(error, self.faces), np.nan, self.method)
 
     def tmax(self) -> float:
@@ -634,11 +603,12 @@ class DirectSolver:
                 self._gth = (lu, float(np.finfo(float).eps / 2) * (6 * m + 2 * self.faces + 16))
             return self._gth
 
-    def _gth_solve(self, rhs: np.ndarray, trans: bool) -> np.ndarray:
-        """``A^-1 rhs`` (``A^-T rhs``) by GTH's factors, column by column (LAPACK)."""
+    def _gth_solve(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, None]:
+        """``(A^-1 rhs, None)`` (``A^-T rhs``) by GTH's factors, column by column (LAPACK),
+        as :meth:`_by_lu` answers."""
         lu = self._elimination()[0]
         with LAPACK_LOCK:
-            return columns(partial(gth_solve, lu, trans=trans), rhs)
+            return columns(partial(gth_solve, lu, trans=trans), rhs), None
 
     def structured(self):
         """The structured solver of the same system (for answers the LU factorisation

@@ -13,9 +13,7 @@ beside it, for kernels, where it is inlined; the twins give the same numbers bit
 :func:`two_sum_jit` compiles :func:`two_sum`'s own body; :func:`two_prod` forms the error
 by Dekker's split of each factor (17 operations: NumPy has no fused multiply-add) and
 :func:`two_prod_jit` by one fused multiply-add, both exactly; :func:`dd_add` makes three
-NumPy passes, :func:`dd_add_jit` one loop. (The twins are plain ``njit(inline="always")``
-functions: an overload of the NumPy names, inlined the same way, compiled the residual
-kernels into different, measurably slower, machine code.)
+NumPy passes, :func:`dd_add_jit` one loop.
 """
 
 from __future__ import annotations

@@ -122,8 +122,7 @@ def difference_residual_kernel(succ, probs, pstride, active, b, xhi, xlo, limit,
     """``r = b - A (xhi + xlo)`` in double precision and ``size[i]``, a bound on the
     rounding error of ``r[i]``: row ``i`` summed as ``sum_f p_f ((xhi_i - xhi_to) +
     (xlo_i - xlo_to))`` over its moves (``xhi`` and ``xlo`` must be 0 off the system, as
-    the solvers' answers are: a check per move there took a third of the time), as the
-    direct solver's residual is (see :meth:`.direct.DirectSolver._residual`), within
+    the solvers' answers are), as the direct solver's residual is (see :meth:`.direct.DirectSolver._residual`), within
     ``gamma(2 faces + 6) (|b_i| + sum_f p_f (|xhi_i - xhi_to| + |xlo_i - xlo_to|))``
     of the exact residual. The differences are of nearby squares' values, so the bound
     stays near the rounding of ``b`` except on the rows of jumps between squares of far
