@@ -75,7 +75,7 @@ from .blocks import (
     structure_kernel,
     sweep_kernel,
 )
-from .certify import Solution, total_error
+from .certify import DD_EPS, Solution, total_error
 from .eft import dd_add_jit
 from .greedy import greedy_tables
 from .gth import gth_solve_jit
@@ -120,7 +120,6 @@ GMRES_STEPS = 64
 _NO_BACK = np.zeros(0)
 _NO_ROWS = np.zeros(0, dtype=np.int64)  # block_solve_kernel finds the columns' first rows
 _EVERY_ROW = np.zeros(0, dtype=np.bool_)  # correction_kernel corrects every row
-_DD_EPS = 2.0**-104
 
 
 class Solver:
@@ -542,7 +541,7 @@ class Solver:
         else:
             residual_kernel(self.succ, self.probs, self.pstride, self.active, b, x, lo, trans,
                             r, size)
-            factor = (self.succ.shape[1] * 2 + 6) * _DD_EPS
+            factor = (self.succ.shape[1] * 2 + 6) * DD_EPS
         top, xmax, bmax, bmin, ratio, esum, xsum, slack = bound_kernel(
             r, size, factor, x, lo, b, self.active)
         del size
