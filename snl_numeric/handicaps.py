@@ -6,9 +6,9 @@ one throw, ``P_x(T = n) = (Q^(n-1) r)[x]`` and ``P_x(T > n) = (Q^n 1)[x]``, push
 :data:`_BLOCK` throws per matrix product (``Q^B`` applied to the block ``Q^i (r, 1, live)``,
 ``i < B``) into a (squares x throws) array, never one solve per start square; only the
 wanted squares' rows are kept. Every entry is a sum of non-negative terms. Boards past
-:data:`_DENSE_MAX` squares go one sparse product per throw over every square: fine for
-ordinary boards, slow for very long games on huge ones (the cost is squares x throws to
-the tail; timings in ``benchmarks/bench_fairness.py``).
+``BACKWARD_PUSH_DENSE_MAX`` squares (:mod:`._core.sizes`) go one sparse product per throw
+over every square: fine for ordinary boards, slow for very long games on huge ones (the
+cost is squares x throws to the tail; timings in ``benchmarks/bench_fairness.py``).
 
 Players choose among option rows (a start square, a number of extra throws, a die), each a
 length distribution ``F`` with its survival ``S``. With ``Sp`` the survival one throw earlier,
@@ -38,6 +38,7 @@ import numpy as np
 
 from ._core.blas import matmul
 from ._core.memory import check_memory
+from ._core.sizes import BACKWARD_PUSH_DENSE_MAX
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board
 from .distribution import pushed
@@ -56,9 +57,6 @@ WORK_MAX = 2_000_000_000
 PAIR_BYTES = 64 << 20
 #: Throws per matrix product of the backward push (dense boards).
 _BLOCK = 16
-#: Largest board pushed with a dense ``Q`` (its powers fill in); larger ones go one sparse
-#: product per throw.
-_DENSE_MAX = 1024
 #: Deviations closer than this count as ties (broken by the smaller handicap).
 TIE = 1e-12
 
@@ -111,7 +109,7 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
     keep = succ < n
     src = np.broadcast_to(np.arange(n)[:, None], succ.shape)
     v = np.stack([r, np.ones(n), live_all[:n].astype(np.float64)], axis=1)  # (r, 1, live)
-    if n <= _DENSE_MAX:  # B throws per product: v, Q v, ..., Q^(B-1) v, then Q^B
+    if n <= BACKWARD_PUSH_DENSE_MAX:  # B throws per product: v, Q v, ..., Q^(B-1) v, then Q^B
         q = np.zeros((n, n))
         np.add.at(q, (src[keep], succ[keep]), probs[keep])
         power, width = q, 1

@@ -410,7 +410,7 @@ def test_board_rules_at_the_edge_of_the_dice_sum(faces, excess):
 
 def test_many_jumps_checked_compiled_with_the_same_message():
     """Above PYTHON_RULES_MAX jumps the rules run compiled: a cycle is still named."""
-    from snl_numeric._core.validation import PYTHON_RULES_MAX
+    from snl_numeric._core.sizes import PYTHON_RULES_MAX
 
     n = PYTHON_RULES_MAX + 5
     jumps = {x: x + 1 for x in range(1, n)} | {n: 1}  # one long chain closed into a loop

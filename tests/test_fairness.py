@@ -98,7 +98,7 @@ def test_pair_blocks_give_the_same_answer(monkeypatch):
 
 def test_lengths_from_every_square_sparse_path_matches(monkeypatch):
     small = lengths_from_every_square(MB)
-    monkeypatch.setattr(handicaps, "_DENSE_MAX", 10)
+    monkeypatch.setattr(handicaps, "BACKWARD_PUSH_DENSE_MAX", 10)
     sparse = lengths_from_every_square(MB)
     assert sparse[0].shape == small[0].shape
     for a, b in zip(small, sparse, strict=True):

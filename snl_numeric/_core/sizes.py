@@ -18,10 +18,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX", "GTH_MAX",
-           "MAX_JOINT_STATES", "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES", "SMALL_SYSTEM",
-           "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE", "SWEEP_TARGETS", "WOODBURY_BYTES",
-           "WOODBURY_MAX", "options", "ordinary", "policy_kernels", "sweep_targets"]
+__all__ = ["BACKWARD_PUSH_DENSE_MAX", "DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX",
+           "GTH_MAX", "MAX_JOINT_STATES", "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES",
+           "PYTHON_RULES_MAX", "SMALL_SYSTEM", "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE",
+           "SWEEP_TARGETS", "WOODBURY_BYTES", "WOODBURY_MAX", "options", "ordinary",
+           "policy_kernels", "sweep_targets"]
 
 # -- the two paths ------------------------------------------------------------------------
 #: Boards with at most this many table entries (squares x faces) are ordinary: answered by
@@ -45,6 +46,12 @@ GTH_MAX = 1500
 #: Squares up to which the mass is pushed several throws per dense product (``Q^B`` from
 #: squarings, which cost ``m**3`` each); one sparse product per throw above.
 DENSE_PUSH_MAX = 128
+#: Squares up to which the length distributions from every square (handicaps) are pushed
+#: backward with a dense ``Q`` (its powers fill in); one sparse product per throw above.
+BACKWARD_PUSH_DENSE_MAX = 1024
+#: Jumps plus faces up to which a board's rules are checked in plain Python (nothing to
+#: compile on a cold start); compiled above.
+PYTHON_RULES_MAX = 1000
 
 # -- the structured solver (large boards) ---------------------------------------------------
 #: Woodbury is used when there are at most this many backward targets...

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 from .numba_config import njit, overload, register_jitable
+from .sizes import PYTHON_RULES_MAX
 
 #: Default tail mass left out of game-length distributions.
 DEFAULT_TAIL = 1e-12
@@ -606,10 +607,6 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):
                 state[walk[w]] = 2
     return 0, 0, 0
 
-
-#: Up to this many jumps plus faces, :func:`find_board_problem` runs the rules as plain
-#: Python; above it, compiled.
-PYTHON_RULES_MAX = 1000
 
 _board_problem_kernel = njit()(board_problem)
 _NO_JUMP = readonly(np.empty(0, dtype=np.int64))
