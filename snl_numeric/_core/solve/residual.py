@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..numba_config import njit
-from .certify import UNIT_ROUNDOFF
+from .certify import DD_EPS, UNIT_ROUNDOFF
 from .eft import two_prod_jit, two_sum_jit
 
 
@@ -130,7 +130,7 @@ def difference_residual_kernel(succ, probs, pstride, active, b, xhi, xlo, limit,
     double-double (:func:`residual_kernel`)."""
     n, nf = succ.shape
     gam = (2 * nf + 6) * UNIT_ROUNDOFF / (1.0 - (2 * nf + 6) * UNIT_ROUNDOFF)  # gamma(..)
-    dd = (2 * nf + 6) * 2.0**-104  # as residual_kernel's rows
+    dd = (2 * nf + 6) * DD_EPS  # as residual_kernel's rows
     dh, dl = _die_sum(probs, pstride)
     for i in range(n):
         r[i] = size[i] = 0.0
