@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -18,6 +17,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
+from ._core.fields import face_value
 from ._core.memory import check_memory
 from ._core.text import sum_of_dice
 from ._core.validation import (
@@ -131,7 +131,7 @@ class Dice:
                             "probabilities as two arrays: Dice(faces, probs))")
         if len(probs) == 0:
             raise ValueError("dice must have at least one face, got an empty mapping")
-        faces = [_face(f) for f in probs]
+        faces = [face_value(f) for f in probs]
         values = [probability(p, f"probability of face {f}") for f, p in
                   zip(faces, probs.values(), strict=True)]
         return cls(np.array(faces, dtype=np.int64), np.array(values, dtype=np.float64))
@@ -219,14 +219,6 @@ def as_dice(dice: DiceLike | None) -> Dice:
 
 
 # -- validation ----------------------------------------------------------------
-def _face(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"dice faces must be integers, got {shown(value)}")
-    if not 1 <= int(value) <= MAX_FACE:
-        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {shown(value)}")
-    return int(value)
-
-
 def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     """Types and shapes here; the value rules by the one shared check, ``dice_problem``."""
     faces_arr = int_array(faces, "dice faces") if not isinstance(faces, np.ndarray) else faces
