@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -17,7 +18,6 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from ._core.fields import face_value
 from ._core.memory import check_memory
 from ._core.text import sum_of_dice
 from ._core.validation import (
@@ -219,6 +219,23 @@ def as_dice(dice: DiceLike | None) -> Dice:
 
 
 # -- validation ----------------------------------------------------------------
+def face_value(value: Any) -> int:
+    """A face of a die: an integer in ``1 .. MAX_FACE``.
+
+    Examples
+    --------
+    >>> face_value(2**70)
+    Traceback (most recent call last):
+    ...
+    ValueError: dice faces must be integers in 1..2147483647, got 1180591620717411303424
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"dice faces must be integers, got {shown(value)}")
+    if not 1 <= int(value) <= MAX_FACE:
+        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {shown(value)}")
+    return int(value)
+
+
 def _validate(faces: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     """Types and shapes here; the value rules by the one shared check, ``dice_problem``."""
     faces_arr = int_array(faces, "dice faces") if not isinstance(faces, np.ndarray) else faces

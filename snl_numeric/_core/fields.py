@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .validation import INT64_MAX, MAX_FACE, OVERSHOOT_RULES, int_array, integer, shown
+from .validation import INT64_MAX, OVERSHOOT_RULES, int_array, integer, shown
 
 #: The capture rule's names: ``None`` (players never interact), ``"start"``, or an int k.
 CAPTURE_START = "start"
@@ -143,23 +143,6 @@ def label(value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError(f"name must be a string, got {shown(value)}")
     return value
-
-
-def face_value(value: Any) -> int:
-    """A face of a die: an integer in ``1 .. MAX_FACE``.
-
-    Examples
-    --------
-    >>> face_value(2**70)
-    Traceback (most recent call last):
-    ...
-    ValueError: dice faces must be integers in 1..2147483647, got 1180591620717411303424
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"dice faces must be integers, got {shown(value)}")
-    if not 1 <= int(value) <= MAX_FACE:
-        raise ValueError(f"dice faces must be integers in 1..{MAX_FACE}, got {shown(value)}")
-    return int(value)
 
 
 def capture_value(value: Any) -> str | int | None:
