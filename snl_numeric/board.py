@@ -33,7 +33,6 @@ import numpy as np
 from ._core.fields import (
     capture_value,
     directed_jumps,
-    face_value,
     json_int,
     jump_pairs,
     label,
@@ -56,7 +55,7 @@ from ._core.validation import (
     problem_message,
     shown,
 )
-from .dice import Dice, DiceLike, as_dice, parse_dice, shared_dice, string_faces
+from .dice import Dice, DiceLike, as_dice, face_value, parse_dice, shared_dice, string_faces
 
 if TYPE_CHECKING:
     from .compile import CompiledBoard

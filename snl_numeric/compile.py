@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
-from ._core.memory import SMALL_REQUEST, check_memory, format_bytes
+from ._core.memory import SMALL_REQUEST, check_memory
 from ._core.table import (
     MAX_TABLE_ENTRIES,
     OVERSHOOT_CODES,
+    check_table_entries,
     moves_up_kernel,
     reach_kernel,
     succ_table_kernel,
@@ -380,14 +381,9 @@ def compile_board(board: Board) -> CompiledBoard:
     """
     size = board.size
     faces = board.dice.faces
-    entries = (size + 1) * len(faces)
+    check_table_entries(size, len(faces))
     large = not ordinary(size + 1, len(faces))
     need = table_bytes(size, len(faces))
-    if entries > MAX_TABLE_ENTRIES:
-        raise ValueError(
-            f"board too large to compile: {size + 1:,} squares x {len(faces)} faces = "
-            f"{entries:,} table entries (about {format_bytes(need)}); "
-            f"the limit is {MAX_TABLE_ENTRIES:,}")
     if need >= SMALL_REQUEST:
         check_memory(need, f"compiling a board of {size + 1:,} squares x {len(faces)} faces")
     idx = np.intp

@@ -131,7 +131,7 @@ class Dice:
                             "probabilities as two arrays: Dice(faces, probs))")
         if len(probs) == 0:
             raise ValueError("dice must have at least one face, got an empty mapping")
-        faces = [_face(f) for f in probs]
+        faces = [face_value(f) for f in probs]
         values = [probability(p, f"probability of face {f}") for f, p in
                   zip(faces, probs.values(), strict=True)]
         return cls(np.array(faces, dtype=np.int64), np.array(values, dtype=np.float64))
@@ -219,7 +219,16 @@ def as_dice(dice: DiceLike | None) -> Dice:
 
 
 # -- validation ----------------------------------------------------------------
-def _face(value: Any) -> int:
+def face_value(value: Any) -> int:
+    """A face of a die: an integer in ``1 .. MAX_FACE``.
+
+    Examples
+    --------
+    >>> face_value(2**70)
+    Traceback (most recent call last):
+    ...
+    ValueError: dice faces must be integers in 1..2147483647, got 1180591620717411303424
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"dice faces must be integers, got {shown(value)}")
     if not 1 <= int(value) <= MAX_FACE:

@@ -1518,10 +1518,11 @@ def race_chain(board, dice_list, die0, die1, *, exact=False):
     return win, lose
 
 
-def race_avoid(board, dice_list, *, optional_jumps=False):
+def race_avoid(board, dice_list, *, optional_jumps=False, used=None):
     """Squares from which one token can keep off the goal for ever, for sure: remove,
     until none is left to remove, every square none of whose dice keeps all throws
-    (any rest along a jump chain) off the goal and on the remaining squares."""
+    (any rest along a jump chain) off the goal and on the remaining squares. ``used[a][x]``:
+    die ``a`` may be thrown on square ``x`` (default: every die everywhere)."""
     n = board.size
     dice = [_policy_dice(d) for d in dice_list]
     inside = set(range(n))
@@ -1531,7 +1532,8 @@ def race_avoid(board, dice_list, *, optional_jumps=False):
         for x in sorted(inside):
             if not any(all(any(r != n and r in inside
                                for r in race_options(board, x, f, optional_jumps))
-                           for f, p in die if p > 0.0) for die in dice):
+                           for f, p in die if p > 0.0)
+                       for a, die in enumerate(dice) if used is None or used[a][x]):
                 inside.discard(x)
                 changed = True
     return inside

@@ -30,7 +30,7 @@ from snl_numeric.cli import main
 from snl_numeric.dice import as_dice, parse_dice
 from snl_numeric.policy.problem import build_problem
 from snl_numeric.race import bounds
-from snl_numeric.race.graph import alive_squares, avoid_kernel, trap_kernel
+from snl_numeric.race.graph import alive_squares, avoid_squares, trap_kernel
 from snl_numeric.race.tables import from_diag, make_tables, to_diag
 
 MB = boards.get("milton-bradley")
@@ -395,10 +395,12 @@ def test_graph_analyses_match_their_twins(board, dice_list, optional, data):
     board = _fit(board, dice)
     n = board.size
     t = make_tables(build_problem(board, tuple(dice), optional))
-    out = np.empty(n + 1, dtype=np.bool_)
-    avoid_kernel(t.nodes, t.probs, t.jumps, t.optional, out)
-    assert set(np.flatnonzero(out).tolist()) == naive.race_avoid(board, dice,
-                                                                 optional_jumps=optional)
+    assert set(np.flatnonzero(avoid_squares(t)).tolist()) == naive.race_avoid(
+        board, dice, optional_jumps=optional)
+    used = np.array(data.draw(st.lists(st.booleans(), min_size=len(dice) * (n + 1),
+                                       max_size=len(dice) * (n + 1)))).reshape(-1, n + 1)
+    assert set(np.flatnonzero(avoid_squares(t, used)).tolist()) == naive.race_avoid(
+        board, dice, optional_jumps=optional, used=used.tolist())
     assert set(np.flatnonzero(alive_squares(t)).tolist()) == naive.race_alive(
         board, dice, optional_jumps=optional)
     k = len(dice)

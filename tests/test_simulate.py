@@ -183,6 +183,28 @@ def test_alias_table_is_the_loop_bit_for_bit(weights):
     assert rows[1].tolist() == naive.alias_table_loop(probs[::-1])[0].tolist()
 
 
+def test_alias_table_above_ordinary_size_is_the_loop_bit_for_bit():
+    # 5,001 uneven rows of 7 columns (zeros too, as a chain's padded rows): 35,007 entries,
+    # above ORDINARY_ENTRIES, so the rows pair in the Numba loop (``_alias_table_jit``)
+    # unless a path is forced; the NumPy body (forced) and the plain loop agree with it
+    from snl_numeric import options
+    from snl_numeric._core.sizes import ORDINARY_ENTRIES, ordinary
+
+    rng = np.random.default_rng(49)
+    probs = rng.dirichlet(np.full(7, 0.5), size=5_001)
+    probs[rng.random(probs.shape) < 0.2] = 0.0
+    probs[probs.sum(axis=1) == 0, 0] = 1.0
+    probs /= probs.sum(axis=1, keepdims=True)
+    assert probs.size > ORDINARY_ENTRIES and not ordinary(*probs.shape)
+    alias, thresh, fair = core_rng.alias_table(probs)
+    want_alias, want_thresh = naive.alias_rows_loop(probs)
+    assert not fair
+    assert np.array_equal(alias, want_alias) and np.array_equal(thresh, want_thresh)
+    with options(path="direct"):
+        np_alias, np_thresh, _ = core_rng.alias_table(probs)
+    assert np.array_equal(np_alias, alias) and np.array_equal(np_thresh, thresh)
+
+
 # -- the naive twin -------------------------------------------------------------
 @pytest.mark.parametrize(("overshoot", "chain"),
                          [("win", False), ("exact", True), ("bounce", False)])

@@ -145,12 +145,6 @@ def label(value: Any) -> str | None:
     return value
 
 
-def face_value(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"dice faces must be integers, got {shown(value)}")
-    return square(value, "dice faces")
-
-
 def capture_value(value: Any) -> str | int | None:
     """The capture rule: ``None``, ``"start"`` or a whole number ``k >= 1`` (back k squares).
 

@@ -40,7 +40,7 @@ import numpy as np
 from .._core.memory import check_memory
 from .._core.solve import TARGET_ERROR
 from ..policy.problem import Problem
-from .graph import alive_squares, avoid_kernel, live_kernel, trap_kernel
+from .graph import alive_squares, avoid_squares, live_kernel, trap_kernel
 from .kernels import (
     box_sweep_kernel,
     bracket_sweep_kernel,
@@ -178,25 +178,16 @@ def _sweeps_needed(width: float, rate: float, tol: float) -> float:
 
 def _finishes(t: Tables, sigma: np.ndarray) -> bool:
     """Whether, with compulsory jumps, a token thrown with the dice ``sigma`` uses on its
-    square (against any opponent square) surely reaches the goal: no set of squares where
-    some of those dice keep every throw inside (a greatest fixed point). Then nobody can
-    keep a game going for ever against ``sigma`` (a quick sufficient test before
-    :func:`_trapped`)."""
+    square (against any opponent square) surely reaches the goal: no square from which
+    those dice keep it away (:func:`~.graph.avoid_squares`). Then nobody can keep a game
+    going for ever against ``sigma`` (a quick sufficient test before :func:`_trapped`)."""
     if t.optional:
         return False
-    n_act, n = t.nodes.shape[0], t.n_sq + 1
     table = np.empty((t.n_sq, t.n_sq), dtype=np.int64)
     from_diag(sigma, table)
-    used = np.zeros((n_act, n), dtype=np.bool_)
+    used = np.zeros((t.nodes.shape[0], t.n_sq + 1), dtype=np.bool_)
     used[table, np.arange(t.n_sq)[:, None]] = True
-    thrown = t.probs[:, None, :] > 0.0
-    inside = np.arange(n) < n - 1
-    while True:  # at most size passes, each over the small per-die tables
-        stays = (~thrown | inside[t.nodes]).all(axis=2)  # (dice, squares)
-        keep = inside & (used & stays).any(axis=0)
-        if np.array_equal(keep, inside):
-            return not inside.any()
-        inside = keep
+    return not avoid_squares(t, used).any()
 
 
 def _trapped(t: Tables, pol_a: np.ndarray, take_a: np.ndarray, fixed_b: bool,
@@ -298,13 +289,6 @@ def _finishing_policy(t: Tables, x: np.ndarray, tie: float
     return None
 
 
-def _draws(t: Tables) -> bool:
-    """Whether some token can keep away from the goal for ever (so a game may never end)."""
-    out = np.empty(t.n_sq + 1, dtype=np.bool_)
-    avoid_kernel(t.nodes, t.probs, t.jumps, t.optional, out)
-    return bool(out.any())
-
-
 def _live(t: Tables, sides: _Sides) -> tuple[np.ndarray, np.ndarray]:
     states = t.n_sq * t.n_sq
     live0 = np.zeros(states, dtype=np.bool_)
@@ -329,8 +313,9 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
     one_die = p.n_actions == 1 and not p.optional
     check_race_memory(size, 4 if symmetric else 8,
                       2 if one_die else sum(pl is not None for pl in players))
-    # whether a game may never end; a chain's live states say it below
-    draws = (players[0] is None or players[1] is None) and _draws(t)
+    # whether a game may never end (some token can keep away from the goal for ever); a
+    # chain's live states say it below
+    draws = (players[0] is None or players[1] is None) and bool(avoid_squares(t).any())
     low: tuple[np.ndarray, ...] | None = None
     sweeps, width, note, sigma = 0, 1.0, "", None
     if symmetric and not (one_die and draws):  # estimate, then certify a box around it

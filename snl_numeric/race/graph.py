@@ -82,11 +82,22 @@ def alive_squares(t: Tables) -> np.ndarray:
     return reach(np.ascontiguousarray(table.transpose(1, 0, 2, 3)).reshape(n, -1))[0] >= 0
 
 
+def avoid_squares(t: Tables, used: np.ndarray | None = None) -> np.ndarray:
+    """``avoid[x]``: one token on square ``x`` can keep away from the goal for ever for sure,
+    throwing only the dice ``used[:, x]`` allows (default: every die) and, with optional
+    jumps, resting anywhere along a jump's chain. Empty exactly when every game ends."""
+    n = t.n_sq + 1
+    allowed = np.ones((t.nodes.shape[0], n), dtype=np.bool_) if used is None else used
+    out = np.empty(n, dtype=np.bool_)
+    avoid_kernel(t.nodes, t.probs, t.jumps, allowed, out)
+    return out
+
+
 @njit()
-def avoid_kernel(nodes, probs, jumps, optional, out):  # pragma: no cover - jitted
-    """Squares from which one token can keep away from the goal forever for sure:
-    ``out[x]`` (a greatest fixed point), some die (any jump decision) keeps every throw
-    off the goal and on such squares. Empty exactly when every game ends."""
+def avoid_kernel(nodes, probs, jumps, used, out):  # pragma: no cover - jitted
+    """:func:`avoid_squares`, the greatest fixed point ``out``: square ``x`` stays while some
+    die ``a`` with ``used[a, x]`` keeps every throw off the goal and on such squares (a jump
+    node: on one of its resting squares)."""
     src, tgt, ptr, rest = jumps
     n_act, n, width = nodes.shape
     goal = n - 1
@@ -100,6 +111,8 @@ def avoid_kernel(nodes, probs, jumps, optional, out):  # pragma: no cover - jitt
                 continue
             keep = False
             for a in range(n_act):
+                if not used[a, x]:
+                    continue
                 ok = True
                 for f in range(width):
                     if probs[a, f] == 0.0:
