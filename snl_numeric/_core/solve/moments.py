@@ -89,14 +89,12 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         piv[x] = d
     if k > kmax:
         return k
-    # no dense blocks (offsets and lu empty: read for blocks of two squares or more only)
-    # and no moves back: views, not module constants, which Numba types read-only (a
-    # second signature of the kernels). pstride (one die) and col0 stay literals, folded
-    # into the sweeps
+    # no dense blocks (offsets and lu empty: read for blocks of two squares or more only):
+    # views, not module constants, which Numba types read-only (a second signature of the
+    # kernels). pstride (one die) and col0 stay literals, folded into the sweeps
     pstride, col0 = 0, 2
     offsets = iwork[1, :0]  # empty views of the work arrays: no allocation
     lu = work[0, :0]
-    no_back = lu
     every = report[:0]  # correction_kernel's rows: all
     # the arrays sized by k, again in one allocation per type
     kwork = np.empty(2 * k + 2, dtype=np.int64)
@@ -150,7 +148,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         return k
     for x in range(n):
         rhs[x] = t[x] * rowsum
-    sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, no_back, u)
+    sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, u)
     # u corrected at the reported squares only: the variance is not wanted elsewhere
     correction_kernel(z, col0, targets, cap, cap_piv, u, report)
     cancel = False
@@ -165,7 +163,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         size = np.empty(n)
         tlo = np.zeros(n)
         residual_kernel(succ, probs, pstride, active, cols[:, 0].copy(), t, tlo, False, r, size)
-        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, no_back, tlo)
+        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, tlo)
         correction_kernel(z, col0, targets, cap, cap_piv, tlo, every)
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t is known wrong, and dropped
@@ -174,7 +172,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
             tlo[:] = 0.0
         w = np.empty(n)
         step_variance_kernel(succ, probs, pstride, active, t, tlo, w)
-        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, w, no_back, u)
+        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, w, u)
         correction_kernel(z, col0, targets, cap, cap_piv, u, report)
         for x in range(n):
             if active[x] and report[x] and _cancels(var[x], t[x]):
