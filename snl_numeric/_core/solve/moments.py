@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..numba_config import njit
-from ..table import reach_kernel
 from .blocks import (
     a_priori_bound,
     block_solve_kernel,
@@ -182,27 +181,3 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
             var[x] = 0.0
     return k
 
-
-def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                                      np.ndarray]:
-    """Distances, means and variances from a successor table (for one board), every square
-    reported.
-
-    Examples
-    --------
-    >>> from snl_numeric import boards
-    >>> cb = boards.get("milton-bradley").compiled
-    >>> dist, mean, var = structured_moments(cb.succ, cb.probs)
-    >>> int(dist[0]), round(float(mean[0]), 6)
-    (7, 39.225122)
-    """
-    succ = np.ascontiguousarray(succ, dtype=np.int32)  # the kernels' tables are int32
-    n = succ.shape[0]
-    dist = np.empty(n, dtype=np.int64)
-    sure = np.empty(n, dtype=np.bool_)
-    reach_kernel(succ, -1, dist, sure)
-    mean = np.empty(n)
-    var = np.empty(n)
-    probs2 = np.ascontiguousarray(np.asarray(probs, dtype=np.float64).reshape(1, -1))
-    board_moments_kernel(succ, probs2, sure, np.ones(n, dtype=np.bool_), n, True, mean, var)
-    return dist, mean, var
