@@ -91,6 +91,16 @@ def boards(draw, min_size=1, max_size=30, rules=True):
     return Board(size, jumps, start=start, overshoot=overshoot, chain=chain, dice=dice)
 
 
+def every_start(board, columns=("mean", "variance")):
+    """``analyze_many``'s rows for ``board`` started on each of its squares (row ``x``:
+    start ``x``): the per-board kernel that batch analysis and design call, on every square
+    (boards under a few hundred squares never have too many backward targets for it)."""
+    from snl_numeric import analyze_many
+
+    return analyze_many([board.replace(start=x) for x in range(board.size + 1)],
+                        columns=list(columns))
+
+
 @pytest.fixture(params=["direct", "structured"])
 def path(request):
     """Both paths of a single-board question (boards built inside the test): NumPy/SciPy

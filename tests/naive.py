@@ -937,6 +937,40 @@ def greedy_paths(succ, probs, active, block_start, targets, threshold=0.5):
         w.append(found[1])
     return _np.array(phi), _np.array(w)
 
+
+def block_sweep(succ, probs, active, block_start, rhs, back):
+    """``P^-1 (rhs + R back)`` (columns of ``rhs``, ``back``: ``(n, m)``) square by square:
+    ``P`` is ``I - Q`` over the ``active`` squares with each diagonal entry the chance of
+    leaving the square, without the moves that go below the block they leave (``R``, read
+    from ``back``); the blocks from the top down, each by dense ``numpy.linalg.solve`` of
+    its squares' equations, the values above it and ``back`` below it known."""
+    n, nf = succ.shape
+    probs = _np.broadcast_to(probs, succ.shape)
+    out = _np.zeros(rhs.shape)
+    for b in range(len(block_start) - 2, -1, -1):
+        lo, hi = int(block_start[b]), int(block_start[b + 1])
+        a = _np.eye(hi - lo)
+        terms = _np.zeros((hi - lo, rhs.shape[1]))
+        for x in range(lo, hi):
+            if not active[x]:
+                continue  # out[x] = 0
+            i = x - lo
+            a[i, i] = 0.0
+            terms[i] = rhs[x]
+            for f in range(nf):
+                y, p = int(succ[x, f]), float(probs[x, f])
+                if y == x or p == 0.0:
+                    continue
+                a[i, i] += p
+                if y >= hi:
+                    terms[i] += p * out[y]
+                elif y < lo:
+                    terms[i] += p * back[y]
+                elif active[y]:
+                    a[i, y - lo] -= p
+        out[lo:hi] = _np.linalg.solve(a, terms)
+    return out
+
 # --- batch ---
 def batch_row(size, jumps, start=0, overshoot="win", chain=False, dice=None):
     """Fewest throws, mean, variance and median of one board, the obvious way.

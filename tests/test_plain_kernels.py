@@ -11,12 +11,14 @@ import os
 import subprocess
 import sys
 import warnings
+from fractions import Fraction
 
 import naive
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import boards as board_strategy
+from conftest import every_start
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,14 +33,13 @@ from snl_numeric import (
     throws_variance,
 )
 from snl_numeric._core.memory import MemoryLimitError
-from snl_numeric._core.solve import TARGET_ERROR, Solver, board_moments_kernel, solver_bytes
-from snl_numeric._core.solve.blocks import ROTATE_GAIN, structure_kernel, sweep_kernel
+from snl_numeric._core.solve import CANCELLATION, TARGET_ERROR, Solver, solver_bytes
+from snl_numeric._core.solve.blocks import ROTATE_GAIN, structure_kernel
 from snl_numeric._core.solve.krylov import FLAT_STEPS, flat_steps, landing_sweep_kernel
 from snl_numeric._core.solve.residual import (
     bound_kernel,
     difference_residual_kernel,
 )
-from snl_numeric._core.table import reach_kernel
 from snl_numeric.boards import random_board
 from snl_numeric.chain import sure_states
 
@@ -51,52 +52,41 @@ def _structured(board: Board) -> Solver:
     return Solver(cb.succ, cb.probs, active)
 
 
-def _moments(board: Board, report: np.ndarray | None = None):
-    cb = board.compiled
-    succ = np.ascontiguousarray(cb.succ, dtype=np.int32)
-    n = succ.shape[0]
-    dist, sure = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_)
-    reach_kernel(succ, -1, dist, sure)
-    mean, var = np.empty(n), np.empty(n)
-    report = np.ones(n, dtype=np.bool_) if report is None else report
-    assert board_moments_kernel(succ, cb.probs.reshape(1, -1), sure, report, n, True, mean,
-                                var) <= n
-    return mean, var
-
-
 # -- the per-board kernel ------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(board_strategy(max_size=25))
 def test_per_board_kernel_matches_the_dense_solve(board):
-    mean, var = _moments(board)
+    df = every_start(board)
     dice = dict(zip(board.dice.faces.tolist(), board.dice.probs.tolist(), strict=True))
     for x in range(board.size + 1):
+        mean, var = df["mean"].iloc[x], df["variance"].iloc[x]
         ref = naive.batch_row(board.size, board.jumps, start=x, overshoot=board.overshoot,
                               chain=board.chain, dice=dice)
         if math.isinf(ref["mean"]):
-            assert mean[x] == np.inf and var[x] == np.inf
+            assert mean == np.inf and var == np.inf
             continue
-        assert mean[x] == pytest.approx(ref["mean"], rel=1e-12, abs=1e-12)
-        assert var[x] == pytest.approx(ref["variance"], rel=1e-8, abs=1e-8 * ref["mean"] ** 2)
+        assert mean == pytest.approx(ref["mean"], rel=1e-12, abs=1e-12)
+        assert var == pytest.approx(ref["variance"], rel=1e-8, abs=1e-8 * ref["mean"] ** 2)
 
 
-def test_the_cancellation_fallback_runs_for_reported_squares_only():
-    # Board(20, {5: 15}): the formula cancels on squares 1-13, not at the start
+def test_the_cancellation_fallback_runs_where_the_start_cancels():
+    # Board(20, {5: 15}): 2 u - t - t**2 loses more than CANCELLATION to cancellation
+    # (exact values) on squares 1-13 only, each the start of a batch row: there the
+    # one-step variance is solved (3e-16 off; the formula alone, 1.1e-14)
     board = Board(20, {5: 15})
-    everywhere = _moments(board)[1]
-    start_only = np.zeros(21, dtype=np.bool_)
-    start_only[0] = True
-    at_start = _moments(board, start_only)[1]
-    assert at_start[0] == everywhere[0]  # nothing to fix at the start: the same bits
-    x = 7
-    assert np.isnan(at_start[x])  # not asked for: not computed
-    assert everywhere[x] == pytest.approx(throws_variance(board, start=x), rel=1e-14)
-    # a plain board cancels at the start: the fallback runs, every square fixed
-    plain = Board(300)
-    one = np.zeros(301, dtype=np.bool_)
-    one[0] = True
-    assert _moments(plain, one)[1][0] == _moments(plain)[1][0]
-    assert _moments(plain, one)[1][0] == pytest.approx(naive.plain_moments(300)[1], rel=1e-13)
+    var = every_start(board)["variance"]
+    for x in range(board.size):
+        mean, exact = naive.naive_expected_fraction(board, start=x)
+        cancels = 1 <= x <= 13
+        assert (exact * CANCELLATION < mean**2 and mean > 1) == cancels
+        assert abs(Fraction(var.iloc[x]) - exact) <= (1e-15 if cancels else 1e-14) * exact
+    assert var.iloc[board.size] == 0.0
+    # a plain board cancels far from the goal (the formula alone: 1.4e-12 off at the
+    # start); from x it is Board(300 - x) from 0
+    var = every_start(Board(300))["variance"]
+    for x in range(0, 290, 13):
+        exact = naive.plain_moments(300 - x)[1]
+        assert abs(Fraction(var.iloc[x]) - exact) <= 1e-13 * exact
 
 
 # -- the solver: one method for life, GMRES certified by one solve ---------------------
@@ -184,7 +174,8 @@ def test_gmres_stops_where_its_residual_stops_moving():
 def test_the_gmres_sweep_is_the_board_sweep(size, jumps, overshoot, die, seed):
     # landing_sweep_kernel reads each square's moves through its landing squares' values
     # (blocks of short snakes, squares outside the system, one die or a row per square);
-    # it differs from sweep_kernel by the rounding of the pivot's reciprocal
+    # it differs from the plain block sweep by roundings (the pivot's reciprocal, the order
+    # of sums, the blocks' solves)
     dice = {"d4": Dice.fair(4), "biased": {1: 0.2, 4: 0.8}, "2d6": Dice.sum_of(2)}.get(die)
     board = random_board(size, jumps, rng=seed, overshoot=overshoot)
     if dice is not None:
@@ -223,25 +214,28 @@ def _assert_landing_sweep(solver: Solver, rng: np.random.Generator) -> None:
     v = rng.standard_normal(k)
     v[rng.random(k) < 0.1] = 0.0
     rhs = rng.random(n) * solver._active
-    op = (solver._succ, solver._probs, solver.pstride, solver._active, solver.block_start,
-          solver.offsets, solver.lu, solver.piv)
+    op = (solver._probs, solver.pstride, solver._active, solver.block_start, solver.offsets,
+          solver.lu, solver.piv)
     for back, b in ((v, np.zeros(0)), (np.zeros(k), rhs), (v, rhs)):
         full = np.zeros(n)
         full[solver.targets] = back
-        want, scale, got = np.empty(n), np.empty(n), np.empty(n)
-        sweep_kernel(*op, b if b.size else np.zeros(n), full, want)
-        sweep_kernel(*op, np.abs(b) if b.size else np.zeros(n), np.abs(full), scale)
+        terms = b if b.size else np.zeros(n)
+        # the plain block sweep, of the terms and of their absolute values
+        want, scale = naive.block_sweep(solver._succ, solver._probs, solver._active,
+                                        solver.block_start, np.column_stack([terms, np.abs(terms)]),
+                                        np.column_stack([full, np.abs(full)])).T
+        got = np.empty(n)
         near = np.zeros(copy.max() + 1)
         near[:k] = back
-        landing_sweep_kernel(solver.landing, *op[1:], b, near, got)
+        landing_sweep_kernel(solver.landing, *op, b, near, got)
         assert near[k] == 0.0
         np.testing.assert_array_equal(near[slot], got[solver.targets])
         assert np.all(np.diff(solver.targets[np.argsort(slot)]) < 0)  # written in order
         kept = copy < near.size - 1  # (the last place takes the squares with no copy)
         np.testing.assert_array_equal(near[copy[kept]], got[kept])
         # a unit in the last place per square the sweep passes, of what the sweep of |terms|
-        # gives: each square's rounding (here the pivot's reciprocal) is carried down to
-        # every square below it (a 2,486-square board, seed 2486: 1.4e-14 relative)
+        # gives: each square's rounding (the pivot's reciprocal, the reference's own) is
+        # carried down to every square below it
         np.testing.assert_array_less(np.abs(got - want), 2**-53 * n * scale + 1e-300)
 
 

@@ -230,30 +230,23 @@ def block_factor_kernel(succ, probs, pstride, active, block_start, offsets,
 
 
 @njit(error_model="numpy")
-def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, back,
+def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs,
                  out):  # pragma: no cover - jitted
-    """``out = P^-1 (rhs + R back)`` for one column: one sweep from the top block down.
-
-    A move from ``x`` down to a lower block's square ``y`` adds ``p * back[y]`` (``back``
-    empty: none); ``back`` must be 0 off the system, and ``out`` is 0 there, so moves
-    that leave the system add nothing. Without ``back`` the sweep starts at the block of
-    the highest non-zero of ``rhs`` (``out`` is 0 above it). Single squares, the common
-    case, take the short path: their moves up are known and their moves down come from
-    ``back``.
-    """
+    """``out = P^-1 rhs`` for one column: one sweep from the top block down, starting at
+    the block of the highest non-zero of ``rhs`` (``out`` is 0 above it and off the
+    system). Single squares, the common case, take the short path: their moves up are
+    known."""
     n, nf = succ.shape
-    use_back = back.shape[0] > 0
     b = block_start.shape[0] - 2
     x = n - 1
-    if not use_back:
-        while x >= 0 and (rhs[x] == 0.0 or not active[x]):
-            out[x] = 0.0
-            x -= 1
-        while b > 0 and block_start[b] > x:
-            b -= 1
-        for z in range(x + 1, block_start[b + 1]):
-            out[z] = 0.0
-        x = block_start[b + 1] - 1
+    while x >= 0 and (rhs[x] == 0.0 or not active[x]):
+        out[x] = 0.0
+        x -= 1
+    while b > 0 and block_start[b] > x:
+        b -= 1
+    for z in range(x + 1, block_start[b + 1]):
+        out[z] = 0.0
+    x = block_start[b + 1] - 1
     while x >= 0:
         lo = block_start[b]
         if lo == x:
@@ -266,8 +259,6 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
                     y = succ[x, f]
                     if y > x:
                         acc += probs[row, f] * out[y]
-                    elif y < x and use_back:
-                        acc += probs[row, f] * back[y]
                 out[x] = acc / piv[x]
             else:
                 out[x] = 0.0
@@ -283,8 +274,6 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
                     y = succ[z, f]
                     if y >= hi:
                         acc += probs[row, f] * out[y]
-                    elif y < lo and use_back:
-                        acc += probs[row, f] * back[y]
                 out[z] = acc
             s = hi - lo
             gth_solve_jit(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)), piv[lo:hi],

@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..numba_config import njit
-from ..table import reach_kernel
 from .blocks import (
     a_priori_bound,
     block_solve_kernel,
@@ -89,14 +88,12 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         piv[x] = d
     if k > kmax:
         return k
-    # no dense blocks (offsets and lu empty: read for blocks of two squares or more only)
-    # and no moves back: views, not module constants, which Numba types read-only (a
-    # second signature of the kernels). pstride (one die) and col0 stay literals, folded
-    # into the sweeps
+    # no dense blocks (offsets and lu empty: read for blocks of two squares or more only):
+    # views, not module constants, which Numba types read-only (a second signature of the
+    # kernels). pstride (one die) and col0 stay literals, folded into the sweeps
     pstride, col0 = 0, 2
     offsets = iwork[1, :0]  # empty views of the work arrays: no allocation
     lu = work[0, :0]
-    no_back = lu
     every = report[:0]  # correction_kernel's rows: all
     # the arrays sized by k, again in one allocation per type
     kwork = np.empty(2 * k + 2, dtype=np.int64)
@@ -150,7 +147,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         return k
     for x in range(n):
         rhs[x] = t[x] * rowsum
-    sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, no_back, u)
+    sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, u)
     # u corrected at the reported squares only: the variance is not wanted elsewhere
     correction_kernel(z, col0, targets, cap, cap_piv, u, report)
     cancel = False
@@ -165,7 +162,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         size = np.empty(n)
         tlo = np.zeros(n)
         residual_kernel(succ, probs, pstride, active, cols[:, 0].copy(), t, tlo, False, r, size)
-        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, no_back, tlo)
+        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, tlo)
         correction_kernel(z, col0, targets, cap, cap_piv, tlo, every)
         # the residual has both signs, so its solve may cancel: a correction larger than
         # the a priori error of t is known wrong, and dropped
@@ -174,7 +171,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
             tlo[:] = 0.0
         w = np.empty(n)
         step_variance_kernel(succ, probs, pstride, active, t, tlo, w)
-        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, w, no_back, u)
+        sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, w, u)
         correction_kernel(z, col0, targets, cap, cap_piv, u, report)
         for x in range(n):
             if active[x] and report[x] and _cancels(var[x], t[x]):
@@ -184,27 +181,3 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
             var[x] = 0.0
     return k
 
-
-def structured_moments(succ: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                                      np.ndarray]:
-    """Distances, means and variances from a successor table (for one board), every square
-    reported.
-
-    Examples
-    --------
-    >>> from snl_numeric import boards
-    >>> cb = boards.get("milton-bradley").compiled
-    >>> dist, mean, var = structured_moments(cb.succ, cb.probs)
-    >>> int(dist[0]), round(float(mean[0]), 6)
-    (7, 39.225122)
-    """
-    succ = np.ascontiguousarray(succ, dtype=np.int32)  # the kernels' tables are int32
-    n = succ.shape[0]
-    dist = np.empty(n, dtype=np.int64)
-    sure = np.empty(n, dtype=np.bool_)
-    reach_kernel(succ, -1, dist, sure)
-    mean = np.empty(n)
-    var = np.empty(n)
-    probs2 = np.ascontiguousarray(np.asarray(probs, dtype=np.float64).reshape(1, -1))
-    board_moments_kernel(succ, probs2, sure, np.ones(n, dtype=np.bool_), n, True, mean, var)
-    return dist, mean, var

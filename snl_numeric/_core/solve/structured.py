@@ -117,7 +117,6 @@ KRYLOV_BYTES = 1 << 28
 SOLVE_BYTES = 150
 #: GMRES steps whose basis vectors :func:`solver_bytes` counts.
 GMRES_STEPS = 64
-_NO_BACK = np.zeros(0)
 _NO_ROWS = np.zeros(0, dtype=np.int64)  # block_solve_kernel finds the columns' first rows
 _EVERY_ROW = np.zeros(0, dtype=np.bool_)  # correction_kernel corrects every row
 
@@ -267,7 +266,7 @@ class Solver:
         out = np.empty(rhs.shape)
         if rhs.ndim == 1 and self.n >= SWEEP_MIN:
             sweep_kernel(self._succ, self._probs, self.pstride, self._active, self.block_start,
-                         self.offsets, self.lu, self.piv, rhs, _NO_BACK, out)
+                         self.offsets, self.lu, self.piv, rhs, out)
         else:
             cols = np.ascontiguousarray(rhs.reshape(self.n, -1))
             block_solve_kernel(self._succ, self._probs, self.pstride, self._active,
