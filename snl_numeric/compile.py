@@ -33,7 +33,6 @@ import scipy.sparse as sp
 
 from ._core.memory import SMALL_REQUEST, check_memory
 from ._core.table import (
-    MAX_TABLE_ENTRIES,
     OVERSHOOT_CODES,
     check_table_entries,
     moves_up_kernel,
@@ -522,12 +521,8 @@ def compile_chain(matrix: sp.csr_array, absorbing: np.ndarray, start: int) -> Co
         return _chain_board(size, states[start], np.full(k, p), succ, states)
     large = not ordinary(size + 1, width)
     index = np.int32 if large else np.intp
-    entries = (size + 1) * width
-    if entries > MAX_TABLE_ENTRIES:
-        raise ValueError(f"chain too large to compile: {size + 1:,} states x {width} "
-                         f"transitions = {entries:,} table entries; the limit is "
-                         f"{MAX_TABLE_ENTRIES:,}")
-    need = entries * (np.dtype(index).itemsize + 8)
+    check_table_entries(size, width, chain=True)
+    need = (size + 1) * width * (np.dtype(index).itemsize + 8)
     check_memory(need, f"the successor table of a chain of {size + 1:,} states x {width} "
                  "transitions")
     succ = np.empty((size + 1, width), dtype=index)

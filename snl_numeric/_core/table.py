@@ -30,10 +30,10 @@ OVERSHOOT_CODES = {"win": 0, "exact": 1, "bounce": 2}
 MAX_TABLE_ENTRIES = 500_000_000
 
 
-def check_table_entries(size: int, faces: int) -> None:
+def check_table_entries(size: int, faces: int, *, chain: bool = False) -> None:
     """Refuse a board whose successor table (``size + 1`` squares x ``faces``) would pass
     :data:`MAX_TABLE_ENTRIES`: checked before the table, and before a die read from a
-    string is built.
+    string is built. ``chain``: the table of a chain (states x transitions).
 
     Examples
     --------
@@ -46,8 +46,10 @@ def check_table_entries(size: int, faces: int) -> None:
     """
     entries = (size + 1) * faces
     if entries > MAX_TABLE_ENTRIES:
-        raise ValueError(f"board too large to compile: {size + 1:,} squares x {faces:,} faces = "
-                         f"{entries:,} table entries; the limit is {MAX_TABLE_ENTRIES:,}")
+        what, rows, cols = ("chain", "states", "transitions") if chain else ("board", "squares",
+                                                                             "faces")
+        raise ValueError(f"{what} too large to compile: {size + 1:,} {rows} x {faces:,} {cols} "
+                         f"= {entries:,} table entries; the limit is {MAX_TABLE_ENTRIES:,}")
 
 
 @njit()
