@@ -26,6 +26,7 @@ from snl_numeric import (
     fair_starts,
     first_player_advantage,
     length_distribution,
+    options,
     win_probabilities,
 )
 from snl_numeric import fairness, handicaps
@@ -96,12 +97,19 @@ def test_pair_blocks_give_the_same_answer(monkeypatch):
     assert fair_starts(MB) == whole
 
 
-def test_lengths_from_every_square_sparse_path_matches(monkeypatch):
-    small = lengths_from_every_square(MB)
-    monkeypatch.setattr(handicaps, "BACKWARD_PUSH_DENSE_MAX", 10)
-    sparse = lengths_from_every_square(MB)
-    assert sparse[0].shape == small[0].shape
-    for a, b in zip(small, sparse, strict=True):
+def test_lengths_from_every_square_sparse_path_matches():
+    """Milton Bradley's 100 squares are pushed back densely by default (up to
+    ``BACKWARD_PUSH_DENSE_MAX`` = 1,024); ``options(push="sparse")`` forces one sparse
+    product per throw."""
+    dense = lengths_from_every_square(MB)
+    with options(push="dense"):
+        assert all(np.array_equal(a, b) for a, b in zip(lengths_from_every_square(MB), dense,
+                                                          strict=True))
+    with options(push="sparse"):
+        sparse = lengths_from_every_square(MB)
+    assert sparse[0].shape == dense[0].shape
+    assert not np.array_equal(sparse[0], dense[0])  # (the other form: rounding differs)
+    for a, b in zip(dense, sparse, strict=True):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-14)
 
 
