@@ -7,8 +7,9 @@ one throw, ``P_x(T = n) = (Q^(n-1) r)[x]`` and ``P_x(T > n) = (Q^n 1)[x]``, push
 ``i < B``) into a (squares x throws) array, never one solve per start square; only the
 wanted squares' rows are kept. Every entry is a sum of non-negative terms. Boards past
 ``BACKWARD_PUSH_DENSE_MAX`` squares (:mod:`._core.sizes`; ``snl_numeric.options(push=...)``
-forces either form) go one sparse product per throw over every square: fine for ordinary boards, slow for very long games on huge ones (the
-cost is squares x throws to the tail; timings in ``benchmarks/bench_fairness.py``).
+forces either form) go one sparse product per throw over every square: fine for ordinary
+boards, slow for very long games on huge ones (the cost is squares x throws to the tail;
+timings in ``benchmarks/bench_fairness.py``).
 
 Players choose among option rows (a start square, a number of extra throws, a die), each a
 length distribution ``F`` with its survival ``S``. With ``Sp`` the survival one throw earlier,
@@ -271,17 +272,20 @@ def best_pair(opt: Options, prev: np.ndarray, assign: list[int], i: int, j: int
     return found
 
 
-def search(opt: Options) -> tuple[list[int], int]:
-    """The fairest assignment of rows to players (exhaustive when at most :data:`LOOP_MAX`
-    combinations of the first ``k - 2`` players and :data:`WORK_MAX` multiply-adds, else a
-    coordinate search) and how many assignments were evaluated."""
+def search(opt: Options, method: str = "auto") -> tuple[list[int], int]:
+    """The fairest assignment of rows to players and how many assignments were evaluated:
+    exhaustive (``method="exhaustive"``, or ``"auto"`` when at most :data:`LOOP_MAX`
+    combinations of the first ``k - 2`` players and :data:`WORK_MAX` multiply-adds), else
+    (``"coordinate"``, or ``"auto"`` beyond them) a coordinate search over pairs of
+    players."""
     k = len(opt.rows)
     prev = opt.prev
     pair = len(opt.rows[-2]) * len(opt.rows[-1])
     loops = math.prod(len(r) for r in opt.rows[:-2])
     best: tuple[float, float] = (math.inf, math.inf)
     assign = [int(r[0]) for r in opt.rows]
-    if loops <= LOOP_MAX and loops * pair * opt.pmf.shape[1] <= WORK_MAX:
+    small = loops <= LOOP_MAX and loops * pair * opt.pmf.shape[1] <= WORK_MAX
+    if method == "exhaustive" or (method == "auto" and small):
         found = list(assign)
         for head in itertools.product(*opt.rows[:-2]):
             trial = [*map(int, head), 0, 0]
