@@ -58,7 +58,7 @@ from scipy.linalg.blas import dgemm
 
 from ._core.blas import SERIAL_PRODUCT, matmul, right_product
 from ._core.memory import check_memory
-from ._core.sizes import DENSE_WHOLE_MAX, WIN_PUSH_BLOCK, dense_push
+from ._core.sizes import DENSE_PUSH_MAX, DENSE_WHOLE_MAX, WIN_PUSH_BLOCK, dense_push
 from ._core.solve import UNIT_ROUNDOFF
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board, check_start
@@ -282,7 +282,7 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     cols_of[keep] = np.arange(m)
     cols_of[goal] = m
     if dense_push(m):  # (a small matrix made dense whole: cheaper than slicing)
-        if m > 1024:  # (forced by options(push="dense"))
+        if m > DENSE_PUSH_MAX:  # (forced by options(push="dense"))
             check_memory(32.0 * m * m, f"a dense push over {m:,} squares")
         rows = (cb.matrix.toarray()[keep] if cb.n_states <= DENSE_WHOLE_MAX
                 else cb.matrix[keep].toarray())

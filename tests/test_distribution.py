@@ -79,6 +79,13 @@ def test_dense_push_forced_on_a_board_pushed_sparsely_by_default():
     assert (k * dense).sum() == pytest.approx(expected_throws(board), rel=1e-9)
 
 
+def test_a_forced_dense_push_checks_memory_first(monkeypatch):
+    board = Board(800, {790: 120})
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "10M")  # 32 bytes x 799**2 = 19.5 MiB
+    with options(push="dense"), pytest.raises(MemoryError, match="a dense push over 799 squares"):
+        length_distribution(board)
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [

@@ -28,10 +28,11 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .blas import matmul, right_product
 from .memory import check_memory
-from .sizes import PUSH_BLOCK, dense_push
+from .sizes import DENSE_PUSH_MAX, PUSH_BLOCK, dense_push
 
 __all__ = ["landing_rest", "succ_table", "reach", "stable_order",
            "reachable_from", "play_from", "push"]
+
 
 def landing_rest(jump_to: np.ndarray, chain: bool) -> np.ndarray:
     """Where a token that lands on each square rests: the square itself, or where the jump
@@ -278,7 +279,7 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     live = live & fed
     m = int(np.count_nonzero(live)) - bool(live[-1])
     dense = dense_push(m)  # (up to DENSE_PUSH_MAX squares, unless options(push=) forces it)
-    if dense and m > 1024:  # (forced: Q and its powers)
+    if dense and m > DENSE_PUSH_MAX:  # (forced by options(push="dense"): Q and its powers)
         check_memory(32.0 * m * m, f"a dense push over {m:,} squares")
     states, q, r, d = _chain(succ, probs, live, succ.shape[0] - 1, dense)
     readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)
