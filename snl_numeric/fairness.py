@@ -58,10 +58,10 @@ from .handicaps import (
     lengths_from_every_square,
     one_start,
     race_wins,
-    search,
     shifted,
     stack_rows,
 )
+from .handicaps import search as fairest
 from .players import win_probabilities
 
 __all__ = ["CAPTURE_SEARCH_WORK", "FairStarts", "fair_starts", "first_player_advantage"]
@@ -72,6 +72,8 @@ __all__ = ["CAPTURE_SEARCH_WORK", "FairStarts", "fair_starts", "first_player_adv
 CAPTURE_SEARCH_WORK = 1_000_000
 
 Handicap = Literal["starts", "throws", "dice"]
+Search = Literal["auto", "exhaustive", "coordinate"]
+_SEARCHES = ("auto", "exhaustive", "coordinate")
 
 
 @dataclass(frozen=True, eq=False)
@@ -258,6 +260,7 @@ def fair_starts(
     squares: Sequence[int] | None = None,
     move_first: bool = True,
     max_extra: int = 3,
+    search: Search = "auto",
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
 ) -> FairStarts:
@@ -285,6 +288,16 @@ def fair_starts(
         stays on the board's start).
     max_extra : int, default 3
         With ``handicap="throws"``: most extra throws per player.
+    search : {"auto", "exhaustive", "coordinate"}, default "auto"
+        How three or more players' assignments are searched (two players are always
+        searched exhaustively, every pair of options at once). ``"exhaustive"`` evaluates
+        every assignment: the fairest one for certain, in time growing as the options to
+        the power ``k``. ``"coordinate"`` improves the assignment one pair of players at a
+        time until no pair does better: fast, but it may stop at a local optimum.
+        ``"auto"`` is exhaustive up to 2,000 combinations of the first ``k - 2`` players'
+        options (``snl_numeric.handicaps.LOOP_MAX``; the last two are vectorised) and 2e9
+        multiply-adds (``WORK_MAX``), coordinate beyond. A search under a capture rule
+        (below) evaluates every assignment whatever ``search`` says.
     tail, max_throws
         As for :func:`~snl_numeric.win_probabilities`.
 
@@ -300,9 +313,9 @@ def fair_starts(
     Two independent players on one start with the same dice are never even (the first
     player's edge is ``sum_n P(T = n)^2 / 2``, whatever the layout): a handicap is the only
     cure. Two players are searched over every pair of options at once (Milton Bradley's
-    101 x 101 start squares at once; timings in ``benchmarks/bench_fairness.py``); three or more loop over the first
-    players' options with the last two vectorised (up to 2,000 combinations,
-    ``snl_numeric.handicaps.LOOP_MAX``, else a coordinate search over pairs of players).
+    101 x 101 start squares at once; timings in ``benchmarks/bench_fairness.py``); three or
+    more loop over the first players' options with the last two vectorised, or search
+    pairs of players by turns (``search``).
 
     Under a capture rule the search itself runs with the rule only when the assignments'
     joint states together are at most 1,000,000
@@ -337,6 +350,11 @@ def fair_starts(
                          f"handicap={handicap!r}; give the board its dice with board.replace")
     if squares is not None and handicap != "starts":
         raise ValueError(f"squares= is for handicap='starts', not {handicap!r}")
+    if not isinstance(search, str):
+        raise TypeError(f"search must be a string, got {shown(search)}")
+    if search not in _SEARCHES:
+        raise ValueError(f"search must be 'auto', 'exhaustive' or 'coordinate', "
+                         f"got {shown(search)}")
     move_first = flag(move_first, "move_first")
     max_extra = positive_int(max_extra, "max_extra")
     tail = check_tail(tail, max_throws)
@@ -372,7 +390,7 @@ def fair_starts(
     if searched:
         assign, evaluated = _capture_search(board, opt, configure, tail, max_throws)
     else:
-        assign, evaluated = search(opt)
+        assign, evaluated = fairest(opt, search)
     starts, the_dice, extra = configure(assign)
     if handicap == "throws":
         wins = race_wins(*stack_rows([shifted(*base, e, width) for e in extra]))

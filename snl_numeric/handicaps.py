@@ -3,12 +3,13 @@
 The length distributions from every square come from one backward push through the chain:
 with ``Q`` the moves among the squares before the goal and ``r`` the chance of finishing in
 one throw, ``P_x(T = n) = (Q^(n-1) r)[x]`` and ``P_x(T > n) = (Q^n 1)[x]``, pushed
-:data:`_BLOCK` throws per matrix product (``Q^B`` applied to the block ``Q^i (r, 1, live)``,
+``PUSH_BLOCK`` throws per matrix product (``Q^B`` applied to the block ``Q^i (r, 1, live)``,
 ``i < B``) into a (squares x throws) array, never one solve per start square; only the
 wanted squares' rows are kept. Every entry is a sum of non-negative terms. Boards past
-``BACKWARD_PUSH_DENSE_MAX`` squares (:mod:`._core.sizes`) go one sparse product per throw
-over every square: fine for ordinary boards, slow for very long games on huge ones (the
-cost is squares x throws to the tail; timings in ``benchmarks/bench_fairness.py``).
+``BACKWARD_PUSH_DENSE_MAX`` squares (:mod:`._core.sizes`; ``snl_numeric.options(push=...)``
+forces either form) go one sparse product per throw over every square: fine for ordinary
+boards, slow for very long games on huge ones (the cost is squares x throws to the tail;
+timings in ``benchmarks/bench_fairness.py``).
 
 Players choose among option rows (a start square, a number of extra throws, a die), each a
 length distribution ``F`` with its survival ``S``. With ``Sp`` the survival one throw earlier,
@@ -38,7 +39,7 @@ import numpy as np
 
 from ._core.blas import matmul
 from ._core.memory import check_memory
-from ._core.sizes import BACKWARD_PUSH_DENSE_MAX
+from ._core.sizes import BACKWARD_PUSH_DENSE_MAX, PUSH_BLOCK, dense_push
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board
 from .distribution import pushed
@@ -55,8 +56,6 @@ LOOP_MAX = 2_000
 WORK_MAX = 2_000_000_000
 #: Most bytes of one block of pair win chances (player ``i``'s rows are taken in blocks).
 PAIR_BYTES = 64 << 20
-#: Throws per matrix product of the backward push (dense boards).
-_BLOCK = 16
 #: Deviations closer than this count as ties (broken by the smaller handicap).
 TIE = 1e-12
 
@@ -109,11 +108,13 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
     keep = succ < n
     src = np.broadcast_to(np.arange(n)[:, None], succ.shape)
     v = np.stack([r, np.ones(n), live_all[:n].astype(np.float64)], axis=1)  # (r, 1, live)
-    if n <= BACKWARD_PUSH_DENSE_MAX:  # B throws per product: v, Q v, ..., Q^(B-1) v, then Q^B
+    if dense_push(n, BACKWARD_PUSH_DENSE_MAX):  # B throws a product: v .. Q^(B-1) v, Q^B
+        if n > BACKWARD_PUSH_DENSE_MAX:  # (forced by options(push="dense"))
+            check_memory(24.0 * n * n, f"a dense push over {n:,} squares")
         q = np.zeros((n, n))
         np.add.at(q, (src[keep], succ[keep]), probs[keep])
         power, width = q, 1
-        while width < _BLOCK:
+        while width < PUSH_BLOCK:
             v = np.concatenate([v, matmul(power, v)], axis=1)
             power = matmul(power, power)
             width *= 2
@@ -122,7 +123,7 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
         import scipy.sparse as sp
 
         q = sp.csr_matrix((probs[keep], (src[keep], succ[keep])), shape=(n, n))
-        width = _BLOCK
+        width = PUSH_BLOCK
 
         def sparse_block(last: np.ndarray) -> np.ndarray:
             cols = [q @ last[:, -3:]]
@@ -271,17 +272,20 @@ def best_pair(opt: Options, prev: np.ndarray, assign: list[int], i: int, j: int
     return found
 
 
-def search(opt: Options) -> tuple[list[int], int]:
-    """The fairest assignment of rows to players (exhaustive when at most :data:`LOOP_MAX`
-    combinations of the first ``k - 2`` players and :data:`WORK_MAX` multiply-adds, else a
-    coordinate search) and how many assignments were evaluated."""
+def search(opt: Options, method: str = "auto") -> tuple[list[int], int]:
+    """The fairest assignment of rows to players and how many assignments were evaluated:
+    exhaustive (``method="exhaustive"``, or ``"auto"`` when at most :data:`LOOP_MAX`
+    combinations of the first ``k - 2`` players and :data:`WORK_MAX` multiply-adds), else
+    (``"coordinate"``, or ``"auto"`` beyond them) a coordinate search over pairs of
+    players."""
     k = len(opt.rows)
     prev = opt.prev
     pair = len(opt.rows[-2]) * len(opt.rows[-1])
     loops = math.prod(len(r) for r in opt.rows[:-2])
     best: tuple[float, float] = (math.inf, math.inf)
     assign = [int(r[0]) for r in opt.rows]
-    if loops <= LOOP_MAX and loops * pair * opt.pmf.shape[1] <= WORK_MAX:
+    small = loops <= LOOP_MAX and loops * pair * opt.pmf.shape[1] <= WORK_MAX
+    if method == "exhaustive" or (method == "auto" and small):
         found = list(assign)
         for head in itertools.product(*opt.rows[:-2]):
             trial = [*map(int, head), 0, 0]

@@ -58,7 +58,7 @@ from scipy.linalg.blas import dgemm
 
 from ._core.blas import SERIAL_PRODUCT, matmul, right_product
 from ._core.memory import check_memory
-from ._core.sizes import DENSE_PUSH_MAX
+from ._core.sizes import DENSE_PUSH_MAX, DENSE_WHOLE_MAX, WIN_PUSH_BLOCK, dense_push
 from ._core.solve import UNIT_ROUNDOFF
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board, check_start
@@ -70,9 +70,6 @@ from .players import win_probabilities
 __all__ = ["Sensitivity", "sensitivity"]
 
 OF = ("mean", "variance", "win")
-#: Throws per dense product of the win chance's derivative (rows ``b .. b + BLOCK`` of
-#: ``Pi`` are rows ``b - BLOCK .. b`` times ``Q^BLOCK``).
-BLOCK = 64
 
 WRT = ("dice", "transitions", "jumps")
 
@@ -263,8 +260,8 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
 
     The masses ``pi_k`` are pushed forward (:func:`_forward`) until the cut of
     :func:`_win_cut` holds, then the ``lambda_k`` of ``c_n = P(T = n)`` go back from the
-    last throw pushed (:func:`_back_dense` up to :data:`DENSE_PUSH_MAX` squares, else
-    :func:`_back_sparse`, when ``entry`` is called); each entry is
+    last throw pushed (:func:`_back_dense` up to ``DENSE_PUSH_MAX`` squares, else
+    :func:`_back_sparse`, when ``entry`` is called; :func:`._core.sizes.dense_push`); each entry is
     ``sum_{k < k1} pi_k[i] lambda_k[j]`` (once per distinct pair of squares: all at once by
     :func:`_gram` on small boards, a block of throws at a time on larger ones) plus, when
     the goal may never be reached, ``P(T = inf) v_i a_j`` from two solves."""
@@ -284,8 +281,10 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     cols_of = np.full(cb.n_states, m + 1)  # and the goal's column m
     cols_of[keep] = np.arange(m)
     cols_of[goal] = m
-    if m <= DENSE_PUSH_MAX:  # (a small matrix made dense whole: cheaper than slicing)
-        rows = (cb.matrix.toarray()[keep] if cb.n_states <= 4 * DENSE_PUSH_MAX
+    if dense_push(m):  # (a small matrix made dense whole: cheaper than slicing)
+        if m > DENSE_PUSH_MAX:  # (forced by options(push="dense"))
+            check_memory(32.0 * m * m, f"a dense push over {m:,} squares")
+        rows = (cb.matrix.toarray()[keep] if cb.n_states <= DENSE_WHOLE_MAX
                 else cb.matrix[keep].toarray())
         r = rows[:, goal].copy()
         stepper: _Dense | _Sparse = _Dense(np.ascontiguousarray(rows[:, keep]), r, place)
@@ -340,11 +339,11 @@ PAIR_CHUNK = 2**16
 
 
 class _Dense:
-    """The forward push of :func:`_forward` for a dense ``Q``, :data:`BLOCK` throws a
-    product: ``v Q^i (r, 1)`` for ``i < BLOCK`` (the readouts) by one product with
-    ``[R, Q R, .., Q^(BLOCK-1) R]``, then ``v Q^BLOCK``. The masses of the throws kept are
-    made at the end (:meth:`masses`), rows ``b .. 2 b`` being rows ``0 .. b`` times
-    ``Q^b``."""
+    """The forward push of :func:`_forward` for a dense ``Q``, ``B`` throws a product
+    (``WIN_PUSH_BLOCK``, :mod:`._core.sizes`): ``v Q^i (r, 1)`` for ``i < B`` (the readouts)
+    by one product with ``[R, Q R, .., Q^(B-1) R]``, then ``v Q^B``. The masses of the
+    throws kept are made at the end (:meth:`masses`), rows ``b .. 2 b`` being rows
+    ``0 .. b`` times ``Q^b``."""
 
     def __init__(self, q: np.ndarray, r: np.ndarray, place: int) -> None:
         self.powers = [q]  # Q^(2^i), made when first needed
@@ -352,11 +351,11 @@ class _Dense:
         self.m, self.place, self.done = len(q), place, 0
         readout = np.stack([r, np.ones(self.m)], axis=1)
         width = 1
-        while width < BLOCK:
+        while width < WIN_PUSH_BLOCK:
             readout = np.concatenate([readout, matmul(self.power(width), readout)], axis=1)
             width *= 2
         self.readout = readout
-        self.advance = right_product(self.power(BLOCK))
+        self.advance = right_product(self.power(WIN_PUSH_BLOCK))
         self.v = np.zeros(self.m)
         self.v[place] = 1.0
 
@@ -372,9 +371,9 @@ class _Dense:
 
     def block(self) -> np.ndarray:
         """Row ``i``: ``(P(T = done + i + 1), L_{done + i})``."""
-        read = matmul(self.v, self.readout).reshape(BLOCK, 2)
+        read = matmul(self.v, self.readout).reshape(WIN_PUSH_BLOCK, 2)
         self.v = self.advance(self.v)
-        self.done += BLOCK
+        self.done += WIN_PUSH_BLOCK
         return read
 
     def masses(self, k1: int) -> np.ndarray:
@@ -383,7 +382,7 @@ class _Dense:
         pi[0, self.place] = 1.0
         b = 1
         while b < k1:
-            width = min(b, BLOCK)
+            width = min(b, WIN_PUSH_BLOCK)
             hi = min(b + width, k1)
             pi[b:hi] = matmul(pi[b - width: hi - width], self.power(width))
             b = hi
@@ -515,12 +514,13 @@ def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int) -> np.nd
     ``lambda_k = Q^w lambda_{k+w} + sum_{u < w} c_{k+2+u} g_u``. Every product is of
     non-negative matrices, so each entry keeps its relative accuracy."""
     m = len(r)
-    width = min(BLOCK, 1 << (k1.bit_length() - 1))  # (a power of two)
+    width = min(WIN_PUSH_BLOCK, 1 << (k1.bit_length() - 1))  # (a power of two)
     rows_g = len(c) - k1 + width - 1  # g_0 .. : lambda_{k1 - width} needs c up to c_N
-    g = np.empty((-(-rows_g // BLOCK) * BLOCK, m))
-    g[:BLOCK] = stepper.readout[:, 0::2].T  # g_u = Q^u r, u < BLOCK
-    for b in range(BLOCK, len(g), BLOCK):
-        g[b: b + BLOCK] = matmul(g[b - BLOCK: b], stepper.back(BLOCK))
+    block = WIN_PUSH_BLOCK
+    g = np.empty((-(-rows_g // block) * block, m))
+    g[:block] = stepper.readout[:, 0::2].T  # g_u = Q^u r, u < block
+    for b in range(block, len(g), block):
+        g[b: b + block] = matmul(g[b - block: b], stepper.back(block))
     padded = np.concatenate([c, np.zeros(len(g) + 2)])
     step = padded.strides[0]
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from conftest import boards as board_strategy
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snl_numeric import (
     Board,
@@ -16,6 +17,7 @@ from snl_numeric import (
     finish_probability,
     length_distribution,
     min_throws,
+    options,
 )
 
 
@@ -32,6 +34,56 @@ def test_distribution_matches_naive(board):
         assert total == pytest.approx(1.0, abs=1e-11)
         k = np.arange(len(pmf))
         assert (k * pmf).sum() == pytest.approx(expected_throws(board), rel=1e-8, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(board_strategy(max_size=30), st.booleans())
+def test_dense_and_sparse_pushes_twin_the_naive_push(board, as_chain):
+    """``options(push=...)`` forces either form of the NumPy push (a board this small is
+    pushed densely by default, a chain's rows too): both match the naive push throw by
+    throw, and each other to rounding (every entry a sum of non-negative terms)."""
+    model = board.to_chain() if as_chain else board
+    with options(push="dense"):
+        dense = length_distribution(model)
+    with options(push="sparse"):
+        sparse = length_distribution(model)
+    assert np.array_equal(length_distribution(model), dense)  # the default on small boards
+    ref = naive.naive_distribution(board, throws=min(max(len(dense), len(sparse)) + 5, 300))
+    for pmf in (dense, sparse):
+        k = min(len(pmf), len(ref))
+        np.testing.assert_allclose(pmf[:k], ref[:k], rtol=1e-9, atol=1e-15)
+    k = min(len(dense), len(sparse))  # (the cut may land a throw apart: below the tail)
+    np.testing.assert_allclose(dense[:k], sparse[:k], rtol=1e-11, atol=1e-300)
+    assert dense[k:].sum() < 1e-12 and sparse[k:].sum() < 1e-12
+
+
+def test_dense_push_forced_on_a_board_pushed_sparsely_by_default():
+    """A 300-square board holds mass on more than ``DENSE_PUSH_MAX`` = 128 squares: one
+    sparse product per throw by default, forced dense here; both against the naive push."""
+    board = Board(300, {1: 38, 4: 14, 9: 31, 21: 42, 28: 84, 87: 24, 93: 73, 98: 78, 290: 120},
+                  overshoot="exact")
+    sparse = length_distribution(board)
+    with options(push="sparse"):
+        assert np.array_equal(length_distribution(board), sparse)
+    with options(push="dense"):
+        dense = length_distribution(board)
+    assert not np.array_equal(dense, sparse)  # (the other form was taken: rounding differs)
+    k = min(len(dense), len(sparse))
+    np.testing.assert_allclose(dense[:k], sparse[:k], rtol=1e-11, atol=1e-300)
+    assert dense[k:].sum() < 1e-12 and sparse[k:].sum() < 1e-12
+    ref = naive.naive_distribution(board, throws=200)
+    np.testing.assert_allclose(dense[:201], ref, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(sparse[:201], ref, rtol=1e-9, atol=1e-15)
+    assert sum(dense) == pytest.approx(1.0, abs=1e-11)
+    k = np.arange(len(dense))
+    assert (k * dense).sum() == pytest.approx(expected_throws(board), rel=1e-9)
+
+
+def test_a_forced_dense_push_checks_memory_first(monkeypatch):
+    board = Board(800, {790: 120})
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "10M")  # 32 bytes x 799**2 = 19.5 MiB
+    with options(push="dense"), pytest.raises(MemoryError, match="a dense push over 799 squares"):
+        length_distribution(board)
 
 
 @pytest.mark.parametrize(

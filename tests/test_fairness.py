@@ -26,6 +26,7 @@ from snl_numeric import (
     fair_starts,
     first_player_advantage,
     length_distribution,
+    options,
     win_probabilities,
 )
 from snl_numeric import fairness, handicaps
@@ -96,12 +97,19 @@ def test_pair_blocks_give_the_same_answer(monkeypatch):
     assert fair_starts(MB) == whole
 
 
-def test_lengths_from_every_square_sparse_path_matches(monkeypatch):
-    small = lengths_from_every_square(MB)
-    monkeypatch.setattr(handicaps, "BACKWARD_PUSH_DENSE_MAX", 10)
-    sparse = lengths_from_every_square(MB)
-    assert sparse[0].shape == small[0].shape
-    for a, b in zip(small, sparse, strict=True):
+def test_lengths_from_every_square_sparse_path_matches():
+    """Milton Bradley's 100 squares are pushed back densely by default (up to
+    ``BACKWARD_PUSH_DENSE_MAX`` = 1,024); ``options(push="sparse")`` forces one sparse
+    product per throw."""
+    dense = lengths_from_every_square(MB)
+    with options(push="dense"):
+        assert all(np.array_equal(a, b) for a, b in zip(lengths_from_every_square(MB), dense,
+                                                          strict=True))
+    with options(push="sparse"):
+        sparse = lengths_from_every_square(MB)
+    assert sparse[0].shape == dense[0].shape
+    assert not np.array_equal(sparse[0], dense[0])  # (the other form: rounding differs)
+    for a, b in zip(dense, sparse, strict=True):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-14)
 
 
@@ -166,18 +174,46 @@ def test_extra_throws_model_for_three_players():
     assert f.deviation == pytest.approx(_brute_best(table), abs=1e-11)
 
 
-@pytest.mark.parametrize("limit", ["LOOP_MAX", "WORK_MAX"])
-def test_coordinate_search_when_too_many_combinations(monkeypatch, limit):
+def test_exhaustive_and_coordinate_searches():
+    """``search="exhaustive"`` finds the brute-force optimum (and is what ``"auto"`` does
+    on a board this small); ``search="coordinate"`` stops where no pair of players improves,
+    never better than the optimum and never worse than no handicap."""
     board = Board(10, {3: 8, 9: 2})
-    exhaustive = fair_starts(board, 4, move_first=False)
-    monkeypatch.setattr(handicaps, limit, 0)
-    coord = fair_starts(board, 4, move_first=False)
+    exhaustive = fair_starts(board, 4, move_first=False, search="exhaustive")
+    assert exhaustive == fair_starts(board, 4, move_first=False)
+    table = fair_brute_force(board, 4, move_first=False)
+    assert exhaustive.deviation == pytest.approx(_brute_best(table), abs=1e-11)
+    assert exhaustive.evaluated == len(table)
+    coord = fair_starts(board, 4, move_first=False, search="coordinate")
+    n = round(len(table) ** (1 / 3))  # options of players 1 .. 3 (player 0 stays)
+    assert coord.evaluated % (3 * n + 3 * n * n) == 0  # rounds over the 6 pairs of players
     assert coord.starts[0] == board.start
     # no better than the exhaustive optimum, and better than no handicap
     assert coord.deviation >= exhaustive.deviation - 1e-12
     assert coord.deviation <= np.abs(coord.unhandicapped - 0.25).max()
     np.testing.assert_array_equal(coord.win_probabilities,
                                   win_probabilities(board, 4, starts=list(coord.starts)))
+
+
+def test_auto_search_turns_coordinate_past_its_limits(monkeypatch):
+    """``"auto"`` loops exhaustively over at most ``LOOP_MAX`` = 2,000 combinations of the
+    first ``k - 2`` players' options: 4 players on 46 squares, each of them free, have
+    46**2 > 2,000; and over at most ``WORK_MAX`` multiply-adds (lowered here)."""
+    board = Board(47, {3: 30, 40: 12}, dice="1-4")
+    auto = fair_starts(board, 4)
+    assert auto == fair_starts(board, 4, search="coordinate")
+    small = Board(10, {3: 8, 9: 2})
+    assert fair_starts(small, 4).evaluated > fair_starts(small, 4, search="coordinate").evaluated
+    monkeypatch.setattr(handicaps, "WORK_MAX", 0)
+    assert fair_starts(small, 4) == fair_starts(small, 4, search="coordinate")
+
+
+def test_search_is_checked():
+    with pytest.raises(ValueError, match="search must be 'auto', 'exhaustive' or 'coordinate', "
+                                         "got 'greedy'"):
+        fair_starts(MB, 3, search="greedy")
+    with pytest.raises(TypeError, match="search must be a string, got 2"):
+        fair_starts(MB, 3, search=2)
 
 
 @settings(deadline=None, max_examples=30)

@@ -21,6 +21,7 @@ from snl_numeric import (
     boards,
     expected_throws,
     expected_throws_all,
+    options,
     sensitivity,
     throws_variance,
     win_probabilities,
@@ -238,16 +239,33 @@ def test_win_masses_pushed_again_where_the_cut_lies_late(monkeypatch):
 @given(board_strategy(max_size=30))
 def test_win_sparse_path_twins_the_dense_one(board):
     """Boards of at most 128 squares holding mass take the blocked dense products; the
-    one-throw-at-a-time sparse path, forced on the same boards, gives the same value and
-    gradients (the cut of each may land a throw apart: terms below the tail)."""
-    sens = sys.modules["snl_numeric.sensitivity"]
+    one-throw-at-a-time sparse path, forced on the same boards by ``options(push="sparse")``,
+    gives the same value and gradients (the cut of each may land a throw apart: terms below
+    the tail)."""
     dense = [sensitivity(board, of="win", wrt=w, tail=1e-14) for w in ("dice", "transitions")]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sens, "DENSE_PUSH_MAX", 0)
+    with options(push="sparse"):
         sparse = [sensitivity(board, of="win", wrt=w, tail=1e-14)
                   for w in ("dice", "transitions")]
     for d, s in zip(dense, sparse, strict=True):
         assert abs(d.value - s.value) <= 1e-15
+        a = d.gradient if d.wrt == "dice" else d.gradient.toarray()
+        b = s.gradient if s.wrt == "dice" else s.gradient.toarray()
+        assert np.allclose(a, b, rtol=1e-10, atol=1e-13)
+
+
+def test_win_dense_path_forced_on_a_board_pushed_sparsely():
+    """A board of more than 128 squares holding mass takes the sparse path by default;
+    ``options(push="dense")`` forces the blocked dense products: the same value and
+    gradients, and the value is the two-player win chance."""
+    board = Board(140, {5: 100, 60: 62, 120: 40, 138: 128}, overshoot="bounce",
+                  dice={1: 0.25, 2: 0.25, 3: 0.5})
+    sparse = [sensitivity(board, of="win", wrt=w) for w in ("dice", "transitions")]
+    with options(push="dense"):
+        dense = [sensitivity(board, of="win", wrt=w) for w in ("dice", "transitions")]
+    assert not np.array_equal(dense[0].gradient, sparse[0].gradient)  # (the other form)
+    for d, s in zip(dense, sparse, strict=True):
+        assert abs(d.value - s.value) <= 1e-15
+        assert d.value == pytest.approx(win_probabilities(board)[0], abs=1e-11)
         a = d.gradient if d.wrt == "dice" else d.gradient.toarray()
         b = s.gradient if s.wrt == "dice" else s.gradient.toarray()
         assert np.allclose(a, b, rtol=1e-10, atol=1e-13)

@@ -8,8 +8,9 @@ compiled; above, the Numba kernels and the structured solver take over. The othe
 below choose between methods inside one path; numerical tolerances stay beside the code
 they bound.
 
-:func:`options` forces a path for the code run inside a ``with`` block (tests compare the
-two paths on the same boards; a benchmark times both at one size).
+:func:`options` forces a path, or the form of the mass pushes, for the code run inside a
+``with`` block (tests compare the two paths on the same boards; a benchmark times both at
+one size).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["BACKWARD_PUSH_DENSE_MAX", "DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX",
-           "GTH_MAX", "MAX_JOINT_STATES", "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES",
-           "PYTHON_RULES_MAX", "SMALL_SYSTEM", "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE",
-           "SWEEP_TARGETS", "WOODBURY_BYTES", "WOODBURY_MAX", "options", "ordinary",
+__all__ = ["BACKWARD_PUSH_DENSE_MAX", "DENSE_MAX", "DENSE_PUSH_MAX", "DENSE_WHOLE_MAX",
+           "FALLBACK_WOODBURY_MAX", "GTH_MAX", "MAX_JOINT_STATES", "ORDINARY_ENTRIES",
+           "POLICY_KERNEL_SQUARES", "PUSH_BLOCK", "PYTHON_RULES_MAX", "SMALL_SYSTEM",
+           "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE", "SWEEP_TARGETS", "WIN_PUSH_BLOCK",
+           "WOODBURY_BYTES", "WOODBURY_MAX", "dense_push", "options", "ordinary",
            "policy_kernels", "sweep_targets"]
 
 # -- the two paths ------------------------------------------------------------------------
@@ -44,11 +46,20 @@ DENSE_MAX = 128
 #: (the structured solver's above).
 GTH_MAX = 1500
 #: Squares up to which the mass is pushed several throws per dense product (``Q^B`` from
-#: squarings, which cost ``m**3`` each); one sparse product per throw above.
+#: squarings, which cost ``m**3`` each); one sparse product per throw above
+#: (:func:`dense_push`).
 DENSE_PUSH_MAX = 128
 #: Squares up to which the length distributions from every square (handicaps) are pushed
 #: backward with a dense ``Q`` (its powers fill in); one sparse product per throw above.
 BACKWARD_PUSH_DENSE_MAX = 1024
+#: Throws per dense product of the distribution's push and of the handicaps' backward push
+#: (``B`` in ``v Q^B``).
+PUSH_BLOCK = 16
+#: Throws per dense product of the win chance's derivative (:mod:`snl_numeric.sensitivity`).
+WIN_PUSH_BLOCK = 64
+#: Squares up to which a board's whole matrix is made dense before the rows of a dense push
+#: are taken from it (cheaper than slicing the sparse matrix); sliced first above.
+DENSE_WHOLE_MAX = 4 * DENSE_PUSH_MAX
 #: Jumps plus faces up to which a board's rules are checked in plain Python (nothing to
 #: compile on a cold start); compiled above.
 PYTHON_RULES_MAX = 1000
@@ -86,29 +97,52 @@ MAX_JOINT_STATES = 4_000_000
 
 _PATHS = ("auto", "direct", "structured")
 _FORCED: ContextVar[str] = ContextVar("snl_numeric_path", default="auto")
+_PUSHES = ("auto", "dense", "sparse")
+_PUSH: ContextVar[str] = ContextVar("snl_numeric_push", default="auto")
 
 
 @contextmanager
-def options(*, path: str = "auto") -> Iterator[None]:
-    """Choose the computation path for the code run inside the ``with`` block.
+def options(*, path: str | None = None, push: str | None = None) -> Iterator[None]:
+    """Choose the computation path, and how the mass is pushed, for the code run inside the
+    ``with`` block.
 
     Parameters
     ----------
-    path : {"auto", "direct", "structured"}
+    path : {"auto", "direct", "structured"}, optional
         ``"auto"`` (the default) chooses by size: an ordinary board (at most
         ``ORDINARY_ENTRIES`` = 30,000 table entries, squares x faces) is answered with
         NumPy/SciPy/LAPACK and compiles nothing, a larger one with the Numba kernels and the
         structured solver. ``"direct"`` takes the NumPy/SciPy path and ``"structured"`` the
         Numba path whatever the size (optimal policies included). The answers agree within
         their certified errors; only the time differs.
+    push : {"auto", "dense", "sparse"}, optional
+        How the NumPy/SciPy pushes carry the probability mass from throw to throw: the
+        distribution of the number of throws (:func:`~snl_numeric.length_distribution`,
+        on the ``"direct"`` path and for every chain), the win chance's derivative
+        (``sensitivity(..., of="win")``) and the length distributions from every square
+        behind :func:`~snl_numeric.fair_starts`. ``"auto"`` (the default) chooses by the
+        number of squares ``m`` the mass moves on: dense products, several throws each
+        (``Q^16``, ``Q^64``, from squarings), up to ``DENSE_PUSH_MAX`` = 128 squares
+        (``BACKWARD_PUSH_DENSE_MAX`` = 1,024 for the backward push of ``fair_starts``),
+        one sparse product per throw above. ``"dense"`` and ``"sparse"`` take one form
+        whatever the size (``"dense"`` needs ``8 m**2`` bytes and ``m**3`` work per
+        squaring: meant for comparisons, not for large boards). Every entry is a sum of
+        non-negative terms either way, so each keeps its relative accuracy: the two agree
+        to rounding (a relative error of a few units of roundoff per throw; within
+        ``1e-11`` on the test suite's boards), except that the push may stop a throw
+        apart where the mass still live crosses ``tail`` (a term below ``tail``).
+        The Numba push of a large board is chosen by ``path``, not by ``push``.
+
+    Either keyword left out keeps the choice in force (the default ``"auto"``, or that of
+    an enclosing block).
 
     Notes
     -----
-    The choice is held in a ``contextvars.ContextVar``, not in a module constant: it
-    applies to the calling thread (or asyncio task) only, so other threads keep their own
-    choice, and it is restored when the block ends, also on an exception. Threads started
-    inside the block begin with the default (run them under
-    ``contextvars.copy_context`` to pass the choice on). A board's successor table is
+    The choices are held in ``contextvars.ContextVar`` objects, not in module constants:
+    they apply to the calling thread (or asyncio task) only, so other threads keep their
+    own, and they are restored when the block ends, also on an exception. Threads started
+    inside the block begin with the defaults (run them under
+    ``contextvars.copy_context`` to pass the choices on). A board's successor table is
     built on its first analysis, by the path in force then (int64 on the NumPy path, int32
     on the Numba path); ``board.replace()`` gives a fresh copy to compile again.
 
@@ -121,14 +155,30 @@ def options(*, path: str = "auto") -> Iterator[None]:
     'triangular'
     >>> snl.solver_report(snl.Board(30, {3: 22, 25: 4})).method
     'lu'
+
+    The same distribution by one sparse product per throw (a 30-square board is pushed
+    densely by default):
+
+    >>> board = snl.Board(30, {3: 22, 25: 4})
+    >>> with snl.options(push="sparse"):
+    ...     sparse = snl.length_distribution(board)
+    >>> dense = snl.length_distribution(board)
+    >>> bool(abs(sparse - dense).max() <= 1e-12 * dense.max()), len(sparse) == len(dense)
+    (True, True)
     """
-    if path not in _PATHS:
+    if path is not None and path not in _PATHS:
         raise ValueError(f"path must be one of {', '.join(map(repr, _PATHS))}, got {path!r}")
-    token = _FORCED.set(path)
+    if push is not None and push not in _PUSHES:
+        raise ValueError(f"push must be one of {', '.join(map(repr, _PUSHES))}, got {push!r}")
+    path_token = None if path is None else _FORCED.set(path)
+    push_token = None if push is None else _PUSH.set(push)
     try:
         yield
     finally:
-        _FORCED.reset(token)
+        if push_token is not None:
+            _PUSH.reset(push_token)
+        if path_token is not None:
+            _FORCED.reset(path_token)
 
 
 def ordinary(n_states: int, n_faces: int) -> bool:
@@ -160,6 +210,26 @@ def policy_kernels(squares: int) -> bool:
     if forced != "auto":
         return forced == "structured"
     return squares > POLICY_KERNEL_SQUARES
+
+
+def dense_push(states: int, limit: int = DENSE_PUSH_MAX) -> bool:
+    """Whether the mass on ``states`` squares is pushed by dense products, several throws
+    each (up to ``limit`` squares: :data:`DENSE_PUSH_MAX`, or :data:`BACKWARD_PUSH_DENSE_MAX`
+    for the backward push), rather than one sparse product per throw, unless
+    :func:`options` forces a form.
+
+    Examples
+    --------
+    >>> dense_push(100), dense_push(500), dense_push(500, BACKWARD_PUSH_DENSE_MAX)
+    (True, False, True)
+    >>> with options(push="sparse"):
+    ...     dense_push(100)
+    False
+    """
+    forced = _PUSH.get()
+    if forced != "auto":
+        return forced == "dense"
+    return states <= limit
 
 
 def sweep_targets(squares: int) -> int:

@@ -13,7 +13,8 @@ in the tests.
 - :func:`push`: the distribution of the number of throws. The mass ``v_k`` on the squares
   that can still finish after ``k`` throws obeys ``v_{k+1} = v_k Q``, and
   ``P(T = k + 1) = v_k r`` with ``r`` the chance of finishing in one throw. On a small
-  board the mass moves ``B`` throws per product, ``v_{k+B} = v_k Q^B``, and the throws in
+  board (:func:`.sizes.dense_push`) the mass moves ``B`` throws per product
+  (:data:`.sizes.PUSH_BLOCK`), ``v_{k+B} = v_k Q^B``, and the throws in
   between are read out together: ``v_k Q^i (r, Q 1, d)`` for ``i < B`` (``d``: the chance of
   moving where the goal cannot be reached), one product for a chunk of ``v_k``. Every
   product adds non-negative terms, so each entry keeps its relative accuracy.
@@ -27,13 +28,10 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .blas import matmul, right_product
 from .memory import check_memory
-from .sizes import DENSE_PUSH_MAX
+from .sizes import DENSE_PUSH_MAX, PUSH_BLOCK, dense_push
 
 __all__ = ["landing_rest", "succ_table", "reach", "stable_order",
            "reachable_from", "play_from", "push"]
-
-#: Throws per product on the dense path (up to :data:`.sizes.DENSE_PUSH_MAX` squares).
-BLOCK = 16
 
 
 def landing_rest(jump_to: np.ndarray, chain: bool) -> np.ndarray:
@@ -280,11 +278,14 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     fed[start] = True  # start: they leave the chain (smaller products, the same sums)
     live = live & fed
     m = int(np.count_nonzero(live)) - bool(live[-1])
-    states, q, r, d = _chain(succ, probs, live, succ.shape[0] - 1, m <= DENSE_PUSH_MAX)
+    dense = dense_push(m)  # (up to DENSE_PUSH_MAX squares, unless options(push=) forces it)
+    if dense and m > DENSE_PUSH_MAX:  # (forced by options(push="dense"): Q and its powers)
+        check_memory(32.0 * m * m, f"a dense push over {m:,} squares")
+    states, q, r, d = _chain(succ, probs, live, succ.shape[0] - 1, dense)
     readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)
-    if m <= DENSE_PUSH_MAX:  # B throws per product: v Q^i (r, Q 1, d), i < B, then v Q^B
+    if dense:  # B throws per product: v Q^i (r, Q 1, d), i < B, then v Q^B
         power, width = q, 1
-        while width < BLOCK:
+        while width < PUSH_BLOCK:
             readout = np.concatenate([readout, matmul(power, readout)], axis=1)
             power = matmul(power, power)
             width *= 2

@@ -1,0 +1,58 @@
+"""``snl_numeric._core.sizes``: the size rules and ``snl_numeric.options``, which forces a
+path or a form of the mass push for the calling thread only."""
+
+import threading
+
+import pytest
+
+from snl_numeric import options
+from snl_numeric._core.sizes import (
+    BACKWARD_PUSH_DENSE_MAX,
+    DENSE_PUSH_MAX,
+    dense_push,
+    ordinary,
+)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"path": "numba"}, r"path must be one of 'auto', 'direct', 'structured', got 'numba'"),
+    ({"push": "blocked"}, r"push must be one of 'auto', 'dense', 'sparse', got 'blocked'"),
+    ({"push": 1}, r"push must be one of .*, got 1"),
+])
+def test_bad_choices_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match), options(**kwargs):
+        pass  # (refused on entering the block)
+
+
+def test_dense_push_by_size_and_forced():
+    assert dense_push(DENSE_PUSH_MAX) and not dense_push(DENSE_PUSH_MAX + 1)
+    assert dense_push(BACKWARD_PUSH_DENSE_MAX, BACKWARD_PUSH_DENSE_MAX)
+    assert not dense_push(BACKWARD_PUSH_DENSE_MAX + 1, BACKWARD_PUSH_DENSE_MAX)
+    with options(push="dense"):
+        assert dense_push(10**6) and dense_push(10**6, BACKWARD_PUSH_DENSE_MAX)
+    with options(push="sparse"):
+        assert not dense_push(1) and not dense_push(1, BACKWARD_PUSH_DENSE_MAX)
+    assert dense_push(1) and not dense_push(10**6)  # restored
+
+
+def test_a_keyword_left_out_keeps_the_enclosing_choice():
+    with options(path="structured"):
+        with options(push="sparse"):
+            assert not ordinary(11, 6) and not dense_push(1)
+        assert not ordinary(11, 6) and dense_push(1)
+        with options(path="auto"):
+            assert ordinary(11, 6)
+    assert ordinary(11, 6)
+    with pytest.raises(KeyError), options(push="sparse"):  # restored on an exception too
+        raise KeyError
+    assert dense_push(1)
+
+
+def test_choices_hold_for_the_calling_thread_only():
+    seen = []
+    with options(path="structured", push="sparse"):
+        worker = threading.Thread(target=lambda: seen.append((ordinary(11, 6), dense_push(1))))
+        worker.start()
+        worker.join()
+        assert (ordinary(11, 6), dense_push(1)) == (False, False)
+    assert seen == [(True, True)]  # a thread started inside the block has the defaults
