@@ -208,6 +208,20 @@ def test_auto_search_turns_coordinate_past_its_limits(monkeypatch):
     assert fair_starts(small, 4) == fair_starts(small, 4, search="coordinate")
 
 
+def test_two_players_are_one_exhaustive_pass_whatever_the_search(monkeypatch):
+    """Two players' one pair of options is the whole search: ``"coordinate"``, or ``"auto"``
+    past ``WORK_MAX``, evaluates every assignment once, as ``"exhaustive"`` does (a second
+    coordinate round would evaluate them all again)."""
+    board = Board(10, {3: 8, 9: 2})
+    table = fair_brute_force(board, 2)
+    exhaustive = fair_starts(board, search="exhaustive")
+    assert exhaustive.evaluated == len(table)
+    assert exhaustive.deviation == pytest.approx(_brute_best(table), abs=1e-11)
+    assert fair_starts(board, search="coordinate") == exhaustive
+    monkeypatch.setattr(handicaps, "WORK_MAX", 0)
+    assert fair_starts(board) == exhaustive
+
+
 def test_search_is_checked():
     with pytest.raises(ValueError, match="search must be 'auto', 'exhaustive' or 'coordinate', "
                                          "got 'greedy'"):
