@@ -197,8 +197,8 @@ def test_exhaustive_and_coordinate_searches():
 
 def test_auto_search_turns_coordinate_past_its_limits(monkeypatch):
     """``"auto"`` loops exhaustively over at most ``LOOP_MAX`` = 2,000 combinations of the
-    first ``k - 2`` players' options: 4 players on 46 squares, each of them free, have
-    46**2 > 2,000; and over at most ``WORK_MAX`` multiply-adds (lowered here)."""
+    first ``k - 2`` players' options: 4 players on squares 0-46, each of them free, have
+    47**2 = 2,209; and over at most ``WORK_MAX`` multiply-adds (lowered here)."""
     board = Board(47, {3: 30, 40: 12}, dice="1-4")
     auto = fair_starts(board, 4)
     assert auto == fair_starts(board, 4, search="coordinate")
