@@ -274,10 +274,10 @@ def best_pair(opt: Options, prev: np.ndarray, assign: list[int], i: int, j: int
 
 def search(opt: Options, method: str = "auto") -> tuple[list[int], int]:
     """The fairest assignment of rows to players and how many assignments were evaluated:
-    exhaustive (``method="exhaustive"``, or ``"auto"`` when at most :data:`LOOP_MAX`
-    combinations of the first ``k - 2`` players and :data:`WORK_MAX` multiply-adds), else
-    (``"coordinate"``, or ``"auto"`` beyond them) a coordinate search over pairs of
-    players."""
+    exhaustive (two players, ``method="exhaustive"``, or ``"auto"`` when at most
+    :data:`LOOP_MAX` combinations of the first ``k - 2`` players and :data:`WORK_MAX`
+    multiply-adds), else (``"coordinate"``, or ``"auto"`` beyond them) a coordinate search
+    over pairs of players."""
     k = len(opt.rows)
     prev = opt.prev
     pair = len(opt.rows[-2]) * len(opt.rows[-1])
@@ -285,7 +285,8 @@ def search(opt: Options, method: str = "auto") -> tuple[list[int], int]:
     best: tuple[float, float] = (math.inf, math.inf)
     assign = [int(r[0]) for r in opt.rows]
     small = loops <= LOOP_MAX and loops * pair * opt.pmf.shape[1] <= WORK_MAX
-    if method == "exhaustive" or (method == "auto" and small):
+    # (two players: the one pair is the whole search; a coordinate round would repeat it)
+    if k == 2 or method == "exhaustive" or (method == "auto" and small):
         found = list(assign)
         for head in itertools.product(*opt.rows[:-2]):
             trial = [*map(int, head), 0, 0]

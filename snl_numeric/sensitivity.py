@@ -282,8 +282,10 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     cols_of[keep] = np.arange(m)
     cols_of[goal] = m
     if dense_push(m):  # (a small matrix made dense whole: cheaper than slicing)
-        if m > DENSE_PUSH_MAX:  # (forced by options(push="dense"))
-            check_memory(32.0 * m * m, f"a dense push over {m:,} squares")
+        if m > DENSE_PUSH_MAX:  # (forced by options(push="dense")): the rows of Q, then
+            # Q^(2^i) up to Q^WIN_PUSH_BLOCK and one of them transposed, m x m each
+            mats = WIN_PUSH_BLOCK.bit_length() + 1
+            check_memory(8.0 * m * (cb.n_states + mats * m), f"a dense push over {m:,} squares")
         rows = (cb.matrix.toarray()[keep] if cb.n_states <= DENSE_WHOLE_MAX
                 else cb.matrix[keep].toarray())
         r = rows[:, goal].copy()

@@ -197,8 +197,8 @@ def test_exhaustive_and_coordinate_searches():
 
 def test_auto_search_turns_coordinate_past_its_limits(monkeypatch):
     """``"auto"`` loops exhaustively over at most ``LOOP_MAX`` = 2,000 combinations of the
-    first ``k - 2`` players' options: 4 players on 46 squares, each of them free, have
-    46**2 > 2,000; and over at most ``WORK_MAX`` multiply-adds (lowered here)."""
+    first ``k - 2`` players' options: 4 players on squares 0-46, each of them free, have
+    47**2 = 2,209; and over at most ``WORK_MAX`` multiply-adds (lowered here)."""
     board = Board(47, {3: 30, 40: 12}, dice="1-4")
     auto = fair_starts(board, 4)
     assert auto == fair_starts(board, 4, search="coordinate")
@@ -206,6 +206,20 @@ def test_auto_search_turns_coordinate_past_its_limits(monkeypatch):
     assert fair_starts(small, 4).evaluated > fair_starts(small, 4, search="coordinate").evaluated
     monkeypatch.setattr(handicaps, "WORK_MAX", 0)
     assert fair_starts(small, 4) == fair_starts(small, 4, search="coordinate")
+
+
+def test_two_players_are_one_exhaustive_pass_whatever_the_search(monkeypatch):
+    """Two players' one pair of options is the whole search: ``"coordinate"``, or ``"auto"``
+    past ``WORK_MAX``, evaluates every assignment once, as ``"exhaustive"`` does (a second
+    coordinate round would evaluate them all again)."""
+    board = Board(10, {3: 8, 9: 2})
+    table = fair_brute_force(board, 2)
+    exhaustive = fair_starts(board, search="exhaustive")
+    assert exhaustive.evaluated == len(table)
+    assert exhaustive.deviation == pytest.approx(_brute_best(table), abs=1e-11)
+    assert fair_starts(board, search="coordinate") == exhaustive
+    monkeypatch.setattr(handicaps, "WORK_MAX", 0)
+    assert fair_starts(board) == exhaustive
 
 
 def test_search_is_checked():

@@ -271,6 +271,17 @@ def test_win_dense_path_forced_on_a_board_pushed_sparsely():
         assert np.allclose(a, b, rtol=1e-10, atol=1e-13)
 
 
+def test_a_forced_dense_win_push_checks_memory_first(monkeypatch):
+    """Forced dense on 799 squares, the win chance's push holds the rows of ``Q`` and seven
+    powers ``Q^(2^i)`` up to ``Q^64`` and one transposed (about 46 MB): refused under a
+    30 MiB limit."""
+    board = Board(800, {790: 120})
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "30M")
+    with options(push="dense"), pytest.raises(MemoryError,
+                                              match="a dense push over 799 squares"):
+        sensitivity(board, of="win")
+
+
 def test_win_cut_drops_no_more_than_the_tail():
     """The terms past the cut are bounded by the tail times their total: the gradient with
     the default tail agrees with the one summed to 1e-15 far inside that."""

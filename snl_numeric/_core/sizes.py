@@ -125,8 +125,9 @@ def options(*, path: str | None = None, push: str | None = None) -> Iterator[Non
         (``Q^16``, ``Q^64``, from squarings), up to ``DENSE_PUSH_MAX`` = 128 squares
         (``BACKWARD_PUSH_DENSE_MAX`` = 1,024 for the backward push of ``fair_starts``),
         one sparse product per throw above. ``"dense"`` and ``"sparse"`` take one form
-        whatever the size (``"dense"`` needs ``8 m**2`` bytes and ``m**3`` work per
-        squaring: meant for comparisons, not for large boards). Every entry is a sum of
+        whatever the size (``"dense"`` holds several ``m x m`` arrays, checked against
+        the memory limit first, and costs ``m**3`` work per squaring: meant for
+        comparisons, not for large boards). Every entry is a sum of
         non-negative terms either way, so each keeps its relative accuracy: the two agree
         to rounding (a relative error of a few units of roundoff per throw; within
         ``1e-11`` on the test suite's boards), except that the push may stop a throw
