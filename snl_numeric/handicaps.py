@@ -3,7 +3,7 @@
 The length distributions from every square come from one backward push through the chain:
 with ``Q`` the moves among the squares before the goal and ``r`` the chance of finishing in
 one throw, ``P_x(T = n) = (Q^(n-1) r)[x]`` and ``P_x(T > n) = (Q^n 1)[x]``, pushed
-``PUSH_BLOCK`` throws per matrix product (``Q^B`` applied to the block ``Q^i (r, 1, live)``,
+``BLOCK`` throws per matrix product (``Q^B`` applied to the block ``Q^i (r, 1, live)``,
 ``i < B``) into a (squares x throws) array, never one solve per start square; only the
 wanted squares' rows are kept. Every entry is a sum of non-negative terms. Boards past
 ``BACKWARD_PUSH_DENSE_MAX`` squares (:mod:`._core.sizes`; ``snl_numeric.options(push=...)``
@@ -39,8 +39,9 @@ import numpy as np
 
 from ._core.blas import matmul
 from ._core.memory import check_memory
-from ._core.sizes import BACKWARD_PUSH_DENSE_MAX, PUSH_BLOCK, dense_push
+from ._core.sizes import BACKWARD_PUSH_DENSE_MAX, dense_push
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
+from ._core.vectorised import BLOCK
 from .board import Board, check_board
 from .distribution import pushed
 
@@ -114,7 +115,7 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
         q = np.zeros((n, n))
         np.add.at(q, (src[keep], succ[keep]), probs[keep])
         power, width = q, 1
-        while width < PUSH_BLOCK:
+        while width < BLOCK:
             v = np.concatenate([v, matmul(power, v)], axis=1)
             power = matmul(power, power)
             width *= 2
@@ -123,7 +124,7 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
         import scipy.sparse as sp
 
         q = sp.csr_matrix((probs[keep], (src[keep], succ[keep])), shape=(n, n))
-        width = PUSH_BLOCK
+        width = BLOCK
 
         def sparse_block(last: np.ndarray) -> np.ndarray:
             cols = [q @ last[:, -3:]]

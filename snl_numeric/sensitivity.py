@@ -58,7 +58,7 @@ from scipy.linalg.blas import dgemm
 
 from ._core.blas import SERIAL_PRODUCT, matmul, right_product
 from ._core.memory import check_memory
-from ._core.sizes import DENSE_PUSH_MAX, DENSE_WHOLE_MAX, WIN_PUSH_BLOCK, dense_push
+from ._core.sizes import DENSE_PUSH_MAX, dense_push
 from ._core.solve import UNIT_ROUNDOFF
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_board, check_start
@@ -283,10 +283,10 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     cols_of[goal] = m
     if dense_push(m):  # (a small matrix made dense whole: cheaper than slicing)
         if m > DENSE_PUSH_MAX:  # (forced by options(push="dense")): the rows of Q, then
-            # Q^(2^i) up to Q^WIN_PUSH_BLOCK and one of them transposed, m x m each
-            mats = WIN_PUSH_BLOCK.bit_length() + 1
+            # Q^(2^i) up to Q^BLOCK and one of them transposed, m x m each
+            mats = BLOCK.bit_length() + 1
             check_memory(8.0 * m * (cb.n_states + mats * m), f"a dense push over {m:,} squares")
-        rows = (cb.matrix.toarray()[keep] if cb.n_states <= DENSE_WHOLE_MAX
+        rows = (cb.matrix.toarray()[keep] if cb.n_states <= 4 * DENSE_PUSH_MAX
                 else cb.matrix[keep].toarray())
         r = rows[:, goal].copy()
         stepper: _Dense | _Sparse = _Dense(np.ascontiguousarray(rows[:, keep]), r, place)
@@ -331,6 +331,9 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     return value, entry
 
 
+#: Throws per dense product of the win chance's derivative (rows ``b .. b + BLOCK`` of
+#: ``Pi`` are rows ``b - BLOCK .. b`` times ``Q^BLOCK``).
+BLOCK = 64
 #: Throws per block of masses pushed one sparse product at a time (their readouts are one
 #: dense product per block).
 SPARSE_BLOCK = 64
@@ -342,7 +345,7 @@ PAIR_CHUNK = 2**16
 
 class _Dense:
     """The forward push of :func:`_forward` for a dense ``Q``, ``B`` throws a product
-    (``WIN_PUSH_BLOCK``, :mod:`._core.sizes`): ``v Q^i (r, 1)`` for ``i < B`` (the readouts)
+    (:data:`BLOCK`): ``v Q^i (r, 1)`` for ``i < B`` (the readouts)
     by one product with ``[R, Q R, .., Q^(B-1) R]``, then ``v Q^B``. The masses of the
     throws kept are made at the end (:meth:`masses`), rows ``b .. 2 b`` being rows
     ``0 .. b`` times ``Q^b``."""
@@ -353,11 +356,11 @@ class _Dense:
         self.m, self.place, self.done = len(q), place, 0
         readout = np.stack([r, np.ones(self.m)], axis=1)
         width = 1
-        while width < WIN_PUSH_BLOCK:
+        while width < BLOCK:
             readout = np.concatenate([readout, matmul(self.power(width), readout)], axis=1)
             width *= 2
         self.readout = readout
-        self.advance = right_product(self.power(WIN_PUSH_BLOCK))
+        self.advance = right_product(self.power(BLOCK))
         self.v = np.zeros(self.m)
         self.v[place] = 1.0
 
@@ -373,9 +376,9 @@ class _Dense:
 
     def block(self) -> np.ndarray:
         """Row ``i``: ``(P(T = done + i + 1), L_{done + i})``."""
-        read = matmul(self.v, self.readout).reshape(WIN_PUSH_BLOCK, 2)
+        read = matmul(self.v, self.readout).reshape(BLOCK, 2)
         self.v = self.advance(self.v)
-        self.done += WIN_PUSH_BLOCK
+        self.done += BLOCK
         return read
 
     def masses(self, k1: int) -> np.ndarray:
@@ -384,7 +387,7 @@ class _Dense:
         pi[0, self.place] = 1.0
         b = 1
         while b < k1:
-            width = min(b, WIN_PUSH_BLOCK)
+            width = min(b, BLOCK)
             hi = min(b + width, k1)
             pi[b:hi] = matmul(pi[b - width: hi - width], self.power(width))
             b = hi
@@ -516,9 +519,9 @@ def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int) -> np.nd
     ``lambda_k = Q^w lambda_{k+w} + sum_{u < w} c_{k+2+u} g_u``. Every product is of
     non-negative matrices, so each entry keeps its relative accuracy."""
     m = len(r)
-    width = min(WIN_PUSH_BLOCK, 1 << (k1.bit_length() - 1))  # (a power of two)
+    width = min(BLOCK, 1 << (k1.bit_length() - 1))  # (a power of two)
     rows_g = len(c) - k1 + width - 1  # g_0 .. : lambda_{k1 - width} needs c up to c_N
-    block = WIN_PUSH_BLOCK
+    block = BLOCK
     g = np.empty((-(-rows_g // block) * block, m))
     g[:block] = stepper.readout[:, 0::2].T  # g_u = Q^u r, u < block
     for b in range(block, len(g), block):

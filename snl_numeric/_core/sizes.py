@@ -19,12 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["BACKWARD_PUSH_DENSE_MAX", "DENSE_MAX", "DENSE_PUSH_MAX", "DENSE_WHOLE_MAX",
-           "FALLBACK_WOODBURY_MAX", "GTH_MAX", "MAX_JOINT_STATES", "ORDINARY_ENTRIES",
-           "POLICY_KERNEL_SQUARES", "PUSH_BLOCK", "PYTHON_RULES_MAX", "SMALL_SYSTEM",
-           "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE", "SWEEP_TARGETS", "WIN_PUSH_BLOCK",
-           "WOODBURY_BYTES", "WOODBURY_MAX", "dense_push", "options", "ordinary",
-           "policy_kernels", "sweep_targets"]
+__all__ = ["BACKWARD_PUSH_DENSE_MAX", "DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX",
+           "GTH_MAX", "MAX_JOINT_STATES", "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES",
+           "PYTHON_RULES_MAX", "SMALL_SYSTEM", "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE",
+           "SWEEP_TARGETS", "WOODBURY_BYTES", "WOODBURY_MAX", "dense_push", "options",
+           "ordinary", "policy_kernels", "sweep_targets"]
 
 # -- the two paths ------------------------------------------------------------------------
 #: Boards with at most this many table entries (squares x faces) are ordinary: answered by
@@ -52,14 +51,6 @@ DENSE_PUSH_MAX = 128
 #: Squares up to which the length distributions from every square (handicaps) are pushed
 #: backward with a dense ``Q`` (its powers fill in); one sparse product per throw above.
 BACKWARD_PUSH_DENSE_MAX = 1024
-#: Throws per dense product of the distribution's push and of the handicaps' backward push
-#: (``B`` in ``v Q^B``).
-PUSH_BLOCK = 16
-#: Throws per dense product of the win chance's derivative (:mod:`snl_numeric.sensitivity`).
-WIN_PUSH_BLOCK = 64
-#: Squares up to which a board's whole matrix is made dense before the rows of a dense push
-#: are taken from it (cheaper than slicing the sparse matrix); sliced first above.
-DENSE_WHOLE_MAX = 4 * DENSE_PUSH_MAX
 #: Jumps plus faces up to which a board's rules are checked in plain Python (nothing to
 #: compile on a cold start); compiled above.
 PYTHON_RULES_MAX = 1000

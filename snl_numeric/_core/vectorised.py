@@ -14,7 +14,7 @@ in the tests.
   that can still finish after ``k`` throws obeys ``v_{k+1} = v_k Q``, and
   ``P(T = k + 1) = v_k r`` with ``r`` the chance of finishing in one throw. On a small
   board (:func:`.sizes.dense_push`) the mass moves ``B`` throws per product
-  (:data:`.sizes.PUSH_BLOCK`), ``v_{k+B} = v_k Q^B``, and the throws in
+  (:data:`BLOCK`), ``v_{k+B} = v_k Q^B``, and the throws in
   between are read out together: ``v_k Q^i (r, Q 1, d)`` for ``i < B`` (``d``: the chance of
   moving where the goal cannot be reached), one product for a chunk of ``v_k``. Every
   product adds non-negative terms, so each entry keeps its relative accuracy.
@@ -28,10 +28,14 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .blas import matmul, right_product
 from .memory import check_memory
-from .sizes import DENSE_PUSH_MAX, PUSH_BLOCK, dense_push
+from .sizes import DENSE_PUSH_MAX, dense_push
 
-__all__ = ["landing_rest", "succ_table", "reach", "stable_order",
+__all__ = ["BLOCK", "landing_rest", "succ_table", "reach", "stable_order",
            "reachable_from", "play_from", "push"]
+
+#: Throws per product of a dense push (the distribution's here, the handicaps' backward
+#: one): ``B`` in ``v Q^B``.
+BLOCK = 16
 
 
 def landing_rest(jump_to: np.ndarray, chain: bool) -> np.ndarray:
@@ -285,7 +289,7 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)
     if dense:  # B throws per product: v Q^i (r, Q 1, d), i < B, then v Q^B
         power, width = q, 1
-        while width < PUSH_BLOCK:
+        while width < BLOCK:
             readout = np.concatenate([readout, matmul(power, readout)], axis=1)
             power = matmul(power, power)
             width *= 2
