@@ -36,7 +36,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -53,6 +53,7 @@ from ._core.validation import (
 from .board import Board, capture_rule, check_board
 from .dice import Dice, DiceLike, as_dice
 from .handicaps import (
+    fairest_assignment,
     Options,
     better,
     lengths_from_every_square,
@@ -61,7 +62,6 @@ from .handicaps import (
     shifted,
     stack_rows,
 )
-from .handicaps import search as fairest
 from .players import win_probabilities
 
 __all__ = ["CAPTURE_SEARCH_WORK", "FairStarts", "fair_starts", "first_player_advantage"]
@@ -73,7 +73,6 @@ CAPTURE_SEARCH_WORK = 1_000_000
 
 Handicap = Literal["starts", "throws", "dice"]
 Search = Literal["auto", "exhaustive", "coordinate"]
-_SEARCHES = ("auto", "exhaustive", "coordinate")
 
 
 @dataclass(frozen=True, eq=False)
@@ -352,7 +351,7 @@ def fair_starts(
         raise ValueError(f"squares= is for handicap='starts', not {handicap!r}")
     if not isinstance(search, str):
         raise TypeError(f"search must be a string, got {shown(search)}")
-    if search not in _SEARCHES:
+    if search not in get_args(Search):
         raise ValueError(f"search must be 'auto', 'exhaustive' or 'coordinate', "
                          f"got {shown(search)}")
     move_first = flag(move_first, "move_first")
@@ -390,7 +389,7 @@ def fair_starts(
     if searched:
         assign, evaluated = _capture_search(board, opt, configure, tail, max_throws)
     else:
-        assign, evaluated = fairest(opt, search)
+        assign, evaluated = fairest_assignment(opt, search)
     starts, the_dice, extra = configure(assign)
     if handicap == "throws":
         wins = race_wins(*stack_rows([shifted(*base, e, width) for e in extra]))

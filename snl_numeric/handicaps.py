@@ -17,7 +17,7 @@ player ``l`` of ``k`` wins with
 ``w_l = sum_n F_l(n) prod_{j < l} S_j(n) prod_{j > l} Sp_j(n)`` (:mod:`snl_numeric.players`),
 so when two players ``i < j`` vary and the others are fixed, each ``w_l`` over every pair of
 their options is one matrix product ``(A_i * c) @ B_j^T`` (for two players ``W_0 = F Sp^T``,
-``W_1 = S F^T``). :func:`search` loops over the options of all but the last two players (up
+``W_1 = S F^T``). :func:`fairest_assignment` loops over the options of all but the last two players (up
 to :data:`LOOP_MAX` combinations and :data:`WORK_MAX` multiply-adds; beyond, a coordinate
 search over pairs of players, which may stop at a local optimum) and keeps the assignment
 with the smallest largest deviation from ``1/k``. Pair blocks are at most
@@ -46,8 +46,8 @@ from .board import Board, check_board
 from .distribution import pushed
 
 __all__ = ["LOOP_MAX", "PAIR_BYTES", "TIE", "WORK_MAX", "Options", "best_pair", "better",
-           "lengths_from_every_square", "one_start", "pair_wins", "race_wins", "search",
-           "shifted", "stack_rows"]
+           "fairest_assignment", "lengths_from_every_square", "one_start", "pair_wins",
+           "race_wins", "shifted", "stack_rows"]
 
 #: Most combinations of the first ``k - 2`` players' options looped over in an exhaustive
 #: search (the last two players are vectorised); beyond it, a coordinate search.
@@ -273,7 +273,7 @@ def best_pair(opt: Options, prev: np.ndarray, assign: list[int], i: int, j: int
     return found
 
 
-def search(opt: Options, method: str = "auto") -> tuple[list[int], int]:
+def fairest_assignment(opt: Options, method: str = "auto") -> tuple[list[int], int]:
     """The fairest assignment of rows to players and how many assignments were evaluated:
     exhaustive (two players, ``method="exhaustive"``, or ``"auto"`` when at most
     :data:`LOOP_MAX` combinations of the first ``k - 2`` players and :data:`WORK_MAX`
