@@ -182,15 +182,20 @@ def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, Solution, tuple[str, ...
 
 def _report(cb: CompiledBoard) -> SolveReport:
     """The :class:`SolveReport` of the expected throws (their backward error measured
-    again: the answers themselves do not need it)."""
+    again: the answers themselves do not need it). The error bound, the method and ``max(t)``
+    are those of the answers returned: the solve that measures the backward error may refine
+    further than the one that answered (one solve by the factorisation, certified to
+    ``1e-12``), and its sharper bound would not hold for them."""
     solver = fundamental(cb)
     if solver.unknowns == 0:
         return SolveReport("empty", 0, 0, 0, 0.0)
     sol = _solved(cb)[1]
-    if not sol.residual == sol.residual:  # not measured (NaN)
-        sol = solver.solve(solver.active.astype(np.float64), measure=True)
+    residual = sol.residual
+    if not residual == residual:  # not measured (NaN); (the first step of the measuring
+        # solve is the factorisation's answer, the one returned when it was certified)
+        residual = solver.solve(solver.active.astype(np.float64), measure=True).residual
     return SolveReport(sol.method or solver.method, solver.unknowns, solver.k, sol.iterations,
-                       sol.residual, sol.error, float(sol.x.max()), solver.blocks)
+                       residual, sol.error, float(sol.x.max()), solver.blocks)
 
 
 def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:
