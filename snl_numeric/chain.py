@@ -181,18 +181,14 @@ def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, Solution, tuple[str, ...
 
 
 def _report(cb: CompiledBoard) -> SolveReport:
-    """The :class:`SolveReport` of the expected throws (their backward error measured
-    again: the answers themselves do not need it). The error bound, the method and ``max(t)``
-    are those of the answers returned: the solve that measures the backward error may refine
-    further than the one that answered (one solve by the factorisation, certified to
-    ``1e-12``), and its sharper bound would not hold for them."""
+    """The :class:`SolveReport` of the expected throws returned (their backward error measured
+    again, by a solve whose sharper refinement and bound are not the answers')."""
     solver = fundamental(cb)
     if solver.unknowns == 0:
         return SolveReport("empty", 0, 0, 0, 0.0)
     sol = _solved(cb)[1]
     residual = sol.residual
-    if not residual == residual:  # not measured (NaN); (the first step of the measuring
-        # solve is the factorisation's answer, the one returned when it was certified)
+    if not residual == residual:  # not measured (NaN): its first step is the answer
         residual = solver.solve(solver.active.astype(np.float64), measure=True).residual
     return SolveReport(sol.method or solver.method, solver.unknowns, solver.k, sol.iterations,
                        residual, sol.error, float(sol.x.max()), solver.blocks)
