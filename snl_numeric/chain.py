@@ -181,16 +181,17 @@ def _solve_mean(cb: CompiledBoard) -> tuple[np.ndarray, Solution, tuple[str, ...
 
 
 def _report(cb: CompiledBoard) -> SolveReport:
-    """The :class:`SolveReport` of the expected throws (their backward error measured
-    again: the answers themselves do not need it)."""
+    """The :class:`SolveReport` of the expected throws returned (their backward error measured
+    again, by a solve whose sharper refinement and bound are not the answers')."""
     solver = fundamental(cb)
     if solver.unknowns == 0:
         return SolveReport("empty", 0, 0, 0, 0.0)
     sol = _solved(cb)[1]
-    if not sol.residual == sol.residual:  # not measured (NaN)
-        sol = solver.solve(solver.active.astype(np.float64), measure=True)
+    residual = sol.residual
+    if not residual == residual:  # not measured (NaN): its first step is the answer
+        residual = solver.solve(solver.active.astype(np.float64), measure=True).residual
     return SolveReport(sol.method or solver.method, solver.unknowns, solver.k, sol.iterations,
-                       sol.residual, sol.error, float(sol.x.max()), solver.blocks)
+                       residual, sol.error, float(sol.x.max()), solver.blocks)
 
 
 def moments(cb: CompiledBoard) -> tuple[np.ndarray, np.ndarray]:

@@ -228,7 +228,7 @@ def _dice_list(board: Board, dice: Any) -> list[Board]:
     out = []
     for i, d in enumerate(dice):
         try:
-            out.append(board.replace(dice=as_dice(d)))
+            out.append(board if d is None else board.replace(dice=as_dice(d)))
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"dice[{i}]: {exc}") from None
     return out
@@ -277,7 +277,8 @@ def fair_starts(
     dice : list of dice, optional
         With ``handicap="dice"`` (and only then): the candidate dice, each a
         :class:`~snl_numeric.Dice`, a mapping face -> probability or a string such as
-        ``"1-4"``; every player may take any of them.
+        ``"1-4"``, or ``None`` for the board's own dice (as in
+        :func:`~snl_numeric.win_probabilities`); every player may take any of them.
     squares : list of int, optional
         With ``handicap="starts"``: the candidate start squares (by default every square
         but the goal from which the goal can be reached). Player 0 may also start on the

@@ -196,13 +196,14 @@ def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
     start = check_start(board, start)
     of = _choice(of, "of", OF)
     wrt = _choice(wrt, "wrt", WRT)
+    # every option is checked, also those this call does not use (a bad value is an error)
+    if isinstance(shift, bool) or not isinstance(shift, numbers.Integral) or shift < 1:
+        raise ValueError(f"shift must be a positive integer, got {shift!r}")
+    tail = check_tail(tail, max_throws)
     if wrt == "jumps":
-        if isinstance(shift, bool) or not isinstance(shift, numbers.Integral) or shift < 1:
-            raise ValueError(f"shift must be a positive integer, got {shift!r}")
         return _jump_moves(board, of, start, int(shift), tail, max_throws)
     cb = board.compiled
     if of == "win":
-        tail = check_tail(tail, max_throws)
         value, entry = _win_terms(cb, start, tail, int(max_throws))
         error = float(tail)
     else:
@@ -625,16 +626,20 @@ def _jump_moves(board: Board, of: str, start: int, shift: int, tail: float,
         return float(win_probabilities(b, 2, starts=[start, start], tail=tail,
                                        max_throws=max_throws)[0])
 
-    value = answer(board)
     src, dst = board.jump_arrays
+    check_memory(8.0 * (2 * shift + 1) * (2 * len(src) + 1),
+                 f"sensitivity to jump moves by up to shift={shift:,} squares")
+    value = answer(board)
     shifts = np.arange(-shift, shift + 1)
+    reach = min(shift, board.size)  # a move by more than the size leaves the board: NaN
     out = np.full((len(src), 2, len(shifts)), np.nan)
     worst = solver_report(board).error_estimate if of == "mean" else np.nan
     jumps = dict(board.jumps)
     for j, (a, b) in enumerate(zip(src.tolist(), dst.tolist(), strict=True)):
         others = {s: d for s, d in jumps.items() if s != a}
         for end in (0, 1):
-            for col, s in enumerate(shifts.tolist()):
+            for s in range(-reach, reach + 1):
+                col = s + shift
                 if s == 0:
                     out[j, end, col] = 0.0
                     continue

@@ -276,3 +276,20 @@ def test_a_fixed_number_of_throws_has_variance_zero(path):
         assert var[:4].tolist() == [0.0] * 4 and exact[:4] == (0, 0, 0, 0)
         assert var[4] > 0 and exact[4] > 0
         _variances_right_or_warned(board)
+
+
+def test_report_bounds_the_answers_returned():
+    """``solver_report`` states the error bound of the expected throws that are returned.
+    Here one LU solve is certified to 1e-13 and answered; the report's second solve (for the
+    backward error) refined on to 4e-16, which it reported, below the answer's true error
+    1.03e-15 (exact rationals, rows scaled to sum to 1 as the library solves them)."""
+    board = Board(39, {8: 7, 32: 28, 37: 22, 25: 0, 26: 18, 28: 0},
+                  dice={1: 0.5, 2: 0.49999999, 3: 1e-08})
+    exact, _ = naive.exact_chain_moments(board)
+    for path in ("direct", "structured"):
+        with snl.options(path=path):
+            b = board.replace()
+            got = expected_throws(b)
+            rep = solver_report(b)
+            assert float(abs(Fraction(got) - exact) / exact) <= rep.error_estimate, path
+            assert rep.condition == max(expected_throws_all(b)[:b.size])

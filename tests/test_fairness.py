@@ -154,6 +154,17 @@ def test_fair_dice_finds_the_brute_force_optimum():
         assert table[picked] == pytest.approx(f.deviation, abs=1e-11)
 
 
+def test_fair_dice_none_is_the_boards_own_die():
+    """A ``None`` candidate is the board's dice, as a ``None`` entry of ``dice=`` is in
+    ``win_probabilities`` (the naive twin passes it there): it was read as a fair d6."""
+    board = Board(12, {3: 9, 11: 2}, dice="1-4")
+    dice = [None, "1-3", {1: 0.5, 3: 0.5}]
+    table = fair_brute_force(board, 2, "dice", dice=dice)
+    f = fair_starts(board, 2, handicap="dice", dice=dice)
+    assert f.deviation == pytest.approx(_brute_best(table), abs=1e-11)
+    assert all(d in (board.dice, as_dice("1-3"), as_dice({1: 0.5, 3: 0.5})) for d in f.dice)
+
+
 @pytest.mark.parametrize("board", [Board(6, {2: 5}, dice="1-3"),
                                    Board(7, {3: 1}, overshoot="exact", dice={1: 0.5, 2: 0.5})])
 def test_fair_throws_match_face_by_face_enumeration(board):

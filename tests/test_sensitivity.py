@@ -353,7 +353,25 @@ def test_errors():
         sensitivity(b, wrt=3)
     with pytest.raises(ValueError, match="shift must be a positive integer"):
         sensitivity(b, wrt="jumps", shift=0)
+    for bad in ({"shift": 0}, {"shift": 1.5}, {"tail": 0}, {"tail": 2.0}, {"max_throws": 0}):
+        for wrt in ("dice", "transitions"):  # options the call does not use are checked too
+            with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
+                sensitivity(b, wrt=wrt, **bad)
     stuck = Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5})
     with pytest.raises(ValueError, match="infinite and have no derivative"):
         sensitivity(stuck, of="variance")
     assert sensitivity(stuck, of="win").value == 0.5  # a 4 at once; after a 3 nobody wins
+
+
+def test_jump_shift_beyond_the_board():
+    """A shift larger than the board only adds columns of NaN (every such move leaves the
+    board): they are filled without a solve each, the others equal a small shift's, and a
+    shift too large for memory is refused up front, naming it."""
+    b = Board(6, {2: 5, 4: 1})
+    small = sensitivity(b, wrt="jumps", shift=6)
+    big = sensitivity(b, wrt="jumps", shift=50)
+    assert big.shifts.tolist() == list(range(-50, 51))
+    np.testing.assert_array_equal(big.gradient[:, :, 44:57], small.gradient)
+    assert np.isnan(big.gradient[:, :, :44]).all() and np.isnan(big.gradient[:, :, 57:]).all()
+    with pytest.raises(ValueError, match="shift=1,000,000,000,000 squares needs about"):
+        sensitivity(b, wrt="jumps", shift=10**12)
