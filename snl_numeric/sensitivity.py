@@ -70,6 +70,9 @@ from .players import win_probabilities
 __all__ = ["Sensitivity", "sensitivity"]
 
 OF = ("mean", "variance", "win")
+#: Throws per dense product of the win chance's derivative (rows ``b .. b + BLOCK`` of
+#: ``Pi`` are rows ``b - BLOCK .. b`` times ``Q^BLOCK``).
+BLOCK = 64
 
 WRT = ("dice", "transitions", "jumps")
 
@@ -332,9 +335,6 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     return value, entry
 
 
-#: Throws per dense product of the win chance's derivative (rows ``b .. b + BLOCK`` of
-#: ``Pi`` are rows ``b - BLOCK .. b`` times ``Q^BLOCK``).
-BLOCK = 64
 #: Throws per block of masses pushed one sparse product at a time (their readouts are one
 #: dense product per block).
 SPARSE_BLOCK = 64
@@ -345,11 +345,11 @@ PAIR_CHUNK = 2**16
 
 
 class _Dense:
-    """The forward push of :func:`_forward` for a dense ``Q``, ``B`` throws a product
-    (:data:`BLOCK`): ``v Q^i (r, 1)`` for ``i < B`` (the readouts)
-    by one product with ``[R, Q R, .., Q^(B-1) R]``, then ``v Q^B``. The masses of the
-    throws kept are made at the end (:meth:`masses`), rows ``b .. 2 b`` being rows
-    ``0 .. b`` times ``Q^b``."""
+    """The forward push of :func:`_forward` for a dense ``Q``, :data:`BLOCK` throws a
+    product: ``v Q^i (r, 1)`` for ``i < BLOCK`` (the readouts) by one product with
+    ``[R, Q R, .., Q^(BLOCK-1) R]``, then ``v Q^BLOCK``. The masses of the throws kept are
+    made at the end (:meth:`masses`), rows ``b .. 2 b`` being rows ``0 .. b`` times
+    ``Q^b``."""
 
     def __init__(self, q: np.ndarray, r: np.ndarray, place: int) -> None:
         self.powers = [q]  # Q^(2^i), made when first needed
@@ -522,11 +522,10 @@ def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int) -> np.nd
     m = len(r)
     width = min(BLOCK, 1 << (k1.bit_length() - 1))  # (a power of two)
     rows_g = len(c) - k1 + width - 1  # g_0 .. : lambda_{k1 - width} needs c up to c_N
-    block = BLOCK
-    g = np.empty((-(-rows_g // block) * block, m))
-    g[:block] = stepper.readout[:, 0::2].T  # g_u = Q^u r, u < block
-    for b in range(block, len(g), block):
-        g[b: b + block] = matmul(g[b - block: b], stepper.back(block))
+    g = np.empty((-(-rows_g // BLOCK) * BLOCK, m))
+    g[:BLOCK] = stepper.readout[:, 0::2].T  # g_u = Q^u r, u < BLOCK
+    for b in range(BLOCK, len(g), BLOCK):
+        g[b: b + BLOCK] = matmul(g[b - BLOCK: b], stepper.back(BLOCK))
     padded = np.concatenate([c, np.zeros(len(g) + 2)])
     step = padded.strides[0]
 
