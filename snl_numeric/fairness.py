@@ -41,6 +41,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from ._core.equality import value_eq
+from ._core.progress import Progress, check_progress
 from ._core.validation import (
     DEFAULT_MAX_THROWS,
     DEFAULT_TAIL,
@@ -262,6 +263,7 @@ def fair_starts(
     search: Search = "auto",
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
+    progress: bool | str = False,
 ) -> FairStarts:
     """The handicap that makes a ``k``-player race fairest.
 
@@ -300,6 +302,10 @@ def fair_starts(
         (below) evaluates every assignment whatever ``search`` says.
     tail, max_throws
         As for :func:`~snl_numeric.win_probabilities`.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter) counting the assignments
+        evaluated: True shows it on a terminal or in a notebook only, ``"always"`` in pipes
+        and files too. A coordinate search shows one bar per round.
 
     Returns
     -------
@@ -315,7 +321,11 @@ def fair_starts(
     cure. Two players are searched over every pair of options at once (Milton Bradley's
     101 x 101 start squares at once; timings in ``benchmarks/bench_fairness.py``); three or
     more loop over the first players' options with the last two vectorised, or search
-    pairs of players by turns (``search``).
+    pairs of players by turns (``search``). A round of the coordinate search costs
+    ``k (k - 1) / 2`` pairs of ``k`` matrix products each, so time grows as ``k ** 3``:
+    200 players on Milton Bradley's 100 start squares take hours a round (about half a
+    second a pair). Ask for ``progress`` to see it; Ctrl-C (``KeyboardInterrupt``) stops
+    the search within a pair.
 
     Under a capture rule the search itself runs with the rule only when the assignments'
     joint states together are at most 1,000,000
@@ -356,6 +366,7 @@ def fair_starts(
         raise ValueError(f"search must be 'auto', 'exhaustive' or 'coordinate', "
                          f"got {shown(search)}")
     move_first = flag(move_first, "move_first")
+    progress = check_progress(progress)
     max_extra = positive_int(max_extra, "max_extra")
     tail = check_tail(tail, max_throws)
     max_throws = int(max_throws)
@@ -388,9 +399,9 @@ def fair_starts(
 
     searched = bool(mode) and handicap != "throws" and _capture_cheap(board, k, opt)
     if searched:
-        assign, evaluated = _capture_search(board, opt, configure, tail, max_throws)
+        assign, evaluated = _capture_search(board, opt, configure, tail, max_throws, progress)
     else:
-        assign, evaluated = fairest_assignment(opt, search)
+        assign, evaluated = fairest_assignment(opt, search, progress)
     starts, the_dice, extra = configure(assign)
     if handicap == "throws":
         wins = race_wins(*stack_rows([shifted(*base, e, width) for e in extra]))
@@ -420,20 +431,23 @@ def _capture_cheap(board: Board, k: int, opt: Options) -> bool:
 
 
 def _capture_search(board: Board, opt: Options, configure: Any, tail: float,
-                    max_throws: int) -> tuple[list[int], int]:
+                    max_throws: int, progress: bool | str = False) -> tuple[list[int], int]:
     """Every assignment evaluated by :func:`~snl_numeric.win_probabilities` with the board's
     capture rule (small boards only: :func:`_capture_cheap`)."""
     k = len(opt.rows)
     best: tuple[float, float] = (math.inf, math.inf)
     found: list[int] = [int(r[0]) for r in opt.rows]
     count = 0
-    for assign in itertools.product(*opt.rows):
-        starts, the_dice, _ = configure(assign)
-        w = win_probabilities(board, k, starts=starts, dice=the_dice, tail=tail,
-                              max_throws=max_throws)
-        dev = float(np.abs(w - 1.0 / k).max())
-        cost = float(sum(opt.cost[r] for r in assign))
-        count += 1
-        if better(dev, cost, best):
-            best, found = (dev, cost), [int(r) for r in assign]
+    with Progress(math.prod(len(r) for r in opt.rows), "fair_starts (under capture)",
+                  enabled=progress) as bar:
+        for assign in itertools.product(*opt.rows):
+            starts, the_dice, _ = configure(assign)
+            w = win_probabilities(board, k, starts=starts, dice=the_dice, tail=tail,
+                                  max_throws=max_throws)
+            dev = float(np.abs(w - 1.0 / k).max())
+            cost = float(sum(opt.cost[r] for r in assign))
+            count += 1
+            bar.update()
+            if better(dev, cost, best):
+                best, found = (dev, cost), [int(r) for r in assign]
     return found, count

@@ -39,6 +39,7 @@ import numpy as np
 
 from ._core.blas import matmul
 from ._core.memory import check_memory
+from ._core.progress import Progress
 from ._core.sizes import BACKWARD_PUSH_DENSE_MAX, dense_push
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from ._core.vectorised import BLOCK
@@ -273,12 +274,15 @@ def best_pair(opt: Options, prev: np.ndarray, assign: list[int], i: int, j: int
     return found
 
 
-def fairest_assignment(opt: Options, method: str = "auto") -> tuple[list[int], int]:
+def fairest_assignment(opt: Options, method: str = "auto", progress: bool | str = False
+                       ) -> tuple[list[int], int]:
     """The fairest assignment of rows to players and how many assignments were evaluated:
     exhaustive (two players, ``method="exhaustive"``, or ``"auto"`` when at most
     :data:`LOOP_MAX` combinations of the first ``k - 2`` players and :data:`WORK_MAX`
     multiply-adds), else (``"coordinate"``, or ``"auto"`` beyond them) a coordinate search
-    over pairs of players."""
+    over pairs of players. ``progress`` (as for :class:`~._core.progress.Progress`) shows
+    the assignments evaluated: one bar for an exhaustive search, one per round of the
+    coordinate search (``k (k - 1) / 2`` pairs, each ``k`` matrix products)."""
     k = len(opt.rows)
     prev = opt.prev
     pair = len(opt.rows[-2]) * len(opt.rows[-1])
@@ -286,25 +290,35 @@ def fairest_assignment(opt: Options, method: str = "auto") -> tuple[list[int], i
     best: tuple[float, float] = (math.inf, math.inf)
     assign = [int(r[0]) for r in opt.rows]
     small = loops <= LOOP_MAX and loops * pair * opt.pmf.shape[1] <= WORK_MAX
+    widest = max(len(r) for r in opt.rows)  # a pair block holds >= 1 row of player i
+    check_memory(8.0 * (k + 3) * widest + 8.0 * (widest + 1) * opt.pmf.shape[1] * 3,
+                 f"a block of {k:,} players' win chances over {widest:,} options")
     # (two players: the one pair is the whole search; a coordinate round would repeat it)
     if k == 2 or method == "exhaustive" or (method == "auto" and small):
         found = list(assign)
-        for head in itertools.product(*opt.rows[:-2]):
-            trial = [*map(int, head), 0, 0]
-            dev, cost, a, b = best_pair(opt, prev, trial, k - 2, k - 1)
-            if better(dev, cost, best):
-                best, found = (dev, cost), [*trial[:-2], a, b]
+        with Progress(loops * pair, "fair_starts (exhaustive)", enabled=progress) as bar:
+            for head in itertools.product(*opt.rows[:-2]):
+                trial = [*map(int, head), 0, 0]
+                dev, cost, a, b = best_pair(opt, prev, trial, k - 2, k - 1)
+                if better(dev, cost, best):
+                    best, found = (dev, cost), [*trial[:-2], a, b]
+                bar.update(pair)
         return found, loops * pair
     evaluated = 0
-    for _ in range(50):  # coordinate search over pairs of players
+    sizes = [len(r) for r in opt.rows]  # a round: sum over pairs i < j of sizes[i] * sizes[j]
+    per_round = (sum(sizes) ** 2 - sum(n * n for n in sizes)) // 2
+    for round_ in range(50):  # coordinate search over pairs of players
         improved = False
-        for i, j in itertools.combinations(range(k), 2):
-            dev, cost, a, b = best_pair(opt, prev, assign, i, j)
-            evaluated += len(opt.rows[i]) * len(opt.rows[j])
-            if better(dev, cost, best):
-                improved = improved or dev < best[0] - TIE
-                best = (dev, cost)
-                assign[i], assign[j] = a, b
+        with Progress(per_round, f"fair_starts (coordinate, round {round_ + 1})",
+                      enabled=progress) as bar:
+            for i, j in itertools.combinations(range(k), 2):
+                dev, cost, a, b = best_pair(opt, prev, assign, i, j)
+                evaluated += len(opt.rows[i]) * len(opt.rows[j])
+                bar.update(len(opt.rows[i]) * len(opt.rows[j]))
+                if better(dev, cost, best):
+                    improved = improved or dev < best[0] - TIE
+                    best = (dev, cost)
+                    assign[i], assign[j] = a, b
         if not improved:
             break
     return assign, evaluated

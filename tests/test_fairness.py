@@ -241,6 +241,63 @@ def test_search_is_checked():
         fair_starts(MB, 3, search=2)
 
 
+def _bars(err):
+    """The final line of each progress bar: the frames that reached 100%."""
+    return [f.strip() for f in err.replace("\r", "\n").split("\n") if "100%" in f]
+
+
+def test_progress_bars_count_the_assignments(capsys):
+    """``progress="always"`` shows the assignments evaluated on stderr; True in a pipe and
+    False show nothing; the answer is the same. Two players on Board(10): every square
+    0-9 for each, 10 x 10 pairs in one bar. Four players, player 0 staying: a round of the
+    coordinate search is 3 pairs of 1 x 10 and 3 of 10 x 10 options, one bar a round."""
+    board = Board(10, {3: 8, 9: 2})
+    quiet = fair_starts(board)
+    assert capsys.readouterr().err == ""
+    assert fair_starts(board, progress=True) == quiet
+    assert fair_starts(board, progress=False) == quiet
+    assert capsys.readouterr().err == ""
+    assert fair_starts(board, progress="always") == quiet
+    bars = _bars(capsys.readouterr().err)
+    assert len(bars) == 1 and bars[0].startswith("fair_starts (exhaustive): 100%")
+    assert "100/100" in bars[0] and quiet.evaluated == 100
+    coord = fair_starts(board, 4, move_first=False, search="coordinate", progress="always")
+    assert coord == fair_starts(board, 4, move_first=False, search="coordinate")
+    bars = _bars(capsys.readouterr().err)
+    rounds = coord.evaluated // 330
+    assert rounds >= 1 and coord.evaluated == 330 * rounds and len(bars) == rounds
+    for r, bar in enumerate(bars, 1):
+        assert bar.startswith(f"fair_starts (coordinate, round {r}): 100%") and "330/330" in bar
+
+
+def test_progress_bar_of_the_search_under_capture(capsys):
+    """Under a capture rule with a cheap search, one bar over every assignment: squares 0-7
+    for each of two players (square 7 reaches the goal with a 1)."""
+    board = Board(8, {2: 6, 7: 1}, dice="1-3", capture="start")
+    f = fair_starts(board, progress="always")
+    assert f.searched_under_capture and f.evaluated == 64
+    assert f == fair_starts(board)
+    bars = _bars(capsys.readouterr().err)
+    assert len(bars) == 1 and bars[0].startswith("fair_starts (under capture): 100%")
+    assert "64.0/64.0" in bars[0]  # (tqdm scales units: three digits)
+
+
+def test_too_many_players_are_refused_before_the_search(monkeypatch):
+    """A pair block holds every player's win chance for at least one row of player ``i``
+    against all of player ``j``'s: 20,000 players x 100 squares x 8 bytes, 15 MiB, and
+    player j's three tables over 690 throws: about 17 MiB."""
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "10M")
+    with pytest.raises(MemoryError, match="20,000 players' win chances over 100 options "
+                                          r"needs about 1\d\.\d MiB"):
+        fair_starts(MB, 20_000)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_progress_is_checked(bad):
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        fair_starts(MB, progress=bad)
+
+
 @settings(deadline=None, max_examples=30)
 @given(board=board_strategy(max_size=9), k=st.integers(2, 3))
 def test_reported_chances_are_a_fresh_win_probabilities_call(board, k):

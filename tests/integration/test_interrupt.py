@@ -114,6 +114,24 @@ def test_design_board_stops(chains, iterations):
     assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
 
 
+def test_fair_starts_for_200_players_stops():
+    """200 players on Milton Bradley: a coordinate round of C(200, 2) pairs x 100 x 100
+    start squares (hours, 200 matrix products a pair); the bar shows, Ctrl-C stops it."""
+    child = _python(
+        "from snl_numeric import boards, fair_starts\n"
+        "mb = boards.get('milton-bradley')\n"
+        "fair_starts(mb, 3)\n"
+        "print('ready', flush=True)\n"
+        "fair_starts(mb, 200, progress='always')\n")
+    child.wait_for("ready")
+    child.wait_for("fair_starts (coordinate, round 1)", where="err")
+    code, took, allowed = child.interrupt(1.0)
+    err = "".join(child.err)
+    assert code != 0 and "KeyboardInterrupt" in err
+    assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
+    assert "/199M" in err  # 19,900 pairs x 100 x 100 assignments
+
+
 ONES = "\n".join(" ".join(["1"] * 30) for _ in range(30)) + "\n"
 
 
