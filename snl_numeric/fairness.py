@@ -322,10 +322,9 @@ def fair_starts(
     101 x 101 start squares at once; timings in ``benchmarks/bench_fairness.py``); three or
     more loop over the first players' options with the last two vectorised, or search
     pairs of players by turns (``search``). A round of the coordinate search costs
-    ``k (k - 1) / 2`` pairs of ``k`` matrix products each, so time grows as ``k ** 3``:
-    200 players on Milton Bradley's 100 start squares take hours a round (about half a
-    second a pair). Ask for ``progress`` to see it; Ctrl-C (``KeyboardInterrupt``) stops
-    the search within a pair.
+    ``k (k - 1) / 2`` pairs of ``k`` matrix products each, so time grows as ``k ** 3``
+    (200 players on Milton Bradley's 100 start squares take hours a round). Ask for
+    ``progress`` to see it; Ctrl-C (``KeyboardInterrupt``) stops the search within a pair.
 
     Under a capture rule the search itself runs with the rule only when the assignments'
     joint states together are at most 1,000,000
