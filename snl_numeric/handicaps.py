@@ -110,9 +110,7 @@ def lengths_from_every_square(board: Board, *, tail: float = DEFAULT_TAIL,
     keep = succ < n
     src = np.broadcast_to(np.arange(n)[:, None], succ.shape)
     v = np.stack([r, np.ones(n), live_all[:n].astype(np.float64)], axis=1)  # (r, 1, live)
-    if dense_push(n, BACKWARD_PUSH_DENSE_MAX):  # B throws a product: v .. Q^(B-1) v, Q^B
-        if n > BACKWARD_PUSH_DENSE_MAX:  # (forced by options(push="dense"))
-            check_memory(24.0 * n * n, f"a dense push over {n:,} squares")
+    if dense_push(n, BACKWARD_PUSH_DENSE_MAX, nbytes=24.0 * n * n):  # B throws a product
         q = np.zeros((n, n))
         np.add.at(q, (src[keep], succ[keep]), probs[keep])
         power, width = q, 1

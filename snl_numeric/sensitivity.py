@@ -285,11 +285,10 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     cols_of = np.full(cb.n_states, m + 1)  # and the goal's column m
     cols_of[keep] = np.arange(m)
     cols_of[goal] = m
-    if dense_push(m):  # (a small matrix made dense whole: cheaper than slicing)
-        if m > DENSE_PUSH_MAX:  # (forced by options(push="dense")): the rows of Q, then
-            # Q^(2^i) up to Q^BLOCK and one of them transposed, m x m each
-            mats = BLOCK.bit_length() + 1
-            check_memory(8.0 * m * (cb.n_states + mats * m), f"a dense push over {m:,} squares")
+    # (forced past its limit, a dense push holds the rows of Q, then Q^(2^i) up to Q^BLOCK
+    # and one of them transposed, m x m each)
+    if dense_push(m, nbytes=8.0 * m * (cb.n_states + (BLOCK.bit_length() + 1) * m)):
+        # (a small matrix made dense whole: cheaper than slicing)
         rows = (cb.matrix.toarray()[keep] if cb.n_states <= 4 * DENSE_PUSH_MAX
                 else cb.matrix[keep].toarray())
         r = rows[:, goal].copy()

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from .memory import check_memory
+
 __all__ = ["BACKWARD_PUSH_DENSE_MAX", "DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX",
            "GTH_MAX", "MAX_JOINT_STATES", "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES",
            "PYTHON_RULES_MAX", "SMALL_SYSTEM", "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE",
@@ -204,11 +206,12 @@ def policy_kernels(squares: int) -> bool:
     return squares > POLICY_KERNEL_SQUARES
 
 
-def dense_push(states: int, limit: int = DENSE_PUSH_MAX) -> bool:
+def dense_push(states: int, limit: int = DENSE_PUSH_MAX, *, nbytes: float = 0.0) -> bool:
     """Whether the mass on ``states`` squares is pushed by dense products, several throws
     each (up to ``limit`` squares: :data:`DENSE_PUSH_MAX`, or :data:`BACKWARD_PUSH_DENSE_MAX`
     for the backward push), rather than one sparse product per throw, unless
-    :func:`options` forces a form.
+    :func:`options` forces a form. A dense push forced past ``limit`` has its ``nbytes``
+    (its matrices) checked first.
 
     Examples
     --------
@@ -219,9 +222,11 @@ def dense_push(states: int, limit: int = DENSE_PUSH_MAX) -> bool:
     False
     """
     forced = _PUSH.get()
-    if forced != "auto":
-        return forced == "dense"
-    return states <= limit
+    if forced == "auto":
+        return states <= limit
+    if forced == "dense" and states > limit:
+        check_memory(nbytes, f"a dense push over {states:,} squares")
+    return forced == "dense"
 
 
 def sweep_targets(squares: int) -> int:

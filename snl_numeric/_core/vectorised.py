@@ -28,7 +28,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .blas import matmul, right_product
 from .memory import check_memory
-from .sizes import DENSE_PUSH_MAX, dense_push
+from .sizes import dense_push
 
 __all__ = ["BLOCK", "landing_rest", "succ_table", "reach", "stable_order",
            "reachable_from", "play_from", "push"]
@@ -282,9 +282,7 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     fed[start] = True  # start: they leave the chain (smaller products, the same sums)
     live = live & fed
     m = int(np.count_nonzero(live)) - bool(live[-1])
-    dense = dense_push(m)  # (up to DENSE_PUSH_MAX squares, unless options(push=) forces it)
-    if dense and m > DENSE_PUSH_MAX:  # (forced by options(push="dense"): Q and its powers)
-        check_memory(32.0 * m * m, f"a dense push over {m:,} squares")
+    dense = dense_push(m, nbytes=32.0 * m * m)  # (Q and its powers)
     states, q, r, d = _chain(succ, probs, live, succ.shape[0] - 1, dense)
     readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)
     if dense:  # B throws per product: v Q^i (r, Q 1, d), i < B, then v Q^B
