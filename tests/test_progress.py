@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 
 import pytest
 
@@ -40,6 +41,18 @@ def test_terminal_gets_a_bar_that_never_passes_its_total():
     assert "16.0k/16.0k" in text and "16.1k" not in text and "nan" not in text
     assert text.count("100%") == 1  # one final line, not two
     assert text.endswith("\n")
+
+
+def test_a_slow_last_step_draws_one_final_line():
+    """tqdm redraws a step that comes later than its 0.1 s interval, and close() draws the
+    end again: the last step is left to close(), so a pipe gets one 100% line."""
+    pipe = io.StringIO()
+    with Progress(100, "work", enabled="always", stream=pipe) as bar:
+        bar.update(50)
+        time.sleep(0.15)
+        bar.update(50)
+    text = pipe.getvalue()
+    assert text.count("100%") == 1 and text.endswith("\n") and "100/100" in text
 
 
 def test_unknown_total_counts():

@@ -111,7 +111,11 @@ class Progress:
         if n <= 0:
             return
         self.done += n
-        if self._bar is not None:
+        if self._bar is None:
+            return
+        if self.done == self.total:  # drawn once, by close(): a slow last step would draw it twice
+            self._bar.n = self.done
+        else:
             self._bar.update(n)
 
     def close(self) -> None:
