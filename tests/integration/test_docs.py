@@ -92,7 +92,18 @@ def test_every_public_name_has_a_page(tmp_path):
 
 
 def test_the_guide_has_examples():
-    assert {p.name for p in GUIDE} >= {"index.md", "rules.md", "formats.md", "accuracy.md"}
+    assert {p.name for p in GUIDE} >= {"index.md", "rules.md", "formats.md", "accuracy.md",
+                                       "own_game.md"}
+
+
+def test_every_python_block_of_the_guide_is_run():
+    """A ```python block is a doctest (run by ``test_guide_examples_run``), but for the
+    Dask page's, which starts a cluster of four workers on a million boards."""
+    plain = {page.name for page in PAGES
+             for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"),
+                                     flags=re.S)
+             if not block.lstrip().startswith(">>>")}
+    assert plain == {"dask.md"}
 
 
 @pytest.mark.parametrize("page", GUIDE, ids=lambda p: p.name)
