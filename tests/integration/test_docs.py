@@ -63,6 +63,16 @@ def test_api_reference_lists_every_name_of_the_submodules(module):
     assert entries | links == set(mod.__all__)
 
 
+def test_version_policy_names_every_documented_submodule():
+    """The API the version policy promises is the API reference's: every submodule
+    whose ``__all__`` has pages there."""
+    from api_pages import SUBMODULES
+
+    policy = (DOCS / "version_policy.md").read_text(encoding="utf-8")
+    promised = policy.split("**What counts as the API.**", 1)[1].split("**", 1)[0]
+    assert set(re.findall(r"`snl_numeric\.([a-z]\w*)`", promised)) == set(SUBMODULES)
+
+
 def test_cross_references_are_checked():
     conf = (DOCS / "conf.py").read_text(encoding="utf-8")
     assert re.search(r"^nitpicky = True$", conf, flags=re.M)
