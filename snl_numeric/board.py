@@ -310,7 +310,7 @@ class Board:
     @classmethod
     def from_arrays(cls, size: int, src: Any, dst: Any, *, start: int = 0,
                     overshoot: str = "win", chain: bool = False,
-                    dice: Dice | Mapping[int, float] | None = None, name: str | None = None,
+                    dice: DiceLike | None = None, name: str | None = None,
                     capture: str | int | None = None, safe: Iterable[int] = ()) -> Board:
         """A board whose jumps are ``src[i] -> dst[i]``, given as two integer arrays.
 

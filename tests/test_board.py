@@ -484,3 +484,17 @@ def test_cli_capture_flags(capsys):
     assert "expected 'start', 'none' or a number" in capsys.readouterr().err
     assert main(["analyze", "seed-30", "--safe", "5"]) == 2
     assert "need a capture rule" in capsys.readouterr().err
+
+
+def test_every_board_constructor_takes_any_die_and_its_type_says_so():
+    """The rules page: a die may be a Dice, a mapping or a string wherever one is taken;
+    the signatures a type checker reads say the same (``DiceLike``)."""
+    import inspect
+
+    for build in (Board.__init__, Board.from_arrays):
+        annotation = inspect.signature(build).parameters["dice"].annotation
+        assert annotation == "DiceLike | None", (build.__name__, annotation)
+    for die in ("2d6", {2: 1 / 36, 7: 35 / 36}, Dice.sum_of(2, 6)):
+        expect = Board(50, {5: 30}, dice=die).dice
+        assert Board.from_arrays(50, [5], [30], dice=die).dice == expect
+        assert Board.from_pairs(50, ladders={5: 30}, dice=die).dice == expect

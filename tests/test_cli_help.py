@@ -106,3 +106,34 @@ def test_race_and_policy_grids_are_laid_out_like_the_board(capsys):
     assert grids["race"] == grids["policy"] == [
         [25, 26, 27, 28, 29], [24, 23, 22, 21, 20, 19], [13, 14, 15, 16, 17, 18],
         [12, 11, 10, 9, 8, 7], [1, 2, 3, 4, 5, 6]]
+
+
+def _synopses(text):
+    """``{command: flags}`` of the ``snl COMMAND ...`` lines of a page's ```text blocks
+    (an indented line continues the command above it)."""
+    flags, command = {}, None
+    for block in re.findall(r"```text\n(.*?)```", text, flags=re.S):
+        for line in block.splitlines():
+            line = line.split("#", 1)[0]
+            head = re.match(r"snl (\w+)", line)
+            if head:
+                command = head.group(1)
+            elif not line.startswith(" "):
+                command = None
+            if command:
+                flags.setdefault(command, set()).update(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", line))
+    return flags
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/user_guide/command_line.md"])
+def test_the_synopses_of_the_docs_name_real_flags(page):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / page).read_text(encoding="utf-8")
+    synopses = _synopses(text)
+    assert sorted(synopses) == sorted(COMMANDS)
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for command, flags in synopses.items():
+        known = {s for a in sub.choices[command]._actions for s in a.option_strings}
+        assert flags <= known, (page, command, flags - known)

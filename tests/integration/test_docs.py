@@ -63,6 +63,16 @@ def test_api_reference_lists_every_name_of_the_submodules(module):
     assert entries | links == set(mod.__all__)
 
 
+def test_version_policy_names_every_documented_submodule():
+    """The API the version policy promises is the API reference's: every submodule
+    whose ``__all__`` has pages there."""
+    from api_pages import SUBMODULES
+
+    policy = (DOCS / "version_policy.md").read_text(encoding="utf-8")
+    promised = policy.split("**What counts as the API.**", 1)[1].split("**", 1)[0]
+    assert set(re.findall(r"`snl_numeric\.([a-z]\w*)`", promised)) == set(SUBMODULES)
+
+
 def test_cross_references_are_checked():
     conf = (DOCS / "conf.py").read_text(encoding="utf-8")
     assert re.search(r"^nitpicky = True$", conf, flags=re.M)
@@ -92,7 +102,18 @@ def test_every_public_name_has_a_page(tmp_path):
 
 
 def test_the_guide_has_examples():
-    assert {p.name for p in GUIDE} >= {"index.md", "rules.md", "formats.md", "accuracy.md"}
+    assert {p.name for p in GUIDE} >= {"index.md", "rules.md", "formats.md", "accuracy.md",
+                                       "own_game.md"}
+
+
+def test_every_python_block_of_the_guide_is_run():
+    """A ```python block is a doctest (run by ``test_guide_examples_run``), but for the
+    Dask page's, which starts a cluster of four workers on a million boards."""
+    plain = {page.name for page in PAGES
+             for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"),
+                                     flags=re.S)
+             if not block.lstrip().startswith(">>>")}
+    assert plain == {"dask.md"}
 
 
 @pytest.mark.parametrize("page", GUIDE, ids=lambda p: p.name)
