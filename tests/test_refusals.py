@@ -166,6 +166,12 @@ def test_simulate_memory_does_not_depend_on_games(small_machine):
     assert (r.censored, r.stranded, r.throws) == (10**15, 10**15, None)
     with pytest.raises(MemoryLimitError, match=r"per_game=True for 100,000,000,000 games"):
         simulate(Board(10), 10**11, rng=1, per_game=True)
+    # races too: a player on the goal wins every game, before any throw
+    g = simulate(Board(10), 2**63 - 1, starts=[0, 10], rng=1)
+    assert (g.wins.tolist(), g.rounds_histogram.tolist()) == ([0, 2**63 - 1], [2**63 - 1])
+    with pytest.warns(RuntimeWarning, match="1000000000000000 of 1000000000000000 games had no"):
+        g = simulate(stranded, 10**15, players=3, rng=1)
+    assert (g.censored, g.stranded, g.wins.tolist()) == (10**15, 10**15, [0, 0, 0])
 
 
 def test_distribution_growth_refused(small_machine):

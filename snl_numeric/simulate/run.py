@@ -107,7 +107,11 @@ def simulate(
         "throws" are steps), each step drawn from its row by the row's own alias table;
         a game that falls where no absorbing state can be reached is stranded.
     games : int
-        Number of games (``>= 1``).
+        Number of games (``>= 1``, up to ``2**63 - 1``). They are played in rounds over a
+        fixed number of blocks: memory does not grow with ``games`` (only ``per_game=True``
+        keeps arrays per game, and its memory is checked first), so any count is taken;
+        the time grows: ``progress`` shows it, and Ctrl-C (``KeyboardInterrupt``) stops
+        the run within a round.
     rng : SeedSequence, Generator, int or None
         Seed material. An integer ``s`` means ``SeedSequence(s)``; a
         ``Generator`` contributes 128 bits of fresh entropy (so two calls
