@@ -415,6 +415,16 @@ def test_random_board_arguments_refused_in_our_words():
             random_batch(2, 20, snakes=1, ladders=1, rng=bad)
     with pytest.raises(ValueError, match="^rng must be a non-negative integer seed, got -1$"):
         random_board(20, rng=-1)
+    for kwargs, message in (({"n": 2.5}, "n must be an integer, got 2.5"),
+                            ({"size": "20"}, "size must be an integer, got '20'"),
+                            ({"snakes": 1.5}, "snakes must be an integer, got 1.5"),
+                            ({"chain": 1}, "chain must be True or False, got 1"),
+                            ({"overshoot": 1}, "overshoot must be a string, got 1")):
+        args = {"n": 2, "size": 20, "snakes": 1, "ladders": 1, **kwargs}
+        with pytest.raises(TypeError, match=f"^{message}$"):  # (Python's words, or taken)
+            random_batch(args.pop("n"), **args)
+    with pytest.raises(ValueError, match="^overshoot must be one of .*, got 'wrap'$"):
+        random_batch(2, 20, snakes=1, ladders=1, overshoot="wrap")
     with pytest.raises(TypeError, match="^jump_fraction must be a number, got '0.1'$"):
         random_board(20, "0.1")
     with pytest.raises(TypeError, match="^jump_fraction must be a number, got True$"):

@@ -97,6 +97,32 @@ def flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
+def optional_flag(value: Any, name: str) -> bool | None:
+    """None, or :func:`flag`'s ``True``/``False``."""
+    if value is not None and not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be None, True or False, got {shown(value)}")
+    return None if value is None else bool(value)
+
+
+def choice(value: Any, name: str, options: tuple[str, ...]) -> str:
+    """``value`` if it is one of the strings ``options``: else ``TypeError`` for what is no
+    string, ``ValueError`` for another string, both naming the options.
+
+    Examples
+    --------
+    >>> choice("jumps", "wrt", ("dice", "jumps"))
+    'jumps'
+    >>> choice(1, "wrt", ("dice", "jumps"))
+    Traceback (most recent call last):
+    ...
+    TypeError: wrt must be one of 'dice', 'jumps', got 1
+    """
+    if not isinstance(value, str) or value not in options:
+        kind = ValueError if isinstance(value, str) else TypeError
+        raise kind(f"{name} must be one of {', '.join(map(repr, options))}, got {shown(value)}")
+    return value
+
+
 def probability(value: Any, name: str) -> float:
     """A real number as a float (its range is checked by the caller)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

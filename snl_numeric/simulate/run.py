@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 import time
 import warnings
 from collections.abc import Sequence
@@ -14,7 +13,7 @@ import numpy as np
 from .._core.memory import check_memory
 from .._core.parallel import default_threads, max_threads
 from .._core.progress import Progress
-from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, seed_sequence
+from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, probability, seed_sequence
 from ..board import Board, check_model, check_start
 from ..dice import DiceLike
 from .kernel import HIST_BINS, Run, alias_tables, block_bounds, block_seeds
@@ -259,9 +258,10 @@ def simulate(
 
 
 def _confidence(confidence: float) -> float:
-    if not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
+    confidence = probability(confidence, "confidence")
+    if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    return float(confidence)
+    return confidence
 
 
 def _threads(threads: int | None) -> int:
