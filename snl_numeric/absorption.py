@@ -34,6 +34,7 @@ from scipy.sparse.csgraph import connected_components
 from ._core.equality import value_eq
 from ._core.memory import check_memory
 from ._core.solve import SystemSolver, system_solver
+from ._core.validation import optional_flag
 from ._core.warn import warn_user
 from .chain import fundamental
 from .compile import CompiledBoard
@@ -199,6 +200,7 @@ def absorption_probabilities(chain: Chain, start: int | None = None, *,
     cb = chain.compiled
     s = chain.compiled_index(start)
     start = chain.start if start is None else int(start)
+    visit_probability = optional_flag(visit_probability, "visit_probability")
     n, k, size = chain.n_states, len(chain.absorbing), cb.size
     transient = np.flatnonzero(~chain.is_absorbing)
     check_memory(8 * 4 * (size + 1) * k, f"absorption probabilities ({size + 1:,} states x "

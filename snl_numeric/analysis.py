@@ -13,7 +13,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ._core.equality import value_eq
 from ._core.table import QUANTILE_SLACK, quantile_levels, quantiles
-from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, shown
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, optional_flag, shown
 from .board import Board, check_model, check_start
 from .chain import finish_probability, fundamental, moments, visits_and_jump_use
 from .distribution import pushed
@@ -251,10 +251,8 @@ def analyze(
         start = chain.start if start is None else int(start)
     else:
         start = index
-    for name, flag in (("jump_probability", jump_probability),
-                       ("visit_probability", visit_probability)):
-        if not (flag is None or isinstance(flag, (bool, np.bool_))):
-            raise TypeError(f"{name} must be None, True or False, got {flag!r}")
+    jump_probability = optional_flag(jump_probability, "jump_probability")
+    visit_probability = optional_flag(visit_probability, "visit_probability")
     if isinstance(percentiles, (str, bytes)) or not isinstance(percentiles, Iterable):
         raise TypeError(f"percentiles must be a sequence of numbers, got {shown(percentiles)}")
     percentiles = tuple(percentiles)

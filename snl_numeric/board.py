@@ -41,6 +41,7 @@ from ._core.fields import (
     square,
 )
 from ._core.files import write_text_atomic
+from ._core.jsontext import is_json, parse_json
 from ._core.table import OVERSHOOT_CODES, check_table_entries
 from ._core.validation import (
     INT64_MAX,
@@ -49,8 +50,6 @@ from ._core.validation import (
     find_board_problem,
     flag,
     int_array,
-    is_json,
-    parse_json,
     probability,
     problem_message,
     shown,

@@ -46,6 +46,7 @@ from ._core.validation import (
     DEFAULT_MAX_THROWS,
     DEFAULT_TAIL,
     check_tail,
+    choice,
     flag,
     integer,
     positive_int,
@@ -352,18 +353,13 @@ def fair_starts(
     """
     k = _players(k)
     board = check_board(board)
-    if handicap not in ("starts", "throws", "dice"):
-        raise ValueError(f"handicap must be 'starts', 'throws' or 'dice', got {shown(handicap)}")
+    choice(handicap, "handicap", get_args(Handicap))
     if dice is not None and handicap != "dice":
         raise ValueError(f"dice= lists the candidate dice of handicap='dice', not of "
                          f"handicap={handicap!r}; give the board its dice with board.replace")
     if squares is not None and handicap != "starts":
         raise ValueError(f"squares= is for handicap='starts', not {handicap!r}")
-    if not isinstance(search, str):
-        raise TypeError(f"search must be a string, got {shown(search)}")
-    if search not in get_args(Search):
-        raise ValueError(f"search must be 'auto', 'exhaustive' or 'coordinate', "
-                         f"got {shown(search)}")
+    choice(search, "search", get_args(Search))
     move_first = flag(move_first, "move_first")
     progress = check_progress(progress)
     max_extra = positive_int(max_extra, "max_extra")

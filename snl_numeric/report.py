@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._core.files import write_text_atomic
-from ._core.validation import flag, positive_int
+from ._core.validation import flag, positive_int, shown
 from .analysis import analyze
 from .absorption import absorption_probabilities
 from .board import Board, check_board, check_start
@@ -150,7 +150,9 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
         raise TypeError(f"path must be a file name (str or path-like) or None, got {path!r}")
     if players is not None:
         players = positive_int(players, "players", low=2)
-    if actions is not None and (isinstance(actions, (str, bytes)) or not len(actions)):
+    if actions is not None and (isinstance(actions, (str, bytes)) or not hasattr(actions, "__len__")):
+        raise TypeError(f"actions must be a list of dice, got {shown(actions)}")
+    if actions is not None and not len(actions):
         raise ValueError(f"actions must be a non-empty list of dice, got {actions!r}")
     if start != board.start:
         board = board.replace(start=start)

@@ -48,7 +48,6 @@ board.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,7 +59,7 @@ from ._core.blas import SERIAL_PRODUCT, matmul, right_product
 from ._core.memory import check_memory
 from ._core.sizes import DENSE_PUSH_MAX, dense_push
 from ._core.solve import UNIT_ROUNDOFF
-from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, choice, positive_int
 from .board import Board, check_board, check_start
 from .chain import (expected_throws, finish_system, fundamental, mean_all, solver_report,
                     throws_variance)
@@ -138,16 +137,6 @@ class Sensitivity:
     board: Board | None = field(repr=False, default=None)
 
 
-def _choice(value: Any, name: str, options: tuple[str, ...]) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be one of {', '.join(map(repr, options))}, got "
-                        f"{type(value).__name__}")
-    if value not in options:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}, got "
-                         f"{value!r}")
-    return value
-
-
 def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
                 start: int | None = None, shift: int = 3, tail: float = DEFAULT_TAIL,
                 max_throws: int = DEFAULT_MAX_THROWS) -> Sensitivity:
@@ -197,14 +186,13 @@ def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
     """
     board = check_board(board)
     start = check_start(board, start)
-    of = _choice(of, "of", OF)
-    wrt = _choice(wrt, "wrt", WRT)
+    of = choice(of, "of", OF)
+    wrt = choice(wrt, "wrt", WRT)
     # every option is checked, also those this call does not use (a bad value is an error)
-    if isinstance(shift, bool) or not isinstance(shift, numbers.Integral) or shift < 1:
-        raise ValueError(f"shift must be a positive integer, got {shift!r}")
+    shift = positive_int(shift, "shift")
     tail = check_tail(tail, max_throws)
     if wrt == "jumps":
-        return _jump_moves(board, of, start, int(shift), tail, max_throws)
+        return _jump_moves(board, of, start, shift, tail, max_throws)
     cb = board.compiled
     if of == "win":
         value, entry = _win_terms(cb, start, tail, int(max_throws))

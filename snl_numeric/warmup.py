@@ -10,7 +10,6 @@ every later process loads them from disk in a fraction of a second.
 
 from __future__ import annotations
 
-import numbers
 import os
 import signal
 import threading
@@ -21,6 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ._core.numba_config import cache_dir, check_cache_writable, skip_compile_note, unsaved
+from ._core.validation import choice, positive_int
 
 
 def _core() -> None:
@@ -202,15 +202,11 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
     if isinstance(groups, str):
         raise TypeError(f"groups must be a list of group names, got the string {groups!r} "
                         f"(write [{groups!r}])")
-    names = list(GROUPS) if groups is None else list(groups)
-    for name in names:
-        if name not in GROUPS:
-            raise ValueError(f"unknown warmup group {name!r}; expected some of {list(GROUPS)}")
+    names = list(GROUPS) if groups is None else [choice(name, "each group", tuple(GROUPS))
+                                                 for name in groups]
     if processes is None:
         processes = os.cpu_count() or 1
-    if isinstance(processes, bool) or not isinstance(processes, numbers.Integral) or processes < 1:
-        raise ValueError(f"processes must be a positive integer, got {processes!r}")
-    processes = int(processes)
+    processes = positive_int(processes, "processes")
     check_cache_writable()
     t0 = time.perf_counter()
     if processes == 1 or len(names) <= 1:

@@ -319,8 +319,10 @@ def test_argument_errors():
         analyze_many([Board(5)], columns=["bogus"])
     with pytest.raises(ValueError, match="must name q in"):
         analyze_many([Board(5)], columns=["p120"])
-    with pytest.raises(ValueError, match="errors must be 'raise' or 'coerce'"):
+    with pytest.raises(ValueError, match="^errors must be one of 'raise', 'coerce', got 'ignore'$"):
         analyze_many([Board(5)], errors="ignore")
+    with pytest.raises(TypeError, match="^errors must be one of 'raise', 'coerce', got None$"):
+        analyze_many([Board(5)], errors=None)
     with pytest.raises(ValueError, match="chunk_size must be at least 1"):
         analyze_many([Board(5)], chunk_size=0)
     with pytest.raises(TypeError, match="wrap a single Board"):

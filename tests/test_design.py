@@ -229,8 +229,13 @@ def test_objective_errors():
         design_board(20, snakes=1, ladders=1)
     with pytest.raises(ValueError, match="exactly one of objective"):
         design_board(20, snakes=1, ladders=1, objective="max", target=5.0)
-    with pytest.raises(ValueError, match="objective must be 'max', 'min' or 'fair'"):
+    with pytest.raises(ValueError, match="^objective must be one of 'max', 'min', 'fair', "
+                                         "got 'longest'$"):
         design_board(20, snakes=1, ladders=1, objective="longest")
+    with pytest.raises(TypeError, match="^objective must be one of 'max', 'min', 'fair', got 1$"):
+        design_board(20, snakes=1, ladders=1, objective=1)
+    with pytest.raises(TypeError, match="^method must be one of 'anneal', 'local', got b'local'$"):
+        design_board(20, snakes=1, ladders=1, objective="max", method=b"local")
     with pytest.raises(ValueError, match="target must be a finite"):
         design_board(20, snakes=1, ladders=1, target=math.inf)
     with pytest.raises(TypeError, match="target must be a number"):

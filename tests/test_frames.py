@@ -40,8 +40,11 @@ def test_analysis_frames():
     assert row["uses"].item() == a.jump_uses[(80, 100)]
     sq = a.to_frame("squares")
     np.testing.assert_array_equal(sq["expected_visits"], a.expected_visits)
-    with pytest.raises(ValueError, match=r"Analysis.to_frame: kind must be one of \('throws'"):
+    with pytest.raises(ValueError, match="^Analysis.to_frame: kind must be one of 'throws', "
+                                         "'squares', 'jumps', 'summary', got 'bogus'$"):
         a.to_frame("bogus")
+    with pytest.raises(TypeError, match="^Analysis.to_frame: kind must be one of .*, got 1$"):
+        a.to_frame(1)
 
 
 def test_comparing_variants_is_a_concat():

@@ -191,8 +191,11 @@ def test_ranked_refuses_what_was_not_computed():
     imp = jump_impact(registry.get("seed-30"))
     with pytest.raises(ValueError, match="median=True"):
         imp.ranked("median")
-    with pytest.raises(ValueError, match="by must be one of"):
+    with pytest.raises(ValueError, match="^by must be one of 'mean', 'std', 'median', "
+                                         "'win_probability', got 'mode'$"):
         imp.ranked("mode")
+    with pytest.raises(TypeError, match="^by must be one of .*, got 1$"):  # no string
+        imp.order(1)
 
 
 # -- adding any jump ---------------------------------------------------------------------
@@ -292,11 +295,16 @@ def test_candidates_top_and_frame():
     assert "94->1" in str(cand) and "94-&gt;1" in cand._repr_html_()
     with pytest.raises(TypeError, match="square float array"):
         top_candidates(np.zeros(3))
+    with pytest.raises(TypeError, match="^longer must be True or False, got 'no'$"):
+        top_candidates(change, 3, longer="no")  # was taken as True
 
 
 def test_candidates_refusals(monkeypatch):
-    with pytest.raises(ValueError, match="kind must be one of"):
+    with pytest.raises(ValueError, match="^kind must be one of 'both', 'snake', 'ladder', "
+                                         "got 'chute'$"):
         jump_candidates(Board(10), kind="chute")
+    with pytest.raises(TypeError, match="^kind must be one of .*, got None$"):
+        jump_candidates(Board(10), kind=None)
     with pytest.raises(ValueError, match="not defined"):
         jump_candidates(Board(10, overshoot="exact", dice={2: 0.5, 3: 0.5}))
     monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "64M")
@@ -322,6 +330,8 @@ def test_plot_impact_bars():
     assert len(plot_impact(imp, by="median", top=3).patches) == 3
     with pytest.raises(ValueError, match="by must be one of"):
         plot_impact(imp, by="mode")
+    with pytest.raises(TypeError, match="by must be one of"):
+        plot_impact(imp, by=["mean"])
     with pytest.raises(TypeError, match="expected a JumpImpact or a Board"):
         plot_impact(3)
 

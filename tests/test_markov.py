@@ -429,6 +429,10 @@ def test_absorption_from_an_absorbing_or_trapped_start():
     assert a.expected_visits[:2].tolist() == [0.5, 1.0] and np.isnan(a.expected_visits[2:]).all()
     with pytest.raises(TypeError, match=r"expected a Chain, got Board \(a Board: "):
         absorption_probabilities(Board(5))
+    for bad in (1, "yes"):  # were taken as True
+        with pytest.raises(TypeError, match=f"^visit_probability must be None, True or False, "
+                                            f"got {bad!r}$"):
+            absorption_probabilities(Chain(P), visit_probability=bad)
 
 
 @settings(max_examples=40, deadline=None)

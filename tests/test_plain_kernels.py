@@ -33,13 +33,20 @@ from snl_numeric import (
     throws_variance,
 )
 from snl_numeric._core.memory import MemoryLimitError
-from snl_numeric._core.solve import CANCELLATION, TARGET_ERROR, Solver, solver_bytes
+from snl_numeric._core.solve import (
+    CANCELLATION,
+    TARGET_ERROR,
+    Solver,
+    board_moments_kernel,
+    solver_bytes,
+)
 from snl_numeric._core.solve.blocks import ROTATE_GAIN, structure_kernel
 from snl_numeric._core.solve.krylov import FLAT_STEPS, flat_steps, landing_sweep_kernel
 from snl_numeric._core.solve.residual import (
     bound_kernel,
     difference_residual_kernel,
 )
+from snl_numeric._core.table import reach_kernel
 from snl_numeric.boards import random_board
 from snl_numeric.chain import sure_states
 
@@ -87,6 +94,43 @@ def test_the_cancellation_fallback_runs_where_the_start_cancels():
     for x in range(0, 290, 13):
         exact = naive.plain_moments(300 - x)[1]
         assert abs(Fraction(var.iloc[x]) - exact) <= 1e-13 * exact
+
+
+@pytest.mark.parametrize("board, report, stuck", [
+    (Board(20, {5: 15}), [0, 7, 16], []),  # 7 cancels (see above), 0 and 16 do not
+    # even faces, exact landing on 12: the odd squares never reach the goal
+    (Board(12, {10: 4}, overshoot="exact", dice={2: 0.5, 4: 0.5}), [0, 3, 8],
+     [1, 3, 5, 7, 9, 11]),
+])
+def test_the_per_board_kernel_writes_the_variance_of_the_reported_squares_only(board, report,
+                                                                                stuck):
+    # the library reports one square (the start, analyze_many and design_board); the
+    # kernel takes any set: the variance there (the cancellation fallback fixing those
+    # that cancel), NaN on the system's other squares, inf where the goal is not sure,
+    # 0 on the goal; the mean everywhere
+    cb = board.compiled
+    succ = np.ascontiguousarray(cb.succ, dtype=np.int32)
+    n = succ.shape[0]
+    dist, sure = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_)
+    reach_kernel(succ, -1, dist, sure)
+    assert np.flatnonzero(~sure).tolist() == stuck
+    asked = np.zeros(n, dtype=np.bool_)
+    asked[report] = True
+    mean, var = np.full(n, -7.0), np.full(n, -7.0)  # (whatever the arrays held before)
+    assert board_moments_kernel(succ, cb.probs.reshape(1, -1), sure, asked, n, True, mean,
+                                var) <= n
+    assert mean[-1] == var[-1] == 0.0
+    for x in range(n - 1):
+        if not sure[x]:
+            assert mean[x] == var[x] == np.inf
+            continue
+        exact_mean, exact_var = naive.naive_expected_fraction(board, start=x)
+        assert abs(Fraction(mean[x]) - exact_mean) <= 1e-14 * exact_mean
+        if asked[x]:  # where the formula cancels, only the fallback is this close
+            cancels = exact_var * CANCELLATION < exact_mean**2 and exact_mean > 1
+            assert abs(Fraction(var[x]) - exact_var) <= (1e-15 if cancels else 1e-14) * exact_var
+        else:
+            assert np.isnan(var[x])
 
 
 # -- the solver: one method for life, GMRES certified by one solve ---------------------

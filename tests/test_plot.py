@@ -146,6 +146,13 @@ def test_distribution_errors():
         plot_distribution(MB, percentiles=(0,))
     with pytest.raises(ValueError, match="coverage must be in"):
         plot_distribution(MB, coverage=1.5)
+    for bad in ("0.9", True):  # no number: a TypeError (True was taken as 1.0)
+        with pytest.raises(TypeError, match=f"^coverage must be a number, got {bad!r}$"):
+            plot_distribution(MB, coverage=bad)
+    with pytest.raises(ValueError, match="^kind must be one of 'pmf', 'cdf', got 'sf'$"):
+        plot_compare([MB], kind="sf")
+    with pytest.raises(TypeError, match="^kind must be one of 'pmf', 'cdf', got 1$"):
+        plot_compare([MB], kind=1)
 
 
 # -- plot_board ------------------------------------------------------------------

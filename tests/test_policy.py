@@ -328,9 +328,14 @@ def test_finish_within_milton_bradley():
 
 # --- errors ------------------------------------------------------------------------
 @pytest.mark.parametrize("kwargs, exc, match", [
-    ({"objective": "best"}, ValueError, "objective must be one of"),
-    ({"method": "newton"}, ValueError, "method must be one of"),
-    ({"tol": -1.0}, ValueError, "tol must be a number"),
+    ({"objective": "best"}, ValueError, "^objective must be one of 'min', 'max', got 'best'$"),
+    ({"method": "newton"}, ValueError, "^method must be one of 'policy', 'value', got 'newton'$"),
+    # a wrong type is a TypeError, a wrong value of the right type a ValueError
+    ({"objective": 1}, TypeError, "^objective must be one of 'min', 'max', got 1$"),
+    ({"method": None}, TypeError, "^method must be one of 'policy', 'value', got None$"),
+    ({"tol": "0.5"}, TypeError, "^tol must be a number, got '0.5'$"),
+    ({"tol": True}, TypeError, "^tol must be a number, got True$"),
+    ({"tol": -1.0}, ValueError, r"^tol must be a number in \[0, 1\), got -1.0$"),
     ({"max_iter": 0}, ValueError, "max_iter must be at least 1"),
     ({"max_iter": 1.5}, TypeError, "max_iter must be an integer"),
     ({"optional_jumps": "yes"}, TypeError, "optional_jumps must be True or False"),

@@ -534,7 +534,10 @@ def test_max_sweeps_is_reported():
     (lambda: optimal_race(MB, ["1-3", 7]), TypeError, r"dice\[1\] must be a Dice"),
     (lambda: optimal_race(MB, ["0-3"]), ValueError, "cannot read dice"),
     (lambda: optimal_race(MB, SMALL_BIG, optional_jumps=1), TypeError, "optional_jumps"),
-    (lambda: optimal_race(MB, SMALL_BIG, tol=0), ValueError, "tol must be a number"),
+    (lambda: optimal_race(MB, SMALL_BIG, tol=0), ValueError, r"^tol must be a number in \(0, 1\)"),
+    (lambda: optimal_race(MB, SMALL_BIG, tol="1e-9"), TypeError, "^tol must be a number, got '1e-9'$"),
+    (lambda: race_value(MB, SMALL_BIG, np.zeros(101, int), np.zeros(101, int), tol=True),
+     TypeError, "^tol must be a number, got True$"),
     (lambda: optimal_race(MB, SMALL_BIG, max_sweeps=0), ValueError, "max_sweeps must be"),
     (lambda: optimal_race(Board(3, overshoot="bounce", dice={1: 1.0}), [{5: 1.0}]), ValueError,
      r"dice\[0\]: face 5 is too large"),
@@ -649,8 +652,11 @@ def test_plot_race(mb_race):
     assert one.get_title() == "one die"
     with pytest.raises(TypeError, match="race_result must be a RaceResult"):
         plot_race(optimal_policy(MB, SMALL_BIG))
-    with pytest.raises(ValueError, match="which must be one of"):
+    with pytest.raises(ValueError, match="^which must be one of 'value', 'policy', 'both', "
+                                         "got 'heat'$"):
         plot_race(mb_race, which="heat")
+    with pytest.raises(TypeError, match="^which must be one of .*, got None$"):
+        plot_race(mb_race, which=None)
     with pytest.raises(ValueError, match="draws on two Axes"):
         plot_race(mb_race, which="both", ax=axs[:1])
     plt.close("all")

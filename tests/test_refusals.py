@@ -166,6 +166,12 @@ def test_simulate_memory_does_not_depend_on_games(small_machine):
     assert (r.censored, r.stranded, r.throws) == (10**15, 10**15, None)
     with pytest.raises(MemoryLimitError, match=r"per_game=True for 100,000,000,000 games"):
         simulate(Board(10), 10**11, rng=1, per_game=True)
+    # races too: a player on the goal wins every game, before any throw
+    g = simulate(Board(10), 2**63 - 1, starts=[0, 10], rng=1)
+    assert (g.wins.tolist(), g.rounds_histogram.tolist()) == ([0, 2**63 - 1], [2**63 - 1])
+    with pytest.warns(RuntimeWarning, match="1000000000000000 of 1000000000000000 games had no"):
+        g = simulate(stranded, 10**15, players=3, rng=1)
+    assert (g.censored, g.stranded, g.wins.tolist()) == (10**15, 10**15, [0, 0, 0])
 
 
 def test_distribution_growth_refused(small_machine):
@@ -409,6 +415,16 @@ def test_random_board_arguments_refused_in_our_words():
             random_batch(2, 20, snakes=1, ladders=1, rng=bad)
     with pytest.raises(ValueError, match="^rng must be a non-negative integer seed, got -1$"):
         random_board(20, rng=-1)
+    for kwargs, message in (({"n": 2.5}, "n must be an integer, got 2.5"),
+                            ({"size": "20"}, "size must be an integer, got '20'"),
+                            ({"snakes": 1.5}, "snakes must be an integer, got 1.5"),
+                            ({"chain": 1}, "chain must be True or False, got 1"),
+                            ({"overshoot": 1}, "overshoot must be a string, got 1")):
+        args = {"n": 2, "size": 20, "snakes": 1, "ladders": 1, **kwargs}
+        with pytest.raises(TypeError, match=f"^{message}$"):  # (Python's words, or taken)
+            random_batch(args.pop("n"), **args)
+    with pytest.raises(ValueError, match="^overshoot must be one of .*, got 'wrap'$"):
+        random_batch(2, 20, snakes=1, ladders=1, overshoot="wrap")
     with pytest.raises(TypeError, match="^jump_fraction must be a number, got '0.1'$"):
         random_board(20, "0.1")
     with pytest.raises(TypeError, match="^jump_fraction must be a number, got True$"):

@@ -78,6 +78,9 @@ def test_report_refuses_bad_input():
         report(MB, race="yes")
     with pytest.raises(ValueError, match="actions must be a non-empty list"):
         report(MB, actions=[])
+    for bad in ("1-3", 3):  # no list: a TypeError (the string was a ValueError)
+        with pytest.raises(TypeError, match=f"^actions must be a list of dice, got {bad!r}$"):
+            report(MB, actions=bad)
     with pytest.raises(ValueError, match="start"):
         report(MB, start=200)
 

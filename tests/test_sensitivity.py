@@ -349,14 +349,21 @@ def test_errors():
     b = Board(10)
     with pytest.raises(ValueError, match="of must be one of"):
         sensitivity(b, of="median")
-    with pytest.raises(TypeError, match="wrt must be one of"):
+    with pytest.raises(TypeError, match="^wrt must be one of 'dice', 'transitions', 'jumps', "
+                                        "got 3$"):
         sensitivity(b, wrt=3)
-    with pytest.raises(ValueError, match="shift must be a positive integer"):
+    with pytest.raises(ValueError, match="^shift must be at least 1, got 0$"):
         sensitivity(b, wrt="jumps", shift=0)
-    for bad in ({"shift": 0}, {"shift": 1.5}, {"tail": 0}, {"tail": 2.0}, {"max_throws": 0}):
+    for bad in (1.5, "3", True):  # a wrong type is a TypeError (a bool is no count)
+        with pytest.raises(TypeError, match=f"^shift must be an integer, got {bad!r}$"):
+            sensitivity(b, wrt="jumps", shift=bad)
+    for bad in ({"shift": 0}, {"tail": 0}, {"tail": 2.0}, {"max_throws": 0}):
         for wrt in ("dice", "transitions"):  # options the call does not use are checked too
             with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
                 sensitivity(b, wrt=wrt, **bad)
+    for wrt in ("dice", "transitions"):
+        with pytest.raises(TypeError, match="shift must be an integer"):
+            sensitivity(b, wrt=wrt, shift=1.5)
     stuck = Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5})
     with pytest.raises(ValueError, match="infinite and have no derivative"):
         sensitivity(stuck, of="variance")

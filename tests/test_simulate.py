@@ -426,7 +426,9 @@ def test_result_str_and_dict():
     ({"games": 10, "rng": True}, TypeError, "rng must be"),
     ({"games": 10, "threads": 0}, ValueError, "threads must be at least 1"),
     ({"games": 10, "threads": 10**6}, ValueError, "NUMBA_NUM_THREADS"),
-    ({"games": 10, "confidence": 1.5}, ValueError, "confidence must be in"),
+    ({"games": 10, "confidence": 1.5}, ValueError, r"^confidence must be in \(0, 1\), got 1.5$"),
+    ({"games": 10, "confidence": "0.9"}, TypeError, "^confidence must be a number, got '0.9'$"),
+    ({"games": 10, "confidence": "0.9", "players": 2}, TypeError, "confidence must be a number"),
     ({"games": 10, "start": 101}, ValueError, "start must be a square"),
 ])
 def test_errors(kwargs, exc, match):

@@ -14,13 +14,17 @@ from snl_numeric._core.sizes import (
 )
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"path": "numba"}, r"path must be one of 'auto', 'direct', 'structured', got 'numba'"),
-    ({"push": "blocked"}, r"push must be one of 'auto', 'dense', 'sparse', got 'blocked'"),
-    ({"push": 1}, r"push must be one of .*, got 1"),
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"path": "numba"}, ValueError,
+     r"^path must be one of 'auto', 'direct', 'structured', got 'numba'$"),
+    ({"push": "blocked"}, ValueError,
+     r"^push must be one of 'auto', 'dense', 'sparse', got 'blocked'$"),
+    # no string: a TypeError, as every string choice of the package
+    ({"push": 1}, TypeError, r"^push must be one of 'auto', 'dense', 'sparse', got 1$"),
+    ({"path": b"direct"}, TypeError, r"^path must be one of .*, got b'direct'$"),
 ])
-def test_bad_choices_are_refused(kwargs, match):
-    with pytest.raises(ValueError, match=match), options(**kwargs):
+def test_bad_choices_are_refused(kwargs, error, match):
+    with pytest.raises(error, match=match), options(**kwargs):
         pass  # (refused on entering the block)
 
 

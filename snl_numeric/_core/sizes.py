@@ -160,10 +160,11 @@ def options(*, path: str | None = None, push: str | None = None) -> Iterator[Non
     >>> bool(abs(sparse - dense).max() <= 1e-12 * dense.max()), len(sparse) == len(dense)
     (True, True)
     """
-    if path is not None and path not in _PATHS:
-        raise ValueError(f"path must be one of {', '.join(map(repr, _PATHS))}, got {path!r}")
-    if push is not None and push not in _PUSHES:
-        raise ValueError(f"push must be one of {', '.join(map(repr, _PUSHES))}, got {push!r}")
+    # worded as validation.choice words it (validation imports this module: not from there)
+    for name, value, allowed in (("path", path, _PATHS), ("push", push, _PUSHES)):
+        if value is not None and (not isinstance(value, str) or value not in allowed):
+            kind = ValueError if isinstance(value, str) else TypeError
+            raise kind(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
     path_token = None if path is None else _FORCED.set(path)
     push_token = None if push is None else _PUSH.set(push)
     try:

@@ -8,13 +8,12 @@ runs it through :func:`find_board_problem`, as plain Python for the boards
 people type (no compile on a cold start) and compiled for large ones.
 :func:`problem_message` words what it finds, so a bad board gets the same
 message either way. Batch analysis runs it compiled on every row and words the
-rows it flags as a ``Board`` would.
+rows it flags as a ``Board`` would. Strict JSON text is :mod:`.jsontext`'s.
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import math
 import numbers
 import reprlib
@@ -36,8 +35,6 @@ MAX_FACE = 2**31 - 1
 INT64_MAX = 2**63 - 1
 #: The overshoot rules, in the order of their kernel codes.
 OVERSHOOT_RULES = ("win", "exact", "bounce")
-#: Deepest JSON nesting read (a board needs 3 levels).
-MAX_JSON_DEPTH = 64
 
 _RNG_TYPES = "None, an integer seed, a SeedSequence or a Generator"
 
@@ -98,6 +95,32 @@ def flag(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {shown(value)}")
     return bool(value)
+
+
+def optional_flag(value: Any, name: str) -> bool | None:
+    """None, or :func:`flag`'s ``True``/``False``."""
+    if value is not None and not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be None, True or False, got {shown(value)}")
+    return None if value is None else bool(value)
+
+
+def choice(value: Any, name: str, options: tuple[str, ...]) -> str:
+    """``value`` if it is one of the strings ``options``: else ``TypeError`` for what is no
+    string, ``ValueError`` for another string, both naming the options.
+
+    Examples
+    --------
+    >>> choice("jumps", "wrt", ("dice", "jumps"))
+    'jumps'
+    >>> choice(1, "wrt", ("dice", "jumps"))
+    Traceback (most recent call last):
+    ...
+    TypeError: wrt must be one of 'dice', 'jumps', got 1
+    """
+    if not isinstance(value, str) or value not in options:
+        kind = ValueError if isinstance(value, str) else TypeError
+        raise kind(f"{name} must be one of {', '.join(map(repr, options))}, got {shown(value)}")
+    return value
 
 
 def probability(value: Any, name: str) -> float:
@@ -171,139 +194,6 @@ def few(values: Any, k: int = 10) -> str:
     items = [v.item() if isinstance(v, np.generic) else v for v in items]
     n = len(values)
     return str(items) if n <= k else str(items)[:-1] + f", ... ({n} in all)]"
-
-
-# -- JSON -----------------------------------------------------------------------------
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {shown(key)} in a JSON object")
-        out[key] = value
-    return out
-
-
-def _json_ready(value: Any) -> Any:
-    if isinstance(value, float | np.floating):
-        x = float(value)
-        return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
-    if isinstance(value, dict):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, np.integer | np.bool_):
-        return value.item()
-    return value
-
-
-def json_text(data: Any, *, indent: int | None = None) -> str:
-    """Strict JSON text of ``data``: the one place that encodes non-finite numbers.
-
-    Results' ``to_dict`` hold Python numbers (``math.inf`` stays a float); JSON
-    has no infinity, so here ``inf``, ``-inf`` and ``nan`` become the strings
-    ``"inf"``, ``"-inf"`` and ``"nan"`` (never the bare literals ``Infinity``/``NaN``).
-
-    Examples
-    --------
-    >>> json_text({"mean": math.inf, "ci": [1.5, float("nan")]})
-    '{"mean": "inf", "ci": [1.5, "nan"]}'
-    """
-    return json.dumps(_json_ready(data), indent=indent, allow_nan=False)
-
-
-def parse_json(text: str | bytes) -> Any:
-    """Strict JSON: duplicate keys, nesting deeper than :data:`MAX_JSON_DEPTH`,
-    ``NaN``/``Infinity`` literals and undecodable bytes are all ``ValueError``; a UTF-8
-    byte order mark before bytes is skipped.
-
-    Examples
-    --------
-    >>> parse_json('{"size": 10}')
-    {'size': 10}
-    >>> parse_json('{"3": 5, "3": 7}')
-    Traceback (most recent call last):
-    ...
-    ValueError: invalid JSON: duplicate key '3' in a JSON object
-    >>> try:
-    ...     parse_json('{"size": ' + '1' * 5000 + '}')
-    ... except ValueError as exc:
-    ...     print(str(exc).split(" (")[0])
-    invalid JSON: an integer of 5,000 digits
-    """
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"invalid JSON: not UTF-8 text ({exc.reason} at byte "
-                             f"{exc.start})") from None
-    depth = _depth(text)
-    if depth > MAX_JSON_DEPTH:
-        raise ValueError(f"invalid JSON: nested {depth} levels deep (at most {MAX_JSON_DEPTH})")
-
-    def bad_constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a JSON number")
-
-    try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=bad_constant,
-                          parse_int=_json_integer)
-    except ValueError as exc:  # (a json.JSONDecodeError too)
-        raise ValueError(f"invalid JSON: {exc}") from None
-
-
-#: Integers in JSON text have at most this many digits (Python's own limit on reading one).
-MAX_JSON_DIGITS = 4300
-
-
-def _json_integer(text: str) -> int:
-    """A JSON integer, or our own message where Python would advise
-    ``sys.set_int_max_str_digits``: no square, face, count or seed has that many digits."""
-    digits = len(text.lstrip("-"))
-    if digits > MAX_JSON_DIGITS:
-        raise ValueError(f"an integer of {digits:,} digits (numbers here have "
-                         f"at most {MAX_JSON_DIGITS:,}; squares, faces and seeds far fewer)")
-    return int(text)
-
-
-def is_json(text: str | bytes) -> bool:
-    """Whether :func:`parse_json` takes ``text``.
-
-    Examples
-    --------
-    >>> is_json("null"), is_json("{"), is_json(b'{"a": 1}')
-    (True, False, True)
-    """
-    try:
-        parse_json(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _depth(text: str) -> int:
-    """Deepest bracket nesting outside strings (stops early once too deep)."""
-    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
-        return 0
-    depth = top = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > top:
-                top = depth
-                if top > MAX_JSON_DEPTH:
-                    return top
-        elif ch in "]}":
-            depth -= 1
-    return top
 
 
 # -- arrays ---------------------------------------------------------------------------

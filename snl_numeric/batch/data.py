@@ -10,9 +10,10 @@ from typing import Any, overload
 
 import numpy as np
 
+from .._core.fields import overshoot_rule
 from .._core.memory import check_memory
 from .._core.table import OVERSHOOT_CODES
-from .._core.validation import generator, int_array
+from .._core.validation import flag, generator, int_array, integer, positive_int
 from ..board import OVERSHOOT_RULES, Board
 from ..dice import Dice
 
@@ -354,12 +355,13 @@ def random_batch(
     (4, 2)
     """
     gen = generator(rng)
+    n, size = positive_int(n, "n", 0), integer(size, "size")
+    snakes, ladders = integer(snakes, "snakes"), integer(ladders, "ladders")
     k = snakes + ladders
     if size < 3 or snakes < 0 or ladders < 0 or 2 * k > size - 1:
         raise ValueError(f"need size >= 3 and 2 * (snakes + ladders) <= size - 1, got size "
                          f"{size}, {snakes} snakes, {ladders} ladders")
-    if overshoot not in OVERSHOOT_CODES:
-        raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got {overshoot!r}")
+    overshoot, chain = overshoot_rule(overshoot), flag(chain, "chain")
     # random keys (8 bytes) and source flags (1) per board and square, then the jumps
     check_memory(float(n) * (size + 1) * 10 + 64.0 * n * k, f"{n:,} random boards of {size:,} "
                  "squares (generate them in chunks)")

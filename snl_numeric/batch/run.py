@@ -25,6 +25,7 @@ from .._core.validation import (
     INT64_MAX,
     SUM_TOL,
     check_tail,
+    choice,
     few,
     find_board_problem,
     flag,
@@ -450,8 +451,7 @@ def execute(chunks: Iterable[Chunk], settings: Settings, client: Any,
 def make_settings(columns: Any, errors: str, tail: float, max_throws: int,
               chunk_size: int) -> Settings:
     cols = _check_columns(DEFAULT_COLUMNS if columns is None else columns)
-    if errors not in ("raise", "coerce"):
-        raise ValueError(f"errors must be 'raise' or 'coerce', got {errors!r}")
+    errors = choice(errors, "errors", ("raise", "coerce"))
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)):
         raise TypeError(f"chunk_size must be an integer, got {chunk_size!r}")
     if chunk_size < 1:

@@ -12,7 +12,8 @@ from typing import Any
 
 from .. import boards
 from .._core.deprecation import REMOVED_IN
-from .._core.validation import INT64_MAX, json_text, shown
+from .._core.jsontext import json_text
+from .._core.validation import INT64_MAX, shown
 from ..board import OVERSHOOT_RULES, Board
 from ..dice import Dice, parse_dice
 

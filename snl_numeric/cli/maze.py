@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import maze
-from .._core.validation import parse_json
+from .._core.jsontext import parse_json
 from .common import add_progress_arguments, print_json
 
 __all__ = ["add_parser", "load_maze"]

@@ -17,7 +17,7 @@ from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
 from .._core.rng import stream_words
 from .._core.table import OVERSHOOT_CODES
-from .._core.validation import seed_sequence
+from .._core.validation import choice, seed_sequence
 from ..board import Board
 from ..dice import DiceLike
 from .fair import check_fair, design_fair
@@ -537,16 +537,15 @@ def design_board(
     if (objective is None) == (target is None):
         raise ValueError("give exactly one of objective ('max', 'min' or 'fair') and target, "
                          f"got objective={objective!r}, target={target!r}")
-    if objective is not None and objective not in ("max", "min", "fair"):
-        raise ValueError(f"objective must be 'max', 'min' or 'fair', got {objective!r}")
+    if objective is not None:
+        objective = choice(objective, "objective", ("max", "min", "fair"))
     players = check_fair(objective, players, capture, safe)
     if target is not None:
         if isinstance(target, bool) or not isinstance(target, numbers.Real):
             raise TypeError(f"target must be a number, got {target!r}")
         if not math.isfinite(target) or target < 0:
             raise ValueError(f"target must be a finite non-negative length, got {target!r}")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    method = choice(method, "method", METHODS)
     if temperature is not None:
         temperature = _temperatures(temperature)
     iterations = _count(iterations, "iterations", 1)

@@ -17,15 +17,14 @@ import numpy as np
 
 from .._core.optional import require_pandas
 from .._core.text import dice_text, label
+from .._core.validation import choice
 
 __all__ = ["analysis_frame", "design_frame", "finish_within_frame", "game_length_frame",
            "policy_frame", "record_frame", "simulation_frame"]
 
 
 def _pick(kind: str, builders: dict[str, Callable[[], dict[str, Any]]], owner: str) -> Any:
-    if kind not in builders:
-        raise ValueError(f"{owner}.to_frame: kind must be one of {tuple(builders)}, "
-                         f"got {kind!r}")
+    kind = choice(kind, f"{owner}.to_frame: kind", tuple(builders))
     return require_pandas().DataFrame(builders[kind]())
 
 

@@ -47,7 +47,7 @@ from .._core.sizes import sweep_targets
 from .._core.solve import WARN_ERROR
 from .._core.solve.sweeps import sweep_solve
 from .._core.table import quantiles
-from .._core.validation import flag, positive_int
+from .._core.validation import choice, flag, positive_int
 from .._core.warn import warn_user
 from ..board import Board, check_board, check_start
 from ..chain import (
@@ -537,8 +537,7 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
     (94, 1, 15.09)
     """
     start = check_start(check_board(board), start)
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    kind = choice(kind, "kind", KINDS)
     cb = board.compiled
     n = cb.n_states
     check_memory(10 * n * n + 6 * BLOCK_BYTES, f"the jump candidates of a board of {n:,} "

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._core.equality import value_eq
-from .._core.validation import positive_int, readonly
+from .._core.validation import choice, flag, positive_int, readonly
 from ..board import Board
 
 __all__ = ["JumpImpact", "JumpCandidates", "KINDS", "top_candidates"]
@@ -153,9 +153,7 @@ class JumpImpact:
         >>> int(imp.source[j]), round(float(imp.mean_change[j]), 2)
         (80, 19.77)
         """
-        options = ("mean", "std", "median", "win_probability")
-        if by not in options:
-            raise ValueError(f"by must be one of {options}, got {by!r}")
+        by = choice(by, "by", ("mean", "std", "median", "win_probability"))
         change = getattr(self, f"{by}_change")
         if change is None:
             raise ValueError(f"no {by} changes: ask jump_impact for them "
@@ -225,6 +223,7 @@ def top_candidates(change: np.ndarray, k: int = 10, *, longer: bool = True
     [(1, 3, -0.75), (2, 3, -0.75)]
     """
     k = positive_int(k, "k", low=0)
+    longer = flag(longer, "longer")
     change = np.asarray(change)
     if change.ndim != 2 or change.shape[0] != change.shape[1] or change.dtype.kind != "f":
         raise TypeError(f"change must be a square float array (as jump_candidates returns), "

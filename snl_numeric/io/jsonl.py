@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import IO, Any, cast
 
 from .._core.files import write_atomic
-from .._core.validation import is_json, json_text, parse_json
+from .._core.jsontext import is_json, json_text, parse_json
 
 
 __all__ = ["Line", "ReadError", "count_lines", "iter_lines", "iter_numbered", "open_bytes",

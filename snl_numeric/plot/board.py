@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._core.grid import square_xy
+from .._core.validation import flag, optional_flag
 from ..analysis import Analysis
 from ..board import Board
 from ..display.html import GOAL_COLOR, LADDER_COLOR, SNAKE_COLOR, board_title
@@ -76,6 +77,7 @@ def plot_board(
         raise TypeError(f"board must be a Board, got {kind}" + (
             ": a chain has no squares on a grid or jumps to draw (plot_visits and "
             "plot_distribution take a Chain)" if kind == "Chain" else ""))
+    numbers, legend = optional_flag(numbers, "numbers"), flag(legend, "legend")
     created = ax is None
     ax = axes(ax, (7, 7))
     from matplotlib.colors import ListedColormap
@@ -173,6 +175,7 @@ def plot_visits(
     >>> ax.images[0].colorbar is not None
     True
     """
+    numbers, jumps = optional_flag(numbers, "numbers"), flag(jumps, "jumps")
     a = as_analysis(analysis_or_board, distribution=False)
     if a.expected_visits is None:
         raise ValueError(

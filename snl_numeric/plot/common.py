@@ -8,6 +8,7 @@ import numpy as np
 
 from .._core.grid import grid_shape, square_xy
 from .._core.table import quantiles
+from .._core.validation import probability
 from ..analysis import Analysis, analyze
 from ..board import Board
 from ..display.html import LADDER_COLOR, SNAKE_COLOR
@@ -84,9 +85,10 @@ def xmax(a: Analysis, coverage: float) -> int:
 
 
 def check_coverage(coverage: float) -> float:
+    coverage = probability(coverage, "coverage")
     if not 0.0 < coverage <= 1.0:
         raise ValueError(f"coverage must be in (0, 1], got {coverage!r}")
-    return float(coverage)
+    return coverage
 
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._core.table import quantiles
+from .._core.validation import choice, flag
 from ..analysis import Analysis
 from ..board import Board
 from ..display.html import board_title
@@ -100,6 +101,7 @@ def plot_distribution(
         if simulation.board != a.board or simulation.start != a.start:
             raise ValueError("simulation must be of the same board and start square as the "
                              f"analysis, got {simulation.board!r} from {simulation.start}")
+    cdf = flag(cdf, "cdf")
     ax = axes(ax, (8, 4.5))
     kmax = xmax(a, coverage)
     pmf, cdf_values = pmf_cdf(a)
@@ -236,8 +238,7 @@ def plot_compare(
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['exact (mean 39.23)', 'win (mean 35.83)']
     """
-    if kind not in ("pmf", "cdf"):
-        raise ValueError(f"kind must be 'pmf' or 'cdf', got {kind!r}")
+    kind = choice(kind, "kind", ("pmf", "cdf"))
     coverage = check_coverage(coverage)
     if isinstance(boards_or_analyses, Mapping):
         if labels is not None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._core.validation import choice
 from ..board import Board
 from ..display.html import LADDER_COLOR, SNAKE_COLOR, board_title
 from ..impact import JumpCandidates, JumpImpact, candidates, jump_impact
@@ -63,8 +64,7 @@ def plot_impact(
         r = jump_impact(r)
     if not isinstance(r, JumpImpact):
         raise TypeError(f"expected a JumpImpact or a Board, got {type(r).__name__}")
-    if by not in IMPACT_MEASURES:
-        raise ValueError(f"by must be one of {tuple(IMPACT_MEASURES)}, got {by!r}")
+    by = choice(by, "by", tuple(IMPACT_MEASURES))
     order = r.order(by)[:top][::-1]  # the largest at the top
     change = getattr(r, f"{by}_change")[order]
     ax = axes(ax, (7, max(2.5, 0.3 * len(order) + 1.2)))

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._core.grid import square_xy
 from .._core.text import dice_text, label
+from .._core.validation import flag, optional_flag
 from ..display.html import GOAL_COLOR, board_title
 from ..policy import FinishWithinResult, PolicyResult
 
@@ -86,6 +87,8 @@ def plot_policy(
     >>> ax.get_title()
     'Best chance to finish within 20 throws on milton-bradley: 0.7520 from square 0'
     """
+    numbers, values = optional_flag(numbers, "numbers"), optional_flag(values, "values")
+    legend = flag(legend, "legend")
     r = policy_result
     if isinstance(r, PolicyResult):
         policy, take = r.policy, r.take

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from .._core.text import dice_text, label
+from .._core.validation import choice
 from ..display.html import board_title
 from ..race import RaceResult
 from .common import axes, pyplot
@@ -69,8 +70,7 @@ def plot_race(
     """
     if not isinstance(race_result, RaceResult):
         raise TypeError(f"race_result must be a RaceResult, got {type(race_result).__name__}")
-    if not isinstance(which, str) or which not in RACE_PANELS:
-        raise ValueError(f"which must be one of {RACE_PANELS}, got {which!r}")
+    which = choice(which, "which", RACE_PANELS)
     r = race_result
     if which == "both":
         if ax is None:

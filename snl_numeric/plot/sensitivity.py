@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._core.validation import optional_flag
 from ..board import Board
 from ..display.html import board_title
 from ..sensitivity import Sensitivity, sensitivity
@@ -62,6 +63,7 @@ def plot_sensitivity(
     >>> ax.images[0].colorbar.ax.get_ylabel()
     'elasticity of the expected throws'
     """
+    numbers = optional_flag(numbers, "numbers")
     s = sensitivity_or_board
     if isinstance(s, Board):
         s = sensitivity(s, wrt="transitions")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any, cast, overload
 
@@ -11,6 +10,7 @@ import numpy as np
 
 from .._core.numba_config import njit
 from .._core.solve import WARN_ERROR
+from .._core.validation import choice, positive_int, probability
 from .._core.warn import warn_user
 from ..board import Board
 from ..dice import DiceLike
@@ -204,21 +204,16 @@ def optimal_policy(
 
 def _check_options(objective: str, method: str, tol: float | None, max_iter: int | None
                    ) -> tuple[str, str, float, int]:
-    if not isinstance(objective, str) or objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
-    if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    objective = choice(objective, "objective", OBJECTIVES)
+    method = choice(method, "method", METHODS)
     if tol is None:
         tol = 0.0 if method == "policy" else 1e-12
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0 <= tol < 1:
+    tol = probability(tol, "tol")
+    if not 0 <= tol < 1:
         raise ValueError(f"tol must be a number in [0, 1), got {tol!r}")
     if max_iter is None:
         max_iter = 1000 if method == "policy" else 1_000_000
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
-        raise TypeError(f"max_iter must be an integer, got {max_iter!r}")
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be at least 1, got {max_iter}")
-    return objective, method, float(tol), int(max_iter)
+    return objective, method, tol, positive_int(max_iter, "max_iter")
 
 
 def _play(p: Problem, names: tuple[Board, tuple] | Words, objective: str, method: str,

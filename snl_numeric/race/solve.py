@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._core.validation import flag, positive_int
+from .._core.validation import flag, positive_int, probability
 from .._core.warn import warn_user
 from ..board import Board
 from ..dice import Dice, DiceLike
@@ -54,9 +53,10 @@ def _problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Problem:
 
 
 def _check_tol(tol: Any) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0.0 < float(tol) < 1.0:
+    tol = probability(tol, "tol")
+    if not 0.0 < tol < 1.0:
         raise ValueError(f"tol must be a number in (0, 1), got {tol!r}")
-    return float(tol)
+    return tol
 
 
 def _table(diag: np.ndarray, size: int) -> np.ndarray:

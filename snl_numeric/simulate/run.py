@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 import time
 import warnings
 from collections.abc import Sequence
@@ -14,7 +13,7 @@ import numpy as np
 from .._core.memory import check_memory
 from .._core.parallel import default_threads, max_threads
 from .._core.progress import Progress
-from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, seed_sequence
+from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, probability, seed_sequence
 from ..board import Board, check_model, check_start
 from ..dice import DiceLike
 from .kernel import HIST_BINS, Run, alias_tables, block_bounds, block_seeds
@@ -107,7 +106,11 @@ def simulate(
         "throws" are steps), each step drawn from its row by the row's own alias table;
         a game that falls where no absorbing state can be reached is stranded.
     games : int
-        Number of games (``>= 1``).
+        Number of games (``>= 1``, up to ``2**63 - 1``). They are played in rounds over a
+        fixed number of blocks: memory does not grow with ``games`` (only ``per_game=True``
+        keeps arrays per game, and its memory is checked first), so any count is taken;
+        the time grows: ``progress`` shows it, and Ctrl-C (``KeyboardInterrupt``) stops
+        the run within a round.
     rng : SeedSequence, Generator, int or None
         Seed material. An integer ``s`` means ``SeedSequence(s)``; a
         ``Generator`` contributes 128 bits of fresh entropy (so two calls
@@ -255,9 +258,10 @@ def simulate(
 
 
 def _confidence(confidence: float) -> float:
-    if not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
+    confidence = probability(confidence, "confidence")
+    if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    return float(confidence)
+    return confidence
 
 
 def _threads(threads: int | None) -> int:

@@ -177,10 +177,14 @@ def test_warmup_compiles_every_kernel_once():
 
 
 def test_warmup_arguments():
-    with pytest.raises(ValueError, match="unknown warmup group 'bogus'"):
+    with pytest.raises(ValueError, match="^each group must be one of 'core', .*, got 'bogus'$"):
         warmup(["bogus"])
-    with pytest.raises(ValueError, match="processes must be a positive integer"):
+    with pytest.raises(TypeError, match="^each group must be one of .*, got 1$"):
+        warmup([1])
+    with pytest.raises(ValueError, match="^processes must be at least 1, got 0$"):
         warmup(["maze"], processes=0)
+    with pytest.raises(TypeError, match="^processes must be an integer, got 1.5$"):
+        warmup(["maze"], processes=1.5)
     times = warmup(["maze"], processes=1)
     assert sorted(times) == ["maze", "total"] and times["total"] >= times["maze"] > 0
 

@@ -234,17 +234,20 @@ def _slot(j, others, probs, step):  # pragma: no cover - jitted
 def landing_sweep_kernel(tables, probs, pstride, active, block_start, offsets, lu, piv, rhs,
                          near, out):  # pragma: no cover - jitted
     """``out = P^-1 (rhs + R E_D v)`` with ``near[:k] = v``, ``near[k] = 0`` (``rhs``
-    empty: 0; ``near`` of length ``copy.max() + 1``): the sweep of
-    :func:`~.blocks.sweep_kernel`, reading through the tables of :func:`landing_kernel`.
+    empty: 0; ``near`` of length ``copy.max() + 1``): one sweep from the top block down,
+    block by block as :func:`~.blocks.sweep_kernel` solves ``P^-1 rhs``, with the moves
+    down to the targets (``R E_D v``, which that kernel does not take) read from
+    ``near``, every move read through the tables of :func:`landing_kernel`.
 
     A regular square reads its moves' values from a ring of the landing values just
     solved, one die's probabilities held in registers (up to six faces), and the move of
     the shortest step (to the square just solved) enters last, as a product with the
     pivot's reciprocal: the chain from one square to the next is a multiply and an add.
     What a jump lands on is read from ``near`` (short, in cache), never from ``out``.
-    Irregular blocks read face by face as :func:`~.blocks.sweep_kernel` does. Answers
-    differ from that sweep's by the rounding of the reciprocal (a unit or two in the
-    last place per square)."""
+    Irregular blocks read face by face. Answers differ from a block-by-block solve of the
+    same system (``tests/naive.block_sweep``) by roundings: the pivot's reciprocal, the
+    order of the sums and the blocks' solves (a unit or two in the last place per
+    square)."""
     step, code, copy, irregular, ref, _ = tables
     n = code.shape[0]
     nf = step.shape[0]
