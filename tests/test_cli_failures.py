@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -148,16 +149,26 @@ def test_ctrl_c_exits_130_without_a_traceback():
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=hear_ctrl_c)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:  # wait for the progress bar: the work has begun
-            if proc.stderr.read(1):
-                break
+        # wait for the progress bar: the work has begun (with an empty kernel cache the
+        # compile note comes first; stopping a compilation is not what this test is about);
+        # a child that never shows it fails the test instead of blocking the read forever
+        seen, deadline = b"", time.monotonic() + 300
+        while b"simulate:" not in seen:
+            left = deadline - time.monotonic()
+            assert left > 0 and select.select([proc.stderr], [], [], left)[0], (
+                f"no progress bar from snl simulate within 300 s: {seen!r}")
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, f"snl simulate ended before its bar showed: {seen!r}"
+            seen += chunk
         time.sleep(0.5)
         os.kill(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=120)
     except subprocess.TimeoutExpired:
-        proc.kill()
         pytest.fail("snl simulate did not stop on Ctrl-C")
+    finally:
+        if proc.poll() is None:  # only when the test failed
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert err.rstrip().endswith("snl simulate: interrupted")

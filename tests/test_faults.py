@@ -151,10 +151,18 @@ def _copy_cache(dispatcher, root) -> pathlib.Path:
     """Copy the folder of ``dispatcher``'s cache entries to where a process with
     ``NUMBA_CACHE_DIR=root`` looks for them: a folder named after the module's folder and
     a hash of its path, as Numba names it (this process may keep them elsewhere, e.g. in a
-    ``__pycache__`` beside the module when NUMBA_CACHE_DIR is not set, as in CI)."""
+    ``__pycache__`` beside the module when NUMBA_CACHE_DIR is not set, as in CI).
+
+    Only the entries and the package's source stamp are copied: the folder is shared with
+    the other test workers, and one compiling a kernel or importing a module there writes
+    a temporary file and renames it (``*.tmp.*`` from Numba, ``*.pyc.<id>`` from Python),
+    which copytree may list and then not find."""
     src = os.path.dirname(os.path.abspath(dispatcher.py_func.__code__.co_filename))
     dest = pathlib.Path(root) / f"{os.path.basename(src)}_{hashlib.sha1(src.encode()).hexdigest()}"
-    shutil.copytree(dispatcher.stats.cache_path, dest)
+    def others(folder, names):
+        return [n for n in names if not n.endswith((".nbi", ".nbc", "snl_numeric.sources"))]
+
+    shutil.copytree(dispatcher.stats.cache_path, dest, ignore=others)
     return dest
 
 

@@ -108,9 +108,20 @@ def test_percentiles_must_be_numbers():
 
 # -- 10: refuse before allocating ------------------------------------------------------
 def test_available_memory_is_known_and_capped_by_the_environment(monkeypatch):
+    from snl_numeric._core import memory
+
     assert available_memory() is None or available_memory() > 0
+    # the machine's part stands still and above the cap (what a loaded machine has
+    # available changes from one read to the next, and may be less than 1.5 GiB)
+    monkeypatch.setattr(memory, "_meminfo", lambda: 64 * 2**30)
+    monkeypatch.setattr(memory, "_sysconf", lambda: 64 * 2**30)
+    monkeypatch.setattr(memory, "_cgroup", lambda: None)
+    monkeypatch.setattr(memory, "_rlimits", lambda: None)
     monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "1.5G")
     assert available_memory() == 3 * 2**29
+    monkeypatch.setattr(memory, "_cgroup", lambda: 2**30)  # a container's limit, lower
+    assert available_memory() == 2**30
+    monkeypatch.setattr(memory, "_cgroup", lambda: None)
     with pytest.raises(MemoryLimitError, match=r"^x needs about 2\.0 GiB of memory; 1\.5 GiB is "
                                                r"available$"):
         check_memory(2**31, "x")
@@ -496,10 +507,11 @@ def test_rlimits_counted_in_process(monkeypatch):
 
     from snl_numeric._core import memory
 
-    used = memory._status()[b"VmSize"]
+    # the limit follows the address space in use when it is read: read once beforehand,
+    # a large array freed meanwhile (a garbage collection) would leave more than 5 MiB
     monkeypatch.setattr(resource, "getrlimit", lambda which: (
-        (used + 5 * 2**20, resource.RLIM_INFINITY) if which == resource.RLIMIT_AS
-        else (resource.RLIM_INFINITY, resource.RLIM_INFINITY)))
+        (memory._status()[b"VmSize"] + 5 * 2**20, resource.RLIM_INFINITY)
+        if which == resource.RLIMIT_AS else (resource.RLIM_INFINITY, resource.RLIM_INFINITY)))
     monkeypatch.delenv("SNL_NUMERIC_MAX_MEMORY", raising=False)
     avail = available_memory()
     assert avail is not None and avail <= 5 * 2**20 + 2**20

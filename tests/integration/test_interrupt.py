@@ -93,6 +93,7 @@ def test_simulate_a_trillion_games_stops(players):
         "print('ready', flush=True)\n"
         f"simulate(mb, 10**12, rng=1, progress='always'{players})\n")
     child.wait_for("ready")
+    child.wait_for("simulate:", where="err")  # the long run has begun
     code, took, allowed = child.interrupt(1.5)
     err = "".join(child.err)
     assert code != 0 and "KeyboardInterrupt" in err
@@ -109,6 +110,9 @@ def test_design_board_stops(chains, iterations):
         f"design_board(100, snakes=10, ladders=10, objective='max', chains={chains},"
         f" iterations={iterations}, rng=1, progress='always')\n")
     child.wait_for("ready")
+    # the bar shows once the chains are set up (100,000 of them: 0.5 s on a quiet machine,
+    # over 3 s on a busy one): the search's rounds have begun
+    child.wait_for("design (anneal)", where="err")
     code, took, allowed = child.interrupt(2.0)
     assert code != 0 and "KeyboardInterrupt" in "".join(child.err)
     assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
