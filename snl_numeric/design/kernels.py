@@ -142,11 +142,12 @@ def _propose(space, src, dst, occ, state, c, new_src, new_dst):  # pragma: no co
     j = row_below(state, c, src.shape[0])
     kind = row_below(state, c, np.int64(4))  # np.int64: a literal would compile a twin
     no_rec = np.empty((0, 4), dtype=np.int64)
-    n = _move_count(space, kind, j, src, dst, occ, np.int64(-1), new_src, new_dst, no_rec, 0)
+    n = _move_count(space, kind, j, src, dst, occ, np.int64(-1), new_src, new_dst, no_rec,
+                    np.int64(0))
     if n == 0:
         return False
     pick = row_below(state, c, n)
-    _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, no_rec, 0)
+    _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, no_rec, np.int64(0))
     return True
 
 
@@ -259,7 +260,7 @@ def neighbours_kernel(space, src, dst, rec):  # pragma: no cover - jitted
     """Record every feasible single move of a layout in ``rec``; return how many."""
     occ = np.empty(space.size + 1, dtype=np.bool_)
     _mark(src, dst, occ)
-    n = 0
+    n = np.int64(0)  # not a literal: one compile of _move_count
     for j in range(src.shape[0]):
         for kind in range(4):
             n += _move_count(space, kind, j, src, dst, occ, np.int64(-1), src, dst, rec, n)

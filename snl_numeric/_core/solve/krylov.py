@@ -40,7 +40,6 @@ from .blocks import block_solve_t_kernel
 from .greedy import greedy_solve
 from .gth import gth_solve_jit
 
-_NO_RHS = np.zeros(0)
 #: Below ``FLOOR`` (relative), stop after ``STALL`` steps that do not halve the residual:
 #: the rounding floor of the sweeps, where refinement takes over. Sooner where the
 #: residual stops moving: after ``FLAT_STEPS`` steps in a row that each take less than
@@ -367,8 +366,10 @@ def capacitance_apply(trans, op, targets, v, work, work_t, w, pre, tmp
     tables, near, out = work
     k = x.shape[0]
     near[:k] = x
+    # no rhs: an empty view, not a module constant, which Numba types read-only (a second
+    # signature of the kernel)
     landing_sweep_kernel(tables, probs, pstride, active, block_start, offsets, lu, piv,
-                         _NO_RHS, near, out)
+                         out[:0], near, out)
     slot = tables[5]
     for a in range(k):  # the sweep's values at the targets
         w[a] = x[a] - near[slot[a]]
@@ -457,8 +458,8 @@ def gmres_kernel(trans, op, targets, work, work_t, rhs, tol2, c_rows, c_cols, c_
         hess[:] = 0.0
         g[:] = 0.0
         g[0] = beta
-        j = 0
-        flat, last = 0, beta
+        j = np.int64(0)  # not literals: one compile of _orthogonalise and flat_steps
+        flat, last = np.int64(0), beta
         estimated = beta == 0.0  # the deflated space holds the answer: no step to take
         while j < restart and beta > 0:
             capacitance_apply(trans, op, targets, basis[j], work, work_t, w, pre, tmp)
