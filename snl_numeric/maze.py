@@ -607,9 +607,7 @@ def count_paths(
     bound = _as_count(bound, "bound")
     if s == g:
         return PathCount(1, bound == 0, 1)
-    # bound + 1 paths prove "more than bound"; the largest bound (2**63 - 1) cannot be
-    # exceeded, and its + 1 would overflow the kernel's int64
-    max_count = _NO_BOUND if bound is None or bound == _NO_BOUND else bound + 1
+    max_count = _NO_BOUND if bound is None else min(bound, _NO_BOUND - 1) + 1  # (int64)
     search = _Search(m, s, g)
     search.run(0, search.stack[:0], search.stack[:0])  # compile before the bar starts
     with Progress(bound + 1 if bound is not None else 0, "counting paths",
