@@ -607,7 +607,7 @@ def count_paths(
     bound = _as_count(bound, "bound")
     if s == g:
         return PathCount(1, bound == 0, 1)
-    max_count = _NO_BOUND if bound is None else bound + 1
+    max_count = _NO_BOUND if bound is None else min(bound, _NO_BOUND - 1) + 1  # (int64)
     search = _Search(m, s, g)
     search.run(0, search.stack[:0], search.stack[:0])  # compile before the bar starts
     with Progress(bound + 1 if bound is not None else 0, "counting paths",

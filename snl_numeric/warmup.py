@@ -59,6 +59,9 @@ def _simulate() -> None:
         simulate(loaded.to_chain(), 100, rng=0)  # a chain's rows: an alias table each
         for board in (boards.get("milton-bradley"), loaded):  # races: fair dice, others
             simulate(board, 100, players=2, rng=0)
+        # and captures where a game can strand (5 is dead and safe: no capture helps there)
+        simulate(Board(6, overshoot="exact", dice="2-3", capture="start", safe=[5]), 100,
+                 players=2, rng=0)
 
 
 def _batch() -> None:

@@ -93,6 +93,12 @@ def test_a_maze_without_a_path_says_so(capsys, tmp_path):
     assert main(["maze", str(path), "--start", "0", "0", "--goal", "0", "2"]) == 0
     assert main(["maze", str(path), "--limit", "0"]) == 0  # nothing asked for: nothing said
     assert capsys.readouterr().out == "(0, 0)->(2, 0)->(2, 2)->(0, 2)\n(0, 0)->(0, 2)\n"
+    # --json lists the same paths (none) with the same exit code as the text
+    assert main(["maze", str(path), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out) == {"goal": [1, 1], "paths": []}
+    assert main(["maze", str(path), "--json", "--limit", "0"]) == 0
+    capsys.readouterr()
+    assert main(["maze", str(path), "--json", "--start", "0", "0", "--goal", "0", "2"]) == 0
 
 
 def test_race_and_policy_grids_are_laid_out_like_the_board(capsys):

@@ -249,6 +249,15 @@ def test_bad_limit_and_bound():
         mz.count_paths(m, (0, 0), (1, 1), bound=True)
 
 
+def test_largest_bound_and_limit_are_accepted():
+    # the largest value the checks accept: bound + 1 must not overflow the kernel's int64
+    top = 2**63 - 1
+    m = [[1, 1], [1, 0]]  # two paths from (0, 0) to (1, 1): down-right and right-down
+    assert mz.count_paths(m, (0, 0), (1, 1), bound=top) == mz.PathCount(2, False, 5)
+    assert len(mz.paths(m, (0, 0), (1, 1), limit=top)) == 2
+    assert len(mz.corner_paths(m, limit=top)) == 7
+
+
 # --- command line --------------------------------------------------------------
 
 

@@ -236,9 +236,15 @@ def test_start_on_goal_and_stranded():
         r = simulate(dead, 50, players=2, rng=0)
     assert (r.censored, r.stranded, r.finished, r.total_throws) == (50, 50, 0, 0)
     assert r.win_shares.tolist() == [0.0, 0.0] and np.isnan(r.mean_rounds)
-    with pytest.warns(RuntimeWarning, match="stopped at max_throws=7"):  # capture: to the cap
+    # capture to the start, which is dead too: no capture can help, stranded before a throw
+    with pytest.warns(RuntimeWarning, match="50 stranded"):
         capped = race(dead, 50, 2, (1, 0, ()), rng=0, max_throws=7)
-    assert (capped.censored, capped.stranded, capped.total_throws) == (50, 0, 350)
+    assert (capped.censored, capped.stranded, capped.total_throws) == (50, 50, 0)
+    # capture back 1 from 3 lands on 2, alive (2 + 2 wins): such games run to the cap
+    two = Board(4, overshoot="exact", dice={2: 0.5, 3: 0.5})
+    with pytest.warns(RuntimeWarning, match="stopped at max_throws=9"):
+        back = race(two, 4_000, 2, (2, 1, ()), rng=0, max_throws=9)
+    assert back.stranded == 0 and back.censored > 0
     # a 3 strands a token on 3, a 4 wins: P0 wins 1/2, P1 1/4, a quarter is stranded
     half = Board(4, overshoot="exact", dice={3: 0.5, 4: 0.5})
     with pytest.warns(RuntimeWarning, match="stranded"):
@@ -247,6 +253,29 @@ def test_start_on_goal_and_stranded():
     assert r.stranded == r.censored == r.games - r.finished
     assert r.total_throws == r.wins[0] + 2 * (r.games - r.wins[0])
     assert r.mean_rounds == 1.0 and r.throws_histogram.tolist() == [0, *r.wins]
+
+
+def test_capture_games_strand_when_no_capture_can_help():
+    # 5 is dead (2 and 3 overshoot 6 under exact landing) and safe: once both tokens stand
+    # there nobody can win, nor be captured back to the start; the game is stranded (it ran
+    # on to max_throws, so to 10**7 throws by default, before)
+    board = Board(6, overshoot="exact", dice={2: 0.5, 3: 0.5}, capture="start", safe=(5,))
+    exact = expected_game_length(board, 2)
+    assert exact.no_winner == pytest.approx(0.25, abs=1e-12)
+    games = 20_000
+    with pytest.warns(RuntimeWarning, match="stranded"):
+        r = simulate(board, games, players=2, rng=1, max_throws=1_000)
+    assert r.stranded == r.censored == games - r.wins.sum()
+    tol = Z * np.sqrt(exact.win_probabilities * (1 - exact.win_probabilities) / games)
+    assert np.all(np.abs(r.win_shares - exact.win_probabilities) < tol)
+    assert abs(r.censored / games - 0.25) < Z * np.sqrt(0.25 * 0.75 / games)
+    assert r.total_throws < 10 * games  # no game played on to the cap
+    # every player dead from the start under capture="start": decided before any throw
+    loop = Board(18, {2: 15, 8: 12, 14: 5, 17: 12}, start=9, overshoot="exact",
+                 dice={1: 1.0}, capture="start")
+    with pytest.warns(RuntimeWarning, match="1000 stranded"):
+        r = simulate(loop, 1_000, players=2, rng=1)
+    assert (r.censored, r.stranded, r.total_throws) == (1_000, 1_000, 0)
 
 
 # -- errors --------------------------------------------------------------------------------

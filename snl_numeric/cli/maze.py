@@ -228,7 +228,7 @@ def _print_paths(
                                  "N, count them with --count, or drop --json to stream them"
                                  ) from None
         print_json({"goal": list(goal), "paths": [p.tolist() for p in found]})
-        return 0
+        return 1 if not found and args.limit != 0 else 0  # the text's exit code
     # text: each path printed as it is found (memory stays flat; `| head` and Ctrl-C stop it)
     label = "MIDDLE" if goal == mid else None
     left = args.limit

@@ -126,7 +126,9 @@ def dice_field(dice: Any) -> str:
 def editable_page(html: str, board: Any) -> str:
     """The report page ``html`` with the editor of ``board`` added."""
     data = json.dumps({"board": board.to_dict(), "dice_text": dice_field(board.dice)})
-    data = data.replace("</", "<\\/")
+    # no "<" at all in the <script> block: "</script" would end it and "<!--<script" would
+    # keep its own end tag from ending it (user text: a board name); JSON reads \u003c as "<"
+    data = data.replace("<", "\\u003c")
     script = editor_script().replace("</script", "<\\/script")
 
     def mark(m: re.Match[str]) -> str:

@@ -212,7 +212,7 @@ RACE_TALLIES = 6
 
 @njit()
 def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, dest, safe,
-                max_throws, bounds, blocks, budget, rounds_hist, throws_hist, tid, rng, state,
+                strand, max_throws, bounds, blocks, budget, rounds_hist, throws_hist, tid, rng, state,
                 pos, wins, tallies, squares):  # pragma: no cover - jitted
     """Advance each block of ``blocks`` by at most ``budget`` throws of ``k``-player races.
 
@@ -222,8 +222,11 @@ def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, des
     which it can never reach the goal. Players throw in turn from ``starts``; a throw
     that moves the mover onto a square ``r`` not ``safe`` captures (``mode`` not 0)
     every opponent ``j`` on ``r``, sent to ``dest[j, r]``; a capture onto the goal wins
-    for the captured player (the first after the mover, in turn order). Without capture
-    (``mode`` 0) a game is stranded when every player stands on a dead square.
+    for the captured player (the first after the mover, in turn order). A game is stranded
+    when every player stands on a dead square: without capture (``mode`` 0) always, with
+    capture only when ``strand`` is not None but ``dead`` again (no capture can send a player
+    from a dead square to a live one; the dead are then counted after each move onto a dead
+    square). ``strand`` is a compile-time switch, as ``thresh``.
 
     Block ``b`` plays games ``bounds[b] .. bounds[b + 1] - 1`` from the xoshiro256**
     state ``rng[b]``, one throw per 64-bit word (the column from its high 32 bits, then
@@ -281,9 +284,14 @@ def race_kernel(succ, alias, thresh, faces, fair, dead, table, starts, mode, des
                             at[j] = dest[j, new]
                             if at[j] == goal and winner < 0:
                                 winner = j
+                if strand is not None and strand[d, new]:  # all dead first after such a move
+                    n_dead = 0
+                    for j in range(k):
+                        if strand[table[j], at[j]]:
+                            n_dead += 1
             elif dead[d, new] and not dead[d, old]:
                 n_dead += 1
-            if winner < 0 and t < max_throws and (mode != 0 or n_dead < k):
+            if winner < 0 and t < max_throws and (n_dead < k or (mode != 0 and strand is None)):
                 mover = mover + 1 if mover + 1 < k else 0
                 continue
             tallies[b, 2] += t

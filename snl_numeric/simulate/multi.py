@@ -147,9 +147,17 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
         alias[d, :f], thresh[d, :f], faces[d] = a, th, f
         dead[d] = cb.reach[0] < 0
     dest = capture_destinations(board, starts_, int(mode), int(back))
+    # a game with every player on a dead square is stranded unless a capture there could send
+    # someone to a live square (captures happen only off the goal and the safe squares)
+    pdead = dead[table]  # (k, n): player j's dead squares
+    hit = pdead & ~safe
+    hit[:, -1] = False
+    strand = (dead if mode != 0 and pdead.any()
+              and not (hit & ~np.take_along_axis(pdead, dest, axis=1)).any() else None)
     bounds = block_bounds(games)
     run = RaceRun((succ, alias, None if fair.all() else thresh, faces, fair, dead, table,
-                   starts_, int(mode), dest, safe), min(max_throws, 1 << 53), block_seeds(ss, bounds), bounds, threads)
+                   starts_, int(mode), dest, safe, strand), min(max_throws, 1 << 53),
+                  block_seeds(ss, bounds), bounds, threads)
     run.compile()
     t0 = time.perf_counter()
     with Progress(games, "simulate", enabled=progress) as bar:
@@ -221,7 +229,8 @@ class RaceRun:
         state, pos, wins, tallies, squares = self._arrays(BLOCKS)
         home = np.flatnonzero(starts == goal)
         dead = self.tables[5][self.tables[6], starts]
-        if len(home) or (self.tables[8] == 0 and dead.all()):  # decided before any throw
+        strands = self.tables[8] == 0 or self.tables[11] is not None  # (see race_kernel)
+        if len(home) or (strands and dead.all()):  # decided before any throw
             out = np.zeros(k, np.int64)
             hist = np.zeros(1 if len(home) else 0, np.int64)
             if len(home):

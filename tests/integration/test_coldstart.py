@@ -154,9 +154,10 @@ print(json.dumps({"compiled": sorted(set(compiled)), "signatures": signatures}))
 
 #: Kernels compiled for several signatures on purpose: the simulation's fair and other dice,
 #: with and without per-game records (None arguments, compile-time switches), and a chain's
-#: alias table per row (a 2-D table); races with fair dice only, and with others.
+#: alias table per row (a 2-D table); races with fair dice only, and with others, and
+#: races with captures where a game can strand (fair dice).
 SIGNATURES = {"snl_numeric.simulate.kernel.simulate_kernel": 5,
-              "snl_numeric.simulate.kernel.race_kernel": 2}
+              "snl_numeric.simulate.kernel.race_kernel": 3}
 
 
 @pytest.mark.slow

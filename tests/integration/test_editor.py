@@ -269,6 +269,22 @@ def test_the_link_shares_the_board(tmp_path, browser):
     assert problems == []
 
 
+@pytest.mark.parametrize("name", ["<!--<script>", "a</script><!--<script>b", "&lt;\u2028'\""])
+def test_a_board_name_cannot_break_the_editor(tmp_path, browser, name):
+    # the name is user text inside the page's JSON <script>: "<!--<script>" there put the
+    # HTML parser in its "double escaped" state, the block's own </script> no longer ended it
+    # and the editor's script was swallowed as data (the page showed no editor)
+    board = Board(20, {3: 15, 17: 4}, name=name)
+    path = tmp_path / "name.html"
+    report(board, path, editable=True)
+    session, problems = open_page(browser, str(path), width=900, height=900)
+    assert problems == []
+    assert Board.from_dict(json.loads(evaluate(browser, session,
+                                               "JSON.stringify(snlEditor.board())"))) == board
+    got = json.loads(evaluate(browser, session, "snlEditor.result()"))
+    assert close(number(got["mean"]), expected_throws(board))
+
+
 def test_keyboard_edits_and_screenshots(tmp_path, browser):
     """Focus and keys only: type a new jump, press Enter; the numbers follow. The screenshots
     are those of the docs page (written to $SNL_EDITOR_SHOTS when it is set)."""
