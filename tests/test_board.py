@@ -196,7 +196,21 @@ def test_overshoot_is_refused_in_the_words_of_every_string_choice():
                 make()
     with pytest.raises(ValueError, match=f"^overshoot must be one of {rules}, got 'wins'$"):
         BoardBatch.from_arrays([10], overshoot=["wins"])
-    assert Board(10, overshoot=np.str_("exact")).overshoot == "exact"
+    board = Board(10, overshoot=np.str_("exact"))  # taken, and kept as a plain str
+    assert type(board.overshoot) is str and board == Board(10, overshoot="exact")
+
+
+def test_string_choices_given_numpy_strings_are_kept_as_plain_str():
+    """A result keeps the option as the str it names: a NumPy string read from an array is
+    no ``np.str_('mean')`` in its repr (NumPy 2 writes it so)."""
+    from snl_numeric import optimal_policy
+    from snl_numeric.sensitivity import sensitivity
+
+    board = Board(20, {3: 15, 17: 4})
+    s = sensitivity(board, of=np.str_("mean"), wrt=np.str_("transitions"))
+    assert (type(s.of), type(s.wrt)) == (str, str) and "np.str_" not in repr(s)
+    r = optimal_policy(board, [None, {1: 0.5, 2: 0.5}], objective=np.str_("max"))
+    assert type(r.objective) is str
 
 
 def test_cycle_is_fine_without_chain():

@@ -105,8 +105,9 @@ def optional_flag(value: Any, name: str) -> bool | None:
 
 
 def choice(value: Any, name: str, options: tuple[str, ...]) -> str:
-    """``value`` if it is one of the strings ``options``: else ``TypeError`` for what is no
-    string, ``ValueError`` for another string, both naming the options.
+    """``value`` (as a plain ``str``: a NumPy string too) if it is one of the strings
+    ``options``: else ``TypeError`` for what is no string, ``ValueError`` for another
+    string, both naming the options.
 
     Examples
     --------
@@ -120,7 +121,7 @@ def choice(value: Any, name: str, options: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in options:
         kind = ValueError if isinstance(value, str) else TypeError
         raise kind(choice_message(name, options, shown(value)))
-    return value
+    return str(value)
 
 
 def choice_message(name: str, options: tuple[str, ...], got: str) -> str:
