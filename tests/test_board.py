@@ -180,6 +180,39 @@ def test_bad_boards(args, kwargs, error, match):
         Board(*args, **kwargs)
 
 
+
+def test_overshoot_is_refused_in_the_words_of_every_string_choice():
+    """One wording for a bad string choice (``validation.choice``): the board, its file,
+    a batch's arrays and random boards say the same; NumPy strings are taken."""
+    from snl_numeric.batch import BoardBatch, random_batch
+
+    rules = "'win', 'exact', 'bounce'"
+    for bad, error in (("wrap", ValueError), (1, TypeError), (None, TypeError)):
+        message = f"^overshoot must be one of {rules}, got {bad!r}$"
+        for make in (lambda: Board(10, overshoot=bad),
+                     lambda: Board.from_dict({"size": 10, "overshoot": bad}),
+                     lambda: random_batch(2, 20, snakes=1, ladders=1, overshoot=bad)):
+            with pytest.raises(error, match=message):
+                make()
+    with pytest.raises(ValueError, match=f"^overshoot must be one of {rules}, got 'wins'$"):
+        BoardBatch.from_arrays([10], overshoot=["wins"])
+    board = Board(10, overshoot=np.str_("exact"))  # taken, and kept as a plain str
+    assert type(board.overshoot) is str and board == Board(10, overshoot="exact")
+
+
+def test_string_choices_given_numpy_strings_are_kept_as_plain_str():
+    """A result keeps the option as the str it names: a NumPy string read from an array is
+    no ``np.str_('mean')`` in its repr (NumPy 2 writes it so)."""
+    from snl_numeric import optimal_policy
+    from snl_numeric.sensitivity import sensitivity
+
+    board = Board(20, {3: 15, 17: 4})
+    s = sensitivity(board, of=np.str_("mean"), wrt=np.str_("transitions"))
+    assert (type(s.of), type(s.wrt)) == (str, str) and "np.str_" not in repr(s)
+    r = optimal_policy(board, [None, {1: 0.5, 2: 0.5}], objective=np.str_("max"))
+    assert type(r.objective) is str
+
+
 def test_cycle_is_fine_without_chain():
     b = Board(10, {3: 5, 5: 3})
     assert b.jumps == {3: 5, 5: 3}

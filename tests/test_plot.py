@@ -155,6 +155,38 @@ def test_distribution_errors():
         plot_compare([MB], kind=1)
 
 
+
+def test_yes_no_options_take_only_true_false_or_none():
+    """A drawing option that says yes or no takes True, False (NumPy's too) and, where its
+    default is None, None: a string or a number is a TypeError, not read as true."""
+    from snl_numeric import optimal_policy
+    from snl_numeric.plot import plot_sensitivity
+    from snl_numeric.sensitivity import sensitivity
+
+    small = Board(12, {3: 9, 10: 2})
+    r = optimal_policy(small, [None, {1: 1.0}])
+    s = sensitivity(small, wrt="transitions")
+    calls = {"numbers": [lambda v: plot_board(small, numbers=v),
+                         lambda v: plot_visits(small, numbers=v),
+                         lambda v: plot_policy(r, numbers=v),
+                         lambda v: plot_sensitivity(s, numbers=v)],
+             "values": [lambda v: plot_policy(r, values=v)],
+             "legend": [lambda v: plot_board(small, legend=v),
+                        lambda v: plot_policy(r, legend=v)],
+             "jumps": [lambda v: plot_visits(small, jumps=v)],
+             "cdf": [lambda v: plot_distribution(small, cdf=v)]}
+    for name, draws in calls.items():
+        optional = name in ("numbers", "values")
+        said = "None, True or False" if optional else "True or False"
+        for draw in draws:
+            for bad in ("no", 0, *(() if optional else (None,))):
+                with pytest.raises(TypeError, match=f"^{name} must be {said}, got {bad!r}$"):
+                    draw(bad)
+            for good in (np.bool_(False), True, *((None,) if optional else ())):
+                draw(good)
+            plt.close("all")
+
+
 # -- plot_board ------------------------------------------------------------------
 def test_board_milton_bradley():
     ax = plot_board(MB)

@@ -430,7 +430,7 @@ def test_random_board_arguments_refused_in_our_words():
                             ({"size": "20"}, "size must be an integer, got '20'"),
                             ({"snakes": 1.5}, "snakes must be an integer, got 1.5"),
                             ({"chain": 1}, "chain must be True or False, got 1"),
-                            ({"overshoot": 1}, "overshoot must be a string, got 1")):
+                            ({"overshoot": 1}, "overshoot must be one of 'win', 'exact', 'bounce', got 1")):
         args = {"n": 2, "size": 20, "snakes": 1, "ladders": 1, **kwargs}
         with pytest.raises(TypeError, match=f"^{message}$"):  # (Python's words, or taken)
             random_batch(args.pop("n"), **args)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .validation import INT64_MAX, OVERSHOOT_RULES, int_array, integer, shown
+from .validation import INT64_MAX, OVERSHOOT_RULES, choice, int_array, integer, shown
 
 #: The capture rule's names: ``None`` (players never interact), ``"start"``, or an int k.
 CAPTURE_START = "start"
@@ -132,11 +132,7 @@ def json_int(key: Any, what: str) -> int:
 
 
 def overshoot_rule(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"overshoot must be a string, got {shown(value)}")
-    if value not in OVERSHOOT_RULES:
-        raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got {shown(value)}")
-    return value
+    return choice(value, "overshoot", OVERSHOOT_RULES)
 
 
 def label(value: Any) -> str | None:

@@ -105,8 +105,9 @@ def optional_flag(value: Any, name: str) -> bool | None:
 
 
 def choice(value: Any, name: str, options: tuple[str, ...]) -> str:
-    """``value`` if it is one of the strings ``options``: else ``TypeError`` for what is no
-    string, ``ValueError`` for another string, both naming the options.
+    """``value`` (as a plain ``str``: a NumPy string too) if it is one of the strings
+    ``options``: else ``TypeError`` for what is no string, ``ValueError`` for another
+    string, both naming the options.
 
     Examples
     --------
@@ -119,8 +120,14 @@ def choice(value: Any, name: str, options: tuple[str, ...]) -> str:
     """
     if not isinstance(value, str) or value not in options:
         kind = ValueError if isinstance(value, str) else TypeError
-        raise kind(f"{name} must be one of {', '.join(map(repr, options))}, got {shown(value)}")
-    return value
+        raise kind(choice_message(name, options, shown(value)))
+    return str(value)
+
+
+def choice_message(name: str, options: tuple[str, ...], got: str) -> str:
+    """:func:`choice`'s words, for a check that finds the bad value its own way (a
+    column of a batch, a code); ``got`` is the value as shown."""
+    return f"{name} must be one of {', '.join(map(repr, options))}, got {got}"
 
 
 def probability(value: Any, name: str) -> float:
@@ -545,7 +552,7 @@ def problem_message(problem: int, i: int, j: int, *, size: int, start: int, code
     if problem == START:
         return f"start must be a square in 0..{size}, got {start}"
     if problem == OVERSHOOT:
-        return f"overshoot must be one of {OVERSHOOT_RULES}, got code {code}"
+        return choice_message("overshoot", OVERSHOOT_RULES, f"code {code}")
     if problem == NO_FACE:
         return "dice must have at least one face"
     if problem == FACE_RANGE:

@@ -13,7 +13,15 @@ import numpy as np
 from .._core.fields import overshoot_rule
 from .._core.memory import check_memory
 from .._core.table import OVERSHOOT_CODES
-from .._core.validation import flag, generator, int_array, integer, positive_int
+from .._core.validation import (
+    choice_message,
+    flag,
+    generator,
+    int_array,
+    integer,
+    positive_int,
+    shown,
+)
 from ..board import OVERSHOOT_RULES, Board
 from ..dice import Dice
 
@@ -134,8 +142,8 @@ class BoardBatch:
                 try:
                     codes = np.array([lookup[str(v)] for v in ov.tolist()], dtype=np.int8)
                 except KeyError as exc:
-                    raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, "
-                                     f"got {exc.args[0]!r}") from None
+                    raise ValueError(choice_message("overshoot", OVERSHOOT_RULES,
+                                                    shown(exc.args[0]))) from None
             else:
                 codes = _int_vector(ov, "overshoot")
                 # invalid codes become -1 (a per-row error), never wrap around in int8
@@ -271,7 +279,7 @@ class BoardBatch:
     def _board(self, i: int) -> Board:
         code = int(self.overshoot[i])
         if code not in RULE_NAMES:
-            raise ValueError(f"overshoot must be one of {OVERSHOOT_RULES}, got code {code}")
+            raise ValueError(choice_message("overshoot", OVERSHOOT_RULES, f"code {code}"))
         j0, j1 = self.jump_ptr[i], self.jump_ptr[i + 1]
         d0, d1 = self.dice_ptr[i], self.dice_ptr[i + 1]
         pairs = np.column_stack([self.jump_src[j0:j1], self.jump_dst[j0:j1]])

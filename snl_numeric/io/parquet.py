@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._core.table import OVERSHOOT_CODES
-from .._core.validation import OVERSHOOT_RULES, int64_values, shown
+from .._core.validation import OVERSHOOT_RULES, choice_message, int64_values, shown
 from . import require_pyarrow
 
 __all__ = ["LABELS", "BoardColumns", "board_table", "count_rows", "iter_columns",
@@ -130,7 +130,7 @@ def read_columns(rb: Any) -> BoardColumns:
     for name, code in OVERSHOOT_CODES.items():
         codes[rules == name] = code
     for i in np.flatnonzero(codes < 0).tolist():
-        errs.setdefault(i, f"overshoot must be one of {OVERSHOOT_RULES}, got {rules[i]!r}")
+        errs.setdefault(i, choice_message("overshoot", OVERSHOOT_RULES, shown(rules[i])))
     codes[codes < 0] = 0
     chain, _ = _scalar_column(rb, "chain", False, "bool", errs)
     # jumps

@@ -202,7 +202,8 @@ class GameSimulationResult:
         players together) or were stranded.
     stranded : int
         Censored games stopped early because every player stood on a square from which it
-        can never reach the goal (detected without a capture rule only).
+        can never reach the goal; under a capture rule, only where no capture could send a
+        player from such a square to one that can (else the game runs to ``max_throws``).
     max_throws : int
         The cap on the throws of one game, all players together.
     wins : ndarray of int64, shape (k,)
