@@ -180,7 +180,7 @@ def test_report_players_shows_the_exact_race(board, k):
     assert rule in part
     assert f"{k} players" in part and "<svg" in part and "rounds" in part
     # the bars are the rounds distribution: one bar per round with positive chance shown
-    shown = int(re.search(r"shown up to (\d+) rounds", part).group(1))
+    shown = int(re.search(r"shown up to (\d+) rounds?", part).group(1))
     cdf = np.cumsum(game.rounds_pmf)
     assert cdf[shown] >= 0.999 - 1e-9 and (shown <= 1 or cdf[shown - 1] < 0.999)
     assert part.count('fill="#4c78a8"') == np.count_nonzero(game.rounds_pmf[: shown + 1] > 0)
@@ -195,6 +195,19 @@ def test_report_players_where_nobody_may_win():
     assert game.no_winner > 0 and math.isinf(game.mean_rounds)
     assert f"<th>nobody wins</th><td>{game.no_winner:.12f}</td>" in part
     assert "<th>expected rounds</th><td>∞</td>" in part and "games someone wins" in part
+
+
+def test_report_players_where_nobody_can_win():
+    """Every start stuck in a loop (a d1 from 9 runs 10-14 and back by the snake 14 -> 5):
+    no round ends the game, so no distribution is drawn or captioned."""
+    from snl_numeric import expected_game_length
+
+    stuck = Board(18, {2: 15, 8: 12, 14: 5, 17: 12}, start=9, overshoot="exact", dice={1: 1.0})
+    assert expected_game_length(stuck, 2).no_winner == 1.0
+    part = players_part(report(stuck, players=2))
+    assert "<th>nobody wins</th><td>1.000000000000</td>" in part
+    assert "Nobody can win from these starts" in part
+    assert "<svg" not in part and "shown up to" not in part
 
 
 def test_report_players_refused_where_it_cannot_be_answered():

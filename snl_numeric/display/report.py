@@ -349,21 +349,24 @@ def players_section(g: Any, board: Any) -> str:
     wins = _table(["player", "start", "win chance"],
                   [[i + 1, s, f"{w:.12f}"] for i, (s, w)
                    in enumerate(zip(g.starts, g.win_probabilities.tolist(), strict=True))])
+    method = ("the joint chain of every player's position" if board.capture is not None
+              else "the independent-players formula")
+    how = (f"Player 1 throws first; a round is one throw by each player. Exact, from {method}, "
+           f"up to a tail below {g.tail:g} per chance.")
     pmf = np.asarray(g.rounds_pmf, dtype=np.float64)
+    if not pmf.any():  # no distribution to draw
+        return (_kv(rows) + wins + "<p>Nobody can win from these starts: no round ends the "
+                f"game.</p><p>{escape(how)}</p>")
     cdf = np.cumsum(pmf)
     last = quantiles(cdf, [0.999 * (1.0 - g.no_winner)])[0]
     last = len(pmf) - 1 if last is None else max(last, 1)
     marks = {"mean": g.mean_rounds} if math.isfinite(g.mean_rounds) else {}
     svg = distribution_svg(pmf, cdf, last=last, marks=marks, unit="rounds",
                            title=f"Distribution of the number of rounds, {k} players")
-    method = ("the joint chain of every player's position" if board.capture is not None
-              else "the independent-players formula")
-    how = (f"Player 1 throws first; a round is one throw by each player. Exact, from {method}, "
-           f"up to a tail below {g.tail:g} per chance.")
-    return (_kv(rows) + wins
-            + _figure(svg, f"P(R = k), the game ends in round k: bars (left axis); "
-                           f"P(R ≤ k): line (right axis); shown up to {last} rounds (99.9% of "
-                           f"the games{' someone wins' if g.no_winner > 0 else ''}).") + f"<p>{escape(how)}</p>")
+    caption = (f"P(R = k), the game ends in round k: bars (left axis); P(R ≤ k): line (right "
+               f"axis); shown up to {last} round{'s' * (last > 1)} (99.9% of the games"
+               f"{' someone wins' if g.no_winner > 0 else ''}).")
+    return _kv(rows) + wins + _figure(svg, caption) + f"<p>{escape(how)}</p>"
 
 
 # -- chains --------------------------------------------------------------------------------
