@@ -361,6 +361,21 @@ def test_jsonl_and_parquet_round_trips(tmp_path):
     assert analyze_many(named, columns=ALL, chunk_size=5).equals(ref)
 
 
+def test_write_jsonl_keeps_every_rule_of_streamed_boards(tmp_path):
+    # Boards given one by one (an iterator, a generator, mixed with a batch) keep their
+    # name and capture rule, as a list of Boards does: each line is the Board's to_dict()
+    bump = Board(10, {3: 7}, name="x", capture="start", safe=[5])
+    back = Board(12, {11: 2}, chain=True, dice={1: 0.1, 2: 0.7, 3: 0.2}, capture=2)
+    for given in (iter([bump, back]), (b for b in (bump, back)),
+                  iter([bump, BoardBatch.from_boards([Board(6)]), back])):
+        path = tmp_path / "s.jsonl"
+        write_jsonl(given, path)
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        assert lines[0] == bump.to_dict() and lines[-1] == back.to_dict()
+        assert Board.from_dict(lines[0]).capture == "start"
+        assert Board.from_dict(lines[0]).safe == (5,)
+
+
 def test_parquet_alternative_schema_and_defaults(tmp_path):
     path = tmp_path / "alt.parquet"
     table = pa.table({

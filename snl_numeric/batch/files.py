@@ -391,12 +391,18 @@ def _as_batches(boards: Any) -> Iterator[BoardBatch]:
 
 
 def _boards(boards: Any) -> Iterator[Board]:
-    """Every board, names kept (a BoardBatch holds none)."""
-    if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
+    """Every board, each Board as given (its name and capture rule kept: a BoardBatch holds
+    neither), the boards of a BoardBatch one by one."""
+    if isinstance(boards, BoardBatch):
         yield from boards
         return
-    for batch in _as_batches(boards):
-        yield from batch
+    for item in boards:
+        if isinstance(item, Board):
+            yield item
+        elif isinstance(item, BoardBatch):
+            yield from item
+        else:
+            raise TypeError(f"expected Boards or BoardBatches, got {type(item).__name__}")
 
 
 def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
