@@ -376,6 +376,24 @@ def test_write_jsonl_keeps_every_rule_of_streamed_boards(tmp_path):
         assert Board.from_dict(lines[0]).safe == (5,)
 
 
+def test_a_capture_rule_a_batch_cannot_hold_is_said(tmp_path):
+    # a BoardBatch holds the one-player game: read_boards and write_parquet say when they
+    # leave a capture rule out instead of handing back the game without it in silence
+    bump = Board(10, {3: 7}, capture="start", safe=[5])
+    path = tmp_path / "b.jsonl"
+    write_jsonl([Board(6), bump], path)
+    with pytest.warns(UserWarning, match=r"board 1 .*capture='start'.*Board.from_dict"):
+        back = read_boards(path)
+    assert list(back) == [Board(6), bump.replace(capture=None, safe=())]
+    with pytest.warns(UserWarning, match=r"board 1 .*capture='start'.*Parquet"):
+        write_parquet([Board(6), bump], tmp_path / "b.parquet")
+    with pytest.warns(UserWarning, match=r"board 0 .*capture=2"):
+        write_parquet(iter([Board(6, capture=2)]), tmp_path / "c.parquet")
+    write_jsonl([Board(6), Board(8)], path)  # no capture rule: nothing said
+    write_parquet([Board(6)], tmp_path / "d.parquet")
+    assert len(read_boards(path)) == 2
+
+
 def test_parquet_alternative_schema_and_defaults(tmp_path):
     path = tmp_path / "alt.parquet"
     table = pa.table({
