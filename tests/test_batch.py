@@ -382,12 +382,12 @@ def test_a_capture_rule_a_batch_cannot_hold_is_said(tmp_path):
     bump = Board(10, {3: 7}, capture="start", safe=[5])
     path = tmp_path / "b.jsonl"
     write_jsonl([Board(6), bump], path)
-    with pytest.warns(UserWarning, match=r"board 1 .*capture='start'.*Board.from_dict"):
+    with pytest.warns(UserWarning, match=r"board 1.*capture='start'.*Board.from_dict"):
         back = read_boards(path)
     assert list(back) == [Board(6), bump.replace(capture=None, safe=())]
-    with pytest.warns(UserWarning, match=r"board 1 .*capture='start'.*Parquet"):
+    with pytest.warns(UserWarning, match=r"board 1.*capture='start'.*Parquet"):
         write_parquet([Board(6), bump], tmp_path / "b.parquet")
-    with pytest.warns(UserWarning, match=r"board 0 .*capture=2"):
+    with pytest.warns(UserWarning, match=r"board 0.*capture=2"):
         write_parquet(iter([Board(6, capture=2)]), tmp_path / "c.parquet")
     write_jsonl([Board(6), Board(8)], path)  # no capture rule: nothing said
     write_parquet([Board(6)], tmp_path / "d.parquet")

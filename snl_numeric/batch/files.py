@@ -301,7 +301,7 @@ def _jsonl_names(path: str, key: bytes = b'"name"') -> bool:
 
 def _capture_left_out(row: int, capture: Any, where: str, stacklevel: int = 3) -> None:
     """Say that board ``row``'s capture rule is not kept (a BoardBatch holds none)."""
-    warnings.warn(f"board {row} has a capture rule (capture={capture!r}) that {where}: a "
+    warnings.warn(f"board {row}'s capture rule (capture={capture!r}) {where}: a "
                   "BoardBatch holds the one-player game (the answers of analyze_many do not "
                   "depend on the rule)", UserWarning, stacklevel=stacklevel)
 
@@ -400,8 +400,8 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
     if _file_kind(os.fspath(path)) == "jsonl":
         found = _first_capture(os.fspath(path))
         if found is not None:
-            _capture_left_out(*found, "a BoardBatch does not keep; read the file line by line "
-                              "with Board.from_dict to keep it")
+            _capture_left_out(*found, "is not kept (read each board of the file with "
+                              "Board.from_dict to keep it)")
     return BoardBatch.concat([c.batch for c in chunks])
 
 
@@ -491,7 +491,8 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     """
     pa, pq = require_pyarrow()
     names = None
-    where = "the Parquet board schema cannot hold; write_jsonl keeps it"
+    where = ("is not written (the Parquet board schema has no place for it; write_jsonl "
+             "keeps it)")
     if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
         names = [b.name for b in boards]
         names = names if any(n is not None for n in names) else None
