@@ -68,6 +68,11 @@ dice_probs    list<double>          their probabilities, same lengths
 id, name      any                   labels, carried to the results as they are
 ============  ====================  =========================================
 
+Other columns are ignored, except one that looks meant as a rule and would be
+read past: a near miss of a rule column the file lacks (``overshot``,
+``sizes``) or a board file key spelt otherwise here (``snakes``, ``ladders``,
+``dice``); the file is then refused, naming the column.
+
 *Parquet* (results): ``analyze_to_parquet`` writes a directory ``OUT`` of
 part files ``part-000000.parquet``, ... (one per chunk, each written to a
 temporary file then renamed) with a ``row`` column (the board's position in
