@@ -413,21 +413,30 @@ def test_parquet_alternative_schema_and_defaults(tmp_path):
         read_boards(path)
 
 
-def test_parquet_rule_columns_spelt_otherwise_are_refused(tmp_path):
+def test_parquet_rule_columns_spelt_otherwise_are_refused_or_said(tmp_path):
     # a misspelt rule column used to be ignored: its boards took the default rule
     # ("overshot": "exact" read as "win", mean 9.05 throws on 30 squares instead of 13.33)
     path = tmp_path / "m.parquet"
-    for columns, match in (({"overshot": ["exact"]}, "'overshot'.*did you mean 'overshoot'"),
-                           ({"chian": [True]}, "'chian'.*did you mean 'chain'"),
-                           ({"snakes": [[[9, 2]]]}, "spells 'snakes' as 'jump_src/jump_dst'"),
+    for columns, match in (({"snakes": [[[9, 2]]]}, "spells 'snakes' as 'jump_src/jump_dst'"),
                            ({"dice": [[1, 2]]}, "spells 'dice' as 'dice_faces/dice_probs'")):
         pq.write_table(pa.table({"size": [30], **columns}), path)
         with pytest.raises(ValueError, match=match):
             read_boards(path)
         with pytest.raises(ValueError, match=match):
             analyze_many(path, columns=("mean",))
+    # a near miss may be a label that looks like a rule: read past, and said
+    for columns, match in (({"overshot": ["exact"]}, "'overshot'.*did you mean 'overshoot'"),
+                           ({"chian": [True]}, "'chian'.*did you mean 'chain'")):
+        pq.write_table(pa.table({"size": [30], "jump_src": [[9]], "jump_dst": [[2]], **columns}),
+                       path)
+        with pytest.warns(UserWarning, match=match):
+            assert list(read_boards(path)) == [Board(30, {9: 2})]
+        with pytest.warns(UserWarning, match=match):
+            assert analyze_many(path, columns=("mean",))["mean"].iloc[0] == pytest.approx(
+                expected_throws(Board(30, {9: 2})), rel=1e-12)
     pq.write_table(pa.table({"sizes": [30]}), path)
-    with pytest.raises(ValueError, match="'sizes'.*did you mean 'size'"):
+    with pytest.warns(UserWarning, match="'sizes'.*did you mean 'size'"), pytest.raises(
+            ValueError, match="needs a 'size' column"):
         read_boards(path)
     # other columns (data, labels, a near miss of a rule column that is there) are read past
     pq.write_table(pa.table({"size": [30], "overshoot": ["exact"], "start": [0], "starts": [1],

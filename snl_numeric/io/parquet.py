@@ -8,6 +8,7 @@ a file whose columns have the wrong types is refused as a whole.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,9 +59,9 @@ _OTHER_SPELLING = {"snakes": "jump_src/jump_dst", "ladders": "jump_src/jump_dst"
 
 
 def check_names(names: list[str]) -> None:
-    """``ValueError`` for a column meant as a rule but not read as one: a board file key the
-    schema spells otherwise, or a near miss of a rule column the file lacks (``overshot``:
-    its boards would be read with the default rule). Other columns are carried or ignored."""
+    """``ValueError`` for a board file key the schema spells otherwise (``snakes``: it would
+    be read past); a ``UserWarning`` for a near miss of a rule column the file lacks
+    (``overshot``: its boards take the default rule). Other columns are carried or ignored."""
     import difflib
 
     given = set(names)
@@ -74,10 +75,10 @@ def check_names(names: list[str]) -> None:
             raise ValueError(f"a board Parquet file spells {name!r} as "
                              f"{_OTHER_SPELLING[name]!r} (column {name!r} would be ignored)")
         near = difflib.get_close_matches(name, missing, n=1, cutoff=0.8)
-        if near:
-            raise ValueError(f"unknown column {name!r} in a board Parquet file; did you mean "
-                             f"{near[0]!r}? (read as it is, its boards would take the default "
-                             f"{near[0]})")
+        if near:  # (a warning: it may be a label that happens to look like one)
+            warnings.warn(f"unknown column {name!r} in a board Parquet file, read past; did "
+                          f"you mean {near[0]!r}? (its boards take the default {near[0]})",
+                          UserWarning, stacklevel=2)
 
 
 def _flag_rows(errs: dict[int, str], owner: np.ndarray, bad: np.ndarray, values: np.ndarray,
