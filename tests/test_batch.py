@@ -361,6 +361,39 @@ def test_jsonl_and_parquet_round_trips(tmp_path):
     assert analyze_many(named, columns=ALL, chunk_size=5).equals(ref)
 
 
+def test_write_jsonl_keeps_every_rule_of_streamed_boards(tmp_path):
+    # Boards given one by one (an iterator, a generator, mixed with a batch) keep their
+    # name and capture rule, as a list of Boards does: each line is the Board's to_dict()
+    bump = Board(10, {3: 7}, name="x", capture="start", safe=[5])
+    back = Board(12, {11: 2}, chain=True, dice={1: 0.1, 2: 0.7, 3: 0.2}, capture=2)
+    for given in (iter([bump, back]), (b for b in (bump, back)),
+                  iter([bump, BoardBatch.from_boards([Board(6)]), back])):
+        path = tmp_path / "s.jsonl"
+        write_jsonl(given, path)
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        assert lines[0] == bump.to_dict() and lines[-1] == back.to_dict()
+        assert Board.from_dict(lines[0]).capture == "start"
+        assert Board.from_dict(lines[0]).safe == (5,)
+
+
+def test_a_capture_rule_a_batch_cannot_hold_is_said(tmp_path):
+    # a BoardBatch holds the one-player game: read_boards and write_parquet say when they
+    # leave a capture rule out instead of handing back the game without it in silence
+    bump = Board(10, {3: 7}, capture="start", safe=[5])
+    path = tmp_path / "b.jsonl"
+    write_jsonl([Board(6), bump], path)
+    with pytest.warns(UserWarning, match=r"board 1.*capture='start'.*Board.from_dict"):
+        back = read_boards(path)
+    assert list(back) == [Board(6), bump.replace(capture=None, safe=())]
+    with pytest.warns(UserWarning, match=r"board 1.*capture='start'.*Parquet"):
+        write_parquet([Board(6), bump], tmp_path / "b.parquet")
+    with pytest.warns(UserWarning, match=r"board 0.*capture=2"):
+        write_parquet(iter([Board(6, capture=2)]), tmp_path / "c.parquet")
+    write_jsonl([Board(6), Board(8)], path)  # no capture rule: nothing said
+    write_parquet([Board(6)], tmp_path / "d.parquet")
+    assert len(read_boards(path)) == 2
+
+
 def test_parquet_alternative_schema_and_defaults(tmp_path):
     path = tmp_path / "alt.parquet"
     table = pa.table({
@@ -378,6 +411,40 @@ def test_parquet_alternative_schema_and_defaults(tmp_path):
     assert df["error"].iloc[2] == _board_error({"size": 30, "overshoot": "bogus"})
     with pytest.raises(ValueError, match="board 2: overshoot must be one of"):
         read_boards(path)
+
+
+def test_parquet_rule_columns_spelt_otherwise_are_refused_or_said(tmp_path):
+    # a misspelt rule column used to be ignored: its boards took the default rule
+    # ("overshot": "exact" read as "win", mean 9.05 throws on 30 squares instead of 13.33)
+    path = tmp_path / "m.parquet"
+    for columns, match in (({"snakes": [[[9, 2]]]}, "spells 'snakes' as 'jump_src/jump_dst'"),
+                           ({"dice": [[1, 2]]}, "spells 'dice' as 'dice_faces/dice_probs'")):
+        pq.write_table(pa.table({"size": [30], **columns}), path)
+        with pytest.raises(ValueError, match=match):
+            read_boards(path)
+        with pytest.raises(ValueError, match=match):
+            analyze_many(path, columns=("mean",))
+    # a near miss may be a label that looks like a rule: read past, and said
+    for columns, match in (({"overshot": ["exact"]}, "'overshot'.*did you mean 'overshoot'"),
+                           ({"chian": [True]}, "'chian'.*did you mean 'chain'")):
+        pq.write_table(pa.table({"size": [30], "jump_src": [[9]], "jump_dst": [[2]], **columns}),
+                       path)
+        with pytest.warns(UserWarning, match=match):
+            assert list(read_boards(path)) == [Board(30, {9: 2})]
+        with pytest.warns(UserWarning, match=match):
+            assert analyze_many(path, columns=("mean",))["mean"].iloc[0] == pytest.approx(
+                expected_throws(Board(30, {9: 2})), rel=1e-12)
+    pq.write_table(pa.table({"sizes": [30]}), path)
+    with pytest.warns(UserWarning, match="'sizes'.*did you mean 'size'"), pytest.raises(
+            ValueError, match="needs a 'size' column"):
+        read_boards(path)
+    # other columns (data, labels, a near miss of a rule column that is there) are read past
+    pq.write_table(pa.table({"size": [30], "overshoot": ["exact"], "start": [0], "starts": [1],
+                             "jump_src": [[9]], "jump_dst": [[2]], "jump": [0], "names": ["a"],
+                             "colour": ["red"], "capture": ["start"]}), path)
+    assert list(read_boards(path)) == [Board(30, {9: 2}, overshoot="exact")]
+    assert analyze_many(path, columns=("mean",))["mean"].iloc[0] == pytest.approx(
+        expected_throws(Board(30, {9: 2}, overshoot="exact")), rel=1e-12)
 
 
 def test_jsonl_bad_lines(tmp_path):

@@ -68,6 +68,11 @@ dice_probs    list<double>          their probabilities, same lengths
 id, name      any                   labels, carried to the results as they are
 ============  ====================  =========================================
 
+Other columns are ignored, but a board file key spelt otherwise here
+(``snakes``, ``ladders``, ``dice``) refuses the file, and a near miss of a rule
+column the file lacks (``overshot``, ``sizes``) is read past with a
+``UserWarning`` naming it (its boards take the default rule).
+
 *Parquet* (results): ``analyze_to_parquet`` writes a directory ``OUT`` of
 part files ``part-000000.parquet``, ... (one per chunk, each written to a
 temporary file then renamed) with a ``row`` column (the board's position in

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import stat
+import warnings
 from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass, field
 from typing import Any
@@ -286,15 +287,36 @@ def _keep_labels(chunks: Iterator[Chunk], keep: tuple[str, ...] | None) -> Itera
                     chunk.lines)
 
 
-def _jsonl_names(path: str) -> bool:
-    """Whether a JSON Lines file may name its boards (a ``"name"`` key somewhere)."""
+def _jsonl_names(path: str, key: bytes = b'"name"') -> bool:
+    """Whether a JSON Lines file may name its boards (a ``"name"`` key somewhere; or
+    another ``key``)."""
     with jsonl.open_bytes(path) as fh:
         tail = b""
         while block := fh.read(1 << 20):
-            if b'"name"' in tail + block:
+            if key in tail + block:
                 return True
-            tail = block[-5:]
+            tail = block[-len(key) + 1:]
     return False
+
+
+def _capture_left_out(row: int, capture: Any, where: str, stacklevel: int = 3) -> None:
+    """Say that board ``row``'s capture rule is not kept (a BoardBatch holds none)."""
+    warnings.warn(f"board {row}'s capture rule (capture={capture!r}) {where}: a "
+                  "BoardBatch holds the one-player game (the answers of analyze_many do not "
+                  "depend on the rule)", UserWarning, stacklevel=stacklevel)
+
+
+def _first_capture(path: str) -> tuple[int, Any] | None:
+    """The first row of a JSON Lines file holding a capture rule, and the rule; None if
+    none does."""
+    if not _jsonl_names(path, b'"capture"'):
+        return None
+    rows, _ = jsonl.open_rows(path)
+    for i, row in enumerate(rows):
+        value = row.value if isinstance(row, jsonl.Line) else row
+        if isinstance(value, dict) and value.get("capture") is not None:
+            return i, value["capture"]
+    return None
 
 
 def stream_fingerprint(digests: Iterable[str]) -> str:
@@ -357,6 +379,9 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
 
     Raises ``ValueError`` naming the first row that cannot be read; use
     :func:`~snl_numeric.analyze_many` with ``errors="coerce"`` to get per-row messages.
+    A BoardBatch holds the one-player game: boards' names and capture rules are not kept
+    (a ``UserWarning`` names the first board with a capture rule; read such a file line
+    by line with :meth:`~snl_numeric.Board.from_dict` to keep the rule).
 
     Examples
     --------
@@ -372,6 +397,11 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
         if c.parse_errors:
             i = min(c.parse_errors)
             raise_for_row(c.offset + i, c.parse_errors[i] + c.line_note(i))
+    if _file_kind(os.fspath(path)) == "jsonl":
+        found = _first_capture(os.fspath(path))
+        if found is not None:
+            _capture_left_out(*found, "is not kept (read each board of the file with "
+                              "Board.from_dict to keep it)")
     return BoardBatch.concat([c.batch for c in chunks])
 
 
@@ -391,12 +421,18 @@ def _as_batches(boards: Any) -> Iterator[BoardBatch]:
 
 
 def _boards(boards: Any) -> Iterator[Board]:
-    """Every board, names kept (a BoardBatch holds none)."""
-    if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
+    """Every board, each Board as given (its name and capture rule kept: a BoardBatch holds
+    neither), the boards of a BoardBatch one by one."""
+    if isinstance(boards, BoardBatch):
         yield from boards
         return
-    for batch in _as_batches(boards):
-        yield from batch
+    for item in boards:
+        if isinstance(item, Board):
+            yield item
+        elif isinstance(item, BoardBatch):
+            yield from item
+        else:
+            raise TypeError(f"expected Boards or BoardBatches, got {type(item).__name__}")
 
 
 def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
@@ -423,6 +459,17 @@ def _arrow_table(batch: BoardBatch) -> Any:
                                batch.faces, batch.probs)
 
 
+def _said(items: Iterable[Any], where: str) -> Iterator[Any]:
+    """``items`` as they come, the first Board with a capture rule named on the way."""
+    row, said = 0, False
+    for item in items:
+        if isinstance(item, Board) and item.capture is not None and not said:
+            said = True
+            _capture_left_out(row, item.capture, where, stacklevel=4)
+        row += len(item) if isinstance(item, BoardBatch) else 1
+        yield item
+
+
 def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     """Write boards (a BoardBatch, Boards, or an iterable of either, streamed) as Parquet.
 
@@ -430,7 +477,8 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     ``jump_src``/``jump_dst``, and ``name`` when Boards with names are
     given); each batch becomes a row group. :func:`read_boards` and
     :func:`~snl_numeric.analyze_many` read it back. The file is written whole or not at all:
-    a stream that fails leaves the previous file as it was.
+    a stream that fails leaves the previous file as it was. The schema has no capture rule:
+    a ``UserWarning`` names the first Board with one (:func:`write_jsonl` keeps it).
 
     Examples
     --------
@@ -443,9 +491,16 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     """
     pa, pq = require_pyarrow()
     names = None
+    where = ("is not written (the Parquet board schema has no place for it; write_jsonl "
+             "keeps it)")
     if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
         names = [b.name for b in boards]
         names = names if any(n is not None for n in names) else None
+        caught = next((i for i, b in enumerate(boards) if b.capture is not None), None)
+        if caught is not None:
+            _capture_left_out(caught, boards[caught].capture, where)
+    elif not isinstance(boards, BoardBatch):
+        boards = _said(boards, where)
 
     def write(fh: Any) -> None:
         writer = None

@@ -8,6 +8,7 @@ a file whose columns have the wrong types is refused as a whole.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,8 +19,8 @@ from .._core.table import OVERSHOOT_CODES
 from .._core.validation import OVERSHOOT_RULES, choice_message, int64_values, shown
 from . import require_pyarrow
 
-__all__ = ["LABELS", "BoardColumns", "board_table", "count_rows", "iter_columns",
-           "read_columns", "schema_names"]
+__all__ = ["LABELS", "RULE_COLUMNS", "BoardColumns", "board_table", "check_names",
+           "count_rows", "iter_columns", "read_columns", "schema_names"]
 
 D6_FACES = np.arange(1, 7, dtype=np.int64)
 D6_PROBS = np.full(6, 1.0 / 6.0)
@@ -48,6 +49,36 @@ class BoardColumns:
 
 #: Columns that name a board (any type), carried from a board file to its results.
 LABELS = ("id", "name")
+#: The columns of a board's rules (a missing one takes its default).
+RULE_COLUMNS = ("size", "start", "overshoot", "chain", "jump_src", "jump_dst", "jumps",
+                "dice_faces", "dice_probs")
+#: Board file keys the Parquet schema spells otherwise (a column by that name is refused).
+_OTHER_SPELLING = {"snakes": "jump_src/jump_dst", "ladders": "jump_src/jump_dst",
+                   "dice": "dice_faces/dice_probs", "faces": "dice_faces",
+                   "probs": "dice_probs"}
+
+
+def check_names(names: list[str]) -> None:
+    """``ValueError`` for a board file key the schema spells otherwise (``snakes``: it would
+    be read past); a ``UserWarning`` for a near miss of a rule column the file lacks
+    (``overshot``: its boards take the default rule). Other columns are carried or ignored."""
+    import difflib
+
+    given = set(names)
+    if given & {"jumps", "jump_src", "jump_dst"}:  # (one way to give the jumps is enough)
+        given |= {"jumps", "jump_src", "jump_dst"}
+    missing = [c for c in RULE_COLUMNS if c not in given]
+    for name in names:
+        if name in RULE_COLUMNS or name in LABELS:
+            continue
+        if name in _OTHER_SPELLING:
+            raise ValueError(f"a board Parquet file spells {name!r} as "
+                             f"{_OTHER_SPELLING[name]!r} (column {name!r} would be ignored)")
+        near = difflib.get_close_matches(name, missing, n=1, cutoff=0.8)
+        if near:  # (a warning: it may be a label that happens to look like one)
+            warnings.warn(f"unknown column {name!r} in a board Parquet file, read past; did "
+                          f"you mean {near[0]!r}? (its boards take the default {near[0]})",
+                          UserWarning, stacklevel=2)
 
 
 def _flag_rows(errs: dict[int, str], owner: np.ndarray, bad: np.ndarray, values: np.ndarray,
@@ -118,6 +149,7 @@ def read_columns(rb: Any) -> BoardColumns:
     """One Arrow record batch of boards (the schema of :mod:`snl_numeric.batch`) as columns."""
     n = rb.num_rows
     names = rb.schema.names
+    check_names(names)
     if "size" not in names:
         raise ValueError(f"a board Parquet file needs a 'size' column, got columns {names}")
     errs: dict[int, str] = {}
