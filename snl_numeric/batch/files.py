@@ -496,9 +496,7 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     if isinstance(boards, (list, tuple)) and all(isinstance(b, Board) for b in boards):
         names = [b.name for b in boards]
         names = names if any(n is not None for n in names) else None
-        caught = next((i for i, b in enumerate(boards) if b.capture is not None), None)
-        if caught is not None:
-            _capture_left_out(caught, boards[caught].capture, where)
+        boards = list(_said(boards, where))
     elif not isinstance(boards, BoardBatch):
         boards = _said(boards, where)
 
