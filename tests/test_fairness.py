@@ -486,3 +486,9 @@ def test_cli_analyze_prints_the_edge(capsys):
     assert out["players"]["first_player_advantage"] == first_player_advantage(MB)
     assert main(["analyze", "milton-bradley", "--players", "1", "--json"]) == 0
     assert "first_player_advantage" not in json.loads(capsys.readouterr().out)["players"]
+
+
+def test_numpy_string_choices_are_kept_as_plain_strings():
+    f = fair_starts(Board(10, {3: 8, 9: 2}), handicap=np.str_("starts"),
+                    search=np.str_("exhaustive"))
+    assert type(f.handicap) is str and "handicap='starts'" in repr(f)
