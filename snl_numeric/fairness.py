@@ -36,7 +36,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
@@ -353,13 +353,13 @@ def fair_starts(
     """
     k = _players(k)
     board = check_board(board)
-    handicap = choice(handicap, "handicap", get_args(Handicap))
+    handicap = cast(Handicap, choice(handicap, "handicap", get_args(Handicap)))
     if dice is not None and handicap != "dice":
         raise ValueError(f"dice= lists the candidate dice of handicap='dice', not of "
                          f"handicap={handicap!r}; give the board its dice with board.replace")
     if squares is not None and handicap != "starts":
         raise ValueError(f"squares= is for handicap='starts', not {handicap!r}")
-    search = choice(search, "search", get_args(Search))
+    search = cast(Search, choice(search, "search", get_args(Search)))
     move_first = flag(move_first, "move_first")
     progress = check_progress(progress)
     max_extra = positive_int(max_extra, "max_extra")
