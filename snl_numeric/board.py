@@ -211,10 +211,11 @@ class Board:
         What a throw past the goal does.
     chain : bool, default False
         Follow chained jumps until the token rests.
-    dice : Dice, mapping or str, optional
+    dice : Dice, mapping, str or None, optional
         The throw's distribution: a :class:`~snl_numeric.Dice`, a mapping
         ``face -> probability`` or a string such as ``"2d6"``, ``"1-3"`` or
-        ``"1:0.5,2:0.5"`` (see :func:`~snl_numeric.dice.parse_dice`); a fair d6 by default.
+        ``"1:0.5,2:0.5"`` (see :func:`~snl_numeric.dice.parse_dice`); ``None`` (the
+        default) is a fair d6, in :meth:`replace` too.
     name : str, optional
         A label used in reports.
     capture : None, "start" or int, optional
