@@ -555,22 +555,24 @@ class Board:
         if isinstance(source, bytes):
             return cls.from_dict(parse_json(source))
         text: str | bytes
+        # (text saved with a byte order mark is text too)
+        body = source.removeprefix("\ufeff") if isinstance(source, str) else ""
         if isinstance(source, os.PathLike) or (
-            isinstance(source, str) and not source.lstrip().startswith(("{", "[", '"'))
+            isinstance(source, str) and not body.lstrip().startswith(("{", "[", '"'))
             and "\n" not in source
         ):
             try:
                 text = _read_board_file(source)
             except FileNotFoundError:
-                if not (isinstance(source, str) and is_json(source)):  # (null, 3: said below)
+                if not (isinstance(source, str) and is_json(body)):  # (null, 3: said below)
                     raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "
                                      "text either)") from None
-                text = source
+                text = body
             except (OSError, ValueError) as exc:  # a directory, no permission, a NUL byte
                 raise ValueError(f"cannot read board file {os.fspath(source)!r}: "
                                  f"{getattr(exc, 'strerror', None) or exc}") from None
-        elif isinstance(source, (str, bytes)):
-            text = source
+        elif isinstance(source, str):
+            text = body
         else:
             raise TypeError(f"source must be JSON text or a path, got {type(source).__name__}")
         try:

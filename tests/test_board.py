@@ -1,6 +1,7 @@
 import functools
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -237,6 +238,32 @@ def test_json_file_and_alternative_keys(tmp_path):
     data = {"size": 30, "snakes": [[26, 0]], "ladders": [[2, 21]], "dice": {"1": 0.5, "2": 0.5}}
     c = Board.from_dict(data)
     assert c.jumps == {2: 21, 26: 0} and c.dice == Dice.fair(2)
+
+
+def test_json_text_or_file_starting_with_a_byte_order_mark(tmp_path):
+    # text copied from a file saved by a Windows editor starts with U+FEFF: it is JSON
+    # text, not the name of a file
+    b = Board(30, {2: 21, 26: 0}, overshoot="exact", dice={1: 0.5, 2: 0.5})
+    for text in ("\ufeff" + b.to_json(), "\ufeff" + b.to_json(indent=2),
+                 "\ufeff  " + b.to_json()):
+        assert Board.from_json(text) == b
+        assert Board.from_json(text.encode()) == b
+    assert Board.from_json('\ufeff{"size": 5}') == Board(5)
+    path = tmp_path / "bom.json"
+    path.write_text(b.to_json(), encoding="utf-8-sig")
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert Board.from_json(path) == b and Board.from_json(str(path)) == b
+    from snl_numeric.batch import read_boards  # board files of many boards too
+
+    lines = tmp_path / "bom.jsonl"
+    lines.write_text(b.to_json() + "\n" + Board(5).to_json() + "\n", encoding="utf-8-sig")
+    assert list(read_boards(lines)) == [b, Board(5)]
+    # a path is still a path, and what is neither is still said as before
+    name = "\ufeffnone.json"
+    with pytest.raises(ValueError, match=re.escape(f"no such board file: {name!r}")):
+        Board.from_json(name)
+    with pytest.raises(TypeError, match="got null"):
+        Board.from_json("\ufeffnull")
 
 
 @pytest.mark.parametrize(
