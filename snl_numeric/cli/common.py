@@ -261,7 +261,7 @@ class DeprecatedFlag(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        said = getattr(namespace, "_deprecated_said", set())
+        said: set[str] = getattr(namespace, "_deprecated_said", set())
         if option_string not in said:  # (the namespace is this command line's own)
             print(f"{parser.prog}: {option_string} is deprecated here and will be removed in "
                   f"snl_numeric {REMOVED_IN}; use {self.new}", file=sys.stderr)
