@@ -42,7 +42,8 @@ from ._core.fields import (
 )
 from ._core.files import write_text_atomic
 from ._core.jsontext import is_json, parse_json
-from ._core.table import OVERSHOOT_CODES, check_table_entries
+from ._core.sizes import check_table_entries
+from ._core.table import OVERSHOOT_CODES
 from ._core.validation import (
     INT64_MAX,
     OVERSHOOT_RULES,
@@ -202,7 +203,9 @@ class Board:
     Parameters
     ----------
     size : int
-        Number of the goal square (squares are ``0 .. size``).
+        Number of the goal square (squares are ``0 .. size``). A board whose successor
+        table (``size + 1`` squares x faces) would pass 500,000,000 entries could not be
+        analysed and is refused (``ValueError``).
     jumps : mapping or iterable of pairs, optional
         ``square -> destination``; up is a ladder, down a snake.
     start : int, default 0
@@ -290,6 +293,7 @@ class Board:
             raise ValueError(problem_message(
                 problem, i, j, size=size, start=start, code=OVERSHOOT_CODES[overshoot], src=src,
                 dst=dst, faces=dice.faces, probs=dice.probs))
+        check_table_entries(size, len(dice.faces))  # (a board nothing could analyse)
         order = np.argsort(src, kind="stable")
         src, dst = src[order], dst[order]
         for arr in (src, dst):

@@ -240,6 +240,35 @@ def test_json_file_and_alternative_keys(tmp_path):
     assert c.jumps == {2: 21, 26: 0} and c.dice == Dice.fair(2)
 
 
+def test_one_size_limit_for_every_way_of_building_a_board():
+    # Board(2**31 + 5) was built, though nothing can analyse it, while from_dict of its
+    # own to_dict refused it: every constructor now refuses a board whose successor table
+    # passes the one limit (size + 1 squares x faces), with one message
+    from snl_numeric._core.sizes import MAX_TABLE_ENTRIES
+
+    size = 2**31 + 5
+    said = (f"board too large to compile: {size + 1:,} squares x 6 faces = {6 * (size + 1):,} "
+            f"table entries; the limit is {MAX_TABLE_ENTRIES:,}")
+    d6 = Dice.fair(6).to_dict()
+    for build in (lambda: Board(size), lambda: Board(size, dice="d6"),
+                  lambda: Board(size, {3: 9}, overshoot="exact"),
+                  lambda: Board.from_dict({"size": size}),
+                  lambda: Board.from_dict({"size": size, "dice": d6}),
+                  lambda: Board.from_pairs(size, ladders={3: 9}),
+                  lambda: Board.from_json('{"size": %d}' % size),
+                  lambda: Board(10).replace(size=size)):
+        with pytest.raises(ValueError, match="^" + re.escape(said) + "$"):
+            build()
+    # the limit counts table entries: one face on the largest board there can be
+    top = Board(MAX_TABLE_ENTRIES - 1, {3: 9}, dice={1: 1.0})
+    assert Board.from_dict(top.to_dict()) == top and Board.from_json(top.to_json()) == top
+    with pytest.raises(ValueError, match="500,000,001 table entries"):
+        Board(MAX_TABLE_ENTRIES, dice={1: 1.0})
+    # a broken rule is named first, as batch analysis names it
+    with pytest.raises(ValueError, match="jump cycle under chain=True: 3->9->3"):
+        Board(size, {9: 3, 3: 9}, chain=True)
+
+
 def test_json_text_or_file_starting_with_a_byte_order_mark(tmp_path):
     # text copied from a file saved by a Windows editor starts with U+FEFF: it is JSON
     # text, not the name of a file
