@@ -42,7 +42,8 @@ from ._core.fields import (
 )
 from ._core.files import write_text_atomic
 from ._core.jsontext import is_json, parse_json
-from ._core.table import OVERSHOOT_CODES, check_table_entries
+from ._core.sizes import check_table_entries
+from ._core.table import OVERSHOOT_CODES
 from ._core.validation import (
     INT64_MAX,
     OVERSHOOT_RULES,
@@ -202,7 +203,9 @@ class Board:
     Parameters
     ----------
     size : int
-        Number of the goal square (squares are ``0 .. size``).
+        Number of the goal square (squares are ``0 .. size``). A board whose successor
+        table (``size + 1`` squares x faces) would pass 500,000,000 entries could not be
+        analysed and is refused (``ValueError``).
     jumps : mapping or iterable of pairs, optional
         ``square -> destination``; up is a ladder, down a snake.
     start : int, default 0
@@ -211,10 +214,11 @@ class Board:
         What a throw past the goal does.
     chain : bool, default False
         Follow chained jumps until the token rests.
-    dice : Dice, mapping or str, optional
+    dice : Dice, mapping, str or None, optional
         The throw's distribution: a :class:`~snl_numeric.Dice`, a mapping
         ``face -> probability`` or a string such as ``"2d6"``, ``"1-3"`` or
-        ``"1:0.5,2:0.5"`` (see :func:`~snl_numeric.dice.parse_dice`); a fair d6 by default.
+        ``"1:0.5,2:0.5"`` (see :func:`~snl_numeric.dice.parse_dice`); ``None`` (the
+        default) is a fair d6, in :meth:`replace` too.
     name : str, optional
         A label used in reports.
     capture : None, "start" or int, optional
@@ -289,6 +293,7 @@ class Board:
             raise ValueError(problem_message(
                 problem, i, j, size=size, start=start, code=OVERSHOOT_CODES[overshoot], src=src,
                 dst=dst, faces=dice.faces, probs=dice.probs))
+        check_table_entries(size, len(dice.faces))  # (a board nothing could analyse)
         order = np.argsort(src, kind="stable")
         src, dst = src[order], dst[order]
         for arr in (src, dst):
@@ -554,22 +559,24 @@ class Board:
         if isinstance(source, bytes):
             return cls.from_dict(parse_json(source))
         text: str | bytes
+        # (text saved with a byte order mark is text too)
+        body = source.removeprefix("\ufeff") if isinstance(source, str) else ""
         if isinstance(source, os.PathLike) or (
-            isinstance(source, str) and not source.lstrip().startswith(("{", "[", '"'))
+            isinstance(source, str) and not body.lstrip().startswith(("{", "[", '"'))
             and "\n" not in source
         ):
             try:
                 text = _read_board_file(source)
             except FileNotFoundError:
-                if not (isinstance(source, str) and is_json(source)):  # (null, 3: said below)
+                if not (isinstance(source, str) and is_json(body)):  # (null, 3: said below)
                     raise ValueError(f"no such board file: {os.fspath(source)!r} (and not JSON "
                                      "text either)") from None
-                text = source
+                text = body
             except (OSError, ValueError) as exc:  # a directory, no permission, a NUL byte
                 raise ValueError(f"cannot read board file {os.fspath(source)!r}: "
                                  f"{getattr(exc, 'strerror', None) or exc}") from None
-        elif isinstance(source, (str, bytes)):
-            text = source
+        elif isinstance(source, str):
+            text = body
         else:
             raise TypeError(f"source must be JSON text or a path, got {type(source).__name__}")
         try:

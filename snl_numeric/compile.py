@@ -34,13 +34,12 @@ import scipy.sparse as sp
 from ._core.memory import SMALL_REQUEST, check_memory
 from ._core.table import (
     OVERSHOOT_CODES,
-    check_table_entries,
     moves_up_kernel,
     reach_kernel,
     succ_table_kernel,
 )
 from ._core.validation import readonly
-from ._core.sizes import ordinary
+from ._core.sizes import check_table_entries, ordinary
 from ._core.vectorised import (
     landing_rest,
     play_from,

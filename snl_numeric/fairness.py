@@ -168,7 +168,7 @@ def first_player_advantage(board: Board | Sequence[Board], k: int = 2, **options
         Number of players, at least 2.
     **options
         ``starts``, ``dice``, ``tail``, ``max_throws`` of
-        :func:`~snl_numeric.win_probabilities`.
+        :func:`~snl_numeric.win_probabilities` (``None`` dice: the board's own die).
 
     Returns
     -------
@@ -257,7 +257,7 @@ def fair_starts(
     k: int = 2,
     *,
     handicap: Handicap = "starts",
-    dice: Sequence[DiceLike] | None = None,
+    dice: Sequence[DiceLike | None] | None = None,
     squares: Sequence[int] | None = None,
     move_first: bool = True,
     max_extra: int = 3,
@@ -280,8 +280,9 @@ def fair_starts(
     dice : list of dice, optional
         With ``handicap="dice"`` (and only then): the candidate dice, each a
         :class:`~snl_numeric.Dice`, a mapping face -> probability or a string such as
-        ``"1-4"``, or ``None`` for the board's own dice (as in
-        :func:`~snl_numeric.win_probabilities`); every player may take any of them.
+        ``"1-4"``, or ``None`` for the board's own die (as in
+        :func:`~snl_numeric.win_probabilities`; not a fair d6); every player may take any
+        of them.
     squares : list of int, optional
         With ``handicap="starts"``: the candidate start squares (by default every square
         but the goal from which the goal can be reached). Player 0 may also start on the

@@ -400,9 +400,10 @@ def win_probabilities(
         ``board``, ``starts``, ``dice`` is a list, else 2.
     starts : list of int or None, optional
         Each player's start square (``None`` entries: the board's start).
-    dice : Dice, mapping, str or list of them, optional
-        The same dice for everybody, or one per player (``None`` entries:
-        the board's dice), e.g. a handicap.
+    dice : Dice, mapping, str, None or list of them, optional
+        The same dice for everybody, or one per player, e.g. a handicap. ``None`` (the
+        default), or a ``None`` entry, is the player's board's own die (not a fair d6,
+        unlike the dice to choose from of :func:`~snl_numeric.optimal_policy`).
     tail : float, default 1e-12
         Tail tolerance of the single-player distributions; results are
         exact up to about ``tail`` per player.

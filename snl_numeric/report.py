@@ -83,7 +83,8 @@ def report(board: Board | Chain, path: str | os.PathLike[str] | None = None, *,
         Where to write the page (UTF-8); not written when omitted.
     actions : sequence of dice, optional
         Dice to choose from before each throw (``Dice``, mappings, or strings such as
-        ``"1-3"``, ``"2d6"``).
+        ``"1-3"``, ``"2d6"``), as :func:`~snl_numeric.optimal_policy` takes them: a
+        ``None`` entry is a fair d6 (``actions=None``, the default: no policy section).
     race : bool, default False
         Add the race of two players choosing between ``actions`` (the board's own die
         when no ``actions`` are given).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
 import threading
 import time
@@ -37,6 +38,7 @@ from snl_numeric.batch import (
     write_jsonl,
     write_parquet,
 )
+from snl_numeric.batch import files as batch_files
 from snl_numeric.batch import run as batch_run
 from snl_numeric.batch import store as batch_store
 from snl_numeric.cli import main
@@ -684,3 +686,62 @@ def test_batch_row_of_a_huge_negative_size_is_a_size_error():
     df = analyze_many([{"size": -2**57}, {"size": 10}], errors="coerce")
     assert df["error"].tolist()[0] == f"size must be at least 1, got {-2**57}"
     assert df["mean"].notna().tolist() == [False, True]
+
+
+def test_read_boards_refuses_a_row_that_breaks_the_rules_naming_row_line_and_file(
+        tmp_path, monkeypatch):
+    # a row that reads but breaks a rule of the game used to come back in the batch, its
+    # error raised later (batch[i], analyze_many) without the row, line or file
+    def board_error(*args, **kwargs):
+        with pytest.raises(ValueError) as exc:
+            Board(*args, **kwargs)
+        return str(exc.value)
+
+    path = tmp_path / "b.jsonl"
+    path.write_text('{"size": 10}\n\n{"size": 10, "jumps": [[10, 3]]}\n{"size": -3}\n')
+    why = board_error(10, {10: 3})
+    assert why == "jump 10->3 leaves the goal 10; no jump may leave it"
+    with pytest.raises(ValueError, match="^" + re.escape(
+            f"board 1: {why} (line 3 of {str(path)!r})") + "$"):
+        read_boards(path)
+    # the first bad row is named, whether it breaks a rule or cannot be read
+    path.write_text('{"size": 10}\n{"size": -3}\n{"size": 10, "jumps": [[10, 3]]}\n')
+    with pytest.raises(ValueError, match="^" + re.escape(
+            f"board 1: size must be at least 1, got -3 (line 2 of {str(path)!r})") + "$"):
+        read_boards(path)
+    # Parquet: the row of the file; in a later chunk too
+    monkeypatch.setattr(batch_files, "DEFAULT_CHUNK_SIZE", 2)
+    pqf = tmp_path / "b.parquet"
+    pq.write_table(pa.table({
+        "size": pa.array([10, 20, 30, 30], pa.int64()),
+        "jump_src": pa.array([[], [3], [3, 3], [29]], pa.list_(pa.int64())),
+        "jump_dst": pa.array([[], [8], [8, 1], [30]], pa.list_(pa.int64())),
+        "dice_faces": pa.array([None, None, None, [1, 2]], pa.list_(pa.int64())),
+        "dice_probs": pa.array([None, None, None, [0.5, 0.4]], pa.list_(pa.float64())),
+    }), pqf)
+    why = board_error(30, [(3, 8), (3, 1)])
+    assert why == "two jumps start on square 3 (3->8 and 3->1)"
+    with pytest.raises(ValueError, match="^" + re.escape(
+            f"board 2: {why} (row 2 of {str(pqf)!r})") + "$"):
+        read_boards(pqf)
+    pq.write_table(pa.table({"size": [30, 30], "dice_faces": [[1], [1, 2]],
+                             "dice_probs": [[1.0], [0.5, 0.4]]}), pqf)
+    why = board_error(30, dice={1: 0.5, 2: 0.4})
+    assert why.startswith("dice probabilities must sum to 1")
+    with pytest.raises(ValueError, match="^" + re.escape(
+            f"board 1: {why} (row 1 of {str(pqf)!r})") + "$"):
+        read_boards(pqf)
+    # a board too large for any kernel is no Board; one too large for batch analysis is
+    path.write_text('{"size": 20000000}\n{"size": 1099511627776}\n')
+    with pytest.raises(ValueError, match="^" + re.escape(
+            "board 1: board too large to compile: 1,099,511,627,777 squares x 6 faces = "
+            f"6,597,069,766,662 table entries; the limit is 500,000,000 (line 2 of {str(path)!r})"
+    ) + "$"):
+        read_boards(path)
+    path.write_text('{"size": 20000000}\n')
+    assert list(read_boards(path)) == [Board(20_000_000)]
+    # every good board reads as before, and analyze_many still reports a bad row by row
+    write_jsonl([Board(10), Board(20, {3: 8})], path)
+    assert list(read_boards(path)) == [Board(10), Board(20, {3: 8})]
+    df = analyze_many(pqf, errors="coerce", columns=("mean",))
+    assert df["error"].iloc[1] == why

@@ -1,6 +1,7 @@
 import functools
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -237,6 +238,61 @@ def test_json_file_and_alternative_keys(tmp_path):
     data = {"size": 30, "snakes": [[26, 0]], "ladders": [[2, 21]], "dice": {"1": 0.5, "2": 0.5}}
     c = Board.from_dict(data)
     assert c.jumps == {2: 21, 26: 0} and c.dice == Dice.fair(2)
+
+
+def test_one_size_limit_for_every_way_of_building_a_board():
+    # Board(2**31 + 5) was built, though nothing can analyse it, while from_dict of its
+    # own to_dict refused it: every constructor now refuses a board whose successor table
+    # passes the one limit (size + 1 squares x faces), with one message
+    from snl_numeric._core.sizes import MAX_TABLE_ENTRIES
+
+    size = 2**31 + 5
+    said = (f"board too large to compile: {size + 1:,} squares x 6 faces = {6 * (size + 1):,} "
+            f"table entries; the limit is {MAX_TABLE_ENTRIES:,}")
+    d6 = Dice.fair(6).to_dict()
+    for build in (lambda: Board(size), lambda: Board(size, dice="d6"),
+                  lambda: Board(size, {3: 9}, overshoot="exact"),
+                  lambda: Board.from_dict({"size": size}),
+                  lambda: Board.from_dict({"size": size, "dice": d6}),
+                  lambda: Board.from_pairs(size, ladders={3: 9}),
+                  lambda: Board.from_json('{"size": %d}' % size),
+                  lambda: Board(10).replace(size=size)):
+        with pytest.raises(ValueError, match="^" + re.escape(said) + "$"):
+            build()
+    # the limit counts table entries: one face on the largest board there can be
+    top = Board(MAX_TABLE_ENTRIES - 1, {3: 9}, dice={1: 1.0})
+    assert Board.from_dict(top.to_dict()) == top and Board.from_json(top.to_json()) == top
+    with pytest.raises(ValueError, match="500,000,001 table entries"):
+        Board(MAX_TABLE_ENTRIES, dice={1: 1.0})
+    # a broken rule is named first, as batch analysis names it
+    with pytest.raises(ValueError, match="jump cycle under chain=True: 3->9->3"):
+        Board(size, {9: 3, 3: 9}, chain=True)
+
+
+def test_json_text_or_file_starting_with_a_byte_order_mark(tmp_path):
+    # text copied from a file saved by a Windows editor starts with U+FEFF: it is JSON
+    # text, not the name of a file
+    b = Board(30, {2: 21, 26: 0}, overshoot="exact", dice={1: 0.5, 2: 0.5})
+    for text in ("\ufeff" + b.to_json(), "\ufeff" + b.to_json(indent=2),
+                 "\ufeff  " + b.to_json()):
+        assert Board.from_json(text) == b
+        assert Board.from_json(text.encode()) == b
+    assert Board.from_json('\ufeff{"size": 5}') == Board(5)
+    path = tmp_path / "bom.json"
+    path.write_text(b.to_json(), encoding="utf-8-sig")
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert Board.from_json(path) == b and Board.from_json(str(path)) == b
+    from snl_numeric.batch import read_boards  # board files of many boards too
+
+    lines = tmp_path / "bom.jsonl"
+    lines.write_text(b.to_json() + "\n" + Board(5).to_json() + "\n", encoding="utf-8-sig")
+    assert list(read_boards(lines)) == [b, Board(5)]
+    # a path is still a path, and what is neither is still said as before
+    name = "\ufeffnone.json"
+    with pytest.raises(ValueError, match=re.escape(f"no such board file: {name!r}")):
+        Board.from_json(name)
+    with pytest.raises(TypeError, match="got null"):
+        Board.from_json("\ufeffnull")
 
 
 @pytest.mark.parametrize(

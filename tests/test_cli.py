@@ -221,3 +221,33 @@ def test_analyze_players_under_capture(capsys):
     w = expected_game_length(board, 2).win_probabilities
     assert data["players"]["win_probabilities"] == pytest.approx(w.tolist(), abs=1e-15)
     assert data["players"]["first_player_advantage"] == first_player_advantage(board, 2)
+
+
+def test_main_in_process_leaves_logging_as_it_was(capsys, monkeypatch):
+    # main() shows the package's notes on standard error while it runs, and takes its
+    # handler (and the level it set) away when it returns: a notebook calling it twice
+    # gets each note once, and none of the package's records on stderr afterwards
+    import logging
+
+    import snl_numeric.cli.boards as boards_cli
+
+    logger = logging.getLogger("snl_numeric")
+    handlers, level = list(logger.handlers), logger.level
+
+    def noisy(args):
+        logger.warning("a note from inside the command")
+        return 0
+
+    monkeypatch.setattr(boards_cli, "run", noisy)
+    for _ in range(2):
+        code, _, err = run(capsys, "boards")
+        assert code == 0
+        assert err.count("a note from inside the command") == 1
+        assert err.strip() == "snl_numeric: warning: a note from inside the command"
+        assert logger.handlers == handlers and logger.level == level
+    logger.warning("a note after main returned")
+    assert "after main returned" not in capsys.readouterr().err
+    # a failing command cleans up too
+    monkeypatch.setattr(boards_cli, "run", lambda args: 1 / 0)
+    assert run(capsys, "boards")[0] == 2
+    assert logger.handlers == handlers and logger.level == level

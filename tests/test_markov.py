@@ -173,6 +173,11 @@ def test_explicit_zeros_and_duplicates():
     ([[1, 0], [0, 0]], {}, ValueError, "row 1 sums to 0.0"),
     ([[1 + 1e-12j, 0], [0, 1]], {}, TypeError, "real numbers, got dtype complex"),
     ([["a", "b"], ["c", "d"]], {}, TypeError, "real numbers"),
+    # booleans are no probabilities (as the maze refuses them for cells)
+    ([[True, False], [False, True]], {}, TypeError, "real numbers, got dtype bool"),
+    (sp.csr_array(np.eye(2, dtype=bool)), {}, TypeError, "real numbers, got dtype bool"),
+    ((np.ones(2, bool), np.array([0, 1]), np.array([0, 1, 2])), {}, TypeError,
+     "real numbers, got dtype bool"),
     ([[0, 1.0], [1.0, 0]], {}, ValueError, "no absorbing state"),
     ([[1.0, 0], [0.5, 0.5]], {"absorbing": [1]}, ValueError,
      r"P\[i, i\] = 1 and nothing else .*state 1 has P\[1, 1\] = 0.5"),

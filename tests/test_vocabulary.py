@@ -6,6 +6,8 @@ import math
 
 import pytest
 
+import numpy as np
+
 from snl_numeric import (
     Board,
     Dice,
@@ -13,7 +15,14 @@ from snl_numeric import (
     boards,
     design_board,
     expected_game_length,
+    expected_throws,
+    fair_starts,
+    finish_within,
+    first_player_advantage,
+    length_distribution,
     optimal_policy,
+    optimal_race,
+    race_value,
     simulate,
     win_probabilities,
 )
@@ -47,6 +56,41 @@ def test_strings_reach_every_function_taking_a_die():
     r = design_board(30, snakes=1, ladders=1, dice="1-3", objective="max", iterations=50, chains=1,
                      rng=1)
     assert r.board.dice == Dice.fair(3)
+
+
+def test_none_as_a_die_means_what_each_docstring_says():
+    # SPEC names dice=None only as the Board's default (a fair d6); the docstrings say the
+    # rest. Where a function ignores the board's die (it is given the dice to choose from:
+    # optimal_policy, finish_within, optimal_race, race_value, report's actions) a None
+    # among them is a fair d6; where a player throws the board's die unless told otherwise
+    # (win_probabilities, expected_game_length, first_player_advantage, simulate with
+    # players, fair_starts' candidates) None is the board's own die.
+    d6 = Dice.fair(6)
+    slow = boards.get("seed-30").replace(dice="1-3")  # its own die is no d6
+    fair = slow.replace(dice=None)
+    assert Board(10, dice=None).dice == d6 and fair.dice == d6
+    assert design_board(30, snakes=1, ladders=1, dice=None, objective="max", iterations=20,
+                        chains=1, rng=1).board.dice == d6
+    # a fair d6
+    assert optimal_policy(slow, [None]).actions == (d6,)
+    assert optimal_policy(slow, [None]).mean == pytest.approx(expected_throws(fair), rel=1e-12)
+    assert finish_within(slow, [None], 4).probability_start == pytest.approx(
+        length_distribution(fair)[:5].sum(), rel=1e-12)
+    first = win_probabilities(fair)[0]
+    assert optimal_race(slow, [None]).win_probability == pytest.approx(first, rel=1e-12)
+    zeros = np.zeros(slow.size + 1, dtype=np.int64)
+    assert race_value(slow, [None], zeros, zeros) == pytest.approx(first, rel=1e-12)
+    # the board's own die
+    own = win_probabilities(slow)
+    assert abs(own[0] - first) > 1e-3  # (so the two meanings differ here)
+    assert win_probabilities(slow, dice=[None, None]).tolist() == own.tolist()
+    assert win_probabilities(slow, dice=[None, "1-3"]).tolist() == own.tolist()
+    assert expected_game_length(slow, dice=[None, None]).mean_rounds == \
+        expected_game_length(slow).mean_rounds
+    assert first_player_advantage(slow, dice=[None, None]) == first_player_advantage(slow)
+    assert simulate(slow, 200, players=2, dice=[None, None], rng=1).wins.tolist() == \
+        simulate(slow, 200, players=2, dice=["1-3", "1-3"], rng=1).wins.tolist()
+    assert fair_starts(slow, 2, handicap="dice", dice=[None]).dice == (Dice.fair(3),) * 2
 
 
 @pytest.mark.parametrize(("dice", "error", "match"), [

@@ -22,10 +22,11 @@ from contextvars import ContextVar
 from .memory import check_memory
 
 __all__ = ["BACKWARD_PUSH_DENSE_MAX", "DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX",
-           "GTH_MAX", "MAX_JOINT_STATES", "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES",
-           "PYTHON_RULES_MAX", "SMALL_SYSTEM", "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE",
-           "SWEEP_TARGETS", "WOODBURY_BYTES", "WOODBURY_MAX", "dense_push", "options",
-           "ordinary", "policy_kernels", "sweep_targets"]
+           "GTH_MAX", "MAX_JOINT_STATES", "MAX_TABLE_ENTRIES", "ORDINARY_ENTRIES",
+           "POLICY_KERNEL_SQUARES", "PYTHON_RULES_MAX", "SMALL_SYSTEM", "SPLU_MAX", "SWEEP_MIN",
+           "SWEEP_SHARE", "SWEEP_TARGETS", "WOODBURY_BYTES", "WOODBURY_MAX",
+           "check_table_entries", "dense_push", "options", "ordinary", "policy_kernels",
+           "sweep_targets"]
 
 # -- the two paths ------------------------------------------------------------------------
 #: Boards with at most this many table entries (squares x faces) are ordinary: answered by
@@ -38,6 +39,36 @@ ORDINARY_ENTRIES = 30_000
 #: compilation later than a single board's solve does). Its solves follow
 #: :func:`ordinary`.
 POLICY_KERNEL_SQUARES = 20_000
+
+# -- what can be analysed at all -----------------------------------------------------------
+#: Largest successor table (squares x faces) compiled; about 10 GiB of arrays at peak. A
+#: :class:`~snl_numeric.Board` larger than this cannot be analysed, so it is refused when
+#: built (its squares then fit the kernels' int32 tables: ``size < 2**31``).
+MAX_TABLE_ENTRIES = 500_000_000
+
+
+def check_table_entries(size: int, faces: int, *, chain: bool = False) -> None:
+    """Refuse a board whose successor table (``size + 1`` squares x ``faces``) would pass
+    :data:`MAX_TABLE_ENTRIES`: checked when a board is built (before a die read from a
+    string or a board file is built) and before a table is compiled. ``chain``: the table
+    of a chain (states x transitions).
+
+    Examples
+    --------
+    >>> check_table_entries(100, 6)
+    >>> try:
+    ...     check_table_entries(100, 10**8)
+    ... except ValueError as exc:
+    ...     print(exc)
+    board too large to compile: 101 squares x 100,000,000 faces = 10,100,000,000 table entries; the limit is 500,000,000
+    """
+    entries = (size + 1) * faces
+    if entries > MAX_TABLE_ENTRIES:
+        what, rows, cols = ("chain", "states", "transitions") if chain else ("board", "squares",
+                                                                             "faces")
+        raise ValueError(f"{what} too large to compile: {size + 1:,} {rows} x {faces:,} {cols} "
+                         f"= {entries:,} table entries; the limit is {MAX_TABLE_ENTRIES:,}")
+
 
 # -- the direct solver (ordinary boards) ----------------------------------------------------
 #: Unknowns up to which ``A`` is factorised by LAPACK's dense LU (SuperLU above: measured

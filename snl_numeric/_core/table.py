@@ -26,32 +26,6 @@ from .numba_config import njit
 #: ``overshoot`` codes used by the kernels.
 OVERSHOOT_CODES = {"win": 0, "exact": 1, "bounce": 2}
 
-#: Largest successor table (squares x faces) compiled; about 10 GiB of arrays at peak.
-MAX_TABLE_ENTRIES = 500_000_000
-
-
-def check_table_entries(size: int, faces: int, *, chain: bool = False) -> None:
-    """Refuse a board whose successor table (``size + 1`` squares x ``faces``) would pass
-    :data:`MAX_TABLE_ENTRIES`: checked before the table, and before a die read from a
-    string is built. ``chain``: the table of a chain (states x transitions).
-
-    Examples
-    --------
-    >>> check_table_entries(100, 6)
-    >>> try:
-    ...     check_table_entries(100, 10**8)
-    ... except ValueError as exc:
-    ...     print(exc)
-    board too large to compile: 101 squares x 100,000,000 faces = 10,100,000,000 table entries; the limit is 500,000,000
-    """
-    entries = (size + 1) * faces
-    if entries > MAX_TABLE_ENTRIES:
-        what, rows, cols = ("chain", "states", "transitions") if chain else ("board", "squares",
-                                                                             "faces")
-        raise ValueError(f"{what} too large to compile: {size + 1:,} {rows} x {faces:,} {cols} "
-                         f"= {entries:,} table entries; the limit is {MAX_TABLE_ENTRIES:,}")
-
-
 @njit()
 def succ_table_kernel(size, jump_to, overshoot, chain, faces, succ, landed):  # pragma: no cover
     """Successor table of a board: ``jump_to[x]`` is -1 or the destination.

@@ -407,6 +407,16 @@ def compensated_sum(values):
 
 
 @register_jitable
+def increasing(values):
+    """Whether ``values`` rise strictly (then no two are equal, and no sort is needed to
+    tell: the faces of a Dice and the jumps of a Board are stored so)."""
+    for i in range(1, len(values)):
+        if not values[i - 1] < values[i]:
+            return False
+    return True
+
+
+@register_jitable
 def dice_problem(faces, probs, tol):
     """``(code, index)`` of the first broken dice rule, ``(0, 0)`` if none.
 
@@ -420,10 +430,11 @@ def dice_problem(faces, probs, tol):
     for f in range(n):
         if faces[f] < 1 or faces[f] > MAX_FACE:
             return FACE_RANGE, f
-    order = stable_order(faces)
-    for t in range(1, n):
-        if faces[order[t]] == faces[order[t - 1]]:
-            return FACE_DUPLICATE, order[t]
+    if not increasing(faces):
+        order = stable_order(faces)
+        for t in range(1, n):
+            if faces[order[t]] == faces[order[t - 1]]:
+                return FACE_DUPLICATE, order[t]
     for f in range(n):
         if probs[f] != probs[f]:
             return PROB_NAN, f
@@ -473,11 +484,13 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):
     for i in range(k):
         if src[i] == dst[i]:
             return JUMP_NOWHERE, i, 0
-    order = stable_order(src)
-    for t in range(1, k):
-        if src[order[t]] == src[order[t - 1]]:
-            return JUMP_DUPLICATE, order[t - 1], order[t]
+    if not increasing(src):
+        order = stable_order(src)
+        for t in range(1, k):
+            if src[order[t]] == src[order[t - 1]]:
+                return JUMP_DUPLICATE, order[t - 1], order[t]
     if chain and k:
+        order = stable_order(src)
         ordered = np.empty(k, dtype=np.int64)
         for t in range(k):
             ordered[t] = src[order[t]]

@@ -15,11 +15,13 @@ import numpy as np
 
 from .._core.files import write_atomic
 from .._core.table import OVERSHOOT_CODES
+from .._core.validation import INT64_MAX, SUM_TOL
 from ..board import Board, board_fields
 from ..io import jsonl, parquet, require_pyarrow
 from ..io.parquet import LABELS, BoardColumns
 from ..io.store import file_fingerprint
 from .data import D6_FACES, D6_PROBS, DEFAULT_CHUNK_SIZE, BoardBatch, offsets
+from .kernels import board_rows, check_rows_kernel
 
 
 class BoardRowError(ValueError):
@@ -377,8 +379,11 @@ def open_source(boards: Any, chunk_size: int, *, fingerprint: bool = False) -> _
 def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
     """Read a JSON Lines or Parquet board file (see the module docstring) into one batch.
 
-    Raises ``ValueError`` naming the first row that cannot be read; use
-    :func:`~snl_numeric.analyze_many` with ``errors="coerce"`` to get per-row messages.
+    Every row is checked as a :class:`~snl_numeric.Board` checks itself (the batch
+    kernel runs the rules): ``ValueError`` names the first row that cannot be read or is
+    no board, its line (JSON Lines) or row (Parquet) and the file, in the Board's words;
+    use :func:`~snl_numeric.analyze_many` with ``errors="coerce"`` to get per-row
+    messages.
     A BoardBatch holds the one-player game: boards' names and capture rules are not kept
     (a ``UserWarning`` names the first board with a capture rule; read such a file line
     by line with :meth:`~snl_numeric.Board.from_dict` to keep the rule).
@@ -392,17 +397,42 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
     >>> read_boards(path)[0] == boards.get("seed-30")
     True
     """
-    chunks = list(open_source(os.fspath(path), DEFAULT_CHUNK_SIZE).chunks)
-    for c in chunks:
-        if c.parse_errors:
-            i = min(c.parse_errors)
-            raise_for_row(c.offset + i, c.parse_errors[i] + c.line_note(i))
-    if _file_kind(os.fspath(path)) == "jsonl":
-        found = _first_capture(os.fspath(path))
+    path = os.fspath(path)
+    chunks: list[Chunk] = []
+    for c in open_source(path, DEFAULT_CHUNK_SIZE).chunks:
+        bad = _first_bad_row(c)
+        if bad is not None:
+            i, why = bad
+            where = (f"line {int(c.lines[i])} of" if c.lines is not None else
+                     f"row {c.offset + i} of" if _file_kind(path) == "parquet" else "in")
+            raise_for_row(c.offset + i, f"{why} ({where} {path!r})")
+        chunks.append(c)
+    if _file_kind(path) == "jsonl":
+        found = _first_capture(path)
         if found is not None:
             _capture_left_out(*found, "is not kept (read each board of the file with "
                               "Board.from_dict to keep it)")
-    return BoardBatch.concat([c.batch for c in chunks])
+    # (one chunk, the file's own arrays: nothing to copy)
+    return chunks[0].batch if len(chunks) == 1 else BoardBatch.concat([c.batch for c in chunks])
+
+
+def _first_bad_row(chunk: Chunk) -> tuple[int, str] | None:
+    """The first row of ``chunk`` that is no Board, and why: it could not be read, or it
+    breaks a rule of the game or is too large for any board (found by the batch kernel:
+    a broken rule, or a size past batch analysis's; worded as the Board words it)."""
+    problem = np.zeros(len(chunk.batch), np.int8)
+    check_rows_kernel(board_rows(chunk.batch), SUM_TOL, INT64_MAX, problem)
+    for i in np.flatnonzero(problem).tolist():
+        if i in chunk.parse_errors:
+            return i, chunk.parse_errors[i]
+        try:
+            chunk.batch[i]
+        except (ValueError, TypeError) as exc:
+            return i, str(exc)
+    if chunk.parse_errors:  # (a row read as a valid placeholder)
+        i = min(chunk.parse_errors)
+        return i, chunk.parse_errors[i]
+    return None
 
 
 def _as_batches(boards: Any) -> Iterator[BoardBatch]:

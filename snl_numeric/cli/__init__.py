@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .. import __version__
 from .common import (
@@ -111,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the command is the first word that is not an option (snl's own take no value)
     parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
     args = parser.parse_args(argv)
-    _show_notes()
+    undo = _show_notes()
     try:
         with warnings.catch_warnings():  # the command's warnings: one line of ours each
             warnings.showwarning = _warning_line(args.command)
@@ -130,6 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = cli_words(failure_message(exc))
         _quiet_stderr_print(_one_line(f"snl {args.command}: error: {message}"))
         return 2
+    finally:  # called in-process (tests, notebooks): the package's logger as it was
+        undo()
 
 
 def _warning_line(command: str):
@@ -169,13 +171,25 @@ class _StderrNotes(logging.StreamHandler):
         pass
 
 
-def _show_notes() -> None:
-    """Let the package's notes (the one-time compile note) reach standard error, once."""
+def _show_notes() -> Callable[[], None]:
+    """Let the package's notes reach standard error (once each) while a command runs;
+    returns the function that takes away what this added (its handler, its level)."""
     logger = logging.getLogger("snl_numeric")
+    added = None
     if not any(isinstance(h, _StderrNotes) for h in logger.handlers):
-        logger.addHandler(_StderrNotes())
-    if logger.level == logging.NOTSET or logger.level > logging.INFO:
+        added = _StderrNotes()
+        logger.addHandler(added)
+    level = logger.level
+    if level == logging.NOTSET or level > logging.INFO:
         logger.setLevel(logging.INFO)
+
+    def undo() -> None:
+        if added is not None:
+            logger.removeHandler(added)
+        if logger.level == logging.INFO:  # (unless the command set its own)
+            logger.setLevel(level)
+
+    return undo
 
 
 def _quiet_stderr_print(line: str) -> None:

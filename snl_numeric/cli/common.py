@@ -253,15 +253,19 @@ def print_json(data: Any) -> None:
 
 
 class DeprecatedFlag(argparse.Action):
-    """Store like ``action="append"`` and say on stderr which flag replaces this one."""
+    """Store like ``action="append"`` and say on stderr which flag replaces this one, once
+    per command line however often the flag is repeated."""
 
     def __init__(self, option_strings, dest, new: str = "", **kwargs) -> None:
         self.new = new
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        print(f"{parser.prog}: {option_string} is deprecated here and will be removed in "
-              f"snl_numeric {REMOVED_IN}; use {self.new}", file=sys.stderr)
+        said: set[str] = getattr(namespace, "_deprecated_said", set())
+        if option_string not in said:  # (the namespace is this command line's own)
+            print(f"{parser.prog}: {option_string} is deprecated here and will be removed in "
+                  f"snl_numeric {REMOVED_IN}; use {self.new}", file=sys.stderr)
+            namespace._deprecated_said = said | {option_string}
         items = list(getattr(namespace, self.dest) or [])
         setattr(namespace, self.dest, [*items, values])
 

@@ -463,7 +463,8 @@ def design_board(
     forbidden : iterable of int
         Squares that must stay empty: no jump starts or ends there.
     overshoot, chain, dice, start
-        The rules of the designed board (see :class:`~snl_numeric.Board`).
+        The rules of the designed board (see :class:`~snl_numeric.Board`; ``dice=None``
+        is a fair d6).
         Jumps never start on ``start``, square 0 or the goal.
     temperature : (float, float), optional
         Initial and final annealing temperatures (in units of the objective),

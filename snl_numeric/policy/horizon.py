@@ -40,7 +40,8 @@ def finish_within(
     ----------
     board : Board
     actions : sequence of Dice, mapping, str or None
-        As in :func:`optimal_policy`.
+        As in :func:`optimal_policy`: a ``None`` entry is a fair d6, not the board's die
+        (which is ignored here).
     horizon : int
         The number of throws allowed (``>= 0``): ``--horizon`` on the command
         line, ``.horizon`` on the result.

@@ -88,7 +88,8 @@ def optimal_policy(
         :class:`~snl_numeric.Chain` objects, each validated as a ``Chain``).
     actions : sequence of Dice, mapping, str or None
         The dice the player chooses from before each throw (a string is
-        read by :func:`~snl_numeric.dice.parse_dice`, ``None`` is a fair d6).
+        read by :func:`~snl_numeric.dice.parse_dice`). A ``None`` entry is a fair
+        d6, not the board's die (which is ignored here).
         With matrices, the second argument is ``costs``.
     objective : {"min", "max"}, default "min"
         Minimise (best play) or maximise (worst play) the expected throws.

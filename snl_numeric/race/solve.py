@@ -174,7 +174,8 @@ def optimal_race(
         players); its own dice are ignored.
     dice : sequence of Dice, mapping, str or None
         The dice both players choose from (a string is read by
-        :func:`~snl_numeric.dice.parse_dice`, ``None`` is a fair d6).
+        :func:`~snl_numeric.dice.parse_dice`). A ``None`` entry is a fair d6, not the
+        board's die (which is ignored here), as in :func:`~snl_numeric.optimal_policy`.
     opponent : PolicyResult, RaceResult or array of int, optional
         A fixed opponent instead of an optimal one: a
         :class:`~snl_numeric.PolicyResult` (e.g. the fewest expected throws),
@@ -267,8 +268,10 @@ def race_value(
     Parameters
     ----------
     board : Board
+        The board and rules; its own dice are ignored.
     dice : sequence of Dice, mapping, str or None
-        The dice the choices index into.
+        The dice the choices index into, as in :func:`optimal_race` (a ``None`` entry
+        is a fair d6, not the board's die).
     first, second : PolicyResult, RaceResult or array of int
         Each player's choices, in any form accepted by ``opponent`` in
         :func:`optimal_race`.

@@ -142,9 +142,10 @@ def simulate(
         the length of ``starts`` or ``dice`` when either is a list, else one-player games.
     starts : list of int or None, optional
         With ``players``: each player's start square (``None`` entries: the board's).
-    dice : Dice, mapping, str or list of them, optional
-        With ``players``: the same dice for everybody, or one per player (``None``
-        entries: the board's dice), as :func:`~snl_numeric.win_probabilities` takes them.
+    dice : Dice, mapping, str, None or list of them, optional
+        With ``players``: the same dice for everybody, or one per player, as
+        :func:`~snl_numeric.win_probabilities` takes them: ``None`` (the default), or a
+        ``None`` entry, is the board's own die.
 
     Returns
     -------
