@@ -64,7 +64,7 @@ def _as_csr(P: Any) -> sp.csr_array:
     if sp.issparse(P):
         if P.ndim != 2:
             raise ValueError(f"P must be a square matrix, got shape {P.shape}")
-        mat = sp.csr_array(P, copy=True)
+        mat = sp.csr_array(_real(P), copy=True)  # (complex: no silent cast to real)
     elif isinstance(P, tuple) and len(P) == 3:
         data, indices, indptr = (np.asarray(a) for a in P)
         for name, arr in (("indices", indices), ("indptr", indptr)):
@@ -120,7 +120,8 @@ def _dense_to_csr(arr: np.ndarray) -> sp.csr_array:
                         shape=(rows, cols))
 
 
-def _real(arr: np.ndarray) -> np.ndarray:
+def _real(arr: Any) -> Any:
+    """``arr`` (an array or a SciPy sparse array or matrix) if its dtype is real."""
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"P must hold real numbers, got dtype {arr.dtype}")
     return arr

@@ -172,6 +172,8 @@ def test_explicit_zeros_and_duplicates():
     ([[1, 0], [0.5, 0.4]], {}, ValueError, r"must sum to 1 .*row 1 sums to 0.9"),
     ([[1, 0], [0, 0]], {}, ValueError, "row 1 sums to 0.0"),
     ([[1 + 1e-12j, 0], [0, 1]], {}, TypeError, "real numbers, got dtype complex"),
+    (sp.csr_array(np.array([[1, 0], [0.5 + 0.5j, 0.5]])), {}, TypeError,
+     "real numbers, got dtype complex"),  # (was cast to real, the imaginary part dropped)
     ([["a", "b"], ["c", "d"]], {}, TypeError, "real numbers"),
     ([[0, 1.0], [1.0, 0]], {}, ValueError, "no absorbing state"),
     ([[1.0, 0], [0.5, 0.5]], {"absorbing": [1]}, ValueError,
