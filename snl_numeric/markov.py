@@ -64,8 +64,7 @@ def _as_csr(P: Any) -> sp.csr_array:
     if sp.issparse(P):
         if P.ndim != 2:
             raise ValueError(f"P must be a square matrix, got shape {P.shape}")
-        _real(P)
-        mat = sp.csr_array(P, copy=True)
+        mat = sp.csr_array(_real(P), copy=True)  # (complex: no silent cast to real)
     elif isinstance(P, tuple) and len(P) == 3:
         data, indices, indptr = (np.asarray(a) for a in P)
         for name, arr in (("indices", indices), ("indptr", indptr)):
@@ -122,8 +121,8 @@ def _dense_to_csr(arr: np.ndarray) -> sp.csr_array:
 
 
 def _real(arr: Any) -> Any:
-    """``arr`` (an array, dense or sparse) if it holds real numbers: booleans are no
-    probabilities (``TypeError``, as a maze refuses them for cells)."""
+    """``arr`` (an array or a SciPy sparse array or matrix) if it holds real numbers:
+    booleans are no probabilities (``TypeError``, as a maze refuses them for cells)."""
     if arr.dtype.kind not in "iuf":
         raise TypeError(f"P must hold real numbers, got dtype {arr.dtype}")
     return arr

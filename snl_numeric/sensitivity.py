@@ -191,17 +191,18 @@ def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
     # every option is checked, also those this call does not use (a bad value is an error)
     shift = positive_int(shift, "shift")
     tail = check_tail(tail, max_throws)
+    cb = board.compiled
+    if of != "win" and not np.isfinite(mean_all(cb)[start]):  # (before the jumps too: inf
+        # less inf would give NaN, the mark of a move the rules forbid)
+        raise ValueError(f"the goal may never be reached from square {start}: the "
+                         f"{'expected throws' if of == 'mean' else 'variance'} are "
+                         "infinite and have no derivative")
     if wrt == "jumps":
         return _jump_moves(board, of, start, shift, tail, max_throws)
-    cb = board.compiled
     if of == "win":
         value, entry = _win_terms(cb, start, tail, int(max_throws))
         error = float(tail)
     else:
-        if not np.isfinite(mean_all(cb)[start]):
-            raise ValueError(f"the goal may never be reached from square {start}: the "
-                             f"{'expected throws' if of == 'mean' else 'variance'} are "
-                             "infinite and have no derivative")
         value, entry, error = _moment_terms(cb, start, of == "variance")
     if wrt == "transitions":
         mat = cb.matrix

@@ -2390,6 +2390,29 @@ def chain_conditional_variance(P, absorbing):
     return var
 
 
+
+def chain_pmf(P, absorbing, start, steps):
+    """``pmf[k] = P(T = k)``, ``k = 0 .. steps``, for the chain with the (sparse or dense)
+    matrix ``P`` and its absorbing states, from ``start``, by matrix powers:
+    ``P(T = k) = e_start Q^(k-1) R 1`` (``Q`` transient to transient, ``R`` transient to
+    absorbing; each row scaled to sum to 1, as the library reads a chain)."""
+    P = P.toarray() if hasattr(P, "toarray") else np.asarray(P, dtype=float)
+    P = P / P.sum(axis=1, keepdims=True)
+    absorbing = sorted(absorbing)
+    pmf = np.zeros(steps + 1)
+    if start in absorbing:
+        pmf[0] = 1.0
+        return pmf
+    transient = [i for i in range(len(P)) if i not in absorbing]
+    Q = P[np.ix_(transient, transient)]
+    r = P[np.ix_(transient, absorbing)].sum(axis=1)
+    row = np.zeros(len(transient))
+    row[transient.index(start)] = 1.0
+    for k in range(1, steps + 1):
+        pmf[k] = row @ r
+        row = row @ Q
+    return pmf
+
 # -- issue 50: optimal play on matrices (stochastic shortest path) ----------------------
 def ssp_brute_force(mats, costs=None, *, objective="min", absorbing=None):
     """Optimal expected costs on every state of one matrix per action, by trying every

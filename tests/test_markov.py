@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from conftest import boards
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import chain_conditional_variance, chain_dense, ruin
+from naive import chain_conditional_variance, chain_dense, chain_pmf, ruin
 
 from snl_numeric import (
     Board,
@@ -172,6 +172,8 @@ def test_explicit_zeros_and_duplicates():
     ([[1, 0], [0.5, 0.4]], {}, ValueError, r"must sum to 1 .*row 1 sums to 0.9"),
     ([[1, 0], [0, 0]], {}, ValueError, "row 1 sums to 0.0"),
     ([[1 + 1e-12j, 0], [0, 1]], {}, TypeError, "real numbers, got dtype complex"),
+    (sp.csr_array(np.array([[1, 0], [0.5 + 0.5j, 0.5]])), {}, TypeError,
+     "real numbers, got dtype complex"),  # (was cast to real, the imaginary part dropped)
     ([["a", "b"], ["c", "d"]], {}, TypeError, "real numbers"),
     # booleans are no probabilities (as the maze refuses them for cells)
     ([[True, False], [False, True]], {}, TypeError, "real numbers, got dtype bool"),
@@ -383,6 +385,21 @@ def test_random_chains_against_dense_twin(chain):
             assert chain.P[x, y] == p > 0
         assert (path[-1][2] if path else chain.start) in chain.absorbing
 
+
+
+@settings(max_examples=60, deadline=None)
+@given(chain=chains())
+def test_random_chains_length_distribution_against_matrix_powers(chain):
+    """The distribution of the steps and its median against matrix powers of ``Q``."""
+    pmf = length_distribution(chain)
+    ref = chain_pmf(chain.P, chain.absorbing.tolist(), chain.start, len(pmf) + 50)
+    np.testing.assert_allclose(pmf, ref[:len(pmf)], rtol=1e-9, atol=1e-15)
+    assert ref[len(pmf):].sum() < 1e-12  # (the tail cut off is below tail)
+    _, _, B, _ = chain_dense(chain.P, chain.absorbing.tolist())
+    assert pmf.sum() == pytest.approx(B[chain.start].sum(), abs=1e-9)
+    if B[chain.start].sum() > 0.5:
+        median = int(np.searchsorted(np.cumsum(ref), 0.5 * (1 - 1e-12)))
+        assert analyze(chain).median == median
 
 def test_ruin_absorption_closed_forms():
     for N, p in [(10, 0.5), (10, 0.3), (25, 0.55)]:

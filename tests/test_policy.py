@@ -449,6 +449,25 @@ def test_max_far_beyond_1e12_warns_when_decisions_cannot_be_certified():
     assert one.convergence.gap == 0
 
 
+def test_max_trials_within_the_errors_do_not_certify_a_worse_play():
+    # worst play of ~1.6e17 throws: switching squares 0, 2, 3 and 6 to die B gains ~480
+    # throws each, within the values' errors (~5e3); their trials as policies of their own
+    # changed the values by less than those errors, which cleared them (gap 0, no warning),
+    # yet those switches together make taking the jump 13->3 pay, and that play lasts
+    # 2.3e23 throws (exact policy iteration). A trial bounds its switch's gain only by the
+    # change it makes on its square plus the errors: here not at all, so it warns
+    dice = [Dice.from_probs({3: 0.9922946782930859, 7: 0.007705321706914091}),
+            Dice.from_probs({3: 4.081171642988261e-08, 4: 0.9616944176843776,
+                             5: 0.03830554150390605})]
+    b = Board(19, {14: 0, 13: 3, 8: 5, 7: 11}, start=6, overshoot="bounce")
+    want = naive.policy_exact(b, dice, objective="max", optional_jumps=True)
+    assert float(want[6]) == pytest.approx(2.298697523773755e23, rel=1e-12)
+    with pytest.warns(RuntimeWarning, match="these decisions are not certified"):
+        r = optimal_policy(b, dice, objective="max", optional_jumps=True)
+    assert r.convergence.gap > 0 and "single switch might still gain" in r.convergence.note
+    assert r.mean < float(want[6]) * (1 - 1e-6)  # (what it found: not the optimum, and said)
+
+
 # --- issue 28: decisions certified to their stated accuracy ------------------------
 ISSUE_28 = Board(14, {13: 4, 1: 8, 5: 13, 11: 0}, dice={1: .01, 2: .99})
 ISSUE_28_ACTIONS = [{1: .01, 2: .99}, {2: .5, 4: .5}, {1: .999, 2: .001}]

@@ -370,6 +370,22 @@ def test_errors():
     assert sensitivity(stuck, of="win").value == 0.5  # a 4 at once; after a 3 nobody wins
 
 
+def test_jump_moves_refuse_an_infinite_mean_as_the_other_wrt_do():
+    """wrt="jumps" on a board whose goal may never be reached from the start raises as
+    wrt="dice" does: it returned value inf and NaN (inf - inf: the mark of a move the rules
+    forbid) for moves that are allowed, and -inf for moves that rescue the board."""
+    b = Board(5, {4: 0}, overshoot="exact", dice={2: 1.0})  # 0 -> 2 -> 4 -> 0 -> ...
+    rescued = Board(5, {4: 1}, overshoot="exact", dice={2: 1.0})  # its snake's end moved up
+    assert math.isinf(expected_throws(b)) and expected_throws(rescued) == 4.0
+    for of in ("mean", "variance"):
+        for wrt in ("dice", "jumps"):
+            with pytest.raises(ValueError, match=r"^the goal may never be reached from "
+                                                 r"square 0: the .* are infinite"):
+                sensitivity(b, of=of, wrt=wrt, shift=1)
+    w = sensitivity(b, of="win", wrt="jumps", shift=1)  # the win chance is defined
+    assert w.value == 0.0 and w.gradient[0, 1, 2] == win_probabilities(rescued, 2)[0] == 1.0
+
+
 def test_jump_shift_beyond_the_board():
     """A shift larger than the board only adds columns of NaN (every such move leaves the
     board): they are filled without a solve each, the others equal a small shift's, and a

@@ -21,8 +21,11 @@ gain counts per unit of its step's cost ``c``: the visits cost at most ``V'(u)``
 evaluated as their own policies). The others (near ties) get their gains again from
 values refined by one correction solve, with the residual and the sums in error-free
 arithmetic (about ``2**-100`` relative), and whatever is still open is evaluated as its
-own policy, a few at most. A switch that improves is taken and the iteration goes on;
-what cannot be cleared is the reported ``gap``, with a ``RuntimeWarning``.
+own policy, a few at most. A switch that improves is taken and the iteration goes on; one
+that does not bounds its gain by what it changed on its own square plus the errors of the
+two evaluations (it visits that square at least once): a bound, not a clearance, since
+switches each within the errors may together improve a long game many times over. What
+cannot be cleared is the reported ``gap``, with a ``RuntimeWarning``.
 """
 
 from __future__ import annotations
@@ -320,15 +323,41 @@ class _Iteration:
             trial = pol.copy()
             if is_jump:
                 trial.take[a] = not trial.take[a]
-                bound_jp[a] = 0.0
             else:
                 trial.die[x] = a
-                bound_sq[a, x] = 0.0
             if self.improves(pol, trial, check):
                 _take(pol, trial)
                 return None
+            if trial.solver is None or not np.isfinite(trial.v).all():  # (strands play)
+                if is_jump:
+                    bound_jp[a] = 0.0
+                else:
+                    bound_sq[a, x] = 0.0
+            elif not is_jump:  # its gain g is at most what the trial gained on x
+                bound_sq[a, x] = min(bound_sq[a, x], self.trial_bound(pol, trial, a, x, tau))
+            # (a jump's trial bounds no visit count: its bound stays)
         gap = max(bound_sq.max(initial=0.0), bound_jp.max(initial=0.0))
         return float(gap) if gap > tau else 0.0
+
+    def trial_bound(self, pol: _Policy, trial: _Policy, a: int, x: int, tau: float
+                    ) -> float:
+        """The relative bound (as :func:`_rel`) on the gain of die ``a`` on square ``x``
+        that ``trial`` (``pol`` so switched, evaluated, no improvement) shows: the switch
+        changes the values by ``N'(u, x) g`` (``N'`` the trial's visits), and ``N'(x, x) >= 1``,
+        so ``g`` is at most the change on ``x`` and its error. (A trial that changes the
+        values within their errors does not clear its switch: a few such switches together,
+        each within the errors of values of 1e17 throws, can lengthen the worst play a
+        million times.) A bound within both evaluations' errors and ``tau`` is 0: a gain
+        the errors of values of about one throw hide, as ties among moves that all finish."""
+        v, v2 = pol.values[x], trial.values[x]
+        errors = _inflate(pol.error) + _inflate(trial.error)
+        slack = (_inflate(pol.error) * v + _inflate(trial.error) * v2) * (1 + 8 * U)
+        g = max(self.sense * (v - v2) + slack, 0.0)
+        cost = float(self.p.cost_at(a, x))
+        if cost <= 0.0:  # (no visit bound from a free step: cleared by its trial, as before)
+            return 0.0
+        bound = float(_rel(np.array(g / cost * (1 + 2 * U))))
+        return 0.0 if bound <= (errors + tau) * (1 + 16 * U) else bound
 
     def improves(self, pol: _Policy, trial: _Policy, check: bool) -> bool:
         """Evaluate ``trial``: better than ``pol`` beyond both certified errors somewhere,
