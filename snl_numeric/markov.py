@@ -234,7 +234,8 @@ class Chain:
         ``i`` goes to ``j``. A SciPy sparse array/matrix, a dense array, or CSR arrays.
         Entries must be finite and non-negative and each row must sum to 1 within
         ``1e-12`` times its number of non-zero entries (``ROW_SUM_TOLERANCE``); the
-        rows are used as given (not renormalised).
+        answers are those of the rows scaled to sum to exactly 1 (``P`` itself is kept
+        as given).
     absorbing : sequence of int or boolean mask, optional
         The states that end the walk. By default the rows with ``P[i, i] == 1`` (within the
         row tolerance: the diagonal is the row's only entry). Each absorbing state's row

@@ -224,6 +224,16 @@ def test_row_sum_tolerance_scales_with_the_row():
         Chain(P)
 
 
+def test_rows_within_the_tolerance_answer_as_scaled_to_one():
+    # a row that sums to 1 - 1.5e-12 (within the tolerance): the mean number of steps is
+    # that of the row scaled to sum to 1, (p + q) / q, not the row's own 1 / q
+    p = 0.999
+    q = 1 - p - 1.5e-12
+    mean = expected_throws(Chain(np.array([[p, q], [0.0, 1.0]])))
+    assert mean == pytest.approx((p + q) / q, rel=1e-14)
+    assert abs(mean - 1 / q) > 1e-9
+
+
 def test_start_outside_and_question_errors():
     chain = Chain(ruin(3, 0.5))
     with pytest.raises(ValueError, match=r"start must be a state in 0..3, got 4"):
