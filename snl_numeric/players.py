@@ -64,7 +64,7 @@ from .board import Board, check_start
 from .chain import finish_probability, sure_states
 from .dice import Dice, DiceLike, as_dice
 from .exact import check_exact, exact_win
-from .distribution import Pushed, pushed
+from .distribution import Pushed, pushed_to_tail
 from .meet import meet_game
 
 __all__ = ["GameLength", "win_probabilities", "expected_game_length"]
@@ -238,17 +238,6 @@ def _per_player(board: Any, players: Any, starts: Any, dice: Any
 
 
 # -- the computation -------------------------------------------------------------
-def _distribution(board: Board, start: int, tail: float, max_throws: int) -> Pushed:
-    """One player's length distribution and survival; ``ValueError`` when the tail does not
-    fall below ``tail`` within ``max_throws`` throws."""
-    result = pushed(board.compiled, start, tail, max_throws)
-    if result.remaining >= tail:
-        raise ValueError(
-            f"the tail did not fall below {tail:g} within max_throws={max_throws} throws "
-            f"(remaining mass {result.remaining:.3g}); raise max_throws or tail")
-    return result
-
-
 def _length_arrays(per_player: list[Pushed], players: int | None = None
                    ) -> tuple[np.ndarray, np.ndarray]:
     """``(pmf, survival)``, each ``(k, N)``: the players' length distributions (zero-padded)
@@ -329,13 +318,13 @@ def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throw
         # every player alike: one distribution, and the memory known before any per-player work
         k = _count(players)
         (one,), (start,) = _per_player(board, 1, None, dice)
-        pmf, surv = _length_arrays([_distribution(one, start, tail, max_throws)], k)
+        pmf, surv = _length_arrays([pushed_to_tail(one.compiled, start, tail, max_throws)], k)
         return _win_pmf(pmf, surv), [one] * k, [start] * k, None, None
     boards_, starts_ = _per_player(board, players, starts, dice)
     memo: dict[tuple[int, int], Pushed] = {}
     for b, s in zip(boards_, starts_, strict=True):
         if (id(b), s) not in memo:
-            memo[id(b), s] = _distribution(b, s, tail, max_throws)
+            memo[id(b), s] = pushed_to_tail(b.compiled, s, tail, max_throws)
     pmf, surv = _length_arrays([memo[id(b), s] for b, s in zip(boards_, starts_, strict=True)])
     return _win_pmf(pmf, surv), boards_, starts_, None, None
 
