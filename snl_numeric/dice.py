@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, TypeAlias
@@ -216,6 +216,28 @@ def as_dice(dice: DiceLike | None) -> Dice:
         raise TypeError("dice must be a Dice, a mapping face -> probability or a string such "
                         f"as '2d6' or '1-3', got {type(dice).__name__}")
     return Dice.from_probs(dice)
+
+
+def per_player(value: Any) -> bool:
+    """Whether ``value`` gives one entry per player (boards, starts or dice): a sequence
+    that is not a string, or a 1-d array.
+
+    Examples
+    --------
+    >>> per_player([None, "2d6"]), per_player("2d6"), per_player(np.zeros((2, 2)))
+    (True, False, False)
+    """
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+
+
+def check_player_dice(dice: Any) -> None:
+    """``TypeError`` unless ``dice`` is None, one die (as :func:`as_dice` takes it) or a
+    list of them, one per player (:func:`per_player`)."""
+    if dice is not None and not (per_player(dice) or isinstance(dice, (Dice, Mapping, str))):
+        raise TypeError("dice must be a Dice, a mapping face -> probability, a string such as "
+                        f"'2d6' or a list of them (one per player), got {type(dice).__name__}")
 
 
 # -- validation ----------------------------------------------------------------

@@ -30,7 +30,7 @@ from .compile import CompiledBoard
 if TYPE_CHECKING:
     from .markov import Chain
 
-__all__ = ["Pushed", "length_distribution", "pushed"]
+__all__ = ["Pushed", "length_distribution", "pushed", "pushed_to_tail"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,17 @@ def pushed(cb: CompiledBoard, start: int, tail: float, max_throws: int) -> Pushe
     else:
         pmf, on_board, lost = _push_large(cb, live, start, tail, max_throws)
     return Pushed(pmf, on_board + lost, float(on_board[-1]), float(lost[-1]))
+
+
+def pushed_to_tail(cb: CompiledBoard, start: int, tail: float, max_throws: int) -> Pushed:
+    """:func:`pushed`, with a ``ValueError`` when the mass that can still finish does not
+    fall below ``tail`` within ``max_throws`` throws."""
+    result = pushed(cb, start, tail, max_throws)
+    if result.remaining >= tail:
+        raise ValueError(
+            f"the tail did not fall below {tail:g} within max_throws={max_throws} throws "
+            f"(remaining mass {result.remaining:.3g}); raise max_throws or tail")
+    return result
 
 
 def _push_large(cb: CompiledBoard, live: np.ndarray, start: int, tail: float,
@@ -140,9 +151,4 @@ def length_distribution(
     """
     start = check_start(check_model(board), start)
     tail = check_tail(tail, max_throws)
-    result = pushed(board.compiled, start, tail, int(max_throws))
-    if result.remaining >= tail:
-        raise ValueError(
-            f"the tail did not fall below {tail:g} within max_throws={int(max_throws)} throws "
-            f"(remaining mass {result.remaining:.3g}); raise max_throws or tail")
-    return result.pmf
+    return pushed_to_tail(board.compiled, start, tail, int(max_throws)).pmf

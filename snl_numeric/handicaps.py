@@ -44,7 +44,7 @@ from ._core.sizes import BACKWARD_PUSH_DENSE_MAX, dense_push
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from ._core.vectorised import BLOCK
 from .board import Board, check_board
-from .distribution import pushed
+from .distribution import pushed_to_tail
 
 __all__ = ["LOOP_MAX", "PAIR_BYTES", "TIE", "WORK_MAX", "Options", "best_pair", "better",
            "fairest_assignment", "lengths_from_every_square", "one_start", "pair_wins",
@@ -340,9 +340,5 @@ def stack_rows(per_row: list[tuple[np.ndarray, np.ndarray, float]]
 def one_start(board: Board, tail: float, max_throws: int
                ) -> tuple[np.ndarray, np.ndarray, float]:
     """``(pmf, survival, never)`` from the board's start, as :mod:`.players` computes them."""
-    result = pushed(board.compiled, board.start, tail, max_throws)
-    if result.remaining >= tail:
-        raise ValueError(
-            f"the tail did not fall below {tail:g} within max_throws={max_throws} throws "
-            f"(remaining mass {result.remaining:.3g}); raise max_throws or tail")
+    result = pushed_to_tail(board.compiled, board.start, tail, max_throws)
     return result.pmf, result.survival, result.never

@@ -49,8 +49,7 @@ length is ``inf``. Nothing is renormalised.
 from __future__ import annotations
 
 import math
-import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal, overload
@@ -59,12 +58,12 @@ import numpy as np
 
 from ._core.equality import value_eq
 from ._core.memory import check_memory
-from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, positive_int
 from .board import Board, check_start
 from .chain import finish_probability, sure_states
-from .dice import Dice, DiceLike, as_dice
+from .dice import Dice, DiceLike, as_dice, check_player_dice, per_player
 from .exact import check_exact, exact_win
-from .distribution import Pushed, pushed
+from .distribution import Pushed, pushed_to_tail
 from .meet import meet_game
 
 __all__ = ["GameLength", "win_probabilities", "expected_game_length"]
@@ -163,20 +162,11 @@ class GameLength:
 
 
 # -- validation ----------------------------------------------------------------
-def _is_list(value: Any) -> bool:
-    if isinstance(value, np.ndarray):
-        return value.ndim == 1
-    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
-
-
 def _count(players: Any, **lists: Any) -> int:
     """Number of players: ``players`` if given, checked against every list given."""
     if players is not None:
-        if isinstance(players, bool) or not isinstance(players, numbers.Integral):
-            raise TypeError(f"players must be an integer, got {players!r}")
-        if players < 1:
-            raise ValueError(f"players must be at least 1, got {players}")
-    lengths = {name: len(v) for name, v in lists.items() if _is_list(v)}
+        players = positive_int(players, "players")
+    lengths = {name: len(v) for name, v in lists.items() if per_player(v)}
     if players is not None:
         k, source = int(players), f"players={int(players)}"
     elif lengths:
@@ -195,7 +185,7 @@ def _per_player(board: Any, players: Any, starts: Any, dice: Any
     """One (board, start) per player, per-player dice applied."""
     if isinstance(board, Board):
         pass
-    elif _is_list(board):
+    elif per_player(board):
         if len(board) == 0:
             raise ValueError("board list is empty; give a Board or one Board per player")
         for i, b in enumerate(board):
@@ -203,15 +193,13 @@ def _per_player(board: Any, players: Any, starts: Any, dice: Any
                 raise TypeError(f"board[{i}] must be a Board, got {type(b).__name__}")
     else:
         raise TypeError(f"board must be a Board or a list of Boards, got {type(board).__name__}")
-    if starts is not None and not _is_list(starts):
+    if starts is not None and not per_player(starts):
         raise TypeError(f"starts must be a list of squares (one per player), got {starts!r}")
-    if dice is not None and not (_is_list(dice) or isinstance(dice, (Dice, Mapping, str))):
-        raise TypeError("dice must be a Dice, a mapping face -> probability, a string such as "
-                        f"'2d6' or a list of them (one per player), got {type(dice).__name__}")
+    check_player_dice(dice)
     names = {"board": board, "starts": starts, "dice": dice}
-    k = _count(players, **{n: v for n, v in names.items() if _is_list(v)})
-    per_board = list(board) if _is_list(board) else [board] * k
-    per_dice: list[DiceLike | None] = list(dice) if _is_list(dice) else [dice] * k
+    k = _count(players, **{n: v for n, v in names.items() if per_player(v)})
+    per_board = list(board) if per_player(board) else [board] * k
+    per_dice: list[DiceLike | None] = list(dice) if per_player(dice) else [dice] * k
     per_start = list(starts) if starts is not None else [None] * k
 
     cache: dict[tuple[int, Dice], Board] = {}
@@ -238,17 +226,6 @@ def _per_player(board: Any, players: Any, starts: Any, dice: Any
 
 
 # -- the computation -------------------------------------------------------------
-def _distribution(board: Board, start: int, tail: float, max_throws: int) -> Pushed:
-    """One player's length distribution and survival; ``ValueError`` when the tail does not
-    fall below ``tail`` within ``max_throws`` throws."""
-    result = pushed(board.compiled, start, tail, max_throws)
-    if result.remaining >= tail:
-        raise ValueError(
-            f"the tail did not fall below {tail:g} within max_throws={max_throws} throws "
-            f"(remaining mass {result.remaining:.3g}); raise max_throws or tail")
-    return result
-
-
 def _length_arrays(per_player: list[Pushed], players: int | None = None
                    ) -> tuple[np.ndarray, np.ndarray]:
     """``(pmf, survival)``, each ``(k, N)``: the players' length distributions (zero-padded)
@@ -292,7 +269,7 @@ def _captures(board: Any) -> bool:
     """Whether the players may meet: a capture rule on the board (or on any board of a list)."""
     if isinstance(board, Board):
         return board.capture is not None
-    return _is_list(board) and any(getattr(b, "capture", None) is not None for b in board)
+    return per_player(board) and any(getattr(b, "capture", None) is not None for b in board)
 
 
 def _meet(board: Any, players: Any, starts: Any, dice: Any, tail: float, max_throws: int
@@ -325,17 +302,17 @@ def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throw
     joint = _meet(board, players, starts, dice, tail, max_throws)
     if joint is not None:
         return joint
-    if isinstance(board, Board) and starts is None and not _is_list(dice):
+    if isinstance(board, Board) and starts is None and not per_player(dice):
         # every player alike: one distribution, and the memory known before any per-player work
         k = _count(players)
         (one,), (start,) = _per_player(board, 1, None, dice)
-        pmf, surv = _length_arrays([_distribution(one, start, tail, max_throws)], k)
+        pmf, surv = _length_arrays([pushed_to_tail(one.compiled, start, tail, max_throws)], k)
         return _win_pmf(pmf, surv), [one] * k, [start] * k, None, None
     boards_, starts_ = _per_player(board, players, starts, dice)
     memo: dict[tuple[int, int], Pushed] = {}
     for b, s in zip(boards_, starts_, strict=True):
         if (id(b), s) not in memo:
-            memo[id(b), s] = _distribution(b, s, tail, max_throws)
+            memo[id(b), s] = pushed_to_tail(b.compiled, s, tail, max_throws)
     pmf, surv = _length_arrays([memo[id(b), s] for b, s in zip(boards_, starts_, strict=True)])
     return _win_pmf(pmf, surv), boards_, starts_, None, None
 
@@ -466,7 +443,7 @@ def _exact_two(board: Any, players: Any, starts: Any, dice: Any) -> tuple[Fracti
     if board.capture is not None:
         raise ValueError(f"exact=True answers players who never meet; this board has "
                          f"capture={board.capture!r}: leave out exact for its joint chain")
-    if _count(players, starts=starts) != 2 or dice is not None and _is_list(dice):
+    if _count(players, starts=starts) != 2 or dice is not None and per_player(dice):
         raise ValueError("exact=True answers two players with the same dice; got "
                          f"players={players!r}, dice={dice!r}")
     per = [None] if starts is None else list(starts)

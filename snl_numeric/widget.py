@@ -80,7 +80,7 @@ class BoardEditor:
         self.jump_rows: list[Any] = []
         self._jumps_box = w.VBox()
         for control in (self.size, self.start, self.overshoot, self.chain, self.dice):
-            control.observe(self._on_rules, names="value")
+            control.observe(self._on_change, names="value")
         self.add_button.on_click(self._on_add)
         rules = w.VBox([self.size, self.start, self.overshoot, self.chain, self.dice])
         adding = w.HBox([self.add_from, self.add_to, self.add_button])
@@ -108,10 +108,8 @@ class BoardEditor:
     def _jumps(self) -> list[tuple[int, int]]:
         return [(row.children[0].value, row.children[1].value) for row in self.jump_rows]
 
-    def _on_rules(self, change: Any) -> None:
-        self._try(lambda: Board(self.size.value, self._jumps(), **self._rules()))
-
-    def _on_jump(self, change: Any) -> None:
+    def _on_change(self, change: Any) -> None:
+        """A rule or a jump's square edited: the board of every field as it now reads."""
         self._try(lambda: Board(self.size.value, self._jumps(), **self._rules()))
 
     def _on_delete(self, button: Any) -> None:
@@ -141,8 +139,8 @@ class BoardEditor:
                     value=d, layout={"width": "7em"})
                 delete = w.Button(description="Delete", layout={"width": "6em"},
                                   tooltip=f"delete the jump {s}->{d}")
-                src.observe(self._on_jump, names="value")
-                dst.observe(self._on_jump, names="value")
+                src.observe(self._on_change, names="value")
+                dst.observe(self._on_change, names="value")
                 delete.on_click(self._on_delete)
                 rows.append(w.HBox([src, dst, delete,
                                     w.Label("ladder" if d > s else "snake")]))

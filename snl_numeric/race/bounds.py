@@ -100,6 +100,18 @@ class Bounds:
     #: them (they attain the lower bounds), else None.
     policy: tuple[np.ndarray, np.ndarray] | None = None
 
+    @classmethod
+    def around(cls, base: np.ndarray, win: tuple[np.ndarray, np.ndarray],
+               lose: tuple[np.ndarray, np.ndarray], err: float, convergence: RaceConvergence,
+               policy: tuple[np.ndarray, np.ndarray] | None = None) -> Bounds:
+        """The bounds of the chances to win and to lose (side 0's, side 1's) known within
+        ``err``: each widened by ``err`` and clipped to ``[0, 1]``; not losing is one minus
+        losing."""
+        w0, w1, l0, l1 = ((np.clip(x - err, 0.0, 1.0), np.clip(x + err, 0.0, 1.0))
+                          for x in (*win, *lose))
+        return cls(base, (w0[0], w1[0]), (w0[1], w1[1]), (1.0 - l0[1], 1.0 - l1[1]),
+                   (1.0 - l0[0], 1.0 - l1[0]), convergence, policy=policy)
+
 
 def check_race_memory(size: int, arrays: int, tables: int, dice: tuple = (),
                       chain: bool = False) -> None:
@@ -413,16 +425,7 @@ def _linear(t: Tables, sides: _Sides, live: tuple[np.ndarray, np.ndarray], tol: 
             "as a linear system")
     conv = RaceConvergence(sweeps, float(2 * err), draws, note if 2 * err <= tol else
                            note + f"; its certified error {err:.1e} is above tol")
-
-    def lo_hi(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return np.clip(x - err, 0.0, 1.0), np.clip(x + err, 0.0, 1.0)
-
-    w0, l0 = side0
-    w1, l1 = side1
-    (w0lo, w0hi), (w1lo, w1hi) = lo_hi(w0), lo_hi(w1)
-    (l0lo, l0hi), (l1lo, l1hi) = lo_hi(l0), lo_hi(l1)
-    return Bounds(t.base, (w0lo, w1lo), (w0hi, w1hi), (1.0 - l0hi, 1.0 - l1hi),
-                  (1.0 - l0lo, 1.0 - l1lo), conv)
+    return Bounds.around(t.base, (side0[0], side1[0]), (side0[1], side1[1]), err, conv)
 
 
 def _draw_width(low: tuple[np.ndarray, ...], high: tuple[np.ndarray, ...]) -> float:

@@ -134,15 +134,8 @@ def _response(t: Tables, fixed: FixedPlayer, tol: float, max_sweeps: int) -> Bou
     """The best response by policy iteration (``response.py``): the chances its policy
     delivers, within the solver's certified error, and the policy itself."""
     ev, die, take, conv = best_response(t, fixed, tol, max_sweeps)
-    err = ev.error
-
-    def around(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return np.clip(x - err, 0.0, 1.0), np.clip(x + err, 0.0, 1.0)
-
-    (w0lo, w0hi), (w1lo, w1hi) = around(ev.win0), around(ev.win1)
-    (l0lo, l0hi), (l1lo, l1hi) = around(ev.lose0), around(ev.lose1)
-    return Bounds(t.base, (w0lo, w1lo), (w0hi, w1hi), (1.0 - l0hi, 1.0 - l1hi),
-                  (1.0 - l0lo, 1.0 - l1lo), conv, policy=(die.astype(np.int64), take))
+    return Bounds.around(t.base, (ev.win0, ev.win1), (ev.lose0, ev.lose1), ev.error, conv,
+                         policy=(die.astype(np.int64), take))
 
 
 def _warn_uncertified(c: RaceConvergence, tol: float) -> None:

@@ -13,10 +13,8 @@ stop on Ctrl-C.
 
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
-from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -24,9 +22,10 @@ from scipy.special import ndtri
 
 from .._core.memory import check_memory
 from .._core.progress import Progress
+from .._core.validation import positive_int
 from .._core.vectorised import landing_rest
 from ..board import Board, capture_rule, check_start
-from ..dice import Dice, as_dice
+from ..dice import as_dice, check_player_dice, per_player
 from .kernel import (
     FIRST_BUDGET,
     RACE_COLUMNS,
@@ -44,14 +43,11 @@ from .result import BLOCKS, GameSimulationResult, pooled_moments
 def players_count(players: Any, starts: Any, dice: Any) -> int:
     """The number of players: ``players``, or the length of the list ``starts`` or ``dice``
     (``ValueError`` when they disagree)."""
-    if players is not None and (isinstance(players, bool)
-                                or not isinstance(players, numbers.Integral)):
-        raise TypeError(f"players must be an integer, got {players!r}")
-    if players is not None and players < 1:
-        raise ValueError(f"players must be at least 1, got {players}")
-    if starts is not None and not _is_list(starts):
+    if players is not None:
+        players = positive_int(players, "players")
+    if starts is not None and not per_player(starts):
         raise TypeError(f"starts must be a list of squares (one per player), got {starts!r}")
-    lists = {n: len(v) for n, v in (("starts", starts), ("dice", dice)) if _is_list(v)}
+    lists = {n: len(v) for n, v in (("starts", starts), ("dice", dice)) if per_player(v)}
     k = int(players) if players is not None else next(iter(lists.values()), None)
     if k is None:
         raise ValueError("dice= without players=: say how many players race (players=k)")
@@ -62,19 +58,11 @@ def players_count(players: Any, starts: Any, dice: Any) -> int:
     return k
 
 
-def _is_list(value: Any) -> bool:
-    if isinstance(value, np.ndarray):
-        return value.ndim == 1
-    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
-
-
 def _per_player(board: Board, k: int, starts: Any, dice: Any
                 ) -> tuple[list[Board], np.ndarray, np.ndarray]:
     """The distinct boards (one per die), each player's index into them, and the starts."""
-    if dice is not None and not (_is_list(dice) or isinstance(dice, (Dice, Mapping, str))):
-        raise TypeError("dice must be a Dice, a mapping face -> probability, a string such as "
-                        f"'2d6' or a list of them (one per player), got {type(dice).__name__}")
-    per_dice = list(dice) if _is_list(dice) else [dice] * k
+    check_player_dice(dice)
+    per_dice = list(dice) if per_player(dice) else [dice] * k
     per_start = list(starts) if starts is not None else [None] * k
     boards_: list[Board] = [board]
     table = np.zeros(k, dtype=np.int64)
