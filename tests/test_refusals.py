@@ -517,3 +517,19 @@ def test_rlimits_counted_in_process(monkeypatch):
     assert avail is not None and avail <= 5 * 2**20 + 2**20
     with pytest.raises(MemoryLimitError, match="is available"):
         check_memory(64 * 2**20, "a table")
+
+
+# -- audit of every public function (robust65): hostile values, memory, files ---------------
+def test_board_json_indent_is_checked_and_its_memory_estimated(small_machine):
+    board = Board(10, {3: 8})
+    assert board.to_json(indent=np.int64(1)) == board.to_json(indent=1)
+    for bad, exc, match in ((2.5, TypeError, "^indent must be an integer, got 2.5$"),
+                            ("x", TypeError, "^indent must be an integer, got 'x'$"),
+                            (True, TypeError, "^indent must be an integer, got True$"),
+                            (-1, ValueError, "^indent must be at least 0, got -1$"),
+                            (2**63, ValueError, "^indent must fit in a 64-bit integer")):
+        with pytest.raises(exc, match=match):  # was json's TypeError, or OverflowError
+            board.to_json(indent=bad)
+    # (json.dumps allocated the text: a bare MemoryError, or the machine's memory)
+    with pytest.raises(MemoryLimitError, match="board JSON indented by 4,611,686,018,427,"):
+        board.to_json(indent=2**62)
