@@ -533,3 +533,33 @@ def test_board_json_indent_is_checked_and_its_memory_estimated(small_machine):
     # (json.dumps allocated the text: a bare MemoryError, or the machine's memory)
     with pytest.raises(MemoryLimitError, match="board JSON indented by 4,611,686,018,427,"):
         board.to_json(indent=2**62)
+
+
+def test_files_named_by_nothing_are_refused_in_our_words(tmp_path, monkeypatch):
+    from snl_numeric import report
+    from snl_numeric.batch import analyze_to_parquet, read_results, write_jsonl
+
+    monkeypatch.chdir(tmp_path)
+    board = Board(10, {3: 8})
+    # was FileNotFoundError: "No such file or directory: './..3f2a.tmp' -> ''"
+    for write in (lambda p: board.to_json(p), lambda p: report(board, p),
+                  lambda p: write_jsonl([board], p)):
+        with pytest.raises(ValueError, match="^path must name a file, got ''$"):
+            write("")
+        with pytest.raises(TypeError, match=r"^path must be a file name \(str or path-like\)"
+                                            "( or None)?, got 3.5$"):
+            write(3.5)  # was "expected str, bytes or os.PathLike object, not float"
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for run in (lambda out: analyze_to_parquet([board], out), read_results):
+        with pytest.raises(ValueError, match="^out must name a folder, got ''$"):
+            run("")
+        with pytest.raises(ValueError, match="a_file' is a file, not a folder$"):
+            run(a_file)  # was FileExistsError / NotADirectoryError
+        with pytest.raises(TypeError, match="^out must be a folder name"):
+            run(3)
+    with pytest.raises(ValueError, match="^no results folder '.*nowhere': run analyze_to_par"):
+        read_results(tmp_path / "nowhere")  # was FileNotFoundError
+    with pytest.raises(TypeError, match="^overwrite must be True or False, got 'no'$"):
+        analyze_to_parquet([board], tmp_path / "out", overwrite="no")  # was taken as True
+    assert sorted(os.listdir(tmp_path)) == ["a_file"]  # nothing written on the way
