@@ -563,3 +563,16 @@ def test_files_named_by_nothing_are_refused_in_our_words(tmp_path, monkeypatch):
     with pytest.raises(TypeError, match="^overwrite must be True or False, got 'no'$"):
         analyze_to_parquet([board], tmp_path / "out", overwrite="no")  # was taken as True
     assert sorted(os.listdir(tmp_path)) == ["a_file"]  # nothing written on the way
+
+
+def test_per_player_work_refused_before_its_lists(small_machine):
+    from snl_numeric import fair_starts, jump_impact
+
+    mb = Board(20, {3: 10, 15: 4})
+    # were bare MemoryErrors from lists of 2**62 entries (or minutes building 10**8 of them)
+    with pytest.raises(MemoryLimitError, match="^a race of 4,611,686,018,427,387,904 players"):
+        fair_starts(mb, 2**62)
+    with pytest.raises(MemoryLimitError, match="^a race of 4,611,686,018,427,387,904 players"):
+        jump_impact(mb, players=2**62)
+    with pytest.raises(MemoryLimitError, match="^a race of 100,000,000 players on a board of 21"):
+        simulate(mb, 10, rng=1, players=10**8)

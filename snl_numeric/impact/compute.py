@@ -60,7 +60,7 @@ from ..chain import (
 from ..compile import CompiledBoard
 from ..distribution import length_distribution
 from ..markov import Chain
-from ..players import win_probabilities
+from ..players import check_race_memory, win_probabilities
 from .certify import (
     CERTIFIED,
     MAX_RESOLVES,
@@ -333,6 +333,7 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
     median = flag(median, "median")
     if players is not None:
         players = positive_int(players, "players", low=2)
+        check_race_memory(players, 1)  # before the list of starts (was a bare MemoryError)
     cb = board.compiled
     t_all, var_all = moments(cb)
     mean, var = float(t_all[start]), float(var_all[start])
