@@ -576,3 +576,17 @@ def test_per_player_work_refused_before_its_lists(small_machine):
         jump_impact(mb, players=2**62)
     with pytest.raises(MemoryLimitError, match="^a race of 100,000,000 players on a board of 21"):
         simulate(mb, 10, rng=1, players=10**8)
+
+
+def test_design_lengths_beyond_int64_or_the_board():
+    from snl_numeric import design_board
+
+    kw = dict(snakes=1, ladders=1, objective="max", iterations=20, chains=1, rng=4)
+    with pytest.raises(ValueError, match="^max_length must fit in a 64-bit integer"):
+        design_board(20, max_length=2**63, **kw)  # was OverflowError inside NumPy
+    with pytest.raises(ValueError, match="cannot place 1 snakes with lengths 20..20"):
+        design_board(20, min_length=2**62, max_length=2**63 - 1, **kw)
+    # a bound beyond the board is the board's: the same design
+    a = design_board(20, max_length=2**63 - 1, **kw)
+    b = design_board(20, **kw)
+    assert a.board == b.board and a.mean == b.mean
