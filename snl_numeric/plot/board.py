@@ -22,6 +22,7 @@ from .common import (
     axes,
     board_frame,
     cells,
+    colormap,
     draw_jumps,
     fit_board_figure,
     legend_beside_board,
@@ -176,6 +177,7 @@ def plot_visits(
     True
     """
     numbers, jumps = optional_flag(numbers, "numbers"), flag(jumps, "jumps")
+    cmap = colormap(cmap)
     a = as_analysis(analysis_or_board, distribution=False)
     if a.expected_visits is None:
         raise ValueError(

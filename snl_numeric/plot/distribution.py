@@ -17,7 +17,15 @@ from ..simulate import SimulationResult
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-from .common import DEFAULT_COVERAGE, as_analysis, axes, check_coverage, pmf_cdf, xmax
+from .common import (
+    DEFAULT_COVERAGE,
+    as_analysis,
+    axes,
+    check_coverage,
+    colour,
+    pmf_cdf,
+    xmax,
+)
 
 #: Headroom above the tallest bar for the percentile labels (a fraction of its height),
 #: and the least distance between two labels (a fraction of the x range): closer ones merge.
@@ -91,6 +99,7 @@ def plot_distribution(
     """
     a = as_analysis(analysis_or_board)
     coverage = check_coverage(coverage)
+    color = colour(color)
     for q in percentiles:
         if not 0 < q <= 100:
             raise ValueError(f"percentiles must be in (0, 100], got {q!r}")
