@@ -45,7 +45,8 @@ def square_xy(squares: npt.ArrayLike, size: int) -> tuple[np.ndarray, np.ndarray
     _, n = grid_shape(size)
     k = int_array(squares, "squares")  # (2.5 was drawn on square 2)
     if k.size and (k.min() < 0 or k.max() > size):
-        raise ValueError(f"squares must be in 0..{size}, got {shown(k[(k < 0) | (k > size)][0].item())}")
+        bad = k[(k < 0) | (k > size)][0].item()
+        raise ValueError(f"squares must be in 0..{size}, got {shown(bad)}")
     r, c = np.divmod(np.maximum(k, 1) - 1, n)
     x = np.where(r % 2 == 0, c, n - 1 - c)
     x = np.where(k == 0, -1, x)
