@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from ._core.memory import check_memory
 from ._core.validation import shown
 
 if TYPE_CHECKING:
@@ -445,6 +446,9 @@ class Chain:
                              f"{shown(probs)}")
         if not np.all(np.isfinite(p) & (p >= 0)) or not abs(p.sum() - 1.0) <= 1e-12 * len(p):
             raise ValueError(f"probs must be non-negative and sum to 1, got {shown(probs)}")
+        # the states, one column per face, rows, data and the sparse build (was NumPy's error)
+        check_memory(8.0 * n * (2 + 8 * len(faces)),
+                     f"a chain of {n:,} states x {len(faces):,} faces")
         states = np.arange(n)
         cols = []
         for face in faces:

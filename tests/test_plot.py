@@ -738,3 +738,13 @@ def test_plot_options_refused_in_our_words():
         square_xy([3, 21], 20)
     with pytest.raises(ValueError, match="^size must fit in a 64-bit integer"):
         square_xy([1], 2**63)  # was OverflowError
+
+
+def test_a_board_too_large_to_draw_is_refused_before_numpy_allocates(monkeypatch):
+    from snl_numeric._core.memory import MemoryLimitError
+
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "256M")
+    n = len(plt.get_fignums())
+    with pytest.raises(MemoryLimitError, match="^drawing a board of 1,000,000,001 squares"):
+        plot_board(Board(10**9))  # was NumPy's "Unable to allocate 7.45 GiB ..."
+    assert len(plt.get_fignums()) == n  # no figure left behind

@@ -590,3 +590,21 @@ def test_design_lengths_beyond_int64_or_the_board():
     a = design_board(20, max_length=2**63 - 1, **kw)
     b = design_board(20, **kw)
     assert a.board == b.board and a.mean == b.mean
+
+
+def test_rule_chains_and_large_mazes_refused_before_numpy_allocates(small_machine):
+    from snl_numeric import Chain
+
+    # were NumPy's MemoryError ("Unable to allocate 745. GiB for an array ...")
+    with pytest.raises(MemoryLimitError, match="^a chain of 100,000,000,000 states x 1 faces"):
+        Chain.from_rule(10**11, [1], [1.0], lambda s, f: np.minimum(s + f, 10**11 - 1),
+                        absorbing=[10**11 - 1])
+    huge = np.broadcast_to(np.int64(1), (10**5, 10**5))  # a view: no memory of its own
+    for call in (lambda: mz.shortest_path(huge, (0, 0), (5, 5)),
+                 lambda: mz.paths(huge, (0, 0), (5, 5), limit=3),
+                 lambda: mz.count_paths(huge, (0, 0), (5, 5), bound=3)):
+        with pytest.raises(MemoryLimitError, match="^a 100,000 x 100,000 maze needs about"):
+            call()
+    # (a view that fits is read as before: two moves from a corner to the middle)
+    path = mz.shortest_path(np.broadcast_to(np.int64(1), (3, 3)), (0, 0), (1, 1))
+    assert len(path) == 3 and path[0].tolist() == [0, 0] and path[-1].tolist() == [1, 1]
