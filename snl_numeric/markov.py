@@ -439,8 +439,14 @@ class Chain:
             raise ValueError(f"n_states must be at least 1, got {n}")
         if not callable(step):
             raise TypeError(f"step must be a function step(states, face), got {shown(step)}")
-        faces = list(faces)
-        p = np.asarray(probs, dtype=np.float64)
+        try:  # (were Python's and NumPy's words: "'float' object is not iterable", ...)
+            faces = list(faces)
+        except TypeError:
+            raise TypeError(f"faces must be a list of faces, got {shown(faces)}") from None
+        try:
+            p = np.asarray(probs, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"probs must be numbers, got {shown(probs)}") from None
         if p.ndim != 1 or len(p) != len(faces) or not len(faces):
             raise ValueError(f"probs must give one probability per face ({len(faces)}), got "
                              f"{shown(probs)}")

@@ -748,3 +748,15 @@ def test_a_board_too_large_to_draw_is_refused_before_numpy_allocates(monkeypatch
     with pytest.raises(MemoryLimitError, match="^drawing a board of 1,000,000,001 squares"):
         plot_board(Board(10**9))  # was NumPy's "Unable to allocate 7.45 GiB ..."
     assert len(plt.get_fignums()) == n  # no figure left behind
+
+
+def test_plot_lists_that_are_no_lists_are_refused_in_our_words():
+    b = Board(20, {3: 10, 15: 4})
+    for bad, match in ((math.nan, "percentiles must be a sequence of numbers, got nan"),
+                       ("", "percentiles must be a sequence of numbers, got ''"),
+                       (["50"], "percentiles must be numbers, got '50'")):
+        with pytest.raises(TypeError, match=f"^{match}$"):  # nan: "not iterable"; '': taken
+            plot_distribution(b, percentiles=bad)
+    with pytest.raises(TypeError, match="^labels must be a list of strings, got 5$"):
+        plot_compare([b, MB], labels=5)
+    plt.close("all")

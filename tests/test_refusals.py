@@ -608,3 +608,25 @@ def test_rule_chains_and_large_mazes_refused_before_numpy_allocates(small_machin
     # (a view that fits is read as before: two moves from a corner to the middle)
     path = mz.shortest_path(np.broadcast_to(np.int64(1), (3, 3)), (0, 0), (1, 1))
     assert len(path) == 3 and path[0].tolist() == [0, 0] and path[-1].tolist() == [1, 1]
+
+
+def test_what_is_no_list_is_refused_in_our_words(tmp_path):
+    from snl_numeric import Chain, warmup
+    from snl_numeric.batch import read_boards, write_jsonl, write_parquet
+
+    # each was Python's "'float' object is not iterable" or os.fspath's unnamed words
+    for write in (write_jsonl, write_parquet):
+        for bad in (math.nan, Board(10), "boards.jsonl"):
+            with pytest.raises(TypeError, match="^boards must be a BoardBatch or an iterable of "
+                                                "Boards and BoardBatches, got "):
+                write(bad, tmp_path / "b.jsonl")
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(TypeError, match=r"^path must be a file name \(str or path-like\), got nan$"):
+        read_boards(math.nan)
+    with pytest.raises(TypeError, match="^groups must be a list of group names or None, got 5$"):
+        warmup(5)
+    step = lambda s, f: np.minimum(s + f, 4)  # noqa: E731
+    with pytest.raises(TypeError, match="^faces must be a list of faces, got nan$"):
+        Chain.from_rule(5, math.nan, [1.0], step)
+    with pytest.raises(TypeError, match="^probs must be numbers, got 'x'$"):
+        Chain.from_rule(5, [1], "x", step)  # was "could not convert string to float: 'x'"

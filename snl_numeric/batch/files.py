@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core.files import write_atomic
 from .._core.table import OVERSHOOT_CODES
+from .._core.validation import shown
 from ..board import Board, board_fields
 from ..io import jsonl, parquet, require_pyarrow
 from ..io.parquet import LABELS, BoardColumns
@@ -392,6 +393,8 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
     >>> read_boards(path)[0] == boards.get("seed-30")
     True
     """
+    if not isinstance(path, (str, os.PathLike)):  # (was os.fspath's unnamed TypeError)
+        raise TypeError(f"path must be a file name (str or path-like), got {shown(path)}")
     chunks = list(open_source(os.fspath(path), DEFAULT_CHUNK_SIZE).chunks)
     for c in chunks:
         if c.parse_errors:
@@ -418,6 +421,15 @@ def _as_batches(boards: Any) -> Iterator[BoardBatch]:
                 yield BoardBatch.from_boards([item])
             else:
                 raise TypeError(f"expected Boards or BoardBatches, got {type(item).__name__}")
+
+
+def _check_boards(boards: Any) -> None:
+    """What the writers take: a BoardBatch, or an iterable (no string) of Boards and
+    BoardBatches; else ``TypeError`` (was Python's "'float' object is not iterable")."""
+    if not isinstance(boards, BoardBatch) and (isinstance(boards, (str, bytes, Board))
+                                               or not isinstance(boards, Iterable)):
+        raise TypeError("boards must be a BoardBatch or an iterable of Boards and BoardBatches, "
+                        f"got {shown(boards)}")
 
 
 def _boards(boards: Any) -> Iterator[Board]:
@@ -450,6 +462,7 @@ def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
     >>> read_boards(path).sizes.tolist()
     [10, 20]
     """
+    _check_boards(boards)
     jsonl.write_lines((board.to_dict() for board in _boards(boards)), path)
 
 
@@ -489,6 +502,7 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     >>> read_boards(path)[1] == boards.get("seed-30")
     True
     """
+    _check_boards(boards)
     pa, pq = require_pyarrow()
     names = None
     where = ("is not written (the Parquet board schema has no place for it; write_jsonl "
