@@ -760,3 +760,15 @@ def test_plot_lists_that_are_no_lists_are_refused_in_our_words():
     with pytest.raises(TypeError, match="^labels must be a list of strings, got 5$"):
         plot_compare([b, MB], labels=5)
     plt.close("all")
+
+
+def test_plot_players_counts_players_in_our_words():
+    from snl_numeric import expected_game_length
+    from snl_numeric.plot import plot_players
+
+    game = expected_game_length(Board(20, {3: 10, 15: 4}), 2)
+    with pytest.raises(TypeError, match="^players must be an integer, got array"):
+        plot_players(game, np.array([]))  # was NumPy's "truth value ... is ambiguous"
+    with pytest.raises(TypeError, match="^players must be an integer, got 2.0$"):
+        plot_players(game, 2.0)  # was taken
+    plt.close("all")

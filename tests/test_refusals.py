@@ -630,3 +630,16 @@ def test_what_is_no_list_is_refused_in_our_words(tmp_path):
         Chain.from_rule(5, math.nan, [1.0], step)
     with pytest.raises(TypeError, match="^probs must be numbers, got 'x'$"):
         Chain.from_rule(5, [1], "x", step)  # was "could not convert string to float: 'x'"
+
+
+def test_progress_and_players_that_are_arrays_are_refused_in_our_words():
+    board = Board(10, {3: 8})
+    empty = np.array([])
+    # were NumPy's "The truth value of an empty array is ambiguous"
+    for call in (lambda: simulate(board, 10, rng=0, progress=empty),
+                 lambda: analyze_many([board], progress=empty),
+                 lambda: mz.count_paths([[1, 1], [1, 1]], (0, 0), (1, 1), progress=empty)):
+        with pytest.raises(TypeError, match=r"^progress must be True, False or 'always', got "
+                                            r"array\(\[\], dtype=float64\)$"):
+            call()
+    assert simulate(board, 10, rng=0, progress=np.str_("always")).games == 10

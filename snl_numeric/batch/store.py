@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .._core import version
-from .._core.progress import Progress
+from .._core.progress import Progress, check_progress
 from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, flag
 from ..io.store import MANIFEST, ResultStore, results_folder
 from .files import BoardRowError, Chunk, open_source, stream_fingerprint
@@ -127,6 +127,7 @@ def analyze_to_parquet(
     """
     allow_mixed_versions = check_client(client, allow_mixed_versions)
     overwrite = flag(overwrite, "overwrite")  # (any value was taken as true or false)
+    progress = check_progress(progress)  # (before it is tested for truth)
     out = results_folder(out)
     if chunk_size is None:
         chunk_size = _started_with(out) or default_chunk_size(boards, client)
