@@ -643,3 +643,15 @@ def test_progress_and_players_that_are_arrays_are_refused_in_our_words():
                                             r"array\(\[\], dtype=float64\)$"):
             call()
     assert simulate(board, 10, rng=0, progress=np.str_("always")).games == 10
+
+
+def test_small_boards_are_not_refused_memory_they_do_not_need(monkeypatch):
+    from snl_numeric import jump_candidates
+
+    # was "the jump candidates of a board of 21 squares (arrays of 21 x 21) needs about
+    # 384.0 MiB": six blocks of 64 MiB counted whatever the board
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "64M")
+    change = jump_candidates(Board(20, {3: 10, 15: 4}))
+    assert change.shape == (21, 21)
+    with pytest.raises(MemoryLimitError, match="the jump candidates of a board of 5,001 squares"):
+        jump_candidates(Board(5000))  # 10 n^2 bytes: 250 MB

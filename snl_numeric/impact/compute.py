@@ -541,8 +541,10 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
     kind = choice(kind, "kind", KINDS)
     cb = board.compiled
     n = cb.n_states
-    check_memory(10 * n * n + 6 * BLOCK_BYTES, f"the jump candidates of a board of {n:,} "
-                                               f"squares (arrays of {n:,} x {n:,})")
+    # (the blocks of right-hand sides are n x min(n, BLOCK_BYTES // 8n): a small board was
+    # refused 384 MiB for six full blocks)
+    check_memory(10 * n * n + 6 * 8 * n * len(_blocks(n, n)[0]),
+                 f"the jump candidates of a board of {n:,} squares (arrays of {n:,} x {n:,})")
     t_all = mean_all(cb)
     mean = float(t_all[start])
     if not math.isfinite(mean):
