@@ -393,8 +393,6 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
     >>> read_boards(path)[0] == boards.get("seed-30")
     True
     """
-    if not isinstance(path, (str, os.PathLike)):  # (was os.fspath's unnamed TypeError)
-        raise TypeError(f"path must be a file name (str or path-like), got {shown(path)}")
     chunks = list(open_source(os.fspath(path), DEFAULT_CHUNK_SIZE).chunks)
     for c in chunks:
         if c.parse_errors:
