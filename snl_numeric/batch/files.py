@@ -15,7 +15,6 @@ import numpy as np
 
 from .._core.files import write_atomic
 from .._core.table import OVERSHOOT_CODES
-from .._core.validation import shown
 from ..board import Board, board_fields
 from ..io import jsonl, parquet, require_pyarrow
 from ..io.parquet import LABELS, BoardColumns
@@ -427,7 +426,7 @@ def _check_boards(boards: Any) -> None:
     if not isinstance(boards, BoardBatch) and (isinstance(boards, (str, bytes, Board))
                                                or not isinstance(boards, Iterable)):
         raise TypeError("boards must be a BoardBatch or an iterable of Boards and BoardBatches, "
-                        f"got {shown(boards)}")
+                        f"got {type(boards).__name__}")
 
 
 def _boards(boards: Any) -> Iterator[Board]:
