@@ -41,8 +41,7 @@ from ._core.fields import (
     square,
 )
 from ._core.files import write_text_atomic
-from ._core.memory import check_memory
-from ._core.jsontext import is_json, parse_json
+from ._core.jsontext import is_json, json_indent, parse_json
 from ._core.table import OVERSHOOT_CODES, check_table_entries
 from ._core.validation import (
     INT64_MAX,
@@ -52,7 +51,6 @@ from ._core.validation import (
     flag,
     int_array,
     probability,
-    positive_int,
     problem_message,
     shown,
 )
@@ -543,14 +541,10 @@ class Board:
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None
                 ) -> str:
         """The board as JSON text; also written to ``path`` when given (whole or not at
-        all: a planted link is replaced, not followed). ``indent``: None (one line) or
-        the spaces that indent each level (``json.dumps``'s)."""
-        data = self.to_dict()
-        if indent is not None:  # (json.dumps took strings and raised OverflowError, MemoryError)
-            indent = positive_int(indent, "indent", low=0)
-            lines = 16 + 4 * len(data["jumps"]) + 2 * len(self.dice.faces)
-            check_memory(3.0 * lines * indent, f"board JSON indented by {indent:,} spaces")
-        text = json.dumps(data, indent=indent)
+        all: a planted link is replaced, not followed)."""
+        data = self.to_dict()  # (json_indent: json.dumps took indent='x', 2.5, 2**62 unchecked)
+        lines = 16 + 4 * len(data["jumps"]) + 2 * len(self.dice.faces)
+        text = json.dumps(data, indent=json_indent(indent, lines))
         if path is not None:
             write_text_atomic(path, text + "\n")
         return text

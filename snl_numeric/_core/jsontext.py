@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .validation import shown
+from .memory import check_memory
+from .validation import positive_int, shown
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_DIGITS", "is_json", "json_text", "parse_json"]
+__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_DIGITS", "is_json", "json_indent", "json_text", "parse_json"]
 
 #: Deepest JSON nesting read (a board needs 3 levels).
 MAX_JSON_DEPTH = 64
@@ -59,6 +60,27 @@ def json_text(data: Any, *, indent: int | None = None) -> str:
     '{"mean": "inf", "ci": [1.5, "nan"]}'
     """
     return json.dumps(_json_ready(data), indent=indent, allow_nan=False)
+
+
+def json_indent(indent: Any, lines: int) -> int | None:
+    """``indent`` for ``json.dumps`` of a text of about ``lines`` lines nested at most three
+    deep (a board's): None, or an integer >= 0 whose indented text's memory is checked first
+    (``json.dumps`` took strings, raised OverflowError, or allocated what it was told).
+
+    Examples
+    --------
+    >>> json_indent(2, 40), json_indent(None, 40)
+    (2, None)
+    >>> json_indent(-1, 40)
+    Traceback (most recent call last):
+    ...
+    ValueError: indent must be at least 0, got -1
+    """
+    if indent is None:
+        return None
+    indent = positive_int(indent, "indent", low=0)
+    check_memory(3.0 * lines * indent, f"board JSON indented by {indent:,} spaces")
+    return indent
 
 
 def parse_json(text: str | bytes) -> Any:
