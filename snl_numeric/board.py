@@ -41,7 +41,7 @@ from ._core.fields import (
     square,
 )
 from ._core.files import write_text_atomic
-from ._core.jsontext import is_json, json_indent, parse_json
+from ._core.jsontext import is_json, parse_json
 from ._core.table import OVERSHOOT_CODES, check_table_entries
 from ._core.validation import (
     INT64_MAX,
@@ -542,9 +542,9 @@ class Board:
                 ) -> str:
         """The board as JSON text; also written to ``path`` when given (whole or not at
         all: a planted link is replaced, not followed)."""
-        data = self.to_dict()  # (json_indent: json.dumps took indent='x', 2.5, 2**62 unchecked)
-        lines = 16 + 4 * len(data["jumps"]) + 2 * len(self.dice.faces)
-        text = json.dumps(data, indent=json_indent(indent, lines))
+        from ._core.jsontext import json_indent  # (json.dumps took indent='x', 2.5, 2**62)
+        data = self.to_dict()
+        text = json.dumps(data, indent=json_indent(indent, data))
         if path is not None:
             write_text_atomic(path, text + "\n")
         return text

@@ -531,7 +531,7 @@ def test_board_json_indent_is_checked_and_its_memory_estimated(small_machine):
         with pytest.raises(exc, match=match):  # was json's TypeError, or OverflowError
             board.to_json(indent=bad)
     # (json.dumps allocated the text: a bare MemoryError, or the machine's memory)
-    with pytest.raises(MemoryLimitError, match="board JSON indented by 4,611,686,018,427,"):
+    with pytest.raises(MemoryLimitError, match="JSON indented by 4,611,686,018,427,"):
         board.to_json(indent=2**62)
 
 

@@ -62,16 +62,16 @@ def json_text(data: Any, *, indent: int | None = None) -> str:
     return json.dumps(_json_ready(data), indent=indent, allow_nan=False)
 
 
-def json_indent(indent: Any, lines: int) -> int | None:
-    """``indent`` for ``json.dumps`` of a text of about ``lines`` lines nested at most three
-    deep (a board's): None, or an integer >= 0 whose indented text's memory is checked first
-    (``json.dumps`` took strings, raised OverflowError, or allocated what it was told).
+def json_indent(indent: Any, data: Any) -> int | None:
+    """``indent`` for ``json.dumps(data, indent=indent)``: None, or an integer >= 0 whose
+    indentation's memory is checked first (``json.dumps`` took strings, raised
+    OverflowError, or allocated what it was told).
 
     Examples
     --------
-    >>> json_indent(2, 40), json_indent(None, 40)
+    >>> json_indent(2, {"a": [1, 2]}), json_indent(None, {"a": [1, 2]})
     (2, None)
-    >>> json_indent(-1, 40)
+    >>> json_indent(-1, {})
     Traceback (most recent call last):
     ...
     ValueError: indent must be at least 0, got -1
@@ -79,8 +79,17 @@ def json_indent(indent: Any, lines: int) -> int | None:
     if indent is None:
         return None
     indent = positive_int(indent, "indent", low=0)
-    check_memory(3.0 * lines * indent, f"board JSON indented by {indent:,} spaces")
+    if indent:
+        check_memory(float(indent) * _levels(data), f"JSON indented by {indent:,} spaces")
     return indent
+
+
+def _levels(data: Any, depth: int = 1) -> int:
+    """Indentation levels over every line of ``data``'s indented text (one per level of
+    each line: values, then the closing bracket of each container)."""
+    items = data.values() if isinstance(data, dict) else data if isinstance(
+        data, (list, tuple)) else ()
+    return 2 * depth + sum(depth + _levels(v, depth + 1) for v in items)
 
 
 def parse_json(text: str | bytes) -> Any:
