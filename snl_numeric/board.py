@@ -547,7 +547,9 @@ class Board:
                 ) -> str:
         """The board as JSON text; also written to ``path`` when given (whole or not at
         all: a planted link is replaced, not followed)."""
-        text = json.dumps(self.to_dict(), indent=indent)
+        from ._core.jsontext import json_indent  # (json.dumps took indent='x', 2.5, 2**62)
+        data = self.to_dict()
+        text = json.dumps(data, indent=json_indent(indent, data))
         if path is not None:
             write_text_atomic(path, text + "\n")
         return text

@@ -64,7 +64,7 @@ from .handicaps import (
     shifted,
     stack_rows,
 )
-from .players import win_probabilities
+from .players import check_race_memory, win_probabilities
 
 __all__ = ["CAPTURE_SEARCH_WORK", "FairStarts", "fair_starts", "first_player_advantage"]
 
@@ -353,6 +353,9 @@ def fair_starts(
     [0.518, 0.482]
     """
     k = _players(k)
+    # per-player tables are built before the search: at least what the race of k players
+    # it ends with needs for one round (players.check_race_memory; was a bare MemoryError)
+    check_race_memory(k, 1)
     board = check_board(board)
     handicap = cast(Handicap, choice(handicap, "handicap", get_args(Handicap)))
     if dice is not None and handicap != "dice":

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from ._core.memory import check_memory
 from ._core.validation import shown
 
 if TYPE_CHECKING:
@@ -441,13 +442,22 @@ class Chain:
             raise ValueError(f"n_states must be at least 1, got {n}")
         if not callable(step):
             raise TypeError(f"step must be a function step(states, face), got {shown(step)}")
-        faces = list(faces)
-        p = np.asarray(probs, dtype=np.float64)
+        try:  # (were Python's and NumPy's words: "'float' object is not iterable", ...)
+            faces = list(faces)
+        except TypeError:
+            raise TypeError(f"faces must be a list of faces, got {shown(faces)}") from None
+        try:
+            p = np.asarray(probs, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"probs must be numbers, got {shown(probs)}") from None
         if p.ndim != 1 or len(p) != len(faces) or not len(faces):
             raise ValueError(f"probs must give one probability per face ({len(faces)}), got "
                              f"{shown(probs)}")
         if not np.all(np.isfinite(p) & (p >= 0)) or not abs(p.sum() - 1.0) <= 1e-12 * len(p):
             raise ValueError(f"probs must be non-negative and sum to 1, got {shown(probs)}")
+        # the states, one column per face, rows, data and the sparse build (was NumPy's error)
+        check_memory(8.0 * n * (2 + 8 * len(faces)),
+                     f"a chain of {n:,} states x {len(faces):,} faces")
         states = np.arange(n)
         cols = []
         for face in faces:

@@ -168,12 +168,12 @@ def as_maze(maze: ArrayLike) -> np.ndarray:
         for (i, j), value in np.ndenumerate(arr):
             if not _is_whole(value):
                 raise _bad_type(value, f"row {i}, column {j}")
+    # a mask and the int64 copy: before NumPy allocates them (a broadcast view, a memmap)
+    check_memory(17.0 * arr.size, f"a {arr.shape[0]:,} x {arr.shape[1]:,} maze")
     negative = np.argwhere(arr < 0)
     if len(negative):
         i, j = negative[0]
-        raise ValueError(
-            f"maze cells must be non-negative; got {_show(arr[i, j])} at row {i}, column {j}"
-        )
+        raise ValueError(f"maze cells must be non-negative; got {_show(arr[i, j])} at row {i}, column {j}")
     big = max(arr.shape)  # a value >= big moves nowhere
     if arr.dtype.kind in "iu":
         return np.ascontiguousarray(np.minimum(arr, big), dtype=np.int64)

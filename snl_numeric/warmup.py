@@ -15,12 +15,12 @@ import signal
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from ._core.numba_config import cache_dir, check_cache_writable, skip_compile_note, unsaved
-from ._core.validation import choice, positive_int
+from ._core.validation import choice, positive_int, shown
 
 
 def _core() -> None:
@@ -205,6 +205,8 @@ def warmup(groups: Sequence[str] | None = None, *, processes: int | None = None
     if isinstance(groups, str):
         raise TypeError(f"groups must be a list of group names, got the string {groups!r} "
                         f"(write [{groups!r}])")
+    if groups is not None and not isinstance(groups, Iterable):  # (was "not iterable")
+        raise TypeError(f"groups must be a list of group names or None, got {shown(groups)}")
     names = list(GROUPS) if groups is None else [choice(name, "each group", tuple(GROUPS))
                                                  for name in groups]
     if processes is None:

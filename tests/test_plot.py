@@ -693,3 +693,82 @@ def test_plot_players_stacks_each_winners_rounds():
         plot_players(game, 2)
     with pytest.raises(TypeError, match="GameLength or a Board"):
         plot_players(object())
+
+
+def test_plot_options_refused_in_our_words():
+    """The robust65 audit: colormaps, colours, counts and grid squares (were Matplotlib's
+    KeyError, or taken silently)."""
+    from snl_numeric import finish_within, optimal_policy, sensitivity
+    from snl_numeric.plot import plot_candidates, plot_impact, plot_sensitivity
+
+    b = Board(20, {3: 10, 15: 4})
+    for plot in (plot_candidates, plot_visits, plot_sensitivity):
+        with pytest.raises(ValueError, match="^cmap must name a Matplotlib colormap "
+                                             r"\(matplotlib.colormaps\), got 'nope'$"):
+            plot(b, cmap="nope")
+        with pytest.raises(TypeError, match="^cmap must be a Matplotlib colormap name or "
+                                            "Colormap, got 5$"):
+            plot(b, cmap=5)
+        plt.close("all")
+    # (the dice gradient draws bars: cmap was not even looked at)
+    assert sensitivity(b).wrt == "dice"
+    for bad, exc in ((5, TypeError), ("nope", ValueError), ([], TypeError)):
+        with pytest.raises(exc, match="^color must be a Matplotlib colour such as 'C0'"):
+            plot_distribution(b, color=bad)
+    for bad, exc in ((-1, ValueError), (True, TypeError), (2**63, ValueError)):
+        with pytest.raises(exc, match="^top must"):
+            plot_impact(b, top=bad)  # -1 drew every bar but one; True drew one
+    r = optimal_policy(b, ["1-3", "4-6"])
+    with pytest.raises(ValueError, match="^step picks a throw of a FinishWithinResult; a "
+                                         "PolicyResult has one policy, got step=3$"):
+        plot_policy(r, step=3)
+    with pytest.raises(TypeError, match="^step must be an integer, got 'x'$"):
+        plot_policy(finish_within(b, ["1-3", "4-6"], 5), step="x")
+    ax = plot_policy(finish_within(b, ["1-3", "4-6"], 5), step=np.int64(1))  # was refused
+    assert ax.get_title().startswith("Best chance to finish within 4 throws")
+    plt.close("all")
+    for bad, exc, match in ((math.nan, TypeError, "size must be an integer, got nan"),
+                            (-1, ValueError, "size must be at least 1, got -1"),
+                            (True, TypeError, "size must be an integer, got True")):
+        with pytest.raises(exc, match=f"^{match}$"):  # were (nan, 1), (-1, 1), (1, 1)
+            grid_shape(bad)
+    with pytest.raises(TypeError, match="^squares must hold integers, got dtype float64$"):
+        square_xy([2.5], 20)  # was drawn on square 2
+    with pytest.raises(ValueError, match="^squares must be in 0..20, got 21$"):
+        square_xy([3, 21], 20)
+    with pytest.raises(ValueError, match="^size must fit in a 64-bit integer"):
+        square_xy([1], 2**63)  # was OverflowError
+
+
+def test_a_board_too_large_to_draw_is_refused_before_numpy_allocates(monkeypatch):
+    from snl_numeric._core.memory import MemoryLimitError
+
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "256M")
+    n = len(plt.get_fignums())
+    with pytest.raises(MemoryLimitError, match="^drawing a board of 1,000,000,001 squares"):
+        plot_board(Board(10**9))  # was NumPy's "Unable to allocate 7.45 GiB ..."
+    assert len(plt.get_fignums()) == n  # no figure left behind
+
+
+def test_plot_lists_that_are_no_lists_are_refused_in_our_words():
+    b = Board(20, {3: 10, 15: 4})
+    for bad, match in ((math.nan, "percentiles must be a sequence of numbers, got nan"),
+                       ("", "percentiles must be a sequence of numbers, got ''"),
+                       (["50"], "percentiles must be numbers, got '50'")):
+        with pytest.raises(TypeError, match=f"^{match}$"):  # nan: "not iterable"; '': taken
+            plot_distribution(b, percentiles=bad)
+    with pytest.raises(TypeError, match="^labels must be a list of strings, got 5$"):
+        plot_compare([b, MB], labels=5)
+    plt.close("all")
+
+
+def test_plot_players_counts_players_in_our_words():
+    from snl_numeric import expected_game_length
+    from snl_numeric.plot import plot_players
+
+    game = expected_game_length(Board(20, {3: 10, 15: 4}), 2)
+    with pytest.raises(TypeError, match="^players must be an integer, got array"):
+        plot_players(game, np.array([]))  # was NumPy's "truth value ... is ambiguous"
+    with pytest.raises(TypeError, match="^players must be an integer, got 2.0$"):
+        plot_players(game, 2.0)  # was taken
+    plt.close("all")

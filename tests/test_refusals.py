@@ -527,3 +527,139 @@ def test_rlimits_counted_in_process(monkeypatch):
     assert avail is not None and avail <= 5 * 2**20 + 2**20
     with pytest.raises(MemoryLimitError, match="is available"):
         check_memory(64 * 2**20, "a table")
+
+
+# -- audit of every public function (robust65): hostile values, memory, files ---------------
+def test_board_json_indent_is_checked_and_its_memory_estimated(small_machine):
+    board = Board(10, {3: 8})
+    assert board.to_json(indent=np.int64(1)) == board.to_json(indent=1)
+    for bad, exc, match in ((2.5, TypeError, "^indent must be an integer, got 2.5$"),
+                            ("x", TypeError, "^indent must be an integer, got 'x'$"),
+                            (True, TypeError, "^indent must be an integer, got True$"),
+                            (-1, ValueError, "^indent must be at least 0, got -1$"),
+                            (2**63, ValueError, "^indent must fit in a 64-bit integer")):
+        with pytest.raises(exc, match=match):  # was json's TypeError, or OverflowError
+            board.to_json(indent=bad)
+    # (json.dumps allocated the text: a bare MemoryError, or the machine's memory)
+    with pytest.raises(MemoryLimitError, match="JSON indented by 4,611,686,018,427,"):
+        board.to_json(indent=2**62)
+
+
+def test_files_named_by_nothing_are_refused_in_our_words(tmp_path, monkeypatch):
+    from snl_numeric import report
+    from snl_numeric.batch import analyze_to_parquet, read_results, write_jsonl
+
+    monkeypatch.chdir(tmp_path)
+    board = Board(10, {3: 8})
+    # was FileNotFoundError: "No such file or directory: './..3f2a.tmp' -> ''"
+    for write in (lambda p: board.to_json(p), lambda p: report(board, p),
+                  lambda p: write_jsonl([board], p)):
+        with pytest.raises(ValueError, match="^path must name a file, got ''$"):
+            write("")
+        with pytest.raises(TypeError, match=r"^path must be a file name \(str or path-like\)"
+                                            "( or None)?, got 3.5$"):
+            write(3.5)  # was "expected str, bytes or os.PathLike object, not float"
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for run in (lambda out: analyze_to_parquet([board], out), read_results):
+        with pytest.raises(ValueError, match="^out must name a folder, got ''$"):
+            run("")
+        with pytest.raises(ValueError, match="a_file' is a file, not a folder$"):
+            run(a_file)  # was FileExistsError / NotADirectoryError
+        with pytest.raises(TypeError, match="^out must be a folder name"):
+            run(3)
+    with pytest.raises(ValueError, match="^no results folder '.*nowhere': run analyze_to_par"):
+        read_results(tmp_path / "nowhere")  # was FileNotFoundError
+    with pytest.raises(TypeError, match="^overwrite must be True or False, got 'no'$"):
+        analyze_to_parquet([board], tmp_path / "out", overwrite="no")  # was taken as True
+    assert sorted(os.listdir(tmp_path)) == ["a_file"]  # nothing written on the way
+
+
+def test_per_player_work_refused_before_its_lists(small_machine):
+    from snl_numeric import fair_starts, jump_impact
+
+    mb = Board(20, {3: 10, 15: 4})
+    # were bare MemoryErrors from lists of 2**62 entries (or minutes building 10**8 of them)
+    with pytest.raises(MemoryLimitError, match="^a race of 4,611,686,018,427,387,904 players"):
+        fair_starts(mb, 2**62)
+    with pytest.raises(MemoryLimitError, match="^a race of 4,611,686,018,427,387,904 players"):
+        jump_impact(mb, players=2**62)
+    with pytest.raises(MemoryLimitError, match="^a race of 100,000,000 players on a board of 21"):
+        simulate(mb, 10, rng=1, players=10**8)
+
+
+def test_design_lengths_beyond_int64_or_the_board():
+    from snl_numeric import design_board
+
+    kw = dict(snakes=1, ladders=1, objective="max", iterations=20, chains=1, rng=4)
+    with pytest.raises(ValueError, match="^max_length must fit in a 64-bit integer"):
+        design_board(20, max_length=2**63, **kw)  # was OverflowError inside NumPy
+    with pytest.raises(ValueError, match="cannot place 1 snakes with lengths 20..20"):
+        design_board(20, min_length=2**62, max_length=2**63 - 1, **kw)
+    # a bound beyond the board is the board's: the same design
+    a = design_board(20, max_length=2**63 - 1, **kw)
+    b = design_board(20, **kw)
+    assert a.board == b.board and a.mean == b.mean
+
+
+def test_rule_chains_and_large_mazes_refused_before_numpy_allocates(small_machine):
+    from snl_numeric import Chain
+
+    # were NumPy's MemoryError ("Unable to allocate 745. GiB for an array ...")
+    with pytest.raises(MemoryLimitError, match="^a chain of 100,000,000,000 states x 1 faces"):
+        Chain.from_rule(10**11, [1], [1.0], lambda s, f: np.minimum(s + f, 10**11 - 1),
+                        absorbing=[10**11 - 1])
+    huge = np.broadcast_to(np.int64(1), (10**5, 10**5))  # a view: no memory of its own
+    for call in (lambda: mz.shortest_path(huge, (0, 0), (5, 5)),
+                 lambda: mz.paths(huge, (0, 0), (5, 5), limit=3),
+                 lambda: mz.count_paths(huge, (0, 0), (5, 5), bound=3)):
+        with pytest.raises(MemoryLimitError, match="^a 100,000 x 100,000 maze needs about"):
+            call()
+    # (a view that fits is read as before: two moves from a corner to the middle)
+    path = mz.shortest_path(np.broadcast_to(np.int64(1), (3, 3)), (0, 0), (1, 1))
+    assert len(path) == 3 and path[0].tolist() == [0, 0] and path[-1].tolist() == [1, 1]
+
+
+def test_what_is_no_list_is_refused_in_our_words(tmp_path):
+    from snl_numeric import Chain, warmup
+    from snl_numeric.batch import write_jsonl, write_parquet
+
+    # each was Python's "'float' object is not iterable" or os.fspath's unnamed words
+    for write in (write_jsonl, write_parquet):
+        for bad in (math.nan, Board(10), "boards.jsonl"):
+            with pytest.raises(TypeError, match="^boards must be a BoardBatch or an iterable of "
+                                                "Boards and BoardBatches, got "):
+                write(bad, tmp_path / "b.jsonl")
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(TypeError, match="^groups must be a list of group names or None, got 5$"):
+        warmup(5)
+    step = lambda s, f: np.minimum(s + f, 4)  # noqa: E731
+    with pytest.raises(TypeError, match="^faces must be a list of faces, got nan$"):
+        Chain.from_rule(5, math.nan, [1.0], step)
+    with pytest.raises(TypeError, match="^probs must be numbers, got 'x'$"):
+        Chain.from_rule(5, [1], "x", step)  # was "could not convert string to float: 'x'"
+
+
+def test_progress_and_players_that_are_arrays_are_refused_in_our_words():
+    board = Board(10, {3: 8})
+    empty = np.array([])
+    # were NumPy's "The truth value of an empty array is ambiguous"
+    for call in (lambda: simulate(board, 10, rng=0, progress=empty),
+                 lambda: analyze_many([board], progress=empty),
+                 lambda: mz.count_paths([[1, 1], [1, 1]], (0, 0), (1, 1), progress=empty)):
+        with pytest.raises(TypeError, match=r"^progress must be True, False or 'always', got "
+                                            r"array\(\[\], dtype=float64\)$"):
+            call()
+    assert simulate(board, 10, rng=0, progress=np.str_("always")).games == 10
+
+
+def test_small_boards_are_not_refused_memory_they_do_not_need(monkeypatch):
+    from snl_numeric import jump_candidates
+
+    # was "the jump candidates of a board of 21 squares (arrays of 21 x 21) needs about
+    # 384.0 MiB": six blocks of 64 MiB counted whatever the board
+    monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "64M")
+    change = jump_candidates(Board(20, {3: 10, 15: 4}))
+    assert change.shape == (21, 21)
+    with pytest.raises(MemoryLimitError, match="the jump candidates of a board of 5,001 squares"):
+        jump_candidates(Board(5000))  # 10 n^2 bytes: 250 MB

@@ -80,6 +80,26 @@ def single_board_calls():
         ("jump_candidates", "mb", lambda b, i: snl.jump_candidates(b)),
         ("race_value", "mb", lambda b, i: snl.race_value(b, ["1-3", "4-6"], [0] * 101,
                                                            [1] * 101)),
+        # the rest of the public questions (the robust65 audit found them unchecked here)
+        ("min_throws", "large", lambda b, i: snl.min_throws(b)),
+        ("expected_throws", "dense", lambda b, i: snl.expected_throws(b, 5)),
+        ("throws_variance", "bounce", lambda b, i: snl.throws_variance(b)),
+        ("expected_throws exact", "bounce", lambda b, i: snl.expected_throws(b, exact=True)),
+        ("solver_report", "dense", lambda b, i: snl.solver_report(b)),
+        ("sensitivity dice", "mb", lambda b, i: snl.sensitivity(b)),
+        ("sensitivity jumps", "bounce",
+         lambda b, i: snl.sensitivity(b, wrt="jumps", of="variance")),
+        ("fair_starts", "mb", lambda b, i: snl.fair_starts(b, 2)),
+        ("first_player_advantage", "bounce", lambda b, i: snl.first_player_advantage(b, 3)),
+        ("transition_matrix", "dense", lambda b, i: snl.transition_matrix(b).toarray()),
+        ("jump_impact median players", "mb",
+         lambda b, i: snl.jump_impact(b, median=True, players=2)),
+        ("simulate players", "mb",
+         lambda b, i: snl.simulate(b, 5_000, rng=3, players=3, threads=1 + i % 2)),
+        ("to_chain expected_throws_all", "dense",
+         lambda b, i: snl.expected_throws_all(b.to_chain())),
+        ("report", "mb", lambda b, i: snl.report(b)),
+        ("top_candidates", "mb", lambda b, i: snl.top_candidates(snl.jump_candidates(b), 5)),
     ]
 
 
@@ -103,7 +123,28 @@ def other_calls():
         ("maze count", lambda: grid, lambda m, i: maze.count_paths(m, (0, 6), (3, 3),
                                                                     bound=20_000)),
         ("maze shortest", lambda: grid, lambda m, i: maze.shortest_path(m, (6, 6), (3, 3))),
+        ("maze corner_paths", lambda: grid, lambda m, i: maze.corner_paths(m, limit=300)),
+        ("maze iter_paths", lambda: grid,
+         lambda m, i: [p for _, p in zip(range(200), maze.iter_paths(m, (0, 0), (3, 3)))]),
+        ("exact win_probabilities", lambda: Board(12, {3: 9, 10: 2}),
+         lambda b, i: snl.win_probabilities(b, 2, exact=True)),
+        ("design_board fair", lambda: None,
+         lambda _, i: snl.design_board(30, snakes=2, ladders=2, objective="fair", players=2,
+                                       iterations=40, chains=2, rng=3).board.jumps),
+        # one Chain shared by every thread (its lazy caches filled in the race)
+        ("chain expected_throws_all", _chain, lambda c, i: snl.expected_throws_all(c)),
+        ("chain length_distribution", _chain, lambda c, i: snl.length_distribution(c)),
+        ("chain absorption", _chain,
+         lambda c, i: snl.absorption_probabilities(c, visit_probability=True).probabilities),
+        ("chain analyze", _chain, lambda c, i: snl.analyze(c).mean),
+        ("chain simulate", _chain, lambda c, i: snl.simulate(c, 3000, rng=2).mean),
+        ("chain optimal_policy", lambda: [boards.get("milton-bradley").to_chain().P] * 2,
+         lambda ps, i: snl.optimal_policy(ps, start=0).mean),
     ]
+
+
+def _chain():
+    return boards.random_board(300, 0.15, rng=3).to_chain()
 
 
 def hammer(call, shared, rounds):

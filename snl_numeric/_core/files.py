@@ -15,6 +15,8 @@ import secrets
 from collections.abc import Callable
 from typing import IO
 
+from .validation import shown
+
 __all__ = ["write_atomic", "write_text_atomic"]
 
 
@@ -66,7 +68,13 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], obje
     >>> pathlib.Path(path).read_bytes(), sorted(os.listdir(os.path.dirname(path)))
     (b'old', ['a.txt'])
     """
-    path = os.fspath(path)
+    try:
+        path = os.fspath(path)
+    except TypeError:  # Python's words would not say which argument
+        raise TypeError(f"path must be a file name (str or path-like), got {shown(path)}"
+                        ) from None
+    if not path:  # (was FileNotFoundError naming the temporary file)
+        raise ValueError("path must name a file, got ''")
     folder, name = os.path.split(path)
     folder = folder or "."
     fd, tmp = _create_new(folder, f".{name}.", ".tmp")

@@ -15,6 +15,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from .validation import int_array, positive_int, shown
+
 __all__ = ["grid_rows", "grid_shape", "square_xy"]
 
 
@@ -26,6 +28,7 @@ def grid_shape(size: int) -> tuple[int, int]:
     >>> grid_shape(100), grid_shape(29), grid_shape(1)
     ((10, 10), (5, 6), (1, 1))
     """
+    size = positive_int(size, "size")  # (NaN, -1 and True were laid out)
     n = math.isqrt(size - 1) + 1 if size > 1 else 1
     return -(-size // n), n
 
@@ -39,8 +42,11 @@ def square_xy(squares: npt.ArrayLike, size: int) -> tuple[np.ndarray, np.ndarray
     >>> x.tolist(), y.tolist()
     ([-1, 0, 9, 9, 0, 0], [0, 0, 0, 1, 1, 9])
     """
-    k = np.asarray(squares, dtype=np.int64)
     _, n = grid_shape(size)
+    k = int_array(squares, "squares")  # (2.5 was drawn on square 2)
+    if k.size and (k.min() < 0 or k.max() > size):
+        bad = k[(k < 0) | (k > size)][0].item()
+        raise ValueError(f"squares must be in 0..{size}, got {shown(bad)}")
     r, c = np.divmod(np.maximum(k, 1) - 1, n)
     x = np.where(r % 2 == 0, c, n - 1 - c)
     x = np.where(k == 0, -1, x)

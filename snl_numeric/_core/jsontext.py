@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .validation import shown
+from .memory import check_memory
+from .validation import positive_int, shown
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_DIGITS", "is_json", "json_text", "parse_json"]
+__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_DIGITS", "is_json", "json_indent", "json_text", "parse_json"]
 
 #: Deepest JSON nesting read (a board needs 3 levels).
 MAX_JSON_DEPTH = 64
@@ -59,6 +60,36 @@ def json_text(data: Any, *, indent: int | None = None) -> str:
     '{"mean": "inf", "ci": [1.5, "nan"]}'
     """
     return json.dumps(_json_ready(data), indent=indent, allow_nan=False)
+
+
+def json_indent(indent: Any, data: Any) -> int | None:
+    """``indent`` for ``json.dumps(data, indent=indent)``: None, or an integer >= 0 whose
+    indentation's memory is checked first (``json.dumps`` took strings, raised
+    OverflowError, or allocated what it was told).
+
+    Examples
+    --------
+    >>> json_indent(2, {"a": [1, 2]}), json_indent(None, {"a": [1, 2]})
+    (2, None)
+    >>> json_indent(-1, {})
+    Traceback (most recent call last):
+    ...
+    ValueError: indent must be at least 0, got -1
+    """
+    if indent is None:
+        return None
+    indent = positive_int(indent, "indent", low=0)
+    if indent:
+        check_memory(float(indent) * _levels(data), f"JSON indented by {indent:,} spaces")
+    return indent
+
+
+def _levels(data: Any, depth: int = 1) -> int:
+    """Indentation levels over every line of ``data``'s indented text (one per level of
+    each line: values, then the closing bracket of each container)."""
+    items = data.values() if isinstance(data, dict) else data if isinstance(
+        data, (list, tuple)) else ()
+    return 2 * depth + sum(depth + _levels(v, depth + 1) for v in items)
 
 
 def parse_json(text: str | bytes) -> Any:

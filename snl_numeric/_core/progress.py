@@ -20,6 +20,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from .validation import shown
+
 #: Values of the ``progress=`` switches.
 ALWAYS = "always"
 
@@ -32,11 +34,11 @@ def check_progress(value: Any) -> bool | str:
     >>> check_progress(True), check_progress("always")
     (True, 'always')
     """
-    if value is ALWAYS or value == ALWAYS:
+    if isinstance(value, str) and value == ALWAYS:  # (an array compared element by element)
         return ALWAYS
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise TypeError(f"progress must be True, False or 'always', got {value!r}")
+    raise TypeError(f"progress must be True, False or 'always', got {shown(value)}")
 
 
 def in_notebook() -> bool:

@@ -450,6 +450,15 @@ def _as_batches(boards: Any) -> Iterator[BoardBatch]:
                 raise TypeError(f"expected Boards or BoardBatches, got {type(item).__name__}")
 
 
+def _check_boards(boards: Any) -> None:
+    """What the writers take: a BoardBatch, or an iterable (no string) of Boards and
+    BoardBatches; else ``TypeError`` (was Python's "'float' object is not iterable")."""
+    if not isinstance(boards, BoardBatch) and (isinstance(boards, (str, bytes, Board))
+                                               or not isinstance(boards, Iterable)):
+        raise TypeError("boards must be a BoardBatch or an iterable of Boards and BoardBatches, "
+                        f"got {type(boards).__name__}")
+
+
 def _boards(boards: Any) -> Iterator[Board]:
     """Every board, each Board as given (its name and capture rule kept: a BoardBatch holds
     neither), the boards of a BoardBatch one by one."""
@@ -480,6 +489,7 @@ def write_jsonl(boards: Any, path: str | os.PathLike[str]) -> None:
     >>> read_boards(path).sizes.tolist()
     [10, 20]
     """
+    _check_boards(boards)
     jsonl.write_lines((board.to_dict() for board in _boards(boards)), path)
 
 
@@ -519,6 +529,7 @@ def write_parquet(boards: Any, path: str | os.PathLike[str]) -> None:
     >>> read_boards(path)[1] == boards.get("seed-30")
     True
     """
+    _check_boards(boards)
     pa, pq = require_pyarrow()
     names = None
     where = ("is not written (the Parquet board schema has no place for it; write_jsonl "

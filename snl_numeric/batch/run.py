@@ -16,7 +16,7 @@ from .._core import version
 from .._core.deprecation import warn_renamed
 from .._core.memory import available_memory, check_memory, format_bytes
 from .._core.parallel import default_threads, run_tasks
-from .._core.progress import Progress
+from .._core.progress import Progress, check_progress
 from .._core.solve import solver_bytes
 from .._core.table import quantile_levels
 from .._core.validation import (
@@ -542,6 +542,7 @@ def analyze_many(
     """
     pd = require_pandas()
     allow_mixed_versions = check_client(client, allow_mixed_versions)
+    progress = check_progress(progress)  # (before it is tested for truth)
     if chunk_size is None:
         chunk_size = default_chunk_size(boards, client)
     settings = make_settings(columns, errors, tail, max_throws, chunk_size)

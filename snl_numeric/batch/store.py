@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .._core import version
-from .._core.progress import Progress
-from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL
-from ..io.store import MANIFEST, ResultStore
+from .._core.progress import Progress, check_progress
+from .._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, flag
+from ..io.store import MANIFEST, ResultStore, results_folder
 from .files import BoardRowError, Chunk, open_source, stream_fingerprint
 from .run import (
     BoardsInput,
@@ -126,6 +126,9 @@ def analyze_to_parquet(
     [2, 4]
     """
     allow_mixed_versions = check_client(client, allow_mixed_versions)
+    overwrite = flag(overwrite, "overwrite")  # (any value was taken as true or false)
+    progress = check_progress(progress)  # (before it is tested for truth)
+    out = results_folder(out)
     if chunk_size is None:
         chunk_size = _started_with(out) or default_chunk_size(boards, client)
     settings = make_settings(columns, errors, tail, max_throws, chunk_size)

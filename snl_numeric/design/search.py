@@ -17,7 +17,7 @@ from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress
 from .._core.rng import stream_words
 from .._core.table import OVERSHOOT_CODES
-from .._core.validation import choice, seed_sequence
+from .._core.validation import choice, positive_int, seed_sequence
 from ..board import Board
 from ..dice import DiceLike
 from .fair import check_fair, design_fair
@@ -47,11 +47,7 @@ ROUND_SECONDS = 0.15
 
 
 def _count(value: Any, name: str, low: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be at least {low}, got {value}")
-    return int(value)
+    return positive_int(value, name, low)  # (in the int64 range: numpy adds squares to it)
 
 
 @dataclass(frozen=True)
@@ -90,6 +86,8 @@ def _problem(size, snakes, ladders, min_length, max_length, forbidden, overshoot
     max_len = size if max_length is None else _count(max_length, "max_length", 1)
     if min_len > max_len:
         raise ValueError(f"min_length {min_len} is larger than max_length {max_len}")
+    # no jump is longer than the board: the same lengths, and squares +- lengths fit in int64
+    min_len, max_len = min(min_len, size), min(max_len, size)
     allowed_dst = np.ones(size + 1, dtype=np.bool_)
     if forbidden is None:
         forbidden = ()

@@ -60,7 +60,7 @@ from ..chain import (
 from ..compile import CompiledBoard
 from ..distribution import length_distribution
 from ..markov import Chain
-from ..players import win_probabilities
+from ..players import check_race_memory, win_probabilities
 from .certify import (
     CERTIFIED,
     MAX_RESOLVES,
@@ -333,6 +333,7 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
     median = flag(median, "median")
     if players is not None:
         players = positive_int(players, "players", low=2)
+        check_race_memory(players, 1)  # before the list of starts (was a bare MemoryError)
     cb = board.compiled
     t_all, var_all = moments(cb)
     mean, var = float(t_all[start]), float(var_all[start])
@@ -540,8 +541,10 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
     kind = choice(kind, "kind", KINDS)
     cb = board.compiled
     n = cb.n_states
-    check_memory(10 * n * n + 6 * BLOCK_BYTES, f"the jump candidates of a board of {n:,} "
-                                               f"squares (arrays of {n:,} x {n:,})")
+    # (the blocks of right-hand sides are n x min(n, BLOCK_BYTES // 8n): a small board was
+    # refused 384 MiB for six full blocks)
+    check_memory(10 * n * n + 6 * 8 * n * len(_blocks(n, n)[0]),
+                 f"the jump candidates of a board of {n:,} squares (arrays of {n:,} x {n:,})")
     t_all = mean_all(cb)
     mean = float(t_all[start])
     if not math.isfinite(mean):

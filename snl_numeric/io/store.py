@@ -27,13 +27,14 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .._core.files import write_atomic
+from .._core.validation import shown
 from . import require_pandas, require_pyarrow
 from .parquet import open_file
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ResultStore", "file_fingerprint", "read_results", "write_atomic"]
+__all__ = ["ResultStore", "file_fingerprint", "read_results", "results_folder", "write_atomic"]
 
 MANIFEST = "_manifest.json"
 #: Schema metadata key of a part's input digest.
@@ -89,6 +90,21 @@ def _read_manifest(path: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else {}
 
 
+def results_folder(out: Any) -> str:
+    """``out`` as the path of a results folder (existing or not): ``TypeError`` for what is
+    no path, ``ValueError`` for an empty path or one naming a file."""
+    try:
+        path = os.fspath(out)
+    except TypeError:
+        raise TypeError(f"out must be a folder name (str or path-like), got {shown(out)}"
+                        ) from None
+    if not path:
+        raise ValueError("out must name a folder, got ''")
+    if os.path.lexists(path) and not os.path.isdir(path):  # (was FileExistsError)
+        raise ValueError(f"out {path!r} is a file, not a folder")
+    return path
+
+
 def _missing_folders(path: str) -> list[str]:
     """The folders that creating ``path`` would create, deepest first."""
     missing = []
@@ -119,7 +135,7 @@ class ResultStore:
     def __init__(self, out: str | os.PathLike[str], manifest: dict[str, Any], *,
                  version: str, overwrite: bool = False, fresh: bool = False,
                  allow_mixed_versions: bool = False) -> None:
-        self.path = os.fspath(out)
+        self.path = results_folder(out)
         self._created = _missing_folders(self.path)  # deepest first
         self._was_empty = False
         os.makedirs(self.path, exist_ok=True)
@@ -270,7 +286,9 @@ def read_results(out: str | os.PathLike[str]) -> pd.DataFrame:
     {'min_throws': [1], 'median': [2]}
     """
     pd = require_pandas()
-    out = os.fspath(out)
+    out = results_folder(out)
+    if not os.path.isdir(out):  # (was FileNotFoundError, NotADirectoryError)
+        raise ValueError(f"no results folder {out!r}: run analyze_to_parquet first")
     manifest = _read_manifest(out)
     if manifest is not None and manifest.get("complete") is False:
         raise ValueError(f"{out!r} holds an unfinished run (it stopped before writing every "

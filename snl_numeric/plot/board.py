@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._core.grid import square_xy
+from .._core.memory import check_memory
 from .._core.validation import flag, optional_flag
 from ..analysis import Analysis
 from ..board import Board
@@ -22,6 +23,7 @@ from .common import (
     axes,
     board_frame,
     cells,
+    colormap,
     draw_jumps,
     fit_board_figure,
     legend_beside_board,
@@ -78,6 +80,9 @@ def plot_board(
             ": a chain has no squares on a grid or jumps to draw (plot_visits and "
             "plot_distribution take a Chain)" if kind == "Chain" else ""))
     numbers, legend = optional_flag(numbers, "numbers"), flag(legend, "legend")
+    # the squares' cells, coordinates and shades (nothing else sizes a board drawing: the
+    # other plots analyse the board first, which checks more)
+    check_memory(80.0 * (board.size + 1), f"drawing a board of {board.size + 1:,} squares")
     created = ax is None
     ax = axes(ax, (7, 7))
     from matplotlib.colors import ListedColormap
@@ -176,6 +181,7 @@ def plot_visits(
     True
     """
     numbers, jumps = optional_flag(numbers, "numbers"), flag(jumps, "jumps")
+    cmap = colormap(cmap)
     a = as_analysis(analysis_or_board, distribution=False)
     if a.expected_visits is None:
         raise ValueError(

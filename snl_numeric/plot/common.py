@@ -8,7 +8,7 @@ import numpy as np
 
 from .._core.grid import grid_shape, square_xy
 from .._core.table import quantiles
-from .._core.validation import probability
+from .._core.validation import probability, shown
 from ..analysis import Analysis, analyze
 from ..board import Board
 from ..display.html import LADDER_COLOR, SNAKE_COLOR
@@ -91,6 +91,35 @@ def check_coverage(coverage: float) -> float:
     return coverage
 
 
+
+
+def colormap(cmap: Any) -> Any:
+    """``cmap`` as a Matplotlib colormap: a name in ``matplotlib.colormaps`` or a
+    ``Colormap``; ``TypeError``/``ValueError`` in our words (Matplotlib raised KeyError, or
+    ignored the name where nothing is drawn with it)."""
+    from matplotlib import colormaps
+    from matplotlib.colors import Colormap
+
+    if isinstance(cmap, Colormap):
+        return cmap
+    if not isinstance(cmap, str):
+        raise TypeError(f"cmap must be a Matplotlib colormap name or Colormap, got {shown(cmap)}")
+    try:
+        return colormaps[cmap]
+    except KeyError:
+        raise ValueError(f"cmap must name a Matplotlib colormap (matplotlib.colormaps), got "
+                         f"{shown(cmap)}") from None
+
+
+def colour(color: Any) -> Any:
+    """``color`` if Matplotlib takes it as one colour, else ``TypeError``/``ValueError``."""
+    from matplotlib.colors import is_color_like
+
+    if not is_color_like(color):
+        kind = ValueError if isinstance(color, str) else TypeError
+        raise kind(f"color must be a Matplotlib colour such as 'C0' or '#1f77b4', got "
+                   f"{shown(color)}")
+    return color
 
 
 def board_frame(ax: Axes, size: int, zero_shown: bool) -> tuple[int, int]:

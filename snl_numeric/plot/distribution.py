@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._core.table import quantiles
-from .._core.validation import choice, flag
+from .._core.validation import choice, flag, shown
 from ..analysis import Analysis
 from ..board import Board
 from ..display.html import board_title
@@ -17,7 +18,15 @@ from ..simulate import SimulationResult
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-from .common import DEFAULT_COVERAGE, as_analysis, axes, check_coverage, pmf_cdf, xmax
+from .common import (
+    DEFAULT_COVERAGE,
+    as_analysis,
+    axes,
+    check_coverage,
+    colour,
+    pmf_cdf,
+    xmax,
+)
 
 #: Headroom above the tallest bar for the percentile labels (a fraction of its height),
 #: and the least distance between two labels (a fraction of the x range): closer ones merge.
@@ -91,7 +100,12 @@ def plot_distribution(
     """
     a = as_analysis(analysis_or_board)
     coverage = check_coverage(coverage)
+    color = colour(color)
+    if isinstance(percentiles, (str, bytes)) or not isinstance(percentiles, Iterable):
+        raise TypeError(f"percentiles must be a sequence of numbers, got {shown(percentiles)}")
     for q in percentiles:
+        if isinstance(q, (bool, np.bool_)) or not isinstance(q, numbers.Real):
+            raise TypeError(f"percentiles must be numbers, got {shown(q)}")
         if not 0 < q <= 100:
             raise ValueError(f"percentiles must be in (0, 100], got {q!r}")
     if simulation is not None:
@@ -176,6 +190,8 @@ def plot_distribution(
 
 def _labels(analyses: list[Analysis], labels: Sequence[str] | None) -> list[str]:
     if labels is not None:
+        if isinstance(labels, (str, bytes)) or not isinstance(labels, Iterable):
+            raise TypeError(f"labels must be a list of strings, got {shown(labels)}")
         labels = [str(s) for s in labels]
         if len(labels) != len(analyses):
             raise ValueError(f"got {len(labels)} labels for {len(analyses)} boards")

@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._core.validation import choice
+from .._core.validation import choice, positive_int
 from ..board import Board
 from ..display.html import LADDER_COLOR, SNAKE_COLOR, board_title
 from ..impact import JumpCandidates, JumpImpact, candidates, jump_impact
-from .common import axes
+from .common import axes, colormap
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -65,6 +65,8 @@ def plot_impact(
     if not isinstance(r, JumpImpact):
         raise TypeError(f"expected a JumpImpact or a Board, got {type(r).__name__}")
     by = choice(by, "by", tuple(IMPACT_MEASURES))
+    if top is not None:  # (a negative or a True top sliced the bars silently)
+        top = positive_int(top, "top")
     order = r.order(by)[:top][::-1]  # the largest at the top
     change = getattr(r, f"{by}_change")[order]
     ax = axes(ax, (7, max(2.5, 0.3 * len(order) + 1.2)))
@@ -129,9 +131,9 @@ def plot_candidates(
     >>> ax.get_xlabel()
     'destination b'
     """
-    from matplotlib import colormaps
     from matplotlib.colors import TwoSlopeNorm
 
+    cmap = colormap(cmap)
     c = candidates_or_board
     if isinstance(c, Board):
         c = candidates(c)
@@ -142,7 +144,7 @@ def plot_candidates(
     finite = change[np.isfinite(change)]
     lo = min(float(finite.min(initial=0.0)), -1e-12)
     hi = max(float(finite.max(initial=0.0)), 1e-12)
-    colours = colormaps[cmap].with_extremes(bad="white", over="black")
+    colours = colormap(cmap).with_extremes(bad="white", over="black")
     ax = axes(ax, (7, 6))
     shown = np.where(np.isposinf(change), 2.0 * hi + 1.0, change)  # endless: the "over" colour
     image = ax.imshow(shown, origin="lower", cmap=colours,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.text import capture_words
+from .._core.validation import positive_int
 from ..board import Board
 from ..players import GameLength, expected_game_length
 from .common import axes, check_coverage
@@ -62,6 +63,8 @@ def plot_players(
     ['player 1: 0.5056', 'player 2: 0.4944']
     """
     coverage = check_coverage(coverage)
+    if players is not None:  # (an empty array raised NumPy's "truth value ... ambiguous")
+        players = positive_int(players, "players")
     rule = None
     if isinstance(game, Board):
         if players is None:

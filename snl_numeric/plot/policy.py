@@ -8,7 +8,7 @@ import numpy as np
 
 from .._core.grid import square_xy
 from .._core.text import dice_text, label
-from .._core.validation import flag, optional_flag
+from .._core.validation import flag, integer, optional_flag
 from ..display.html import GOAL_COLOR, board_title
 from ..policy import FinishWithinResult, PolicyResult
 
@@ -89,16 +89,18 @@ def plot_policy(
     """
     numbers, values = optional_flag(numbers, "numbers"), optional_flag(values, "values")
     legend = flag(legend, "legend")
+    step = integer(step, "step")
     r = policy_result
     if isinstance(r, PolicyResult):
+        if step != 0:  # (was ignored)
+            raise ValueError(f"step picks a throw of a FinishWithinResult; a PolicyResult has "
+                             f"one policy, got step={step}")
         policy, take = r.policy, r.take
         cell_values, value_format = r.expected, "{:.1f}"
         what = "Optimal" if r.objective == "min" else "Worst"
         default_title = (f"{what} play on {board_title(r.board)}: "
                          f"{r.mean:.2f} expected throws from square {r.board.start}")
     elif isinstance(r, FinishWithinResult):
-        if isinstance(step, bool) or not isinstance(step, int):
-            raise TypeError(f"step must be an integer, got {step!r}")
         if not 0 <= step < r.horizon:
             raise ValueError(f"step must be a throw in 0..{r.horizon - 1}, got {step}")
         policy, take = r.policy[step], r.take[step]

@@ -11,7 +11,15 @@ from .._core.validation import optional_flag
 from ..board import Board
 from ..display.html import board_title
 from ..sensitivity import Sensitivity, sensitivity
-from .common import axes, board_frame, cells, draw_jumps, fit_board_figure, number_squares
+from .common import (
+    axes,
+    board_frame,
+    cells,
+    colormap,
+    draw_jumps,
+    fit_board_figure,
+    number_squares,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -64,6 +72,7 @@ def plot_sensitivity(
     'elasticity of the expected throws'
     """
     numbers = optional_flag(numbers, "numbers")
+    cmap = colormap(cmap)  # (was taken unchecked, and ignored where nothing is coloured)
     s = sensitivity_or_board
     if isinstance(s, Board):
         s = sensitivity(s, wrt="transitions")

@@ -113,12 +113,15 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
     if not isinstance(board, Board):
         raise TypeError(f"players= races on a Board, got {type(board).__name__}")
     k = players_count(players, starts, dice)
+    n = board.size + 1
+    # the per-player part of the estimate below, before the per-player lists are built
+    check_memory(16 * k * n + threads * 8 * ROUND_BINS * (k + 1),
+                 f"a race of {k:,} players on a board of {n:,} squares")
     mode, back, mask = capture_rule(board)
     safe = np.array(mask, dtype=np.bool_)  # (a writable copy: one kernel signature)
     boards_, table, starts_ = _per_player(board, k, starts, dice)
     cbs = [b.compiled for b in boards_]
     width = max(len(cb.probs) for cb in cbs)
-    n = board.size + 1
     check_memory(8 * len(cbs) * n * (width + 1) + 16 * k * n
                  + threads * 8 * ROUND_BINS * (k + 1),
                  f"a race of {k:,} players on a board of {n:,} squares")
