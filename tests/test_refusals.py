@@ -559,6 +559,13 @@ def test_files_named_by_nothing_are_refused_in_our_words(tmp_path, monkeypatch):
         with pytest.raises(TypeError, match=r"^path must be a file name \(str or path-like\)"
                                             "( or None)?, got 3.5$"):
             write(3.5)  # was "expected str, bytes or os.PathLike object, not float"
+    from snl_numeric.batch import read_boards
+    with pytest.raises(ValueError, match="^path must name a file, got ''$"):
+        read_boards("")  # was "cannot tell the format of ''"
+    for bad in (float("nan"), None):  # was os.fspath's "expected str, bytes or ..."
+        with pytest.raises(TypeError, match=r"^path must be a file name \(str or path-like\), "
+                                            f"got {bad}$"):
+            read_boards(bad)
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
     for run in (lambda out: analyze_to_parquet([board], out), read_results):

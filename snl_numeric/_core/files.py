@@ -17,7 +17,33 @@ from typing import IO
 
 from .validation import shown
 
-__all__ = ["write_atomic", "write_text_atomic"]
+__all__ = ["file_name", "write_atomic", "write_text_atomic"]
+
+
+def file_name(path: object) -> str:
+    """``path`` as a file name (``os.fspath``), in our words when it names no file.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> file_name(pathlib.Path("a.jsonl"))
+    'a.jsonl'
+    >>> try:
+    ...     file_name(float("nan"))
+    ... except TypeError as exc:
+    ...     print(exc)
+    path must be a file name (str or path-like), got nan
+    """
+    try:
+        name = os.fspath(path)  # type: ignore[call-overload]
+        if isinstance(name, bytes):
+            name = os.fsdecode(name)
+    except TypeError:  # Python's words would not say which argument
+        raise TypeError(f"path must be a file name (str or path-like), got {shown(path)}"
+                        ) from None
+    if not name:  # (was FileNotFoundError naming the temporary file)
+        raise ValueError("path must name a file, got ''")
+    return name
 
 
 def _create_new(folder: str, prefix: str, suffix: str) -> tuple[int, str]:
@@ -68,13 +94,7 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], obje
     >>> pathlib.Path(path).read_bytes(), sorted(os.listdir(os.path.dirname(path)))
     (b'old', ['a.txt'])
     """
-    try:
-        path = os.fspath(path)
-    except TypeError:  # Python's words would not say which argument
-        raise TypeError(f"path must be a file name (str or path-like), got {shown(path)}"
-                        ) from None
-    if not path:  # (was FileNotFoundError naming the temporary file)
-        raise ValueError("path must name a file, got ''")
+    path = file_name(path)
     folder, name = os.path.split(path)
     folder = folder or "."
     fd, tmp = _create_new(folder, f".{name}.", ".tmp")

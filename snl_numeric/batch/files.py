@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.files import write_atomic
+from .._core.files import file_name, write_atomic
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import INT64_MAX, SUM_TOL
 from ..board import Board, board_fields
@@ -397,7 +397,7 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
     >>> read_boards(path)[0] == boards.get("seed-30")
     True
     """
-    path = os.fspath(path)
+    path = file_name(path)
     chunks: list[Chunk] = []
     for c in open_source(path, DEFAULT_CHUNK_SIZE).chunks:
         bad = _first_bad_row(c)
