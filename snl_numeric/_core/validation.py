@@ -505,7 +505,16 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):
     return 0, 0, 0
 
 
-_board_problem_kernel = njit()(board_problem)
+@njit()
+def _board_problem_kernel(size, start, code, chain, src, dst, faces, probs,
+                          tol):  # pragma: no cover - jitted
+    """:func:`board_problem` compiled, for calls from Python: through its registered twin,
+    as the batch kernel calls it, so that the rules' helpers (:func:`stable_order` inside
+    :func:`dice_problem` and :func:`board_problem`) are compiled under one set of options,
+    once a process (compiled as a kernel itself, the sort compiled again for it)."""
+    return board_problem(size, start, code, chain, src, dst, faces, probs, tol)
+
+
 _NO_JUMP = readonly(np.empty(0, dtype=np.int64))
 
 
