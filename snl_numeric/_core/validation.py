@@ -20,7 +20,7 @@ import reprlib
 from typing import Any
 
 import numpy as np
-from .numba_config import njit, overload, register_jitable
+from .numba_config import intrinsic, njit, overload, register_jitable
 from .sizes import PYTHON_RULES_MAX
 
 #: Default tail mass left out of game-length distributions.
@@ -280,7 +280,7 @@ def int64_values(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def readonly(arr: np.ndarray) -> np.ndarray:
     """A read-only view of ``arr``: kernels get read-only inputs everywhere (as Board and
-    Dice hold them), so each compiles once.
+    Dice hold them), so each compiles once (:func:`as_readonly` inside a kernel).
 
     Examples
     --------
@@ -290,6 +290,19 @@ def readonly(arr: np.ndarray) -> np.ndarray:
     view = arr.view()
     view.flags.writeable = False
     return view
+
+
+@intrinsic
+def as_readonly(typingctx, arr):  # pragma: no cover - runs when a kernel compiles
+    """:func:`readonly` inside a kernel: ``arr`` itself (one more reference to it), typed
+    as a read-only array, so that what a kernel builds reaches the kernels it shares with
+    the single-board path typed as a Board's arrays (one compile for both)."""
+
+    def codegen(context, builder, signature, args):
+        context.nrt.incref(builder, signature.return_type, args[0])
+        return args[0]
+
+    return arr.copy(readonly=True)(arr), codegen
 
 
 # -- the rules of a board ---------------------------------------------------------------
