@@ -280,7 +280,9 @@ def int64_values(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def readonly(arr: np.ndarray) -> np.ndarray:
     """A read-only view of ``arr``: kernels get read-only inputs everywhere (as Board and
-    Dice hold them), so each compiles once (:func:`as_readonly` inside a kernel).
+    Dice hold them), so each compiles once. Inside a kernel, ``arr`` itself typed
+    read-only (:func:`_typed_readonly`): what a kernel builds reaches the kernels it shares
+    with the single-board path typed as a Board's arrays (one compile for both).
 
     Examples
     --------
@@ -293,16 +295,19 @@ def readonly(arr: np.ndarray) -> np.ndarray:
 
 
 @intrinsic
-def as_readonly(typingctx, arr):  # pragma: no cover - runs when a kernel compiles
-    """:func:`readonly` inside a kernel: ``arr`` itself (one more reference to it), typed
-    as a read-only array, so that what a kernel builds reaches the kernels it shares with
-    the single-board path typed as a Board's arrays (one compile for both)."""
+def _typed_readonly(typingctx, arr):  # pragma: no cover - runs when a kernel compiles
+    """``arr`` itself (one more reference to it), typed as a read-only array."""
 
     def codegen(context, builder, signature, args):
         context.nrt.incref(builder, signature.return_type, args[0])
         return args[0]
 
     return arr.copy(readonly=True)(arr), codegen
+
+
+@overload(readonly)
+def _readonly_overload(arr):  # pragma: no cover - runs when a kernel compiles
+    return lambda arr: _typed_readonly(arr)
 
 
 # -- the rules of a board ---------------------------------------------------------------

@@ -28,7 +28,7 @@ from .._core.table import (
     reach_kernel,
     succ_table_kernel,
 )
-from .._core.validation import as_readonly, board_problem, readonly
+from .._core.validation import board_problem, readonly
 from .data import MAX_SIZE, BoardBatch
 
 #: Problem codes: a board larger than :data:`MAX_SIZE` or needing more memory than a
@@ -140,7 +140,7 @@ def _board_table(rows, b, work):  # pragma: no cover - jitted
     succ = table[: (size + 1) * m].reshape((size + 1, m))  # int32, as CompiledBoard's
     succ_table_kernel(size, jump_to, np.int64(rows.overshoot[b]), rows.chain[b], face_buf[:m],
                       succ, no_landed)
-    return as_readonly(succ), as_readonly(prob_buf[:m].reshape((1, m)))
+    return readonly(succ), readonly(prob_buf[:m].reshape((1, m)))
 
 
 @njit()
