@@ -38,7 +38,6 @@ from ._core.table import (
     reach_kernel,
     succ_table_kernel,
 )
-from ._core.validation import readonly
 from ._core.sizes import check_table_entries, ordinary
 from ._core.vectorised import (
     landing_rest,
@@ -394,8 +393,9 @@ def compile_board(board: Board) -> CompiledBoard:
     else:  # int32 (every table compiled has fewer than 2**31 entries): half the memory
         succ = np.empty((size + 1, len(faces)), dtype=np.int32)  # and faster sweeps
         landed = np.empty((size + 1, len(faces)), dtype=np.int32)
+        # faces copied writable, as the batch and design kernels pass theirs: one signature
         succ_table_kernel(size, jump_to, OVERSHOOT_CODES[board.overshoot], board.chain,
-                          readonly(faces), succ, landed)
+                          faces.copy(), succ, landed)
     succ.flags.writeable = False
     cb = CompiledBoard(size=size, start=board.start, faces=faces, probs=board.dice.probs,
                        succ=succ, jump_src=src, jump_dst=dst, chained=board.chain,

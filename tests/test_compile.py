@@ -1,11 +1,18 @@
 """``snl_numeric.compile``: a board compiled to its successor table (NumPy for ordinary
 boards, the kernel for large ones) against the rules' naive moves, and a board too large
-to compile refused before allocating."""
+to compile refused before allocating; and every kernel of the package compiled once in a
+process that runs the Numba entry points."""
+
+import hashlib
+import json
+import os
+import tempfile
 
 import numpy as np
 import pytest
 from conftest import boards as board_strategy
 from hypothesis import given, settings
+from subproc import run_ok
 
 from snl_numeric import Board, expected_throws
 
@@ -51,3 +58,57 @@ def test_a_long_chain_of_jumps_is_followed_once():
 def test_absurd_board_is_refused_before_allocating():
     with pytest.raises(ValueError, match="board too large to compile"):
         expected_throws(Board(10**9))
+
+
+#: The main Numba entry points on small inputs, in one process; then, for each of the
+#: package's kernels (``make_kernels``: the registry ``snl warmup`` fills), its signatures:
+#: those this process compiled or loaded (``signatures``) and the entries of its cache
+#: (one ``.nbc`` file a signature), which also count a kernel only ever called from
+#: another kernel (a kernel loaded from the cache brings the code of its callees, whose
+#: dispatchers then hold no signature).
+ENTRY_POINTS = """
+import glob, json, os
+import snl_numeric as snl
+from snl_numeric import boards, maze
+from snl_numeric._core.numba_config import _stem, make_kernels
+from snl_numeric.batch import COLUMNS, random_batch
+from snl_numeric.boards import random_board
+
+mb = boards.get("milton-bradley")
+snl.analyze_many(random_batch(4, 60, snakes=4, ladders=4, rng=0), columns=list(COLUMNS))
+snl.design_board(30, snakes=2, ladders=2, objective="max", iterations=20, chains=2, rng=0)
+snl.simulate(mb, 1000, rng=0)
+snl.optimal_race(boards.get("seed-30"), ["1-3", "4-6"])
+with snl.options(path="structured"):  # the large boards' solver: each of its methods
+    for board in (snl.Board(300), random_board(300, 0.1, rng=1), random_board(3000, 0.2, rng=1)):
+        snl.analyze(board)
+maze.corner_paths([[1, 1, 1], [1, 1, 1], [1, 1, 1]])
+counts = {}
+for k in make_kernels():
+    stem = os.path.join(glob.escape(k.stats.cache_path), _stem(k))
+    n = max(len(k.signatures), len(glob.glob(stem + ".*.nbc")))
+    if n:
+        name = f"{k.py_func.__module__}.{k.py_func.__qualname__}"
+        counts[name] = [n, [str(s) for s in k.signatures]]
+print(json.dumps(counts))
+"""
+
+
+def test_each_kernel_compiles_once_in_a_process():
+    """A kernel called with other argument types (a literal ``True`` where another caller
+    passes a bool, a read-only array where another passes a writable one) compiles a second
+    specialisation: seconds of a cold first call for nothing (issue 53). After the main
+    entry points in one process, each kernel has at most one signature.
+
+    The process keeps its kernels in a cache directory of its own (emptied when the
+    package's sources change), so that only these entry points' signatures are counted:
+    the first run compiles them (a minute), later runs load them (a few seconds)."""
+    digest = hashlib.sha256(ENTRY_POINTS.encode()).hexdigest()[:12]
+    cache = os.path.join(os.environ.get("NUMBA_CACHE_DIR") or tempfile.gettempdir(),
+                         f"snl-each-kernel-once-{digest}")
+    out = run_ok(ENTRY_POINTS, timeout=1200, env={"NUMBA_CACHE_DIR": cache, "SNL_QUIET": "1"})
+    counts = json.loads(out.strip().splitlines()[-1])
+    assert len(counts) >= 40  # the entry points did run the kernels
+    several = {name: sigs for name, (n, sigs) in counts.items() if n > 1}
+    assert not several, "kernels compiled for more than one signature:\n" + "\n".join(
+        f"{name}: {counts[name][0]} signatures {sigs}" for name, sigs in several.items())

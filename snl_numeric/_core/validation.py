@@ -20,7 +20,7 @@ import reprlib
 from typing import Any
 
 import numpy as np
-from .numba_config import njit, overload, register_jitable
+from .numba_config import intrinsic, njit, overload, register_jitable
 from .sizes import PYTHON_RULES_MAX
 
 #: Default tail mass left out of game-length distributions.
@@ -280,7 +280,9 @@ def int64_values(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def readonly(arr: np.ndarray) -> np.ndarray:
     """A read-only view of ``arr``: kernels get read-only inputs everywhere (as Board and
-    Dice hold them), so each compiles once.
+    Dice hold them), so each compiles once. Inside a kernel, ``arr`` itself typed
+    read-only (:func:`_typed_readonly`): what a kernel builds reaches the kernels it shares
+    with the single-board path typed as a Board's arrays (one compile for both).
 
     Examples
     --------
@@ -290,6 +292,22 @@ def readonly(arr: np.ndarray) -> np.ndarray:
     view = arr.view()
     view.flags.writeable = False
     return view
+
+
+@intrinsic
+def _typed_readonly(typingctx, arr):  # pragma: no cover - runs when a kernel compiles
+    """``arr`` itself (one more reference to it), typed as a read-only array."""
+
+    def codegen(context, builder, signature, args):
+        context.nrt.incref(builder, signature.return_type, args[0])
+        return args[0]
+
+    return arr.copy(readonly=True)(arr), codegen
+
+
+@overload(readonly)
+def _readonly_overload(arr):  # pragma: no cover - runs when a kernel compiles
+    return lambda arr: _typed_readonly(arr)
 
 
 # -- the rules of a board ---------------------------------------------------------------
@@ -518,7 +536,16 @@ def board_problem(size, start, code, chain, src, dst, faces, probs, tol):
     return 0, 0, 0
 
 
-_board_problem_kernel = njit()(board_problem)
+@njit()
+def _board_problem_kernel(size, start, code, chain, src, dst, faces, probs,
+                          tol):  # pragma: no cover - jitted
+    """:func:`board_problem` compiled, for calls from Python: through its registered twin,
+    as the batch kernel calls it, so that the rules' helpers (:func:`stable_order` inside
+    :func:`dice_problem` and :func:`board_problem`) are compiled under one set of options,
+    once a process (compiled as a kernel itself, the sort compiled again for it)."""
+    return board_problem(size, start, code, chain, src, dst, faces, probs, tol)
+
+
 _NO_JUMP = readonly(np.empty(0, dtype=np.int64))
 
 

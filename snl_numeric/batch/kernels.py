@@ -121,7 +121,8 @@ def _table_work(rows, problem, most):
 def _board_table(rows, b, work):  # pragma: no cover - jitted
     """The successor table of valid board ``b`` over its faces of positive probability,
     and those probabilities as one row ``(1, faces)``: views of ``work``
-    (:func:`_table_work`), valid until the next board's."""
+    (:func:`_table_work`), valid until the next board's, typed read-only as a compiled
+    Board's (the kernels that read them then compile once for both)."""
     jump_to, table, face_buf, prob_buf, no_landed = work
     size = rows.sizes[b]
     j0, j1 = rows.jump_ptr[b], rows.jump_ptr[b + 1]
@@ -139,7 +140,7 @@ def _board_table(rows, b, work):  # pragma: no cover - jitted
     succ = table[: (size + 1) * m].reshape((size + 1, m))  # int32, as CompiledBoard's
     succ_table_kernel(size, jump_to, np.int64(rows.overshoot[b]), rows.chain[b], face_buf[:m],
                       succ, no_landed)
-    return succ, prob_buf[:m].reshape((1, m))
+    return readonly(succ), readonly(prob_buf[:m].reshape((1, m)))
 
 
 @njit()

@@ -17,6 +17,7 @@ from .._core.numba_config import njit
 from .._core.rng import row_below, row_uniform
 from .._core.solve import board_moments_kernel
 from .._core.table import reach_kernel, succ_table_kernel
+from .._core.validation import readonly
 
 #: Objective values closer than this (relative) are ties: they differ by rounding only.
 TIE = 1e-12
@@ -172,10 +173,12 @@ def _moments(space, src, dst, scratch, want_var):  # pragma: no cover - jitted
     jump_to[src] = dst
     succ_table_kernel(space.size, jump_to, space.overshoot, space.chain, space.faces, succ,
                       np.empty((0, 0), dtype=np.int32))
+    succ = readonly(succ)  # typed as a compiled Board's: the kernels compile once for both
     reach_kernel(succ, space.start, dist, sure)
     if not sure[space.start]:
         return np.inf, np.inf
-    board_moments_kernel(succ, space.probs, sure, report, space.size + 1, want_var, mean, var)
+    board_moments_kernel(succ, readonly(space.probs), sure, report, space.size + 1, want_var,
+                         mean, var)
     return mean[space.start], var[space.start]
 
 

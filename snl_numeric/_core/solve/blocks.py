@@ -277,7 +277,7 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
                 out[z] = acc
             s = hi - lo
             gth_solve_jit(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)), piv[lo:hi],
-                          out[lo:hi], False)
+                          out[lo:hi], np.bool_(False))
         x = lo - 1
         b -= 1
 
@@ -341,7 +341,7 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
             for j in range(cols):
                 for i in range(s):
                     col[i] = out[lo + i, j]
-                gth_solve_jit(a, piv[lo:hi], col[:s], False)
+                gth_solve_jit(a, piv[lo:hi], col[:s], np.bool_(False))
                 for i in range(s):
                     out[lo + i, j] = col[i]
 
@@ -371,7 +371,7 @@ def block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu,
             for j in range(m):
                 for i in range(s):
                     col[i] = out[lo + i, j]
-                gth_solve_jit(a, piv[lo:hi], col[:s], True)
+                gth_solve_jit(a, piv[lo:hi], col[:s], np.bool_(True))
                 for i in range(s):
                     out[lo + i, j] = col[i]
         for x in range(lo, hi):
@@ -443,7 +443,7 @@ def correction_kernel(z, col0, targets, cap, cap_piv, x, rows):  # pragma: no co
     if k == 0:
         return
     y = x[targets]
-    gth_solve_jit(cap, cap_piv, y, False)
+    gth_solve_jit(cap, cap_piv, y, np.bool_(False))
     every = rows.shape[0] == 0
     for i in range(x.shape[0]):
         if not (every or rows[i]):

@@ -121,7 +121,9 @@ def gth_factor_jit(a, slack, piv):  # pragma: no cover - jitted
 @njit(error_model="numpy")
 def gth_solve_jit(lu, piv, x, trans):  # pragma: no cover - jitted
     """:func:`gth_solve` for kernels, in place (``x`` holds ``b``), ``piv`` the pivots
-    (:func:`gth_factor_jit`)."""
+    (:func:`gth_factor_jit`). ``trans`` is a typed bool (``np.bool_(...)`` in a kernel, a
+    Python bool from Python): a literal ``True`` or ``False`` in a kernel would compile a
+    specialisation of its own."""
     m = lu.shape[0]
     if not trans:
         for i in range(m):  # L y = b

@@ -331,7 +331,7 @@ def landing_sweep_kernel(tables, probs, pstride, active, block_start, offsets, l
         if lo < x:
             s = x + 1 - lo
             gth_solve_jit(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)),
-                          piv[lo: x + 1], out[lo: x + 1], False)
+                          piv[lo: x + 1], out[lo: x + 1], np.bool_(False))
         for z in range(x, lo - 1, -1):
             near[copy[z]] = out[z]
             c = code[z]

@@ -59,7 +59,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     active[n - 1] = False  # the goal: absorbing, not in the system
     # the per-square work arrays in one allocation per type (small boards: allocating
     # is a good part of the time)
-    iwork = np.empty((2, n + 1), dtype=np.int64)
+    iwork = np.empty((2, n + 1), dtype=np.int32)  # int32, as the structured solver's
     tcol, block_start = iwork[0, :n], iwork[1]
     work = np.empty((4, n))
     piv, t, u, rhs = work[0], work[1], work[2], work[3]
@@ -88,16 +88,17 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         piv[x] = d
     if k > kmax:
         return k
-    # no dense blocks (offsets and lu empty: read for blocks of two squares or more only):
-    # views, not module constants, which Numba types read-only (a second signature of the
-    # kernels). pstride (one die) and col0 stay literals, folded into the sweeps
-    pstride, col0 = 0, 2
-    offsets = iwork[1, :0]  # empty views of the work arrays: no allocation
-    lu = work[0, :0]
+    # the block kernels' arguments typed as the structured solver passes them, so that each
+    # compiles once for both: one die for every square (pstride) and col0 int64 values, not
+    # literals; no dense blocks (offsets and lu empty: read for blocks of two squares or
+    # more only): views, not module constants, which Numba types read-only
+    pstride, col0 = np.int64(0), np.int64(2)
+    lu = work[0, :0]  # empty views of the work arrays: no allocation
     every = report[:0]  # correction_kernel's rows: all
     # the arrays sized by k, again in one allocation per type
     kwork = np.empty(2 * k + 2, dtype=np.int64)
     targets, first = kwork[:k], kwork[k:]
+    offsets = kwork[:0]
     m = k + 2
     fwork = np.empty(2 * n * m + (k + 1) * k)
     cols = fwork[: n * m].reshape((n, m))
@@ -161,7 +162,8 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         r = np.empty(n)
         size = np.empty(n)
         tlo = np.zeros(n)
-        residual_kernel(succ, probs, pstride, active, cols[:, 0].copy(), t, tlo, False, r, size)
+        residual_kernel(succ, probs, pstride, active, cols[:, 0].copy(), t, tlo,
+                        np.bool_(False), r, size)
         sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, tlo)
         correction_kernel(z, col0, targets, cap, cap_piv, tlo, every)
         # the residual has both signs, so its solve may cancel: a correction larger than
