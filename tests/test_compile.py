@@ -70,7 +70,7 @@ ENTRY_POINTS = """
 import glob, json, os
 import snl_numeric as snl
 from snl_numeric import boards, maze
-from snl_numeric._core.numba_config import _stem, make_kernels
+from snl_numeric._core.numba_config import cache_stem, make_kernels
 from snl_numeric.batch import COLUMNS, random_batch
 from snl_numeric.boards import random_board
 
@@ -85,7 +85,7 @@ with snl.options(path="structured"):  # the large boards' solver: each of its me
 maze.corner_paths([[1, 1, 1], [1, 1, 1], [1, 1, 1]])
 counts = {}
 for k in make_kernels():
-    stem = os.path.join(glob.escape(k.stats.cache_path), _stem(k))
+    stem = os.path.join(glob.escape(k.stats.cache_path), cache_stem(k))
     n = max(len(k.signatures), len(glob.glob(stem + ".*.nbc")))
     if n:
         name = f"{k.py_func.__module__}.{k.py_func.__qualname__}"
@@ -94,6 +94,7 @@ print(json.dumps(counts))
 """
 
 
+@pytest.mark.slow
 def test_each_kernel_compiles_once_in_a_process():
     """A kernel called with other argument types (a literal ``True`` where another caller
     passes a bool, a read-only array where another passes a writable one) compiles a second

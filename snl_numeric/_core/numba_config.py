@@ -112,7 +112,7 @@ def check_cache_writable() -> str:
     return folder
 
 
-def _stem(dispatcher) -> str:
+def cache_stem(dispatcher) -> str:
     """The start of the names of a kernel's cache files: ``<module>.<function>-<line>.pyXY``
     (``.nbi`` the index, ``.<n>.nbc`` the code), as Numba's ``Cache`` class describes them."""
     fn = dispatcher.py_func
@@ -191,7 +191,7 @@ def _healing(dispatcher, options: dict):
         entry, why = attempt(sig, args)
         if entry is not None:
             return entry
-        base = os.path.join(stats.cache_path, _stem(dispatcher))
+        base = os.path.join(stats.cache_path, cache_stem(dispatcher))
         _say_once(base, "dropped a damaged kernel cache entry %s (%s); recompiling it",
                   base + ".nbi", why)
         try:
