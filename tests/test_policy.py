@@ -484,6 +484,29 @@ def test_issue_28_long_game_reaches_the_optimum():
         assert r.expected[x] == pytest.approx(float(w), rel=4 * r.convergence.error + 1e-15)
 
 
+def test_an_uncertified_trial_does_not_clear_its_switch(monkeypatch):
+    # a trial whose values have no certified error (inf) bounds nothing: its switch stays
+    # open (trial_bound's slack is inf, and inf <= errors + tau = inf cleared it)
+    from snl_numeric.policy import improve as policy_improve
+
+    # (issue 28's board: its trials on square 13 are cleared, within the errors, when
+    # their errors are certified: test_issue_28_long_game_reaches_the_optimum)
+    seen = []
+    improves = policy_improve._Iteration.improves
+
+    def uncertified(self, pol, trial, check):
+        if improves(self, pol, trial, check):
+            return True
+        trial.error = np.inf  # (as if its solve could not be certified)
+        seen.append(trial)
+        return False
+
+    monkeypatch.setattr(policy_improve._Iteration, "improves", uncertified)
+    with pytest.warns(RuntimeWarning, match="these decisions are not certified"):
+        r = optimal_policy(ISSUE_28, ISSUE_28_ACTIONS, objective="max")
+    assert seen and r.convergence.gap > 0
+
+
 def test_exact_ties_are_certified_without_a_warning():
     # on Milton Bradley, 1-3 and 4-6 tie exactly on squares 21, 52, 73 and 93 (rational
     # values equal); the gains there are settled from refined values, not by a threshold
