@@ -234,9 +234,11 @@ class Chain:
         The ``n x n`` transition matrix: ``P[i, j]`` the chance that one step from state
         ``i`` goes to ``j``. A SciPy sparse array/matrix, a dense array, or CSR arrays.
         Entries must be finite and non-negative and each row must sum to 1 within
-        ``1e-12`` times its number of non-zero entries (``ROW_SUM_TOLERANCE``); the
-        answers are those of the rows scaled to sum to exactly 1 (``P`` itself is kept
-        as given).
+        ``1e-12`` times its number of non-zero entries (``ROW_SUM_TOLERANCE``). The
+        answers solved from ``I - Q`` (means, variances, absorption, visits) are those of
+        the rows scaled to sum to exactly 1; the step distributions
+        (:func:`~snl_numeric.length_distribution`, the median and percentiles) step the
+        rows as given, so what a row lacks is lost mass. ``P`` itself is kept as given.
     absorbing : sequence of int or boolean mask, optional
         The states that end the walk. By default the rows with ``P[i, i] == 1`` (within the
         row tolerance: the diagonal is the row's only entry). Each absorbing state's row

@@ -29,6 +29,7 @@ from snl_numeric import (
     throws_variance,
 )
 from snl_numeric.batch import (
+    MAX_SIZE,
     BoardBatch,
     analyze_many,
     analyze_to_parquet,
@@ -745,3 +746,26 @@ def test_read_boards_refuses_a_row_that_breaks_the_rules_naming_row_line_and_fil
     assert list(read_boards(path)) == [Board(10), Board(20, {3: 8})]
     df = analyze_many(pqf, errors="coerce", columns=("mean",))
     assert df["error"].iloc[1] == why
+
+
+def test_read_boards_names_a_parquet_row_past_the_board_table_limit(tmp_path):
+    # a row small enough for batch analysis (size <= MAX_SIZE) but whose table passes the
+    # Board limit (10,000,000 squares x 100 faces = 1e9 entries > 5e8): the batch kernel
+    # does not flag it, yet it is no Board; it must be named with its row and file, not
+    # come back in the batch to fail later at batch[1]
+    size, faces = 9_999_999, list(range(1, 101))
+    assert (size + 1) * len(faces) > 500_000_000 and size <= MAX_SIZE
+    with pytest.raises(ValueError) as exc:
+        Board(size, dice={f: 0.01 for f in faces})
+    why = str(exc.value)
+    assert why.startswith("board too large to compile: 10,000,000 squares x 100 faces")
+    pqf = tmp_path / "b.parquet"
+    pq.write_table(pa.table({"size": [10, size], "dice_faces": [[1], faces],
+                             "dice_probs": [[1.0], [0.01] * 100]}), pqf)
+    with pytest.raises(ValueError, match="^" + re.escape(
+            f"board 1: {why} (row 1 of {str(pqf)!r})") + "$"):
+        read_boards(pqf)
+    # half the squares: exactly the limit, a Board, read as before
+    pq.write_table(pa.table({"size": [10, 4_999_999], "dice_faces": [[1], faces],
+                             "dice_probs": [[1.0], [0.01] * 100]}), pqf)
+    assert read_boards(pqf)[1] == Board(4_999_999, dice={f: 0.01 for f in faces})

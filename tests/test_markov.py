@@ -232,6 +232,10 @@ def test_rows_within_the_tolerance_answer_as_scaled_to_one():
     mean = expected_throws(Chain(np.array([[p, q], [0.0, 1.0]])))
     assert mean == pytest.approx((p + q) / q, rel=1e-14)
     assert abs(mean - 1 / q) > 1e-9
+    # the distribution steps the row as given: P(T = k) = p^(k-1) q, its sum q / (1 - p)
+    pmf = length_distribution(Chain(np.array([[p, q], [0.0, 1.0]])))
+    assert pmf[1] == pytest.approx(q, rel=1e-15) and abs(pmf[1] - q / (p + q)) > 1e-15
+    assert pmf.sum() == pytest.approx(q / (1 - p), rel=1e-11)  # (1 less 1.5e-9)
 
 
 def test_start_outside_and_question_errors():
@@ -396,7 +400,6 @@ def test_random_chains_against_dense_twin(chain):
         assert (path[-1][2] if path else chain.start) in chain.absorbing
 
 
-
 @settings(max_examples=60, deadline=None)
 @given(chain=chains())
 def test_random_chains_length_distribution_against_matrix_powers(chain):
@@ -410,6 +413,7 @@ def test_random_chains_length_distribution_against_matrix_powers(chain):
     if B[chain.start].sum() > 0.5:
         median = int(np.searchsorted(np.cumsum(ref), 0.5 * (1 - 1e-12)))
         assert analyze(chain).median == median
+
 
 def test_ruin_absorption_closed_forms():
     for N, p in [(10, 0.5), (10, 0.3), (25, 0.55)]:

@@ -4,9 +4,8 @@ taken; ``to_dict`` holds Python numbers and JSON spells infinity in one place.""
 import json
 import math
 
-import pytest
-
 import numpy as np
+import pytest
 
 from snl_numeric import (
     Board,

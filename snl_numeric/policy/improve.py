@@ -357,7 +357,8 @@ class _Iteration:
         if cost <= 0.0:  # (no visit bound from a free step: cleared by its trial, as before)
             return 0.0
         bound = float(_rel(np.array(g / cost * (1 + 2 * U))))
-        return 0.0 if bound <= (errors + tau) * (1 + 16 * U) else bound
+        # (an evaluation without a certified error, inf, hides nothing: no clearance)
+        return 0.0 if errors < np.inf and bound <= (errors + tau) * (1 + 16 * U) else bound
 
     def improves(self, pol: _Policy, trial: _Policy, check: bool) -> bool:
         """Evaluate ``trial``: better than ``pol`` beyond both certified errors somewhere,
