@@ -6,9 +6,10 @@ import io
 import re
 import time
 
+import numpy as np
 import pytest
 
-from snl_numeric import analyze_many, boards, design_board, simulate
+from snl_numeric import analyze_many, boards, design_board, jump_candidates, jump_impact, simulate
 from snl_numeric._core.progress import Progress, check_progress
 
 
@@ -76,6 +77,10 @@ def test_bad_switch(bad):
         check_progress(bad)
     with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
         simulate(boards.get("seed-30"), 10, progress=bad)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        jump_impact(boards.get("seed-30"), median=True, progress=bad)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        jump_candidates(boards.get("seed-30"), progress=bad)
 
 
 def test_library_bars_in_a_pipe_write_nothing(capsys):
@@ -84,6 +89,8 @@ def test_library_bars_in_a_pipe_write_nothing(capsys):
     design_board(20, snakes=1, ladders=1, objective="max", iterations=20, chains=2, rng=1,
                  progress=True)
     analyze_many([mb], progress=True)
+    jump_impact(mb, median=True, players=2, progress=True)
+    jump_candidates(mb, progress=True)
     assert capsys.readouterr().err == ""
 
 
@@ -91,3 +98,39 @@ def test_library_bars_when_asked(capsys):
     simulate(boards.get("milton-bradley"), 2_000, rng=1, progress="always")
     err = capsys.readouterr().err
     assert frames(err)[-1].startswith("simulate: 100%") and "2.00k/2.00k" in err
+
+
+def test_jump_impact_counts_the_boards_it_solves_one_removal_at_a_time(capsys):
+    mb = boards.get("milton-bradley")  # 19 jumps: a median and a race without each
+    plain = jump_impact(mb, median=True, players=2)
+    shown = jump_impact(mb, median=True, players=2, progress="always")
+    err = capsys.readouterr().err
+    assert frames(err)[-1].startswith("jump_impact: 100%") and "38.0/38.0" in err
+    assert err.count("100%") == 1
+    for field in ("mean_without", "std_without", "median_without", "win_probability_without"):
+        assert np.array_equal(getattr(shown, field), getattr(plain, field), equal_nan=True)
+    jump_impact(mb, progress="always")  # one factorisation, no board solved afresh: no bar
+    assert capsys.readouterr().err == ""
+
+
+def test_jump_impact_counts_both_passes_when_the_mean_is_infinite(capsys):
+    from snl_numeric import Board
+
+    board = Board(10, jumps={3: 8, 5: 9, 7: 2}, overshoot="exact", dice={3: 1.0})
+    shown = jump_impact(board, progress="always")  # 3 + 6 + 9 from 0, 9 -> 10 never
+    err = capsys.readouterr().err
+    assert np.isnan(shown.probability).all() and "6.00/6.00" in err
+
+
+def test_jump_candidates_counts_squares_block_by_block(capsys, monkeypatch):
+    from snl_numeric.impact import compute
+
+    mb = boards.get("milton-bradley")
+    plain = jump_candidates(mb.replace())
+    monkeypatch.setattr(compute, "BLOCK_BYTES", 8 * 101 * 10)  # ten squares a block
+    assert len(compute._blocks(101, 101)) == 11
+    shown = jump_candidates(mb.replace(), progress="always")
+    err = capsys.readouterr().err
+    assert frames(err)[-1].startswith("jump_candidates: 100%") and "101/101" in err
+    assert err.count("100%") == 1 and "/101" in frames(err)[0]
+    assert np.allclose(shown, plain, rtol=1e-13, atol=0.0, equal_nan=True)

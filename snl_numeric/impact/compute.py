@@ -43,6 +43,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .._core.dominators import dominator_ranges
 from .._core.memory import check_memory
+from .._core.progress import Progress, check_progress
 from .._core.sizes import sweep_targets
 from .._core.solve import WARN_ERROR
 from .._core.solve.sweeps import sweep_solve
@@ -273,13 +274,18 @@ def _advice(what: str, where: str) -> Iterator[None]:
         raise ValueError(text) from None
 
 
-def _per_board(board: Board, nj: int, value: Callable[[Board], float]) -> np.ndarray:
-    """``value`` of the board without each jump, board by board."""
-    return np.array([value(_without(board, j)) for j in range(nj)], dtype=np.float64)
+def _per_board(board: Board, nj: int, value: Callable[[Board], float], bar: Progress
+               ) -> np.ndarray:
+    """``value`` of the board without each jump, board by board (one ``bar`` unit each)."""
+    out = np.empty(nj)
+    for j in range(nj):
+        out[j] = value(_without(board, j))
+        bar.update(1)
+    return out
 
 
 def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
-                players: int | None = None) -> JumpImpact:
+                players: int | None = None, progress: bool | str = False) -> JumpImpact:
     """What each snake and ladder does: the game without it, jump by jump.
 
     For every jump: the chance it is used in a game, and the exact expected throws
@@ -299,6 +305,12 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
     players : int, optional
         Also the first player's chance to win a race of ``players`` (>= 2) without
         each jump (one race per jump), all players starting on ``start``.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter) counting the boards solved
+        one jump removal at a time (``median``, ``players``, or a start that does not
+        finish surely; the long part of such calls): True shows it on a terminal or in a
+        notebook only, ``"always"`` in pipes and files too. Ctrl-C
+        (``KeyboardInterrupt``) stops the run between boards.
 
     Returns
     -------
@@ -331,6 +343,7 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
                         "expected visits and where the walk ends)")
     start = check_start(check_board(board), start)
     median = flag(median, "median")
+    progress = check_progress(progress)
     if players is not None:
         players = positive_int(players, "players", low=2)
         check_race_memory(players, 1)  # before the list of starts (was a bare MemoryError)
@@ -338,27 +351,37 @@ def jump_impact(board: Board, *, start: int | None = None, median: bool = False,
     t_all, var_all = moments(cb)
     mean, var = float(t_all[start]), float(var_all[start])
     nj = len(cb.jump_src)
+    finite = math.isfinite(mean)
+    passes = 2 * (not finite) + median + (players is not None)  # boards solved per jump
+    with Progress(passes * nj, "jump_impact", enabled=progress if passes else False) as bar:
+        return _impact(board, cb, start, mean, var, median, players, bar)
+
+
+def _impact(board: Board, cb: CompiledBoard, start: int, mean: float, var: float,
+            median: bool, players: int | None, bar: Progress) -> JumpImpact:
+    """:func:`jump_impact` once its arguments are checked."""
+    nj = len(cb.jump_src)
     note = ""
     if math.isfinite(mean):
         mean_w, var_w, prob = _removals(board, cb, start, mean, var)
     else:
         note = (f"the goal is not reached with probability 1 from square {start}: each "
                 "removal was solved as a board of its own; chances of use not given")
-        mean_w = _per_board(board, nj, lambda b: expected_throws(b, start))
-        var_w = _per_board(board, nj, lambda b: throws_variance(b, start))
+        mean_w = _per_board(board, nj, lambda b: expected_throws(b, start), bar)
+        var_w = _per_board(board, nj, lambda b: throws_variance(b, start), bar)
         prob = np.full(nj, np.nan)
     extras: dict[str, Any] = {}
     if median:
         base = _median(board, start)
         extras.update(median=None if math.isnan(base) else int(base),
-                      median_without=_per_board(board, nj, lambda b: _median(b, start)))
+                      median_without=_per_board(board, nj, lambda b: _median(b, start), bar))
     if players is not None:
         def win(b: Board) -> float:
             with _advice("race", "win_probabilities"):
                 return float(win_probabilities(b, players, starts=[start] * players)[0])
 
         extras.update(players=players, win_probability=win(board),
-                      win_probability_without=_per_board(board, nj, win))
+                      win_probability_without=_per_board(board, nj, win, bar))
     return JumpImpact(board=board, start=start, mean=mean, std=math.sqrt(var),
                       source=cb.jump_src.copy(), destination=cb.jump_dst.copy(),
                       probability=prob, mean_without=mean_w, std_without=np.sqrt(var_w),
@@ -409,8 +432,8 @@ def _resting(cb: CompiledBoard) -> np.ndarray:
     return rest
 
 
-def jump_candidates(board: Board, *, kind: str = "both", start: int | None = None
-                    ) -> np.ndarray:
+def jump_candidates(board: Board, *, kind: str = "both", start: int | None = None,
+                    progress: bool | str = False) -> np.ndarray:
     """The exact change of expected throws for every single jump one could add.
 
     ``out[a, b]`` is the expected throws from the start with a new jump ``a -> b`` minus
@@ -424,6 +447,11 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
         Which jumps to consider: snakes go down (``b < a``), ladders up.
     start : int, optional
         Start square; the board's own by default.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter) counting the squares whose
+        new jumps are done (a block of them per solve): True shows it on a terminal or in
+        a notebook only, ``"always"`` in pipes and files too. Ctrl-C
+        (``KeyboardInterrupt``) stops the run between blocks.
 
     Returns
     -------
@@ -452,7 +480,7 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     >>> [(a, b, round(c, 2)) for a, b, c in top_candidates(change, 1)]  # the longest
     [(94, 1, 15.09)]
     """
-    return candidates(board, kind=kind, start=start).change
+    return candidates(board, kind=kind, start=start, progress=progress).change
 
 
 def _recompute(board: Board, start: int, mean: float, change: np.ndarray,
@@ -481,8 +509,8 @@ def _recompute(board: Board, start: int, mean: float, change: np.ndarray,
                   "solved afresh); they are NaN")
 
 
-def candidates(board: Board, *, kind: str = "both", start: int | None = None
-               ) -> JumpCandidates:
+def candidates(board: Board, *, kind: str = "both", start: int | None = None,
+               progress: bool | str = False) -> JumpCandidates:
     """The exact change of expected throws for every single jump one could add.
 
     ``change[a, b]`` is the expected throws from the start with a new jump ``a -> b``
@@ -498,6 +526,11 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
         Which jumps to consider: snakes go down (``b < a``), ladders up.
     start : int, optional
         Start square; the board's own by default.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter) counting the squares whose
+        new jumps are done (a block of them per solve): True shows it on a terminal or in
+        a notebook only, ``"always"`` in pipes and files too. Ctrl-C
+        (``KeyboardInterrupt``) stops the run between blocks.
 
     Returns
     -------
@@ -539,6 +572,7 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
     """
     start = check_start(check_board(board), start)
     kind = choice(kind, "kind", KINDS)
+    progress = check_progress(progress)
     cb = board.compiled
     n = cb.n_states
     # (the blocks of right-hand sides are n x min(n, BLOCK_BYTES // 8n): a small board was
@@ -572,34 +606,36 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None
     parts = _blocks(n, n)
     ct = None if len(parts) == 1 and terms.identity else np.empty((n, n))
     fixes: list[tuple[np.ndarray, np.ndarray]] = []
-    for part in parts:
-        a = part
-        lo, hi = int(a[0]), int(a[-1]) + 1
-        c = weights[:, lo:hi]
-        sol = sweep_solve(cb.succ, cb.probs, act, c, max_targets=sweep_targets(n))
-        if sol is None:  # too many backward moves: the solver's factorisation
-            sol = solver.solve(c.toarray() / cb.probs.sum())
-        error = max(error, sol.error)
-        swept = sol.method == "sweep"
-        z = sol.x if swept else _clean(sol.x, act)  # (0 off the system; a new array)
-        if ct is None:
-            ct = z
-        doubt, good = terms.block(z, sol.error, a, ct[:, lo:hi], signed=not swept)
-        real = rows[a[doubt]]  # (the other columns are set below)
-        doubt, good = doubt[real], good[real]
-        fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
-        if fix.any() and swept:  # the columns in doubt by the sweep's a priori bound:
-            again = solver.solve(c[:, doubt].toarray() / cb.probs.sum())  # residuals
-            error = max(error, again.error)
-            redone = np.empty((n, len(doubt)))
-            doubt2, good2 = terms.block(_clean(again.x, act), again.error, a[doubt], redone)
-            ct[:, lo + doubt] = redone
-            good = np.ones(fix.shape, dtype=bool)
-            good[doubt2] = good2
+    with Progress(n, "jump_candidates", enabled=progress) as bar:
+        for part in parts:
+            a = part
+            lo, hi = int(a[0]), int(a[-1]) + 1
+            c = weights[:, lo:hi]
+            sol = sweep_solve(cb.succ, cb.probs, act, c, max_targets=sweep_targets(n))
+            if sol is None:  # too many backward moves: the solver's factorisation
+                sol = solver.solve(c.toarray() / cb.probs.sum())
+            error = max(error, sol.error)
+            swept = sol.method == "sweep"
+            z = sol.x if swept else _clean(sol.x, act)  # (0 off the system; a new array)
+            if ct is None:
+                ct = z
+            doubt, good = terms.block(z, sol.error, a, ct[:, lo:hi], signed=not swept)
+            real = rows[a[doubt]]  # (the other columns are set below)
+            doubt, good = doubt[real], good[real]
             fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
-        if fix.any():
-            i, b = np.nonzero(fix)
-            fixes.append((a[doubt[i]], b))
+            if fix.any() and swept:  # the columns in doubt by the sweep's a priori bound:
+                again = solver.solve(c[:, doubt].toarray() / cb.probs.sum())  # residuals
+                error = max(error, again.error)
+                redone = np.empty((n, len(doubt)))
+                doubt2, good2 = terms.block(_clean(again.x, act), again.error, a[doubt], redone)
+                ct[:, lo + doubt] = redone
+                good = np.ones(fix.shape, dtype=bool)
+                good[doubt2] = good2
+                fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
+            if fix.any():
+                i, b = np.nonzero(fix)
+                fixes.append((a[doubt[i]], b))
+            bar.update(len(part))
     assert ct is not None  # (parts is never empty)
     _warn_error(error, "jump candidates")
     ct[~sure[rest]] = np.inf  # resting on b would strand the token
