@@ -246,7 +246,7 @@ def test_warmup_fails_when_a_kernel_cannot_be_saved(tmp_path):
         from snl_numeric.cli import main
         for k in numba_config.make_kernels():
             if k.py_func.__module__ == maze.__name__:
-                os.makedirs(os.path.join(k.stats.cache_path, numba_config._stem(k) + ".nbi"))
+                os.makedirs(os.path.join(k.stats.cache_path, numba_config.cache_stem(k) + ".nbi"))
         sys.exit(main(["warmup", "maze", "--processes", "1"]))
         """
     out = run_python(code, env={"NUMBA_CACHE_DIR": str(tmp_path / "cache")}, timeout=600)

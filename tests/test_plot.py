@@ -745,8 +745,8 @@ def test_a_board_too_large_to_draw_is_refused_before_numpy_allocates(monkeypatch
 
     monkeypatch.setenv("SNL_NUMERIC_MAX_MEMORY", "256M")
     n = len(plt.get_fignums())
-    with pytest.raises(MemoryLimitError, match="^drawing a board of 1,000,000,001 squares"):
-        plot_board(Board(10**9))  # was NumPy's "Unable to allocate 7.45 GiB ..."
+    with pytest.raises(MemoryLimitError, match="^drawing a board of 80,000,001 squares"):
+        plot_board(Board(8 * 10**7))  # was NumPy's "Unable to allocate 7.45 GiB ..."
     assert len(plt.get_fignums()) == n  # no figure left behind
 
 
