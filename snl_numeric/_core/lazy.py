@@ -4,8 +4,8 @@
 question's module imports (SciPy's solvers, Numba, matplotlib): ``snl_numeric.analyze``
 or ``from snl_numeric import analyze`` imports :mod:`snl_numeric.analysis` the first
 time and binds the name in the package, so later accesses are ordinary attribute
-look-ups. Imports run under importlib's per-module lock: threads that touch a name at
-once import its module once and all get the same object.
+look-ups. These first imports run one at a time in a process (:data:`IMPORTING`): threads
+that touch names at once import each module once and all get the same objects.
 
 A package lists where each name lives, ``{".module": ("name", ...)}``; type checkers and
 Sphinx read the same names from the package's ``if TYPE_CHECKING:`` imports, and the
@@ -16,9 +16,17 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 import types
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+#: Held while a lazy name's module is imported. Threads touching names at once would
+#: otherwise import at once the modules those import, and SciPy's import one another in
+#: circles (``scipy.linalg``): concurrent first imports of them fail ("cannot import name
+#: ... from partially initialized module", or importlib's ``_DeadlockError``). Re-entrant:
+#: an import may touch another lazy name.
+IMPORTING = threading.RLock()
 
 #: Package name -> its functions named like one of its submodules (see :class:`Package`).
 SHADOWED: dict[str, frozenset[str]] = {}
@@ -75,7 +83,8 @@ def attach(package: str, sources: Mapping[str, Iterable[str]],
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        loaded = importlib.import_module(module, package)
+        with IMPORTING:
+            loaded = importlib.import_module(module, package)
         value = loaded if name in modules else getattr(loaded, name)
         namespace[name] = value
         return value
