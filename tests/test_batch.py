@@ -750,9 +750,9 @@ def test_read_boards_refuses_a_row_that_breaks_the_rules_naming_row_line_and_fil
 
 def test_read_boards_names_a_parquet_row_past_the_board_table_limit(tmp_path):
     # a row small enough for batch analysis (size <= MAX_SIZE) but whose table passes the
-    # Board limit (10,000,000 squares x 100 faces = 1e9 entries > 5e8): the batch kernel
-    # does not flag it, yet it is no Board; it must be named with its row and file, not
-    # come back in the batch to fail later at batch[1]
+    # Board limit (10,000,000 squares x 100 faces = 1e9 entries > 5e8) is no Board; it
+    # must be named with its row and file, not come back in the batch to fail later at
+    # batch[1]
     size, faces = 9_999_999, list(range(1, 101))
     assert (size + 1) * len(faces) > 500_000_000 and size <= MAX_SIZE
     with pytest.raises(ValueError) as exc:
@@ -765,6 +765,12 @@ def test_read_boards_names_a_parquet_row_past_the_board_table_limit(tmp_path):
     with pytest.raises(ValueError, match="^" + re.escape(
             f"board 1: {why} (row 1 of {str(pqf)!r})") + "$"):
         read_boards(pqf)
+    # analyze_many says of such a row what the Board says (it said it needed ~17 GiB
+    # per thread, and would have analysed it where a thread may use that much)
+    bb = BoardBatch.from_arrays([10, size], dice_ptr=[0, 1, 101], faces=[1, *faces],
+                                probs=[1.0, *[0.01] * 100])
+    df = analyze_many(bb, errors="coerce", columns=["mean"])
+    assert df["error"].tolist()[1] == why and df["mean"].tolist()[0] == 10.0
     # half the squares: exactly the limit, a Board, read as before
     pq.write_table(pa.table({"size": [10, 4_999_999], "dice_faces": [[1], faces],
                              "dice_probs": [[1.0], [0.01] * 100]}), pqf)

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from .._core.files import file_name, write_atomic
-from .._core.sizes import MAX_TABLE_ENTRIES
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import INT64_MAX, SUM_TOL
 from ..board import Board, board_fields
@@ -420,13 +419,11 @@ def read_boards(path: str | os.PathLike[str]) -> BoardBatch:
 def _first_bad_row(chunk: Chunk) -> tuple[int, str] | None:
     """The first row of ``chunk`` that is no Board, and why: it could not be read, or it
     breaks a rule of the game or is too large for any board (found by the batch kernel:
-    a broken rule, or a size past batch analysis's; or a table past the Board's limit,
-    which the kernel does not check; worded as the Board words it)."""
+    a broken rule, a size past batch analysis's or a table past the Board's limit;
+    worded as the Board words it)."""
     batch = chunk.batch
     problem = np.zeros(len(batch), np.int8)
     check_rows_kernel(board_rows(batch), SUM_TOL, INT64_MAX, problem)
-    # ((size + 1) * faces > MAX_TABLE_ENTRIES, without overflow)
-    problem[batch.sizes >= MAX_TABLE_ENTRIES // np.maximum(np.diff(batch.dice_ptr), 1)] = 1
     for i in np.flatnonzero(problem).tolist():
         if i in chunk.parse_errors:
             return i, chunk.parse_errors[i]

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 from .._core.numba_config import njit, register_jitable
-from .._core.sizes import WOODBURY_BYTES
+from .._core.sizes import MAX_TABLE_ENTRIES, WOODBURY_BYTES
 from .._core.solve import board_moments_kernel
 from .._core.table import (
     QUANTILE_SLACK,
@@ -90,8 +90,9 @@ def row_bytes(size, n_faces, k=0):
 @njit()
 def check_rows_kernel(rows, tol, max_bytes, problem):  # pragma: no cover - jitted
     """``problem[b]``: ``BROKEN_RULE`` when board ``b`` breaks a rule of
-    :func:`board_problem`, ``TOO_LARGE`` above ``MAX_SIZE`` or when its table and search
-    need more than ``max_bytes``; else 0."""
+    :func:`board_problem`, ``TOO_LARGE`` above ``MAX_SIZE``, past the Board's table
+    limit (``MAX_TABLE_ENTRIES``) or when its table and search need more than
+    ``max_bytes``; else 0."""
     for b in range(rows.sizes.shape[0]):
         j0, j1 = rows.jump_ptr[b], rows.jump_ptr[b + 1]
         d0, d1 = rows.dice_ptr[b], rows.dice_ptr[b + 1]
@@ -100,7 +101,8 @@ def check_rows_kernel(rows, tol, max_bytes, problem):  # pragma: no cover - jitt
                          rows.jump_src[j0:j1], rows.jump_dst[j0:j1], rows.faces[d0:d1],
                          rows.probs[d0:d1], tol)[0]:
             problem[b] = BROKEN_RULE
-        elif size > MAX_SIZE or row_bytes(size, d1 - d0) > max_bytes:
+        elif (size > MAX_SIZE or (size + 1) * (d1 - d0) > MAX_TABLE_ENTRIES
+              or row_bytes(size, d1 - d0) > max_bytes):
             problem[b] = TOO_LARGE
 
 

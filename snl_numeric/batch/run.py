@@ -17,6 +17,7 @@ from .._core.deprecation import warn_renamed
 from .._core.memory import available_memory, check_memory, format_bytes
 from .._core.parallel import default_threads, run_tasks
 from .._core.progress import Progress, check_progress
+from .._core.sizes import check_table_entries
 from .._core.solve import solver_bytes
 from .._core.table import quantile_levels
 from .._core.validation import (
@@ -148,10 +149,14 @@ class Settings:
 def _problem_message(batch: BoardBatch, b: int, problem: int) -> str:
     """The words of the Board's own error for a row the kernel flagged."""
     if problem == TOO_LARGE:
-        size = int(batch.sizes[b])
+        size, n_faces = int(batch.sizes[b]), int(batch.dice_ptr[b + 1] - batch.dice_ptr[b])
         if size > MAX_SIZE:
             return f"size {size} is too large for batch analysis (at most {MAX_SIZE})"
-        need = format_bytes(row_bytes(size, int(batch.dice_ptr[b + 1] - batch.dice_ptr[b])))
+        try:
+            check_table_entries(size, n_faces)  # (what a Board of the row would say)
+        except ValueError as exc:
+            return str(exc)
+        need = format_bytes(row_bytes(size, n_faces))
         return (f"size {size} needs about {need} of memory for batch analysis, more than "
                 f"{format_bytes(_row_budget())} per thread here")
     j0, j1 = batch.jump_ptr[b], batch.jump_ptr[b + 1]
