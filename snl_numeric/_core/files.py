@@ -20,8 +20,10 @@ from .validation import shown
 __all__ = ["file_name", "write_atomic", "write_text_atomic"]
 
 
-def file_name(path: object) -> str:
-    """``path`` as a file name (``os.fspath``), in our words when it names no file.
+def file_name(path: object, name: str = "path", kind: str = "file") -> str:
+    """``path`` as the name of a ``kind`` (``os.fspath``), in our words when it names
+    none: ``TypeError`` for what is no path, ``ValueError`` for an empty one (``name``:
+    the argument's name in the messages).
 
     Examples
     --------
@@ -35,15 +37,15 @@ def file_name(path: object) -> str:
     path must be a file name (str or path-like), got nan
     """
     try:
-        name = os.fspath(path)  # type: ignore[call-overload]
-        if isinstance(name, bytes):
-            name = os.fsdecode(name)
+        text = os.fspath(path)  # type: ignore[call-overload]
+        if isinstance(text, bytes):
+            text = os.fsdecode(text)
     except TypeError:  # Python's words would not say which argument
-        raise TypeError(f"path must be a file name (str or path-like), got {shown(path)}"
+        raise TypeError(f"{name} must be a {kind} name (str or path-like), got {shown(path)}"
                         ) from None
-    if not name:  # (was FileNotFoundError naming the temporary file)
-        raise ValueError("path must name a file, got ''")
-    return name
+    if not text:  # (was FileNotFoundError naming the temporary file)
+        raise ValueError(f"{name} must name a {kind}, got ''")
+    return text
 
 
 def _create_new(folder: str, prefix: str, suffix: str) -> tuple[int, str]:

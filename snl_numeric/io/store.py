@@ -26,8 +26,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from .._core.files import write_atomic
-from .._core.validation import shown
+from .._core.files import file_name, write_atomic
 from . import require_pandas, require_pyarrow
 from .parquet import open_file
 
@@ -93,13 +92,7 @@ def _read_manifest(path: str) -> dict[str, Any] | None:
 def results_folder(out: Any) -> str:
     """``out`` as the path of a results folder (existing or not): ``TypeError`` for what is
     no path, ``ValueError`` for an empty path or one naming a file."""
-    try:
-        path = os.fspath(out)
-    except TypeError:
-        raise TypeError(f"out must be a folder name (str or path-like), got {shown(out)}"
-                        ) from None
-    if not path:
-        raise ValueError("out must name a folder, got ''")
+    path = file_name(out, "out", kind="folder")
     if os.path.lexists(path) and not os.path.isdir(path):  # (was FileExistsError)
         raise ValueError(f"out {path!r} is a file, not a folder")
     return path
