@@ -348,8 +348,10 @@ def parse_dice(text: str) -> Dice:
                          "build larger ones)")
     try:
         if ":" in s:
-            pairs = (item.split(":") for item in s.split(",") if item.strip())
-            return Dice.from_probs({int(f): float(Fraction(p.strip())) for f, p in pairs})
+            pairs = [item.split(":") for item in s.split(",") if item.strip()]
+            # (as two lists, not a mapping: a face given twice is refused, not overwritten)
+            return Dice(np.array([face_value(int(f)) for f, _ in pairs], dtype=np.int64),
+                        np.array([float(Fraction(p.strip())) for _, p in pairs]))
         if "d" in s:
             n, _, sides = s.partition("d")
             return Dice.sum_of(int(n) if n else 1, int(sides))

@@ -251,3 +251,47 @@ def test_main_in_process_leaves_logging_as_it_was(capsys, monkeypatch):
     monkeypatch.setattr(boards_cli, "run", lambda args: 1 / 0)
     assert run(capsys, "boards")[0] == 2
     assert logger.handlers == handlers and logger.level == level
+
+
+@pytest.mark.filterwarnings("default::UserWarning")  # shown, as at a terminal
+def test_main_in_two_threads_each_keeps_its_notes(capsys, monkeypatch):
+    # two in-process calls at once share the logger and warnings.showwarning: the first to
+    # return must not take the notes away from the other, nor leave its own hook behind
+    import logging
+    import threading
+    import warnings
+
+    import snl_numeric.cli.analyze as analyze_cli
+    import snl_numeric.cli.boards as boards_cli
+
+    logger = logging.getLogger("snl_numeric")
+    handlers, level, hook = list(logger.handlers), logger.level, warnings.showwarning
+    started, first_done = threading.Barrier(2), threading.Event()
+
+    def first(args):  # `snl boards`: returns while the other still runs
+        started.wait()
+        return 0
+
+    def second(args):  # `snl analyze`: speaks after the first returned
+        started.wait()
+        assert first_done.wait(30)
+        logger.warning("a note from the second call")
+        warnings.warn("a warning from the second call", stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(boards_cli, "run", first)
+    monkeypatch.setattr(analyze_cli, "run", second)
+    codes = {}
+    threads = [threading.Thread(target=lambda: (codes.update(a=main(["boards"])),
+                                                first_done.set())),
+               threading.Thread(target=lambda: codes.update(b=main(["analyze", "seed-30"])))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert codes == {"a": 0, "b": 0}
+    assert capsys.readouterr().err.splitlines() == [
+        "snl_numeric: warning: a note from the second call",
+        "snl analyze: warning: a warning from the second call"]
+    assert logger.handlers == handlers and logger.level == level
+    assert warnings.showwarning is hook

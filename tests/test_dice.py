@@ -86,6 +86,21 @@ def test_parse_range_and_errors():
             parse_dice(bad)
 
 
+@pytest.mark.parametrize("text, twice", [("1:0.5,2:0.5,2:0.5", 2), ("1:0.5,1:0.5", 1),
+                                         ("1:0.2, 3:0.3, 3:0.5", 3)])
+def test_a_face_written_twice_is_refused(text, twice):
+    # "1:0.5,2:0.5,2:0.5" (probabilities summing to 1.5) was read as {1: 0.5, 2: 0.5}: the
+    # later face overwrote the earlier one; refused as Dice refuses repeated faces
+    from snl_numeric import Board
+
+    with pytest.raises(ValueError, match=rf"^dice faces must be distinct, .*\(face {twice} twice\)$"):
+        parse_dice(text)
+    with pytest.raises(ValueError, match="must be distinct"):
+        Board(30, dice=text)
+    with pytest.raises(ValueError, match="must be distinct"):
+        Board.from_dict({"size": 30, "dice": text})
+
+
 @pytest.mark.parametrize("text, faces", [("1-100000000", 100_000_000), ("1000000d6", 5_000_001),
                                          ("d2000000", 2_000_000)])
 def test_huge_dice_strings_refused_before_building(text, faces):

@@ -28,6 +28,27 @@ def test_bad_choices_are_refused(kwargs, error, match):
         pass  # (refused on entering the block)
 
 
+@pytest.mark.parametrize("value", ["x" * 200, 10**5000, ["auto"] * 50, b"direct", None],
+                         ids=["long-str", "huge-int", "long-list", "bytes", "none"])
+def test_bad_choices_worded_as_every_choice(value):
+    # options checks its keywords with the package's one check of a choice: a long value
+    # is shown cut short there, as everywhere (an int past 4,300 digits has no repr at all;
+    # None is no bad value: the default)
+    from snl_numeric._core.validation import choice
+
+    for name, allowed in (("path", ("auto", "direct", "structured")),
+                          ("push", ("auto", "dense", "sparse"))):
+        if value is None:
+            with options(**{name: value}):
+                continue
+        with pytest.raises((TypeError, ValueError)) as expected:
+            choice(value, name, allowed)
+        with pytest.raises(type(expected.value)) as got, options(**{name: value}):
+            pass
+        assert str(got.value) == str(expected.value)
+        assert len(str(got.value)) < 160
+
+
 def test_dense_push_by_size_and_forced():
     assert dense_push(DENSE_PUSH_MAX) and not dense_push(DENSE_PUSH_MAX + 1)
     assert dense_push(BACKWARD_PUSH_DENSE_MAX, BACKWARD_PUSH_DENSE_MAX)

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from .memory import check_memory
+from .words import choice
 
 __all__ = ["BACKWARD_PUSH_DENSE_MAX", "DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX",
            "GTH_MAX", "MAX_JOINT_STATES", "MAX_TABLE_ENTRIES", "ORDINARY_ENTRIES",
@@ -191,11 +192,8 @@ def options(*, path: str | None = None, push: str | None = None) -> Iterator[Non
     >>> bool(abs(sparse - dense).max() <= 1e-12 * dense.max()), len(sparse) == len(dense)
     (True, True)
     """
-    # worded as validation.choice words it (validation imports this module: not from there)
-    for name, value, allowed in (("path", path, _PATHS), ("push", push, _PUSHES)):
-        if value is not None and (not isinstance(value, str) or value not in allowed):
-            kind = ValueError if isinstance(value, str) else TypeError
-            raise kind(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    path = None if path is None else choice(path, "path", _PATHS)
+    push = None if push is None else choice(push, "push", _PUSHES)
     path_token = None if path is None else _FORCED.set(path)
     push_token = None if push is None else _PUSH.set(push)
     try:

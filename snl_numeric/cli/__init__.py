@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from .. import __version__
 from .common import (
@@ -26,6 +25,7 @@ from .common import (
     cli_words,
     load_board,
 )
+from .notes import command_notes, one_line, stderr_line
 
 __all__ = ["main", "build_parser", "load_board", "add_board_arguments", "board_from_args"]
 
@@ -82,10 +82,6 @@ def _quiet_stdout() -> None:
         pass
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def failure_message(exc: BaseException) -> str:
     """The one line that says why a command failed (no traceback)."""
     if isinstance(exc, RecursionError):
@@ -111,92 +107,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the command is the first word that is not an option (snl's own take no value)
     parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
     args = parser.parse_args(argv)
-    undo = _show_notes()
-    try:
-        with warnings.catch_warnings():  # the command's warnings: one line of ours each
-            warnings.showwarning = _warning_line(args.command)
-            code = int(args.func(args) or 0)
-        sys.stdout.flush()  # a closed pipe shows here, not at exit
-        return code
-    except KeyboardInterrupt:  # Ctrl-C: long work stops between kernel rounds
-        _quiet_stderr_print(f"snl {args.command}: interrupted")
-        return 130
-    except BrokenPipeError:  # e.g. piped into `head`
-        _quiet_stdout()
-        return 0
-    except Exception as exc:  # every failure: one line, exit 2
-        if os.environ.get(DEBUG_ENV):
-            raise
-        message = cli_words(failure_message(exc))
-        _quiet_stderr_print(_one_line(f"snl {args.command}: error: {message}"))
-        return 2
-    finally:  # called in-process (tests, notebooks): the package's logger as it was
-        undo()
-
-
-def _warning_line(command: str):
-    """``warnings.showwarning`` for the command: ``snl CMD: warning: MESSAGE`` on standard
-    error, one line (no file name, line number or source line)."""
-
-    def show(message, category, filename, lineno, file=None, line=None) -> None:
-        _quiet_stderr_print(_one_line(f"snl {command}: warning: {message}"))
-
-    return show
-
-
-class _Formatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        level = "warning: " if record.levelno >= logging.WARNING else ""
-        return _one_line(f"{record.name}: {level}{record.getMessage()}")
-
-
-class _StderrNotes(logging.StreamHandler):
-    """The package's INFO records on standard error, one line each (``snl_numeric: ...``,
-    ``snl_numeric: warning: ...``); standard error looked up at each record (tests and
-    callers may replace it)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setFormatter(_Formatter())
-
-    @property  # type: ignore[override]
-    def stream(self):
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, value) -> None:
-        pass
-
-    def handleError(self, record) -> None:  # standard error closed: say nothing
-        pass
-
-
-def _show_notes() -> Callable[[], None]:
-    """Let the package's notes reach standard error (once each) while a command runs;
-    returns the function that takes away what this added (its handler, its level)."""
-    logger = logging.getLogger("snl_numeric")
-    added = None
-    if not any(isinstance(h, _StderrNotes) for h in logger.handlers):
-        added = _StderrNotes()
-        logger.addHandler(added)
-    level = logger.level
-    if level == logging.NOTSET or level > logging.INFO:
-        logger.setLevel(logging.INFO)
-
-    def undo() -> None:
-        if added is not None:
-            logger.removeHandler(added)
-        if logger.level == logging.INFO:  # (unless the command set its own)
-            logger.setLevel(level)
-
-    return undo
-
-
-def _quiet_stderr_print(line: str) -> None:
-    try:
-        print(line, file=sys.stderr, flush=True)
-    except (OSError, ValueError):  # standard error closed too
-        pass
+    with command_notes(args.command):  # its notes and warnings: one line of ours each
+        try:
+            with warnings.catch_warnings():  # its warnings shown again in a second call
+                code = int(args.func(args) or 0)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return code
+        except KeyboardInterrupt:  # Ctrl-C: long work stops between kernel rounds
+            stderr_line(f"snl {args.command}: interrupted")
+            return 130
+        except BrokenPipeError:  # e.g. piped into `head`
+            _quiet_stdout()
+            return 0
+        except Exception as exc:  # every failure: one line, exit 2
+            if os.environ.get(DEBUG_ENV):
+                raise
+            message = cli_words(failure_message(exc))
+            stderr_line(one_line(f"snl {args.command}: error: {message}"))
+            return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

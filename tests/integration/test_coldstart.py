@@ -135,20 +135,15 @@ def test_unwritable_cache_dir_still_computes(tmp_path):
 
 
 COUNT_COMPILES = COMPILE_LISTENER + """
-import importlib, json, pkgutil
-from numba.core.registry import CPUDispatcher
-import nojit_check, snl_numeric
+import importlib, json
+import nojit_check
+from snl_numeric._core.numba_config import make_kernels
 nojit_check.results()
 groups = importlib.import_module("snl_numeric.warmup").GROUPS
 for name, fn in groups.items():
     fn()
-signatures = {}
-for m in pkgutil.walk_packages(snl_numeric.__path__, "snl_numeric."):
-    if m.name.endswith("__main__") or ".plot" in m.name:
-        continue
-    for name, obj in vars(importlib.import_module(m.name)).items():
-        if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == m.name:
-            signatures[m.name + "." + name] = len(obj.signatures)
+signatures = {f"{k.py_func.__module__}.{k.py_func.__qualname__}": len(k.signatures)
+              for k in make_kernels()}  # the package's own list of its kernels
 print(json.dumps({"compiled": sorted(set(compiled)), "signatures": signatures}))
 """
 
