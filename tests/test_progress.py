@@ -11,6 +11,7 @@ import pytest
 
 from snl_numeric import analyze_many, boards, design_board, jump_candidates, jump_impact, simulate
 from snl_numeric._core.progress import Progress, check_progress
+from snl_numeric.batch import BoardBatch, data, random_batch
 
 
 class FakeTerminal(io.StringIO):
@@ -81,6 +82,8 @@ def test_bad_switch(bad):
         jump_impact(boards.get("seed-30"), median=True, progress=bad)
     with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
         jump_candidates(boards.get("seed-30"), progress=bad)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        random_batch(2, 20, snakes=1, ladders=1, progress=bad)
 
 
 def test_library_bars_in_a_pipe_write_nothing(capsys):
@@ -91,6 +94,7 @@ def test_library_bars_in_a_pipe_write_nothing(capsys):
     analyze_many([mb], progress=True)
     jump_impact(mb, median=True, players=2, progress=True)
     jump_candidates(mb, progress=True)
+    random_batch(100, 30, snakes=2, ladders=2, rng=1, progress=True)
     assert capsys.readouterr().err == ""
 
 
@@ -134,3 +138,23 @@ def test_jump_candidates_counts_squares_block_by_block(capsys, monkeypatch):
     assert frames(err)[-1].startswith("jump_candidates: 100%") and "101/101" in err
     assert err.count("100%") == 1 and "/101" in frames(err)[0]
     assert np.allclose(shown, plain, rtol=1e-13, atol=0.0, equal_nan=True)
+
+
+def test_random_batch_counts_boards_chunk_by_chunk(capsys, monkeypatch):
+    plain = random_batch(1_000, 30, snakes=3, ladders=3, rng=5)
+    # 30 squares, 6 jumps: 31 * 10 + 64 * 6 = 694 bytes of work a board, 100 boards a chunk
+    monkeypatch.setattr(data, "RANDOM_CHUNK_BYTES", 694 * 100)
+    shown = random_batch(1_000, 30, snakes=3, ladders=3, rng=5, progress="always")
+    err = capsys.readouterr().err
+    assert frames(err)[-1].startswith("random_batch: 100%") and "1.00k/1.00k" in err
+    assert err.count("100%") == 1 and "/1.00k" in frames(err)[0]
+    # chunks draw from the generator in turn: ten calls of one chunk each, other boards
+    gen = np.random.default_rng(5)
+    parts = [random_batch(100, 30, snakes=3, ladders=3, rng=gen) for _ in range(10)]
+    assert BoardBatch.concat(parts).fingerprint() == shown.fingerprint()
+    assert shown.fingerprint() != plain.fingerprint()
+    assert random_batch(1_000, 30, snakes=3, ladders=3, rng=5).fingerprint() == \
+        shown.fingerprint()  # (the progress switch changes nothing)
+    for i in (0, 99, 100, 999):
+        board = shown[i]
+        assert len(board.snakes) == 3 and len(board.ladders) == 3
