@@ -9,7 +9,17 @@ import time
 import numpy as np
 import pytest
 
-from snl_numeric import analyze_many, boards, design_board, jump_candidates, jump_impact, simulate
+from snl_numeric import (
+    Board,
+    analyze_many,
+    boards,
+    design_board,
+    jump_candidates,
+    jump_impact,
+    length_distribution,
+    options,
+    simulate,
+)
 from snl_numeric._core.progress import Progress, check_progress
 from snl_numeric.batch import BoardBatch, data, random_batch
 
@@ -84,6 +94,8 @@ def test_bad_switch(bad):
         jump_candidates(boards.get("seed-30"), progress=bad)
     with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
         random_batch(2, 20, snakes=1, ladders=1, progress=bad)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        length_distribution(boards.get("seed-30"), progress=bad)
 
 
 def test_library_bars_in_a_pipe_write_nothing(capsys):
@@ -95,6 +107,7 @@ def test_library_bars_in_a_pipe_write_nothing(capsys):
     jump_impact(mb, median=True, players=2, progress=True)
     jump_candidates(mb, progress=True)
     random_batch(100, 30, snakes=2, ladders=2, rng=1, progress=True)
+    length_distribution(mb, progress=True)
     assert capsys.readouterr().err == ""
 
 
@@ -158,3 +171,19 @@ def test_random_batch_counts_boards_chunk_by_chunk(capsys, monkeypatch):
     for i in (0, 99, 100, 999):
         board = shown[i]
         assert len(board.snakes) == 3 and len(board.ladders) == 3
+
+
+@pytest.mark.parametrize("path", ["direct", "structured"])
+def test_length_distribution_counts_the_throws_it_pushes(capsys, path):
+    """No total is known before the tail falls below ``tail``: the bar counts throws, a
+    block of them per product on ordinary boards, one per kernel call on large ones."""
+    with options(path=path):  # (boards built inside: the path of large boards too)
+        board = Board(100, {99: 2, 50: 1}, overshoot="exact")
+        plain = length_distribution(board)
+        shown = length_distribution(board, progress="always")
+    err = capsys.readouterr().err
+    throws = len(plain) - 1
+    assert throws > 1000 and np.array_equal(shown, plain)
+    assert frames(err)[0].startswith("length_distribution: 0.00it")  # no total
+    assert frames(err)[-1].startswith(f"length_distribution: {throws / 1000:.2f}kit")
+    assert err.count("length_distribution: 0.00it") == 1  # one bar
