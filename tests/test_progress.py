@@ -19,9 +19,11 @@ from snl_numeric import (
     length_distribution,
     options,
     simulate,
+    win_probabilities,
 )
 from snl_numeric._core.progress import Progress, check_progress
 from snl_numeric.batch import BoardBatch, data, random_batch
+from snl_numeric.meet import meet_game
 
 
 class FakeTerminal(io.StringIO):
@@ -96,6 +98,8 @@ def test_bad_switch(bad):
         random_batch(2, 20, snakes=1, ladders=1, progress=bad)
     with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
         length_distribution(boards.get("seed-30"), progress=bad)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        win_probabilities(boards.get("seed-30"), exact=True, progress=bad)
 
 
 def test_library_bars_in_a_pipe_write_nothing(capsys):
@@ -108,6 +112,7 @@ def test_library_bars_in_a_pipe_write_nothing(capsys):
     jump_candidates(mb, progress=True)
     random_batch(100, 30, snakes=2, ladders=2, rng=1, progress=True)
     length_distribution(mb, progress=True)
+    win_probabilities(mb.replace(capture="start"), 2, progress=True)
     assert capsys.readouterr().err == ""
 
 
@@ -187,3 +192,23 @@ def test_length_distribution_counts_the_throws_it_pushes(capsys, path):
     assert frames(err)[0].startswith("length_distribution: 0.00it")  # no total
     assert frames(err)[-1].startswith(f"length_distribution: {throws / 1000:.2f}kit")
     assert err.count("length_distribution: 0.00it") == 1  # one bar
+
+
+def test_win_probabilities_counts_each_distinct_push(capsys):
+    mb = boards.get("milton-bradley")
+    one = len(length_distribution(mb)) - 1
+    d3 = len(length_distribution(mb.replace(dice="1-3"))) - 1
+    plain = win_probabilities([mb, mb.replace(dice="1-3"), mb])
+    shown = win_probabilities([mb, mb.replace(dice="1-3"), mb], progress="always")
+    err = capsys.readouterr().err
+    assert np.array_equal(shown, plain)
+    # players 0 and 2 share one distribution: pushed once
+    assert frames(err)[-1].startswith(f"win_probabilities: {(one + d3) / 1000:.2f}kit")
+    # under a capture rule: the joint chain, a throw at a time
+    capture = mb.replace(capture="start")
+    assert np.array_equal(win_probabilities(capture, 2, progress="always"),
+                          win_probabilities(capture, 2))
+    last = frames(capsys.readouterr().err)[-1]
+    throws = int(last.split()[1].removesuffix("it"))
+    ends = meet_game([capture, capture], [0, 0], 1e-12, 10**7).ends  # (padded to rounds)
+    assert last.startswith("win_probabilities: ") and len(ends) - 3 < throws <= len(ends) - 1
