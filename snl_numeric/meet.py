@@ -49,6 +49,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._core.memory import check_memory, format_bytes
+from ._core.progress import Progress
 from ._core.sizes import MAX_JOINT_STATES
 from ._core.vectorised import landing_rest
 from .board import Board, capture_rule
@@ -239,12 +240,12 @@ class _Game:
         return np.inf
 
 
-def meet_game(boards: list[Board], starts: list[int], tail: float, max_throws: int
-              ) -> MeetResult:
+def meet_game(boards: list[Board], starts: list[int], tail: float, max_throws: int,
+              bar: Progress | None = None) -> MeetResult:
     """Win chances per player and round of ``k = len(boards)`` players racing under
     ``boards[0]``'s capture rule (the boards differ at most in their dice); ``starts``
     are squares. ``ValueError`` if the mass still racing is not below ``tail`` after
-    ``max_throws`` throws."""
+    ``max_throws`` throws. ``bar`` counts the throws."""
     k = len(boards)
     goal = boards[0].size
     if goal in starts:  # a player on the goal has won before anyone throws
@@ -275,6 +276,8 @@ def meet_game(boards: list[Board], starts: list[int], tail: float, max_throws: i
             never += float(mass[dead].sum())
             mass[dead] = 0.0
         remaining = float(mass.sum())
+        if bar is not None:
+            bar.update(1)
     if remaining >= tail:
         raise ValueError(f"the mass still racing did not fall below {tail:g} within "
                          f"max_throws={max_throws} throws (remaining {remaining:.3g}); raise "

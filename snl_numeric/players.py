@@ -58,6 +58,7 @@ import numpy as np
 
 from ._core.equality import value_eq
 from ._core.memory import check_memory
+from ._core.progress import Progress, check_progress
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, positive_int
 from .board import Board, check_start
 from .chain import finish_probability, sure_states
@@ -272,7 +273,8 @@ def _captures(board: Any) -> bool:
     return per_player(board) and any(getattr(b, "capture", None) is not None for b in board)
 
 
-def _meet(board: Any, players: Any, starts: Any, dice: Any, tail: float, max_throws: int
+def _meet(board: Any, players: Any, starts: Any, dice: Any, tail: float, max_throws: int,
+          bar: Progress | None = None
           ) -> tuple[np.ndarray, list[Board], list[int], float, np.ndarray] | None:
     """The game under a capture rule through the joint chain (``snl_numeric.meet``):
     ``(win_pmf, boards, starts, no_winner, throws_pmf)``; None without a capture rule or
@@ -287,11 +289,12 @@ def _meet(board: Any, players: Any, starts: Any, dice: Any, tail: float, max_thr
         if b.replace(dice=first.dice, name=None) != first:
             raise ValueError(f"board of player {i} differs from player 0's in more than its "
                              "dice: players who meet (a capture rule) race on one board")
-    result = meet_game(boards_, starts_, tail, max_throws)
+    result = meet_game(boards_, starts_, tail, max_throws, bar)
     return result.win_pmf, boards_, starts_, result.no_winner, result.ends
 
 
-def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throws: Any
+def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throws: Any,
+          bar: Progress | None = None
           ) -> tuple[np.ndarray, list[Board], list[int], float | None, np.ndarray | None]:
     """``(win_pmf, boards, starts, no_winner, throws_pmf)``; ``no_winner`` and
     ``throws_pmf`` are None for independent players (computed then by
@@ -299,20 +302,21 @@ def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throw
     after ``(n - 1) k + i + 1`` throws, which a capture onto the goal breaks)."""
     tail = check_tail(tail, max_throws)
     max_throws = int(max_throws)
-    joint = _meet(board, players, starts, dice, tail, max_throws)
+    joint = _meet(board, players, starts, dice, tail, max_throws, bar)
     if joint is not None:
         return joint
     if isinstance(board, Board) and starts is None and not per_player(dice):
         # every player alike: one distribution, and the memory known before any per-player work
         k = _count(players)
         (one,), (start,) = _per_player(board, 1, None, dice)
-        pmf, surv = _length_arrays([pushed_to_tail(one.compiled, start, tail, max_throws)], k)
+        alone = pushed_to_tail(one.compiled, start, tail, max_throws, bar)
+        pmf, surv = _length_arrays([alone], k)
         return _win_pmf(pmf, surv), [one] * k, [start] * k, None, None
     boards_, starts_ = _per_player(board, players, starts, dice)
     memo: dict[tuple[int, int], Pushed] = {}
     for b, s in zip(boards_, starts_, strict=True):
         if (id(b), s) not in memo:
-            memo[id(b), s] = pushed_to_tail(b.compiled, s, tail, max_throws)
+            memo[id(b), s] = pushed_to_tail(b.compiled, s, tail, max_throws, bar)
     pmf, surv = _length_arrays([memo[id(b), s] for b, s in zip(boards_, starts_, strict=True)])
     return _win_pmf(pmf, surv), boards_, starts_, None, None
 
@@ -327,6 +331,7 @@ def win_probabilities(
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
     exact: Literal[False] = ...,
+    progress: bool | str = ...,
 ) -> np.ndarray: ...
 
 
@@ -340,6 +345,7 @@ def win_probabilities(
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
     exact: Literal[True],
+    progress: bool | str = ...,
 ) -> tuple[Fraction, Fraction]: ...
 
 
@@ -353,6 +359,7 @@ def win_probabilities(
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
     exact: bool,
+    progress: bool | str = ...,
 ) -> np.ndarray | tuple[Fraction, Fraction]: ...
 
 
@@ -365,6 +372,7 @@ def win_probabilities(
     tail: float = DEFAULT_TAIL,
     max_throws: int = DEFAULT_MAX_THROWS,
     exact: bool = False,
+    progress: bool | str = False,
 ) -> np.ndarray | tuple[Fraction, Fraction]:
     """Chance that each player wins a race of ``players`` players (captures honoured).
 
@@ -392,6 +400,12 @@ def win_probabilities(
         (``starts`` equal or None, no per-player dice) whose dice are rational: a small-
         board tool (the pair chain of the board's squares is eliminated exactly;
         ``ValueError`` past ``snl_numeric.exact.MAX_WIN_WORK``, with the reason).
+    progress : bool or "always", default False
+        A progress bar on standard error counting the throws pushed (each distinct
+        player's distribution in turn, or the joint chain's throws under a capture rule;
+        their number is known only at the end): True shows it on a terminal or in a
+        notebook only, ``"always"`` in pipes and files too. Ctrl-C
+        (``KeyboardInterrupt``) stops the push between two throws.
 
     Returns
     -------
@@ -429,9 +443,11 @@ def win_probabilities(
     >>> win_probabilities(boards.get("milton-bradley").replace(capture="start"), 2).round(4)
     array([0.5056, 0.4944])
     """
+    progress = check_progress(progress)
     if check_exact(exact):
         return _exact_two(board, players, starts, dice)
-    w = _game(board, players, starts, dice, tail, max_throws)[0]
+    with Progress(0, "win_probabilities", enabled=progress) as bar:
+        w = _game(board, players, starts, dice, tail, max_throws, bar)[0]
     return w.sum(axis=1)
 
 

@@ -9,8 +9,21 @@ import time
 import numpy as np
 import pytest
 
-from snl_numeric import analyze_many, boards, design_board, jump_candidates, jump_impact, simulate
+from snl_numeric import (
+    Board,
+    analyze_many,
+    boards,
+    design_board,
+    jump_candidates,
+    jump_impact,
+    length_distribution,
+    options,
+    simulate,
+    win_probabilities,
+)
 from snl_numeric._core.progress import Progress, check_progress
+from snl_numeric.batch import BoardBatch, data, random_batch
+from snl_numeric.meet import meet_game
 
 
 class FakeTerminal(io.StringIO):
@@ -81,6 +94,12 @@ def test_bad_switch(bad):
         jump_impact(boards.get("seed-30"), median=True, progress=bad)
     with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
         jump_candidates(boards.get("seed-30"), progress=bad)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        random_batch(2, 20, snakes=1, ladders=1, progress=bad)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        length_distribution(boards.get("seed-30"), progress=bad)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        win_probabilities(boards.get("seed-30"), exact=True, progress=bad)
 
 
 def test_library_bars_in_a_pipe_write_nothing(capsys):
@@ -91,6 +110,9 @@ def test_library_bars_in_a_pipe_write_nothing(capsys):
     analyze_many([mb], progress=True)
     jump_impact(mb, median=True, players=2, progress=True)
     jump_candidates(mb, progress=True)
+    random_batch(100, 30, snakes=2, ladders=2, rng=1, progress=True)
+    length_distribution(mb, progress=True)
+    win_probabilities(mb.replace(capture="start"), 2, progress=True)
     assert capsys.readouterr().err == ""
 
 
@@ -134,3 +156,59 @@ def test_jump_candidates_counts_squares_block_by_block(capsys, monkeypatch):
     assert frames(err)[-1].startswith("jump_candidates: 100%") and "101/101" in err
     assert err.count("100%") == 1 and "/101" in frames(err)[0]
     assert np.allclose(shown, plain, rtol=1e-13, atol=0.0, equal_nan=True)
+
+
+def test_random_batch_counts_boards_chunk_by_chunk(capsys, monkeypatch):
+    plain = random_batch(1_000, 30, snakes=3, ladders=3, rng=5)
+    # 30 squares, 6 jumps: 31 * 10 + 64 * 6 = 694 bytes of work a board, 100 boards a chunk
+    monkeypatch.setattr(data, "RANDOM_CHUNK_BYTES", 694 * 100)
+    shown = random_batch(1_000, 30, snakes=3, ladders=3, rng=5, progress="always")
+    err = capsys.readouterr().err
+    assert frames(err)[-1].startswith("random_batch: 100%") and "1.00k/1.00k" in err
+    assert err.count("100%") == 1 and "/1.00k" in frames(err)[0]
+    # chunks draw from the generator in turn: ten calls of one chunk each, other boards
+    gen = np.random.default_rng(5)
+    parts = [random_batch(100, 30, snakes=3, ladders=3, rng=gen) for _ in range(10)]
+    assert BoardBatch.concat(parts).fingerprint() == shown.fingerprint()
+    assert shown.fingerprint() != plain.fingerprint()
+    assert random_batch(1_000, 30, snakes=3, ladders=3, rng=5).fingerprint() == \
+        shown.fingerprint()  # (the progress switch changes nothing)
+    for i in (0, 99, 100, 999):
+        board = shown[i]
+        assert len(board.snakes) == 3 and len(board.ladders) == 3
+
+
+@pytest.mark.parametrize("path", ["direct", "structured"])
+def test_length_distribution_counts_the_throws_it_pushes(capsys, path):
+    """No total is known before the tail falls below ``tail``: the bar counts throws, a
+    block of them per product on ordinary boards, one per kernel call on large ones."""
+    with options(path=path):  # (boards built inside: the path of large boards too)
+        board = Board(100, {99: 2, 50: 1}, overshoot="exact")
+        plain = length_distribution(board)
+        shown = length_distribution(board, progress="always")
+    err = capsys.readouterr().err
+    throws = len(plain) - 1
+    assert throws > 1000 and np.array_equal(shown, plain)
+    assert frames(err)[0].startswith("length_distribution: 0.00it")  # no total
+    assert frames(err)[-1].startswith(f"length_distribution: {throws / 1000:.2f}kit")
+    assert err.count("length_distribution: 0.00it") == 1  # one bar
+
+
+def test_win_probabilities_counts_each_distinct_push(capsys):
+    mb = boards.get("milton-bradley")
+    one = len(length_distribution(mb)) - 1
+    d3 = len(length_distribution(mb.replace(dice="1-3"))) - 1
+    plain = win_probabilities([mb, mb.replace(dice="1-3"), mb])
+    shown = win_probabilities([mb, mb.replace(dice="1-3"), mb], progress="always")
+    err = capsys.readouterr().err
+    assert np.array_equal(shown, plain)
+    # players 0 and 2 share one distribution: pushed once
+    assert frames(err)[-1].startswith(f"win_probabilities: {(one + d3) / 1000:.2f}kit")
+    # under a capture rule: the joint chain, a throw at a time
+    capture = mb.replace(capture="start")
+    assert np.array_equal(win_probabilities(capture, 2, progress="always"),
+                          win_probabilities(capture, 2))
+    last = frames(capsys.readouterr().err)[-1]
+    throws = int(last.split()[1].removesuffix("it"))
+    ends = meet_game([capture, capture], [0, 0], 1e-12, 10**7).ends  # (padded to rounds)
+    assert last.startswith("win_probabilities: ") and len(ends) - 3 < throws <= len(ends) - 1

@@ -28,6 +28,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .blas import matmul, right_product
 from .memory import check_memory
+from .progress import Progress
 from .sizes import dense_push
 
 __all__ = ["BLOCK", "landing_rest", "succ_table", "reach", "stable_order",
@@ -258,7 +259,8 @@ def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int, den
 
 
 def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail: float,
-         max_throws: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+         max_throws: int, bar: Progress | None = None
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Push the mass from ``start`` (a live square that is not the goal) one throw at a
     time until the live mass is below ``tail`` or for ``max_throws`` throws. ``live``:
     the squares that can still finish (those ``start`` can reach will do).
@@ -267,7 +269,8 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     ``live_mass[k]`` the mass on the live squares after ``k`` throws and ``lost[k]`` the
     mass that moved where the goal cannot be reached by then; so
     ``P(T > k) = live_mass[k] + lost[k]`` exactly, from sums of non-negative terms. ``K`` is
-    the first ``k`` with ``live_mass[k] < tail`` (or ``max_throws``).
+    the first ``k`` with ``live_mass[k] < tail`` (or ``max_throws``). ``bar`` counts the
+    throws pushed.
 
     Examples
     --------
@@ -309,9 +312,13 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
         below = np.flatnonzero(block[:, 1] < tail)
         if len(below):
             parts.append(block[: below[0] + 1])
+            if bar is not None:
+                bar.update(below[0] + 1)
             break
         parts.append(block)
         done += len(block)
+        if bar is not None:
+            bar.update(len(block))
         # the live mass falls about geometrically: aim the next chunk at the tail
         rate = (block[-1, 1] / parts[-1][0, 1]) ** (1.0 / len(block)) if len(block) > 1 else 0.5
         wanted = np.log(tail / block[-1, 1]) / np.log(rate) if 0.0 < rate < 1.0 else 4 * done

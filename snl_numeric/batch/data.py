@@ -12,6 +12,7 @@ import numpy as np
 
 from .._core.fields import overshoot_rule
 from .._core.memory import check_memory
+from .._core.progress import Progress, check_progress
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import (
     choice_message,
@@ -27,6 +28,9 @@ from ..dice import Dice
 
 #: Default number of boards per chunk.
 DEFAULT_CHUNK_SIZE = 20_000
+#: Work arrays of one chunk of :func:`random_batch`: 7,326 boards of 100 squares with 20
+#: jumps (faster than larger chunks, which leave the caches), fewer on larger boards.
+RANDOM_CHUNK_BYTES = 1 << 24
 #: Largest board the batch kernels take (a larger ``size`` is reported as an
 #: error row: it is most likely a typo, and would allocate gigabytes per thread).
 MAX_SIZE = 10_000_000
@@ -345,14 +349,40 @@ def random_batch(
     rng: np.random.Generator | np.random.SeedSequence | int | None = None,
     overshoot: str = "win",
     chain: bool = False,
+    progress: bool | str = False,
 ) -> BoardBatch:
     """``n`` random boards of one size with fixed numbers of snakes and ladders (fair d6).
 
     Sources are distinct squares in ``1 .. size - 1``; a snake from ``s``
     lands uniformly on ``0 .. s - 1``, a ladder on ``s + 1 .. size``, never
     on a jump source (so the boards are valid under ``chain=True`` too).
-    Vectorised: a million boards take a few seconds (generate them in
-    chunks to bound memory).
+    Vectorised, in chunks of ``RANDOM_CHUNK_BYTES`` of work arrays (7,326
+    boards of 100 squares): a million such boards take a few seconds, ``progress``
+    shows them and Ctrl-C (``KeyboardInterrupt``) stops within a chunk.
+
+    Parameters
+    ----------
+    n : int
+        Number of boards.
+    size : int, default 100
+        The goal square of every board.
+    snakes, ladders : int, default 10
+        Jumps per board; ``2 * (snakes + ladders) <= size - 1``.
+    rng : Generator, SeedSequence or int, optional
+        The random numbers; the chunks draw from it in turn (a seed gives the same
+        boards whatever ``progress`` says).
+    overshoot : {"win", "exact", "bounce"}, default "win"
+        The overshoot rule of every board.
+    chain : bool, default False
+        Whether jumps chain.
+    progress : bool or "always", default False
+        A progress bar on standard error counting the boards made (a widget in Jupyter):
+        True shows it on a terminal or in a notebook only, ``"always"`` in pipes and
+        files too.
+
+    Returns
+    -------
+    BoardBatch
 
     Examples
     --------
@@ -370,20 +400,48 @@ def random_batch(
         raise ValueError(f"need size >= 3 and 2 * (snakes + ladders) <= size - 1, got size "
                          f"{size}, {snakes} snakes, {ladders} ladders")
     overshoot, chain = overshoot_rule(overshoot), flag(chain, "chain")
-    # random keys (8 bytes) and source flags (1) per board and square, then the jumps
-    check_memory(float(n) * (size + 1) * 10 + 64.0 * n * k, f"{n:,} random boards of {size:,} "
-                 "squares (generate them in chunks)")
+    progress = check_progress(progress)
+    # per board and square: a random key (8 bytes) and a source flag (1), per jump 64
+    # bytes of work; the result holds 16 bytes per jump and 130 per board
+    work = (size + 1) * 10 + 64 * k
+    per = max(1, RANDOM_CHUNK_BYTES // work)
+    check_memory(float(min(n, per)) * work + float(n) * (16 * k + 130),
+                 f"{n:,} random boards of {size:,} squares (generate them in chunks)")
+    src = np.empty((n, k), np.int64)
+    dst = np.empty((n, k), np.int64)
+    keys = np.empty((min(n, per) if k else 0, size - 1))  # (one buffer for every chunk)
+    with Progress(n, "random_batch", enabled=progress) as bar:
+        for lo in range(0, n, per):  # (the chunks draw from ``gen`` in turn)
+            hi = min(lo + per, n)
+            _random_jumps(gen, size, snakes, keys[: hi - lo], src[lo:hi], dst[lo:hi])
+            bar.update(hi - lo)
+    # the arrays as ``from_arrays`` leaves them (int64, contiguous, the d6's faces in
+    # order), built directly: its checks take seconds on millions of boards, in calls
+    # that Ctrl-C cannot stop
+    return BoardBatch(
+        np.full(n, size, np.int64), np.zeros(n, np.int64),
+        np.full(n, OVERSHOOT_CODES[overshoot], np.int8), np.full(n, bool(chain)),
+        np.arange(0, k * n + 1, k, dtype=np.int64) if k else np.zeros(n + 1, np.int64),
+        src.ravel(), dst.ravel(), np.arange(0, 6 * n + 1, 6, dtype=np.int64),
+        np.tile(D6_FACES, n), np.tile(D6_PROBS, n))
+
+
+def _random_jumps(gen: np.random.Generator, size: int, snakes: int, keys: np.ndarray,
+                  src: np.ndarray, dst: np.ndarray) -> None:
+    """Fill ``src`` and ``dst`` (``boards x k``) with the jumps of :func:`random_batch`;
+    ``keys`` (``boards x (size - 1)``) is work space."""
+    n, k = src.shape
+    if k == 0:
+        return
     # k distinct sources per board: the k smallest of random keys on 1..size-1
-    keys = gen.random((n, size - 1))
-    src = np.argpartition(keys, k - 1, axis=1)[:, :k] + 1 if k else np.empty((n, 0), np.int64)
-    src = src.astype(np.int64)
+    gen.random(out=keys)
+    np.add(np.argpartition(keys, k - 1, axis=1)[:, :k], 1, out=src)
     # which sources are snakes: a random choice of ``snakes`` of them per board
     is_snake = np.zeros((n, k), bool)
     is_snake[:, :snakes] = True
     is_snake = gen.permuted(is_snake, axis=1)
     source_mask = np.zeros((n, size + 1), bool)
     np.put_along_axis(source_mask, src, True, axis=1)
-    dst = np.empty((n, k), np.int64)
     lo = np.where(is_snake, 0, src + 1)
     span = np.where(is_snake, src, size + 1) - lo
     rows, cols = np.repeat(np.arange(n), k), np.tile(np.arange(k), n)
@@ -392,8 +450,3 @@ def random_batch(
         dst[rows, cols] = cand
         bad = source_mask[rows, cand]
         rows, cols = rows[bad], cols[bad]
-    codes = np.full(n, OVERSHOOT_CODES[overshoot], np.int8)
-    return BoardBatch.from_arrays(
-        np.full(n, size), overshoot=codes, chain=np.full(n, bool(chain)),
-        jump_ptr=np.arange(0, k * n + 1, k, dtype=np.int64) if k else np.zeros(n + 1, np.int64),
-        jump_src=src.ravel(), jump_dst=dst.ravel())

@@ -136,6 +136,23 @@ def test_fair_starts_for_200_players_stops():
     assert "/199M" in err  # 19,900 pairs x 100 x 100 assignments
 
 
+def test_random_batch_of_millions_stops():
+    """Three million boards (15 s): drawn in chunks of a few thousand, so Ctrl-C
+    stops between two chunks (it waited for one vectorised draw of all of them: 14.5 s)."""
+    child = _python(
+        "from snl_numeric.batch import random_batch\n"
+        "random_batch(10, 100, rng=1)\n"
+        "print('ready', flush=True)\n"
+        "random_batch(3_000_000, 100, rng=1, progress='always')\n")
+    child.wait_for("ready")
+    child.wait_for("random_batch:", where="err")
+    code, took, allowed = child.interrupt(1.0)
+    err = "".join(child.err)
+    assert code != 0 and "KeyboardInterrupt" in err
+    assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
+    assert "random_batch:   0%" in err and "/3.00M" in err
+
+
 ONES = "\n".join(" ".join(["1"] * 30) for _ in range(30)) + "\n"
 
 
