@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from naive import (
     fair_brute_force,
     fair_extra_throws_wins,
+    meet_joint,
     naive_distribution,
     naive_min_throws,
     players_joint_solve,
@@ -405,10 +406,12 @@ def test_capture_search_limit(monkeypatch):
 
 def test_fairness_under_capture_is_the_exact_answer():
     """first_player_advantage and fair_starts' chances under capture equal fresh exact
-    win_probabilities calls (the joint chain), on a small board with capture to the start."""
+    win_probabilities calls, on a small board with capture to the start; those are the
+    joint chain's of the rules in words (meet_joint)."""
     board = Board(12, {3: 9, 10: 2, 6: 11}, dice="1-4", capture="start", safe=[5])
     for k in (2, 3):
         w = win_probabilities(board, k)
+        np.testing.assert_allclose(w, meet_joint(board, k)[0], rtol=0, atol=1e-12)
         assert first_player_advantage(board, k) == w[0] - 1.0 / k
     assert first_player_advantage(board, 2) != first_player_advantage(
         board.replace(capture=None), 2)
