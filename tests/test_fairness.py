@@ -11,6 +11,7 @@ from conftest import boards as board_strategy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from naive import (
+    export_matrix,
     fair_brute_force,
     fair_extra_throws_wins,
     meet_joint,
@@ -339,16 +340,35 @@ def test_throws_and_dice_handicaps_on_random_boards(board):
 
 
 # -- Milton Bradley --------------------------------------------------------------------------
+def _independent_pair_wins(board):
+    """``w[a, b]``: the chance that a player starting on ``a`` and moving first beats one
+    starting on ``b``, ``sum_n P(T_a = n) P(T_b >= n)``, with ``P(T_x > n)`` from every
+    square ``x`` by ``n`` products with the rules' matrix (export_matrix) off the goal."""
+    n = board.size
+    q = export_matrix(board)[:n, :n]
+    left = [np.ones(n)]  # left[k][x] = P(T_x > k)
+    while left[-1].max() > 1e-16:
+        left.append(q @ left[-1])
+    left = np.array(left)
+    return (left[:-1] - left[1:]).T @ left[:-1]
+
+
 def test_milton_bradley_two_players():
     f = fair_starts(MB)
     assert isinstance(f, FairStarts)
     assert f.starts == (27, 39)
     assert f.deviation < 1e-5
+    # independently: the fairest pair of the whole table of the pairs' chances
+    dev = np.abs(_independent_pair_wins(MB) - 0.5)
+    assert np.unravel_index(np.argmin(dev), dev.shape) == (27, 39)
+    assert f.deviation == pytest.approx(dev[27, 39], abs=1e-12)
+    assert int(np.argmin(dev[0])) == 10 and np.sort(dev.ravel())[1] > 5 * dev[27, 39]
     # independently: the joint chain of the pair of squares
     np.testing.assert_allclose(f.win_probabilities, players_joint_solve([MB, MB], [27, 39]),
                                atol=1e-10)
     kept = fair_starts(MB, move_first=False)
     assert kept.starts == (0, 10)
+    assert kept.deviation == pytest.approx(dev[0, 10], abs=1e-12)
     assert 1e-4 < kept.deviation < 1.2e-4
     assert f.evaluated == 100 * 100 and kept.evaluated == 100
 
