@@ -647,7 +647,8 @@ def test_cli_race_errors(capsys, argv, match):
 
 # -- plot -------------------------------------------------------------------------------------
 def test_plot_race(mb_race):
-    mpl = pytest.importorskip("matplotlib")
+    import matplotlib as mpl
+
     mpl.use("Agg")
     import matplotlib.pyplot as plt
 
