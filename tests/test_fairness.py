@@ -67,6 +67,22 @@ def test_first_minus_second_is_the_sum_of_squared_probabilities(board):
                                                               abs=1e-11)
 
 
+@settings(deadline=None, max_examples=40)
+@given(board=board_strategy(max_size=10), k=st.integers(2, 3),
+       capture=st.sampled_from([None, "start", 1]))
+def test_edge_on_random_boards_is_the_joint_chains(board, k, capture):
+    """The first player's edge, with or without capture, is the chance to win of the joint
+    chain built from the rules in words (naive.meet_joint) minus 1/k."""
+    board = board.replace(capture=capture)
+    try:
+        edge = first_player_advantage(board, k)
+    except ValueError as exc:
+        assume("max_throws" not in str(exc))  # a game whose tail decays too slowly
+        raise
+    wins = meet_joint(board, k)[0]
+    assert edge == pytest.approx(wins[0] - 1.0 / k, abs=1e-11)
+
+
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_edge_passes_options_to_win_probabilities(k):
     starts = [0] + [10] * (k - 1)
