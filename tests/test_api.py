@@ -41,8 +41,19 @@ def test_every_exported_function_has_a_runnable_example():
     assert not missing, missing
 
 
-def test_cli_entry_point_and_version():
+def test_cli_entry_point_and_version(capsys):
+    import importlib.metadata
+    import pathlib
+    import re
+
     from snl_numeric.cli import main
 
-    assert callable(main)
-    assert isinstance(snl_numeric.__version__, str) and snl_numeric.__version__.count(".") == 2
+    # the version the package states is the one in pyproject.toml and the installed one,
+    # and `snl --version` prints it
+    pyproject = pathlib.Path(__file__).parents[1] / "pyproject.toml"
+    declared = re.search(r'^version = "([^"]+)"$', pyproject.read_text(), re.M).group(1)
+    assert snl_numeric.__version__ == declared == importlib.metadata.version("snl_numeric")
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"snl {declared}\n"

@@ -139,8 +139,9 @@ def test_unreachable_goal_is_missing_so_reductions_skip_it(tmp_path):
     assert back["min_throws"].isna().tolist() == [False, True, False]
 
 
-def test_matches_naive_twin():
-    bl = _fixed_boards()[3:]
+def _assert_naive_rows(bl):
+    """analyze_many's rows against naive.batch_row's (BFS, dense solves, the mass pushed
+    throw by throw)."""
     df = analyze_many(bl, columns=("min_throws", "mean", "variance", "median"))
     for i, b in enumerate(bl):
         want = naive.batch_row(b.size, b.jumps, b.start, b.overshoot, b.chain, b.dice.to_dict())
@@ -149,6 +150,10 @@ def test_matches_naive_twin():
         assert _value(df["median"].iloc[i]) == want["median"]
         for col in ("mean", "variance"):
             assert df[col].iloc[i] == pytest.approx(want[col], rel=1e-8), (i, col)
+
+
+def test_matches_naive_twin():
+    _assert_naive_rows(_fixed_boards()[3:])
 
 
 @st.composite
@@ -163,6 +168,12 @@ def _boards(draw):
                             overshoot=overshoot, chain=draw(st.booleans()), dice=dice)
     start = draw(st.integers(0, size))
     return b.replace(start=start)
+
+
+@settings(deadline=None, max_examples=15)
+@given(st.lists(_boards(), min_size=1, max_size=6))
+def test_random_boards_match_the_naive_twin(bl):
+    _assert_naive_rows(bl)
 
 
 @settings(deadline=None, max_examples=15)

@@ -136,7 +136,8 @@ def test_distances_and_moments_match_naive(board):
 @settings(max_examples=40)
 @given(board_strategy(max_size=14, rules=False))
 def test_exact_fractions_on_fair_boards(board):
-    if not math.isfinite(expected_throws(board)):
+    if board.start not in naive.naive_sure(board):  # the twin says: may never finish
+        assert expected_throws(board) == math.inf and throws_variance(board) == math.inf
         return
     mean, var = naive.naive_expected_fraction(board)
     assert expected_throws(board) == pytest.approx(float(mean), rel=1e-12)

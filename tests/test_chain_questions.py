@@ -124,7 +124,7 @@ def test_analyze_chain_display_uses_labels_and_steps() -> None:
     assert "c-(0.5)->b b-(0.5)->lo" in text
     html = a._repr_html_()
     assert "Percentiles of the number of steps" in html and "lo" in html
-    df = pytest.importorskip("pandas") and a.to_frame("squares")
+    df = a.to_frame("squares")
     assert df["label"].tolist() == ["lo", "b", "c", "d", "hi"]
     assert df["expected_visits"].tolist() == pytest.approx([0, 1, 2, 1, 0], abs=1e-12)
     with pytest.raises(ValueError, match="a Chain has no jumps"):
@@ -246,7 +246,8 @@ def test_simulate_board_chain_agrees_with_board() -> None:
 # -- plots and report ------------------------------------------------------------------------
 
 def test_chain_plots_distribution_and_visits() -> None:
-    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -412,7 +413,8 @@ def test_registry_boards_answer_the_same_through_their_chain(name: str) -> None:
                          analyze(board, visit_probability=True), rel=1e-10)
     r = simulate(chain, 20_000, rng=2)
     assert r.censored == 0 and abs(r.mean - tb[board.start]) < 4 * r.stderr
-    nx = pytest.importorskip("networkx")
+    import networkx as nx
+
     g_b, g_c = to_nx(board), to_nx(chain)
     assert g_c.graph["start"] == g_b.graph["start"]
     assert g_c.graph["absorbing"] == [g_b.graph["goal"]]

@@ -149,7 +149,10 @@ def test_certified_bound_covers_the_true_error(board, dice, lopsided):
         if board.overshoot == "bounce" and max(dice) > board.size + 1:
             rules["overshoot"] = "exact"
         board = board.replace(**rules)
-    if not math.isfinite(snl.expected_throws(board)) or board.start == board.size:
+    if board.start not in naive.naive_sure(board):  # the twin says: may never finish
+        assert snl.expected_throws(board) == math.inf
+        return
+    if board.start == board.size:
         return
     mean, var = naive.exact_chain_moments(board)
     bound = snl.solver_report(board).error_estimate

@@ -11,8 +11,10 @@ from conftest import boards as board_strategy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from naive import (
+    export_matrix,
     fair_brute_force,
     fair_extra_throws_wins,
+    meet_joint,
     naive_distribution,
     naive_min_throws,
     players_joint_solve,
@@ -63,6 +65,22 @@ def test_first_minus_second_is_the_sum_of_squared_probabilities(board):
     if expected_game_length(board, 2).no_winner == 0.0:
         assert first_player_advantage(board) == pytest.approx(0.5 * float(pmf @ pmf),
                                                               abs=1e-11)
+
+
+@settings(deadline=None, max_examples=40)
+@given(board=board_strategy(max_size=10), k=st.integers(2, 3),
+       capture=st.sampled_from([None, "start", 1]))
+def test_edge_on_random_boards_is_the_joint_chains(board, k, capture):
+    """The first player's edge, with or without capture, is the chance to win of the joint
+    chain built from the rules in words (naive.meet_joint) minus 1/k."""
+    board = board.replace(capture=capture)
+    try:
+        edge = first_player_advantage(board, k)
+    except ValueError as exc:
+        assume("max_throws" not in str(exc))  # a game whose tail decays too slowly
+        raise
+    wins = meet_joint(board, k)[0]
+    assert edge == pytest.approx(wins[0] - 1.0 / k, abs=1e-11)
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])
@@ -338,16 +356,35 @@ def test_throws_and_dice_handicaps_on_random_boards(board):
 
 
 # -- Milton Bradley --------------------------------------------------------------------------
+def _independent_pair_wins(board):
+    """``w[a, b]``: the chance that a player starting on ``a`` and moving first beats one
+    starting on ``b``, ``sum_n P(T_a = n) P(T_b >= n)``, with ``P(T_x > n)`` from every
+    square ``x`` by ``n`` products with the rules' matrix (export_matrix) off the goal."""
+    n = board.size
+    q = export_matrix(board)[:n, :n]
+    left = [np.ones(n)]  # left[k][x] = P(T_x > k)
+    while left[-1].max() > 1e-16:
+        left.append(q @ left[-1])
+    left = np.array(left)
+    return (left[:-1] - left[1:]).T @ left[:-1]
+
+
 def test_milton_bradley_two_players():
     f = fair_starts(MB)
     assert isinstance(f, FairStarts)
     assert f.starts == (27, 39)
     assert f.deviation < 1e-5
+    # independently: the fairest pair of the whole table of the pairs' chances
+    dev = np.abs(_independent_pair_wins(MB) - 0.5)
+    assert np.unravel_index(np.argmin(dev), dev.shape) == (27, 39)
+    assert f.deviation == pytest.approx(dev[27, 39], abs=1e-12)
+    assert int(np.argmin(dev[0])) == 10 and np.sort(dev.ravel())[1] > 5 * dev[27, 39]
     # independently: the joint chain of the pair of squares
     np.testing.assert_allclose(f.win_probabilities, players_joint_solve([MB, MB], [27, 39]),
                                atol=1e-10)
     kept = fair_starts(MB, move_first=False)
     assert kept.starts == (0, 10)
+    assert kept.deviation == pytest.approx(dev[0, 10], abs=1e-12)
     assert 1e-4 < kept.deviation < 1.2e-4
     assert f.evaluated == 100 * 100 and kept.evaluated == 100
 
@@ -405,10 +442,12 @@ def test_capture_search_limit(monkeypatch):
 
 def test_fairness_under_capture_is_the_exact_answer():
     """first_player_advantage and fair_starts' chances under capture equal fresh exact
-    win_probabilities calls (the joint chain), on a small board with capture to the start."""
+    win_probabilities calls, on a small board with capture to the start; those are the
+    joint chain's of the rules in words (meet_joint)."""
     board = Board(12, {3: 9, 10: 2, 6: 11}, dice="1-4", capture="start", safe=[5])
     for k in (2, 3):
         w = win_probabilities(board, k)
+        np.testing.assert_allclose(w, meet_joint(board, k)[0], rtol=0, atol=1e-12)
         assert first_player_advantage(board, k) == w[0] - 1.0 / k
     assert first_player_advantage(board, 2) != first_player_advantage(
         board.replace(capture=None), 2)

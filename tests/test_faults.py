@@ -444,7 +444,7 @@ def test_results_of_a_version_that_recorded_none_are_refused(tmp_path):
 
 @pytest.mark.slow
 def test_a_dask_worker_of_another_version_is_refused(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    import distributed
     import pyarrow.parquet as pq
 
     from snl_numeric.batch import analyze_many, analyze_to_parquet

@@ -15,8 +15,6 @@ from snl_numeric._core import files
 from snl_numeric.batch import read_boards, write_jsonl, write_parquet
 from snl_numeric.io.store import write_atomic as store_write_atomic
 
-pytest.importorskip("pyarrow")
-
 MB = boards.get("milton-bradley")
 
 

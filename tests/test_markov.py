@@ -504,7 +504,8 @@ def test_board_chain_other_questions(board):
 
 
 def test_to_networkx_chain():
-    nx = pytest.importorskip("networkx")
+    import networkx as nx
+
     P = np.array([[0, 0.5, 0.5, 0], [0, 1.0, 0, 0], [0, 0, 0, 1.0], [0, 0, 0, 1.0]])
     g = to_networkx(Chain(P, labels=list("abcd"), start=2))
     assert g.graph["start"] == 2 and g.graph["absorbing"] == [1, 3]

@@ -8,7 +8,7 @@ import pytest
 from conftest import boards as board_strategy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from naive import meet_joint
+from naive import export_matrix, meet_joint
 
 from snl_numeric import Board, boards, expected_game_length, simulate, win_probabilities
 from snl_numeric._core.memory import MemoryLimitError
@@ -143,7 +143,16 @@ def test_all_squares_safe_is_the_game_without_capture():
 def test_without_capture_the_answers_are_unchanged():
     mb = boards.get("milton-bradley")
     w = win_probabilities(mb, 2)
-    assert w.round(5).tolist() == [0.50791, 0.49209]  # half the sum of squares (issue 51)
+    # the first player wins (1 + sum_n p_n^2) / 2 (issue 51), p_n = P(T = n) pushed throw by
+    # throw through the rules' matrix (naive.export_matrix) until under 1e-15 is left on the board
+    p, mass, pmf = export_matrix(mb), np.eye(mb.size + 1)[mb.start], []
+    while mass[: mb.size].sum() > 1e-15:
+        done = mass[mb.size]
+        mass = mass @ p
+        pmf.append(mass[mb.size] - done)
+    first = (1.0 + float(np.dot(pmf, pmf))) / 2
+    np.testing.assert_allclose(w, [first, 1.0 - first], rtol=0, atol=1e-12)
+    assert w.round(5).tolist() == [0.50791, 0.49209]
     assert win_probabilities(mb.replace(capture="start").replace(capture=None), 2).tolist() \
         == w.tolist()
 

@@ -315,10 +315,15 @@ def test_errors():
 
 
 def test_players_inferred_from_lists():
-    mb = boards.get("milton-bradley")
-    assert len(win_probabilities(mb)) == 2
-    assert len(win_probabilities(mb, starts=[0, 0, 0])) == 3
-    assert len(win_probabilities([mb] * 4)) == 4
+    # the players counted from starts= or from a list of boards, each answer the joint
+    # chain's for that many players (a small board: the chain has size**k states)
+    small = Board(9, {2: 7, 8: 3}, dice="1-3")
+    w2, w3, w4 = (win_probabilities(small), win_probabilities(small, starts=[0, 0, 0]),
+                  win_probabilities([small] * 4))
+    assert (len(w2), len(w3), len(w4)) == (2, 3, 4)
+    for k, w in ((2, w2), (3, w3), (4, w4)):
+        np.testing.assert_allclose(w, players_joint_solve([small] * k), rtol=0, atol=1e-12)
+    assert w2[0] > w2[1] and w3[0] > w3[1] > w3[2]
 
 
 # -- command line ------------------------------------------------------------------

@@ -78,8 +78,10 @@ def _assert_values(got, want):
 # --- hand-made cases ----------------------------------------------------------------
 def test_milton_bradley_small_or_big_die():
     r = optimal_policy(MB, [D13, D46])
-    assert r.mean == pytest.approx(17.087382391556, rel=1e-11)
     want = naive.policy_value_iteration(MB, [D13, D46])
+    # a regression value: the naive twin's (seed-style value iteration), pinned
+    assert want[MB.start] == pytest.approx(17.087382391556, rel=1e-11)
+    assert r.mean == pytest.approx(want[MB.start], rel=1e-11)
     np.testing.assert_allclose(r.expected, want, rtol=1e-11)
     # adding a fair d6 does not help on this board
     r3 = optimal_policy(MB, [D13, D46, D6])
@@ -215,6 +217,7 @@ def test_simulation_matches_within_five_standard_errors():
 def test_str_and_dict():
     r = optimal_policy(MB, ["1-3", "4-6"], optional_jumps=True)
     text = str(r)
+    # (the mean: the naive twin's, see test_cli_policy)
     assert "A = 1-3" in text and "B = 4-6" in text and "14.067875" in text
     assert " 98 Ax" in text and " 80 B^" in text and "declined jumps    16->6" in text
     assert text.splitlines()[5].split()[0] == "100"  # top row starts at the goal
@@ -397,12 +400,18 @@ def test_iteration_caps_raise():
 def test_cli_policy(capsys):
     assert main(["policy", "milton-bradley", "--action", "1-3", "--action", "4-6"]) == 0
     out = capsys.readouterr().out
-    assert "17.087382" in out and "one die only      A: 65.900775  B: inf" in out
+    # die A alone: the dense solve of the board with that die; die B (4-6) alone never
+    # lands exactly on 100 from 95-99 under the official rules: inf
+    only_a = naive.naive_expected_dense(MB.replace(dice=D13))[0][MB.start]
+    assert only_a == pytest.approx(65.90077525407628, rel=1e-12)  # (regression value)
+    assert "17.087382" in out and f"one die only      A: {only_a:.6f}  B: inf" in out
     assert main(["policy", "milton-bradley", "--action", "1-3", "--action", "4-6",
                  "--optional-jumps", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["mean"] == pytest.approx(14.067875110576, rel=1e-11)
-    assert d["single_die"] == {"A": pytest.approx(65.90077525407628), "B": "inf"}
+    best = naive.policy_value_iteration(MB, [D13, D46], optional_jumps=True)[MB.start]
+    assert best == pytest.approx(14.067875110576, rel=1e-11)  # (regression value)
+    assert d["mean"] == pytest.approx(best, rel=1e-11)
+    assert d["single_die"] == {"A": pytest.approx(only_a, rel=1e-12), "B": "inf"}
     assert main(["policy", "seed-30", "--action", "d6", "--horizon", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["probability_start"] == pytest.approx(
         length_distribution(boards.get("seed-30"))[:4].sum())

@@ -123,6 +123,11 @@ def test_mean_within_5se_random_boards(size, frac, seed, overshoot, chain, dice)
     check_against_exact(board, r)
     assert r.finished + r.censored == r.games
     assert r.histogram.sum() == r.finished
+    # the exact mean above is the library's: the naive twin's (a dense solve) is the same
+    exact = naive.naive_expected_dense(board)[0][board.start]
+    assert expected_throws(board) == pytest.approx(exact, rel=1e-9)
+    if math.isfinite(exact):
+        assert abs(r.mean - exact) <= 5 * r.stderr + 1e-12, (r.mean, exact)
 
 
 def test_histogram_chi_square_against_exact_pmf():

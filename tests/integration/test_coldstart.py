@@ -84,7 +84,8 @@ def test_import_loads_no_numba(tmp_path):
     out = run_python(code, NUMBA_CACHE_DIR=str(tmp_path))
     lines = out.stdout.split("\n")
     assert lines[0] == "False False" and lines[2] == "False"
-    assert abs(float(lines[1]) - 39.225122) < 1e-6  # Milton Bradley's official rules
+    assert abs(float(lines[1]) - 39.225122) < 1e-6  # Milton Bradley's official rules: Althoen,
+    # King and Schilling's (1993) fraction, checked in tests/test_exact.py
     assert lines[3:5] == ["2", "True"]
 
 

@@ -102,6 +102,7 @@ def test_installed_package_stays_clean(venv):
     before = _files(pkg)
     # the README's first command compiles nothing (SciPy answers an ordinary board)
     out = _run(venv, str(venv["bindir"] / "snl"), "analyze", "milton-bradley")
+    # (Althoen, King and Schilling's 1993 value: see tests/test_exact.py)
     assert "39.225122" in out.stdout and out.stderr == ""
     cache = venv["home"] / ".cache" / "kernels"
     assert not any(p.suffix == ".nbi" for p in cache.rglob("*")), "analyze compiled kernels"

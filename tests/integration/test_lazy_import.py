@@ -42,7 +42,7 @@ def test_names_load_their_own_modules_only():
     assert board == dict.fromkeys(board, False)
     plot = _loaded("from snl_numeric.plot import plot_distribution, plot_board")
     assert not plot["matplotlib"] and not plot["numba"]
-    solve = _loaded("import snl_numeric as snl\n"
+    solve = _loaded("import snl_numeric as snl\n"  # (the 1993 value: tests/test_exact.py)
                     "assert abs(snl.expected_throws(snl.boards.get('milton-bradley')) "
                     "- 39.2251223) < 1e-6")
     assert not solve["numba"] and not solve["matplotlib"]
