@@ -238,6 +238,16 @@ def test_parquet_integers_beyond_int64_are_error_rows(tmp_path):
     pq.write_table(pa.table({"size": pa.array(["10", "x"])}), strings)
     with pytest.raises(TypeError, match="Parquet column 'size' must hold integers, got string"):
         analyze_many(strings)
+    # a column of strings is no column of booleans ("false" was read as chain=True)
+    flags = tmp_path / "c.parquet"
+    pq.write_table(pa.table({"size": [10, 10], "chain": ["false", "true"]}), flags)
+    with pytest.raises(TypeError, match="Parquet column 'chain' must hold booleans, got string"):
+        analyze_many(flags)
+    pq.write_table(pa.table({"size": [10, 10], "jump_src": [[2, 3], [2, 3]],
+                             "jump_dst": [[3, 8], [3, 8]], "chain": [None, True]}), flags)
+    df = analyze_many(flags, columns=("mean",))  # a null is the default, False
+    assert df["mean"].tolist() == pytest.approx(
+        [expected_throws(Board(10, {2: 3, 3: 8}, chain=c)) for c in (False, True)])
 
 
 # -- 6: temporary files never follow a planted link -------------------------------------------

@@ -137,7 +137,8 @@ def _scalar_column(rb: Any, name: str, default: Any, kind: str, errs: dict[int, 
         bad &= ~nulls
         _flag_rows(errs, np.arange(n), bad, values, name)
         return np.where(nulls, default, out), nulls
-    if kind == "bool" and values.dtype not in (bool, object):
+    if kind == "bool" and str(col.type) not in ("bool", "null"):
+        # (by its Arrow type: booleans with nulls read as objects, and so do strings)
         raise TypeError(f"Parquet column {name!r} must hold booleans, got {col.type}")
     if kind == "str" and values.dtype != object:
         raise TypeError(f"Parquet column {name!r} must hold strings, got {col.type}")
