@@ -174,15 +174,22 @@ def first_player_advantage(board: Board | Sequence[Board], k: int = 2, **options
     -------
     float
         ``P(player 0 wins) - 1/k``. For two independent players on the same start with the
-        same dice it is ``sum_n P(T = n)^2 / 2`` (module docstring): never 0.
+        same dice it is ``sum_n P(T = n)^2 / 2`` when the game surely ends (module
+        docstring): never 0. When nobody may ever win it can be 0 or negative (the first
+        player still wins ``sum_n P(T = n)^2`` more often than the second).
 
     Examples
     --------
-    >>> from snl_numeric import boards, first_player_advantage
+    >>> from snl_numeric import Board, boards, first_player_advantage
     >>> round(first_player_advantage(boards.get("milton-bradley")), 6)
     0.007912
     >>> round(first_player_advantage(boards.get("milton-bradley"), 3), 6)
     0.009655
+
+    A throw of 4 wins at once, a 3 strands the token: the first player wins with 0.3.
+
+    >>> round(first_player_advantage(Board(4, overshoot="exact", dice={3: 0.7, 4: 0.3})), 6)
+    -0.2
     """
     k = _players(k)
     if "players" in options:

@@ -175,8 +175,8 @@ def as_maze(maze: ArrayLike) -> np.ndarray:
         i, j = negative[0]
         raise ValueError(f"maze cells must be non-negative; got {_show(arr[i, j])} at row {i}, column {j}")
     big = max(arr.shape)  # a value >= big moves nowhere
-    if arr.dtype.kind in "iu":
-        return np.ascontiguousarray(np.minimum(arr, big), dtype=np.int64)
+    if arr.dtype.kind in "iu":  # (a narrow dtype cannot hold big: nothing in it exceeds big)
+        return np.ascontiguousarray(np.minimum(arr, min(big, np.iinfo(arr.dtype).max)), np.int64)
     return np.array([[min(int(v), big) for v in row] for row in arr], dtype=np.int64)
 
 

@@ -208,15 +208,13 @@ def _per_player(board: Any, players: Any, starts: Any, dice: Any
     for i in range(k):
         b, d = per_board[i], per_dice[i]
         if d is not None:
-            try:
+            try:  # (the die, then the board with it: a face too large for a bounce)
                 d = as_dice(d)
+                if d != b.dice and (id(b), d) not in cache:
+                    cache[id(b), d] = b.replace(dice=d)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"dice for player {i}: {exc}") from None
-            if d != b.dice:
-                key = (id(b), d)
-                if key not in cache:
-                    cache[key] = b.replace(dice=d)
-                b = cache[key]
+            b = cache.get((id(b), d), b)
         try:
             s = check_start(b, per_start[i])
         except (TypeError, ValueError) as exc:

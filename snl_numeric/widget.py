@@ -3,7 +3,8 @@
 The controls are those of the editable report (:func:`~snl_numeric.report` with
 ``editable=True``): the goal square, the start square, the overshoot rule, chained jumps,
 the dice (a string as ``parse_dice`` reads it) and one row per jump (from, to, delete),
-plus a row to add one. Every edit builds a new :class:`~snl_numeric.Board` (an edit the
+plus a row to add one; a capture rule (``capture``, ``safe``) has no control and is kept.
+Every edit builds a new :class:`~snl_numeric.Board` (an edit the
 rules forbid is refused with the library's own message and the controls return to the
 board as it was) and answers it with :func:`~snl_numeric.analyze`,
 :func:`~snl_numeric.jump_impact` and :func:`~snl_numeric.win_probabilities`;
@@ -102,8 +103,10 @@ class BoardEditor:
         self._show(board)
 
     def _rules(self) -> dict[str, Any]:
+        """The rules as the controls read, and the capture rule (no control: kept)."""
         return {"start": self.start.value, "overshoot": self.overshoot.value,
-                "chain": self.chain.value, "dice": parse_dice(self.dice.value)}
+                "chain": self.chain.value, "dice": parse_dice(self.dice.value),
+                "capture": self.board.capture, "safe": self.board.safe}
 
     def _jumps(self) -> list[tuple[int, int]]:
         return [(row.children[0].value, row.children[1].value) for row in self.jump_rows]

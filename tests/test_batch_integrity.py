@@ -238,6 +238,34 @@ def test_parquet_integers_beyond_int64_are_error_rows(tmp_path):
     pq.write_table(pa.table({"size": pa.array(["10", "x"])}), strings)
     with pytest.raises(TypeError, match="Parquet column 'size' must hold integers, got string"):
         analyze_many(strings)
+    # a null inside a list of integers is its row's error, not the file's (it read as a float
+    # column: "must hold lists of integers, got list<element: int64>")
+    nulls = tmp_path / "n.parquet"
+    ints = pa.list_(pa.int64())
+    for table, message in [
+            ({"jump_src": pa.array([[2, None], [1]], ints), "jump_dst": [[3, 5], [4]]},
+             "jumps start must be an integer, got None"),
+            ({"jump_src": [[2, 4], [1]], "jump_dst": pa.array([[3, None], [4]], ints)},
+             "jumps destination must be an integer, got None"),
+            ({"jumps": pa.array([[[2, None]], [[1, 4]]], pa.list_(ints))},
+             "jumps must be an integer, got None"),
+            ({"dice_faces": pa.array([[1, None], [1]], ints), "dice_probs": [[0.5, 0.5], [1.0]]},
+             "dice faces must be an integer, got None")]:
+        pq.write_table(pa.table({"size": [10, 10], **table}), nulls)
+        df = analyze_many(nulls, errors="coerce", columns=("mean",))
+        assert df["error"].tolist()[0] == message
+        second = Board(10, dice={1: 1.0}) if "dice_faces" in table else Board(10, {1: 4})
+        assert df["mean"].iloc[1] == pytest.approx(expected_throws(second))
+    # a column of strings is no column of booleans ("false" was read as chain=True)
+    flags = tmp_path / "c.parquet"
+    pq.write_table(pa.table({"size": [10, 10], "chain": ["false", "true"]}), flags)
+    with pytest.raises(TypeError, match="Parquet column 'chain' must hold booleans, got string"):
+        analyze_many(flags)
+    pq.write_table(pa.table({"size": [10, 10], "jump_src": [[2, 3], [2, 3]],
+                             "jump_dst": [[3, 8], [3, 8]], "chain": [None, True]}), flags)
+    df = analyze_many(flags, columns=("mean",))  # a null is the default, False
+    assert df["mean"].tolist() == pytest.approx(
+        [expected_throws(Board(10, {2: 3, 3: 8}, chain=c)) for c in (False, True)])
 
 
 # -- 6: temporary files never follow a planted link -------------------------------------------

@@ -298,6 +298,12 @@ def test_errors():
         win_probabilities(mb, dice=[None, 6])
     with pytest.raises(ValueError, match="dice for player 0: probability of face 1 must be "):
         win_probabilities(mb, dice=[{1: -0.5, 2: 1.5}, None])
+    bounce = Board(2, overshoot="bounce", dice="1-3")  # a face 4 could bounce below 0
+    for ask in (win_probabilities, expected_game_length):
+        for board in (bounce, bounce.replace(capture="start")):
+            with pytest.raises(ValueError, match="dice for player 1: face 4 is too large for a "
+                                                 "bounce on a board of size 2"):
+                ask(board, dice=[None, {1: 0.5, 4: 0.5}])
     with pytest.raises(TypeError, match=r"board\[1\] must be a Board, got str"):
         win_probabilities([mb, "milton-bradley"])
     with pytest.raises(TypeError, match="board must be a Board or a list of Boards, got str"):

@@ -572,6 +572,12 @@ def test_max_sweeps_is_reported():
                         optional_jumps="yes"), TypeError, "optional_jumps"),
     (lambda: optimal_race(Board(20_000), SMALL_BIG), ValueError,
      r"400,000,000 pair states, dice of up to 3 faces\) needs about \d+\.\d GiB"),
+    # players who meet: the pair states know no captures (the rule was ignored, silently)
+    (lambda: optimal_race(MB.replace(capture="start"), SMALL_BIG), ValueError,
+     r"between players who never meet; this board has capture='start': race on "
+     r"board\.replace\(capture=None\)"),
+    (lambda: race_value(MB.replace(capture=3, safe=[50]), SMALL_BIG, np.zeros(101, int),
+                        np.zeros(101, int)), ValueError, "this board has capture=3"),
 ])
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):

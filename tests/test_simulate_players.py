@@ -297,6 +297,9 @@ def test_errors():
         simulate(board, 10, starts=[0, 99])
     with pytest.raises(ValueError, match="dice for player 0"):
         simulate(board, 10, players=2, dice=[{1: 2.0}, None])
+    with pytest.raises(ValueError, match="dice for player 1: face 99 is too large for a bounce"):
+        simulate(board.replace(overshoot="bounce", dice="1-3"), 10, players=2,
+                 dice=[None, {99: 1.0}])
     with pytest.raises(TypeError, match="players= races on a Board, got Chain"):
         simulate(Chain(np.array([[0.5, 0.5], [0.0, 1.0]]), start=0), 10, players=2)
 

@@ -64,6 +64,21 @@ def test_a_refused_edit_keeps_the_board():
     assert ed.message.value == "" and ed.board.overshoot == "win"
 
 
+def test_an_edit_keeps_the_capture_rule():
+    # the capture rule has no control: an edit used to drop it (and the race numbers with it)
+    board = boards.get("seed-30").replace(capture="start", safe=[5])
+    ed = edit(board)
+    ed.overshoot.value = "win"
+    want = board.replace(overshoot="win")
+    assert ed.board.to_dict() | {"name": None} == want.to_dict() | {"name": None}
+    assert (ed.board.capture, ed.board.safe) == ("start", (5,))
+    first = float(shown(ed, "two players: the first wins").split()[0])
+    assert first == pytest.approx(win_probabilities(want, 2)[0], abs=1e-8)
+    assert abs(first - win_probabilities(want.replace(capture=None), 2)[0]) > 1e-4
+    ed.size.value = 4  # a safe square off the board: refused, in the board's words
+    assert ed.board.size == 29 and "safe" in ed.message.value
+
+
 def test_an_endless_board_shows_infinity():
     ed = edit(Board(10, {5: 9, 6: 10, 7: 10}, overshoot="exact", dice={2: 0.5, 3: 0.5}))
     assert shown_mean(ed) == float("inf")

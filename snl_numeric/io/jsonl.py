@@ -8,6 +8,7 @@ with a message saying so) and start with a UTF-8 byte order mark.
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -94,12 +95,18 @@ def open_rows(path: str | os.PathLike[str]) -> tuple[Iterator[Any], int]:
     return iter_numbered(path), count_lines(path)
 
 
+def _numbered(fh: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """The lines of ``fh`` numbered from 1, the first without its byte order mark (a file
+    that starts with one and a blank line has no row there)."""
+    return itertools.chain([(1, fh.readline().removeprefix(_BOM))], enumerate(fh, start=2))
+
+
 def iter_numbered(path: str | os.PathLike[str]) -> Iterator[Line]:
     """Every non-blank line of ``path`` as a :class:`Line`: its value, or a
     :class:`ReadError` for a line that is not strict JSON (or not UTF-8, or nested too
     deeply, ...): every line is accounted for exactly once."""
     with open_bytes(path) as fh:
-        for number, line in enumerate(fh, start=1):
+        for number, line in _numbered(fh):
             if not line.strip():
                 continue
             try:
@@ -119,7 +126,7 @@ def count_lines(path: str | os.PathLike[str]) -> int:
     """Non-blank lines of ``path`` (the rows :func:`iter_lines` yields)."""
     count = 0
     with open_bytes(path) as fh:
-        for line in fh:
+        for _, line in _numbered(fh):
             count += bool(line.strip())
     return count
 

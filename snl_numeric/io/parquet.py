@@ -82,13 +82,25 @@ def check_names(names: list[str]) -> None:
 
 
 def _flag_rows(errs: dict[int, str], owner: np.ndarray, bad: np.ndarray, values: np.ndarray,
-               what: str) -> None:
-    """A per-row error for every row owning a value that is not an int64 integer."""
+               what: str, nulls: np.ndarray | None = None) -> None:
+    """A per-row error for every row owning a value that is not an int64 integer (or is
+    null, where ``nulls``)."""
     for k in np.flatnonzero(bad).tolist():
-        v = values[k].item()
-        why = ("must fit in a 64-bit integer" if isinstance(v, int) or
+        v = None if nulls is not None and nulls[k] else values[k].item()
+        why = ("must fit in a 64-bit integer" if isinstance(v, int) or v is not None and
                (np.isfinite(v) and v == round(v)) else "must be an integer")
         errs.setdefault(int(owner[k]), f"{what} {why}, got {shown(v)}")
+
+
+def _flat(col: Any) -> tuple[np.ndarray, np.ndarray | None, bool]:
+    """The values of a list column flattened, their null mask (None without nulls), and
+    whether the column holds integers (by its Arrow type: integers with nulls read as
+    floats, NaN the null)."""
+    import pyarrow.types as pat
+
+    flat = col.flatten()
+    nulls = flat.is_null().to_numpy(zero_copy_only=False) if flat.null_count else None
+    return flat.to_numpy(zero_copy_only=False), nulls, pat.is_integer(flat.type)
 
 
 def _list_column(rb: Any, name: str, dtype: Any, errs: dict[int, str], what: str
@@ -99,19 +111,19 @@ def _list_column(rb: Any, name: str, dtype: Any, errs: dict[int, str], what: str
 
     col = rb.column(rb.schema.get_field_index(name))
     lengths = pc.list_value_length(col).fill_null(-1).to_numpy(zero_copy_only=False)
-    values = col.flatten().to_numpy(zero_copy_only=False)
+    values, nulls, integers = _flat(col)
     if values.size and (values.dtype == bool or values.dtype == object or
                         not np.issubdtype(values.dtype, np.number) or
-                        (dtype is np.int64 and not np.issubdtype(values.dtype, np.integer))):
+                        (dtype is np.int64 and not integers)):
         raise TypeError(f"Parquet column {name!r} must hold lists of "
                         f"{'integers' if dtype is np.int64 else 'numbers'}, "
                         f"got {col.type}")
     lengths = lengths.astype(np.int64)
     if dtype is np.int64:
         out, bad = int64_values(values)
-        if bad.any():
+        if bad.any():  # (a null among them is NaN)
             owner = np.repeat(np.arange(len(lengths)), np.maximum(lengths, 0))
-            _flag_rows(errs, owner, bad, values, what)
+            _flag_rows(errs, owner, bad, values, what, nulls)
         return lengths, out
     return lengths, values.astype(dtype)
 
@@ -137,7 +149,8 @@ def _scalar_column(rb: Any, name: str, default: Any, kind: str, errs: dict[int, 
         bad &= ~nulls
         _flag_rows(errs, np.arange(n), bad, values, name)
         return np.where(nulls, default, out), nulls
-    if kind == "bool" and values.dtype not in (bool, object):
+    if kind == "bool" and str(col.type) not in ("bool", "null"):
+        # (by its Arrow type: booleans with nulls read as objects, and so do strings)
         raise TypeError(f"Parquet column {name!r} must hold booleans, got {col.type}")
     if kind == "str" and values.dtype != object:
         raise TypeError(f"Parquet column {name!r} must hold strings, got {col.type}")
@@ -186,14 +199,13 @@ def read_columns(rb: Any) -> BoardColumns:
         lj = pc.list_value_length(col).fill_null(0).to_numpy(zero_copy_only=False)
         pairs = col.flatten()
         lp = pc.list_value_length(pairs).fill_null(0).to_numpy(zero_copy_only=False)
-        values = pairs.flatten().to_numpy(zero_copy_only=False)
-        if values.size and not np.issubdtype(values.dtype, np.integer):
+        raw, nulls, integers = _flat(pairs)
+        if raw.size and not integers:
             raise TypeError(f"Parquet column 'jumps' must hold integer pairs, got {col.type}")
         owner = np.repeat(np.arange(n), lj)
-        values, big = int64_values(values)
-        if big.any():
-            _flag_rows(errs, np.repeat(owner, lp), big, col.flatten().flatten().to_numpy(
-                zero_copy_only=False), "jumps")
+        values, big = int64_values(raw)
+        if big.any():  # (a null among them is NaN)
+            _flag_rows(errs, np.repeat(owner, lp), big, raw, "jumps", nulls)
         bad_pair = lp != 2
         bad_rows = np.zeros(n, bool)
         bad_rows[owner[bad_pair]] = True

@@ -40,9 +40,15 @@ def _in_our_words(exc: Exception) -> Exception:
 
 def _common(board: Any, dice: Any, optional_jumps: Any) -> tuple[Board, tuple[Dice, ...]]:
     try:
-        return check_common(board, dice, optional_jumps)
+        board, dice_t = check_common(board, dice, optional_jumps)
     except (TypeError, ValueError) as exc:
         raise _in_our_words(exc) from None
+    if board.capture is not None:  # (the pair states know no captures: refused, not ignored)
+        raise ValueError(f"races choosing dice are between players who never meet; this board "
+                         f"has capture={board.capture!r}: race on "
+                         "board.replace(capture=None), or ask win_probabilities for the game "
+                         "with captures and fixed dice")
+    return board, dice_t
 
 
 def _problem(board: Board, dice: tuple[Dice, ...], optional: bool) -> Problem:
@@ -195,8 +201,9 @@ def optimal_race(
     ------
     ValueError
         For a bad die, a fixed opponent computed on another board or with
-        other dice, or a race too large for memory (the message says how much
-        it would need).
+        other dice, a board with a capture rule (the race is between players
+        who never meet), or a race too large for memory (the message says how
+        much it would need).
 
     Examples
     --------
@@ -261,7 +268,8 @@ def race_value(
     Parameters
     ----------
     board : Board
-        The board and rules; its own dice are ignored.
+        The board and rules; its own dice are ignored (a capture rule is refused, as
+        in :func:`optimal_race`).
     dice : sequence of Dice, mapping, str or None
         The dice the choices index into, as in :func:`optimal_race` (a ``None`` entry
         is a fair d6, not the board's die).

@@ -69,14 +69,14 @@ def _per_player(board: Board, k: int, starts: Any, dice: Any
     out_starts = np.zeros(k, dtype=np.int64)
     for i in range(k):
         if per_dice[i] is not None:
-            try:
+            try:  # (the die, then the board with it: a face too large for a bounce)
                 d = as_dice(per_dice[i])
+                known = [j for j, b in enumerate(boards_) if b.dice == d]
+                if not known:
+                    boards_.append(board.replace(dice=d))
+                    known = [len(boards_) - 1]
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"dice for player {i}: {exc}") from None
-            known = [j for j, b in enumerate(boards_) if b.dice == d]
-            if not known:
-                boards_.append(board.replace(dice=d))
-                known = [len(boards_) - 1]
             table[i] = known[0]
         try:
             out_starts[i] = check_start(board, per_start[i])
