@@ -55,6 +55,10 @@ def fails(capsys, *argv):
     (["race", "seed-30", "--dice", "1-x"],
      "snl race: error: --dice: cannot read dice '1-x': expected 'd6', '6', '1-3', '2d6' or "
      "'1:0.5,2:0.5'"),
+    (["race", "seed-30", "--capture", "start", "--dice", "1-3", "--dice", "4-6"],
+     "snl race: error: races choosing dice are between players who never meet; this board has "
+     "capture='start': race with --capture none, or ask 'snl analyze --players K' for the "
+     "game with captures and fixed dice"),
     (["policy", "seed-30", "--horizon", "-1"],
      "snl policy: error: --horizon must be at least 0, got -1"),
     (["design", "--snakes", "2", "--ladders", "2", "--max", "--seed", "-3"],

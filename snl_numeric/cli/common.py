@@ -30,6 +30,10 @@ _CLI_WORDS = (
     (r"allow_mixed_versions=True", "--allow-mixed-versions"),
     (r"iterate with iter_paths or count with count_paths instead",
      "drop --json to stream them, or count them with --count"),
+    (r"race on board\.replace\(capture=None\), or ask win_probabilities for the game with "
+     r"captures and fixed dice",
+     "race with --capture none, or ask 'snl analyze --players K' for the game with captures "
+     "and fixed dice"),
 )
 
 
