@@ -153,43 +153,34 @@ def _propose(space, src, dst, occ, state, c, new_src, new_dst):  # pragma: no co
 
 
 @njit()
-def _scratch(space):  # pragma: no cover - jitted
-    """Work arrays of :func:`_moments`: jump table, successor table, distances, sure
-    squares, means, variances, the reported square."""
-    n = space.size + 1
-    report = np.zeros(n, dtype=np.bool_)
-    report[space.start] = True
-    return (np.empty(n, dtype=np.int64), np.empty((n, space.faces.shape[0]), dtype=np.int32),
-            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_), np.empty(n),
-            np.empty(n), report)
-
-
-@njit()
-def _moments(space, src, dst, scratch, want_var):  # pragma: no cover - jitted
-    """Exact mean (and variance if ``want_var``, else NaN) of the throws from the start
-    for one layout; ``inf`` when the goal is not sure."""
-    jump_to, succ, dist, sure, mean, var, report = scratch
-    jump_to[:] = -1
-    jump_to[src] = dst
-    succ_table_kernel(space.size, jump_to, space.overshoot, space.chain, space.faces, succ,
-                      np.empty((0, 0), dtype=np.int32))
-    succ = readonly(succ)  # typed as a compiled Board's: the kernels compile once for both
-    reach_kernel(succ, space.start, dist, sure)
-    if not sure[space.start]:
-        return np.inf, np.inf
-    board_moments_kernel(succ, readonly(space.probs), sure, report, space.size + 1, want_var,
-                         mean, var)
-    return mean[space.start], var[space.start]
-
-
-@njit()
 def evaluate_kernel(space, src, dst, first, step, stop, want_var, mean,
                     var):  # pragma: no cover - jitted
-    """The exact mean (``want_var``: and variance, else NaN) of candidate layouts
-    ``first, first + step, ...`` below ``stop`` (rows of ``src``/``dst``)."""
-    scratch = _scratch(space)
+    """The exact mean (``want_var``: and variance, else NaN) of the throws from the start
+    for candidate layouts ``first, first + step, ...`` below ``stop`` (rows of
+    ``src``/``dst``); ``inf`` where the goal is not sure. The work arrays (jump table,
+    successor table, distances, sure squares, per-square moments) serve every layout."""
+    n = space.size + 1
+    jump_to = np.empty(n, dtype=np.int64)
+    succ = np.empty((n, space.faces.shape[0]), dtype=np.int32)
+    dist = np.empty(n, dtype=np.int64)
+    sure = np.empty(n, dtype=np.bool_)
+    square_mean = np.empty(n)
+    square_var = np.empty(n)
+    report = np.zeros(n, dtype=np.bool_)
+    report[space.start] = True
+    probs = readonly(space.probs)  # typed as a compiled Board's: the kernels compile once
     for i in range(first, stop, step):
-        mean[i], var[i] = _moments(space, src[i], dst[i], scratch, want_var)
+        jump_to[:] = -1
+        jump_to[src[i]] = dst[i]
+        succ_table_kernel(space.size, jump_to, space.overshoot, space.chain, space.faces, succ,
+                          np.empty((0, 0), dtype=np.int32))
+        table = readonly(succ)  # (for both)
+        reach_kernel(table, space.start, dist, sure)
+        if not sure[space.start]:
+            mean[i], var[i] = np.inf, np.inf
+            continue
+        board_moments_kernel(table, probs, sure, report, n, want_var, square_mean, square_var)
+        mean[i], var[i] = square_mean[space.start], square_var[space.start]
 
 
 @njit()
@@ -223,9 +214,13 @@ def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state
     occ = np.empty(space.size + 1, dtype=np.bool_)
     cur_src = np.empty(k, dtype=np.int64)
     cur_dst = np.empty(k, dtype=np.int64)
-    new_src = np.empty(k, dtype=np.int64)
-    new_dst = np.empty(k, dtype=np.int64)
-    scratch = _scratch(space)
+    # the proposal: one candidate layout for evaluate_kernel, its mean and variance
+    cand_src = np.empty((1, k), dtype=np.int64)
+    cand_dst = np.empty((1, k), dtype=np.int64)
+    new_src, new_dst = cand_src[0], cand_dst[0]
+    cand_mean = np.empty(1)
+    cand_var = np.empty(1)
+    zero, one = np.int64(0), np.int64(1)  # not literals: one compile of evaluate_kernel
     for c in range(lo + first, hi, step):
         cur_src[:] = chains.src[c]
         cur_dst[:] = chains.dst[c]
@@ -233,7 +228,9 @@ def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state
         cc = chains.cost[c]
         for it in range(temps.shape[0]):
             if _propose(space, cur_src, cur_dst, occ, state, c, new_src, new_dst):
-                m, v = _moments(space, new_src, new_dst, scratch, np.bool_(False))
+                evaluate_kernel(space, cand_src, cand_dst, zero, one, one, np.bool_(False),
+                                cand_mean, cand_var)
+                m, v = cand_mean[0], cand_var[0]
                 chains.evals[c] += 1
                 if m < np.inf:
                     cn = -m if mode == 0 else (m if mode == 1 else abs(m - target))
