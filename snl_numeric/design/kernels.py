@@ -67,15 +67,7 @@ def _ok(space, s, d, snake):  # pragma: no cover - jitted
 
 
 @njit()
-def _mark(src, dst, occ):  # pragma: no cover - jitted
-    """``occ``: the squares a jump of the layout starts or ends on."""
-    occ[:] = False
-    occ[src] = True
-    occ[dst] = True
-
-
-@njit()
-def _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, rec,
+def _move_count(space, kind, j, src, dst, pick, new_src, new_dst, rec,
                 rec_n):  # pragma: no cover - jitted
     """Count the feasible moves of ``kind`` for jump ``j``; apply the ``pick``-th.
 
@@ -107,6 +99,9 @@ def _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, rec,
                     rec[rec_n + count, 3] = -1
                 count += 1
         return count
+    occ = np.zeros(size + 1, dtype=np.bool_)  # the squares the other jumps start or end on
+    occ[src] = True
+    occ[dst] = True
     occ[s0] = False
     occ[d0] = False
     lo = 1 if kind == 0 else (0 if kind == 1 else -size)
@@ -130,66 +125,57 @@ def _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, rec,
                 rec[rec_n + count, 2] = s
                 rec[rec_n + count, 3] = d
             count += 1
-    occ[s0] = True
-    occ[d0] = True
     return count
 
 
 @njit()
-def _propose(space, src, dst, occ, state, c, new_src, new_dst):  # pragma: no cover - jitted
+def _propose(space, src, dst, state, c, new_src, new_dst):  # pragma: no cover - jitted
     """One random feasible move into ``new_src``/``new_dst``; False if none drawn."""
     new_src[:] = src
     new_dst[:] = dst
     j = row_below(state, c, src.shape[0])
     kind = row_below(state, c, np.int64(4))  # np.int64: a literal would compile a twin
     no_rec = np.empty((0, 4), dtype=np.int64)
-    n = _move_count(space, kind, j, src, dst, occ, np.int64(-1), new_src, new_dst, no_rec,
-                    np.int64(0))
+    n = _move_count(space, kind, j, src, dst, np.int64(-1), new_src, new_dst, no_rec, np.int64(0))
     if n == 0:
         return False
     pick = row_below(state, c, n)
-    _move_count(space, kind, j, src, dst, occ, pick, new_src, new_dst, no_rec, np.int64(0))
+    _move_count(space, kind, j, src, dst, pick, new_src, new_dst, no_rec, np.int64(0))
     return True
-
-
-@njit()
-def _scratch(space):  # pragma: no cover - jitted
-    """Work arrays of :func:`_moments`: jump table, successor table, distances, sure
-    squares, means, variances, the reported square."""
-    n = space.size + 1
-    report = np.zeros(n, dtype=np.bool_)
-    report[space.start] = True
-    return (np.empty(n, dtype=np.int64), np.empty((n, space.faces.shape[0]), dtype=np.int32),
-            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_), np.empty(n),
-            np.empty(n), report)
-
-
-@njit()
-def _moments(space, src, dst, scratch, want_var):  # pragma: no cover - jitted
-    """Exact mean (and variance if ``want_var``, else NaN) of the throws from the start
-    for one layout; ``inf`` when the goal is not sure."""
-    jump_to, succ, dist, sure, mean, var, report = scratch
-    jump_to[:] = -1
-    jump_to[src] = dst
-    succ_table_kernel(space.size, jump_to, space.overshoot, space.chain, space.faces, succ,
-                      np.empty((0, 0), dtype=np.int32))
-    succ = readonly(succ)  # typed as a compiled Board's: the kernels compile once for both
-    reach_kernel(succ, space.start, dist, sure)
-    if not sure[space.start]:
-        return np.inf, np.inf
-    board_moments_kernel(succ, readonly(space.probs), sure, report, space.size + 1, want_var,
-                         mean, var)
-    return mean[space.start], var[space.start]
 
 
 @njit()
 def evaluate_kernel(space, src, dst, first, step, stop, want_var, mean,
                     var):  # pragma: no cover - jitted
-    """The exact mean (``want_var``: and variance, else NaN) of candidate layouts
-    ``first, first + step, ...`` below ``stop`` (rows of ``src``/``dst``)."""
-    scratch = _scratch(space)
+    """The exact mean (``want_var``: and variance, else NaN) of the throws from the start
+    for candidate layouts ``first, first + step, ...`` below ``stop`` (rows of
+    ``src``/``dst``); ``inf`` where the goal is not sure."""
+    n = space.size + 1
+    succ = np.empty((n, space.faces.shape[0]), dtype=np.int32)
+    no_landed = np.empty((0, 0), dtype=np.int32)
+    # the other work arrays, for every layout, in one allocation per type (an annealing
+    # step evaluates one layout: allocating is a good part of its time): jump table and
+    # distances, sure and reported squares, the moments of every square
+    iwork = np.empty((2, n), dtype=np.int64)
+    jump_to, dist = iwork[0], iwork[1]
+    flags = np.zeros((2, n), dtype=np.bool_)
+    sure, report = flags[0], flags[1]
+    report[space.start] = True
+    fwork = np.empty((2, n))
+    square_mean, square_var = fwork[0], fwork[1]
+    probs = readonly(space.probs)  # typed as a compiled Board's: the kernels compile once
     for i in range(first, stop, step):
-        mean[i], var[i] = _moments(space, src[i], dst[i], scratch, want_var)
+        jump_to[:] = -1
+        jump_to[src[i]] = dst[i]
+        succ_table_kernel(space.size, jump_to, space.overshoot, space.chain, space.faces, succ,
+                          no_landed)
+        table = readonly(succ)  # (for both)
+        reach_kernel(table, space.start, dist, sure)
+        if not sure[space.start]:
+            mean[i], var[i] = np.inf, np.inf
+            continue
+        board_moments_kernel(table, probs, sure, report, n, want_var, square_mean, square_var)
+        mean[i], var[i] = square_mean[space.start], square_var[space.start]
 
 
 @njit()
@@ -197,15 +183,13 @@ def kick_kernel(space, src, dst, state, c, moves):  # pragma: no cover - jitted
     """Apply ``moves`` random feasible moves to the layout ``src``/``dst`` in place, drawn
     from the xoshiro256** stream in row ``c`` of ``state`` (at most ``50 * moves``
     proposals)."""
-    occ = np.empty(space.size + 1, dtype=np.bool_)
     new_src = np.empty_like(src)
     new_dst = np.empty_like(dst)
     done = 0
     for _ in range(50 * moves):
         if done == moves:
             break
-        _mark(src, dst, occ)
-        if _propose(space, src, dst, occ, state, c, new_src, new_dst):
+        if _propose(space, src, dst, state, c, new_src, new_dst):
             src[:] = new_src
             dst[:] = new_dst
             done += 1
@@ -220,20 +204,24 @@ def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state
     its best cost and evaluations after each step in row ``c - lo`` of
     ``trace``/``trace_evals``."""
     k = chains.src.shape[1]
-    occ = np.empty(space.size + 1, dtype=np.bool_)
     cur_src = np.empty(k, dtype=np.int64)
     cur_dst = np.empty(k, dtype=np.int64)
-    new_src = np.empty(k, dtype=np.int64)
-    new_dst = np.empty(k, dtype=np.int64)
-    scratch = _scratch(space)
+    # the proposal: one candidate layout for evaluate_kernel, its mean and variance
+    cand_src = np.empty((1, k), dtype=np.int64)
+    cand_dst = np.empty((1, k), dtype=np.int64)
+    new_src, new_dst = cand_src[0], cand_dst[0]
+    cand_mean = np.empty(1)
+    cand_var = np.empty(1)
+    zero, one = np.int64(0), np.int64(1)  # not literals: one compile of evaluate_kernel
     for c in range(lo + first, hi, step):
         cur_src[:] = chains.src[c]
         cur_dst[:] = chains.dst[c]
-        _mark(cur_src, cur_dst, occ)
         cc = chains.cost[c]
         for it in range(temps.shape[0]):
-            if _propose(space, cur_src, cur_dst, occ, state, c, new_src, new_dst):
-                m, v = _moments(space, new_src, new_dst, scratch, np.bool_(False))
+            if _propose(space, cur_src, cur_dst, state, c, new_src, new_dst):
+                evaluate_kernel(space, cand_src, cand_dst, zero, one, one, np.bool_(False),
+                                cand_mean, cand_var)
+                m, v = cand_mean[0], cand_var[0]
                 chains.evals[c] += 1
                 if m < np.inf:
                     cn = -m if mode == 0 else (m if mode == 1 else abs(m - target))
@@ -244,7 +232,6 @@ def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state
                         cur_src[:] = new_src
                         cur_dst[:] = new_dst
                         cc = cn
-                        _mark(cur_src, cur_dst, occ)
                         if cn < chains.best_cost[c]:
                             chains.best_cost[c] = cn
                             chains.best_src[c] = cur_src
@@ -261,10 +248,8 @@ def anneal_kernel(space, chains, lo, hi, first, step, mode, target, temps, state
 @njit()
 def neighbours_kernel(space, src, dst, rec):  # pragma: no cover - jitted
     """Record every feasible single move of a layout in ``rec``; return how many."""
-    occ = np.empty(space.size + 1, dtype=np.bool_)
-    _mark(src, dst, occ)
     n = np.int64(0)  # not a literal: one compile of _move_count
     for j in range(src.shape[0]):
         for kind in range(4):
-            n += _move_count(space, kind, j, src, dst, occ, np.int64(-1), src, dst, rec, n)
+            n += _move_count(space, kind, j, src, dst, np.int64(-1), src, dst, rec, n)
     return n

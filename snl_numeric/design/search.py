@@ -153,7 +153,7 @@ _SQUARE_BYTES = 10
 
 def _per_square(faces: int, jumps: int) -> int:
     """Bytes per square of one thread's evaluation of a candidate: the tables of
-    :func:`_scratch` and the per-board solve, whose Woodbury arrays have a column per
+    :func:`evaluate_kernel` and the per-board solve, whose Woodbury arrays have a column per
     backward target (at most the jumps and the faces)."""
     return 8 * faces + 200 + 16 * (jumps + faces + 2)
 
