@@ -244,6 +244,25 @@ def test_random_batch_boards_are_valid():
         random_batch(3, 20, snakes=2, ladders=2, rng=1).fingerprint()
 
 
+
+@pytest.mark.parametrize("n, size, jumps", [(1, 2_000_001, 1), (400, 20_001, 2), (20_000, 100, 10)])
+def test_random_batch_memory_estimate_covers_its_peak(monkeypatch, n, size, jumps):
+    # a chunk holds the random keys and argpartition's int64 indices at once (16 bytes a
+    # square): the estimate counted 10, 1.6 times below the peak on large boards
+    import tracemalloc
+
+    from snl_numeric.batch import data
+
+    asked = []
+    monkeypatch.setattr(data, "check_memory", lambda nbytes, what: asked.append(nbytes))
+    tracemalloc.start()
+    try:
+        random_batch(n, size, snakes=jumps, ladders=jumps, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(asked) == 1 and 0.95 * peak <= asked[0] <= 1.5 * peak, (peak / 2**20, asked[0] / 2**20)
+
 # -- bad boards ---------------------------------------------------------------------
 BAD = [
     {"size": 10, "jumps": [[10, 2]]},
