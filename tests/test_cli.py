@@ -266,7 +266,7 @@ def test_main_in_two_threads_each_keeps_its_notes(capsys, monkeypatch):
 
     logger = logging.getLogger("snl_numeric")
     handlers, level, hook = list(logger.handlers), logger.level, warnings.showwarning
-    started, first_done = threading.Barrier(2), threading.Event()
+    started, first_done = threading.Barrier(2, timeout=30), threading.Event()
 
     def first(args):  # `snl boards`: returns while the other still runs
         started.wait()
