@@ -349,13 +349,12 @@ def parse_dice(text: str) -> Dice:
     try:
         if ":" in s:
             pairs = [item.split(":") for item in s.split(",") if item.strip()]
-            # (as two lists, not a mapping: a face given twice is refused, not overwritten)
-            return Dice(np.array([face_value(int(f)) for f, _ in pairs], dtype=np.int64),
-                        np.array([float(Fraction(p.strip())) for _, p in pairs]))
-        if "d" in s:
+            faces = [int(f) for f, _ in pairs]
+            probs = [float(Fraction(p.strip())) for _, p in pairs]
+        elif "d" in s:
             n, _, sides = s.partition("d")
             return Dice.sum_of(int(n) if n else 1, int(sides))
-        if "-" in s:
+        elif "-" in s:
             lo, _, hi = s.partition("-")
             lo_i, hi_i = int(lo), int(hi)
             if lo_i < 1:
@@ -365,13 +364,17 @@ def parse_dice(text: str) -> Dice:
                 raise ValueError(f"cannot read dice {shown(text)}: the range goes down; the "
                                  f"smaller face comes first ('{hi_i}-{lo_i}')")
             return _uniform(lo_i, hi_i)
-        return Dice.fair(int(s))
+        else:
+            return Dice.fair(int(s))
     except (ValueError, TypeError, ZeroDivisionError, OverflowError) as exc:
         if isinstance(exc, ValueError) and ("dice" in str(exc) or "memory" in str(exc)):
             raise
         raise ValueError(
             f"cannot read dice {shown(text)}: expected 'd6', '6', '1-3', '2d6' or '1:0.5,2:0.5'"
         ) from None
+    # read: a bad face or probability is Dice's to name (as two lists, not a mapping: a
+    # face given twice is refused, not overwritten)
+    return Dice(np.array([face_value(f) for f in faces], dtype=np.int64), np.array(probs))
 
 
 @functools.lru_cache(maxsize=64)

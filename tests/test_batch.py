@@ -244,6 +244,46 @@ def test_random_batch_boards_are_valid():
         random_batch(3, 20, snakes=2, ladders=2, rng=1).fingerprint()
 
 
+
+
+@pytest.mark.parametrize("n, snakes, ladders", [(0, 2, 2), (5, 0, 0), (7, 3, 2), (9_000, 10, 10)])
+def test_random_batch_arrays_are_those_from_arrays_makes(n, snakes, ladders):
+    # random_batch builds its BoardBatch directly; what reads a batch (the kernels, the
+    # writers, concat, fingerprint) sees the arrays from_arrays would have made
+    b = random_batch(n, 100, snakes=snakes, ladders=ladders, rng=7, overshoot="bounce",
+                     chain=True)
+    via = BoardBatch.from_arrays(b.sizes, starts=b.starts, overshoot=b.overshoot,
+                                 chain=b.chain, jump_ptr=b.jump_ptr, jump_src=b.jump_src,
+                                 jump_dst=b.jump_dst, dice_ptr=b.dice_ptr, faces=b.faces,
+                                 probs=b.probs)
+    for name in ("sizes", "starts", "overshoot", "chain", "jump_ptr", "jump_src", "jump_dst",
+                 "dice_ptr", "faces", "probs"):
+        got, want = getattr(b, name), getattr(via, name)
+        assert got.dtype == want.dtype and got.shape == want.shape, name
+        assert got.flags.c_contiguous and got.flags.writeable and got.flags.aligned, name
+        assert np.array_equal(got, want), name
+    assert b.fingerprint() == via.fingerprint()
+    assert b.overshoot.tolist() == [2] * n and b.chain.tolist() == [True] * n
+    assert np.array_equal(np.diff(b.jump_ptr), np.full(n, snakes + ladders))
+
+@pytest.mark.parametrize("n, size, jumps", [(1, 2_000_001, 1), (400, 20_001, 2), (20_000, 100, 10)])
+def test_random_batch_memory_estimate_covers_its_peak(monkeypatch, n, size, jumps):
+    # a chunk holds the random keys and argpartition's int64 indices at once (16 bytes a
+    # square): the estimate counted 10, 1.6 times below the peak on large boards
+    import tracemalloc
+
+    from snl_numeric.batch import data
+
+    asked = []
+    monkeypatch.setattr(data, "check_memory", lambda nbytes, what: asked.append(nbytes))
+    tracemalloc.start()
+    try:
+        random_batch(n, size, snakes=jumps, ladders=jumps, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(asked) == 1 and 0.95 * peak <= asked[0] <= 2 * peak, (peak / 2**20, asked[0] / 2**20)
+
 # -- bad boards ---------------------------------------------------------------------
 BAD = [
     {"size": 10, "jumps": [[10, 2]]},

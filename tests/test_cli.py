@@ -266,7 +266,7 @@ def test_main_in_two_threads_each_keeps_its_notes(capsys, monkeypatch):
 
     logger = logging.getLogger("snl_numeric")
     handlers, level, hook = list(logger.handlers), logger.level, warnings.showwarning
-    started, first_done = threading.Barrier(2), threading.Event()
+    started, first_done = threading.Barrier(2, timeout=30), threading.Event()
 
     def first(args):  # `snl boards`: returns while the other still runs
         started.wait()
@@ -295,3 +295,43 @@ def test_main_in_two_threads_each_keeps_its_notes(capsys, monkeypatch):
         "snl analyze: warning: a warning from the second call"]
     assert logger.handlers == handlers and logger.level == level
     assert warnings.showwarning is hook
+
+
+def test_overlapping_main_calls_leave_the_warning_filters_as_they_were(monkeypatch):
+    # a command that filters its own warnings (snl simulate ignores RuntimeWarning) while
+    # a second call starts, and returns first: each call's catch_warnings put back the
+    # filters it found, so the second call, returning last, left the first's filter for
+    # the rest of the process (RuntimeWarning ignored everywhere)
+    import threading
+    import warnings
+
+    import snl_numeric.cli.analyze as analyze_cli
+    import snl_numeric.cli.boards as boards_cli
+
+    before = list(warnings.filters)
+    filtered, second_in, first_done = threading.Event(), threading.Event(), threading.Event()
+
+    def first(args):  # `snl boards`: ignores a warning while the second starts
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            filtered.set()
+            assert second_in.wait(30)
+        return 0
+
+    def second(args):  # `snl analyze`: started inside the first's filter, returns last
+        second_in.set()
+        assert first_done.wait(30)
+        return 0
+
+    monkeypatch.setattr(boards_cli, "run", first)
+    monkeypatch.setattr(analyze_cli, "run", second)
+    codes = {}
+    a = threading.Thread(target=lambda: (codes.update(a=main(["boards"])), first_done.set()))
+    b = threading.Thread(target=lambda: codes.update(b=main(["analyze", "seed-30"])))
+    a.start()
+    assert filtered.wait(30)
+    b.start()
+    for t in (a, b):
+        t.join(60)
+    assert codes == {"a": 0, "b": 0}
+    assert warnings.filters == before

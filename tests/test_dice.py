@@ -101,6 +101,17 @@ def test_a_face_written_twice_is_refused(text, twice):
         Board.from_dict({"size": 30, "dice": text})
 
 
+@pytest.mark.parametrize("text, match", [
+    ("1:-0.5,2:1.5", r"^probability of face 1 must be non-negative, got -0.5$"),
+    ("1:3/2, 2:-1/2", r"^probability of face 2 must be non-negative, got -0.5$"),
+    ("1:0.5,2:0.25", r"^dice probabilities must sum to 1"),
+    ("1:1/2,0:1/2", r"^dice faces must be integers in 1\.\.\d+, got 0$")])
+def test_a_readable_die_with_bad_values_gets_the_dice_words(text, match):
+    # the string was read; what is wrong is a value, which Dice names (a negative or
+    # infinite probability was reported as a string of the wrong form: "expected 'd6', ...")
+    with pytest.raises(ValueError, match=match):
+        parse_dice(text)
+
 @pytest.mark.parametrize("text, faces", [("1-100000000", 100_000_000), ("1000000d6", 5_000_001),
                                          ("d2000000", 2_000_000)])
 def test_huge_dice_strings_refused_before_building(text, faces):

@@ -401,11 +401,11 @@ def random_batch(
                          f"{size}, {snakes} snakes, {ladders} ladders")
     overshoot, chain = overshoot_rule(overshoot), flag(chain, "chain")
     progress = check_progress(progress)
-    # per board and square: a random key (8 bytes) and a source flag (1), per jump 64
-    # bytes of work; the result holds 16 bytes per jump and 130 per board
-    work = (size + 1) * 10 + 64 * k
-    per = max(1, RANDOM_CHUNK_BYTES // work)
-    check_memory(float(min(n, per)) * work + float(n) * (16 * k + 130),
+    # boards a chunk: a random key (8 bytes) and a source flag (1) per square, 64 bytes of
+    # work per jump; at its peak a chunk also holds argpartition's int64 index of every key
+    # (16 bytes a square with the keys); the result holds 16 bytes per jump and 130 per board
+    per = max(1, RANDOM_CHUNK_BYTES // ((size + 1) * 10 + 64 * k))
+    check_memory(float(min(n, per)) * ((size - 1) * 16 + 64 * k) + float(n) * (16 * k + 130),
                  f"{n:,} random boards of {size:,} squares (generate them in chunks)")
     src = np.empty((n, k), np.int64)
     dst = np.empty((n, k), np.int64)

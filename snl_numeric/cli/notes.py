@@ -3,10 +3,12 @@ log records (``snl_numeric: warning: ...``) and Python warnings (``snl CMD: warn
 one line each.
 
 :func:`main` may run in several threads of one process at once (tests, notebooks, a
-server). The logger and ``warnings.showwarning`` are process-wide, so the calls share one
-handler and one warning hook: the first call to start installs them, the last to end
-takes them away and puts back the logger's level and the hook found before. Each call's
-warnings carry its own command name (looked up by thread).
+server). The logger, ``warnings.showwarning`` and the warning filters are process-wide,
+so the calls share one handler and one warning hook: the first call to start installs
+them, the last to end takes them away and puts back the logger's level, the hook and the
+filters found before (a call's ``catch_warnings`` puts back the filters it found, which
+hold another call's filter when the calls overlap). Each call's warnings carry its own
+command name (looked up by thread).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ _LOCK = threading.Lock()
 _LOCAL = threading.local()  # .commands: this thread's running commands, innermost last
 #: calls running, their commands, and what the first one found (to put back after the last)
 _STATE: dict = {"calls": 0, "running": [], "handler": None, "level": logging.NOTSET,
-                "hook": warnings.showwarning}
+                "hook": warnings.showwarning, "filters": None}
 
 
 def one_line(text: str) -> str:
@@ -81,14 +83,17 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 @contextlib.contextmanager
 def command_notes(command: str) -> Iterator[None]:
     """While the ``with`` block runs the command ``command``, show the package's notes and
-    the command's warnings on standard error, one line each; afterwards the logger and
-    ``warnings.showwarning`` are as they were (once no other command runs)."""
+    the command's warnings on standard error, one line each; afterwards the logger,
+    ``warnings.showwarning`` and the warning filters are as they were (once no other
+    command runs)."""
     logger = logging.getLogger("snl_numeric")
     with _LOCK:
         if _STATE["calls"] == 0:
             if warnings.showwarning is not _show_warning:  # (left by a catch_warnings
                 _STATE["hook"] = warnings.showwarning      # that outlived a command)
-            _STATE.update(handler=None, level=logger.level)
+            # the filters list and what it holds: put back as they are by the last to end
+            _STATE.update(handler=None, level=logger.level,
+                          filters=(warnings.filters, list(warnings.filters)))
             if not any(isinstance(h, _StderrNotes) for h in logger.handlers):
                 _STATE["handler"] = _StderrNotes()
                 logger.addHandler(_STATE["handler"])
@@ -113,3 +118,6 @@ def command_notes(command: str) -> Iterator[None]:
                     logger.setLevel(_STATE["level"])
                 if warnings.showwarning is _show_warning:  # (unless someone replaced it)
                     warnings.showwarning = _STATE["hook"]
+                found, held = _STATE["filters"]
+                found[:] = held
+                warnings.filters = found
