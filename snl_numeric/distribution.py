@@ -145,9 +145,9 @@ def length_distribution(
         Give up (``ValueError``) if ``tail`` is not reached by then.
     progress : bool or "always", default False
         A progress bar on standard error counting the throws pushed (a widget in
-        Jupyter; their number is known only at the end: 48,412 throws, 140 s on a random
-        board of 100,000 squares): True shows it on a terminal or in a notebook only,
-        ``"always"`` in pipes and files too. Ctrl-C (``KeyboardInterrupt``) stops the
+        Jupyter; their number is known only at the end, so the bar has no total): True
+        shows it on a terminal or in a notebook only, ``"always"`` in pipes and files
+        too. Ctrl-C (``KeyboardInterrupt``) stops the
         push between two throws (two blocks of throws on ordinary boards).
 
     Returns
