@@ -147,8 +147,8 @@ def length_distribution(
         A progress bar on standard error counting the throws pushed (a widget in
         Jupyter; their number is known only at the end, so the bar has no total): True
         shows it on a terminal or in a notebook only, ``"always"`` in pipes and files
-        too. Ctrl-C (``KeyboardInterrupt``) stops the
-        push between two throws (two blocks of throws on ordinary boards).
+        too. Ctrl-C (``KeyboardInterrupt``) stops the push between two throws (two
+        blocks of throws on ordinary boards).
 
     Returns
     -------

@@ -84,72 +84,63 @@ def _python(code: str) -> Child:
     return Child([sys.executable, "-c", code])
 
 
+def _stops(code: str, bar: str, after: float) -> str:
+    """Run ``code`` (it prints ``ready`` before its long call), wait for the long call's
+    progress bar ``bar`` on standard error, send SIGINT ``after`` seconds later: the
+    child must end with ``KeyboardInterrupt`` in time. Its standard error."""
+    child = _python(code)
+    child.wait_for("ready")
+    child.wait_for(bar, where="err")  # the long run has begun
+    code_, took, allowed = child.interrupt(after)
+    err = "".join(child.err)
+    assert code_ != 0 and "KeyboardInterrupt" in err
+    assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
+    return err
+
+
 @pytest.mark.parametrize("players", ["", ", players=4"])
 def test_simulate_a_trillion_games_stops(players):
-    child = _python(
+    err = _stops(
         "from snl_numeric import boards, simulate\n"
         "mb = boards.get('milton-bradley')\n"
         f"simulate(mb, 1000, rng=1{players})\n"
         "print('ready', flush=True)\n"
-        f"simulate(mb, 10**12, rng=1, progress='always'{players})\n")
-    child.wait_for("ready")
-    child.wait_for("simulate:", where="err")  # the long run has begun
-    code, took, allowed = child.interrupt(1.5)
-    err = "".join(child.err)
-    assert code != 0 and "KeyboardInterrupt" in err
-    assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
+        f"simulate(mb, 10**12, rng=1, progress='always'{players})\n", "simulate:", 1.5)
     assert "simulate:   0%" in err and "/1.00T" in err  # the bar showed the long run
 
 
 @pytest.mark.parametrize("chains, iterations", [(100_000, 20_000), (64, 10**7)])
 def test_design_board_stops(chains, iterations):
-    child = _python(
+    # the bar shows once the chains are set up (100,000 of them: 0.5 s on a quiet machine,
+    # over 3 s on a busy one): the search's rounds have begun
+    _stops(
         "from snl_numeric import design_board\n"
         "design_board(30, snakes=2, ladders=2, objective='max', iterations=20, chains=2)\n"
         "print('ready', flush=True)\n"
         f"design_board(100, snakes=10, ladders=10, objective='max', chains={chains},"
-        f" iterations={iterations}, rng=1, progress='always')\n")
-    child.wait_for("ready")
-    # the bar shows once the chains are set up (100,000 of them: 0.5 s on a quiet machine,
-    # over 3 s on a busy one): the search's rounds have begun
-    child.wait_for("design (anneal)", where="err")
-    code, took, allowed = child.interrupt(2.0)
-    assert code != 0 and "KeyboardInterrupt" in "".join(child.err)
-    assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
+        f" iterations={iterations}, rng=1, progress='always')\n", "design (anneal)", 2.0)
 
 
 def test_fair_starts_for_200_players_stops():
     """200 players on Milton Bradley: a coordinate round of C(200, 2) pairs x 100 x 100
     start squares (hours, 200 matrix products a pair); the bar shows, Ctrl-C stops it."""
-    child = _python(
+    err = _stops(
         "from snl_numeric import boards, fair_starts\n"
         "mb = boards.get('milton-bradley')\n"
         "fair_starts(mb, 3)\n"
         "print('ready', flush=True)\n"
-        "fair_starts(mb, 200, progress='always')\n")
-    child.wait_for("ready")
-    child.wait_for("fair_starts (coordinate, round 1)", where="err")
-    code, took, allowed = child.interrupt(1.0)
-    err = "".join(child.err)
-    assert code != 0 and "KeyboardInterrupt" in err
-    assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
+        "fair_starts(mb, 200, progress='always')\n", "fair_starts (coordinate, round 1)", 1.0)
     assert "/199M" in err  # 19,900 pairs x 100 x 100 assignments
 
 
 def test_random_batch_of_millions_stops():
     """Three million boards (15 s): drawn in chunks of a few thousand, so Ctrl-C
     stops between two chunks (it waited for one vectorised draw of all of them: 14.5 s)."""
-    child = _python(
+    err = _stops(
         "from snl_numeric.batch import random_batch\n"
         "random_batch(10, 100, rng=1)\n"
         "print('ready', flush=True)\n"
-        "random_batch(3_000_000, 100, rng=1, progress='always')\n")
-    child.wait_for("ready")
-    child.wait_for("random_batch:", where="err")
-    code, took, allowed = child.interrupt(1.0)
-    err = "".join(child.err)
-    assert code != 0 and "KeyboardInterrupt" in err
-    assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
+        "random_batch(3_000_000, 100, rng=1, progress='always')\n", "random_batch:", 1.0)
     assert "random_batch:   0%" in err and "/3.00M" in err
 
 
