@@ -565,8 +565,9 @@ def _jsonl_text(boards) -> str:
     return "".join(json.dumps(b) + "\n" for b in boards)
 
 
-@pytest.mark.parametrize("how", ["gzip", "bom", "bom, blank line", "indented list",
-                                 "one indented board", "one-line list", "plain"])
+@pytest.mark.parametrize("how", ["gzip", "bom", "bom, blank line", "bom, blank line, list",
+                                 "indented list", "one indented board", "one-line list",
+                                 "plain"])
 def test_board_files_as_users_write_them(tmp_path, how):
     import gzip
 
@@ -578,6 +579,8 @@ def test_board_files_as_users_write_them(tmp_path, how):
             "bom": b"\xef\xbb\xbf" + _jsonl_text(boards).encode(),
             # (the mark alone on line 1 was read as a bad board row)
             "bom, blank line": b"\xef\xbb\xbf\n" + _jsonl_text(boards).encode(),
+            # (and then a document was taken for JSON Lines: its "[" line a bad row)
+            "bom, blank line, list": b"\xef\xbb\xbf\n" + json.dumps(boards, indent=2).encode(),
             "indented list": json.dumps(boards, indent=2).encode(),
             "one indented board": json.dumps(boards[0], indent=2).encode(),
             "one-line list": json.dumps(boards).encode(),

@@ -61,7 +61,7 @@ def _document(path: str | os.PathLike[str]) -> list[Any] | None:
     list, or its one value; None for JSON Lines. A document starts with ``[``, or with a
     ``{`` line that is no JSON value by itself (an indented object)."""
     with open_bytes(path) as fh:
-        first = next((line for line in fh if line.strip()), b"").removeprefix(_BOM).strip()
+        first = next((line for _, line in _numbered(fh) if line.strip()), b"").strip()
         if not first.startswith(b"[") and not (first.startswith(b"{") and not is_json(first)):
             return None
     with open_bytes(path) as fh:
