@@ -717,13 +717,45 @@ def design_layouts(size, snakes, ladders, *, min_length=1, max_length=None, forb
                             dice=dice)
 
 
+def naive_expected_start(board):
+    """Expected throws from the board's start, straight from the rules, with no library solver.
+
+    Every square's throws come from :func:`naive_outcomes` once; the squares that can still
+    finish grow backwards from the goal, the squares that may be trapped (can reach one that
+    cannot finish) grow backwards from those, and ``t = 1 + Q t`` over the rest is one dense
+    ``numpy.linalg.solve``. ``inf`` when the start may never finish.
+    """
+    n = board.size
+    moves = {x: naive_outcomes(board, x) for x in range(n + 1)}
+
+    def grow(seed):  # seed and every square with a throw into it, repeated to a fixed point
+        out = set(seed)
+        while True:
+            more = {x for x in range(n + 1) if x not in out
+                    and any(w in out for _, p, w in moves[x] if p > 0)}
+            if not more:
+                return out
+            out |= more
+
+    trapped = grow(set(range(n + 1)) - grow({n}))
+    if board.start in trapped:
+        return math.inf
+    if board.start == n:
+        return 0.0
+    sure = [x for x in range(n) if x not in trapped]
+    index = {x: i for i, x in enumerate(sure)}
+    a = np.eye(len(sure))
+    for x in sure:
+        for _, p, w in moves[x]:
+            if w != n:
+                a[index[x], index[w]] -= p
+    return float(np.linalg.solve(a, np.ones(len(sure)))[index[board.start]])
+
+
 def design_values(size, snakes, ladders, **kw):
-    """Expected lengths (core expected_throws) of every feasible layout with a finite one."""
-    import math
-
-    from snl_numeric import expected_throws
-
-    values = [expected_throws(b) for b in design_layouts(size, snakes, ladders, **kw)]
+    """Expected lengths (:func:`naive_expected_start`) of every feasible layout with a finite
+    one."""
+    values = [naive_expected_start(b) for b in design_layouts(size, snakes, ladders, **kw)]
     return [v for v in values if math.isfinite(v)]
 
 
