@@ -178,6 +178,31 @@ def gauss_jordan(a):
     return [a[i][m] for i in range(m)]
 
 
+def exact_system_solve(succ, probs, active, b):
+    """``A^-1 b`` with no rounding at all, for the die's ``A`` over the ``active`` squares
+    of the successor table ``succ`` (as the solvers form it: a square's pivot is the chance
+    that a throw moves it, each move to another active square subtracted): the float data
+    read as the Fractions they are, Gauss-Jordan elimination, a list of rows of Fractions
+    (0 off the system). For systems of a few dozen squares."""
+    squares = [int(x) for x in np.flatnonzero(active)]
+    index = {x: i for i, x in enumerate(squares)}
+    p = [Fraction(float(q)) for q in probs]
+    rows = [[Fraction(0)] * len(squares) for _ in squares]
+    for x in squares:
+        for f, y in enumerate(succ[x]):
+            if int(y) != x:
+                rows[index[x]][index[x]] += p[f]
+                if int(y) in index:
+                    rows[index[x]][index[int(y)]] -= p[f]
+    out = [[Fraction(0)] * b.shape[1] for _ in range(len(succ))]
+    for j in range(b.shape[1]):
+        col = gauss_jordan([r[:] + [Fraction(float(b[x, j]))] for x, r in zip(squares, rows,
+                                                                                 strict=True)])
+        for x, v in zip(squares, col, strict=True):
+            out[x][j] = v
+    return out
+
+
 def _fraction_moments(board, start, outcomes):
     """Mean and variance from ``start`` by Fraction Gauss-Jordan elimination, the chain's
     moves from square ``x`` given as ``outcomes(x)``: pairs (probability, square)."""
