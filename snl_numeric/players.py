@@ -59,11 +59,12 @@ import numpy as np
 from ._core.equality import value_eq
 from ._core.memory import check_memory
 from ._core.progress import Progress, check_progress
-from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, positive_int
+from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from .board import Board, check_start
 from .chain import finish_probability, sure_states
-from .dice import Dice, DiceLike, as_dice, check_player_dice, per_player
+from .dice import DiceLike, as_dice, per_player
 from .exact import check_exact, exact_win
+from .lineup import player_boards, player_count
 from .distribution import Pushed, pushed_to_tail
 from .meet import meet_game
 
@@ -163,27 +164,9 @@ class GameLength:
 
 
 # -- validation ----------------------------------------------------------------
-def _count(players: Any, **lists: Any) -> int:
-    """Number of players: ``players`` if given, checked against every list given."""
-    if players is not None:
-        players = positive_int(players, "players")
-    lengths = {name: len(v) for name, v in lists.items() if per_player(v)}
-    if players is not None:
-        k, source = int(players), f"players={int(players)}"
-    elif lengths:
-        source, k = next(iter(lengths.items()))
-        source = f"{source} has {k}"
-    else:
-        return DEFAULT_PLAYERS
-    for name, n in lengths.items():
-        if n != k:
-            raise ValueError(f"{name} has {n} entries but {source}; give one entry per player")
-    return k
-
-
 def _per_player(board: Any, players: Any, starts: Any, dice: Any
-           ) -> tuple[list[Board], list[int]]:
-    """One (board, start) per player, per-player dice applied."""
+                ) -> tuple[list[Board], list[int]]:
+    """One (board, start) per player, per-player dice applied (:mod:`snl_numeric.lineup`)."""
     if isinstance(board, Board):
         pass
     elif per_player(board):
@@ -194,34 +177,8 @@ def _per_player(board: Any, players: Any, starts: Any, dice: Any
                 raise TypeError(f"board[{i}] must be a Board, got {type(b).__name__}")
     else:
         raise TypeError(f"board must be a Board or a list of Boards, got {type(board).__name__}")
-    if starts is not None and not per_player(starts):
-        raise TypeError(f"starts must be a list of squares (one per player), got {starts!r}")
-    check_player_dice(dice)
-    names = {"board": board, "starts": starts, "dice": dice}
-    k = _count(players, **{n: v for n, v in names.items() if per_player(v)})
-    per_board = list(board) if per_player(board) else [board] * k
-    per_dice: list[DiceLike | None] = list(dice) if per_player(dice) else [dice] * k
-    per_start = list(starts) if starts is not None else [None] * k
-
-    cache: dict[tuple[int, Dice], Board] = {}
-    out_boards, out_starts = [], []
-    for i in range(k):
-        b, d = per_board[i], per_dice[i]
-        if d is not None:
-            try:  # (the die, then the board with it: a face too large for a bounce)
-                d = as_dice(d)
-                if d != b.dice and (id(b), d) not in cache:
-                    cache[id(b), d] = b.replace(dice=d)
-            except (TypeError, ValueError) as exc:
-                raise type(exc)(f"dice for player {i}: {exc}") from None
-            b = cache.get((id(b), d), b)
-        try:
-            s = check_start(b, per_start[i])
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"start of player {i}: {exc}") from None
-        out_boards.append(b)
-        out_starts.append(s)
-    return out_boards, out_starts
+    k = player_count(players, DEFAULT_PLAYERS, board=board, starts=starts, dice=dice)
+    return player_boards(board, k, starts, dice)
 
 
 # -- the computation -------------------------------------------------------------
@@ -305,7 +262,7 @@ def _game(board: Any, players: Any, starts: Any, dice: Any, tail: Any, max_throw
         return joint
     if isinstance(board, Board) and starts is None and not per_player(dice):
         # every player alike: one distribution, and the memory known before any per-player work
-        k = _count(players)
+        k = player_count(players, DEFAULT_PLAYERS)
         (one,), (start,) = _per_player(board, 1, None, dice)
         alone = pushed_to_tail(one.compiled, start, tail, max_throws, bar)
         pmf, surv = _length_arrays([alone], k)
@@ -457,7 +414,8 @@ def _exact_two(board: Any, players: Any, starts: Any, dice: Any) -> tuple[Fracti
     if board.capture is not None:
         raise ValueError(f"exact=True answers players who never meet; this board has "
                          f"capture={board.capture!r}: leave out exact for its joint chain")
-    if _count(players, starts=starts) != 2 or dice is not None and per_player(dice):
+    if (player_count(players, DEFAULT_PLAYERS, starts=starts) != 2
+            or dice is not None and per_player(dice)):
         raise ValueError("exact=True answers two players with the same dice; got "
                          f"players={players!r}, dice={dice!r}")
     per = [None] if starts is None else list(starts)

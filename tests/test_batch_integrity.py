@@ -268,6 +268,38 @@ def test_parquet_integers_beyond_int64_are_error_rows(tmp_path):
         [expected_throws(Board(10, {2: 3, 3: 8}, chain=c)) for c in (False, True)])
 
 
+def test_parquet_paired_list_columns_unequal_or_half_there():
+    """jump_src/jump_dst and dice_faces/dice_probs go in pairs: a row whose two lists differ
+    in length is that row's error (its entries dropped), a file with one of a pair is refused."""
+    from snl_numeric.io.parquet import read_columns
+
+    ints, floats = pa.list_(pa.int64()), pa.list_(pa.float64())
+    cols = read_columns(pa.record_batch({
+        "size": [10, 10, 12, 20],
+        "jump_src": pa.array([[3], [2, 4], None, [5, 6]], ints),
+        "jump_dst": pa.array([[8], [9], None, [1, 2]], ints),
+        "dice_faces": pa.array([[1, 2], None, [1, 2, 3], [1]], ints),
+        "dice_probs": pa.array([[0.5, 0.5], None, [0.5, 0.5], [1.0]], floats),
+    }))
+    assert cols.errors == {
+        1: "jump_src and jump_dst must have equal lengths, got 2 and 1",
+        2: "dice faces and probabilities must be 1-d arrays of equal length, got shapes (3,) "
+           "and (2,)"}
+    assert cols.n_jumps.tolist() == [1, 0, 0, 2]
+    assert cols.src.tolist() == [3, 5, 6] and cols.dst.tolist() == [8, 1, 2]
+    assert cols.n_faces.tolist() == [2, 6, 0, 1]  # a null pair: a fair d6
+    assert cols.faces.tolist() == [1, 2, 1, 2, 3, 4, 5, 6, 1]
+    assert cols.probs.tolist() == [0.5, 0.5] + [1 / 6] * 6 + [1.0]
+    for half in ("jump_src", "jump_dst", "dice_faces", "dice_probs"):
+        other = {"jump_src": "jump_dst", "jump_dst": "jump_src", "dice_faces": "dice_probs",
+                 "dice_probs": "dice_faces"}[half]
+        first, second = sorted((half, other), key=["jump_src", "jump_dst", "dice_faces",
+                                                   "dice_probs"].index)
+        with pytest.raises(ValueError, match=f"^a board Parquet file needs both '{first}' and "
+                                             f"'{second}'$"):
+            read_columns(pa.record_batch({"size": [3], half: pa.array([[1]], ints)}))
+
+
 # -- 6: temporary files never follow a planted link -------------------------------------------
 def test_planted_links_are_never_followed(tmp_path):
     victim = tmp_path / "victim.txt"

@@ -285,7 +285,7 @@ def test_errors():
         simulate(board, 10, players=0)
     with pytest.raises(TypeError, match="players must be an integer, got True"):
         simulate(board, 10, players=True)
-    with pytest.raises(ValueError, match="starts has 3 entries but there are 2 players"):
+    with pytest.raises(ValueError, match="starts has 3 entries but players=2"):
         simulate(board, 10, players=2, starts=[0, 0, 0])
     with pytest.raises(ValueError, match="start=3 is the one-player start"):
         simulate(board, 10, players=2, start=3)

@@ -128,6 +128,28 @@ def _list_column(rb: Any, name: str, dtype: Any, errs: dict[int, str], what: str
     return lengths, values.astype(dtype)
 
 
+def _paired_lists(rb: Any, errs: dict[int, str], first: tuple[str, Any, str],
+                  second: tuple[str, Any, str], unequal: str
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Two list columns that go together, each ``(name, dtype, what)`` as
+    :func:`_list_column` takes them: None when the file has neither; else ``(lengths, a, b,
+    null)``, a row's lengths 0 and its values dropped where the two differ (the row's error
+    is ``unequal`` formatted with both lengths), ``null`` where both are null."""
+    names = rb.schema.names
+    if first[0] not in names and second[0] not in names:
+        return None
+    if not (first[0] in names and second[0] in names):
+        raise ValueError(f"a board Parquet file needs both {first[0]!r} and {second[0]!r}")
+    la, a = _list_column(rb, first[0], first[1], errs, first[2])
+    lb, b = _list_column(rb, second[0], second[1], errs, second[2])
+    bad = la != lb
+    for i in np.flatnonzero(bad).tolist():
+        errs.setdefault(i, unequal.format(max(la[i], 0), max(lb[i], 0)))
+    a = a[np.repeat(~bad, np.maximum(la, 0))]
+    b = b[np.repeat(~bad, np.maximum(lb, 0))]
+    return np.where(bad, 0, np.maximum(la, 0)), a, b, (la < 0) & (lb < 0)
+
+
 def _scalar_column(rb: Any, name: str, default: Any, kind: str, errs: dict[int, str]
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Values (nulls replaced by ``default``) and the null mask of a column; for
@@ -179,19 +201,11 @@ def read_columns(rb: Any) -> BoardColumns:
     codes[codes < 0] = 0
     chain, _ = _scalar_column(rb, "chain", False, "bool", errs)
     # jumps
-    if "jump_src" in names or "jump_dst" in names:
-        if not ("jump_src" in names and "jump_dst" in names):
-            raise ValueError("a board Parquet file needs both 'jump_src' and 'jump_dst'")
-        ls, src = _list_column(rb, "jump_src", np.int64, errs, "jumps start")
-        ld, dst = _list_column(rb, "jump_dst", np.int64, errs, "jumps destination")
-        bad = ls != ld
-        for i in np.flatnonzero(bad).tolist():
-            errs.setdefault(i, f"jump_src and jump_dst must have equal lengths, got "
-                               f"{max(ls[i], 0)} and {max(ld[i], 0)}")
-        keep_s = np.repeat(~bad, np.maximum(ls, 0))
-        keep_d = np.repeat(~bad, np.maximum(ld, 0))
-        src, dst = src[keep_s], dst[keep_d]
-        jl = np.where(bad, 0, np.maximum(ls, 0))
+    pair = _paired_lists(rb, errs, ("jump_src", np.int64, "jumps start"),
+                         ("jump_dst", np.int64, "jumps destination"),
+                         "jump_src and jump_dst must have equal lengths, got {} and {}")
+    if pair is not None:
+        jl, src, dst, _ = pair
     elif "jumps" in names:
         import pyarrow.compute as pc
 
@@ -220,20 +234,12 @@ def read_columns(rb: Any) -> BoardColumns:
         src = dst = np.empty(0, np.int64)
         jl = np.zeros(n, np.int64)
     # dice
-    if "dice_faces" in names or "dice_probs" in names:
-        if not ("dice_faces" in names and "dice_probs" in names):
-            raise ValueError("a board Parquet file needs both 'dice_faces' and 'dice_probs'")
-        lf, faces = _list_column(rb, "dice_faces", np.int64, errs, "dice faces")
-        lq, probs = _list_column(rb, "dice_probs", np.float64, errs, "dice probabilities")
-        bad = lf != lq
-        for i in np.flatnonzero(bad).tolist():
-            errs.setdefault(i, "dice faces and probabilities must be 1-d arrays of equal "
-                               f"length, got shapes ({max(lf[i], 0)},) and ({max(lq[i], 0)},)")
-        d6 = (lf < 0) & (lq < 0)
-        keep_f = np.repeat(~bad, np.maximum(lf, 0))
-        keep_q = np.repeat(~bad, np.maximum(lq, 0))
-        faces, probs = faces[keep_f], probs[keep_q]
-        dl = np.where(bad, 0, np.maximum(lf, 0))
+    pair = _paired_lists(rb, errs, ("dice_faces", np.int64, "dice faces"),
+                         ("dice_probs", np.float64, "dice probabilities"),
+                         "dice faces and probabilities must be 1-d arrays of equal length, "
+                         "got shapes ({},) and ({},)")
+    if pair is not None:
+        dl, faces, probs, d6 = pair
         if d6.any():  # null dice: a fair d6
             dl_new = np.where(d6, 6, dl)
             f_new = np.empty(int(dl_new.sum()), np.int64)

@@ -22,10 +22,9 @@ from scipy.special import ndtri
 
 from .._core.memory import check_memory
 from .._core.progress import Progress
-from .._core.validation import positive_int
 from .._core.vectorised import landing_rest
-from ..board import Board, capture_rule, check_start
-from ..dice import as_dice, check_player_dice, per_player
+from ..board import Board, capture_rule
+from ..lineup import player_boards, player_count
 from .kernel import (
     FIRST_BUDGET,
     RACE_COLUMNS,
@@ -42,47 +41,24 @@ from .result import BLOCKS, GameSimulationResult, pooled_moments
 
 def players_count(players: Any, starts: Any, dice: Any) -> int:
     """The number of players: ``players``, or the length of the list ``starts`` or ``dice``
-    (``ValueError`` when they disagree)."""
-    if players is not None:
-        players = positive_int(players, "players")
-    if starts is not None and not per_player(starts):
-        raise TypeError(f"starts must be a list of squares (one per player), got {starts!r}")
-    lists = {n: len(v) for n, v in (("starts", starts), ("dice", dice)) if per_player(v)}
-    k = int(players) if players is not None else next(iter(lists.values()), None)
-    if k is None:
-        raise ValueError("dice= without players=: say how many players race (players=k)")
-    for name, n in lists.items():
-        if n != k:
-            raise ValueError(f"{name} has {n} entries but there are {k} players; give one "
-                             "entry per player")
-    return k
+    (:func:`~snl_numeric.lineup.player_count`; there is no default)."""
+    return player_count(players, None, starts=starts, dice=dice)
 
 
-def _per_player(board: Board, k: int, starts: Any, dice: Any
-                ) -> tuple[list[Board], np.ndarray, np.ndarray]:
-    """The distinct boards (one per die), each player's index into them, and the starts."""
-    check_player_dice(dice)
-    per_dice = list(dice) if per_player(dice) else [dice] * k
-    per_start = list(starts) if starts is not None else [None] * k
+def _distinct(board: Board, k: int, starts: Any, dice: Any
+              ) -> tuple[list[Board], np.ndarray, np.ndarray]:
+    """The distinct boards (``board`` first, then one per other die), each player's index
+    into them, and the starts (:func:`~snl_numeric.lineup.player_boards`)."""
+    per, per_start = player_boards(board, k, starts, dice)
     boards_: list[Board] = [board]
     table = np.zeros(k, dtype=np.int64)
-    out_starts = np.zeros(k, dtype=np.int64)
-    for i in range(k):
-        if per_dice[i] is not None:
-            try:  # (the die, then the board with it: a face too large for a bounce)
-                d = as_dice(per_dice[i])
-                known = [j for j, b in enumerate(boards_) if b.dice == d]
-                if not known:
-                    boards_.append(board.replace(dice=d))
-                    known = [len(boards_) - 1]
-            except (TypeError, ValueError) as exc:
-                raise type(exc)(f"dice for player {i}: {exc}") from None
-            table[i] = known[0]
-        try:
-            out_starts[i] = check_start(board, per_start[i])
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"start of player {i}: {exc}") from None
-    return boards_, table, out_starts
+    for i, b in enumerate(per):
+        known = [j for j, c in enumerate(boards_) if c is b]
+        if not known:
+            boards_.append(b)
+            known = [len(boards_) - 1]
+        table[i] = known[0]
+    return boards_, table, np.array(per_start, dtype=np.int64)
 
 
 def capture_destinations(board: Board, starts: np.ndarray, mode: int, back: int
@@ -119,7 +95,7 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
                  f"a race of {k:,} players on a board of {n:,} squares")
     mode, back, mask = capture_rule(board)
     safe = np.array(mask, dtype=np.bool_)  # (a writable copy: one kernel signature)
-    boards_, table, starts_ = _per_player(board, k, starts, dice)
+    boards_, table, starts_ = _distinct(board, k, starts, dice)
     cbs = [b.compiled for b in boards_]
     width = max(len(cb.probs) for cb in cbs)
     check_memory(8 * len(cbs) * n * (width + 1) + 16 * k * n

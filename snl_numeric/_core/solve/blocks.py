@@ -283,6 +283,20 @@ def sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rh
 
 
 @njit(error_model="numpy")
+def _block_columns(a, piv, out, lo, cols, col, trans):  # pragma: no cover - jitted
+    """Rows ``lo .. lo + s - 1`` of the first ``cols`` columns of ``out`` solved in place by
+    one diagonal block's GTH factors ``a`` (``s x s``) and pivots ``piv`` (``trans``: by its
+    transpose), each column through ``col`` (contiguous, at least ``s`` long)."""
+    s = a.shape[0]
+    for j in range(cols):
+        for i in range(s):
+            col[i] = out[lo + i, j]
+        gth_solve_jit(a, piv, col[:s], trans)
+        for i in range(s):
+            out[lo + i, j] = col[i]
+
+
+@njit(error_model="numpy")
 def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, first,
                        out):  # pragma: no cover - jitted
     """``out = P^-1 rhs`` for the ``m`` columns of ``rhs`` at once (see :func:`sweep_kernel`).
@@ -337,13 +351,8 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
         elif cols:
             if col.shape[0] < s:
                 col = np.empty(_largest_block(block_start))
-            a = lu[offsets[b]: offsets[b] + s * s].reshape((s, s))
-            for j in range(cols):
-                for i in range(s):
-                    col[i] = out[lo + i, j]
-                gth_solve_jit(a, piv[lo:hi], col[:s], np.bool_(False))
-                for i in range(s):
-                    out[lo + i, j] = col[i]
+            _block_columns(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)), piv[lo:hi],
+                           out, lo, cols, col, np.bool_(False))
 
 
 @njit(error_model="numpy")
@@ -367,13 +376,8 @@ def block_solve_t_kernel(succ, probs, pstride, active, block_start, offsets, lu,
                 for j in range(m):
                     out[lo, j] /= d
         else:
-            a = lu[offsets[b]: offsets[b] + s * s].reshape((s, s))
-            for j in range(m):
-                for i in range(s):
-                    col[i] = out[lo + i, j]
-                gth_solve_jit(a, piv[lo:hi], col[:s], np.bool_(True))
-                for i in range(s):
-                    out[lo + i, j] = col[i]
+            _block_columns(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)), piv[lo:hi],
+                           out, lo, m, col, np.bool_(True))
         for x in range(lo, hi):
             if not active[x]:
                 for j in range(m):
