@@ -163,3 +163,25 @@ def test_snl_maze_on_a_grid_of_ones_stops(tmp_path, flags):
     assert code == 130, "".join(child.err)[-2000:]
     assert "snl maze: interrupted" in "".join(child.err)
     assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
+
+
+def test_optimal_race_stops():
+    """A race on 1,500 squares: 2.25 million pair states, half a second a sweep on a
+    quiet machine, tens of seconds in all; the bar counts the sweeps, Ctrl-C stops it."""
+    _stops(
+        "from snl_numeric import Board, boards, optimal_race\n"
+        "optimal_race(boards.get('milton-bradley'), ['1-3', '4-6'])\n"
+        "print('ready', flush=True)\n"
+        "optimal_race(Board(1500, {1499: 2, 700: 1}, overshoot='exact'), ['1-3', '4-6'],"
+        " progress='always')\n", "optimal_race:", 1.5)
+
+
+def test_sensitivity_of_the_win_stops():
+    """The win chance's derivative on 3,000 squares: thousands of sparse products forward,
+    then back; the bar counts the throws, Ctrl-C stops it."""
+    _stops(
+        "from snl_numeric import Board, boards, sensitivity\n"
+        "sensitivity(boards.get('milton-bradley'), of='win')\n"
+        "print('ready', flush=True)\n"
+        "sensitivity(Board(3000, {2999: 2, 1500: 1}, overshoot='exact'), of='win',"
+        " wrt='transitions', progress='always')\n", "sensitivity:", 1.0)
