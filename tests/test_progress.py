@@ -308,3 +308,50 @@ def test_snl_race_shows_its_bar_when_asked(capsys):
     shown = capsys.readouterr()
     assert shown.out == quiet.out and frames(shown.err)[-1].startswith("optimal_race: 28.0it")
     assert main([*args, "--no-progress"]) == 0 and capsys.readouterr().err == ""
+
+
+def test_choosing_the_bar_swaps_no_warning_filters(monkeypatch):
+    """``warnings.catch_warnings`` saves and restores the process-wide filters: a filter
+    another thread sets meanwhile is lost. A bar is chosen without it."""
+    import warnings
+
+    entered = []
+
+    class Spy(warnings.catch_warnings):
+        def __enter__(self):
+            entered.append(self)
+            return super().__enter__()
+
+    monkeypatch.setattr(warnings, "catch_warnings", Spy)
+    with Progress(3, "work", enabled="always", stream=io.StringIO()) as bar:
+        bar.update(3)
+    assert entered == [] and bar.done == 3
+
+
+def test_a_notebook_gets_the_widget_bar_when_it_can_show_one(monkeypatch):
+    """As ``tqdm.auto`` chooses: widgets with ipywidgets, else the text bar (also in a Qt
+    console or Spyder, which show no widgets)."""
+    import importlib
+    import sys
+    import types
+
+    import tqdm.notebook
+    import tqdm.std
+
+    progress = importlib.import_module("snl_numeric._core.progress")
+    assert progress._tqdm_class() is tqdm.std.tqdm  # not in a notebook
+
+    class ZMQInteractiveShell:
+        kernel = object()
+
+    fake = types.ModuleType("IPython")
+    fake.get_ipython = ZMQInteractiveShell
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    assert progress.in_notebook()
+    assert progress._tqdm_class() is tqdm.notebook.tqdm
+    monkeypatch.setenv("QT_API", "pyqt5")
+    assert progress._tqdm_class() is tqdm.std.tqdm
+    monkeypatch.delenv("QT_API")
+    monkeypatch.setattr(progress, "find_spec", lambda name: None)  # no ipywidgets
+    assert progress._tqdm_class() is tqdm.std.tqdm
