@@ -32,7 +32,9 @@ import numpy as np
 
 from ._core.fields import (
     capture_value,
+    dice_lists,
     directed_jumps,
+    file_jumps,
     json_int,
     jump_pairs,
     label,
@@ -141,15 +143,12 @@ def board_fields(data: Any) -> BoardFields:
     if "snakes" in data or "ladders" in data:
         if "jumps" in data:
             raise ValueError("give either 'jumps' or 'snakes'/'ladders', not both")
-        src, dst = directed_jumps(data.get("snakes"), data.get("ladders"))
+        src, dst = directed_jumps(*(file_jumps(data.get(k), k) for k in ("snakes", "ladders")))
     else:
-        jumps = data.get("jumps")
-        if isinstance(jumps, Mapping):  # JSON objects have string keys
-            jumps = [(json_int(s, "jumps start"), d) for s, d in jumps.items()]
-        src, dst = jump_pairs(jumps, "jumps")
+        src, dst = jump_pairs(file_jumps(data.get("jumps"), "jumps"), "jumps")
     faces = probs = None
     dice = data.get("dice")
-    if isinstance(dice, Mapping) and set(dice) == {"faces", "probs"}:
+    if dice_lists(dice):
         faces, probs = dice["faces"], dice["probs"]
         if not isinstance(faces, list | tuple) or not isinstance(probs, list | tuple):
             raise TypeError("dice faces and probs must be lists, got "
@@ -530,10 +529,10 @@ class Board:
     def from_dict(cls, data: Mapping[str, Any]) -> Board:
         """Inverse of :meth:`to_dict`.
 
-        ``jumps`` may be replaced by ``snakes`` and ``ladders`` (each a list of
-        pairs); ``dice`` may be ``{"faces": [...], "probs": [...]}``, a
-        mapping ``face -> probability`` or a string such as ``"2d6"``. Missing
-        rules take their defaults.
+        ``jumps`` may be replaced by ``snakes`` and ``ladders`` (each, as ``jumps``,
+        pairs or an object ``{"16": 6}``); ``dice`` may be ``{"faces": [...], "probs":
+        [...]}``, a mapping ``face -> probability`` or a string such as ``"2d6"``.
+        Missing rules take their defaults.
         """
         f = board_fields(data)
         dice = None if f.faces is None else shared_dice(tuple(f.faces), tuple(f.probs or ()))

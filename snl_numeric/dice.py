@@ -215,6 +215,10 @@ def as_dice(dice: DiceLike | None) -> Dice:
     if not isinstance(dice, Mapping):
         raise TypeError("dice must be a Dice, a mapping face -> probability or a string such "
                         f"as '2d6' or '1-3', got {type(dice).__name__}")
+    if any(k in dice for k in ("faces", "probs")):  # (a board file's form)
+        raise TypeError("dice={'faces': [...], 'probs': [...]} is a board file's form "
+                        "(Board.from_dict); here give Dice(faces, probs) or a mapping face -> "
+                        "probability such as {1: 0.5, 2: 0.5}")
     return Dice.from_probs(dice)
 
 

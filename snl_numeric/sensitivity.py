@@ -57,6 +57,7 @@ from scipy.linalg.blas import dgemm
 
 from ._core.blas import SERIAL_PRODUCT, matmul, right_product
 from ._core.memory import check_memory
+from ._core.progress import Progress, check_progress
 from ._core.sizes import DENSE_PUSH_MAX, dense_push
 from ._core.solve import UNIT_ROUNDOFF
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, choice, positive_int
@@ -139,7 +140,8 @@ class Sensitivity:
 
 def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
                 start: int | None = None, shift: int = 3, tail: float = DEFAULT_TAIL,
-                max_throws: int = DEFAULT_MAX_THROWS) -> Sensitivity:
+                max_throws: int = DEFAULT_MAX_THROWS, progress: bool | str = False
+                ) -> Sensitivity:
     """Derivatives of the expected throws, the variance or the win chance of a board.
 
     Parameters
@@ -158,6 +160,14 @@ def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
     tail, max_throws : float, int
         The distribution's tail tolerance and most throws (``of="win"``; see
         :func:`~snl_numeric.win_probabilities`).
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter) for the long runs:
+        ``of="win"`` counts the throws pushed forward, then back (their number is known
+        only at the end, so the bar has no total); ``wrt="jumps"`` counts the moved boards
+        solved. True shows it on a terminal or in a notebook only, ``"always"`` in pipes
+        and files too. Ctrl-C (``KeyboardInterrupt``) stops the run between two blocks of
+        throws (two boards). The mean's and the variance's derivatives by the dice or the
+        transitions take two to four solves: no bar.
 
     Returns
     -------
@@ -191,6 +201,7 @@ def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
     # every option is checked, also those this call does not use (a bad value is an error)
     shift = positive_int(shift, "shift")
     tail = check_tail(tail, max_throws)
+    progress = check_progress(progress)
     cb = board.compiled
     if of != "win" and not np.isfinite(mean_all(cb)[start]):  # (before the jumps too: inf
         # less inf would give NaN, the mark of a move the rules forbid)
@@ -198,9 +209,16 @@ def sensitivity(board: Board, *, of: str = "mean", wrt: str = "dice",
                          f"{'expected throws' if of == 'mean' else 'variance'} are "
                          "infinite and have no derivative")
     if wrt == "jumps":
-        return _jump_moves(board, of, start, shift, tail, max_throws)
+        return _jump_moves(board, of, start, shift, tail, max_throws, progress)
+    with Progress(0, "sensitivity", enabled=progress if of == "win" else False) as bar:
+        return _derivatives(board, cb, of, wrt, start, tail, int(max_throws), bar)
+
+
+def _derivatives(board: Board, cb: CompiledBoard, of: str, wrt: str, start: int, tail: float,
+                 max_throws: int, bar: Progress) -> Sensitivity:
+    """``wrt="dice"`` or ``"transitions"``: every entry from the terms of ``of``."""
     if of == "win":
-        value, entry = _win_terms(cb, start, tail, int(max_throws))
+        value, entry = _win_terms(cb, start, tail, max_throws, bar)
         error = float(tail)
     else:
         value, entry, error = _moment_terms(cb, start, of == "variance")
@@ -247,7 +265,7 @@ def _moment_terms(cb: CompiledBoard, start: int, variance: bool):
     return value, lambda i, j: v[i] * (2 * u[j] - t[j] - 2 * ts * t[j]) + 2 * w[i] * t[j], error
 
 
-def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
+def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int, bar: Progress):
     """``(value, entry(i, j))`` of the first player's win chance (module docstring), over
     the ``m`` squares that can finish, that ``start`` reaches and that a throw can end on.
 
@@ -257,7 +275,8 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
     :func:`_back_sparse`, when ``entry`` is called; :func:`._core.sizes.dense_push`); each entry is
     ``sum_{k < k1} pi_k[i] lambda_k[j]`` (once per distinct pair of squares: all at once by
     :func:`_gram` on small boards, a block of throws at a time on larger ones) plus, when
-    the goal may never be reached, ``P(T = inf) v_i a_j`` from two solves."""
+    the goal may never be reached, ``P(T = inf) v_i a_j`` from two solves. ``bar`` counts
+    the throws pushed forward, then those pushed back."""
     goal = cb.size
     live = cb.reach[0] > 0
     if start == goal or not live[start]:  # 1 at once, or nobody ever wins
@@ -287,7 +306,7 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
         r = np.asarray(sub[:, [goal]].toarray()).ravel()
         stepper = _Sparse(sp.csr_array(sub[:, keep]), r, place, tail)
     least = float(cb.probs[cb.probs > 0].min())
-    pmf, pi, k1 = _forward(stepper, least, tail, max_throws)
+    pmf, pi, k1 = _forward(stepper, least, tail, max_throws, bar)
     # (c_n = P(T = n) + P(T = inf): the first part by pmf, the second below, exactly)
     total = 1.0  # P(T < inf)
     mat = cb.matrix
@@ -312,9 +331,9 @@ def _win_terms(cb: CompiledBoard, start: int, tail: float, max_throws: int):
         out = np.zeros(len(i))
         a, b = pairs // (m + 1), pairs % (m + 1)
         if isinstance(stepper, _Dense):
-            sums = _gram(pi, _back_dense(stepper, r, pmf, k1))[a, b]
+            sums = _gram(pi, _back_dense(stepper, r, pmf, k1, bar))[a, b]
         else:
-            sums = _back_sparse(stepper.q, r, pmf, pi, a, b)
+            sums = _back_sparse(stepper.q, r, pmf, pi, a, b, bar)
         if never > 0.0:  # d P(T < inf) / d P_ij = v_i a_j
             sums += never * visits[a] * reach[b]
         out[ok] = sums[where]
@@ -445,8 +464,8 @@ class _Sparse:
         return slabs
 
 
-def _forward(stepper: _Dense | _Sparse, least: float, tail: float, max_throws: int
-             ) -> tuple[np.ndarray, Any, int]:
+def _forward(stepper: _Dense | _Sparse, least: float, tail: float, max_throws: int,
+             bar: Progress) -> tuple[np.ndarray, Any, int]:
     """``(pmf, Pi, k1)``: ``P(T = n)`` for ``n = 0 .. N``, pushed a block at a time until
     :func:`_win_cut` holds at ``N`` throws, and the masses of the throws ``k < k1`` (the
     stepper's :meth:`masses`)."""
@@ -454,6 +473,7 @@ def _forward(stepper: _Dense | _Sparse, least: float, tail: float, max_throws: i
     while True:
         at = stepper.done
         read = stepper.block()[: max_throws - at]
+        bar.update(len(read))
         pmfs.append(read[:, 0])
         alives.append(read[:, 1])
         if read[-1, 1] ** 2 <= tail:  # (needed for the cut: skip the sums until then)
@@ -498,7 +518,8 @@ def _win_cut(pmf: np.ndarray, alive: np.ndarray, least: float, tail: float) -> i
     return k1 if cap * k1 * last <= least * tail * rest[0] else 0
 
 
-def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int) -> np.ndarray:
+def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int, bar: Progress
+                ) -> np.ndarray:
     """``Lambda``: ``lambda_k`` over the squares and the goal (rows) of the throws
     ``k < k1`` (columns), from the dense ``Q`` (the stepper's powers) and ``c``.
 
@@ -506,7 +527,8 @@ def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int) -> np.nd
     ``N``): the last ``w`` throws kept by one product of a Hankel matrix of the ``c`` with
     ``g_0, g_1, ..``; then back ``w`` at a time,
     ``lambda_k = Q^w lambda_{k+w} + sum_{u < w} c_{k+2+u} g_u``. Every product is of
-    non-negative matrices, so each entry keeps its relative accuracy."""
+    non-negative matrices, so each entry keeps its relative accuracy. ``bar`` counts the
+    throws ``k < N`` whose ``lambda_k`` is made or implied."""
     m = len(r)
     width = min(BLOCK, 1 << (k1.bit_length() - 1))  # (a power of two)
     rows_g = len(c) - k1 + width - 1  # g_0 .. : lambda_{k1 - width} needs c up to c_N
@@ -525,30 +547,34 @@ def _back_dense(stepper: _Dense, r: np.ndarray, c: np.ndarray, k1: int) -> np.nd
     lam[:, m] = padded[1: k1 + 1]
     top = k1 - width
     lam[top:, :m] = matmul(hankel(top, k1, rows_g), g[:rows_g])
+    bar.update(len(c) - 1 - top)
     while top > 0:
         lo = max(top - width, 0)
         lam[lo:top, :m] = (matmul(lam[lo + width: top + width, :m], stepper.back(width))
                            + matmul(hankel(lo, top, width), g[:width]))
+        bar.update(top - lo)
         top = lo
     return lam
 
 
 def _back_sparse(q: sp.csr_array, r: np.ndarray, c: np.ndarray, pi: list[np.ndarray],
-                 a: np.ndarray, b: np.ndarray) -> np.ndarray:
+                 a: np.ndarray, b: np.ndarray, bar: Progress) -> np.ndarray:
     """``sum_k pi_k[a] lambda_k[b]`` for each pair, ``lambda_k`` as in :func:`_back_dense` by
     one sparse product per throw, ``lambda_k = [Q r] [lambda_{k+1}; c_{k+2}]`` from
     ``lambda_{N-1} = c_N e_goal``; each block of throws summed with its block of masses
     ``pi`` (:func:`_block_sums`) as soon as it is made, so no more than one block of
-    ``lambda`` is kept."""
+    ``lambda`` is kept. ``bar`` counts the ``lambda_k`` made, a block at a time."""
     m = len(r)
     back = sp.csr_array(sp.hstack([q, sp.csr_array(r[:, None])])).__matmul__
     k_max = len(c) - 1
     k1 = sum(len(rows) for rows in pi)
     u = np.zeros(m + 1)  # lambda_k, from k = N - 1 down
     u[m] = c[k_max]
-    for k in range(k_max - 1, k1 - 1, -1):
-        u[:m] = back(u)
-        u[m] = c[k]
+    for hi in range(k_max - 1, k1 - 1, -SPARSE_BLOCK):  # (a block at a time: the bar)
+        for k in range(hi, max(hi - SPARSE_BLOCK, k1 - 1), -1):
+            u[:m] = back(u)
+            u[m] = c[k]
+        bar.update(hi - max(hi - SPARSE_BLOCK, k1 - 1))
     out = np.zeros(len(a))
     lam = np.empty((SPARSE_BLOCK, m + 1))
     top = k1  # lambda_{top - 1} in u
@@ -560,6 +586,7 @@ def _back_sparse(q: sp.csr_array, r: np.ndarray, c: np.ndarray, pi: list[np.ndar
                 u[:m] = back(u)
                 u[m] = c[k]
         out += _block_sums(rows, lam[: len(rows)], a, b)
+        bar.update(len(rows))
         top = lo
     return out
 
@@ -603,8 +630,9 @@ def _block_sums(pi: np.ndarray, lam: np.ndarray, a: np.ndarray, b: np.ndarray) -
 
 
 def _jump_moves(board: Board, of: str, start: int, shift: int, tail: float,
-                max_throws: int) -> Sensitivity:
-    """Each jump's ends moved by ``-shift .. shift``: fresh solves of the moved boards."""
+                max_throws: int, progress: bool | str) -> Sensitivity:
+    """Each jump's ends moved by ``-shift .. shift``: fresh solves of the moved boards
+    (counted by a bar with ``progress``)."""
     def answer(b: Board) -> float:
         if of == "mean":
             return float(expected_throws(b, start))
@@ -622,24 +650,27 @@ def _jump_moves(board: Board, of: str, start: int, shift: int, tail: float,
     out = np.full((len(src), 2, len(shifts)), np.nan)
     worst = solver_report(board).error_estimate if of == "mean" else np.nan
     jumps = dict(board.jumps)
-    for j, (a, b) in enumerate(zip(src.tolist(), dst.tolist(), strict=True)):
-        others = {s: d for s, d in jumps.items() if s != a}
-        for end in (0, 1):
-            for s in range(-reach, reach + 1):
-                col = s + shift
-                if s == 0:
-                    out[j, end, col] = 0.0
-                    continue
-                na, nb = (a + s, b) if end == 0 else (a, b + s)
-                if na in others or not (0 <= na <= board.size and 0 <= nb <= board.size):
-                    continue
-                try:
-                    moved = board.replace(jumps={**others, na: nb})
-                except ValueError:
-                    continue
-                out[j, end, col] = answer(moved) - value
-                if of == "mean":
-                    worst = max(worst, solver_report(moved).error_estimate)
+    moves = len(src) * 2 * 2 * reach  # (the shift 0 of each end is not a move)
+    with Progress(moves, "sensitivity (jumps)", enabled=progress) as bar:
+        for j, (a, b) in enumerate(zip(src.tolist(), dst.tolist(), strict=True)):
+            others = {s: d for s, d in jumps.items() if s != a}
+            for end in (0, 1):
+                for s in range(-reach, reach + 1):
+                    col = s + shift
+                    if s == 0:
+                        out[j, end, col] = 0.0
+                        continue
+                    bar.update(1)
+                    na, nb = (a + s, b) if end == 0 else (a, b + s)
+                    if na in others or not (0 <= na <= board.size and 0 <= nb <= board.size):
+                        continue
+                    try:
+                        moved = board.replace(jumps={**others, na: nb})
+                    except ValueError:
+                        continue
+                    out[j, end, col] = answer(moved) - value
+                    if of == "mean":
+                        worst = max(worst, solver_report(moved).error_estimate)
     pairs = np.stack([src, dst], axis=1)
     return Sensitivity(of, "jumps", value, start, out, jumps=pairs, shifts=shifts,
                        error_estimate=float(worst), board=board)

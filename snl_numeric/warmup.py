@@ -14,7 +14,6 @@ import os
 import signal
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -47,21 +46,19 @@ def _core() -> None:
 def _simulate() -> None:
     from . import boards
     from .board import Board
-    from .simulate import simulate
+    from .simulate.run import play_games  # (simulate, without warning of stranded games)
 
     # a kernel for each of fair and other dice, with and without per-game records
     loaded = Board(20, {10: 2}, dice={1: 0.3, 2: 0.7})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for board in (boards.get("milton-bradley"), loaded):
-            for per_game in (False, True):
-                simulate(board, 100, rng=0, per_game=per_game)
-        simulate(loaded.to_chain(), 100, rng=0)  # a chain's rows: an alias table each
-        for board in (boards.get("milton-bradley"), loaded):  # races: fair dice, others
-            simulate(board, 100, players=2, rng=0)
-        # and captures where a game can strand (5 is dead and safe: no capture helps there)
-        simulate(Board(6, overshoot="exact", dice="2-3", capture="start", safe=[5]), 100,
-                 players=2, rng=0)
+    for board in (boards.get("milton-bradley"), loaded):
+        for per_game in (False, True):
+            play_games(board, 100, rng=0, per_game=per_game)
+    play_games(loaded.to_chain(), 100, rng=0)  # a chain's rows: an alias table each
+    for board in (boards.get("milton-bradley"), loaded):  # races: fair dice, others
+        play_games(board, 100, players=2, rng=0)
+    # and captures where a game can strand (5 is dead and safe: no capture helps there)
+    play_games(Board(6, overshoot="exact", dice="2-3", capture="start", safe=[5]), 100,
+               players=2, rng=0)
 
 
 def _batch() -> None:

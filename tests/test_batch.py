@@ -235,6 +235,43 @@ def test_from_arrays_canonical_dice_and_layout_errors():
         BoardBatch.from_arrays([10], overshoot=["wins"])
 
 
+@pytest.mark.parametrize("block", [1, 2, 5, 64, 1 << 20])
+def test_from_arrays_orders_each_boards_faces_as_a_plain_sort_does(monkeypatch, block):
+    """Faces are checked, and sorted where out of order, a block of boards at a time (Ctrl-C
+    stops between blocks): the same faces and probabilities as a stable sort of each
+    board's dice on its own, whatever the blocks, empty boards and ties included."""
+    from snl_numeric.batch import data
+
+    monkeypatch.setattr(data, "ORDER_BLOCK", block)
+    rng = np.random.default_rng(block)
+    for _ in range(40):
+        n = int(rng.integers(0, 25))
+        counts = rng.integers(0, 6, n) * (rng.random(n) < 0.8)  # some boards without dice
+        ptr = np.concatenate([[0], np.cumsum(counts)])
+        faces = rng.integers(1, 5, ptr[-1]) if rng.random() < 0.7 else np.arange(ptr[-1]) + 1
+        probs = rng.random(ptr[-1])
+        given_faces, given_probs = faces.copy(), probs.copy()
+        b = BoardBatch.from_arrays(np.full(n, 10), dice_ptr=ptr, faces=faces, probs=probs)
+        want = [sorted(zip(faces[lo:hi].tolist(), probs[lo:hi].tolist()), key=lambda fp: fp[0])
+                for lo, hi in zip(ptr[:-1], ptr[1:])]  # (sorted is stable: ties as given)
+        assert b.faces.tolist() == [f for board in want for f, _ in board]
+        assert b.probs.tolist() == [p for board in want for _, p in board]
+        assert b.dice_ptr.tolist() == ptr.tolist()
+        # the caller's arrays are left as they were
+        assert np.array_equal(faces, given_faces) and np.array_equal(probs, given_probs)
+
+
+def test_from_arrays_reads_rule_names_in_one_pass():
+    names = np.array(["exact", "win", "bounce", "exact"])
+    for given in (names, names.astype(object), names.tolist()):
+        b = BoardBatch.from_arrays([10, 10, 10, 10], overshoot=given)
+        assert b.overshoot.tolist() == [1, 0, 2, 1] and b.overshoot.dtype == np.int8
+    for bad, shown_ in ((["win", "wins"], "'wins'"), (np.array(["win", 3], object), "'3'"),
+                        (["win", None], "'None'")):
+        with pytest.raises(ValueError, match=f"overshoot must be one of .*got {shown_}"):
+            BoardBatch.from_arrays([10, 10], overshoot=bad)
+
+
 def test_random_batch_boards_are_valid():
     b = random_batch(200, 100, snakes=10, ladders=10, rng=5, chain=True)
     assert len(b) == 200 and len(b.jump_src) == 4000

@@ -92,6 +92,44 @@ def test_from_dict_reads_plain_and_numpy_dice_alike():
         assert got == want and type(got.dice.faces[0]) is np.int64
 
 
+def test_from_dict_reads_snakes_and_ladders_as_objects_as_it_reads_jumps():
+    """A JSON object's keys are strings: ``{"16": 6}`` is read as a jump from square 16,
+    for ``snakes`` and ``ladders`` as for ``jumps`` (only ``jumps`` took one before)."""
+    mb = boards.get("milton-bradley")
+    want = mb.to_dict()
+    del want["jumps"]
+    objects = {**want, "snakes": {str(s): d for s, d in mb.snakes.items()},
+               "ladders": {str(s): d for s, d in mb.ladders.items()}}
+    pairs = {**want, "snakes": [list(p) for p in mb.snakes.items()],
+             "ladders": [list(p) for p in mb.ladders.items()]}
+    assert Board.from_dict(objects) == Board.from_dict(pairs) == mb
+    assert Board.from_json(json.dumps(objects)) == mb
+    jumps = {**want, "jumps": {str(s): d for s, d in mb.jumps.items()}}
+    assert Board.from_dict(jumps) == mb
+    with pytest.raises(ValueError, match="ladder 16->6 goes down; ladders must go up"):
+        Board.from_dict({"size": 20, "ladders": {"16": 6}})
+    with pytest.raises(ValueError, match="snake 3->9 goes up; snakes must go down"):
+        Board.from_dict({"size": 20, "snakes": {"3": 9}})
+    with pytest.raises(TypeError, match="snakes start must be an integer, got 'x'"):
+        Board.from_dict({"size": 20, "snakes": {"x": 6}})
+    with pytest.raises(TypeError, match="ladders start must be an integer, got ' '"):
+        Board.from_dict({"size": 20, "ladders": {" ": 6}})
+
+
+@pytest.mark.parametrize(("dice", "match"), [
+    ({"faces": [1, 2]}, r"\{'faces': \[\.\.\.\], 'probs': \[\.\.\.\]\} .*missing 'probs'"),
+    ({"probs": [0.5, 0.5]}, "missing 'faces'"),
+    ({"faces": [1, 2], "probs": [0.5, 0.5], "name": "coin"}, "with other keys 'name'"),
+])
+def test_from_dict_says_what_dice_as_lists_lack(dice, match):
+    with pytest.raises(ValueError, match=match):
+        Board.from_dict({"size": 10, "dice": dice})
+    # the constructor takes a mapping face -> probability, not the file's lists
+    with pytest.raises(TypeError, match=r"board file's form \(Board\.from_dict\); here give "
+                                        r"Dice\(faces, probs\)"):
+        Board(10, dice=dice)
+
+
 def test_from_pairs():
     b = Board.from_pairs(30, snakes={26: 0, 20: 8}, ladders=[(2, 21)], overshoot="exact")
     assert b.jumps == {2: 21, 20: 8, 26: 0}

@@ -212,3 +212,146 @@ def test_win_probabilities_counts_each_distinct_push(capsys):
     throws = int(last.split()[1].removesuffix("it"))
     ends = meet_game([capture, capture], [0, 0], 1e-12, 10**7).ends  # (padded to rounds)
     assert last.startswith("win_probabilities: ") and len(ends) - 3 < throws <= len(ends) - 1
+
+
+def test_optimal_race_counts_its_sweeps(capsys):
+    """No total is known before the bracket closes: the bar counts the sweeps, as the
+    result's convergence does; the answer is the same with the bar."""
+    from snl_numeric import optimal_race, race_value
+
+    mb, dice = boards.get("milton-bradley"), ["1-3", "4-6"]
+    plain = optimal_race(mb, dice)
+    shown = optimal_race(mb, dice, progress="always")
+    err = capsys.readouterr().err
+    sweeps = shown.convergence.sweeps
+    assert sweeps > 10 and frames(err)[0].startswith("optimal_race: 0.00it")
+    assert frames(err)[-1].startswith(f"optimal_race: {sweeps:.1f}it")
+    assert err.count("optimal_race: 0.00it") == 1  # one bar
+    for field in ("value", "opponent_wins", "policy", "take"):
+        assert np.array_equal(getattr(shown, field), getattr(plain, field))
+    assert shown.convergence == plain.convergence
+    # against a fixed opponent: policy iteration, its sweeps and evaluations
+    fixed = optimal_race(mb, dice, opponent=plain, progress="always")
+    assert frames(capsys.readouterr().err)[-1].startswith("optimal_race: ")
+    assert np.array_equal(fixed.value, optimal_race(mb, dice, opponent=plain).value)
+    # both players fixed: the chain's sweeps
+    value = race_value(mb, dice, plain, plain, progress="always")
+    last = frames(capsys.readouterr().err)[-1]
+    assert last.startswith("race_value: ") and int(float(last.split()[1][:-2])) > 10
+    assert value == race_value(mb, dice, plain, plain)
+    with pytest.raises(TypeError, match="progress must be True, False or 'always'"):
+        optimal_race(mb, dice, progress="yes")
+
+
+@pytest.mark.parametrize("push", ["dense", "sparse"])
+def test_sensitivity_of_the_win_counts_throws_forward_then_back(capsys, monkeypatch, push):
+    import importlib
+
+    from snl_numeric import sensitivity as sensitivity_fn
+
+    module = importlib.import_module("snl_numeric.sensitivity")
+    pushed = []
+    forward = module._forward
+
+    def counted(*args):
+        out = forward(*args)
+        pushed.append(len(out[0]) - 1)  # pmf[0 .. N]: N throws pushed forward
+        return out
+
+    monkeypatch.setattr(module, "_forward", counted)
+    done = []
+
+    class Counted(Progress):
+        def close(self) -> None:
+            done.append(self.done)
+            super().close()
+
+    monkeypatch.setattr(module, "Progress", Counted)
+    board = Board(60, {59: 2, 30: 1, 7: 40}, overshoot="exact")
+    with options(push=push):
+        for wrt in ("dice", "transitions"):
+            plain = sensitivity_fn(board, of="win", wrt=wrt)
+            shown = sensitivity_fn(board, of="win", wrt=wrt, progress="always")
+            err = capsys.readouterr().err
+            grad = shown.gradient if wrt == "dice" else shown.gradient.toarray()
+            assert shown.value == plain.value
+            assert np.array_equal(grad, plain.gradient if wrt == "dice"
+                                  else plain.gradient.toarray())
+            n = pushed[-1]
+            assert n > 200 and done[-1] == 2 * n  # every throw forward, then back
+            assert frames(err)[0].startswith("sensitivity: 0.00it")
+            assert err.count("sensitivity: 0.00it") == 1
+
+
+def test_sensitivity_to_jump_moves_counts_the_moved_boards(capsys):
+    from snl_numeric import sensitivity
+
+    mb = boards.get("milton-bradley")  # 19 jumps, 2 ends, 4 moves each way
+    plain = sensitivity(mb, of="win", wrt="jumps", shift=2)
+    shown = sensitivity(mb, of="win", wrt="jumps", shift=2, progress="always")
+    err = capsys.readouterr().err
+    assert frames(err)[-1].startswith("sensitivity (jumps): 100%") and "152/152" in err
+    assert err.count("100%") == 1
+    assert np.array_equal(shown.gradient, plain.gradient, equal_nan=True)
+    sensitivity(mb, of="mean", progress="always")  # two solves: no bar
+    assert capsys.readouterr().err == ""
+
+
+def test_snl_race_shows_its_bar_when_asked(capsys):
+    from snl_numeric.cli import main
+
+    args = ["race", "milton-bradley", "--action", "1-3", "--action", "4-6", "--json"]
+    assert main(args) == 0  # stderr is a pipe here: no bar by default
+    quiet = capsys.readouterr()
+    assert quiet.err == ""
+    assert main([*args, "--progress"]) == 0
+    shown = capsys.readouterr()
+    assert shown.out == quiet.out and frames(shown.err)[-1].startswith("optimal_race: 28.0it")
+    assert main([*args, "--no-progress"]) == 0 and capsys.readouterr().err == ""
+
+
+def test_choosing_the_bar_swaps_no_warning_filters(monkeypatch):
+    """``warnings.catch_warnings`` saves and restores the process-wide filters: a filter
+    another thread sets meanwhile is lost. A bar is chosen without it."""
+    import warnings
+
+    entered = []
+
+    class Spy(warnings.catch_warnings):
+        def __enter__(self):
+            entered.append(self)
+            return super().__enter__()
+
+    monkeypatch.setattr(warnings, "catch_warnings", Spy)
+    with Progress(3, "work", enabled="always", stream=io.StringIO()) as bar:
+        bar.update(3)
+    assert entered == [] and bar.done == 3
+
+
+def test_a_notebook_gets_the_widget_bar_when_it_can_show_one(monkeypatch):
+    """As ``tqdm.auto`` chooses: widgets with ipywidgets, else the text bar (also in a Qt
+    console or Spyder, which show no widgets)."""
+    import importlib
+    import sys
+    import types
+
+    import tqdm.notebook
+    import tqdm.std
+
+    progress = importlib.import_module("snl_numeric._core.progress")
+    assert progress._tqdm_class() is tqdm.std.tqdm  # not in a notebook
+
+    class ZMQInteractiveShell:
+        kernel = object()
+
+    fake = types.ModuleType("IPython")
+    fake.get_ipython = ZMQInteractiveShell
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    assert progress.in_notebook()
+    assert progress._tqdm_class() is tqdm.notebook.tqdm
+    monkeypatch.setenv("QT_API", "pyqt5")
+    assert progress._tqdm_class() is tqdm.std.tqdm
+    monkeypatch.delenv("QT_API")
+    monkeypatch.setattr(progress, "find_spec", lambda name: None)  # no ipywidgets
+    assert progress._tqdm_class() is tqdm.std.tqdm

@@ -467,3 +467,42 @@ def test_cli_text_and_progress(capsys):
     err = capsys.readouterr().err
     assert err.startswith("\rsimulate:") and err.count("100%") == 1 and "3.00k/3.00k" in err
     assert main(["simulate", "seed004", "--games", "0", "--no-progress"]) == 2
+
+
+def test_games_that_do_not_finish_are_reported_without_swapping_warning_filters(
+        monkeypatch, capsys):
+    """``snl simulate`` and the warm-up report stranded games themselves: they call the
+    simulation that does not warn rather than silence its warning with
+    ``warnings.catch_warnings``, whose exit would put back the filters it found and so
+    drop a filter another thread set meanwhile (here: set while the games are played)."""
+    from snl_numeric.cli import build_parser
+    from snl_numeric.simulate import run
+
+    class Meanwhile(run.Progress):  # another thread sets a filter while the games run
+        def __enter__(self):
+            warnings.filterwarnings("ignore", message="set meanwhile", append=True)
+            return super().__enter__()
+
+    def kept() -> bool:
+        found = [f for f in warnings.filters if f[1] is not None
+                 and f[1].pattern == "set meanwhile"]
+        for f in found:
+            warnings.filters.remove(f)
+        return bool(found)
+
+    warmup = importlib.import_module("snl_numeric.warmup")
+    monkeypatch.setattr(run, "Progress", Meanwhile)
+    args = build_parser(only="simulate").parse_args(
+        ["simulate", "seed-30", "--games", "20", "--seed", "1", "--max-throws", "5"])
+    with warnings.catch_warnings(record=True) as caught:  # (the test's own: one thread)
+        warnings.simplefilter("always")
+        assert args.func(args) == 0  # the command without main's own filters
+        assert kept()
+        warmup._simulate()  # stranded games among its warm-up runs
+        assert kept()
+    assert caught == []  # and neither warned
+    assert "14 games did not finish (0 stranded, 14 at --max-throws 5)" in capsys.readouterr().out
+    board = Board(6, overshoot="exact", dice="2-3", capture="start", safe=[5])
+    with pytest.warns(RuntimeWarning, match="of 100 games had no winner") as rec:
+        simulate(board, 100, players=2, rng=0)  # the library still warns, at our line
+    assert rec[0].filename == __file__

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import numbers
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -129,6 +129,50 @@ def json_int(key: Any, what: str) -> int:
             return square(int(text), what)
         raise TypeError(f"{what} must be an integer, got {shown(key)}")
     return square(key, what)
+
+
+def file_jumps(jumps: Any, what: str) -> Any:
+    """Jumps as a board file gives them (``jumps``, ``snakes`` or ``ladders``): a JSON
+    object's keys, strings, read as squares; anything else as given, for
+    :func:`jump_pairs`.
+
+    Examples
+    --------
+    >>> file_jumps({"16": 6, "47": 26}, "snakes"), file_jumps([[16, 6]], "snakes")
+    ([(16, 6), (47, 26)], [[16, 6]])
+    """
+    if isinstance(jumps, Mapping):  # JSON objects have string keys
+        return [(json_int(s, f"{what} start"), d) for s, d in jumps.items()]
+    return jumps
+
+
+#: A board file's dice as two lists: ``{"faces": [...], "probs": [...]}``.
+DICE_LISTS = frozenset({"faces", "probs"})
+
+
+def dice_lists(dice: Any) -> TypeGuard[Mapping[str, Any]]:
+    """Whether a board file's ``dice`` is ``{"faces": [...], "probs": [...]}``; a
+    ``ValueError`` saying what is missing (or extra) when it names only one of the two
+    lists, or either with other keys (read as faces, they made no sense).
+
+    Examples
+    --------
+    >>> dice_lists({"faces": [1, 2], "probs": [0.5, 0.5]}), dice_lists({"1": 1.0})
+    (True, False)
+    """
+    if not isinstance(dice, Mapping) or not any(k in dice for k in DICE_LISTS):
+        return False
+    keys = set(dice)
+    if keys == DICE_LISTS:
+        return True
+    missing = sorted(DICE_LISTS - keys)
+    other = sorted(map(repr, keys - DICE_LISTS))
+    raise ValueError(
+        "dice as lists must be {'faces': [...], 'probs': [...]} (a probability per face), "
+        + (f"missing {' and '.join(map(repr, missing))}" if missing else "")
+        + ("; " if missing and other else "") + (f"with other keys {', '.join(other)}"
+                                                 if other else "")
+        + "; or give a mapping face -> probability such as {\"1\": 0.5, \"2\": 0.5}")
 
 
 def overshoot_rule(value: Any) -> str:

@@ -14,8 +14,9 @@ The count never passes the total and the bar ends with a single final line.
 
 from __future__ import annotations
 
+import os
 import sys
-import warnings
+from importlib.util import find_spec
 from typing import Any, TextIO
 
 import numpy as np
@@ -50,10 +51,28 @@ def in_notebook() -> bool:
     return ip is not None and hasattr(ip, "kernel")
 
 
+def _widgets() -> bool:
+    """Whether a widget bar can show: ipywidgets is installed and the kernel's front end
+    is not a Qt console or Spyder (they show no widgets), as ``tqdm.autonotebook`` decides."""
+    if find_spec("ipywidgets") is None:
+        return False
+    if any(k == "QT_API" or k.startswith("SPYDER") for k in os.environ):
+        return False
+    shell = sys.modules["IPython"].get_ipython().__class__.__name__.lower()
+    return "qt" not in shell and "spyder" not in shell
+
+
 def _tqdm_class() -> Any:
-    with warnings.catch_warnings():  # tqdm warns when a notebook lacks ipywidgets
-        warnings.simplefilter("ignore")
-        from tqdm.auto import tqdm
+    """tqdm's widget bar in a notebook that can show it, else its text bar.
+
+    Chosen here rather than by ``tqdm.auto``, whose import warns in a notebook without
+    ipywidgets: silencing that needs ``warnings.catch_warnings``, which swaps the
+    process-wide filters and so races with other threads' warnings.
+    """
+    if in_notebook() and _widgets():
+        from tqdm.notebook import tqdm
+    else:
+        from tqdm.std import tqdm
     return tqdm
 
 

@@ -62,6 +62,48 @@ def segment_ids(ptr: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
 
 
+def _rule_codes(names: np.ndarray) -> np.ndarray:
+    """Overshoot rule names (a string or object array) as codes, one vectorised comparison
+    per rule; ``ValueError`` naming the first other value."""
+    codes = np.full(names.shape, -1, dtype=np.int8)
+    for name, code in OVERSHOOT_CODES.items():
+        codes[names == name] = code
+    bad = np.flatnonzero(codes < 0)
+    if len(bad):
+        raise ValueError(choice_message("overshoot", OVERSHOOT_RULES,
+                                        shown(str(names[bad[0]]))))
+    return codes
+
+
+#: Faces checked for their order (and sorted, where out of order) a block of about this
+#: many at a time: every pass over a block is short, so Ctrl-C stops between two.
+ORDER_BLOCK = 1 << 18
+
+
+def _faces_in_order(ptr: np.ndarray, faces: np.ndarray, probs: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Each board's faces increasing (``probs`` along), by a stable sort of the blocks of
+    boards where a face is below the one before it: one comparison per face elsewhere.
+    ``faces`` is the caller's own copy, written in place; ``probs`` is copied first."""
+    starts = np.searchsorted(ptr, np.arange(0, len(faces), ORDER_BLOCK), side="right") - 1
+    bounds = np.unique(np.append(starts, len(ptr) - 1))
+    copied = False
+    for b0, b1 in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        lo, hi = int(ptr[b0]), int(ptr[b1])
+        f = faces[lo:hi]
+        down = f[1:] < f[:-1]
+        cuts = ptr[b0 + 1: b1] - lo - 1  # (the last face of a board, the next board's first)
+        down[cuts[(cuts >= 0) & (cuts < len(down))]] = False
+        if not down.any():
+            continue
+        if not copied:
+            probs, copied = probs.copy(), True
+        owner = np.repeat(np.arange(b1 - b0), np.diff(ptr[b0: b1 + 1]))
+        order = np.lexsort((f, owner))
+        faces[lo:hi], probs[lo:hi] = f[order], probs[lo:hi][order]
+    return faces, probs
+
+
 @dataclass(frozen=True, eq=False)
 class BoardBatch:
     """Many boards as stacked arrays (boards of different sizes and rules allowed).
@@ -142,12 +184,7 @@ class BoardBatch:
         else:
             ov = np.asarray(overshoot)
             if ov.dtype.kind in "UO":
-                lookup = {**OVERSHOOT_CODES}
-                try:
-                    codes = np.array([lookup[str(v)] for v in ov.tolist()], dtype=np.int8)
-                except KeyError as exc:
-                    raise ValueError(choice_message("overshoot", OVERSHOOT_RULES,
-                                                    shown(exc.args[0]))) from None
+                codes = _rule_codes(ov)
             else:
                 codes = _int_vector(ov, "overshoot")
                 # invalid codes become -1 (a per-row error), never wrap around in int8
@@ -184,10 +221,7 @@ class BoardBatch:
                 raise ValueError(f"{name} must have one entry per board ({n}), got {len(arr)}")
         # faces increasing within each board (as Dice stores them); faces of
         # probability zero are kept so that validation sees the dice as given
-        owner = segment_ids(dice_ptr)
-        order = np.lexsort((faces, owner))
-        if np.any(order[1:] < order[:-1]):
-            faces, probs = faces[order], probs[order]
+        faces, probs = _faces_in_order(dice_ptr, faces, probs)
         return cls(sizes, starts, codes, np.ascontiguousarray(chain_arr), jump_ptr, jump_src,
                    jump_dst, dice_ptr, np.ascontiguousarray(faces), probs)
 

@@ -7,7 +7,14 @@ from typing import Any
 
 from ..policy import optimal_policy
 from ..race import optimal_race, race_value
-from .common import add_board_arguments, add_command, board_from_args, dice_from_flag, print_json
+from .common import (
+    add_board_arguments,
+    add_command,
+    add_progress_arguments,
+    board_from_args,
+    dice_from_flag,
+    print_json,
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -30,21 +37,23 @@ def add_parser(sub: Any) -> None:
                    help="also: what playing for the fewest expected throws costs the first "
                         "player against an optimal opponent")
     p.add_argument("--json", action="store_true", help="print JSON (without the tables)")
+    add_progress_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     board = board_from_args(args)
     dice = [dice_from_flag(s) for s in args.race_dice] if args.race_dice else [board.dice]
-    result = optimal_race(board, dice, optional_jumps=args.optional_jumps)
+    jumps, bar = args.optional_jumps, args.progress
+    result = optimal_race(board, dice, optional_jumps=jumps, progress=bar)
     out = result.to_dict(tables=False)
     lines = [str(result)]
     if args.vs_fewest_throws:
-        fewest = optimal_policy(board, dice, optional_jumps=args.optional_jumps)
-        first = race_value(board, dice, fewest, result, optional_jumps=args.optional_jumps)
-        against = race_value(board, dice, result, fewest, optional_jumps=args.optional_jumps)
-        exploit = optimal_race(board, dice, opponent=fewest, optional_jumps=args.optional_jumps)
-        exploited = race_value(board, dice, fewest, exploit, optional_jumps=args.optional_jumps)
+        fewest = optimal_policy(board, dice, optional_jumps=jumps)
+        first = race_value(board, dice, fewest, result, optional_jumps=jumps, progress=bar)
+        against = race_value(board, dice, result, fewest, optional_jumps=jumps, progress=bar)
+        exploit = optimal_race(board, dice, opponent=fewest, optional_jumps=jumps, progress=bar)
+        exploited = race_value(board, dice, fewest, exploit, optional_jumps=jumps, progress=bar)
         p = result.win_probability
         out["vs_fewest_throws"] = {
             "mean": fewest.mean,

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.memory import check_memory
+from .._core.progress import Progress
 from .._core.solve import TARGET_ERROR
 from ..policy.problem import Problem
 from .graph import alive_squares, avoid_squares, live_kernel, trap_kernel
@@ -214,9 +215,11 @@ def _trapped(t: Tables, pol_a: np.ndarray, take_a: np.ndarray, fixed_b: bool,
     return bool(in_a.any())
 
 
-def _estimate_value(t: Tables, tol: float, budget: int) -> tuple[np.ndarray, float, int]:
+def _estimate_value(t: Tables, tol: float, budget: int, bar: Progress | None
+                    ) -> tuple[np.ndarray, float, int]:
     """In-place Gauss-Seidel sweeps of the symmetric game's value (one array): the
-    estimate, its error judged by the rate of the last sweeps, and the sweeps spent."""
+    estimate, its error judged by the rate of the last sweeps, and the sweeps spent
+    (``bar`` counts them)."""
     cnt, node, prob, move, stay = t.moves
     total = move + stay  # each die scaled to sum to 1 (no division in the sweeps)
     prob, stay = prob / total[:, :, None], stay / total
@@ -225,6 +228,8 @@ def _estimate_value(t: Tables, tol: float, budget: int) -> tuple[np.ndarray, flo
     while used < budget:
         change = value_sweep_kernel(cnt, node, prob, stay, t.jumps, t.optional, t.base, w)
         used += 1
+        if bar is not None:
+            bar.update(1)
         rate = min(change / prev, 0.9999) if prev > 0.0 else 0.0
         prev = change
         if change <= ROUNDING_CHANGE:
@@ -240,8 +245,8 @@ def _estimate_value(t: Tables, tol: float, budget: int) -> tuple[np.ndarray, flo
     return w, error, used
 
 
-def _certify_box(t: Tables, x: np.ndarray, delta: float, sigma: np.ndarray, budget: int
-                 ) -> tuple[tuple[np.ndarray, ...] | None, int]:
+def _certify_box(t: Tables, x: np.ndarray, delta: float, sigma: np.ndarray, budget: int,
+                 bar: Progress | None) -> tuple[tuple[np.ndarray, ...] | None, int]:
     """Bracket sweeps (not clamped) from the box ``[x - delta, x + delta]``, the chance to
     win computed with the die ``sigma`` gives each state (-1: any die; the game always
     ends): once they land inside the box, it held the values and the sweeps' bounds are a
@@ -251,20 +256,22 @@ def _certify_box(t: Tables, x: np.ndarray, delta: float, sigma: np.ndarray, budg
     sweeps = min(BOX_SWEEPS, budget)
     for used in range(1, sweeps + 1):
         box_sweep_kernel(t.moves, t.jumps, t.optional, t.base, low, up, sigma)
+        if bar is not None:
+            bar.update(1)
         if bool(np.all(low >= lo)) and bool(np.all(up <= hi)):
             return (low, up, low, up), used
     return None, sweeps
 
 
-def _estimated_pair(t: Tables, tol: float, max_sweeps: int, draws: bool
-                    ) -> tuple[tuple[np.ndarray, ...] | None,
+def _estimated_pair(t: Tables, tol: float, max_sweeps: int, draws: bool,
+                    bar: Progress | None) -> tuple[tuple[np.ndarray, ...] | None,
                                tuple[np.ndarray, np.ndarray] | None, int]:
     """The symmetric game: estimate its value cheaply, then certify a box around the
     estimate (widening it if the sweeps do not land inside). Where a token can be kept
     from the goal (``draws``), the chance to win is certified through the policy read off
     the estimate, which must finish against any opponent. Returns pair 1 (or None), the
     policy it was certified through (None if it was not) and the sweeps spent."""
-    x, error, sweeps = _estimate_value(t, tol, max_sweeps // 2)
+    x, error, sweeps = _estimate_value(t, tol, max_sweeps // 2, bar)
     policy = None
     if draws:
         policy = _finishing_policy(t, x, max(4.0 * error, 1e-13))
@@ -275,7 +282,7 @@ def _estimated_pair(t: Tables, tol: float, max_sweeps: int, draws: bool
     for _ in range(BOX_TRIES):
         if sweeps >= max_sweeps or not delta < 0.5:
             break
-        pair, used = _certify_box(t, x, delta, sigma, max_sweeps - sweeps)
+        pair, used = _certify_box(t, x, delta, sigma, max_sweeps - sweeps, bar)
         sweeps += used
         if pair is not None:
             return pair, policy, sweeps
@@ -312,8 +319,9 @@ def _live(t: Tables, sides: _Sides) -> tuple[np.ndarray, np.ndarray]:
 
 
 def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, FixedPlayer | None],
-                 tol: float, max_sweeps: int) -> Bounds:
-    """Bracket both sides' chances to win and not to lose on every pair state.
+                 tol: float, max_sweeps: int, bar: Progress | None = None) -> Bounds:
+    """Bracket both sides' chances to win and not to lose on every pair state (``bar``
+    counts the sweeps, as ``convergence.sweeps`` does).
 
     ``players[k]`` is None for a side that maximises its chance to win; both
     None is the symmetric game (one set of arrays). Without a choice (one die,
@@ -331,7 +339,7 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
     low: tuple[np.ndarray, ...] | None = None
     sweeps, width, note, sigma = 0, 1.0, "", None
     if symmetric and not (one_die and draws):  # estimate, then certify a box around it
-        low, sigma, sweeps = _estimated_pair(t, tol, max_sweeps, draws)
+        low, sigma, sweeps = _estimated_pair(t, tol, max_sweeps, draws, bar)
         if low is not None:
             width = _width(low)
         if width > tol:  # the bracket goes on without the policy
@@ -358,6 +366,8 @@ def solve_bounds(p: Problem, t: Tables, players: tuple[FixedPlayer | None, Fixed
             break
         change, width = sides.sweep(low, True, skip)
         sweeps += 1
+        if bar is not None:
+            bar.update(1)
         if high is not None:
             change = max(change, sides.sweep(high, False, -1.0)[0])
             width = _draw_width(low, high)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.numba_config import njit
+from .._core.progress import Progress
 from .graph import alive_squares, live_kernel
 from .linear import solve_chain
 from .players import FixedPlayer
@@ -211,16 +212,19 @@ def _improve(t: Tables, second: np.ndarray, die: np.ndarray, take: np.ndarray, g
     return np.where(switch, best, die).astype(np.int32), new_take, changed
 
 
-def _estimate(t: Tables, die1: np.ndarray, take1: np.ndarray, tol: float, budget: int
-              ) -> np.ndarray:
+def _estimate(t: Tables, die1: np.ndarray, take1: np.ndarray, tol: float, budget: int,
+              bar: Progress | None) -> np.ndarray:
     """Gauss-Seidel sweeps of the first player's best chances from 0 (an estimate): its
-    chances when the second player is about to throw (diagonal layout)."""
+    chances when the second player is about to throw (diagonal layout; ``bar`` counts the
+    sweeps)."""
     u0 = np.zeros(t.n_sq * t.n_sq)
     u1 = np.zeros(t.n_sq * t.n_sq)
     prev = np.inf
     for used in range(1, min(budget, ESTIMATE_SWEEPS) + 1):
         change = response_sweep_kernel(t.moves, t.jumps, t.optional, t.base, die1, take1, 1.0,
                                        u0, u1)
+        if bar is not None:
+            bar.update(1)
         rate = min(change / prev, 0.9999) if prev > 0.0 else 0.0
         prev = change
         if change <= ROUNDING_CHANGE or (used >= 3 and change * rate / (1.0 - rate)
@@ -230,11 +234,11 @@ def _estimate(t: Tables, die1: np.ndarray, take1: np.ndarray, tol: float, budget
 
 
 def _upper(t: Tables, ev: _Evaluation, die1: np.ndarray, take1: np.ndarray, tol: float,
-           max_sweeps: int) -> tuple[np.ndarray, np.ndarray, int, bool]:
+           max_sweeps: int, bar: Progress | None) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Upper bounds on the first player's best chances (first and second player to
     throw, diagonal layout): from a box around the evaluated chances if sweeps certify
     one (see the module notes), else from 1. Returns them, the sweeps and whether a box
-    was certified."""
+    was certified (``bar`` counts the sweeps)."""
     up = 1.0 + (UP_PER_FACE * t.moves[1].shape[2] + UP_EXTRA) * _U
     args = (t.moves, t.jumps, t.optional, t.base, die1, take1, up)
     v0, v1 = ev.win0, ev.lose1
@@ -247,6 +251,8 @@ def _upper(t: Tables, ev: _Evaluation, die1: np.ndarray, take1: np.ndarray, tol:
         for _ in range(BOX_SWEEPS):
             response_sweep_kernel(*args, u0, u1)
             sweeps += 1
+            if bar is not None:
+                bar.update(1)
             if bool(np.all(u0 <= box0)) and bool(np.all(u1 <= box1)):
                 return u0, u1, sweeps, True
         delta *= BOX_GROWTH
@@ -257,32 +263,38 @@ def _upper(t: Tables, ev: _Evaluation, die1: np.ndarray, take1: np.ndarray, tol:
     while sweeps < max_sweeps:
         change = response_sweep_kernel(*args, u0, u1)
         sweeps += 1
+        if bar is not None:
+            bar.update(1)
         gap = max(float(np.max(u0 - v0)), float(np.max(u1 - v1))) + ev.error
         if gap <= tol or change <= 1e-3 * tol:
             break
     return u0, u1, sweeps, False
 
 
-def best_response(t: Tables, fixed: FixedPlayer, tol: float, max_sweeps: int
+def best_response(t: Tables, fixed: FixedPlayer, tol: float, max_sweeps: int,
+                  bar: Progress | None = None
                   ) -> tuple[_Evaluation, np.ndarray, np.ndarray, RaceConvergence]:
     """The first player's best response to ``fixed``: the evaluation of the final policy,
-    its dice (diagonal layout) and jump decisions, and the certificate."""
+    its dice (diagonal layout) and jump decisions, and the certificate. ``bar`` counts the
+    sweeps and the exact evaluations."""
     size = t.n_sq
     m = max(t.n_jumps, 1)
     die1 = _diag(fixed.die, t, np.int32)
     take1 = np.ascontiguousarray(fixed.take) if t.optional else np.ones((m, 1), np.bool_)
     # start from the policy read off an estimate: usually optimal already
-    die, take, _ = _improve(t, _estimate(t, die1, take1, tol, max_sweeps),
+    die, take, _ = _improve(t, _estimate(t, die1, take1, tol, max_sweeps, bar),
                             np.zeros((size, size), dtype=np.int32),
                             np.ones((t.n_jumps, size), dtype=np.bool_), 0.0)
     iterations, changed = 0, True
     while changed and iterations < MAX_ITERATIONS:
         take0 = take if t.optional else np.ones((m, 1), np.bool_)
         ev = _Evaluation(t, _diag(die, t, np.int32), take0, die1, take1, tol * TARGET_SHARE)
+        if bar is not None:
+            bar.update(1)
         die, take, changed = _improve(t, ev.lose1, die, take,
                                       GAIN_ERRORS * ev.error + GAIN_ROUNDING)
         iterations += 1
-    u0, u1, sweeps, boxed = _upper(t, ev, die1, take1, tol, max_sweeps)
+    u0, u1, sweeps, boxed = _upper(t, ev, die1, take1, tol, max_sweeps, bar)
     bracket = max(float(np.max(u0 - ev.win0)), float(np.max(u1 - ev.lose1))) + ev.error
     note = f"policy iteration: {iterations} exact evaluations"
     if changed:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.progress import Progress, check_progress
 from .._core.validation import flag, positive_int, probability
 from .._core.warn import warn_user
 from ..board import Board
@@ -124,11 +125,13 @@ def _as_player(policy: np.ndarray, take: np.ndarray, size: int, optional: bool) 
 
 
 def _played_out(p: Problem, t: Tables, b: Bounds, policy: np.ndarray, take: np.ndarray,
-                opponent: FixedPlayer | None, tol: float, max_sweeps: int) -> Bounds:
+                opponent: FixedPlayer | None, tol: float, max_sweeps: int, bar: Progress
+                ) -> Bounds:
     """Where nobody may win, the chances of the policy played out (against itself, or
     against the fixed opponent): the Markov chain both make, bracketed on its own."""
     me = _as_player(policy, take, t.n_sq, p.optional)
-    chain = solve_bounds(p, t, (me, me if opponent is None else opponent), tol, max_sweeps)
+    chain = solve_bounds(p, t, (me, me if opponent is None else opponent), tol, max_sweeps,
+                         bar)
     c, g = chain.convergence, b.convergence
     notes = "; ".join(x for x in (g.note, c.note and f"playing the policy out: {c.note}") if x)
     conv = RaceConvergence(g.sweeps + c.sweeps, max(g.bracket, c.bracket), g.draw_bounds,
@@ -136,10 +139,11 @@ def _played_out(p: Problem, t: Tables, b: Bounds, policy: np.ndarray, take: np.n
     return Bounds(chain.base, chain.win_lo, chain.win_hi, chain.keep_lo, chain.keep_hi, conv)
 
 
-def _response(t: Tables, fixed: FixedPlayer, tol: float, max_sweeps: int) -> Bounds:
+def _response(t: Tables, fixed: FixedPlayer, tol: float, max_sweeps: int, bar: Progress
+              ) -> Bounds:
     """The best response by policy iteration (``response.py``): the chances its policy
     delivers, within the solver's certified error, and the policy itself."""
-    ev, die, take, conv = best_response(t, fixed, tol, max_sweeps)
+    ev, die, take, conv = best_response(t, fixed, tol, max_sweeps, bar)
     return Bounds.around(t.base, (ev.win0, ev.win1), (ev.lose0, ev.lose1), ev.error, conv,
                          policy=(die.astype(np.int64), take))
 
@@ -163,6 +167,7 @@ def optimal_race(
     optional_jumps: bool = False,
     tol: float = DEFAULT_TOL,
     max_sweeps: int = DEFAULT_MAX_SWEEPS,
+    progress: bool | str = False,
 ) -> RaceResult:
     """Two players race; each picks a die before every throw to maximise their chance to win.
 
@@ -192,6 +197,12 @@ def optimal_race(
         value.
     max_sweeps : int, default 1_000_000
         Cap on Gauss-Seidel sweeps.
+    progress : bool or "always", default False
+        A progress bar on standard error (a widget in Jupyter) counting the sweeps over
+        the pair states (against a fixed opponent on smaller boards also the exact
+        evaluations of a policy; their number is known only at the end, so the bar has no
+        total): True shows it on a terminal or in a notebook only, ``"always"`` in pipes
+        and files too. Ctrl-C (``KeyboardInterrupt``) stops the race between two sweeps.
 
     Returns
     -------
@@ -220,6 +231,7 @@ def optimal_race(
     board, dice_t = _common(board, dice, optional_jumps)
     tol = _check_tol(tol)
     max_sweeps = positive_int(max_sweeps, "max_sweeps")
+    progress = check_progress(progress)
     size = board.size
     check_race_memory(size, 4 if opponent is None else 8, 0 if opponent is None else 1,
                       dice_t, chain=opponent is not None)
@@ -228,14 +240,15 @@ def optimal_race(
     if opponent is not None:
         fixed = fixed_player(opponent, board, dice_t, len(p.src), "opponent")
     t = make_tables(p)
-    if fixed is not None and 2 * size * size <= MAX_STATES:
-        b = _response(t, fixed, tol, max_sweeps)
-        policy, take = _policy_tables(t, b, fixed)
-    else:
-        b = solve_bounds(p, t, (None, fixed), tol, max_sweeps)
-        policy, take = _policy_tables(t, b, fixed)
-        if b.convergence.draw_bounds and b.convergence.bracket <= tol:
-            b = _played_out(p, t, b, policy, take, fixed, tol, max_sweeps)  # its chances
+    with Progress(0, "optimal_race", enabled=progress) as bar:
+        if fixed is not None and 2 * size * size <= MAX_STATES:
+            b = _response(t, fixed, tol, max_sweeps, bar)
+            policy, take = _policy_tables(t, b, fixed)
+        else:
+            b = solve_bounds(p, t, (None, fixed), tol, max_sweeps, bar)
+            policy, take = _policy_tables(t, b, fixed)
+            if b.convergence.draw_bounds and b.convergence.bracket <= tol:
+                b = _played_out(p, t, b, policy, take, fixed, tol, max_sweeps, bar)
     _warn_uncertified(b.convergence, tol)
     value, opp = _value_tables(b, 0, size)
     s = board.start
@@ -262,6 +275,7 @@ def race_value(
     *,
     optional_jumps: bool | None = None,
     tol: float = DEFAULT_TOL,
+    progress: bool | str = False,
 ) -> float:
     """The first player's chance to win when both players follow given choices.
 
@@ -282,6 +296,8 @@ def race_value(
         computed with optional jumps.
     tol : float, default 1e-12
         Width of the proven bracket around the answer.
+    progress : bool or "always", default False
+        A progress bar counting the sweeps, as in :func:`optimal_race`.
 
     Returns
     -------
@@ -305,6 +321,7 @@ def race_value(
     """
     board, dice_t = _common(board, dice, False if optional_jumps is None else optional_jumps)
     tol = _check_tol(tol)
+    progress = check_progress(progress)
     check_race_memory(board.size, 8, 2, dice_t, chain=True)
     probe = _problem(board, dice_t, False)
     players = (fixed_player(first, board, dice_t, len(probe.src), "first"),
@@ -312,7 +329,9 @@ def race_value(
     optional = (any(pl.optional for pl in players) if optional_jumps is None
                 else flag(optional_jumps, "optional_jumps"))
     p = _problem(board, dice_t, optional) if optional else probe
-    b = solve_bounds(p, make_tables(p), players, tol, DEFAULT_MAX_SWEEPS)
+    t = make_tables(p)
+    with Progress(0, "race_value", enabled=progress) as bar:
+        b = solve_bounds(p, t, players, tol, DEFAULT_MAX_SWEEPS, bar)
     _warn_uncertified(b.convergence, tol)
     value, _ = _value_tables(b, 0, board.size)
     return float(value[board.start, board.start])

@@ -14,7 +14,6 @@ stop on Ctrl-C.
 from __future__ import annotations
 
 import time
-import warnings
 from typing import Any, cast
 
 import numpy as np
@@ -85,7 +84,8 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
                      ) -> GameSimulationResult:
     """``games`` races of ``players`` players on ``board`` (validated ``games``,
     ``max_throws``, ``threads``, ``confidence``; ``ss`` the seed) under the board's capture
-    rule (:func:`~snl_numeric.board.capture_rule`)."""
+    rule (:func:`~snl_numeric.board.capture_rule`). Games without a winner are counted in
+    ``censored``; :func:`~.run.simulate` warns about them."""
     if not isinstance(board, Board):
         raise TypeError(f"players= races on a Board, got {type(board).__name__}")
     k = players_count(players, starts, dice)
@@ -133,12 +133,6 @@ def simulate_players(board: Board, games: int, players: Any, *, starts: Any = No
 
     censored, stranded, total, n_long, long_rounds, long_throws = (
         int(x) for x in tallies.sum(axis=0))
-    if censored:
-        warnings.warn(
-            f"{censored} of {games} games had no winner ({stranded} stranded with every "
-            f"player on a square that cannot reach the goal, {censored - stranded} stopped at "
-            f"max_throws={max_throws}); the rounds and throws describe the finished games "
-            "only", RuntimeWarning, stacklevel=4)
     sq = squares.sum(axis=0)
     mean_rounds, rounds_se = pooled_moments(rounds, n_long, long_rounds, float(sq[0]))
     mean_throws, throws_se = pooled_moments(throws, n_long, long_throws, float(sq[1]))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast, overload
 
@@ -14,6 +13,7 @@ from .._core.memory import check_memory
 from .._core.parallel import default_threads, max_threads
 from .._core.progress import Progress
 from .._core.validation import DEFAULT_MAX_THROWS, flag, positive_int, probability, seed_sequence
+from .._core.warn import warn_user
 from ..board import Board, check_model, check_start
 from ..dice import DiceLike
 from .kernel import HIST_BINS, Run, alias_tables, block_bounds, block_seeds
@@ -194,6 +194,45 @@ def simulate(
     >>> bool(abs(g.mean_rounds - exact.mean_rounds) < 4 * g.rounds_stderr), g.censored
     (True, 0)
     """
+    result = play_games(board, games, rng=rng, max_throws=max_throws, start=start,
+                        threads=threads, per_game=per_game, progress=progress,
+                        confidence=confidence, players=players, starts=starts, dice=dice)
+    if result.censored:
+        warn_user(censored_message(result))
+    return result
+
+
+def censored_message(result: SimulationResult | GameSimulationResult) -> str:
+    """What :func:`simulate` warns when games did not finish (``snl simulate`` prints the
+    counts in its output instead)."""
+    c, s, games, cap = result.censored, result.stranded, result.games, result.max_throws
+    if isinstance(result, GameSimulationResult):
+        return (f"{c} of {games} games had no winner ({s} stranded with every player on a "
+                f"square that cannot reach the goal, {c - s} stopped at max_throws={cap}); "
+                "the rounds and throws describe the finished games only")
+    return (f"{c} of {games} games did not finish ({s} stranded on squares that cannot reach "
+            f"the goal, {c - s} stopped at max_throws={cap}); the statistics describe the "
+            "finished games only")
+
+
+def play_games(
+    board: Board | Chain,
+    games: int,
+    *,
+    rng: np.random.SeedSequence | np.random.Generator | int | None = None,
+    max_throws: int = DEFAULT_MAX_THROWS,
+    start: int | None = None,
+    threads: int | None = None,
+    per_game: bool = False,
+    progress: bool | str = False,
+    confidence: float = 0.95,
+    players: int | None = None,
+    starts: Sequence[int | None] | None = None,
+    dice: DiceLike | Sequence[DiceLike | None] | None = None,
+) -> SimulationResult | GameSimulationResult:
+    """:func:`simulate` without its warning about games that did not finish: for callers
+    that report ``censored`` themselves (``snl simulate``, the warm-up), so they need not
+    silence it with ``warnings.catch_warnings`` (process-wide filters: not thread-safe)."""
     if players is not None or starts is not None or dice is not None:
         return _race(board, games, players, starts, dice, rng=rng, max_throws=max_throws,
                      start=start, threads=threads, per_game=per_game, progress=progress,
@@ -233,11 +272,6 @@ def simulate(
     censored, stranded, total = counts
 
     finished = games - censored
-    if censored:
-        warnings.warn(
-            f"{censored} of {games} games did not finish ({stranded} stranded on squares that "
-            f"cannot reach the goal, {censored - stranded} stopped at max_throws={max_throws}); "
-            "the statistics describe the finished games only", RuntimeWarning, stacklevel=2)
     mean, var, lo_hi = hist_moments(hist, long_games)
     std = math.sqrt(var)
     stderr = std / math.sqrt(finished) if finished else math.nan

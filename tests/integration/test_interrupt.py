@@ -163,3 +163,53 @@ def test_snl_maze_on_a_grid_of_ones_stops(tmp_path, flags):
     assert code == 130, "".join(child.err)[-2000:]
     assert "snl maze: interrupted" in "".join(child.err)
     assert took < allowed, f"stopped after {took:.1f} s, allowed {allowed:.1f} s"
+
+
+def test_optimal_race_stops():
+    """A race on 1,500 squares: 2.25 million pair states, half a second a sweep on a
+    quiet machine, tens of seconds in all; the bar counts the sweeps, Ctrl-C stops it."""
+    _stops(
+        "from snl_numeric import Board, boards, optimal_race\n"
+        "optimal_race(boards.get('milton-bradley'), ['1-3', '4-6'])\n"
+        "print('ready', flush=True)\n"
+        "optimal_race(Board(1500, {1499: 2, 700: 1}, overshoot='exact'), ['1-3', '4-6'],"
+        " progress='always')\n", "optimal_race:", 1.5)
+
+
+def test_sensitivity_of_the_win_stops():
+    """The win chance's derivative on 3,000 squares: thousands of sparse products forward,
+    then back; the bar counts the throws, Ctrl-C stops it."""
+    _stops(
+        "from snl_numeric import Board, boards, sensitivity\n"
+        "sensitivity(boards.get('milton-bradley'), of='win')\n"
+        "print('ready', flush=True)\n"
+        "sensitivity(Board(3000, {2999: 2, 1500: 1}, overshoot='exact'), of='win',"
+        " wrt='transitions', progress='always')\n", "sensitivity:", 1.0)
+
+
+def test_board_batch_from_arrays_of_millions_stops():
+    """``BoardBatch.from_arrays`` (file input) on 4 million boards whose faces come in
+    decreasing order: it checks, and sorts, the faces a block of boards at a time, so
+    Ctrl-C stops within a block (it waited for one sort of all 24 million faces at once,
+    about a third of the call: 2.5 s of 8 s on a busy machine). The call has no bar: it
+    is timed once in full first, and interrupted a third of the way into the second."""
+    child = _python(
+        "import time\n"
+        "import numpy as np\n"
+        "from snl_numeric.batch import BoardBatch\n"
+        "n = 4_000_000\n"
+        "kw = dict(dice_ptr=np.arange(0, 6 * n + 1, 6), faces=np.tile(np.arange(6, 0, -1), n),"
+        " probs=np.full(6 * n, 1 / 6))\n"
+        "t = time.perf_counter()\n"
+        "BoardBatch.from_arrays(np.full(n, 100), **kw)\n"
+        "print('full', time.perf_counter() - t, flush=True)\n"
+        "print('ready', flush=True)\n"
+        "BoardBatch.from_arrays(np.full(n, 100), **kw)\n"
+        "print('done', flush=True)\n")
+    child.wait_for("ready")
+    full = float("".join(child.out).split()[1])
+    code, took, allowed = child.interrupt(full / 3)
+    assert code != 0 and "KeyboardInterrupt" in "".join(child.err)
+    assert "done" not in "".join(child.out)
+    # a block of faces and the process's exit (0.22-0.29 s of a 2.9-4.1 s call there)
+    assert took < min(allowed, full / 6), f"stopped after {took:.2f} s of a {full:.2f} s call"
