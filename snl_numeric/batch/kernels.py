@@ -24,6 +24,7 @@ from .._core.sizes import MAX_TABLE_ENTRIES, WOODBURY_BYTES
 from .._core.solve import board_moments_kernel
 from .._core.table import (
     QUANTILE_SLACK,
+    moves_up_kernel,
     push_step_kernel,
     reach_kernel,
     succ_table_kernel,
@@ -228,10 +229,13 @@ def quantile_rows_kernel(rows, problem, most, levels, want_mode, tail, max_throw
             continue
         succ, probs = _board_table(rows, b, work)
         n = succ.shape[0]
-        reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
-        # the squares that can reach the goal: every one when every one is sure (the
-        # kernel may then have searched from the start only), else those of dist >= 0
-        every = sure[:n].all()
+        # the squares that can reach the goal: every one when each has a move up (no
+        # search: reach_kernel's own test, after which it searches for the fewest throws
+        # only) or when every one is sure, else those of dist >= 0
+        every = moves_up_kernel(succ)
+        if not every:
+            reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
+            every = sure[:n].all()
         for x in range(n):
             live[x] = every or dist[x] >= 0
         live[n - 1] = False
