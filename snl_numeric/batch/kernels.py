@@ -24,6 +24,7 @@ from .._core.sizes import MAX_TABLE_ENTRIES, WOODBURY_BYTES
 from .._core.solve import board_moments_kernel
 from .._core.table import (
     QUANTILE_SLACK,
+    moves_up_kernel,
     push_step_kernel,
     reach_kernel,
     succ_table_kernel,
@@ -45,10 +46,10 @@ MODE_TIE = 1e-12
 #: Most backward targets the per-board kernel takes (its capacitance elimination costs
 #: ``k**3 / 3``).
 KMAX = 512
-#: Bytes per square of one board in :func:`moments_rows_kernel`, besides ``16 * faces``
-#: (the successor table and the reversed one of the BFS) and the Woodbury work
-#: arrays: jump table, BFS arrays, target columns and levels, pivots, moments, the
-#: fallback's residual and step variance.
+#: Bytes per square of one board in :func:`moments_rows_kernel`, besides ``24 * faces``
+#: (the successor table, the reversed one of the BFS and the moves the Woodbury columns
+#: are made of) and the Woodbury columns: jump table, BFS arrays, target columns and
+#: levels, pivots, moments, the fallback's residual and step variance.
 ROW_BYTES = 256
 
 
@@ -83,8 +84,9 @@ def board_rows(batch: BoardBatch) -> BoardRows:
 @register_jitable
 def row_bytes(size, n_faces, k=0):
     """Bytes the kernels need for one board of ``size + 1`` squares and ``n_faces``
-    faces with ``k`` backward targets (the Woodbury arrays: ``2 (k + 1)`` per square)."""
-    return (size + 1) * (16 * n_faces + ROW_BYTES + 16 * (k + 1))
+    faces with ``k`` backward targets (the Woodbury columns, solved in place: ``k + 2`` per
+    square)."""
+    return (size + 1) * (24 * n_faces + ROW_BYTES + 8 * (k + 2))
 
 
 @njit()
@@ -167,7 +169,7 @@ def moments_rows_kernel(rows, problem, most, want_var, max_bytes, min_out, sure_
                         mean_out, var_out, k_out, status):  # pragma: no cover - jitted
     """Fewest throws, whether the goal is sure, expected throws and (``want_var``)
     variance from each board's start; ``k_out[b]``: its backward targets.
-    Rows with a problem are skipped. A board whose Woodbury arrays would take more than
+    Rows with a problem are skipped. A board whose Woodbury columns would take more than
     ``max_bytes`` (or ``WOODBURY_BYTES``: beyond, the single-board solver's GMRES is
     faster), or with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``.
     The per-square arrays of the boards are allocated once, for the largest (``most``
@@ -187,7 +189,7 @@ def moments_rows_kernel(rows, problem, most, want_var, max_bytes, min_out, sure_
         min_out[b] = reach_kernel(succ, start, dist[:n], sure[:n])
         sure_out[b] = sure[start]
         budget = min(max_bytes - row_bytes(n - 1, nf), WOODBURY_BYTES)
-        kmax = min(KMAX, budget // (16 * n) - 1)
+        kmax = min(KMAX, budget // (8 * n) - 2)
         report[start] = True
         k_out[b] = board_moments_kernel(succ, probs, sure[:n], report[:n], kmax, want_var,
                                         mean[:n], var[:n])
@@ -227,10 +229,13 @@ def quantile_rows_kernel(rows, problem, most, levels, want_mode, tail, max_throw
             continue
         succ, probs = _board_table(rows, b, work)
         n = succ.shape[0]
-        reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
-        # the squares that can reach the goal: every one when every one is sure (the
-        # kernel may then have searched from the start only), else those of dist >= 0
-        every = sure[:n].all()
+        # the squares that can reach the goal: every one when each has a move up (no
+        # search: reach_kernel's own test, after which it searches for the fewest throws
+        # only) or when every one is sure, else those of dist >= 0
+        every = moves_up_kernel(succ)
+        if not every:
+            reach_kernel(succ, rows.starts[b], dist[:n], sure[:n])
+            every = sure[:n].all()
         for x in range(n):
             live[x] = every or dist[x] >= 0
         live[n - 1] = False

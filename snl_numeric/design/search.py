@@ -153,9 +153,10 @@ _SQUARE_BYTES = 10
 
 def _per_square(faces: int, jumps: int) -> int:
     """Bytes per square of one thread's evaluation of a candidate: the tables of
-    :func:`evaluate_kernel` and the per-board solve, whose Woodbury arrays have a column per
-    backward target (at most the jumps and the faces)."""
-    return 8 * faces + 200 + 16 * (jumps + faces + 2)
+    :func:`evaluate_kernel` and the per-board solve, whose Woodbury columns (solved in
+    place) are two and one per backward target (at most the jumps and the faces), made of
+    its moves down (8 bytes per face)."""
+    return 16 * faces + 200 + 8 * (jumps + faces + 2)
 
 
 def _search_bytes(p: _Problem, method: str, iterations: int, chains: int, batch: int) -> int:

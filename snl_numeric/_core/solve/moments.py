@@ -6,8 +6,9 @@ single squares here (``bmax = 1``): on the small boards of a batch every backwar
 target fits the correction, so ``P`` is upper triangular and dense blocks would only
 cost time. The pivots, sweeps, capacitance, correction, residual and a priori bound are
 :mod:`.blocks`' and :mod:`.residual`'s own kernels with blocks of one square; only the
-structure pass with blocks of one square (pivots and backward targets in one pass,
-without the block structure's allocations) is written here, inside the kernel.
+structure pass with blocks of one square (pivots, backward targets and the moves the
+Woodbury columns are made of, in one pass over the table, without the block structure's
+allocations) is written here, inside the kernel. The columns are solved in place.
 
 Moments. ``t = A^-1 1`` and ``var = 2 u - t - t**2`` with ``u = A^-1 t``. Where that
 formula cancels (``var * CANCELLATION < t**2``) the variance is solved from the
@@ -61,12 +62,15 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     # is a good part of the time)
     iwork = np.empty((2, n + 1), dtype=np.int32)  # int32, as the structured solver's
     tcol, block_start = iwork[0, :n], iwork[1]
+    moves = np.empty((2, n * nf), dtype=np.int32)  # the moves down or off the system: x, f
     work = np.empty((4, n))
     piv, t, u, rhs = work[0], work[1], work[2], work[3]
-    # P with blocks of one square: the pivots piv (the sum of a square's probabilities of
-    # moving; 1 off the system), block_start (0 .. n) and the column tcol[y] of each square
-    # that a backward move lands on (numbered from the highest move down, else -1), k of them
+    # P with blocks of one square, in one pass over the table: the pivots piv (the sum of a
+    # square's probabilities of moving; 1 off the system), block_start (0 .. n), the column
+    # tcol[y] of each square that a backward move lands on (numbered from the highest move
+    # down, else -1), k of them, and the moves that the columns [e | C] below are made of
     k = 0
+    nm = 0
     for x in range(n + 1):
         block_start[x] = x
     for x in range(n - 1, -1, -1):
@@ -82,9 +86,13 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
             if p == 0.0 or y == x:
                 continue
             d += p
-            if y < x and active[y] and tcol[y] < 0:
+            if active[y] and y > x:
+                continue
+            if active[y] and tcol[y] < 0:
                 tcol[y] = k
                 k += 1
+            moves[0, nm], moves[1, nm] = x, f
+            nm += 1
         piv[x] = d
     if k > kmax:
         return k
@@ -100,41 +108,33 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     targets, first = kwork[:k], kwork[k:]
     offsets = kwork[:0]
     m = k + 2
-    fwork = np.empty(2 * n * m + (k + 1) * k)
-    cols = fwork[: n * m].reshape((n, m))
-    z = fwork[n * m: 2 * n * m].reshape((n, m))
-    cap = fwork[2 * n * m:].reshape((k + 1, k))  # the capacitance's factors, then its pivots
+    fwork = np.zeros(n * m + (k + 1) * k)
+    z = fwork[: n * m].reshape((n, m))
+    cap = fwork[n * m:].reshape((k + 1, k))  # the capacitance's factors, then its pivots
     for y in range(n):
         if tcol[y] >= 0:
             targets[tcol[y]] = y
     rowsum = 0.0  # the chain's rows scaled to sum to 1 (see Solver)
     for f in range(nf):
         rowsum += probs[0, f]
-    # the columns [b | e | C] in one sweep: b = rowsum, e what leaves the system in one
-    # throw, C the moves down to the targets (first: each column's highest non-zero row,
-    # so that the sweep need not look for it); then t before its correction, h and W
-    for x in range(n):
-        for j in range(m):
-            cols[x, j] = 0.0
+    # the columns [b | e | C], solved in place: b = rowsum, e what leaves the system in one
+    # throw, C the moves down to the targets, from the moves of the pass above (first: each
+    # column's highest non-zero row, so that the sweep need not look for it); then z holds
+    # t before its correction, h and W
     for j in range(m):
         first[j] = -1
     for x in range(n):
-        if not active[x]:
-            continue
-        cols[x, 0] = rowsum
-        first[0] = x
-        for f in range(nf):
-            p = probs[0, f]
-            y = succ[x, f]
-            if p == 0.0:
-                continue
-            if not active[y]:
-                cols[x, 1] += p
-                first[1] = x
-            elif y < x:
-                cols[x, 2 + tcol[y]] += p
-                first[2 + tcol[y]] = x
-    block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, cols, first, z)
+        if active[x]:
+            z[x, 0] = rowsum
+            first[0] = x
+    for i in range(nm):
+        x, f = moves[0, i], moves[1, i]
+        y = succ[x, f]
+        j = 2 + tcol[y] if active[y] else 1
+        z[x, j] += probs[0, f]
+        if first[j] < 0:
+            first[j] = x
+    block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, z, first, z)
     cap_piv = cap[k]
     cap = cap[:k]
     capacitance_kernel(z, col0, targets, cap, cap_piv)
@@ -162,8 +162,9 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         r = np.empty(n)
         size = np.empty(n)
         tlo = np.zeros(n)
-        residual_kernel(succ, probs, pstride, active, cols[:, 0].copy(), t, tlo,
-                        np.bool_(False), r, size)
+        for x in range(n):  # b again (z holds its solution)
+            rhs[x] = rowsum if active[x] else 0.0
+        residual_kernel(succ, probs, pstride, active, rhs, t, tlo, np.bool_(False), r, size)
         sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, tlo)
         correction_kernel(z, col0, targets, cap, cap_piv, tlo, every)
         # the residual has both signs, so its solve may cancel: a correction larger than
