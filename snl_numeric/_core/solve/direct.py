@@ -107,12 +107,12 @@ class DirectSolver:
             self.rowsum = probs.sum(axis=1)
             scale = self.rowsum[states, None]
         self._setup(pos.take(dest), ps, moving, scale, (succ, probs))
-        if m <= DENSE_MAX:
-            if self._mu < m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve)
-                self._factorise(self._dense(self._mu))
+        if self._mu == m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve)
+            pass
+        elif m <= DENSE_MAX:
+            self._factorise(self._dense(self._mu))
         else:
-            self.method = "splu"
-            self._splu = spla.splu(self._sparse())
+            self._splu = spla.splu(self._sparse(self._mu))
 
     @classmethod
     def dense(cls, a: np.ndarray, to: np.ndarray, probs: np.ndarray, moving: np.ndarray,
@@ -200,9 +200,8 @@ class DirectSolver:
         self._table = table
         self._throws: Solution | None = None
         self._rounding: np.ndarray | None = None
-        if self.unknowns <= DENSE_MAX:
-            self.method = "lu"
-            self._piv_u = self._pivot[:self._mu, None]
+        self.method = "lu" if self.unknowns <= DENSE_MAX else "splu"
+        self._piv_u = self._pivot[:self._mu, None]
 
     def _factorise(self, a_ff: np.ndarray) -> None:
         """LU of ``A_ff`` (C order: ``A_ff^T`` in LAPACK's column-major order), in place."""
@@ -244,7 +243,7 @@ class DirectSolver:
         Nobody moves to the first ``mu`` squares, so their columns of ``G`` are 0: they are
         solved last, from the others (their own entries of ``near`` are read only where a
         face has no probability)."""
-        if self.method != "lu":  # (SuperLU's solve of several columns goes to BLAS's threads)
+        if self._csr is not None:  # (SuperLU's solve of several columns goes to BLAS's threads)
             solve = partial(self._splu.solve, trans="T" if trans else "N")
             return columns(solve, np.asfortranarray(rhs)), None
         m, mu = self.unknowns, self._mu
@@ -253,7 +252,10 @@ class DirectSolver:
         if trans and mu:  # A^T = [[D_u, 0], [-G_uf^T, A_ff^T]]
             x[:mu] = rhs[:mu] / self._piv_u
             r = r + self._scatter(x, mu)[mu:]
-        if mu < m:
+        if mu < m and self.method == "splu":
+            solve = partial(self._splu.solve, trans="T" if trans else "N")
+            x[mu:m] = columns(solve, np.asfortranarray(r))
+        elif mu < m:
             with LAPACK_LOCK:  # (the factors are A_ff's transposed)
                 x[mu:m] = columns(partial(self._getrs, trans=0 if trans else 1), r)
         if trans:
@@ -276,19 +278,21 @@ class DirectSolver:
         idx = self._to[:rows, :, None] * k + np.arange(k)  # (to = m: off the system)
         return np.bincount(idx.ravel(), terms.ravel(), (m + 1) * k).reshape(m + 1, k)[:m]
 
-    def _sparse(self) -> sp.csc_matrix:
-        """``A`` for SuperLU: each square's row (its pivot and its moves within the system)
-        laid out in CSR straight from the table, summed where two faces meet, then
-        converted to CSC."""
-        m = self.unknowns
-        cols = np.concatenate([self._to, np.arange(m)[:, None]], axis=1)
-        vals = np.concatenate([-self._moving, self._pivot[:, None]], axis=1)
-        keep = (cols < m) & (vals != 0.0)
+    def _sparse(self, lo: int = 0) -> sp.csc_matrix:
+        """``A[lo:, lo:]`` for SuperLU: each square's row (its pivot and its moves within the
+        system) laid out in CSR straight from the table, converted to CSC (each column's rows
+        in order), then summed where two faces meet."""
+        m, n = self.unknowns - lo, self.unknowns
+        cols = np.concatenate([self._to[lo:], np.arange(lo, n)[:, None]], axis=1)
+        vals = np.concatenate([-self._moving[lo:], self._pivot[lo:, None]], axis=1)
+        keep = (cols < n) & (vals != 0.0)
         indptr = np.zeros(m + 1, dtype=np.int32)
         np.cumsum(np.count_nonzero(keep, axis=1), out=indptr[1:])
-        a = sp.csr_matrix((vals[keep], cols[keep].astype(np.int32), indptr), shape=(m, m))
+        cols = cols[keep].astype(np.int32)
+        cols -= lo
+        a = sp.csr_matrix((vals[keep], cols, indptr), shape=(m, m)).tocsc()
         a.sum_duplicates()
-        return a.tocsc()
+        return a
 
     def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool,
                   near: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
