@@ -48,6 +48,12 @@ SHARPEN = 1e-11
 MAX_ROUNDS = 4
 #: Answers certified above this relative error are solved again by GTH elimination.
 REFACTOR_ERROR = 1e-11
+#: SuperLU's panel of columns and largest relaxed supernode (SciPy's defaults: 20 and 10):
+#: one column each factorised ``A`` 5-20% faster on every board family of
+#: ``benchmarks/_families.py`` from 300 to 4,000 squares (the most on the largest). Never a
+#: relaxed supernode wider than the panel: SuperLU's work arrays hold one panel, and SciPy
+#: 1.17 corrupts memory (a crash at exit) when ``relax > panel_size``.
+SPLU_OPTIONS = {"panel_size": 1, "relax": 1}
 #: Held around every dense LAPACK factorisation and solve: OpenBLAS's LAPACK (0.3.31, as
 #: the NumPy/SciPy wheels ship it) corrupts memory when several threads call it at once
 #: (tests/test_threads.py; ``dgetrs`` on shared factors aborts within a few hundred calls).
@@ -86,11 +92,11 @@ class DirectSolver:
         dest = succ.take(states, axis=0)
         ps = probs if probs.ndim == 1 else probs.take(states, axis=0)
         moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay
-        # On the dense path the squares that no square of the system moves to (jump sources,
-        # the start) come first: their columns of A are 0 off the diagonal, so
-        # A = [[D_u, A_uf], [0, A_ff]] and only A_ff is factorised (see _by_lu).
+        # The squares that no square of the system moves to (jump sources, the start) come
+        # first: their columns of A are 0 off the diagonal, so A = [[D_u, A_uf], [0, A_ff]]
+        # and only A_ff is factorised (see _by_lu).
         self._mu = 0
-        if 0 < m <= DENSE_MAX:
+        if m:
             fed = np.bincount(dest.ravel(), moving.ravel(), n).take(states) > 0.0
             self._mu = mu = m - int(np.count_nonzero(fed))
             if mu:
@@ -112,7 +118,7 @@ class DirectSolver:
         elif m <= DENSE_MAX:
             self._factorise(self._dense(self._mu))
         else:
-            self._splu = spla.splu(self._sparse(self._mu))
+            self._splu = spla.splu(self._sparse(self._mu), **SPLU_OPTIONS)
 
     @classmethod
     def dense(cls, a: np.ndarray, to: np.ndarray, probs: np.ndarray, moving: np.ndarray,
