@@ -52,7 +52,9 @@ REFACTOR_ERROR = 1e-11
 #: one column each factorised ``A`` 5-20% faster on every board family of
 #: ``benchmarks/_families.py`` from 300 to 4,000 squares (the most on the largest). Never a
 #: relaxed supernode wider than the panel: SuperLU's work arrays hold one panel, and SciPy
-#: 1.17 corrupts memory (a crash at exit) when ``relax > panel_size``.
+#: 1.17 corrupts memory (a crash at exit) when ``relax > panel_size``. Where these meet a
+#: pivot exactly 0 and SciPy's defaults do not (a board of 1,000 snakes, 5e155 throws:
+#: ``tests/naive.run_board(200)``), the defaults factorise.
 SPLU_OPTIONS = {"panel_size": 1, "relax": 1}
 #: Held around every dense LAPACK factorisation and solve: OpenBLAS's LAPACK (0.3.31, as
 #: the NumPy/SciPy wheels ship it) corrupts memory when several threads call it at once
@@ -118,7 +120,11 @@ class DirectSolver:
         elif m <= DENSE_MAX:
             self._factorise(self._dense(self._mu))
         else:
-            self._splu = spla.splu(self._sparse(self._mu), **SPLU_OPTIONS)
+            a = self._sparse(self._mu)
+            try:
+                self._splu = spla.splu(a, **SPLU_OPTIONS)
+            except RuntimeError:  # a pivot exactly 0 (lengths near the largest double, where
+                self._splu = spla.splu(a)  # the order of the updates decides): SciPy's own
 
     @classmethod
     def dense(cls, a: np.ndarray, to: np.ndarray, probs: np.ndarray, moving: np.ndarray,
@@ -477,8 +483,9 @@ class DirectSolver:
         for round_ in range(MAX_ROUNDS + 1):
             if best[2] <= target:
                 break
-            r, bound = self._rows_of(trans).dd_residual(rhs, x, lo)
-            error = min(a_priori, self._error(rhs, x + lo, np.abs(r) + bound, trans))
+            with np.errstate(over="ignore", invalid="ignore"):  # (x near the largest double)
+                r, bound = self._rows_of(trans).dd_residual(rhs, x, lo)
+                error = min(a_priori, self._error(rhs, x + lo, np.abs(r) + bound, trans))
             if error < best[2]:
                 best = (x, lo, error)
             elif round_:
