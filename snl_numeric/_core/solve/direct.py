@@ -376,12 +376,13 @@ class DirectSolver:
 
     # -- solving ----------------------------------------------------------------------------
     def solve(self, b: np.ndarray, trans: bool = False, *, target: float = TARGET,
-              measure: bool = False):
+              measure: bool = False, first: tuple | None = None):
         """Solve ``A x = b`` (``A^T x = b``), ``b`` of shape ``(n,)`` or ``(n, m)`` (zero off
         the system): the answer of the chain with rows scaled to sum to 1, with its
         certified relative error (the largest over the columns; componentwise for a column
         with ``b > 0`` on the system and ``trans=False``, else normwise) and, when
-        ``measure``, its normwise backward error (else NaN)."""
+        ``measure``, its normwise backward error (else NaN). ``first``: the factorisation's
+        answer and its residual, ``(x, r, bound)``, when already made (:meth:`throws`)."""
         b = np.asarray(b, dtype=np.float64)
         rhs = b[self.states]
         if rhs.ndim == 1:
@@ -390,7 +391,7 @@ class DirectSolver:
             return Solution(np.zeros(b.shape), 0, 0.0, 0.0, self.method)
         if not trans:
             rhs = rhs * self._scale
-        x, lo, error, backward, how = self._certified(rhs, trans, target, measure)
+        x, lo, error, backward, how = self._certified(rhs, trans, target, measure, first)
         if error > max(target, REFACTOR_ERROR) and self.unknowns > GTH_MAX and np.all(
                 np.isfinite(x)) and self._csr is None:
             sol = self.structured().solve(b, trans, target=target)
@@ -425,12 +426,14 @@ class DirectSolver:
             low[self.states] = lo[:, 0]
         return hi, low
 
-    def _certified(self, rhs: np.ndarray, trans: bool, target: float, measure: bool = False):
+    def _certified(self, rhs: np.ndarray, trans: bool, target: float, measure: bool = False,
+                   first: tuple | None = None):
         """``(x, lo, error, backward, method)``: solved by LU and refined (``lo`` None when no
         refinement was needed); solved again by GTH elimination where the LU answer cannot
         be certified to ``REFACTOR_ERROR`` (here up to :data:`GTH_MAX` unknowns; above, the
         caller asks the structured solver)."""
-        x, lo, error, backward = self._refine(self._by_lu, rhs, trans, target, measure)
+        x, lo, error, backward = self._refine(self._by_lu, rhs, trans, target, measure,
+                                              first=first)
         # (an LU answer that overflowed too: its pivots' cancellation can make a finite
         # answer, e.g. 2e20 throws, inf, which GTH then gives right)
         if error <= max(target, REFACTOR_ERROR) or self.unknowns > GTH_MAX:
@@ -444,17 +447,21 @@ class DirectSolver:
         return x, lo, error, backward, self.method
 
     def _refine(self, solve, rhs: np.ndarray, trans: bool, target: float, measure: bool,
-                a_priori: float = np.inf):
+                a_priori: float = np.inf, first: tuple | None = None):
         """Solve (``solve(rhs, trans)`` gives ``(x, near)`` as :meth:`_by_lu` does), then
         refine the columns not yet certified (for ``A``, a round with the residual in double
         first; then in double-double) until the certified error (or ``a_priori``, a bound
         known without a residual) is below ``target`` or stops improving:
-        ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed."""
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            x, near = solve(rhs, trans)
-        if not np.isfinite(x).all():
-            return x, None, np.inf, np.inf
-        r, bound = self._residual(rhs, x, trans, near)
+        ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed. ``first``:
+        the first solve and its residual ``(x, r, bound)`` when already made (finite)."""
+        if first is None:
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                x, near = solve(rhs, trans)
+            if not np.isfinite(x).all():
+                return x, None, np.inf, np.inf
+            r, bound = self._residual(rhs, x, trans, near)
+        else:
+            x, r, bound = first
         backward = np.nan
         if measure:
             scale = 2.0 * np.abs(x).max() + np.abs(rhs).max()
@@ -562,25 +569,30 @@ class DirectSolver:
         """The expected throws ``t = A^-1 s`` from every square, solved once (the answer of
         :func:`~snl_numeric.expected_throws_all` and the norm of ``A^-1``)."""
         if self._throws is None:  # (two threads may both solve it: the same answer)
-            self._throws = self._throws_at_once() or self.solve(self.active.astype(np.float64))
+            sol = self._throws_at_once()
+            if not isinstance(sol, Solution):  # (refined from that first solve)
+                sol = self.solve(self.active.astype(np.float64), first=sol)
+            self._throws = sol
         return self._throws
 
-    def _throws_at_once(self) -> Solution | None:
+    def _throws_at_once(self) -> Solution | tuple | None:
         """The expected throws from one solve by the factorisation when the residual in
-        double precision certifies them, else None: the first step of :meth:`solve`,
-        without its bookkeeping of many columns and fallbacks."""
+        double precision certifies them: the first step of :meth:`solve`, without its
+        bookkeeping of many columns and fallbacks. Else that solve and its residual
+        ``(x, r, bound)`` for :meth:`solve` to refine, or None (nothing solved, or beyond
+        the largest double)."""
         if self.unknowns == 0:
             return None
         rhs = self._scale * np.ones((self.unknowns, 1))
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
             x, near = self._by_lu(rhs, False)
             r, bound = self._residual(rhs, x, False, near)
-            err = np.abs(r, out=r)
+            err = np.abs(r)
             err += bound
             err /= rhs
             error = _error_of(float(err.max()))
         if not error <= TARGET:  # (NaN beyond the largest double)
-            return None
+            return (x, r, bound) if np.isfinite(x).all() else None
         out = np.zeros(self.n)
         out[self.states] = x[:, 0]
         return Solution(out, 0, total_error(error, self.faces), np.nan, self.method)
