@@ -534,12 +534,11 @@ class Board:
         [...]}``, a mapping ``face -> probability`` or a string such as ``"2d6"``.
         Missing rules take their defaults.
         """
-        f = board_fields(data)
-        dice = None if f.faces is None else shared_dice(tuple(f.faces), tuple(f.probs or ()))
-        board = cls.__new__(cls)  # (the jumps are read once, by board_fields)
-        board._init(np.array(f.src, dtype=np.int64), np.array(f.dst, dtype=np.int64),
-                    *_rules(f.size, f.start, f.overshoot, f.chain, dice, f.name, f.capture,
-                            f.safe))
+        f = board_fields(data)  # (every field read and checked once: no _rules again)
+        dice = Dice.fair(6) if f.faces is None else shared_dice(tuple(f.faces), tuple(f.probs or ()))
+        board = cls.__new__(cls)
+        board._init(np.array(f.src, dtype=np.int64), np.array(f.dst, dtype=np.int64), f.size,
+                    f.start, f.overshoot, f.chain, dice, f.name, f.capture, f.safe)
         return board
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None

@@ -377,8 +377,7 @@ def compile_board(board: Board) -> CompiledBoard:
     ([1, 2, 8, 4, 5, 6], [10, 9, 9, 9, 9, 9])
     """
     size = board.size
-    faces = board.dice.faces
-    check_table_entries(size, len(faces))
+    faces = board.dice.faces  # (a Board refuses a table past MAX_TABLE_ENTRIES when built)
     large = not ordinary(size + 1, len(faces))
     need = table_bytes(size, len(faces))
     if need >= SMALL_REQUEST:

@@ -48,6 +48,14 @@ SHARPEN = 1e-11
 MAX_ROUNDS = 4
 #: Answers certified above this relative error are solved again by GTH elimination.
 REFACTOR_ERROR = 1e-11
+#: SuperLU's panel of columns and largest relaxed supernode (SciPy's defaults: 20 and 10):
+#: one column each factorised ``A`` 5-20% faster on every board family of
+#: ``benchmarks/_families.py`` from 300 to 4,000 squares (the most on the largest). Never a
+#: relaxed supernode wider than the panel: SuperLU's work arrays hold one panel, and SciPy
+#: 1.17 corrupts memory (a crash at exit) when ``relax > panel_size``. Where these meet a
+#: pivot exactly 0 and SciPy's defaults do not (a board of 1,000 snakes, 5e155 throws:
+#: ``tests/naive.run_board(200)``), the defaults factorise.
+SPLU_OPTIONS = {"panel_size": 1, "relax": 1}
 #: Held around every dense LAPACK factorisation and solve: OpenBLAS's LAPACK (0.3.31, as
 #: the NumPy/SciPy wheels ship it) corrupts memory when several threads call it at once
 #: (tests/test_threads.py; ``dgetrs`` on shared factors aborts within a few hundred calls).
@@ -86,11 +94,11 @@ class DirectSolver:
         dest = succ.take(states, axis=0)
         ps = probs if probs.ndim == 1 else probs.take(states, axis=0)
         moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay
-        # On the dense path the squares that no square of the system moves to (jump sources,
-        # the start) come first: their columns of A are 0 off the diagonal, so
-        # A = [[D_u, A_uf], [0, A_ff]] and only A_ff is factorised (see _by_lu).
+        # The squares that no square of the system moves to (jump sources, the start) come
+        # first: their columns of A are 0 off the diagonal, so A = [[D_u, A_uf], [0, A_ff]]
+        # and only A_ff is factorised (see _by_lu).
         self._mu = 0
-        if 0 < m <= DENSE_MAX:
+        if m:
             fed = np.bincount(dest.ravel(), moving.ravel(), n).take(states) > 0.0
             self._mu = mu = m - int(np.count_nonzero(fed))
             if mu:
@@ -107,12 +115,16 @@ class DirectSolver:
             self.rowsum = probs.sum(axis=1)
             scale = self.rowsum[states, None]
         self._setup(pos.take(dest), ps, moving, scale, (succ, probs))
-        if m <= DENSE_MAX:
-            if self._mu < m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve)
-                self._factorise(self._dense(self._mu))
+        if self._mu == m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve)
+            pass
+        elif m <= DENSE_MAX:
+            self._factorise(self._dense(self._mu))
         else:
-            self.method = "splu"
-            self._splu = spla.splu(self._sparse())
+            a = self._sparse(self._mu)
+            try:
+                self._splu = spla.splu(a, **SPLU_OPTIONS)
+            except RuntimeError:  # a pivot exactly 0 (lengths near the largest double, where
+                self._splu = spla.splu(a)  # the order of the updates decides): SciPy's own
 
     @classmethod
     def dense(cls, a: np.ndarray, to: np.ndarray, probs: np.ndarray, moving: np.ndarray,
@@ -200,9 +212,8 @@ class DirectSolver:
         self._table = table
         self._throws: Solution | None = None
         self._rounding: np.ndarray | None = None
-        if self.unknowns <= DENSE_MAX:
-            self.method = "lu"
-            self._piv_u = self._pivot[:self._mu, None]
+        self.method = "lu" if self.unknowns <= DENSE_MAX else "splu"
+        self._piv_u = self._pivot[:self._mu, None]
 
     def _factorise(self, a_ff: np.ndarray) -> None:
         """LU of ``A_ff`` (C order: ``A_ff^T`` in LAPACK's column-major order), in place."""
@@ -244,7 +255,7 @@ class DirectSolver:
         Nobody moves to the first ``mu`` squares, so their columns of ``G`` are 0: they are
         solved last, from the others (their own entries of ``near`` are read only where a
         face has no probability)."""
-        if self.method != "lu":  # (SuperLU's solve of several columns goes to BLAS's threads)
+        if self._csr is not None:  # (SuperLU's solve of several columns goes to BLAS's threads)
             solve = partial(self._splu.solve, trans="T" if trans else "N")
             return columns(solve, np.asfortranarray(rhs)), None
         m, mu = self.unknowns, self._mu
@@ -253,7 +264,10 @@ class DirectSolver:
         if trans and mu:  # A^T = [[D_u, 0], [-G_uf^T, A_ff^T]]
             x[:mu] = rhs[:mu] / self._piv_u
             r = r + self._scatter(x, mu)[mu:]
-        if mu < m:
+        if mu < m and self.method == "splu":
+            solve = partial(self._splu.solve, trans="T" if trans else "N")
+            x[mu:m] = columns(solve, np.asfortranarray(r))
+        elif mu < m:
             with LAPACK_LOCK:  # (the factors are A_ff's transposed)
                 x[mu:m] = columns(partial(self._getrs, trans=0 if trans else 1), r)
         if trans:
@@ -276,19 +290,21 @@ class DirectSolver:
         idx = self._to[:rows, :, None] * k + np.arange(k)  # (to = m: off the system)
         return np.bincount(idx.ravel(), terms.ravel(), (m + 1) * k).reshape(m + 1, k)[:m]
 
-    def _sparse(self) -> sp.csc_matrix:
-        """``A`` for SuperLU: each square's row (its pivot and its moves within the system)
-        laid out in CSR straight from the table, summed where two faces meet, then
-        converted to CSC."""
-        m = self.unknowns
-        cols = np.concatenate([self._to, np.arange(m)[:, None]], axis=1)
-        vals = np.concatenate([-self._moving, self._pivot[:, None]], axis=1)
-        keep = (cols < m) & (vals != 0.0)
+    def _sparse(self, lo: int = 0) -> sp.csc_matrix:
+        """``A[lo:, lo:]`` for SuperLU: each square's row (its pivot and its moves within the
+        system) laid out in CSR straight from the table, converted to CSC (each column's rows
+        in order), then summed where two faces meet."""
+        m, n = self.unknowns - lo, self.unknowns
+        cols = np.concatenate([self._to[lo:], np.arange(lo, n)[:, None]], axis=1)
+        vals = np.concatenate([-self._moving[lo:], self._pivot[lo:, None]], axis=1)
+        keep = (cols < n) & (vals != 0.0)
         indptr = np.zeros(m + 1, dtype=np.int32)
         np.cumsum(np.count_nonzero(keep, axis=1), out=indptr[1:])
-        a = sp.csr_matrix((vals[keep], cols[keep].astype(np.int32), indptr), shape=(m, m))
+        cols = cols[keep].astype(np.int32)
+        cols -= lo
+        a = sp.csr_matrix((vals[keep], cols, indptr), shape=(m, m)).tocsc()
         a.sum_duplicates()
-        return a.tocsc()
+        return a
 
     def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool,
                   near: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -360,12 +376,13 @@ class DirectSolver:
 
     # -- solving ----------------------------------------------------------------------------
     def solve(self, b: np.ndarray, trans: bool = False, *, target: float = TARGET,
-              measure: bool = False):
+              measure: bool = False, first: tuple | None = None):
         """Solve ``A x = b`` (``A^T x = b``), ``b`` of shape ``(n,)`` or ``(n, m)`` (zero off
         the system): the answer of the chain with rows scaled to sum to 1, with its
         certified relative error (the largest over the columns; componentwise for a column
         with ``b > 0`` on the system and ``trans=False``, else normwise) and, when
-        ``measure``, its normwise backward error (else NaN)."""
+        ``measure``, its normwise backward error (else NaN). ``first``: the factorisation's
+        answer and its residual, ``(x, r, bound)``, when already made (:meth:`throws`)."""
         b = np.asarray(b, dtype=np.float64)
         rhs = b[self.states]
         if rhs.ndim == 1:
@@ -374,7 +391,7 @@ class DirectSolver:
             return Solution(np.zeros(b.shape), 0, 0.0, 0.0, self.method)
         if not trans:
             rhs = rhs * self._scale
-        x, lo, error, backward, how = self._certified(rhs, trans, target, measure)
+        x, lo, error, backward, how = self._certified(rhs, trans, target, measure, first)
         if error > max(target, REFACTOR_ERROR) and self.unknowns > GTH_MAX and np.all(
                 np.isfinite(x)) and self._csr is None:
             sol = self.structured().solve(b, trans, target=target)
@@ -409,12 +426,14 @@ class DirectSolver:
             low[self.states] = lo[:, 0]
         return hi, low
 
-    def _certified(self, rhs: np.ndarray, trans: bool, target: float, measure: bool = False):
+    def _certified(self, rhs: np.ndarray, trans: bool, target: float, measure: bool = False,
+                   first: tuple | None = None):
         """``(x, lo, error, backward, method)``: solved by LU and refined (``lo`` None when no
         refinement was needed); solved again by GTH elimination where the LU answer cannot
         be certified to ``REFACTOR_ERROR`` (here up to :data:`GTH_MAX` unknowns; above, the
         caller asks the structured solver)."""
-        x, lo, error, backward = self._refine(self._by_lu, rhs, trans, target, measure)
+        x, lo, error, backward = self._refine(self._by_lu, rhs, trans, target, measure,
+                                              first=first)
         # (an LU answer that overflowed too: its pivots' cancellation can make a finite
         # answer, e.g. 2e20 throws, inf, which GTH then gives right)
         if error <= max(target, REFACTOR_ERROR) or self.unknowns > GTH_MAX:
@@ -428,17 +447,21 @@ class DirectSolver:
         return x, lo, error, backward, self.method
 
     def _refine(self, solve, rhs: np.ndarray, trans: bool, target: float, measure: bool,
-                a_priori: float = np.inf):
+                a_priori: float = np.inf, first: tuple | None = None):
         """Solve (``solve(rhs, trans)`` gives ``(x, near)`` as :meth:`_by_lu` does), then
         refine the columns not yet certified (for ``A``, a round with the residual in double
         first; then in double-double) until the certified error (or ``a_priori``, a bound
         known without a residual) is below ``target`` or stops improving:
-        ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed."""
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            x, near = solve(rhs, trans)
-        if not np.isfinite(x).all():
-            return x, None, np.inf, np.inf
-        r, bound = self._residual(rhs, x, trans, near)
+        ``(x, lo, error, backward)``, ``lo`` None when no refinement was needed. ``first``:
+        the first solve and its residual ``(x, r, bound)`` when already made (finite)."""
+        if first is None:
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                x, near = solve(rhs, trans)
+            if not np.isfinite(x).all():
+                return x, None, np.inf, np.inf
+            r, bound = self._residual(rhs, x, trans, near)
+        else:
+            x, r, bound = first
         backward = np.nan
         if measure:
             scale = 2.0 * np.abs(x).max() + np.abs(rhs).max()
@@ -467,8 +490,9 @@ class DirectSolver:
         for round_ in range(MAX_ROUNDS + 1):
             if best[2] <= target:
                 break
-            r, bound = self._rows_of(trans).dd_residual(rhs, x, lo)
-            error = min(a_priori, self._error(rhs, x + lo, np.abs(r) + bound, trans))
+            with np.errstate(over="ignore", invalid="ignore"):  # (x near the largest double)
+                r, bound = self._rows_of(trans).dd_residual(rhs, x, lo)
+                error = min(a_priori, self._error(rhs, x + lo, np.abs(r) + bound, trans))
             if error < best[2]:
                 best = (x, lo, error)
             elif round_:
@@ -545,25 +569,30 @@ class DirectSolver:
         """The expected throws ``t = A^-1 s`` from every square, solved once (the answer of
         :func:`~snl_numeric.expected_throws_all` and the norm of ``A^-1``)."""
         if self._throws is None:  # (two threads may both solve it: the same answer)
-            self._throws = self._throws_at_once() or self.solve(self.active.astype(np.float64))
+            sol = self._throws_at_once()
+            if not isinstance(sol, Solution):  # (refined from that first solve)
+                sol = self.solve(self.active.astype(np.float64), first=sol)
+            self._throws = sol
         return self._throws
 
-    def _throws_at_once(self) -> Solution | None:
+    def _throws_at_once(self) -> Solution | tuple | None:
         """The expected throws from one solve by the factorisation when the residual in
-        double precision certifies them, else None: the first step of :meth:`solve`,
-        without its bookkeeping of many columns and fallbacks."""
+        double precision certifies them: the first step of :meth:`solve`, without its
+        bookkeeping of many columns and fallbacks. Else that solve and its residual
+        ``(x, r, bound)`` for :meth:`solve` to refine, or None (nothing solved, or beyond
+        the largest double)."""
         if self.unknowns == 0:
             return None
         rhs = self._scale * np.ones((self.unknowns, 1))
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
             x, near = self._by_lu(rhs, False)
             r, bound = self._residual(rhs, x, False, near)
-            err = np.abs(r, out=r)
+            err = np.abs(r)
             err += bound
             err /= rhs
             error = _error_of(float(err.max()))
         if not error <= TARGET:  # (NaN beyond the largest double)
-            return None
+            return (x, r, bound) if np.isfinite(x).all() else None
         out = np.zeros(self.n)
         out[self.states] = x[:, 0]
         return Solution(out, 0, total_error(error, self.faces), np.nan, self.method)
