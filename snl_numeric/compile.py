@@ -40,10 +40,12 @@ from ._core.table import (
 )
 from ._core.sizes import check_table_entries, ordinary
 from ._core.vectorised import (
+    fired_table,
     landing_rest,
     play_from,
     reach,
     reachable_from,
+    search_from,
     succ_table,
 )
 
@@ -157,13 +159,10 @@ class CompiledBoard:
         (int32, shape ``(size + 1, n_faces)``)."""
         return self.cache.get("fired", self._fired)
 
-    def _fired(self) -> np.ndarray:
-        jump_to = np.full(self.n_states, -1, dtype=np.intp)
-        jump_to[self.jump_src] = self.jump_dst
-        _, landed = succ_table(self.size, jump_to, self.overshoot, self.chained, self.faces,
-                               landing=True)
-        assert landed is not None  # asked for
-        return _fired(landed, self.jump_index)
+    def _fired(self) -> np.ndarray:  # (a large board's is built when it is compiled)
+        fired = fired_table(self.size, self.jump_index, self.overshoot, self.faces)
+        fired.flags.writeable = False
+        return fired
 
     @property
     def n_states(self) -> int:
@@ -230,13 +229,31 @@ class CompiledBoard:
                 return sure
         return self.reach[1]
 
+    @property
+    def live(self) -> np.ndarray:
+        """Whether the goal can be reached from each square, the goal excluded
+        (``reach[0] > 0``): without a search when every square finishes surely
+        (:attr:`sure`, on an ordinary board or once known)."""
+        return self.cache.get("live", self._live)
+
+    def _live(self) -> np.ndarray:
+        if ("reach" not in self.cache and (self.ordinary or "sure" in self.cache)
+                and self.sure.all()):
+            live = np.ones(self.n_states, dtype=np.bool_)
+            live[self.size] = False
+        else:
+            live = self.reach[0] > 0
+        live.flags.writeable = False
+        return live
+
     def throws_from(self, start: int) -> int:
         """Fewest throws from ``start`` to the goal, -1 if unreachable (``reach[0][start]``):
         on an ordinary board whose :attr:`reach` is not built yet, from one search forward
-        from ``start`` (no reversed moves, nothing kept): :meth:`play_from`'s throws."""
+        from ``start`` (no reversed moves; the search kept for :meth:`play_from` and
+        :meth:`reachable_from`): :meth:`play_from`'s throws."""
         if "reach" in self.cache or not self.ordinary:
             return int(self.reach[0][start])
-        squares = play_from(self.succ, start)
+        squares = self.play_from(start)
         return -1 if squares is None else len(squares) - 1
 
     def play_from(self, start: int) -> np.ndarray | None:
@@ -256,7 +273,7 @@ class CompiledBoard:
                 squares.append(x)
                 d -= 1
             return np.array(squares)
-        return play_from(self.succ, start)
+        return play_from(self.succ, start, self._search(start)[1])
 
     def reachable_from(self, start: int) -> np.ndarray:
         """The squares a token on ``start`` can ever rest on (read-only, built once per
@@ -264,9 +281,20 @@ class CompiledBoard:
         return self.cache.get(f"reachable from {start}", lambda: self._reachable(start))
 
     def _reachable(self, start: int) -> np.ndarray:
-        seen = reachable_from(self.succ, start)
+        seen = self._search(start)[0] if self.ordinary else reachable_from(self.succ, start)
         seen.flags.writeable = False
         return seen
+
+    def _search(self, start: int) -> tuple[np.ndarray, np.ndarray]:
+        """One search forward from ``start`` on an ordinary board (:func:`search_from`),
+        made once per start: the squares reached and the play to each."""
+        def search() -> tuple[np.ndarray, np.ndarray]:
+            seen, pred = search_from(self.succ, start)
+            for arr in (seen, pred):
+                arr.flags.writeable = False
+            return seen, pred
+
+        return self.cache.get(f"search from {start}", search)
 
     @property
     def ordinary(self) -> bool:
