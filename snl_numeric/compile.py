@@ -46,6 +46,7 @@ from ._core.vectorised import (
     reach,
     reachable_from,
     search_from,
+    squares_in,
     succ_table,
 )
 
@@ -249,8 +250,8 @@ class CompiledBoard:
     def throws_from(self, start: int) -> int:
         """Fewest throws from ``start`` to the goal, -1 if unreachable (``reach[0][start]``):
         on an ordinary board whose :attr:`reach` is not built yet, from one search forward
-        from ``start`` (no reversed moves; the search kept for :meth:`play_from` and
-        :meth:`reachable_from`): :meth:`play_from`'s throws."""
+        from ``start`` (no reversed moves; the one :meth:`reachable_from` kept, if any):
+        :meth:`play_from`'s throws."""
         if "reach" in self.cache or not self.ordinary:
             return int(self.reach[0][start])
         squares = self.play_from(start)
@@ -273,7 +274,8 @@ class CompiledBoard:
                 squares.append(x)
                 d -= 1
             return np.array(squares)
-        return play_from(self.succ, start, self._search(start)[1])
+        made = f"search from {start}" in self.cache  # (by reachable_from; else search once)
+        return play_from(self.succ, start, self._search(start)[1] if made else None)
 
     def reachable_from(self, start: int) -> np.ndarray:
         """The squares a token on ``start`` can ever rest on (read-only, built once per
@@ -281,18 +283,19 @@ class CompiledBoard:
         return self.cache.get(f"reachable from {start}", lambda: self._reachable(start))
 
     def _reachable(self, start: int) -> np.ndarray:
-        seen = self._search(start)[0] if self.ordinary else reachable_from(self.succ, start)
+        seen = (squares_in(self._search(start)[0], self.n_states) if self.ordinary
+                else reachable_from(self.succ, start))
         seen.flags.writeable = False
         return seen
 
     def _search(self, start: int) -> tuple[np.ndarray, np.ndarray]:
         """One search forward from ``start`` on an ordinary board (:func:`search_from`),
-        made once per start: the squares reached and the play to each."""
+        made once per start (by :meth:`reachable_from`; :meth:`play_from` reads it when
+        made): the squares reached and the play to each."""
         def search() -> tuple[np.ndarray, np.ndarray]:
-            seen, pred = search_from(self.succ, start)
-            for arr in (seen, pred):
-                arr.flags.writeable = False
-            return seen, pred
+            order, pred = search_from(self.succ, start)
+            order.flags.writeable = pred.flags.writeable = False
+            return order, pred
 
         return self.cache.get(f"search from {start}", search)
 

@@ -28,7 +28,8 @@ from snl_numeric import (
 )
 from snl_numeric._core.table import moves_up_kernel, reach_kernel
 from snl_numeric._core.vectorised import reach as numpy_reach
-from snl_numeric._core.vectorised import fired_table, play_from, search_from, stable_order
+from snl_numeric._core.vectorised import (fired_table, play_from, search_from, squares_in,
+                                         stable_order)
 from snl_numeric.boards import random_board
 
 RULES = ("win", "exact", "bounce")
@@ -302,10 +303,11 @@ def test_property_one_search_from_the_start_matches_naive(board):
     # goal, when every square has a move up) is reach[0] > 0; min_throws,
     # shortest_path and the live squares the same before and after reach is built
     cb = board.compiled
-    seen, pred = search_from(cb.succ, board.start)
+    order, pred = search_from(cb.succ, board.start)
     want = np.zeros(board.size + 1, dtype=np.bool_)
     want[sorted(naive.naive_reachable(board, board.start))] = True
-    np.testing.assert_array_equal(seen, want)
+    assert order[0] == board.start and len(set(order.tolist())) == len(order)
+    np.testing.assert_array_equal(squares_in(order, board.size + 1), want)
     play = play_from(cb.succ, board.start)
     got = play_from(cb.succ, board.start, pred)
     assert (got is None and play is None) or got.tolist() == play.tolist()

@@ -32,7 +32,7 @@ from .progress import Progress
 from .sizes import dense_push
 
 __all__ = ["BLOCK", "landing_rest", "succ_table", "fired_table", "reach", "stable_order",
-           "search_from", "reachable_from", "play_from", "push"]
+           "search_from", "reachable_from", "squares_in", "play_from", "push"]
 
 #: Throws per product of a dense push (the distribution's here, the handicaps' backward
 #: one): ``B`` in ``v Q^B``.
@@ -214,22 +214,18 @@ def _forward(succ: np.ndarray) -> sp.csr_matrix:
 
 
 def search_from(succ: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(seen, pred)`` of one breadth-first search forward from ``start``: the squares a
-    token on ``start`` can ever rest on (``start`` included) and each one's predecessor in
-    the search (negative for ``start`` and the squares not seen; :func:`play_from` reads
-    the fewest-throws play off them).
+    """``(order, pred)`` of one breadth-first search forward from ``start``: the squares a
+    token on ``start`` can ever rest on (``start`` first) and each square's predecessor in
+    the search (negative for ``start`` and the squares not reached; :func:`play_from`
+    reads the fewest-throws play off them).
 
     Examples
     --------
-    >>> seen, pred = search_from(np.array([[1, 2], [2, 2], [2, 2], [0, 0]]), 1)
-    >>> seen.tolist(), pred.tolist()[1:3]
-    ([False, True, True, False], [-9999, 1])
+    >>> order, pred = search_from(np.array([[1, 2], [2, 2], [2, 2], [0, 0]]), 1)
+    >>> order.tolist(), pred.tolist()[1:3]
+    ([1, 2], [-9999, 1])
     """
-    seen = np.zeros(succ.shape[0], dtype=np.bool_)
-    order, pred = breadth_first_order(_forward(succ), start, directed=True,
-                                      return_predecessors=True)
-    seen[order] = True
-    return seen, pred
+    return breadth_first_order(_forward(succ), start, directed=True, return_predecessors=True)
 
 
 def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
@@ -243,6 +239,19 @@ def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
     seen = np.zeros(succ.shape[0], dtype=np.bool_)
     seen[breadth_first_order(_forward(succ), start, directed=True,
                              return_predecessors=False)] = True
+    return seen
+
+
+def squares_in(order: np.ndarray, n: int) -> np.ndarray:
+    """The mask of ``n`` squares that ``order`` lists (a search's squares reached).
+
+    Examples
+    --------
+    >>> squares_in(np.array([2, 0]), 3).tolist()
+    [True, False, True]
+    """
+    seen = np.zeros(n, dtype=np.bool_)
+    seen[order] = True
     return seen
 
 
