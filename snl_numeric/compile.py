@@ -40,10 +40,13 @@ from ._core.table import (
 )
 from ._core.sizes import check_table_entries, ordinary
 from ._core.vectorised import (
+    fired_table,
     landing_rest,
     play_from,
     reach,
     reachable_from,
+    search_from,
+    squares_in,
     succ_table,
 )
 
@@ -157,13 +160,10 @@ class CompiledBoard:
         (int32, shape ``(size + 1, n_faces)``)."""
         return self.cache.get("fired", self._fired)
 
-    def _fired(self) -> np.ndarray:
-        jump_to = np.full(self.n_states, -1, dtype=np.intp)
-        jump_to[self.jump_src] = self.jump_dst
-        _, landed = succ_table(self.size, jump_to, self.overshoot, self.chained, self.faces,
-                               landing=True)
-        assert landed is not None  # asked for
-        return _fired(landed, self.jump_index)
+    def _fired(self) -> np.ndarray:  # (a large board's is built when it is compiled)
+        fired = fired_table(self.size, self.jump_index, self.overshoot, self.faces)
+        fired.flags.writeable = False
+        return fired
 
     @property
     def n_states(self) -> int:
@@ -230,13 +230,31 @@ class CompiledBoard:
                 return sure
         return self.reach[1]
 
+    @property
+    def live(self) -> np.ndarray:
+        """Whether the goal can be reached from each square, the goal excluded
+        (``reach[0] > 0``): without a search when every square finishes surely
+        (:attr:`sure`, on an ordinary board or once known)."""
+        return self.cache.get("live", self._live)
+
+    def _live(self) -> np.ndarray:
+        if ("reach" not in self.cache and (self.ordinary or "sure" in self.cache)
+                and self.sure.all()):
+            live = np.ones(self.n_states, dtype=np.bool_)
+            live[self.size] = False
+        else:
+            live = self.reach[0] > 0
+        live.flags.writeable = False
+        return live
+
     def throws_from(self, start: int) -> int:
         """Fewest throws from ``start`` to the goal, -1 if unreachable (``reach[0][start]``):
         on an ordinary board whose :attr:`reach` is not built yet, from one search forward
-        from ``start`` (no reversed moves, nothing kept): :meth:`play_from`'s throws."""
+        from ``start`` (no reversed moves; the one :meth:`reachable_from` kept, if any):
+        :meth:`play_from`'s throws."""
         if "reach" in self.cache or not self.ordinary:
             return int(self.reach[0][start])
-        squares = play_from(self.succ, start)
+        squares = self.play_from(start)
         return -1 if squares is None else len(squares) - 1
 
     def play_from(self, start: int) -> np.ndarray | None:
@@ -256,7 +274,8 @@ class CompiledBoard:
                 squares.append(x)
                 d -= 1
             return np.array(squares)
-        return play_from(self.succ, start)
+        made = f"search from {start}" in self.cache  # (by reachable_from; else search once)
+        return play_from(self.succ, start, self._search(start)[1] if made else None)
 
     def reachable_from(self, start: int) -> np.ndarray:
         """The squares a token on ``start`` can ever rest on (read-only, built once per
@@ -264,9 +283,21 @@ class CompiledBoard:
         return self.cache.get(f"reachable from {start}", lambda: self._reachable(start))
 
     def _reachable(self, start: int) -> np.ndarray:
-        seen = reachable_from(self.succ, start)
+        seen = (squares_in(self._search(start)[0], self.n_states) if self.ordinary
+                else reachable_from(self.succ, start))
         seen.flags.writeable = False
         return seen
+
+    def _search(self, start: int) -> tuple[np.ndarray, np.ndarray]:
+        """One search forward from ``start`` on an ordinary board (:func:`search_from`),
+        made once per start (by :meth:`reachable_from`; :meth:`play_from` reads it when
+        made): the squares reached and the play to each."""
+        def search() -> tuple[np.ndarray, np.ndarray]:
+            order, pred = search_from(self.succ, start)
+            order.flags.writeable = pred.flags.writeable = False
+            return order, pred
+
+        return self.cache.get(f"search from {start}", search)
 
     @property
     def ordinary(self) -> bool:

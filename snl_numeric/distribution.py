@@ -64,14 +64,14 @@ def pushed(cb: CompiledBoard, start: int, tail: float, max_throws: int,
     ``tail`` or for ``max_throws`` throws, whichever comes first (``bar`` counts them)."""
     if start == cb.size:
         return Pushed(np.array([1.0]), np.array([0.0]), 0.0, 0.0)
-    live = cb.reach[0] > 0
+    live = cb.live
     if not live[start]:
         return Pushed(np.array([0.0]), np.array([1.0]), 0.0, 1.0)
     if cb.ordinary or cb.probs.ndim == 2:  # (a chain's rows: sparse products at any size)
         pmf, on_board, lost = push(cb.succ, cb.probs, live & cb.reachable_from(start), start,
                                    tail, max_throws, bar)
     else:
-        pmf, on_board, lost = _push_large(cb, live, start, tail, max_throws, bar)
+        pmf, on_board, lost = _push_large(cb, np.array(live), start, tail, max_throws, bar)
     return Pushed(pmf, on_board + lost, float(on_board[-1]), float(lost[-1]))
 
 
@@ -91,7 +91,8 @@ def _push_large(cb: CompiledBoard, live: np.ndarray, start: int, tail: float,
                 max_throws: int, bar: Progress | None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`~snl_numeric._core.vectorised.push` for a large board: one kernel call per
-    throw over the band of squares holding mass (Ctrl-C is honoured between throws)."""
+    throw over the band of squares holding mass (Ctrl-C is honoured between throws);
+    ``live`` writable, as every caller of the kernel passes it."""
     mass = np.zeros(cb.n_states)
     mass[start] = 1.0
     nxt = np.zeros(cb.n_states)

@@ -35,6 +35,20 @@ def naive_move(board, pos, face):
     return target
 
 
+def naive_first_jump(board, pos, face):
+    """The square of the first jump a throw of ``face`` from ``pos`` lands on, or None,
+    straight from the rules (an overshoot that stays, or a throw from the goal, lands on
+    none)."""
+    if pos == board.size:
+        return None
+    target = pos + face
+    if target > board.size:
+        if board.overshoot == "exact":
+            return None
+        target = board.size if board.overshoot == "win" else 2 * board.size - target
+    return target if target in board.jumps else None
+
+
 def naive_outcomes(board, pos):
     """List of (face, probability, landing) for one throw from ``pos``."""
     return [(int(f), float(p), naive_move(board, pos, int(f)))

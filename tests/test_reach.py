@@ -28,7 +28,8 @@ from snl_numeric import (
 )
 from snl_numeric._core.table import moves_up_kernel, reach_kernel
 from snl_numeric._core.vectorised import reach as numpy_reach
-from snl_numeric._core.vectorised import play_from, stable_order
+from snl_numeric._core.vectorised import (fired_table, play_from, search_from, squares_in,
+                                         stable_order)
 from snl_numeric.boards import random_board
 
 RULES = ("win", "exact", "bounce")
@@ -292,3 +293,45 @@ def test_stable_order_is_numpys_stable_argsort(bound, data):
     assert np.array_equal(stable_order(keys, bound), np.argsort(keys, kind="stable"))
     keys32 = keys.astype(np.int32)
     assert np.array_equal(stable_order(keys32, bound), np.argsort(keys32, kind="stable"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(board_strategy())
+def test_property_one_search_from_the_start_matches_naive(board):
+    # search_from: the squares reached (naive_reachable) and predecessors whose play is
+    # play_from's; CompiledBoard.live (from the sure mask, without the search from the
+    # goal, when every square has a move up) is reach[0] > 0; min_throws,
+    # shortest_path and the live squares the same before and after reach is built
+    cb = board.compiled
+    order, pred = search_from(cb.succ, board.start)
+    want = np.zeros(board.size + 1, dtype=np.bool_)
+    want[sorted(naive.naive_reachable(board, board.start))] = True
+    assert order[0] == board.start and len(set(order.tolist())) == len(order)
+    np.testing.assert_array_equal(squares_in(order, board.size + 1), want)
+    play = play_from(cb.succ, board.start)
+    got = play_from(cb.succ, board.start, pred)
+    assert (got is None and play is None) or got.tolist() == play.tolist()
+    before = (min_throws(board), shortest_path(board), cb.live.copy())
+    np.testing.assert_array_equal(cb.reachable_from(board.start), want)
+    dist, sure = naive_board_reach(board)
+    np.testing.assert_array_equal(before[2], dist > 0)
+    up = all(any(y > x for y, p in zip(row, board.dice.probs) if p > 0)
+             for x, row in enumerate(cb.succ[:-1].tolist()))
+    assert not up or "reach" not in cb.cache  # (every square moves up: sure, unsearched)
+    assert before[0] == dist[board.start]
+    cb.reach  # noqa: B018 - built now: the greedy play over the distances
+    assert (min_throws(board), shortest_path(board)) == before[:2]
+
+
+@settings(max_examples=150, deadline=None)
+@given(board_strategy())
+def test_property_fired_table_matches_naive(board):
+    # the first jump each throw lands on (CompiledBoard.fired), from the landing squares
+    # alone, against the rules
+    fired = fired_table(board.size, board.compiled.jump_index, board.overshoot,
+                        board.dice.faces)
+    index = {s: j for j, s in enumerate(board.compiled.jump_src.tolist())}
+    want = [[index.get(naive.naive_first_jump(board, x, int(f)), -1)
+             for f in board.dice.faces] for x in range(board.size + 1)]
+    assert fired.tolist() == want
+    np.testing.assert_array_equal(board.compiled.fired, fired)

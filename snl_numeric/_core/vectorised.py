@@ -31,8 +31,8 @@ from .memory import check_memory
 from .progress import Progress
 from .sizes import dense_push
 
-__all__ = ["BLOCK", "landing_rest", "succ_table", "reach", "stable_order",
-           "reachable_from", "play_from", "push"]
+__all__ = ["BLOCK", "landing_rest", "succ_table", "fired_table", "reach", "stable_order",
+           "search_from", "reachable_from", "squares_in", "play_from", "push"]
 
 #: Throws per product of a dense push (the distribution's here, the handicaps' backward
 #: one): ``B`` in ``v Q^B``.
@@ -74,17 +74,8 @@ def succ_table(size: int, jump_to: np.ndarray, overshoot: str, chain: bool,
     >>> landed[:2].tolist()
     [[-1, 2], [2, -1]]
     """
-    squares = np.arange(size + 1)
     rest = landing_rest(jump_to, chain)
-    x = squares[:, None]
-    target = x + np.minimum(faces, size + 1)  # no overflow: faces are at most size + 1 here
-    over = target > size
-    if overshoot == "win":
-        target = np.minimum(target, size)
-    elif overshoot == "bounce":  # Board guarantees faces <= size + 1
-        target = np.where(over, 2 * size - target, target)
-    else:
-        target[over] = size  # the goal: no jump, replaced below
+    x, target, over = _targets(size, overshoot, faces)
     succ = rest.take(target)
     if overshoot == "exact":  # the token stays, and takes no jump where it stays
         succ = np.where(over, x, succ)
@@ -94,6 +85,41 @@ def succ_table(size: int, jump_to: np.ndarray, overshoot: str, chain: bool,
     landed = np.where((jump_to >= 0).take(target), target, -1)
     landed[size] = -1
     return succ, landed
+
+
+def _targets(size: int, overshoot: str, faces: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(x, target, over)``: the squares (a column), the square each throw lands on before
+    any jump (the goal where an ``"exact"`` throw overshoots: no jump there) and whether
+    it overshoots."""
+    x = np.arange(size + 1)[:, None]
+    target = x + np.minimum(faces, size + 1)  # no overflow: faces are at most size + 1 here
+    over = target > size
+    if overshoot == "win":
+        target = np.minimum(target, size)
+    elif overshoot == "bounce":  # Board guarantees faces <= size + 1
+        target = np.where(over, 2 * size - target, target)
+    else:
+        target[over] = size  # the goal: no jump (the token stays: succ_table)
+    return x, target, over
+
+
+def fired_table(size: int, jump_index: np.ndarray, overshoot: str, faces: np.ndarray
+                ) -> np.ndarray:
+    """``fired[x, f]``: the index of the jump a throw of ``faces[f]`` from ``x`` lands on
+    (``jump_index[y]``: the jump starting on ``y``, -1 for none), -1 for none: the first
+    jump the throw fires (:func:`succ_table`'s landing squares, without its successors).
+
+    Examples
+    --------
+    >>> fired_table(6, np.array([-1, -1, 0, -1, -1, -1, -1]), "exact", np.array([1, 2]))[:3]
+    array([[-1,  0],
+           [ 0, -1],
+           [-1, -1]], dtype=int32)
+    """
+    fired = np.asarray(jump_index, dtype=np.int32).take(_targets(size, overshoot, faces)[1])
+    fired[size] = -1  # (no throw from the goal)
+    return fired
 
 
 def stable_order(keys: np.ndarray, bound: int) -> np.ndarray:
@@ -187,6 +213,21 @@ def _forward(succ: np.ndarray) -> sp.csr_matrix:
                           np.arange(0, n * k + 1, k, dtype=np.int32)), shape=(n, n))
 
 
+def search_from(succ: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, pred)`` of one breadth-first search forward from ``start``: the squares a
+    token on ``start`` can ever rest on (``start`` first) and each square's predecessor in
+    the search (negative for ``start`` and the squares not reached; :func:`play_from`
+    reads the fewest-throws play off them).
+
+    Examples
+    --------
+    >>> order, pred = search_from(np.array([[1, 2], [2, 2], [2, 2], [0, 0]]), 1)
+    >>> order.tolist(), pred.tolist()[1:3]
+    ([1, 2], [-9999, 1])
+    """
+    return breadth_first_order(_forward(succ), start, directed=True, return_predecessors=True)
+
+
 def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
     """The squares a token on ``start`` can ever rest on (``start`` included).
 
@@ -201,7 +242,21 @@ def reachable_from(succ: np.ndarray, start: int) -> np.ndarray:
     return seen
 
 
-def play_from(succ: np.ndarray, start: int) -> np.ndarray | None:
+def squares_in(order: np.ndarray, n: int) -> np.ndarray:
+    """The mask of ``n`` squares that ``order`` lists (a search's squares reached).
+
+    Examples
+    --------
+    >>> squares_in(np.array([2, 0]), 3).tolist()
+    [True, False, True]
+    """
+    seen = np.zeros(n, dtype=np.bool_)
+    seen[order] = True
+    return seen
+
+
+def play_from(succ: np.ndarray, start: int, pred: np.ndarray | None = None
+              ) -> np.ndarray | None:
     """The squares (``start`` to the goal) of the fewest-throws play from ``start`` whose
     faces come first, face after face; None if the goal cannot be reached (the fewest
     throws from ``start``, ``reach(succ)[0][start]``, are its length less one).
@@ -213,6 +268,7 @@ def play_from(succ: np.ndarray, start: int) -> np.ndarray | None:
     of each depth in the order of the smallest faces that reach them in that many throws,
     and each first from the earliest square before it, by its smallest face; so every
     square's predecessors are the play to it whose faces come first, the goal's included.
+    ``pred``: that search's predecessors when already made (:func:`search_from`).
 
     Examples
     --------
@@ -223,8 +279,8 @@ def play_from(succ: np.ndarray, start: int) -> np.ndarray | None:
     goal = succ.shape[0] - 1
     if start == goal:
         return np.array([goal])
-    pred = breadth_first_order(_forward(succ), start, directed=True,
-                               return_predecessors=True)[1]
+    if pred is None:
+        pred = search_from(succ, start)[1]
     if pred[goal] < 0:
         return None
     up, squares = pred.item, [goal]
