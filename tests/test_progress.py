@@ -355,3 +355,30 @@ def test_a_notebook_gets_the_widget_bar_when_it_can_show_one(monkeypatch):
     monkeypatch.delenv("QT_API")
     monkeypatch.setattr(progress, "find_spec", lambda name: None)  # no ipywidgets
     assert progress._tqdm_class() is tqdm.std.tqdm
+
+
+def test_a_notebook_whose_ipywidgets_cannot_load_gets_the_text_bar(monkeypatch):
+    """ipywidgets installed but not importable (a missing dependency, an old version):
+    tqdm's widget bar then raises ImportError when made, so ``tqdm.autonotebook`` falls
+    back to the text bar; so does ours, and a bar is made."""
+    import importlib
+    import sys
+    import types
+
+    import tqdm.notebook
+    import tqdm.std
+
+    progress = importlib.import_module("snl_numeric._core.progress")
+
+    class ZMQInteractiveShell:
+        kernel = object()
+
+    fake = types.ModuleType("IPython")
+    fake.get_ipython = ZMQInteractiveShell
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    monkeypatch.setattr(tqdm.notebook, "IProgress", None)  # as tqdm leaves it then
+    assert progress._tqdm_class() is tqdm.std.tqdm
+    with Progress(3, "work", enabled="always", stream=io.StringIO()) as bar:
+        bar.update(3)
+    assert bar.done == 3
