@@ -328,18 +328,10 @@ def test_choosing_the_bar_swaps_no_warning_filters(monkeypatch):
     assert entered == [] and bar.done == 3
 
 
-def test_a_notebook_gets_the_widget_bar_when_it_can_show_one(monkeypatch):
-    """As ``tqdm.auto`` chooses: widgets with ipywidgets, else the text bar (also in a Qt
-    console or Spyder, which show no widgets)."""
-    import importlib
+def _fake_kernel(monkeypatch):
+    """A Jupyter kernel as :func:`in_notebook` sees it (IPython's shell with a kernel)."""
     import sys
     import types
-
-    import tqdm.notebook
-    import tqdm.std
-
-    progress = importlib.import_module("snl_numeric._core.progress")
-    assert progress._tqdm_class() is tqdm.std.tqdm  # not in a notebook
 
     class ZMQInteractiveShell:
         kernel = object()
@@ -348,6 +340,19 @@ def test_a_notebook_gets_the_widget_bar_when_it_can_show_one(monkeypatch):
     fake.get_ipython = ZMQInteractiveShell
     monkeypatch.setitem(sys.modules, "IPython", fake)
     monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+
+
+def test_a_notebook_gets_the_widget_bar_when_it_can_show_one(monkeypatch):
+    """As ``tqdm.auto`` chooses: widgets with ipywidgets, else the text bar (also in a Qt
+    console or Spyder, which show no widgets)."""
+    import importlib
+
+    import tqdm.notebook
+    import tqdm.std
+
+    progress = importlib.import_module("snl_numeric._core.progress")
+    assert progress._tqdm_class() is tqdm.std.tqdm  # not in a notebook
+    _fake_kernel(monkeypatch)
     assert progress.in_notebook()
     assert progress._tqdm_class() is tqdm.notebook.tqdm
     monkeypatch.setenv("QT_API", "pyqt5")
@@ -355,3 +360,21 @@ def test_a_notebook_gets_the_widget_bar_when_it_can_show_one(monkeypatch):
     monkeypatch.delenv("QT_API")
     monkeypatch.setattr(progress, "find_spec", lambda name: None)  # no ipywidgets
     assert progress._tqdm_class() is tqdm.std.tqdm
+
+
+def test_a_notebook_whose_ipywidgets_cannot_load_gets_the_text_bar(monkeypatch):
+    """ipywidgets installed but not importable (a missing dependency, an old version):
+    tqdm's widget bar then raises ImportError when made, so ``tqdm.autonotebook`` falls
+    back to the text bar; so does ours, and a bar is made."""
+    import importlib
+
+    import tqdm.notebook
+    import tqdm.std
+
+    progress = importlib.import_module("snl_numeric._core.progress")
+    _fake_kernel(monkeypatch)
+    monkeypatch.setattr(tqdm.notebook, "IProgress", None)  # as tqdm leaves it then
+    assert progress._tqdm_class() is tqdm.std.tqdm
+    with Progress(3, "work", enabled="always", stream=io.StringIO()) as bar:
+        bar.update(3)
+    assert bar.done == 3

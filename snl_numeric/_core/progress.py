@@ -52,14 +52,20 @@ def in_notebook() -> bool:
 
 
 def _widgets() -> bool:
-    """Whether a widget bar can show: ipywidgets is installed and the kernel's front end
-    is not a Qt console or Spyder (they show no widgets), as ``tqdm.autonotebook`` decides."""
+    """Whether a widget bar can show: the kernel's front end is not a Qt console or Spyder
+    (they show no widgets) and tqdm found ipywidgets' progress widget, as
+    ``tqdm.autonotebook`` decides (ipywidgets looked up first: where it is missing,
+    importing ``tqdm.notebook`` would swap the warning filters)."""
     if find_spec("ipywidgets") is None:
         return False
     if any(k == "QT_API" or k.startswith("SPYDER") for k in os.environ):
         return False
     shell = sys.modules["IPython"].get_ipython().__class__.__name__.lower()
-    return "qt" not in shell and "spyder" not in shell
+    if "qt" in shell or "spyder" in shell:
+        return False
+    from tqdm import notebook  # (None where ipywidgets does not load: no widget then)
+
+    return notebook.IProgress is not None
 
 
 def _tqdm_class() -> Any:
