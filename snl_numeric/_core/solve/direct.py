@@ -115,11 +115,11 @@ class DirectSolver:
             self.rowsum = probs.sum(axis=1)
             scale = self.rowsum[states, None]
         self._setup(pos.take(dest), ps, moving, scale, (succ, probs))
-        if self._mu == m:  # (LAPACK refuses an empty matrix, on stderr: nothing to solve)
-            pass
-        elif m <= DENSE_MAX:
+        # (nothing to factorise when nobody moves within the system: LAPACK would refuse the
+        # empty matrix, on stderr)
+        if self._mu < m <= DENSE_MAX:
             self._factorise(self._dense(self._mu))
-        else:
+        elif self._mu < m:
             a = self._sparse(self._mu)
             try:
                 self._splu = spla.splu(a, **SPLU_OPTIONS)
