@@ -2490,6 +2490,32 @@ def chain_dense(P, absorbing):
     return mean, var, B, cond
 
 
+def chain_exact_mean(P, states):
+    """The expected steps from each of ``states`` (states whose absorption is sure, so each
+    step from them stays among them or is absorbed) with no rounding, as the library
+    defines a chain's answers: each row scaled to sum to exactly 1 (``Chain``'s doc). The
+    float entries read as the Fractions they are, Gauss-Jordan elimination; a list of
+    Fractions in the order of ``states``. For chains of a few dozen states.
+
+    (``chain_dense`` solves the rows as given: where they sum to 1 only within roundings,
+    the two differ by about the chain's condition number times those roundings.)"""
+    P = P.toarray() if hasattr(P, "toarray") else np.asarray(P, dtype=float)
+    states = [int(i) for i in states]
+    index = {x: k for k, x in enumerate(states)}
+    rows = []
+    for x in states:
+        entries = [(int(j), Fraction(float(P[x, j]))) for j in np.flatnonzero(P[x])]
+        total = sum((p for _, p in entries), Fraction(0))
+        row = [Fraction(0)] * (len(states) + 1)
+        row[index[x]] = total  # s x_i - sum_j P_ij x_j = s: x_i = 1 + sum_j (P_ij / s) x_j
+        row[-1] = total
+        for j, p in entries:
+            if j in index:
+                row[index[j]] -= p
+        rows.append(row)
+    return gauss_jordan(rows)
+
+
 def chain_conditional_variance(P, absorbing):
     """The variance of the steps given each end, by building each conditioned chain (Doob's
     h-transform) densely: over the transient states ``i`` with ``B_j(i) > 0`` (``B`` from
