@@ -109,7 +109,8 @@ def _superlu(size: int, repeats: int) -> list[dict]:
     from snl_numeric.chain import fundamental
 
     solver = fundamental(random_board(size, 0.1, rng=1).compiled)
-    a = solver._sparse()
+    a = solver._sparse().tocsc()  # (the table's rows; two faces that meet summed)
+    a.sum_duplicates()
     n = a.shape[0]
     lu = spla.splu(a)
     rows = sp.csc_matrix((np.ones(n), (lu.perm_r, np.arange(n))))

@@ -2752,3 +2752,21 @@ def meet_joint(board, k, starts=None, dice=None):
     if no_winner > 0.0:
         return sol[:k], no_winner, math.inf, math.inf
     return sol[:k], 0.0, float(sol[k + 1]), float(sol[k + 2])
+
+
+def naive_envelope(board, active):
+    """The envelope of the backward moves of the direct solver's SuperLU system (the
+    squares of ``active`` that some square of it moves to, in increasing order): for each
+    such square ``t`` that a square ``x > t`` of the system reaches in one throw, the
+    squares of the system above ``t`` up to the highest such ``x``, counted; summed."""
+    n = board.size
+    system = [x for x in range(n + 1) if active[x]]
+    fed = sorted({w for x in system for _, p, w in naive_outcomes(board, x)
+                  if p > 0 and w != x and w != n and active[w]})
+    top = {}
+    for x in fed:
+        for _, _, w in naive_outcomes(board, x):
+            if w in top or w in fed:
+                if w < x:
+                    top[w] = max(top.get(w, x), x)
+    return sum(fed.index(top[t]) - fed.index(t) for t in top)

@@ -29,7 +29,7 @@ import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgetrf, dgetrs
 
 from ..blas import columns
-from ..sizes import DENSE_MAX, GTH_MAX
+from ..sizes import DENSE_MAX, GTH_MAX, natural_order
 from .certify import Rows, Solution, gamma, step_variance, total_error
 from .csr import CsrRows, DDRows, csr_rows
 from .eft import dd_add
@@ -120,11 +120,7 @@ class DirectSolver:
         if self._mu < m <= DENSE_MAX:
             self._factorise(self._dense(self._mu))
         elif self._mu < m:
-            a = self._sparse(self._mu)
-            try:
-                self._splu = spla.splu(a, **SPLU_OPTIONS)
-            except RuntimeError:  # a pivot exactly 0 (lengths near the largest double, where
-                self._splu = spla.splu(a)  # the order of the updates decides): SciPy's own
+            self._superlu()
 
     @classmethod
     def dense(cls, a: np.ndarray, to: np.ndarray, probs: np.ndarray, moving: np.ndarray,
@@ -213,7 +209,45 @@ class DirectSolver:
         self._throws: Solution | None = None
         self._rounding: np.ndarray | None = None
         self.method = "lu" if self.unknowns <= DENSE_MAX else "splu"
+        self._descending = False  # (SuperLU's factors: of A_ff^T in descending order)
         self._piv_u = self._pivot[:self._mu, None]
+
+    def _superlu(self) -> None:
+        """SuperLU's factors of ``A_ff`` (the squares from ``mu`` on). Where the backward
+        moves fill in little (:func:`.sizes.natural_order`), those of ``A_ff^T`` with the
+        squares in descending order (the forward moves then below the diagonal, filling
+        nothing; a move back from ``i`` to ``j`` fills column ``j`` up to ``i``), no
+        ordering and no pivoting: ``A`` is an M-matrix (each row's moves sum to its pivot at
+        most), whose elimination without pivoting keeps positive pivots, and its CSC is the
+        table's CSR as it stands. Else COLAMD's order of ``A_ff`` with partial pivoting.
+        A pivot exactly 0 (lengths near the largest double, where the order of the updates
+        decides) gives way to COLAMD, then to SciPy's own options."""
+        lo = self._mu
+        if natural_order(self._envelope(lo), self.unknowns - lo):
+            try:
+                self._splu = spla.splu(self._sparse(lo, descending=True),
+                                       permc_spec="NATURAL", diag_pivot_thresh=0.0,
+                                       **SPLU_OPTIONS)
+                self._descending = True
+                return
+            except RuntimeError:
+                pass
+        a = self._sparse(lo).tocsc()
+        a.sum_duplicates()
+        try:
+            self._splu = spla.splu(a, **SPLU_OPTIONS)
+        except RuntimeError:
+            self._splu = spla.splu(a)
+
+    def _envelope(self, lo: int) -> int:
+        """The envelope of the backward moves in ``A[lo:, lo:]``: over every square a move
+        of the system leads back to, the squares from it up to the highest that moves there
+        (where SuperLU fills in when the squares are taken in descending order)."""
+        rows, faces = (self._to[lo:] < np.arange(lo, self.unknowns)[:, None]).nonzero()
+        top = np.zeros(self.unknowns, dtype=np.intp)  # (a face that stays: not below)
+        np.maximum.at(top, self._to[lo:][rows, faces], rows + lo)
+        tails = top.nonzero()[0]
+        return int(top[tails].sum() - tails.sum())
 
     def _factorise(self, a_ff: np.ndarray) -> None:
         """LU of ``A_ff`` (C order: ``A_ff^T`` in LAPACK's column-major order), in place."""
@@ -264,7 +298,10 @@ class DirectSolver:
         if trans and mu:  # A^T = [[D_u, 0], [-G_uf^T, A_ff^T]]
             x[:mu] = rhs[:mu] / self._piv_u
             r = r + self._scatter(x, mu)[mu:]
-        if mu < m and self.method == "splu":
+        if mu < m and self._descending:  # (the factors of A_ff^T, squares descending)
+            solve = partial(self._splu.solve, trans="N" if trans else "T")
+            x[mu:m] = columns(solve, np.asfortranarray(r[::-1]))[::-1]
+        elif mu < m and self.method == "splu":
             solve = partial(self._splu.solve, trans="T" if trans else "N")
             x[mu:m] = columns(solve, np.asfortranarray(r))
         elif mu < m:
@@ -290,21 +327,26 @@ class DirectSolver:
         idx = self._to[:rows, :, None] * k + np.arange(k)  # (to = m: off the system)
         return np.bincount(idx.ravel(), terms.ravel(), (m + 1) * k).reshape(m + 1, k)[:m]
 
-    def _sparse(self, lo: int = 0) -> sp.csc_matrix:
-        """``A[lo:, lo:]`` for SuperLU: each square's row (its pivot and its moves within the
-        system) laid out in CSR straight from the table, converted to CSC (each column's rows
-        in order), then summed where two faces meet."""
+    def _sparse(self, lo: int = 0, descending: bool = False) -> sp.csr_matrix | sp.csc_matrix:
+        """``A[lo:, lo:]`` as CSR laid out straight from the table: each square's row, one
+        entry per face then its pivot, a face that stays or leaves the system an entry 0 on
+        the diagonal (no entry dropped: two faces that meet are summed by SciPy when the
+        matrix is factorised or converted). With ``descending``, the squares in descending
+        order (row and column ``i``: square ``unknowns - 1 - i``) and the same arrays read as
+        the CSC of ``A^T``."""
         m, n = self.unknowns - lo, self.unknowns
-        cols = np.concatenate([self._to[lo:], np.arange(lo, n)[:, None]], axis=1)
-        vals = np.concatenate([-self._moving[lo:], self._pivot[lo:, None]], axis=1)
-        keep = (cols < n) & (vals != 0.0)
-        indptr = np.zeros(m + 1, dtype=np.int32)
-        np.cumsum(np.count_nonzero(keep, axis=1), out=indptr[1:])
-        cols = cols[keep].astype(np.int32)
+        to, moving, pivot = self._to[lo:], self._moving[lo:], self._pivot[lo:]
+        own = np.arange(lo, n)[:, None]
+        off = to == n
+        cols = np.concatenate([np.where(off, own, to), own], axis=1).astype(np.int32)
+        vals = np.concatenate([np.where(off, 0.0, np.negative(moving)), pivot[:, None]], axis=1)
+        width = cols.shape[1]
+        indptr = np.arange(0, m * width + 1, width, dtype=np.int32)
+        if descending:
+            cols = np.subtract(n - 1, cols[::-1].ravel())
+            return sp.csc_matrix((vals[::-1].ravel(), cols, indptr), shape=(m, m))
         cols -= lo
-        a = sp.csr_matrix((vals[keep], cols, indptr), shape=(m, m)).tocsc()
-        a.sum_duplicates()
-        return a
+        return sp.csr_matrix((vals.ravel(), cols.ravel(), indptr), shape=(m, m))
 
     def _residual(self, rhs: np.ndarray, x: np.ndarray, trans: bool,
                   near: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

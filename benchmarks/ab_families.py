@@ -1,0 +1,73 @@
+"""``expected_throws`` on every board family, several trees in the same run (issue 53).
+
+Each round runs one fresh process per tree (this tree first, then each ``--tree``, the
+order rotating from round to round); each process times ``expected_throws`` on a fresh
+``Board.from_dict`` of every family of ``benchmarks/_families.py`` at 300, 1,000 and 4,000
+squares (``time.process_time``, the process's CPU time, per call; the families read from
+this tree). The report gives each row's median over the rounds, per tree, and each other
+tree's time over ours.
+
+Usage: ``python -m benchmarks.ab_families --tree /tmp/s68base [--rounds 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+from benchmarks._ab import HERE, label
+
+CHILD = r"""
+import json, sys, time
+sys.path.append(sys.argv[1])  # (the tree timed comes first, on PYTHONPATH)
+from benchmarks._families import FAMILIES
+from snl_numeric import Board, expected_throws
+rows = {}
+for size, number in ((300, 60), (1000, 20), (4000, 4)):
+    for name, make in FAMILIES.items():
+        d = make(size).to_dict()
+        expected_throws(Board.from_dict(d))
+        c = time.process_time()
+        for _ in range(number):
+            expected_throws(Board.from_dict(d))
+        rows[f"{name} {size}"] = (time.process_time() - c) / number
+print(json.dumps(rows))
+"""
+
+
+def run_tree(path: str, cache: str) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": path, "NUMBA_CACHE_DIR": cache, "SNL_QUIET": "1"}
+    out = subprocess.run([sys.executable, "-c", CHILD, HERE], env=env, capture_output=True,
+                         text=True, check=True, timeout=1200, cwd=os.path.expanduser("~"))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tree", action="append", default=[], help="another tree to time")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cache", default=os.environ.get("NUMBA_CACHE_DIR", "/tmp/ab_families"),
+                    help="Numba cache directory prefix (one per tree)")
+    args = ap.parse_args(argv)
+    trees = [HERE, *map(os.path.abspath, args.tree)]
+    names = ["ours"] + [label(t) for t in trees[1:]]
+    results: dict[str, list[dict]] = {name: [] for name in names}
+    for r in range(args.rounds):
+        shift = r % len(trees)
+        for i in list(range(len(trees)))[shift:] + list(range(len(trees)))[:shift]:
+            results[names[i]].append(run_tree(trees[i], f"{args.cache}-{names[i]}"))
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+    print(f"CPU ms per call, median of {args.rounds} rounds, one process per tree per round")
+    print(f"{'row':28s}" + "".join(f"{n:>12s}" for n in names) + "  (theirs / ours)")
+    for key in results["ours"][0]:
+        med = [statistics.median(r[key] for r in results[n]) * 1e3 for n in names]
+        print(f"{key:28s}" + "".join(f"{m:12.3f}" for m in med)
+              + "".join(f"  {m / med[0]:.2f}x" for m in med[1:]))
+
+
+if __name__ == "__main__":
+    main()
