@@ -131,6 +131,24 @@ def test_far_snakes_direct_path_is_exact():
     np.testing.assert_allclose(t[fin], ref[fin], rtol=1e-12)
 
 
+def test_snakes_near_goal_by_gth_in_descending_order():
+    """The family of 100 snakes near the goal on 1,000 squares (1.6e16 expected throws):
+    LU cannot certify it and GTH elimination answers, in descending order (a few
+    multipliers per column; in increasing order every column below the snakes' heads had
+    hundreds), certified, within both bounds of the structured solver's elimination."""
+    from benchmarks._families import snakes_near_goal
+
+    board = snakes_near_goal(1000)
+    t = snl.expected_throws_all(board)
+    rep = snl.solver_report(board)
+    assert rep.method == "gth" and rep.error_estimate < 1e-11 and rep.condition > 1e15
+    with snl.options(path="structured"):
+        twin = Board.from_dict(board.to_dict())
+        ts, reps = snl.expected_throws_all(twin), snl.solver_report(twin)
+    assert reps.error_estimate < 1e-11
+    np.testing.assert_allclose(t, ts, rtol=rep.error_estimate + reps.error_estimate, atol=0)
+
+
 # -- issue 28: the certified bound covers the true error ---------------------------------------
 @st.composite
 def lopsided_dice(draw):

@@ -658,28 +658,33 @@ class DirectSolver:
 
     # -- the cancellation-free fallback --------------------------------------------------------
     def _elimination(self) -> tuple[np.ndarray, float]:
-        """GTH elimination of ``A`` in the system's order (the squares in increasing order,
-        those that no square moves to first; :func:`.gth.gth_factor`), built once, on first
+        """GTH elimination of ``A`` with the system's squares in reverse order (descending,
+        those that no square moves to last; :func:`.gth.gth_factor`), built once, on first
         need: the packed factors and the a priori relative error of a solve with a
         right-hand side ``>= 0``, a few units in the last place per operation along the
         longest chain of dependent operations (the structured solver's model,
-        :mod:`.structured`, for one block of ``m``)."""
+        :mod:`.structured`, for one block of ``m``). In that order the forward moves lie
+        below the diagonal, so each column's multipliers are the few squares that move to
+        it, and a move back from ``i`` to ``j`` fills column ``j`` only up to ``i`` (as in
+        SuperLU's order, :meth:`_superlu`); in increasing order every square a snake's
+        head is reached from would carry the tail's row along the rest of the board."""
         with self._lock:
             if self._gth is None:
                 leave = (self._csr.leave() if self._csr is not None else
                          np.where(self._to == self.unknowns, self._moving, 0.0).sum(axis=1))
-                lu = self._dense()
-                gth_factor(lu, leave)
+                lu = np.ascontiguousarray(self._dense()[::-1, ::-1])
+                gth_factor(lu, leave[::-1].copy())
                 m = self.unknowns
                 self._gth = (lu, float(np.finfo(float).eps / 2) * (6 * m + 2 * self.faces + 16))
             return self._gth
 
     def _gth_solve(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, None]:
         """``(A^-1 rhs, None)`` (``A^-T rhs``) by GTH's factors, column by column (LAPACK),
-        as :meth:`_by_lu` answers."""
+        as :meth:`_by_lu` answers (the factors' order is the system's reversed)."""
         lu = self._elimination()[0]
         with LAPACK_LOCK:
-            return columns(partial(gth_solve, lu, trans=trans), rhs), None
+            x = columns(partial(gth_solve, lu, trans=trans), np.ascontiguousarray(rhs[::-1]))
+        return x[::-1], None
 
     def structured(self):
         """The structured solver of the same system (for answers the LU factorisation
