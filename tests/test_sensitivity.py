@@ -21,6 +21,7 @@ from snl_numeric import (
     boards,
     expected_throws,
     expected_throws_all,
+    length_distribution,
     options,
     sensitivity,
     throws_variance,
@@ -166,6 +167,24 @@ def test_exact_central_difference_near_a_pole():
     assert abs(_fd(lambda x: value(x).real, 0.8, 8e-4) - exact) > 1e-7 * abs(exact)
 
 
+def test_win_value_within_rounding_of_win_probabilities_on_a_slow_board():
+    """The example Hypothesis found: 5,794 throws pushed to a tail of 1e-15, the two pushes
+    9.1e-15 apart (both within 1.5e-14 of the exact value), beyond the 4e-15 the test
+    below first allowed."""
+    board = Board(6, {5: 0}, overshoot="exact", dice={1: 0.2, 4: 0.8})
+    mats = naive.sensitivity_matrices(board)
+    p = sum(w * m for w, m in zip(board.dice.probs, mats, strict=True))
+    p[board.size, board.size] = 0.0
+    exact = naive.sensitivity_win(p, board.start)
+    throws = len(length_distribution(board, tail=1e-15))
+    s = sensitivity(board, of="win", wrt="transitions", tail=1e-15).value
+    w = win_probabilities(board, 2, tail=1e-15)[0]
+    assert throws > 5000
+    for value in (s, w):
+        assert abs(value - exact) <= 1e-15 + throws * 2.0**-53
+    assert abs(s - w) <= 4e-15 + throws * 2.0**-53
+
+
 @settings(max_examples=40, deadline=None)
 @given(board_strategy(max_size=10), st.data())
 def test_win_matches_finite_differences(board, data):
@@ -174,8 +193,11 @@ def test_win_matches_finite_differences(board, data):
     p[board.size, board.size] = 0.0  # the goal absorbs: the push takes its mass out
     s = sensitivity(board, of="win", wrt="transitions", tail=1e-15)
     assert abs(s.value - naive.sensitivity_win(p, board.start)) < 1e-12
-    # win_probabilities' value (pushed to its tail: the same to rounding)
-    assert abs(s.value - win_probabilities(board, 2, tail=1e-15)[0]) <= 4e-15
+    # win_probabilities' value (pushed to its tail: the same to rounding, which grows with
+    # the throws pushed: 1.5e-14 after 5,794 throws on Board(6, {5: 0}, overshoot="exact",
+    # dice={1: .2, 4: .8}), well within a unit in the last place per throw)
+    throws = len(length_distribution(board, tail=1e-15))
+    assert abs(s.value - win_probabilities(board, 2, tail=1e-15)[0]) <= 4e-15 + throws * 2.0**-53
     g = s.gradient.toarray()
     rows, cols = np.nonzero(p[:-1])
     scale = np.abs(g).max() + 1.0
