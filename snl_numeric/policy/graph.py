@@ -17,6 +17,7 @@ reaches with positive probability.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from .._core.numba_config import njit
 from .._core.text import dice_text, few, label
 from ..board import Board
 from ..dice import Dice
-from .evaluate import face_sums, proper
+from .evaluate import proper
 from .problem import Problem, Words, csr_graph, resolve
 
 
@@ -155,17 +156,40 @@ def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.nd
     step saved is a factorisation).
     """
     land = resolve(p, take)[p.nxt]
-    v = np.where(active, layers, np.inf)
-    v[p.goal] = 0.0
-    for _ in range(sweeps):
-        v = np.where(active, (p.costs + face_sums(p, v, land)).min(axis=0), v)
-    best = np.argmin(p.costs + face_sums(p, v, land), axis=0)
     rows = np.flatnonzero(active)
-    after = v[land[best[rows], rows]]
+    n_act, m = p.n_actions, len(rows)
+    # the values in the system's order: the active squares, then the goal (0) and the
+    # squares off it (inf); every die's one-step sums over the active squares as one sparse
+    # product (row a * m + i), faces of probability 0 left out
+    pos = np.full(p.n, m + 1, dtype=np.int32)
+    pos[rows] = np.arange(m, dtype=np.int32)
+    pos[p.goal] = m
+    v = np.concatenate([layers[rows], [0.0, np.inf]])
+    sub = pos[land[:, rows]]
+    pr = p.probs[:, rows] if p.per_row else np.broadcast_to(p.probs[:, None, :], sub.shape)
+    live = pr > 0.0
+    if live.all():
+        indptr = np.arange(0, sub.size + 1, sub.shape[2], dtype=np.int32)
+        data, index = pr.ravel(), sub.ravel()
+    else:
+        indptr = np.zeros(n_act * m + 1, dtype=np.int32)
+        np.cumsum(np.count_nonzero(live, axis=2).ravel(), out=indptr[1:])
+        data, index = pr[live], sub[live]
+    sums = sp.csr_matrix((data, index, indptr), shape=(n_act * m, m + 2))
+    cost = p.costs if p.cost is None else p.cost[:, rows]
+    for _ in range(sweeps):  # (each from the last sweep's values: Jacobi)
+        q = (sums @ v).reshape(n_act, m)
+        if p.cost is None:
+            v[:m] = functools.reduce(np.minimum, q) + 1.0
+        else:
+            v[:m] = functools.reduce(np.minimum, q + cost)
+    best = die.copy()
+    best[rows] = np.argmin((sums @ v).reshape(n_act, m) + cost, axis=0)
+    after = v[sub[best[rows], np.arange(m)]]
     live = p.face_probs(best[rows], rows) > 0.0
     descends = bool(np.all(np.isfinite(after) | ~live)
-                    and np.all(np.any(live & (after < v[rows, None]), axis=1)))
-    return np.where(active, best, die), descends
+                    and np.all(np.any(live & (after < v[:m, None]), axis=1)))
+    return best, descends
 
 
 def worst_region(board: Board | Words, dice: tuple[Dice, ...], p: Problem
