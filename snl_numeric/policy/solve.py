@@ -197,7 +197,7 @@ def optimal_policy(
         arr.flags.writeable = False
     return PolicyResult(
         board=board, actions=dice, objective=objective, optional_jumps=bool(optional_jumps),
-        policy=die, jumps=jump_pairs(board, p), take=take, expected=res.values,
+        policy=die, jumps=jump_pairs(board), take=take, expected=res.values,
         mean=float(res.values[board.start]),
         convergence=Convergence(method, int(iterations), res.residual, note, res.error,
                                 res.gap),
