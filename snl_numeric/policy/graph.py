@@ -120,24 +120,34 @@ def sure_region(p: Problem, sweeps: int = 0) -> tuple[np.ndarray, np.ndarray, np
             reached = np.isfinite(dist)
         down_ok = allowed[: p.n_actions * p.n].reshape(p.n_actions, p.n)
     n = p.n
-    pos = p.live
-    after = np.where(pos, dist[p.nxt], 0.0)
-    down = np.any(pos & (after < dist[:n, None]), axis=2)
-    if down_ok is not None:
-        down &= down_ok
-    score = np.where(down, p.weighted(after), np.inf)
-    die = np.argmin(score, axis=0)
     take = np.ones(len(p.src), dtype=bool)
     if p.optional:
         dt, ds = dist[p.tgt], dist[p.src]
         take = ~reached[n:] | (np.isfinite(dt) & (dt <= ds))
+    everywhere = bool(reached.all())  # (the layers' dice are then needed on no square
+    # off the region: only when the warm start fails)
+    die = np.zeros(n, dtype=np.intp) if sweeps and everywhere else _layer_dice(p, dist,
+                                                                               down_ok)
     if sweeps:
         active = reached[:n].copy()
         active[p.goal] = False
         greedy, descends = bellman_start(p, dist[:n], active, die, take, sweeps)
         if descends or proper(p, greedy, take, active):
-            die = greedy
+            return reached, greedy, take
+        if everywhere:
+            die = _layer_dice(p, dist, down_ok)
     return reached, die, take
+
+
+def _layer_dice(p: Problem, dist: np.ndarray, down_ok: np.ndarray | None) -> np.ndarray:
+    """On every square, the die that moves down a layer (``dist``) with positive
+    probability with the smallest expected layer (among the choices ``down_ok``)."""
+    pos = p.live
+    after = np.where(pos, dist[p.nxt], 0.0)
+    down = np.any(pos & (after < dist[: p.n, None]), axis=2)
+    if down_ok is not None:
+        down &= down_ok
+    return np.argmin(np.where(down, p.weighted(after), np.inf), axis=0)
 
 
 def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.ndarray,
