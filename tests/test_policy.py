@@ -707,25 +707,34 @@ def test_worst_play_messages_on_the_kernel_path(kernels):
 @settings(deadline=None, max_examples=60)
 @given(_tiny_boards(max_size=12, max_jumps=3),
        st.lists(st.sampled_from(SMALL_DICE), min_size=1, max_size=3),
-       st.integers(0, 6), st.integers(0, 2**32 - 1))
-def test_warm_start_descends_only_where_play_finishes(board, dice, sweeps, seed):
+       st.integers(0, 6), st.booleans(), st.integers(0, 2**32 - 1))
+def test_warm_start_descends_only_where_play_finishes(board, dice, sweeps, optional, seed):
     """``bellman_start`` claims a play finishes surely when its values descend: checked
     against the naive twin (dense chain, reachability by search) whatever the values it
-    starts from (random layers), and sure_region's play with sweeps finishes surely."""
+    starts from (random layers) and whichever jumps it may decline; sure_region's play
+    with sweeps finishes surely."""
     from snl_numeric.policy.graph import bellman_start, sure_region
 
     dice = _fit(board, dice)
-    p = build_problem(board, tuple(dice), False)
+    p = build_problem(board, tuple(dice), optional)
     finite, die, take = sure_region(p, sweeps)
     active = finite[: p.n].copy()
     active[p.goal] = False
     pairs = dict(zip(p.src.tolist(), take.tolist(), strict=True))
     sure = np.isfinite(naive.policy_expected(board, dice, die, pairs))
     assert sure[: p.n][active].all()
-    layers = np.random.default_rng(seed).integers(0, 5, size=p.n).astype(float)
-    greedy, descends = bellman_start(p, layers, active, die, take, sweeps)
+    rng = np.random.default_rng(seed)
+    layers = rng.integers(0, 5, size=p.n).astype(float)
+    choose = (rng.random(len(p.src)) < 0.5) & finite[p.n:] if optional else None
+    greedy, greedy_take, descends = bellman_start(p, layers, active, die, take, sweeps,
+                                                  choose)
     assert np.array_equal(greedy[~active], die[~active])
+    if choose is None:
+        assert np.array_equal(greedy_take, take)
+    else:
+        assert np.array_equal(greedy_take[~choose], take[~choose])
     if descends:
+        pairs = dict(zip(p.src.tolist(), greedy_take.tolist(), strict=True))
         sure = np.isfinite(naive.policy_expected(board, dice, greedy, pairs))
         assert sure[: p.n][active].all()
 
