@@ -342,7 +342,7 @@ def parse_dice(text: str) -> Dice:
     >>> parse_dice("4-6").to_dict()
     {4: 0.3333333333333333, 5: 0.3333333333333333, 6: 0.3333333333333333}
 
-    A die of at most :data:`SHARED_STRING_FACES` faces is read once per string and
+    A die of at most 1,000 faces (``SHARED_STRING_FACES``) is read once per string and
     shared (a :class:`Dice` is immutable), for loops that name their dice by strings:
 
     >>> parse_dice("1-3") is parse_dice("1-3")
