@@ -341,9 +341,31 @@ def parse_dice(text: str) -> Dice:
     12
     >>> parse_dice("4-6").to_dict()
     {4: 0.3333333333333333, 5: 0.3333333333333333, 6: 0.3333333333333333}
+
+    A die of at most 1,000 faces (``SHARED_STRING_FACES``) is read once per string and
+    shared (a :class:`Dice` is immutable), for loops that name their dice by strings:
+
+    >>> parse_dice("1-3") is parse_dice("1-3")
+    True
     """
     if not isinstance(text, str):
         raise TypeError(f"dice description must be a string, got {type(text).__name__}")
+    count = string_faces(text)
+    if count is not None and count <= SHARED_STRING_FACES:
+        return _shared_parse(text)
+    return _parse(text)
+
+
+#: Dice read from a string with at most this many faces are kept (the last 64 strings).
+SHARED_STRING_FACES = 1000
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_parse(text: str) -> Dice:
+    return _parse(text)
+
+
+def _parse(text: str) -> Dice:
     s = text.strip().lower()
     count = string_faces(s)
     if count is not None and count > MAX_STRING_FACES:

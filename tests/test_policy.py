@@ -389,9 +389,13 @@ def test_horizon_is_the_one_name():
         finish_within(MB, [D13, D46])
 
 
-def test_iteration_caps_raise():
+def test_iteration_caps_raise(monkeypatch):
+    from snl_numeric.policy import solve
+
     with pytest.raises(RuntimeError, match="value iteration did not converge"):
         optimal_policy(MB, [D13, D46], method="value", max_iter=3)
+    # (from the layers' play, not the warm start's: that one is a step from the optimum)
+    monkeypatch.setattr(solve, "policy_warm_sweeps", lambda squares, faces: 0)
     with pytest.raises(RuntimeError, match="policy iteration did not converge"):
         optimal_policy(boards.random_board(300, 0.1, rng=1), [D13, D46, D6], max_iter=1)
 
@@ -697,6 +701,70 @@ def test_worst_play_messages_on_the_kernel_path(kernels):
         optimal_policy(MB, [D13, D46], objective="max")
     r = optimal_policy(Board(6, {3: 1}, start=4), [{1: 1.0}, {2: 1.0}], objective="max")
     assert r.mean == 2.0 and np.isinf(r.expected[:3]).all()
+
+
+# --- the warm start: Jacobi sweeps from the layers -----------------------------------
+@settings(deadline=None, max_examples=60)
+@given(_tiny_boards(max_size=12, max_jumps=3),
+       st.lists(st.sampled_from(SMALL_DICE), min_size=1, max_size=3),
+       st.integers(0, 6), st.booleans(), st.integers(0, 2**32 - 1))
+def test_warm_start_descends_only_where_play_finishes(board, dice, sweeps, optional, seed):
+    """``bellman_start`` claims a play finishes surely when its values descend: checked
+    against the naive twin (dense chain, reachability by search) whatever the values it
+    starts from (random layers) and whichever jumps it may decline; sure_region's play
+    with sweeps finishes surely."""
+    from snl_numeric.policy.graph import bellman_start, sure_region
+
+    dice = _fit(board, dice)
+    p = build_problem(board, tuple(dice), optional)
+    finite, die, take = sure_region(p, sweeps)
+    active = finite[: p.n].copy()
+    active[p.goal] = False
+    pairs = dict(zip(p.src.tolist(), take.tolist(), strict=True))
+    sure = np.isfinite(naive.policy_expected(board, dice, die, pairs))
+    assert sure[: p.n][active].all()
+    rng = np.random.default_rng(seed)
+    layers = rng.integers(0, 5, size=p.n).astype(float)
+    choose = (rng.random(len(p.src)) < 0.5) & finite[p.n:] if optional else None
+    greedy, greedy_take, descends = bellman_start(p, layers, active, die, take, sweeps,
+                                                  choose)
+    assert np.array_equal(greedy[~active], die[~active])
+    if choose is None:
+        assert np.array_equal(greedy_take, take)
+    else:
+        assert np.array_equal(greedy_take[~choose], take[~choose])
+    if descends:
+        pairs = dict(zip(p.src.tolist(), greedy_take.tolist(), strict=True))
+        sure = np.isfinite(naive.policy_expected(board, dice, greedy, pairs))
+        assert sure[: p.n][active].all()
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(20, 160), st.integers(0, 2**32 - 1),
+       st.sampled_from(["win", "exact", "bounce"]), st.booleans(),
+       st.lists(st.sampled_from([D13, D46, D6, Dice.fair(2)]), min_size=2, max_size=3,
+                unique_by=id))
+def test_warm_start_reaches_the_cold_starts_answer(size, seed, overshoot, optional, dice):
+    """Policy iteration from the warm start and from the layers' play (no sweeps) end at
+    the same certified policy and values."""
+    import snl_numeric.policy.solve as solve
+
+    b = boards.random_board(size, 0.15, rng=seed, overshoot=overshoot)
+    dice = _fit(b, dice)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (ties a gap may leave open)
+        warm = optimal_policy(b, dice, optional_jumps=optional)
+        real = solve.policy_warm_sweeps
+        try:
+            solve.policy_warm_sweeps = lambda squares, faces: 0
+            cold = optimal_policy(b, dice, optional_jumps=optional)
+        finally:
+            solve.policy_warm_sweeps = real
+    assert real(size, 6) == min(size // 10, 100)
+    _assert_values(warm.expected, cold.expected)
+    if warm.convergence.gap == 0 and cold.convergence.gap == 0:
+        assert np.array_equal(warm.policy, cold.policy)
+        assert np.array_equal(warm.take, cold.take)
 
 
 # --- the policy's dense LU and the core's solver are twins --------------------------

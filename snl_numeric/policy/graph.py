@@ -17,6 +17,7 @@ reaches with positive probability.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,7 @@ from .._core.numba_config import njit
 from .._core.text import dice_text, few, label
 from ..board import Board
 from ..dice import Dice
+from .evaluate import proper
 from .problem import Problem, Words, csr_graph, resolve
 
 
@@ -95,12 +97,14 @@ def _layers(graph: sp.csr_matrix, root: int) -> np.ndarray:
     return dist
 
 
-def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sure_region(p: Problem, sweeps: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Nodes from which some play finishes surely, and a play that does (proper there).
 
     The play moves down a layer of the attractor (breadth-first distance to the goal
     through choices that stay in it) with positive probability, preferring the die with
-    the smallest expected layer; a jump is taken unless declining is closer.
+    the smallest expected layer; a jump is taken unless declining is closer. With
+    ``sweeps``, the play is that of :func:`bellman_start` (dice, and the optional jumps of
+    the region) when it finishes surely too.
     """
     n_nodes = p.n + len(p.src)
     dist = _layers(csr_graph(*_moves(p), n_nodes), p.goal)  # every node inside, at first
@@ -116,18 +120,118 @@ def sure_region(p: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             reached = np.isfinite(dist)
         down_ok = allowed[: p.n_actions * p.n].reshape(p.n_actions, p.n)
     n = p.n
-    pos = p.live
-    after = np.where(pos, dist[p.nxt], 0.0)
-    down = np.any(pos & (after < dist[:n, None]), axis=2)
-    if down_ok is not None:
-        down &= down_ok
-    score = np.where(down, p.weighted(after), np.inf)
-    die = np.argmin(score, axis=0)
     take = np.ones(len(p.src), dtype=bool)
     if p.optional:
         dt, ds = dist[p.tgt], dist[p.src]
         take = ~reached[n:] | (np.isfinite(dt) & (dt <= ds))
+    everywhere = bool(reached.all())  # (the layers' dice are then needed on no square
+    # off the region: only when the warm start fails)
+    die = np.zeros(n, dtype=np.intp) if sweeps and everywhere else _layer_dice(p, dist,
+                                                                               down_ok)
+    if sweeps:
+        active = reached[:n].copy()
+        active[p.goal] = False
+        choose = reached[n:] if p.optional else None
+        greedy, greedy_take, descends = bellman_start(p, dist[:n], active, die, take, sweeps,
+                                                      choose)
+        if descends or proper(p, greedy, greedy_take, active):
+            return reached, greedy, greedy_take
+        if everywhere:
+            die = _layer_dice(p, dist, down_ok)
     return reached, die, take
+
+
+def _layer_dice(p: Problem, dist: np.ndarray, down_ok: np.ndarray | None) -> np.ndarray:
+    """On every square, the die that moves down a layer (``dist``) with positive
+    probability with the smallest expected layer (among the choices ``down_ok``)."""
+    pos = p.live
+    after = np.where(pos, dist[p.nxt], 0.0)
+    down = np.any(pos & (after < dist[: p.n, None]), axis=2)
+    if down_ok is not None:
+        down &= down_ok
+    return np.argmin(np.where(down, p.weighted(after), np.inf), axis=0)
+
+
+#: Dice whose one-step sums are within this (relative) of the least are tied in the warm start.
+TIE = 1e-9
+
+
+def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.ndarray,
+                  take: np.ndarray, sweeps: int, choose: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The greedy play after ``sweeps`` Jacobi sweeps of the Bellman equation ("min")
+    from the breadth-first layers ``layers`` on the ``active`` squares (0 on the goal,
+    ``inf`` off them): its dice (``die`` off the active squares) and jump decisions (those
+    of ``take`` but on the jumps ``choose``, where the player may decline: the better of
+    resting and following, taking on a tie). Also whether that play surely finishes by
+    descent: on every active square the die lands only on nodes of finite value (squares
+    of the region, or the goal) and with positive probability on one of a smaller value,
+    so a path of decreasing values leads from every square to the goal (else the caller
+    searches, :func:`~.evaluate.proper`).
+
+    A start for policy iteration, not an answer: a sweep carries the goal's information
+    about one throw down the board, so a tenth as many sweeps as squares leaves the
+    greedy play of a random board of a few hundred squares optimal or a step away (each
+    step saved is a factorisation).
+    """
+    rows = np.flatnonzero(active)
+    n_act, m, n_jumps = p.n_actions, len(rows), len(p.src)
+    # the values in the system's order: the active squares, the goal (0), the squares off
+    # it (inf), then (with choices) the jump nodes; every die's one-step sums over the
+    # active squares as one sparse product (row a * m + i), faces of probability 0 left out
+    pos = np.full(p.n, m + 1, dtype=np.int32)
+    pos[rows] = np.arange(m, dtype=np.int32)
+    pos[p.goal] = m
+    chosen = np.zeros(n_jumps, dtype=bool) if choose is None else choose
+    free = bool(chosen.any())
+    if free:
+        pos = np.concatenate([pos, np.arange(m + 2, m + 2 + n_jumps, dtype=np.int32)])
+        sub = pos[p.nxt[:, rows]]
+        v = np.concatenate([layers[rows], [0.0, np.inf], np.zeros(n_jumps)])
+    else:
+        sub = pos[resolve(p, take)[p.nxt[:, rows]]]
+        v = np.concatenate([layers[rows], [0.0, np.inf]])
+    pr = p.probs[:, rows] if p.per_row else np.broadcast_to(p.probs[:, None, :], sub.shape)
+    live = pr > 0.0
+    if live.all():
+        indptr = np.arange(0, sub.size + 1, sub.shape[2], dtype=np.int32)
+        data, index = pr.ravel(), sub.ravel()
+    else:
+        indptr = np.zeros(n_act * m + 1, dtype=np.int32)
+        np.cumsum(np.count_nonzero(live, axis=2).ravel(), out=indptr[1:])
+        data, index = pr[live], sub[live]
+    sums = sp.csr_matrix((data, index, indptr), shape=(n_act * m, len(v)))
+    cost = p.costs if p.cost is None else p.cost[:, rows]
+
+    def landing() -> None:
+        """The jump nodes' values: the better of resting and following where the player
+        chooses, else as ``take`` decides (along chains: level by level)."""
+        for js in p.levels:
+            rest, follow = v[pos[p.src[js]]], v[pos[p.tgt[js]]]
+            better = np.minimum(rest, follow)
+            v[m + 2 + js] = np.where(chosen[js], better, np.where(take[js], follow, rest))
+
+    for _ in range(sweeps):  # (each from the last sweep's values: Jacobi)
+        if free:
+            landing()
+        q = (sums @ v).reshape(n_act, m)
+        if p.cost is None:
+            v[:m] = functools.reduce(np.minimum, q) + 1.0
+        else:
+            v[:m] = functools.reduce(np.minimum, q + cost)
+    new_take = take
+    if free:
+        landing()
+        new_take = np.where(chosen, v[pos[p.tgt]] <= v[pos[p.src]], take)
+    best = die.copy()  # the smallest die index within TIE (relative) of the least sum, as
+    q = (sums @ v).reshape(n_act, m) + cost  # the answer's ties go (fewer steps to them)
+    least = q.min(axis=0)
+    best[rows] = np.argmax(q <= least + TIE * np.abs(least), axis=0)
+    after = v[sub[best[rows], np.arange(m)]]
+    live = p.face_probs(best[rows], rows) > 0.0
+    descends = bool(np.all(np.isfinite(after) | ~live)
+                    and np.all(np.any(live & (after < v[:m, None]), axis=1)))
+    return best, new_take, descends
 
 
 def worst_region(board: Board | Words, dice: tuple[Dice, ...], p: Problem

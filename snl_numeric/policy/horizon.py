@@ -92,7 +92,7 @@ def finish_within(
     return FinishWithinResult(
         board=board, actions=dice, optional_jumps=bool(optional_jumps), horizon=k,
         policy=policy, take=take,
-        jumps=jump_pairs(board, p),
+        jumps=jump_pairs(board),
         values=values, probability=values[k], probability_start=float(values[k, board.start]),
     )
 

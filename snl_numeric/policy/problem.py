@@ -259,8 +259,12 @@ def resolve(p: Problem, take: np.ndarray) -> np.ndarray:
         to = nxt
 
 
-def jump_pairs(board: Board, p: Problem) -> tuple[tuple[int, int], ...]:
-    return tuple((s, board.jumps[s]) for s in p.src.tolist())
+def jump_pairs(board: Board) -> tuple[tuple[int, int], ...]:
+    """``(source, destination)`` of every jump, in the order of the board's jump arrays,
+    the order :func:`build_problem` gives the jumps (read without building the board's
+    mapping of jumps)."""
+    src, dst = board.jump_arrays
+    return tuple(zip(src.tolist(), dst.tolist(), strict=True))
 
 
 def check_common(board: Board, actions: Any, optional_jumps: Any) -> tuple[Board, tuple]:

@@ -9,6 +9,7 @@ from typing import Any, cast, overload
 import numpy as np
 
 from .._core.numba_config import njit
+from .._core.sizes import policy_warm_sweeps
 from .._core.solve import WARN_ERROR
 from .._core.validation import choice, positive_int, probability
 from .._core.warn import warn_user
@@ -196,7 +197,7 @@ def optimal_policy(
         arr.flags.writeable = False
     return PolicyResult(
         board=board, actions=dice, objective=objective, optional_jumps=bool(optional_jumps),
-        policy=die, jumps=jump_pairs(board, p), take=take, expected=res.values,
+        policy=die, jumps=jump_pairs(board), take=take, expected=res.values,
         mean=float(res.values[board.start]),
         convergence=Convergence(method, int(iterations), res.residual, note, res.error,
                                 res.gap),
@@ -226,7 +227,8 @@ def _play(p: Problem, names: tuple[Board, tuple] | Words, objective: str, method
     the quantity, for the warnings)."""
     sense = 1.0 if objective == "min" else -1.0
     if objective == "min":
-        finite, die, take = sure_region(p)
+        finite, die, take = sure_region(p, policy_warm_sweeps(p.n - 1, p.nxt.shape[2])
+                                          if method == "policy" and not p.large else 0)
     elif isinstance(names, Words):
         finite, die, take = worst_region(names, (), p)
     else:

@@ -262,7 +262,7 @@ def optimal_race(
     return RaceResult(
         board=board, dice=dice_t, optional_jumps=bool(optional_jumps),
         opponent="optimal" if fixed is None else fixed.kind,
-        value=value, opponent_wins=opp, policy=policy, jumps=jump_pairs(board, p), take=take,
+        value=value, opponent_wins=opp, policy=policy, jumps=jump_pairs(board), take=take,
         win_probability=win, lose_probability=lose, no_winner=max(0.0, 1.0 - win - lose),
         win_probability_second=second, convergence=b.convergence)
 
