@@ -50,11 +50,10 @@ MAX_ROUNDS = 4
 REFACTOR_ERROR = 1e-11
 #: SuperLU's panel of columns and largest relaxed supernode (SciPy's defaults: 20 and 10):
 #: one column each factorised ``A`` 5-20% faster on every board family of
-#: ``benchmarks/_families.py`` from 300 to 4,000 squares (the most on the largest). Never a
-#: relaxed supernode wider than the panel: SuperLU's work arrays hold one panel, and SciPy
-#: 1.17 corrupts memory (a crash at exit) when ``relax > panel_size``. Where these meet a
-#: pivot exactly 0 and SciPy's defaults do not (a board of 1,000 snakes, 5e155 throws:
-#: ``tests/naive.run_board(200)``), the defaults factorise.
+#: ``benchmarks/_families.py`` from 300 to 4,000 squares. Never a relaxed supernode wider
+#: than the panel: SciPy 1.17 corrupts memory (a crash at exit) when ``relax > panel_size``.
+#: Where these meet a pivot exactly 0 and SciPy's defaults do not (a board of 1,000 snakes,
+#: 5e155 throws: ``tests/naive.run_board(200)``), the defaults factorise.
 SPLU_OPTIONS = {"panel_size": 1, "relax": 1}
 #: Held around every dense LAPACK factorisation and solve: OpenBLAS's LAPACK (0.3.31, as
 #: the NumPy/SciPy wheels ship it) corrupts memory when several threads call it at once
@@ -658,16 +657,12 @@ class DirectSolver:
 
     # -- the cancellation-free fallback --------------------------------------------------------
     def _elimination(self) -> tuple[np.ndarray, float]:
-        """GTH elimination of ``A`` with the system's squares in reverse order (descending,
-        those that no square moves to last; :func:`.gth.gth_factor`), built once, on first
-        need: the packed factors and the a priori relative error of a solve with a
-        right-hand side ``>= 0``, a few units in the last place per operation along the
-        longest chain of dependent operations (the structured solver's model,
-        :mod:`.structured`, for one block of ``m``). In that order the forward moves lie
-        below the diagonal, so each column's multipliers are the few squares that move to
-        it, and a move back from ``i`` to ``j`` fills column ``j`` only up to ``i`` (as in
-        SuperLU's order, :meth:`_superlu`); in increasing order every square a snake's
-        head is reached from would carry the tail's row along the rest of the board."""
+        """GTH elimination of ``A`` (:func:`.gth.gth_factor`) with the system's squares in
+        reverse order, built once, on first need: the packed factors and the a priori
+        relative error of a solve with a right-hand side ``>= 0``, a few units in the last
+        place per operation along the longest chain of dependent operations (the structured
+        solver's model, :mod:`.structured`, for one block of ``m``). Descending, each
+        column's multipliers are the few squares moving to it (as in :meth:`_superlu`)."""
         with self._lock:
             if self._gth is None:
                 leave = (self._csr.leave() if self._csr is not None else
