@@ -14,6 +14,7 @@ import os
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 #: This tree (the repository holding ``benchmarks/``).
@@ -41,6 +42,21 @@ def run_in(path: str, code: str, env: dict[str, str] | None = None,
     out = subprocess.run([sys.executable, "-c", code], env=child_env, capture_output=True,
                          text=True, check=True, timeout=timeout, cwd=os.path.expanduser("~"))
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def rotated(trees: list[str], rounds: int, run: Callable[[int, str], dict]
+            ) -> dict[str, list[dict]]:
+    """``{name: [result, ...]}`` over ``rounds`` rounds of ``run(i, name)`` for each tree
+    ``trees[i]`` (one fresh process each), the order rotating from round to round; the
+    first tree (this one) is named ``ours``, the others by :func:`label`."""
+    names = ["ours"] + [label(t) for t in trees[1:]]
+    results: dict[str, list[dict]] = {name: [] for name in names}
+    for r in range(rounds):
+        shift = r % len(trees)
+        for i in list(range(len(trees)))[shift:] + list(range(len(trees)))[:shift]:
+            results[names[i]].append(run(i, names[i]))
+        print(f"round {r + 1}/{rounds} done", file=sys.stderr)
+    return results
 
 
 def alternate(code: str, other: str, repeats: int,

@@ -26,7 +26,7 @@ import statistics
 import subprocess
 import sys
 
-from benchmarks._ab import HERE, label
+from benchmarks._ab import HERE, rotated
 
 CHILD = r"""
 import json, sys, time
@@ -92,13 +92,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="Numba cache directory prefix (one per tree)")
     args = ap.parse_args(argv)
     trees = [HERE, *map(os.path.abspath, args.tree)]
-    names = ["ours"] + [label(t) for t in trees[1:]]
-    results: dict[str, list[dict]] = {name: [] for name in names}
-    for r in range(args.rounds):
-        shift = r % len(trees)
-        for i in list(range(len(trees)))[shift:] + list(range(len(trees)))[:shift]:
-            results[names[i]].append(run_tree(trees[i], i == 0, f"{args.cache}-{names[i]}"))
-        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+    results = rotated(trees, args.rounds,
+                      lambda i, name: run_tree(trees[i], i == 0, f"{args.cache}-{name}"))
+    names = list(results)
     keys = list(results["ours"][0])
     med = {n: {k: statistics.median(r[k] for r in results[n] if k in r) for k in keys
                if any(k in r for r in results[n])} for n in names}

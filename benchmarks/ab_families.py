@@ -13,17 +13,14 @@ Usage: ``python -m benchmarks.ab_families --tree /tmp/s68base [--rounds 3]``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
 
-from benchmarks._ab import HERE, label
+from benchmarks._ab import HERE, rotated, run_in
 
 CHILD = r"""
 import json, sys, time
-sys.path.append(sys.argv[1])  # (the tree timed comes first, on PYTHONPATH)
+sys.path.append(HERE)  # (the tree timed comes first, on PYTHONPATH)
 from benchmarks._families import FAMILIES
 from snl_numeric import Board, expected_throws
 rows = {}
@@ -39,13 +36,6 @@ print(json.dumps(rows))
 """
 
 
-def run_tree(path: str, cache: str) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": path, "NUMBA_CACHE_DIR": cache, "SNL_QUIET": "1"}
-    out = subprocess.run([sys.executable, "-c", CHILD, HERE], env=env, capture_output=True,
-                         text=True, check=True, timeout=1200, cwd=os.path.expanduser("~"))
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tree", action="append", default=[], help="another tree to time")
@@ -54,13 +44,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="Numba cache directory prefix (one per tree)")
     args = ap.parse_args(argv)
     trees = [HERE, *map(os.path.abspath, args.tree)]
-    names = ["ours"] + [label(t) for t in trees[1:]]
-    results: dict[str, list[dict]] = {name: [] for name in names}
-    for r in range(args.rounds):
-        shift = r % len(trees)
-        for i in list(range(len(trees)))[shift:] + list(range(len(trees)))[:shift]:
-            results[names[i]].append(run_tree(trees[i], f"{args.cache}-{names[i]}"))
-        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+    results = rotated(trees, args.rounds, lambda i, name: run_in(
+        trees[i], CHILD.replace("HERE", repr(HERE)),
+        {"NUMBA_CACHE_DIR": f"{args.cache}-{name}", "SNL_QUIET": "1"}, timeout=1200))
+    names = list(results)
     print(f"CPU ms per call, median of {args.rounds} rounds, one process per tree per round")
     print(f"{'row':28s}" + "".join(f"{n:>12s}" for n in names) + "  (theirs / ours)")
     for key in results["ours"][0]:

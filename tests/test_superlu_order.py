@@ -129,3 +129,34 @@ def test_a_zero_pivot_in_descending_order_falls_back_to_colamd_then_scipy(monkey
         assert calls[0]["permc_spec"] == "NATURAL" and calls[-1] == how
         assert not solver._descending and solver.method == "splu"
         np.testing.assert_allclose(solver.throws().x, exact, rtol=1e-12)
+
+
+def test_no_factors_anywhere_falls_back_to_gth(monkeypatch):
+    """SuperLU meeting a pivot exactly 0 in every order leaves nothing factorised: GTH
+    elimination answers (up to GTH_MAX unknowns), certified."""
+    board = random_board(300, 0.1, rng=2)
+    exact = snl.expected_throws_all(board)
+
+    def failing(a, **options):
+        raise RuntimeError("Factor is exactly singular")
+
+    monkeypatch.setattr(direct.spla, "splu", failing)
+    b = board.replace()
+    t = snl.expected_throws_all(b)
+    assert snl.solver_report(b).method == "gth"
+    np.testing.assert_allclose(t, exact, rtol=1e-12)
+    visits = snl.analyze(b).expected_visits
+    np.testing.assert_allclose(visits, snl.analyze(board).expected_visits, rtol=1e-11)
+
+
+def test_no_factors_above_gth_max_falls_back_to_the_structured_solver():
+    """``run_board(251)`` (1,506 unknowns, 2.5e195 throws): SuperLU met a pivot exactly 0
+    in descending order, in COLAMD's and with SciPy's options, and the solver raised
+    SciPy's RuntimeError (also at fd5ae7e); the structured solver answers, within its
+    certified bound of the exact value."""
+    board = naive.run_board(251)
+    assert fundamental(board.compiled)._unfactorised
+    t, rep = snl.expected_throws(board), snl.solver_report(board)
+    exact = naive.run_moments(251)[0]
+    assert rep.method == "structured" and rep.error_estimate < 1e-11
+    assert abs(Fraction(t) - exact) <= rep.error_estimate * exact

@@ -132,12 +132,10 @@ class DirectSolver:
         that move and ``pivot`` their sums (``moving.sum(axis=1)``, ``a``'s diagonal),
         ``rowsum`` each square's sum of probabilities (over all ``n`` squares).
         ``table()`` gives the successor table and probabilities (for the structured
-        solver of a fallback). For a caller that holds the systems of many
-        policies at once (policy iteration), so that a policy's solver is one gather and
-        one factorisation; the same solver as ``DirectSolver(*table(), active)`` but for
-        the order of the squares (no square is put first) and the rounding of the
-        factors.
-        """
+        solver of a fallback). For a caller that holds the systems of many policies at once
+        (policy iteration), so that a policy's solver is one gather and one factorisation;
+        the same solver as ``DirectSolver(*table(), active)`` but for the order of the
+        squares (no square is put first) and the rounding of the factors."""
         self = cls.__new__(cls)
         n, m = len(rowsum), len(states)
         self.n, self.faces = n, to.shape[1]
@@ -192,12 +190,8 @@ class DirectSolver:
         moving (and their sum, ``pivot``, when known); ``scale`` the row sums of the
         system's squares (a number for one die)."""
         self._csr: CsrRows | None = None  # (the rows as CSR: DirectSolver.csr)
-        self._to = to
-        self._probs = probs
-        self._scale = scale
-        self._moving = moving
-        # the sum of the probabilities of moving
-        self._pivot = moving.sum(axis=1) if pivot is None else pivot
+        self._to, self._probs, self._scale, self._moving = to, probs, scale, moving
+        self._pivot = moving.sum(axis=1) if pivot is None else pivot  # (the sum of moving)
         self.blocks = 0
         self.structural_zeros = False  # (LU's roundings reach squares no path reaches)
         self._lock = threading.Lock()
@@ -209,34 +203,32 @@ class DirectSolver:
         self._rounding: np.ndarray | None = None
         self.method = "lu" if self.unknowns <= DENSE_MAX else "splu"
         self._descending = False  # (SuperLU's factors: of A_ff^T in descending order)
+        self._unfactorised = False  # (SuperLU met a pivot exactly 0 in every order)
         self._piv_u = self._pivot[:self._mu, None]
 
     def _superlu(self) -> None:
         """SuperLU's factors of ``A_ff`` (the squares from ``mu`` on). Where the backward
         moves fill in little (:func:`.sizes.natural_order`), those of ``A_ff^T`` with the
-        squares in descending order (the forward moves then below the diagonal, filling
-        nothing; a move back from ``i`` to ``j`` fills column ``j`` up to ``i``), no
-        ordering and no pivoting: ``A`` is an M-matrix (each row's moves sum to its pivot at
-        most), whose elimination without pivoting keeps positive pivots, and its CSC is the
-        table's CSR as it stands. Else COLAMD's order of ``A_ff`` with partial pivoting.
-        A pivot exactly 0 (lengths near the largest double, where the order of the updates
-        decides) gives way to COLAMD, then to SciPy's own options."""
+        squares in descending order (the forward moves below the diagonal fill nothing, a
+        move back from ``i`` to ``j`` fills column ``j`` up to ``i``; the table's CSR as it
+        stands), unordered and unpivoted: ``A_ff^T`` is column diagonally dominant, where
+        partial pivoting would keep the diagonal too. Else COLAMD's order of ``A_ff``. A
+        pivot exactly 0 (lengths near the largest double) gives way to COLAMD, then to
+        SciPy's options, then to the fallbacks (:meth:`_by_lu`; ``naive.run_board(251)``)."""
         lo = self._mu
+        tries: list[tuple[bool, dict]] = [(False, SPLU_OPTIONS), (False, {})]
         if natural_order(self._envelope(lo), self.unknowns - lo):
-            try:
-                self._splu = spla.splu(self._sparse(lo, descending=True),
-                                       permc_spec="NATURAL", diag_pivot_thresh=0.0,
-                                       **SPLU_OPTIONS)
-                self._descending = True
+            tries.insert(0, (True, {"permc_spec": "NATURAL", "diag_pivot_thresh": 0.0,
+                                    **SPLU_OPTIONS}))
+        for descending, options in tries:
+            a = self._sparse(lo, descending)
+            try:  # (SciPy's splu sums the duplicates)
+                self._splu = spla.splu(a if descending else a.tocsc(), **options)
+                self._descending = descending
                 return
-            except RuntimeError:
+            except RuntimeError:  # (a pivot exactly 0)
                 pass
-        a = self._sparse(lo).tocsc()
-        a.sum_duplicates()
-        try:
-            self._splu = spla.splu(a, **SPLU_OPTIONS)
-        except RuntimeError:
-            self._splu = spla.splu(a)
+        self._unfactorised = True
 
     def _envelope(self, lo: int) -> int:
         """The envelope of the backward moves in ``A[lo:, lo:]``: over every square a move
@@ -287,7 +279,10 @@ class DirectSolver:
         leads to (0 off the system; :meth:`_residual` reads them), None for ``A^T``.
         Nobody moves to the first ``mu`` squares, so their columns of ``G`` are 0: they are
         solved last, from the others (their own entries of ``near`` are read only where a
-        face has no probability)."""
+        face has no probability). NaN where SuperLU could not factorise: GTH elimination or,
+        above :data:`GTH_MAX` unknowns, the structured solver answers."""
+        if self._unfactorised:
+            return np.full(rhs.shape, np.nan), None
         if self._csr is not None:  # (SuperLU's solve of several columns goes to BLAS's threads)
             solve = partial(self._splu.solve, trans="T" if trans else "N")
             return columns(solve, np.asfortranarray(rhs)), None
@@ -433,8 +428,8 @@ class DirectSolver:
         if not trans:
             rhs = rhs * self._scale
         x, lo, error, backward, how = self._certified(rhs, trans, target, measure, first)
-        if error > max(target, REFACTOR_ERROR) and self.unknowns > GTH_MAX and np.all(
-                np.isfinite(x)) and self._csr is None:
+        if error > max(target, REFACTOR_ERROR) and self.unknowns > GTH_MAX and (np.all(
+                np.isfinite(x)) or self._unfactorised) and self._csr is None:
             sol = self.structured().solve(b, trans, target=target)
             if sol.error < total_error(error, self.faces):
                 return Solution(sol.x, sol.iterations, sol.error, sol.residual, "structured")
@@ -458,8 +453,8 @@ class DirectSolver:
         its entries)."""
         rhs = np.asarray(b, dtype=np.float64)[self.states, None] * self._scale
         x, lo, error, _, _ = self._certified(rhs, False, 2.0**-100)
-        if (error > REFACTOR_ERROR and self.unknowns > GTH_MAX and np.all(np.isfinite(x))
-                and self._csr is None):
+        if (error > REFACTOR_ERROR and self.unknowns > GTH_MAX and self._csr is None
+                and (np.all(np.isfinite(x)) or self._unfactorised)):
             return self.structured().refined(b)
         hi, low = np.zeros(self.n), np.zeros(self.n)
         hi[self.states] = x[:, 0]
