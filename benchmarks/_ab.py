@@ -9,6 +9,7 @@ left out when it is not set.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -57,6 +58,19 @@ def rotated(trees: list[str], rounds: int, run: Callable[[int, str], dict]
             results[names[i]].append(run(i, names[i]))
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
     return results
+
+
+def tree_args(doc: str, rounds: int, cache: str, argv: list[str] | None
+              ) -> tuple[argparse.Namespace, list[str]]:
+    """The options of a same-run A/B script (``--tree`` repeated, ``--rounds``, ``--cache``)
+    and its trees: this one first, then each ``--tree``."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--tree", action="append", default=[], help="another tree to time")
+    ap.add_argument("--rounds", type=int, default=rounds)
+    ap.add_argument("--cache", default=os.environ.get("NUMBA_CACHE_DIR", cache),
+                    help="Numba cache directory prefix (one per tree)")
+    args = ap.parse_args(argv)
+    return args, [HERE, *map(os.path.abspath, args.tree)]
 
 
 def alternate(code: str, other: str, repeats: int,

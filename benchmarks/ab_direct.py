@@ -19,14 +19,13 @@ Usage: ``python -m benchmarks.ab_direct --tree /work/main --tree /tmp/c035537
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
 import subprocess
 import sys
 
-from benchmarks._ab import HERE, rotated
+from benchmarks._ab import HERE, rotated, tree_args
 
 CHILD = r"""
 import json, sys, time
@@ -85,13 +84,7 @@ def run_tree(path: str, baselines: bool, cache: str) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tree", action="append", default=[], help="another tree to time")
-    ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--cache", default=os.environ.get("NUMBA_CACHE_DIR", "/tmp/ab_direct"),
-                    help="Numba cache directory prefix (one per tree)")
-    args = ap.parse_args(argv)
-    trees = [HERE, *map(os.path.abspath, args.tree)]
+    args, trees = tree_args(__doc__, 7, "/tmp/ab_direct", argv)
     results = rotated(trees, args.rounds,
                       lambda i, name: run_tree(trees[i], i == 0, f"{args.cache}-{name}"))
     names = list(results)

@@ -12,11 +12,9 @@ Usage: ``python -m benchmarks.ab_families --tree /tmp/s68base [--rounds 3]``.
 
 from __future__ import annotations
 
-import argparse
-import os
 import statistics
 
-from benchmarks._ab import HERE, rotated, run_in
+from benchmarks._ab import HERE, rotated, run_in, tree_args
 
 CHILD = r"""
 import json, sys, time
@@ -37,13 +35,7 @@ print(json.dumps(rows))
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tree", action="append", default=[], help="another tree to time")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--cache", default=os.environ.get("NUMBA_CACHE_DIR", "/tmp/ab_families"),
-                    help="Numba cache directory prefix (one per tree)")
-    args = ap.parse_args(argv)
-    trees = [HERE, *map(os.path.abspath, args.tree)]
+    args, trees = tree_args(__doc__, 3, "/tmp/ab_families", argv)
     results = rotated(trees, args.rounds, lambda i, name: run_in(
         trees[i], CHILD.replace("HERE", repr(HERE)),
         {"NUMBA_CACHE_DIR": f"{args.cache}-{name}", "SNL_QUIET": "1"}, timeout=1200))
