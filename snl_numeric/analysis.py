@@ -274,11 +274,23 @@ def analyze(
     tail = check_tail(tail, max_throws)
     pmf: np.ndarray | None
     cdf: np.ndarray | None
-    pushed_ = pushed(cb, index, tail, int(max_throws))
-    pmf, remaining = pushed_.pmf, pushed_.remaining
+    # after n throws the expected rest is at most max(t), so P(T > n) >= (t - n) / max(t)
+    # (t certified to 1e-11): where that stays above the tail at max_throws, no push reaches
+    # it and none is made (1e16 expected throws: not ten million throws pushed in vain)
+    left = ((mean * (1 - 1e-9) - max_throws) / (fundamental(cb).tmax() * (1 + 1e-9))
+            if math.isfinite(mean) and mean > max_throws else 0.0)
+    if left >= tail:
+        pmf, remaining = np.zeros(1), left
+    else:
+        pushed_ = pushed(cb, index, tail, int(max_throws))
+        pmf, remaining = pushed_.pmf, pushed_.remaining
     cdf = np.minimum(np.cumsum(pmf), 1.0)
     note = ""
-    if remaining >= tail:
+    if left >= tail:
+        note = (f"the distribution was not computed: at least {left:.3g} of the mass is left "
+                f"after max_throws={int(max_throws)} throws (P(T > n) >= (E[T] - n) / max t, "
+                f"E[T] = {mean:.3g}); raise max_throws or tail")
+    elif remaining >= tail:
         note = (f"the distribution was not computed: the tail did not fall below {tail:g} "
                 f"within max_throws={int(max_throws)} throws (remaining mass "
                 f"{remaining:.3g}); raise max_throws or tail")

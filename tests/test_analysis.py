@@ -16,6 +16,7 @@ from snl_numeric import (
     analyze_many,
     boards,
     expected_throws,
+    expected_throws_all,
     finish_probability,
     min_throws,
 )
@@ -149,3 +150,28 @@ def test_quantiles_past_max_throws_are_missing_with_a_note():
     assert (rep.median, rep.percentiles[99.9]) == (2, None)
     assert "not decided within max_throws=15" in rep.note
     assert rep.pmf is not None
+
+
+@pytest.mark.parametrize("n, max_throws", [(10, 1000), (4, 300)])
+def test_distribution_out_of_reach_is_not_pushed(n, max_throws):
+    """Where P(T > max_throws) >= (E[T] - max_throws) / max t stays above the tail, analyze
+    pushes nothing and says so; the mass it names is truly left (the naive push)."""
+    board = naive.run_board(n)  # (6 (6**n - 1) / 5 expected throws: 7e7 and 1,555)
+    r = analyze(board, max_throws=max_throws)
+    assert r.pmf is None and r.median is None and "at least" in r.note
+    left = (r.mean - max_throws) / expected_throws_all(board).max()
+    assert f"at least {left:.3g} of the mass is left" in r.note
+    assert 1e-12 < left <= 1.0 - sum(naive.naive_distribution(board, throws=max_throws))
+    assert r.mean == expected_throws(board)
+
+
+def test_distribution_of_astronomical_length_answered_at_once():
+    """100 snakes near the goal of 1,000 squares (1.6e16 throws): the mean and variance, no
+    distribution, and no ten million throws pushed first (the bound decides at once)."""
+    from benchmarks._families import snakes_near_goal
+
+    r = analyze(snakes_near_goal(1000))
+    assert r.pmf is None and r.percentiles == {5: None, 10: None, 25: None, 50: None,
+                                               75: None, 90: None, 95: None, 99: None}
+    assert "at least 1 of the mass is left after max_throws=10000000" in r.note
+    assert r.mean > 1e16
