@@ -287,9 +287,10 @@ def analyze(
     cdf = np.minimum(np.cumsum(pmf), 1.0)
     note = ""
     if left >= tail:
-        note = (f"the distribution was not computed: at least {left:.3g} of the mass is left "
-                f"after max_throws={int(max_throws)} throws (P(T > n) >= (E[T] - n) / max t, "
-                f"E[T] = {mean:.3g}); raise max_throws or tail")
+        note = (f"the distribution was not computed: the tail cannot fall below {tail:g} "
+                f"within max_throws={int(max_throws)} throws (at least {left:.3g} of the mass "
+                f"is left: P(T > n) >= (E[T] - n) / max t, E[T] = {mean:.3g}); raise "
+                "max_throws or tail")
     elif remaining >= tail:
         note = (f"the distribution was not computed: the tail did not fall below {tail:g} "
                 f"within max_throws={int(max_throws)} throws (remaining mass "
