@@ -41,7 +41,8 @@ proper. Where the direct solver evaluates the policies, that start is first repl
 greedy play after a few Jacobi sweeps of the Bellman equation from the layers (one per ten
 squares, at most 100: :func:`~snl_numeric._core.sizes.policy_warm_sweeps`) when its values
 show it proper (they descend from every square to the goal) or a search does: a board of
-a few hundred squares then starts at the optimum or a step from it. Under "max" the worst play is infinite as soon as a player can keep
+a few hundred squares then starts at the optimum or a step from it. Under "max" the worst
+play is infinite as soon as a player can keep
 the token away from the goal forever with positive probability: the largest
 set of squares with a choice that never leaves it (a goal-avoiding end
 component) is found, and if the start can reach it a ``ValueError`` names

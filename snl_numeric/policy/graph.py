@@ -152,7 +152,8 @@ def _layer_dice(p: Problem, dist: np.ndarray, down_ok: np.ndarray | None) -> np.
     return np.argmin(np.where(down, p.weighted(after), np.inf), axis=0)
 
 
-#: Dice whose one-step sums are within this (relative) of the least are tied in the warm start.
+#: Dice whose one-step sums are within this (relative) of the best are tied in a greedy play
+#: (the warm start's, value iteration's).
 TIE = 1e-9
 
 

@@ -16,7 +16,7 @@ from .._core.warn import warn_user
 from ..board import Board
 from ..dice import DiceLike
 from .evaluate import face_sums, proper
-from .graph import sure_region, worst_region
+from .graph import TIE, sure_region, worst_region
 from .improve import Improved, improve
 from .matrices import check_not_single, is_matrix_actions, matrix_problem
 from .problem import Problem, Words, build_problem, check_common, jump_pairs
@@ -290,7 +290,7 @@ def _landing_values(p: Problem, values: np.ndarray, sense: float, jactive: np.nd
 
 
 def _greedy(p: Problem, values: np.ndarray, active: np.ndarray, jactive: np.ndarray,
-            sense: float, die: np.ndarray, take: np.ndarray, tie: float = 1e-9
+            sense: float, die: np.ndarray, take: np.ndarray, tie: float = TIE
             ) -> tuple[np.ndarray, np.ndarray]:
     """The greedy policy of approximate values: jumps as :func:`_landing_values`, on each
     active square the smallest die index within ``tie`` (relative) of the best."""
