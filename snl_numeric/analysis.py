@@ -16,7 +16,7 @@ from ._core.table import QUANTILE_SLACK, quantile_levels, quantiles
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail, optional_flag, shown
 from .board import Board, check_model, check_start
 from .chain import finish_probability, fundamental, moments, visits_and_jump_use
-from .distribution import pushed
+from .distribution import pushed, tail_floor
 from .shortest import min_throws, shortest_path
 
 if TYPE_CHECKING:
@@ -274,11 +274,9 @@ def analyze(
     tail = check_tail(tail, max_throws)
     pmf: np.ndarray | None
     cdf: np.ndarray | None
-    # after n throws the expected rest is at most max(t), so P(T > n) >= (t - n) / max(t)
-    # (t certified to 1e-11): where that stays above the tail at max_throws, no push reaches
-    # it and none is made (1e16 expected throws: not ten million throws pushed in vain)
-    left = ((mean * (1 - 1e-9) - max_throws) / (fundamental(cb).tmax() * (1 + 1e-9))
-            if math.isfinite(mean) and mean > max_throws else 0.0)
+    # where the tail cannot fall below tail by max_throws, no push reaches it and none is
+    # made (1e16 expected throws: not ten million throws pushed in vain)
+    left = tail_floor(cb, index, int(max_throws)) if mean > max_throws else 0.0
     if left >= tail:
         pmf, remaining = np.zeros(1), left
     else:

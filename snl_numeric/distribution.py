@@ -15,6 +15,8 @@ the band of squares holding mass.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,12 +28,13 @@ from ._core.table import push_step_kernel
 from ._core.validation import DEFAULT_MAX_THROWS, DEFAULT_TAIL, check_tail
 from ._core.vectorised import push
 from .board import Board, check_model, check_start
+from .chain import fundamental
 from .compile import CompiledBoard
 
 if TYPE_CHECKING:
     from .markov import Chain
 
-__all__ = ["Pushed", "length_distribution", "pushed", "pushed_to_tail"]
+__all__ = ["Pushed", "length_distribution", "pushed", "pushed_to_tail", "tail_floor"]
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,34 @@ class Pushed:
     never: float
 
 
+def tail_floor(cb: CompiledBoard, start: int, throws: int) -> float:
+    """A lower bound on ``P(T > throws)`` from the expected throws ``t``: after ``n`` throws
+    the expected rest is at most ``max t``, so ``P(T > n) >= (t[start] - n) / max t``
+    (``t`` within its certified error); 0 where that says nothing (``t[start] <= throws``,
+    or ``t`` not finite or not certified).
+
+    Examples
+    --------
+    >>> from snl_numeric import Board
+    >>> b = Board(30, jumps={29: 1})             # 12.15 throws expected
+    >>> round(tail_floor(b.compiled, 0, 10), 3), tail_floor(b.compiled, 0, 30)
+    (0.177, 0.0)
+    """
+    sol = fundamental(cb).throws()
+    mean = float(sol.x[start])
+    if not (math.isfinite(mean) and mean > throws and sol.error < 1e-3):
+        return 0.0
+    return max(mean * (1.0 - sol.error) - throws, 0.0) / (
+        float(sol.x.max()) * (1.0 + sol.error))
+
+
 def pushed(cb: CompiledBoard, start: int, tail: float, max_throws: int,
-           bar: Progress | None = None) -> Pushed:
+           bar: Progress | None = None, hopeless: Callable[[], bool] | None = None
+           ) -> Pushed:
     """Push the mass from ``start`` until the mass that can still finish is below
-    ``tail`` or for ``max_throws`` throws, whichever comes first (``bar`` counts them)."""
+    ``tail`` or for ``max_throws`` throws, whichever comes first (``bar`` counts them);
+    ``hopeless`` is asked once, when the mass falls too slowly to reach the tail in time:
+    True stops the push there."""
     if start == cb.size:
         return Pushed(np.array([1.0]), np.array([0.0]), 0.0, 0.0)
     live = cb.live
@@ -69,17 +96,32 @@ def pushed(cb: CompiledBoard, start: int, tail: float, max_throws: int,
         return Pushed(np.array([0.0]), np.array([1.0]), 0.0, 1.0)
     if cb.ordinary or cb.probs.ndim == 2:  # (a chain's rows: sparse products at any size)
         pmf, on_board, lost = push(cb.succ, cb.probs, live & cb.reachable_from(start), start,
-                                   tail, max_throws, bar)
+                                   tail, max_throws, bar, hopeless)
     else:
-        pmf, on_board, lost = _push_large(cb, np.array(live), start, tail, max_throws, bar)
+        pmf, on_board, lost = _push_large(cb, np.array(live), start, tail, max_throws, bar,
+                                          hopeless)
     return Pushed(pmf, on_board + lost, float(on_board[-1]), float(lost[-1]))
 
 
 def pushed_to_tail(cb: CompiledBoard, start: int, tail: float, max_throws: int,
                    bar: Progress | None = None) -> Pushed:
     """:func:`pushed`, with a ``ValueError`` when the mass that can still finish does not
-    fall below ``tail`` within ``max_throws`` throws."""
-    result = pushed(cb, start, tail, max_throws, bar)
+    fall below ``tail`` within ``max_throws`` throws: at once where :func:`tail_floor`
+    proves it, once the push looks too slow (a board of astronomical length is not pushed
+    ten million throws first)."""
+    floor = 0.0
+
+    def hopeless() -> bool:
+        nonlocal floor
+        floor = tail_floor(cb, start, max_throws)
+        return floor >= tail
+
+    result = pushed(cb, start, tail, max_throws, bar, hopeless)
+    if floor >= tail:
+        raise ValueError(
+            f"the tail cannot fall below {tail:g} within max_throws={max_throws} throws (at "
+            f"least {floor:.3g} of the mass is left: P(T > n) >= (E[T] - n) / max t); raise "
+            "max_throws or tail")
     if result.remaining >= tail:
         raise ValueError(
             f"the tail did not fall below {tail:g} within max_throws={max_throws} throws "
@@ -88,11 +130,13 @@ def pushed_to_tail(cb: CompiledBoard, start: int, tail: float, max_throws: int,
 
 
 def _push_large(cb: CompiledBoard, live: np.ndarray, start: int, tail: float,
-                max_throws: int, bar: Progress | None
+                max_throws: int, bar: Progress | None, hopeless: Callable[[], bool] | None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`~snl_numeric._core.vectorised.push` for a large board: one kernel call per
     throw over the band of squares holding mass (Ctrl-C is honoured between throws);
-    ``live`` writable, as every caller of the kernel passes it."""
+    ``live`` writable, as every caller of the kernel passes it. ``hopeless`` is asked once,
+    when the arrays grow and the mass's fall over the last half of the throws would not
+    reach the tail in time."""
     mass = np.zeros(cb.n_states)
     mass[start] = 1.0
     nxt = np.zeros(cb.n_states)
@@ -106,6 +150,12 @@ def _push_large(cb: CompiledBoard, live: np.ndarray, start: int, tail: float,
     k = 0
     while k < max_throws:
         if k + 1 == size:
+            rate = (on_board[k] / on_board[k // 2]) ** (1.0 / (k - k // 2))
+            wanted = math.log(tail / on_board[k]) / math.log(rate) if 0.0 < rate < 1.0 else 4 * k
+            if hopeless is not None and k + wanted > max_throws:
+                if hopeless():
+                    break
+                hopeless = None
             size = min(2 * size, max_throws + 1)
             check_memory(24 * size, f"a distribution of {size:,} throws")
             pmf, on_board, lost = (np.concatenate([a, np.zeros(size - len(a))])

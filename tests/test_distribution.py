@@ -14,11 +14,13 @@ from snl_numeric import (
     Board,
     boards,
     expected_throws,
+    expected_throws_all,
     finish_probability,
     length_distribution,
     min_throws,
     options,
 )
+from snl_numeric.distribution import pushed, pushed_to_tail, tail_floor
 
 
 @settings(max_examples=100)
@@ -115,3 +117,51 @@ def test_max_throws_is_reported():
     b = Board(100, {99: 0}, overshoot="exact", dice={1: 0.999, 2: 0.001})
     with pytest.raises(ValueError, match="max_throws=50"):
         length_distribution(b, max_throws=50)
+
+
+@pytest.mark.parametrize("path", ["direct", "structured"])
+def test_astronomical_length_refused_from_the_bound(path):
+    """100 snakes near the goal of 1,000 squares: 1.6e16 throws expected. The push finds the
+    tail falling far too slowly and asks the bound, which proves that no push of ten million
+    throws reaches it (only that path words the error "cannot fall")."""
+    from benchmarks._families import snakes_near_goal
+
+    with options(path=path), pytest.raises(
+            ValueError, match=r"cannot fall below 1e-12 within max_throws=10000000 throws "
+                              r"\(at least 1 of the mass"):
+        length_distribution(snakes_near_goal(1000))
+
+
+@settings(max_examples=60, deadline=None)
+@given(board_strategy(max_size=20), st.integers(0, 40))
+def test_tail_floor_is_below_the_naive_survival(board, throws):
+    floor = tail_floor(board.compiled, board.start, throws)
+    survival = 1.0 - math.fsum(naive.naive_distribution(board, throws=throws))
+    assert 0.0 <= floor <= survival + 1e-12
+    mean = expected_throws(board)
+    assert (floor > 0.0) == (math.isfinite(mean) and mean > throws * (1 + 1e-9) + 1e-9) or (
+        floor == 0.0 and abs(mean - throws) < 1e-6)
+
+
+@pytest.mark.parametrize("path", ["direct", "structured"])
+def test_a_slow_push_the_bound_cannot_refuse_goes_on(path):
+    """A die that nearly always throws 1 past a snake to 0 (9,900 throws expected, some
+    270,000 to a tail of 1e-12): within 20,000 throws the push asks the bound once, which
+    cannot refuse (the mean is below 20,000), and goes on as a push never asked, to its own
+    error."""
+    b = Board(100, {99: 0}, overshoot="exact", dice={1: 0.99, 2: 0.01})
+    cb, asked = b.compiled, []
+
+    def hopeless():
+        asked.append(tail_floor(cb, 0, 20_000))
+        return False
+
+    with options(path=path):
+        full = pushed(cb, 0, 1e-12, 20_000)
+        again = pushed(cb, 0, 1e-12, 20_000, None, hopeless)
+        with pytest.raises(ValueError, match="did not fall below 1e-12 within max_throws=20000 "):
+            pushed_to_tail(cb, 0, 1e-12, 20_000)
+    assert asked == [0.0] and len(full.pmf) == 20_001 and full.remaining > 1e-6
+    assert np.array_equal(full.pmf, again.pmf) and full.remaining == again.remaining
+    assert tail_floor(cb, 0, 5000) == pytest.approx((expected_throws(b) - 5000)
+                                                    / expected_throws_all(b).max(), rel=1e-9)

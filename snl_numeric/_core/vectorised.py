@@ -22,6 +22,8 @@ in the tests.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
@@ -315,7 +317,8 @@ def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int, den
 
 
 def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail: float,
-         max_throws: int, bar: Progress | None = None
+         max_throws: int, bar: Progress | None = None,
+         hopeless: Callable[[], bool] | None = None
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Push the mass from ``start`` (a live square that is not the goal) one throw at a
     time until the live mass is below ``tail`` or for ``max_throws`` throws. ``live``:
@@ -326,7 +329,8 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     mass that moved where the goal cannot be reached by then; so
     ``P(T > k) = live_mass[k] + lost[k]`` exactly, from sums of non-negative terms. ``K`` is
     the first ``k`` with ``live_mass[k] < tail`` (or ``max_throws``). ``bar`` counts the
-    throws pushed.
+    throws pushed. ``hopeless`` is asked once, when the live mass falls too slowly to reach
+    the tail within ``max_throws`` throws: True stops the push there.
 
     Examples
     --------
@@ -378,6 +382,10 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
         # the live mass falls about geometrically: aim the next chunk at the tail
         rate = (block[-1, 1] / parts[-1][0, 1]) ** (1.0 / len(block)) if len(block) > 1 else 0.5
         wanted = np.log(tail / block[-1, 1]) / np.log(rate) if 0.0 < rate < 1.0 else 4 * done
+        if hopeless is not None and done + wanted > max_throws:
+            if hopeless():
+                break
+            hopeless = None
         steps = int(min(max(wanted * 1.05 + width, 16), 4 * done + 64, 1 << 16)) // width + 1
         check_memory(24 * (done + steps * width) + 8 * steps * m,
                      f"a distribution of {done + steps * width:,} throws")
