@@ -76,7 +76,8 @@ def tree_args(doc: str, rounds: int, cache: str, argv: list[str] | None
 def alternate(code: str, other: str, repeats: int,
               env: dict[str, str] | None = None) -> tuple[list[dict], list[dict]]:
     """``(ours, theirs)``: ``repeats`` results each, the two trees run alternately."""
-    ours, theirs = [], []
+    ours: list[dict] = []
+    theirs: list[dict] = []
     for r in range(repeats):
         order = [(HERE, ours), (other, theirs)]
         for path, sink in (order if r % 2 == 0 else order[::-1]):
