@@ -155,6 +155,12 @@ def test_constraints_hold(size, snakes, ladders, min_length, extra, forbidden, o
     kw = dict(min_length=min_length, max_length=max_length, forbidden=forbidden,
               overshoot=overshoot, chain=chain, dice=dice, start=start)
     goal = {"target": 2.0 * size / 7} if objective == "target" else {"objective": objective}
+    k = snakes + ladders
+    if 2 * k > size + 1 - len(forbidden) or k > len(set(range(1, size)) - {start, *forbidden}):
+        with pytest.raises(ValueError, match=f"cannot place {k} jumps"):  # too few squares
+            design_board(size, snakes=snakes, ladders=ladders, method=method, iterations=60,
+                         chains=2, rng=seed, **goal, **kw)
+        return
     res = design_board(size, snakes=snakes, ladders=ladders, method=method, iterations=60,
                        chains=2, rng=seed, **goal, **kw)
     assert_feasible(res, size, snakes, ladders, **kw)
