@@ -637,22 +637,13 @@ def visits_and_jump_use(cb: CompiledBoard, start: int, max_solves: int | None = 
     uses = np.bincount(jumps, weights=data * visits[rows], minlength=n_jumps)
     if skip:
         return visits, uses, None
-    prob = np.zeros(n_jumps)
-    need = np.flatnonzero((uses > 0) & (rests != cb.size))
-    if len(need):
-        column = np.zeros(cb.n_states, dtype=np.intp)
-        column[targets] = np.arange(1, 1 + len(targets))
-        rows_n = np.maximum(sol.x, 0.0)
-        place = np.full(n_jumps, -1)
-        place[need] = np.arange(len(need))
-        keep = place[jumps] >= 0
-        col = place[jumps[keep]]
-        z_rest = np.bincount(col, weights=data[keep] * rows_n[rows[keep],
-                                                              column[rests[need]][col]],
-                             minlength=len(need))
-        prob[need] = uses[need] / (1.0 + z_rest)
-    done = (uses > 0) & (rests == cb.size)
-    prob[done] = uses[done]
+    # z[j]: the expected uses of jump j from where it rests, sum_x N[rest, x] a_j[x], off
+    # the rest's column (a rest on the goal: none, and the jump is used at most once)
+    column = np.zeros(cb.n_states, dtype=np.intp)
+    column[targets] = np.arange(1, 1 + len(targets))
+    z = np.bincount(jumps, weights=data * np.maximum(sol.x[rows, column[rests][jumps]], 0.0),
+                    minlength=n_jumps)
+    prob = np.where(rests == cb.size, uses, uses / (1.0 + z))
     return visits, uses, np.clip(prob, 0.0, 1.0)
 
 

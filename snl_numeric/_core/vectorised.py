@@ -292,28 +292,37 @@ def play_from(succ: np.ndarray, start: int, pred: np.ndarray | None = None
 
 
 def _chain(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, goal: int, dense: bool
-           ) -> tuple[np.ndarray, np.ndarray | sp.csr_matrix, np.ndarray, np.ndarray]:
+           ) -> tuple[np.ndarray, np.ndarray | sp.csr_matrix, np.ndarray]:
     """The live squares (not the goal), ``Q`` among them (a dense array, or CSR), and per
-    live square the chance of finishing in one throw (``r``) and of moving off the live
-    squares (``d``)."""
+    live square its readout ``(r, Q 1, d)``: the chance of finishing in one throw (``r``),
+    of staying on the live squares and of moving off them (``d``)."""
     n, k = succ.shape
     states = live.nonzero()[0]
     states = states[states != goal]
     m = len(states)
-    pos = np.full(n, m, dtype=np.intp)  # m: off the live squares
+    pos = np.full(n, m + 1, dtype=np.intp)  # m: the goal, m + 1: off the live squares
     pos[states] = np.arange(m)
-    dest = succ.take(states, axis=0)
-    to = pos.take(dest)
-    p = np.broadcast_to(probs, dest.shape) if probs.ndim == 1 else probs.take(states, axis=0)
-    r = np.where(dest == goal, p, 0.0).sum(axis=1)
-    d = np.where((to == m) & (dest != goal), p, 0.0).sum(axis=1)
+    pos[goal] = m
+    to = pos.take(succ.take(states, axis=0))
+    p = np.broadcast_to(probs, to.shape) if probs.ndim == 1 else probs.take(states, axis=0)
+    # each row's moves summed by destination, the goal and the squares off the live ones
+    # in two more columns: r and d
+    rows = np.arange(0, m * (m + 2), m + 2)[:, None]
     if dense:
-        rows = np.arange(0, m * (m + 1), m + 1)[:, None]
-        q = np.bincount((rows + to).ravel(), weights=p.ravel(), minlength=m * (m + 1))
-        return states, np.ascontiguousarray(q.reshape(m, m + 1)[:, :m]), r, d
+        q = np.bincount((rows + to).ravel(), weights=p.ravel(), minlength=m * (m + 2))
+        q = q.reshape(m, m + 2)
+        readout = np.empty((m, 3))
+        readout[:, 0::2] = q[:, m:]
+        q = np.ascontiguousarray(q[:, :m])
+        readout[:, 1] = q.sum(axis=1)
+        return states, q, readout
     keep = to < m
     rows = np.broadcast_to(np.arange(m)[:, None], to.shape)
-    return states, sp.csr_matrix((p[keep], (rows[keep], to[keep])), shape=(m, m)), r, d
+    q = sp.csr_matrix((p[keep], (rows[keep], to[keep])), shape=(m, m))
+    readout = np.stack([np.where(to == m, p, 0.0).sum(axis=1),
+                        np.asarray(q.sum(axis=1)).ravel(),
+                        np.where(to == m + 1, p, 0.0).sum(axis=1)], axis=1)
+    return states, q, readout
 
 
 def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail: float,
@@ -346,8 +355,7 @@ def push(succ: np.ndarray, probs: np.ndarray, live: np.ndarray, start: int, tail
     live = live & fed
     m = int(np.count_nonzero(live)) - bool(live[-1])
     dense = dense_push(m, nbytes=32.0 * m * m)  # (Q and its powers)
-    states, q, r, d = _chain(succ, probs, live, succ.shape[0] - 1, dense)
-    readout = np.stack([r, np.asarray(q.sum(axis=1)).ravel(), d], axis=1)
+    states, q, readout = _chain(succ, probs, live, succ.shape[0] - 1, dense)
     if dense:  # B throws per product: v Q^i (r, Q 1, d), i < B, then v Q^B
         power, width = q, 1
         while width < BLOCK:
