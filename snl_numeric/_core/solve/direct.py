@@ -30,6 +30,7 @@ from scipy.linalg.lapack import dgetrf, dgetrs
 
 from ..blas import columns
 from ..sizes import DENSE_MAX, GTH_MAX, natural_order
+from ..vectorised import over_faces
 from .certify import Rows, Solution, gamma, step_variance, total_error
 from .csr import CsrRows, DDRows, csr_rows
 from .eft import dd_add
@@ -191,7 +192,7 @@ class DirectSolver:
         system's squares (a number for one die)."""
         self._csr: CsrRows | None = None  # (the rows as CSR: DirectSolver.csr)
         self._to, self._probs, self._scale, self._moving = to, probs, scale, moving
-        self._pivot = moving.sum(axis=1) if pivot is None else pivot  # (the sum of moving)
+        self._pivot = over_faces(np.add, moving) if pivot is None else pivot  # (the sum of moving)
         self.blocks = 0
         self.structural_zeros = False  # (LU's roundings reach squares no path reaches)
         self._lock = threading.Lock()
@@ -270,7 +271,7 @@ class DirectSolver:
         idx = self._to[lo:] + np.arange(0, m * width, width)[:, None]
         a = np.bincount(idx.ravel(), self._moving[lo:].ravel(), m * width)
         a = np.negative(a.reshape(m, width)[:, lo:lo + m])
-        a.flat[::m + 1] = self._pivot[lo:]
+        a.reshape(-1)[::m + 1] = self._pivot[lo:]
         return a
 
     def _by_lu(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
@@ -368,9 +369,9 @@ class DirectSolver:
                 near = xe.take(self._to, axis=0)
             terms = np.subtract(x[:, None, :], near, out=near)  # (in place: near is ours)
             terms *= self._moving[:, :, None]
-            r = rhs - terms.sum(axis=1)
+            r = rhs - over_faces(np.add, terms)
             np.abs(terms, out=terms)
-            return r, gamma(2 * self.faces + 6) * (np.abs(rhs) + terms.sum(axis=1))
+            return r, gamma(2 * self.faces + 6) * (np.abs(rhs) + over_faces(np.add, terms))
         g = self._scatter(x, self.unknowns)
         pivot = self._pivot[:, None]
         px = pivot * x
@@ -619,7 +620,7 @@ class DirectSolver:
         the largest double)."""
         if self.unknowns == 0:
             return None
-        rhs = self._scale * np.ones((self.unknowns, 1))
+        rhs = np.full((self.unknowns, 1), self._scale)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
             x, near = self._by_lu(rhs, False)
             r, bound = self._residual(rhs, x, False, near)
