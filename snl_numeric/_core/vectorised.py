@@ -31,8 +31,9 @@ from .memory import check_memory
 from .progress import Progress
 from .sizes import dense_push
 
-__all__ = ["BLOCK", "FACE_COLUMNS", "over_faces", "landing_rest", "succ_table", "fired_table", "reach", "stable_order",
-           "search_from", "reachable_from", "squares_in", "play_from", "push"]
+__all__ = ["BLOCK", "FACE_COLUMNS", "over_faces", "landing_rest", "succ_table", "fired_table",
+           "reach", "stable_order", "search_from", "reachable_from", "squares_in", "play_from",
+           "push"]
 
 #: Throws per product of a dense push (the distribution's here, the handicaps' backward
 #: one): ``B`` in ``v Q^B``.

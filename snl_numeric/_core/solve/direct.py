@@ -192,7 +192,7 @@ class DirectSolver:
         system's squares (a number for one die)."""
         self._csr: CsrRows | None = None  # (the rows as CSR: DirectSolver.csr)
         self._to, self._probs, self._scale, self._moving = to, probs, scale, moving
-        self._pivot = over_faces(np.add, moving) if pivot is None else pivot  # (the sum of moving)
+        self._pivot = over_faces(np.add, moving) if pivot is None else pivot  # (moving's sum)
         self.blocks = 0
         self.structural_zeros = False  # (LU's roundings reach squares no path reaches)
         self._lock = threading.Lock()
@@ -235,9 +235,10 @@ class DirectSolver:
         """The envelope of the backward moves in ``A[lo:, lo:]``: over every square a move
         of the system leads back to, the squares from it up to the highest that moves there
         (where SuperLU fills in when the squares are taken in descending order)."""
-        rows, faces = (self._to[lo:] < np.arange(lo, self.unknowns)[:, None]).nonzero()
-        top = np.zeros(self.unknowns, dtype=np.intp)  # (a face that stays: not below)
-        np.maximum.at(top, self._to[lo:][rows, faces], rows + lo)
+        to = self._to[lo:]  # (a face that stays: not below)
+        back = np.flatnonzero(to < np.arange(lo, self.unknowns)[:, None])
+        top = np.zeros(self.unknowns, dtype=np.intp)
+        np.maximum.at(top, to.ravel().take(back), back // to.shape[1] + lo)
         tails = top.nonzero()[0]
         return int(top[tails].sum() - tails.sum())
 
@@ -329,17 +330,18 @@ class DirectSolver:
         matrix is factorised or converted). With ``descending``, the squares in descending
         order (row and column ``i``: square ``unknowns - 1 - i``) and the same arrays read as
         the CSC of ``A^T``."""
-        m, n = self.unknowns - lo, self.unknowns
-        to, moving, pivot = self._to[lo:], self._moving[lo:], self._pivot[lo:]
-        own = np.arange(lo, n)[:, None]
-        off = to == n
-        cols = np.concatenate([np.where(off, own, to), own], axis=1).astype(np.int32)
-        vals = np.concatenate([np.where(off, 0.0, np.negative(moving)), pivot[:, None]], axis=1)
-        width = cols.shape[1]
-        indptr = np.arange(0, m * width + 1, width, dtype=np.int32)
+        m, n, faces, to = self.unknowns - lo, self.unknowns, self.faces, self._to[lo:]
+        cols, vals = np.empty((m, faces + 1), dtype=np.int32), np.empty((m, faces + 1))
+        c, v = (cols[::-1], vals[::-1]) if descending else (cols, vals)  # (written in place)
+        c[:, :faces], c[:, faces] = to, np.arange(lo, n)
+        np.negative(self._moving[lo:], out=v[:, :faces])
+        v[:, faces] = self._pivot[lo:]
+        rows, off = (to == n).nonzero()  # (the faces that leave)
+        c[rows, off], v[rows, off] = rows + lo, 0.0
+        indptr = np.arange(0, m * (faces + 1) + 1, faces + 1, dtype=np.int32)
         if descending:
-            cols = np.subtract(n - 1, cols[::-1].ravel())
-            return sp.csc_matrix((vals[::-1].ravel(), cols, indptr), shape=(m, m))
+            np.subtract(n - 1, cols, out=cols)
+            return sp.csc_matrix((vals.ravel(), cols.ravel(), indptr), shape=(m, m))
         cols -= lo
         return sp.csr_matrix((vals.ravel(), cols.ravel(), indptr), shape=(m, m))
 
