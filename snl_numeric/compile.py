@@ -42,6 +42,7 @@ from ._core.sizes import check_table_entries, ordinary
 from ._core.vectorised import (
     fired_table,
     landing_rest,
+    over_faces,
     play_from,
     reach,
     reachable_from,
@@ -221,7 +222,8 @@ class CompiledBoard:
                 up = bool(table.size and (table.max(axis=1) > np.arange(self.size)).all())
             elif self.ordinary:  # (NumPy: nothing to compile)
                 table = self.succ[:-1] if self.probs.all() else self.succ[:-1, self.probs > 0.0]
-                up = bool(table.size and (table.max(axis=1) > np.arange(self.size)).all())
+                up = bool(table.size
+                          and (over_faces(np.maximum, table) > np.arange(self.size)).all())
             else:
                 up = bool(moves_up_kernel(self.succ))  # (no face has probability 0)
             if up:

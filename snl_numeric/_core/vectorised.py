@@ -33,12 +33,37 @@ from .memory import check_memory
 from .progress import Progress
 from .sizes import dense_push
 
-__all__ = ["BLOCK", "landing_rest", "succ_table", "fired_table", "reach", "stable_order",
-           "search_from", "reachable_from", "squares_in", "play_from", "push"]
+__all__ = ["BLOCK", "FACE_COLUMNS", "over_faces", "landing_rest", "succ_table", "fired_table",
+           "reach", "stable_order", "search_from", "reachable_from", "squares_in", "play_from",
+           "push"]
 
 #: Throws per product of a dense push (the distribution's here, the handicaps' backward
 #: one): ``B`` in ``v Q^B``.
 BLOCK = 16
+#: Squares from which :func:`over_faces` reduces a table one face (column) at a time.
+FACE_COLUMNS = 256
+
+
+def over_faces(ufunc: np.ufunc, table: np.ndarray) -> np.ndarray:
+    """``ufunc.reduce(table, axis=1)``, bit for bit, over the faces of a table of shape
+    ``(squares, faces, ...)``: on many squares and fewer than 8 faces, one face (a column)
+    at a time, in order, as NumPy takes them; NumPy reduces a short axis square by square,
+    several times slower (a sum over 1,000 squares x 6 faces: 15 us against 4). From 8
+    faces NumPy adds pairwise: the reduction is its own.
+
+    Examples
+    --------
+    >>> t = np.array([[0.1, 0.2, 0.3]] * 300)
+    >>> np.array_equal(over_faces(np.add, t), t.sum(axis=1))
+    True
+    """
+    squares, faces = table.shape[:2]
+    if squares < FACE_COLUMNS or not 2 <= faces < 8:
+        return ufunc.reduce(table, axis=1)
+    out = ufunc(table[:, 0], table[:, 1])
+    for f in range(2, faces):
+        ufunc(out, table[:, f], out=out)
+    return out
 
 
 def landing_rest(jump_to: np.ndarray, chain: bool) -> np.ndarray:

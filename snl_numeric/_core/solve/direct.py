@@ -30,6 +30,7 @@ from scipy.linalg.lapack import dgetrf, dgetrs
 
 from ..blas import columns
 from ..sizes import DENSE_MAX, GTH_MAX, natural_order
+from ..vectorised import over_faces
 from .certify import Rows, Solution, gamma, step_variance, total_error
 from .csr import CsrRows, DDRows, csr_rows
 from .eft import dd_add
@@ -191,7 +192,7 @@ class DirectSolver:
         system's squares (a number for one die)."""
         self._csr: CsrRows | None = None  # (the rows as CSR: DirectSolver.csr)
         self._to, self._probs, self._scale, self._moving = to, probs, scale, moving
-        self._pivot = moving.sum(axis=1) if pivot is None else pivot  # (the sum of moving)
+        self._pivot = over_faces(np.add, moving) if pivot is None else pivot  # (moving's sum)
         self.blocks = 0
         self.structural_zeros = False  # (LU's roundings reach squares no path reaches)
         self._lock = threading.Lock()
@@ -234,9 +235,10 @@ class DirectSolver:
         """The envelope of the backward moves in ``A[lo:, lo:]``: over every square a move
         of the system leads back to, the squares from it up to the highest that moves there
         (where SuperLU fills in when the squares are taken in descending order)."""
-        rows, faces = (self._to[lo:] < np.arange(lo, self.unknowns)[:, None]).nonzero()
-        top = np.zeros(self.unknowns, dtype=np.intp)  # (a face that stays: not below)
-        np.maximum.at(top, self._to[lo:][rows, faces], rows + lo)
+        to = self._to[lo:]  # (a face that stays: not below)
+        back = np.flatnonzero(to < np.arange(lo, self.unknowns)[:, None])
+        top = np.zeros(self.unknowns, dtype=np.intp)
+        np.maximum.at(top, to.ravel().take(back), back // to.shape[1] + lo)
         tails = top.nonzero()[0]
         return int(top[tails].sum() - tails.sum())
 
@@ -270,7 +272,7 @@ class DirectSolver:
         idx = self._to[lo:] + np.arange(0, m * width, width)[:, None]
         a = np.bincount(idx.ravel(), self._moving[lo:].ravel(), m * width)
         a = np.negative(a.reshape(m, width)[:, lo:lo + m])
-        a.flat[::m + 1] = self._pivot[lo:]
+        a.reshape(-1)[::m + 1] = self._pivot[lo:]
         return a
 
     def _by_lu(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
@@ -328,17 +330,18 @@ class DirectSolver:
         matrix is factorised or converted). With ``descending``, the squares in descending
         order (row and column ``i``: square ``unknowns - 1 - i``) and the same arrays read as
         the CSC of ``A^T``."""
-        m, n = self.unknowns - lo, self.unknowns
-        to, moving, pivot = self._to[lo:], self._moving[lo:], self._pivot[lo:]
-        own = np.arange(lo, n)[:, None]
-        off = to == n
-        cols = np.concatenate([np.where(off, own, to), own], axis=1).astype(np.int32)
-        vals = np.concatenate([np.where(off, 0.0, np.negative(moving)), pivot[:, None]], axis=1)
-        width = cols.shape[1]
-        indptr = np.arange(0, m * width + 1, width, dtype=np.int32)
+        m, n, faces, to = self.unknowns - lo, self.unknowns, self.faces, self._to[lo:]
+        cols, vals = np.empty((m, faces + 1), dtype=np.int32), np.empty((m, faces + 1))
+        c, v = (cols[::-1], vals[::-1]) if descending else (cols, vals)  # (written in place)
+        c[:, :faces], c[:, faces] = to, np.arange(lo, n)
+        np.negative(self._moving[lo:], out=v[:, :faces])
+        v[:, faces] = self._pivot[lo:]
+        rows, off = (to == n).nonzero()  # (the faces that leave)
+        c[rows, off], v[rows, off] = rows + lo, 0.0
+        indptr = np.arange(0, m * (faces + 1) + 1, faces + 1, dtype=np.int32)
         if descending:
-            cols = np.subtract(n - 1, cols[::-1].ravel())
-            return sp.csc_matrix((vals[::-1].ravel(), cols, indptr), shape=(m, m))
+            np.subtract(n - 1, cols, out=cols)
+            return sp.csc_matrix((vals.ravel(), cols.ravel(), indptr), shape=(m, m))
         cols -= lo
         return sp.csr_matrix((vals.ravel(), cols.ravel(), indptr), shape=(m, m))
 
@@ -368,9 +371,9 @@ class DirectSolver:
                 near = xe.take(self._to, axis=0)
             terms = np.subtract(x[:, None, :], near, out=near)  # (in place: near is ours)
             terms *= self._moving[:, :, None]
-            r = rhs - terms.sum(axis=1)
+            r = rhs - over_faces(np.add, terms)
             np.abs(terms, out=terms)
-            return r, gamma(2 * self.faces + 6) * (np.abs(rhs) + terms.sum(axis=1))
+            return r, gamma(2 * self.faces + 6) * (np.abs(rhs) + over_faces(np.add, terms))
         g = self._scatter(x, self.unknowns)
         pivot = self._pivot[:, None]
         px = pivot * x
@@ -619,7 +622,7 @@ class DirectSolver:
         the largest double)."""
         if self.unknowns == 0:
             return None
-        rhs = self._scale * np.ones((self.unknowns, 1))
+        rhs = np.full((self.unknowns, 1), self._scale)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
             x, near = self._by_lu(rhs, False)
             r, bound = self._residual(rhs, x, False, near)
