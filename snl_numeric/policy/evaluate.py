@@ -161,11 +161,12 @@ def face_sums(p: Problem, w: np.ndarray, land: np.ndarray | None = None) -> np.n
     """``q[..., a, x] = sum_f probs[a, f] w[..., land[a, x, f]]`` for every die and square
     (``land`` is ``p.nxt`` unless given; ``w`` over the nodes, finite or ``inf``, never
     NaN; several rows of ``w`` at once on the NumPy path)."""
-    if p.per_row:
-        gathered = w[..., p.nxt if land is None else land]
+    if p.per_row:  # (take: twice as fast as indexing w[..., land])
+        gathered = w.take(p.nxt if land is None else land, axis=-1)
         return np.matmul(gathered[..., None, :], p.probs[..., None])[..., 0, 0]
     if not p.kernels:
-        return np.matmul(w[..., p.nxt if land is None else land], p.probs[:, :, None])[..., 0]
+        return np.matmul(w.take(p.nxt if land is None else land, axis=-1),
+                         p.probs[:, :, None])[..., 0]
     q = np.empty((p.n_actions, p.n))
     _face_sums_kernel(p.nxt if land is None else land, p.probs, w, q)
     return q
