@@ -865,23 +865,28 @@ def test_updated_evaluation_is_the_naive_twin(size, seed, overshoot, chain, opti
 @given(st.integers(130, 400), st.integers(0, 2**32 - 1),
        st.sampled_from(["win", "exact", "bounce"]), st.booleans(),
        st.lists(st.sampled_from([D13, D46, D6, Dice.fair(2)]), min_size=2, max_size=3,
-                unique_by=id))
-def test_updated_steps_reach_the_factorised_answer(size, seed, overshoot, optional, dice):
+                unique_by=id), st.sampled_from([None, 3]))
+def test_updated_steps_reach_the_factorised_answer(size, seed, overshoot, optional, dice,
+                                                   sweeps):
     """Policy iteration with its steps and trials solved by updated factors ends at the
-    policy, values and certificate of one that factorises every policy."""
+    policy, values and certificate of one that factorises every policy (from the warm
+    start, or from 3 sweeps: more steps, most of them a few squares)."""
     import snl_numeric.policy.evaluate as evaluate
+    import snl_numeric.policy.solve as solve
 
     b = boards.random_board(size, 0.15, rng=seed, overshoot=overshoot)
     dice = _fit(b, dice)
+    real, warm = evaluate.POLICY_UPDATE_ROWS, solve.policy_warm_sweeps
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # (ties a gap may leave open)
-        updated = optimal_policy(b, dice, optional_jumps=optional)
-        real = evaluate.POLICY_UPDATE_ROWS
         try:
+            if sweeps is not None:
+                solve.policy_warm_sweeps = lambda squares, faces: sweeps
+            updated = optimal_policy(b, dice, optional_jumps=optional)
             evaluate.POLICY_UPDATE_ROWS = 0
             factorised = optimal_policy(b, dice, optional_jumps=optional)
         finally:
-            evaluate.POLICY_UPDATE_ROWS = real
+            evaluate.POLICY_UPDATE_ROWS, solve.policy_warm_sweeps = real, warm
     _assert_values(updated.expected, factorised.expected)
     assert np.array_equal(updated.policy, factorised.policy)
     assert np.array_equal(updated.take, factorised.take)
