@@ -894,6 +894,59 @@ def test_updated_steps_reach_the_factorised_answer(size, seed, overshoot, option
     assert updated.convergence.iterations == factorised.convergence.iterations
 
 
+def _near_trap_matrices(seed, eps):
+    """Three actions over 130-400 states: random short moves; a near trap (back up to 50
+    states with 1 - eps - 0.1, on with eps, stay with 0.1); random short moves. Costs 0,
+    0.5, 1 or 3 (action 0 at least 0.5)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(130, 401)) + 1
+    goal = n - 1
+    out = []
+    for a in range(3):
+        P = np.zeros((n, n))
+        for i in range(goal):
+            js = np.clip(i + rng.integers(-3, 6, size=3), 0, goal)
+            q = rng.random(3)
+            q /= q.sum()
+            if a == 1:
+                js = [max(i - int(rng.integers(1, 50)), 0), i + 1, i]
+                q = [1 - eps - 0.1, eps, 0.1]
+            for j, x in zip(js, q, strict=True):
+                P[i, j] += x
+        P[goal, goal] = 1
+        out.append(P)
+    cost = None if rng.integers(2) else rng.choice([0.0, 0.5, 1.0, 3.0], size=(3, n))
+    if cost is not None:
+        cost[0] = np.maximum(cost[0], 0.5)
+    return out, cost
+
+
+def test_updated_steps_through_a_singular_play_at_no_cost():
+    """Steps free of cost can pass through plays that never end (singular systems, as
+    without updates); the update that cannot certify one falls back to GTH elimination,
+    which met a pivot of 0 there (LinAlgError): the answer is the factorised one's and
+    value iteration's."""
+    import snl_numeric.policy.evaluate as evaluate
+
+    P, cost = _near_trap_matrices(9, 1e-2)
+    real = evaluate.POLICY_UPDATE_ROWS
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            updated = optimal_policy(P, costs=cost)
+            evaluate.POLICY_UPDATE_ROWS = 0
+            factorised = optimal_policy(P, costs=cost)
+        finally:
+            evaluate.POLICY_UPDATE_ROWS = real
+    v = np.zeros(len(P[0]))
+    for _ in range(1000):  # value iteration from 0 (converged in about 100 sweeps)
+        v = np.min([c + m @ v for c, m in zip(cost, P, strict=True)], axis=0)
+        v[-1] = 0.0
+    _assert_values(updated.expected, factorised.expected)
+    np.testing.assert_allclose(updated.expected, v, rtol=1e-9, atol=1e-12)
+    assert np.array_equal(updated.policy, factorised.policy)
+
+
 #: Counts the package's Numba compilations in a fresh process with an empty kernel cache.
 COUNT_COMPILES = COMPILE_LISTENER + """
 import json
