@@ -823,3 +823,27 @@ def test_updated_solver_that_cannot_certify_factorises_its_own_rows(n):
     assert abs(Fraction(upd.throws().x[board.start]) - mean) / mean < 1e-12
     assert upd.throws().error < 1e-11
     assert upd.throws().method == ("gth" if n == 30 else "lu")  # (12: updated, certified)
+
+
+def test_updated_solver_that_refactorises_during_a_transposed_solve():
+    """Another thread may factorise the solver's own rows (its update could not certify an
+    answer) while a transposed solve is using the base's factors: the solve finishes with
+    the base's (its factors are unchanged), certified."""
+    board = random_board(400, 0.2, rng=5)
+    other = random_board(400, 0.2, rng=6)
+    sure = np.flatnonzero(board.compiled.sure[:-1] & other.compiled.sure[:-1])
+    squares = np.random.default_rng(0).choice(sure, size=5, replace=False)
+    upd, fresh, act = _replaced(other, board, squares)
+    base = upd._base
+    solve = base._by_lu
+
+    def interleaved(rhs, trans):  # (the other thread's fallback, between two steps)
+        base._by_lu = solve
+        upd._own()
+        return solve(rhs, trans)
+
+    base._by_lu = interleaved
+    b = np.where(act, 1.0, 0.0)
+    x, y = upd.solve(b, True), fresh.solve(b, True)
+    assert upd._base is None and x.error < 1e-12
+    np.testing.assert_allclose(x.x, y.x, rtol=2 * (x.error + y.error))

@@ -94,19 +94,19 @@ class _Updated(DirectSolver):
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             y = base._by_lu(rhs, trans)[0]
             if trans:
-                x = y - self._trans_columns() @ (self._s_inv.T @ y[self._at])
+                x = y - self._trans_columns(base) @ (self._s_inv.T @ y[self._at])
                 return x, None
             x = y - self._z @ (self._s_inv @ (self._d @ y))
         xe = np.zeros((self.unknowns + 1, x.shape[1]))
         xe[:-1] = x
         return x, xe.take(self._to, axis=0)
 
-    def _trans_columns(self) -> np.ndarray:
-        """``W = A^-T D^T`` (built on first use)."""
+    def _trans_columns(self, base: DirectSolver) -> np.ndarray:
+        """``W = A^-T D^T`` by ``base``'s factors (built on first use; ``base`` as the caller
+        read it: another thread may have factorised the solver's own rows since)."""
         with self._lock:
             if self._w is None:
-                assert self._base is not None
-                self._w = self._base._by_lu(np.ascontiguousarray(self._d.T), True)[0]
+                self._w = base._by_lu(np.ascontiguousarray(self._d.T), True)[0]
             return self._w
 
     def _certified(self, rhs: np.ndarray, trans: bool, target: float, measure: bool = False,
