@@ -28,20 +28,22 @@ from .problem import Problem, csr_graph, resolve
 U = np.finfo(np.float64).eps / 2
 
 
-def policy_table(p: Problem, die: np.ndarray, to: np.ndarray
+def policy_table(p: Problem, die: np.ndarray, to: np.ndarray, rows: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Resting square ``succ[x, f]`` and probability of each face under the policy (``to``:
-    where each node leads under its jump decisions, ``resolve(p, take)``).
+    where each node leads under its jump decisions, ``resolve(p, take)``), on every square
+    or the squares ``rows`` (in their order).
 
     Faces of probability 0, the goal's row and squares without a die (``-1``) stay on
     their square with probability 0, so the table's reachability is that of the chain.
     """
-    rows = np.arange(p.n)
+    rows = np.arange(p.n) if rows is None else rows
+    die = die[rows]
     dies = np.maximum(die, 0)
     succ = to[p.nxt[dies, rows]]
     prob = p.face_probs(dies, rows)
     still = (prob == 0) | (die < 0)[:, None]
-    still[p.goal] = True
+    still[rows == p.goal] = True
     return np.where(still, rows[:, None], succ), np.where(still, 0.0, prob)
 
 
@@ -117,9 +119,7 @@ def updated(p: Problem, root: SystemSolver, root_die: np.ndarray, die: np.ndarra
         return root
     if len(changed) > POLICY_UPDATE_ROWS or not isinstance(root, DirectSolver):
         return None
-    dies = die[changed]
-    prob = p.face_probs(dies, changed)
-    succ = np.where(prob == 0, changed[:, None], to[p.nxt[dies, changed]])
+    succ, prob = policy_table(p, die, to, changed)
     return updated_solver(root, changed, succ, prob, prob.sum(axis=1),  # (as the table's)
                           lambda: policy_table(p, die, to))
 
@@ -161,7 +161,7 @@ def face_sums(p: Problem, w: np.ndarray, land: np.ndarray | None = None) -> np.n
     """``q[..., a, x] = sum_f probs[a, f] w[..., land[a, x, f]]`` for every die and square
     (``land`` is ``p.nxt`` unless given; ``w`` over the nodes, finite or ``inf``, never
     NaN; several rows of ``w`` at once on the NumPy path)."""
-    if p.per_row:  # (take: twice as fast as indexing w[..., land])
+    if p.per_row:  # (gathers by take: faster than indexing w[..., land])
         gathered = w.take(p.nxt if land is None else land, axis=-1)
         return np.matmul(gathered[..., None, :], p.probs[..., None])[..., 0, 0]
     if not p.kernels:
