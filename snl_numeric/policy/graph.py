@@ -170,15 +170,16 @@ def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.nd
     searches, :func:`~.evaluate.proper`).
 
     A start for policy iteration, not an answer: a sweep carries the goal's information
-    about one throw down the board, so a tenth as many sweeps as squares leaves the
-    greedy play of a random board of a few hundred squares optimal or a step away (each
-    step saved is a factorisation).
+    about one throw down the board, so the sweeps of
+    :func:`~snl_numeric._core.sizes.policy_warm_sweeps` leave the greedy play of a random
+    board of a few hundred squares optimal or a step away (each step saved is an
+    evaluation).
     """
     rows = np.flatnonzero(active)
     n_act, m, n_jumps = p.n_actions, len(rows), len(p.src)
     # the values in the system's order: the active squares, the goal (0), the squares off
     # it (inf), then (with choices) the jump nodes; every die's one-step sums over the
-    # active squares as one sparse product (row a * m + i), faces of probability 0 left out
+    # active squares gathered through ``sub``
     pos = np.full(p.n, m + 1, dtype=np.int32)
     pos[rows] = np.arange(m, dtype=np.int32)
     pos[p.goal] = m
@@ -191,7 +192,8 @@ def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.nd
     else:
         sub = pos[resolve(p, take)[p.nxt[:, rows]]]
         v = np.concatenate([layers[rows], [0.0, np.inf]])
-    if p.per_row:  # (probabilities per square: one sparse product a sweep)
+    if p.per_row:  # (probabilities per square: one sparse product a sweep, row a * m + i,
+        # faces of probability 0 left out)
         pr = p.probs[:, rows]
         live = pr > 0.0
         indptr = np.zeros(n_act * m + 1, dtype=np.int32)
@@ -201,7 +203,7 @@ def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.nd
         def one_step(v: np.ndarray) -> np.ndarray:
             return (sums @ v).reshape(n_act, m)
     else:  # (a board's dice: the values gathered and summed, no matrix built; faces of
-        # probability 0 lead to the goal, 0: twice as fast as the product at 100 squares)
+        # probability 0 lead to the goal, 0: faster than the product on these sizes)
         sub = np.ascontiguousarray(sub, dtype=np.intp)  # (a gather by C-ordered indices)
 
         def one_step(v: np.ndarray) -> np.ndarray:
@@ -216,7 +218,7 @@ def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.nd
             better = np.minimum(rest, follow)
             v[m + 2 + js] = np.where(chosen[js], better, np.where(take[js], follow, rest))
 
-    here = v[:m]  # (each sweep's least sum written in place: 1.2 us a sweep at 1,000 squares)
+    here = v[:m]  # (each sweep's least sum written in place)
     for _ in range(sweeps):  # (each from the last sweep's values: Jacobi)
         if free:
             landing()
