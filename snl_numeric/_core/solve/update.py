@@ -88,18 +88,16 @@ class _Updated(DirectSolver):
                 self.ready = False
 
     def _by_lu(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """As :class:`~.direct.DirectSolver`'s, by the update (``near`` None: the residual
+        gathers it from the new rows)."""
         base = self._base
         if base is None:  # (factorised its own rows)
             return super()._by_lu(rhs, trans)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             y = base._by_lu(rhs, trans)[0]
             if trans:
-                x = y - self._trans_columns(base) @ (self._s_inv.T @ y[self._at])
-                return x, None
-            x = y - self._z @ (self._s_inv @ (self._d @ y))
-        xe = np.zeros((self.unknowns + 1, x.shape[1]))
-        xe[:-1] = x
-        return x, xe.take(self._to, axis=0)
+                return y - self._trans_columns(base) @ (self._s_inv.T @ y[self._at]), None
+            return y - self._z @ (self._s_inv @ (self._d @ y)), None
 
     def _trans_columns(self, base: DirectSolver) -> np.ndarray:
         """``W = A^-T D^T`` by ``base``'s factors (built on first use; ``base`` as the caller
