@@ -57,7 +57,8 @@ POLICY_WARM_BASE = 10
 POLICY_WARM_SWEEPS = 100
 #: Policy iteration solves a policy whose dice differ from the last one it factorised on
 #: at most this many squares by updating those factors (Sherman-Morrison-Woodbury, one
-#: solve per square: :mod:`.solve.update`) instead of factorising its own.
+#: solve per square: :mod:`.solve.update`) instead of factorising its own, on systems of
+#: more than :data:`DENSE_MAX` unknowns (a dense LU costs about what the update does).
 POLICY_UPDATE_ROWS = 8
 
 # -- what can be analysed at all -----------------------------------------------------------
