@@ -766,3 +766,84 @@ def test_csr_dd_residual_against_fractions(case, trans):
                 exact[to] += Fraction(p) * x[i]
     err = np.array([abs(float(e - Fraction(float(v)))) for e, v in zip(exact, r[:, 0])])
     assert (err <= bound[:, 0]).all()
+
+
+# --- a solver whose rows on a few squares are replaced: updated factors (policy steps) ----
+def _replaced(base_board, board, squares=None):
+    """``base_board``'s direct solver over ``board``'s sure squares, and the solver of
+    ``board``'s rows there made by updating it on ``squares`` (every square of the
+    system by default), with the fresh solver of those rows."""
+    from snl_numeric._core.solve import updated_solver
+
+    cb, cb0 = board.compiled, base_board.compiled
+    act = cb.sure.copy()
+    act[-1] = False
+    rows = np.broadcast_to(cb.probs, cb.succ.shape)
+    mixed_succ, mixed_probs = cb0.succ.copy(), np.broadcast_to(cb0.probs, cb0.succ.shape).copy()
+    states = np.flatnonzero(act)
+    squares = states if squares is None else squares
+    mixed_succ[squares], mixed_probs[squares] = cb.succ[squares], rows[squares]
+    base = DirectSolver(cb0.succ, np.broadcast_to(cb0.probs, cb0.succ.shape).copy(), act)
+    upd = updated_solver(base, squares, cb.succ[squares], rows[squares],
+                         rows[squares].sum(axis=1), lambda: (mixed_succ, mixed_probs))
+    return upd, DirectSolver(mixed_succ, mixed_probs, act), act
+
+
+@pytest.mark.parametrize("size", [60, 400])
+def test_updated_solver_is_the_fresh_solvers_twin(size):
+    """Rows of a few squares replaced (dense LU and SuperLU factors): the answers, their
+    transposes and several columns are the fresh solver's of the same rows, certified."""
+    board = random_board(size, 0.2, rng=5)
+    other = random_board(size, 0.2, rng=6)
+    gen = np.random.default_rng(0)
+    sure = np.flatnonzero(board.compiled.sure[:-1] & other.compiled.sure[:-1])
+    squares = gen.choice(sure, size=5, replace=False)
+    upd, fresh, act = _replaced(other, board, squares)
+    assert upd is not None and upd.method == fresh.method
+    b = np.where(act[:, None], gen.normal(size=(len(act), 3)), 0.0)
+    for trans in (False, True):
+        x, y = upd.solve(b, trans), fresh.solve(b, trans)
+        assert x.error < 1e-12 and y.error < 1e-12
+        scale = np.abs(y.x).max(axis=0)
+        assert (np.abs(x.x - y.x).max(axis=0) <= 2 * (x.error + y.error) * scale).all()
+    t, want = upd.throws(), fresh.throws()
+    np.testing.assert_allclose(t.x, want.x, rtol=2 * (t.error + want.error))
+    hi, lo = upd.refined(act.astype(float))
+    np.testing.assert_allclose(hi + lo, want.x, rtol=2 * want.error)
+
+
+@pytest.mark.parametrize("n", [12, 30])
+def test_updated_solver_that_cannot_certify_factorises_its_own_rows(n):
+    """Every row of a plain board replaced by naive.run_board's (up to 1e24 expected
+    throws): where the updated factors cannot certify the answer, the solver factorises
+    its own rows (and GTH elimination certifies them): exact to 1e-12 either way."""
+    board = naive.run_board(n)
+    upd, _, _ = _replaced(Board(board.size), board)
+    mean, _ = naive.run_moments(n)
+    assert abs(Fraction(upd.throws().x[board.start]) - mean) / mean < 1e-12
+    assert upd.throws().error < 1e-11
+    assert upd.throws().method == ("gth" if n == 30 else "lu")  # (12: updated, certified)
+
+
+def test_updated_solver_that_refactorises_during_a_transposed_solve():
+    """Another thread may factorise the solver's own rows (its update could not certify an
+    answer) while a transposed solve is using the base's factors: the solve finishes with
+    the base's (its factors are unchanged), certified."""
+    board = random_board(400, 0.2, rng=5)
+    other = random_board(400, 0.2, rng=6)
+    sure = np.flatnonzero(board.compiled.sure[:-1] & other.compiled.sure[:-1])
+    squares = np.random.default_rng(0).choice(sure, size=5, replace=False)
+    upd, fresh, act = _replaced(other, board, squares)
+    base = upd._base
+    solve = base._by_lu
+
+    def interleaved(rhs, trans):  # (the other thread's fallback, between two steps)
+        base._by_lu = solve
+        upd._own()
+        return solve(rhs, trans)
+
+    base._by_lu = interleaved
+    b = np.where(act, 1.0, 0.0)
+    x, y = upd.solve(b, True), fresh.solve(b, True)
+    assert upd._base is None and x.error < 1e-12
+    np.testing.assert_allclose(x.x, y.x, rtol=2 * (x.error + y.error))

@@ -156,3 +156,12 @@ def test_a_pivot_of_zero_gives_inf_in_a_kernel():
     gth_factor_jit(lu, np.array([0.0, 1.0]), piv)
     gth_solve_jit(lu, piv, x, False)
     assert piv[0] == 0.0 and x[0] == np.inf
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_a_pivot_of_zero_gives_inf_in_the_numpy_body(trans):
+    # the same singular A: no answer, no exception (the direct solver then reports it)
+    lu = np.zeros((2, 2))
+    gth_factor(lu, np.array([0.0, 1.0]))
+    x = gth_solve(lu, np.ones((2, 3)), trans)
+    assert lu[0, 0] == 0.0 and x.shape == (2, 3) and np.isinf(x).all()

@@ -24,9 +24,10 @@ from .words import choice
 
 __all__ = ["BACKWARD_PUSH_DENSE_MAX", "DENSE_MAX", "DENSE_PUSH_MAX", "FALLBACK_WOODBURY_MAX",
            "GTH_MAX", "MAX_JOINT_STATES", "MAX_TABLE_ENTRIES", "NATURAL_ENVELOPE",
-           "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES", "POLICY_WARM_SQUARES",
-           "POLICY_WARM_SWEEPS", "PYTHON_RULES_MAX", "SMALL_SYSTEM", "SPLU_MAX", "SWEEP_MIN",
-           "SWEEP_SHARE", "SWEEP_TARGETS", "WOODBURY_BYTES", "WOODBURY_MAX",
+           "ORDINARY_ENTRIES", "POLICY_KERNEL_SQUARES", "POLICY_UPDATE_ROWS",
+           "POLICY_WARM_BASE", "POLICY_WARM_SQUARES", "POLICY_WARM_SWEEPS", "PYTHON_RULES_MAX",
+           "SMALL_SYSTEM", "SPLU_MAX", "SWEEP_MIN", "SWEEP_SHARE", "SWEEP_TARGETS",
+           "WOODBURY_BYTES", "WOODBURY_MAX",
            "check_table_entries", "dense_push", "natural_order", "options", "ordinary",
            "policy_kernels", "policy_warm_sweeps", "sweep_targets"]
 
@@ -42,13 +43,23 @@ ORDINARY_ENTRIES = 30_000
 #: :func:`ordinary`.
 POLICY_KERNEL_SQUARES = 20_000
 #: Policy iteration ("min") on a board whose policies the direct solver evaluates starts
-#: from the greedy play after one Jacobi sweep of the Bellman equation per this many
-#: squares, at most :data:`POLICY_WARM_SWEEPS` (:func:`policy_warm_sweeps`): each sweep
-#: costs a one-step sum, each policy step saved a factorisation (measured on random boards
-#: of 100 to 3,000 squares: the start is then optimal or a step away; at 1,000 squares 50
-#: sweeps left 1-3 steps, 150 cost more than the steps they saved).
+#: from the greedy play after :data:`POLICY_WARM_BASE` Jacobi sweeps of the Bellman equation
+#: and one more per this many squares, at most :data:`POLICY_WARM_SWEEPS`
+#: (:func:`policy_warm_sweeps`): each sweep costs a one-step sum, each policy step saved an
+#: evaluation. Measured (``sure_region`` + ``improve``, CPU time, random boards of 10%
+#: jumps, dice 1-3 and 4-6, 4-8 seeds each, policy steps a few squares apart updated as
+#: :data:`POLICY_UPDATE_ROWS` says): the fastest sweeps were 15-20 at 100 squares, 25-30 at
+#: 150, 30 at 200, 40-50 at 300, 60-85 at 500, 70-85 at 700, 75-100 at 1,000 and 100 at
+#: 2,000 (150 cost more than the steps they saved); one sweep per 10 squares, the rule
+#: before, was 10-15% slower up to 300 squares.
 POLICY_WARM_SQUARES = 10
+POLICY_WARM_BASE = 10
 POLICY_WARM_SWEEPS = 100
+#: Policy iteration solves a policy whose dice differ from the last one it factorised on
+#: at most this many squares by updating those factors (Sherman-Morrison-Woodbury, one
+#: solve per square: :mod:`.solve.update`) instead of factorising its own, on systems of
+#: more than :data:`DENSE_MAX` unknowns (a dense LU costs about what the update does).
+POLICY_UPDATE_ROWS = 8
 
 # -- what can be analysed at all -----------------------------------------------------------
 #: Largest successor table (squares x faces) compiled; about 10 GiB of arrays at peak. A
@@ -249,11 +260,11 @@ def policy_warm_sweeps(squares: int, faces: int) -> int:
     Examples
     --------
     >>> policy_warm_sweeps(100, 6), policy_warm_sweeps(5000, 3), policy_warm_sweeps(10**5, 6)
-    (10, 100, 0)
+    (20, 100, 0)
     """
     if not ordinary(squares + 1, faces):
         return 0
-    return min(squares // POLICY_WARM_SQUARES, POLICY_WARM_SWEEPS)
+    return min(POLICY_WARM_BASE + squares // POLICY_WARM_SQUARES, POLICY_WARM_SWEEPS)
 
 
 def policy_kernels(squares: int) -> bool:

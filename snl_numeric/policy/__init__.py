@@ -38,10 +38,14 @@ backward reachability: the almost-sure attractor of the goal); elsewhere the
 optimum is ``inf``. Policy iteration starts from a proper policy read off the
 attractor's layers and only accepts strict improvements, so every iterate is
 proper. Where the direct solver evaluates the policies, that start is first replaced by the
-greedy play after a few Jacobi sweeps of the Bellman equation from the layers (one per ten
-squares, at most 100: :func:`~snl_numeric._core.sizes.policy_warm_sweeps`) when its values
-show it proper (they descend from every square to the goal) or a search does: a board of
-a few hundred squares then starts at the optimum or a step from it. Under "max" the worst
+greedy play after a few Jacobi sweeps of the Bellman equation from the layers (ten and one
+per ten squares, at most 100: :func:`~snl_numeric._core.sizes.policy_warm_sweeps`) when its
+values show it proper (they descend from every square to the goal) or a search does: a board
+of a few hundred squares then starts at the optimum or a step from it. A step that changes
+the dice of a few squares (:data:`~snl_numeric._core.sizes.POLICY_UPDATE_ROWS`), and each
+trial of the certificate, is evaluated by updating the last factorisation of the system
+(Sherman-Morrison-Woodbury: :mod:`snl_numeric._core.solve.update`), not by a new one, on
+systems SuperLU factorises. Under "max" the worst
 play is infinite as soon as a player can keep
 the token away from the goal forever with positive probability: the largest
 set of squares with a choice that never leaves it (a goal-avoiding end

@@ -19,28 +19,31 @@ import numpy as np
 from scipy.sparse.csgraph import breadth_first_order
 
 from .._core.numba_config import njit
-from .._core.sizes import DENSE_MAX
-from .._core.solve import SystemSolver, dense_solver, system_solver
+from .._core.sizes import DENSE_MAX, POLICY_UPDATE_ROWS
+from .._core.solve import (DirectSolver, SystemSolver, dense_solver, system_solver,
+                           updated_solver)
 from .._core.solve.eft import two_prod, two_sum
 from .problem import Problem, csr_graph, resolve
 
 U = np.finfo(np.float64).eps / 2
 
 
-def policy_table(p: Problem, die: np.ndarray, to: np.ndarray
+def policy_table(p: Problem, die: np.ndarray, to: np.ndarray, rows: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Resting square ``succ[x, f]`` and probability of each face under the policy (``to``:
-    where each node leads under its jump decisions, ``resolve(p, take)``).
+    where each node leads under its jump decisions, ``resolve(p, take)``), on every square
+    or the squares ``rows`` (in their order).
 
     Faces of probability 0, the goal's row and squares without a die (``-1``) stay on
     their square with probability 0, so the table's reachability is that of the chain.
     """
-    rows = np.arange(p.n)
+    rows = np.arange(p.n) if rows is None else rows
+    die = die[rows]
     dies = np.maximum(die, 0)
     succ = to[p.nxt[dies, rows]]
     prob = p.face_probs(dies, rows)
     still = (prob == 0) | (die < 0)[:, None]
-    still[p.goal] = True
+    still[rows == p.goal] = True
     return np.where(still, rows[:, None], succ), np.where(still, 0.0, prob)
 
 
@@ -63,13 +66,18 @@ def proper(p: Problem, die: np.ndarray, take: np.ndarray, active: np.ndarray) ->
 
 
 def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
-             check: bool = True, systems: DenseSystems | None = None
-             ) -> tuple[np.ndarray, float, SystemSolver | None]:
+             check: bool = True, systems: DenseSystems | None = None,
+             root: tuple[SystemSolver, np.ndarray] | None = None
+             ) -> tuple[np.ndarray, float, SystemSolver | None, bool]:
     """Expected throws (or costs, :attr:`Problem.cost`) under a policy (``to``: the square
-    each node leads to under its jump decisions): ``inf`` off the ``active`` squares, or everywhere but the goal when the
-    policy does not finish surely from all of them (checked unless ``check`` is False);
-    their certified relative error and the solver (``None`` when nothing was solved).
+    each node leads to under its jump decisions): ``inf`` off the ``active`` squares, or
+    everywhere but the goal when the policy does not finish surely from all of them (checked
+    unless ``check`` is False); their certified relative error, the solver (``None`` when
+    nothing was solved) and whether it was factorised (not updated from ``root``).
     ``systems``: :class:`DenseSystems` of these squares and jump decisions, when known.
+    ``root``: a solver of these squares and jump decisions factorised for the dice ``die``
+    of its tuple: a policy whose dice differ on at most :data:`POLICY_UPDATE_ROWS` squares
+    of the system is solved by updating its factors (:func:`updated`).
     """
     values = np.full(p.n, np.inf)
     values[p.goal] = 0.0
@@ -78,13 +86,17 @@ def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
     if check and len(states):
         table = policy_table(p, die, to)
         if not _proper(*table, active, p.goal):
-            return values, 0.0, None
+            return values, 0.0, None, False
     if not len(states):
-        return values, 0.0, None
-    if len(states) <= DENSE_MAX:
+        return values, 0.0, None, False
+    # (a dense LU costs about what an update of a few squares does: measured at 100)
+    solver = (updated(p, *root, die, to, states)
+              if root is not None and len(states) > DENSE_MAX else None)
+    factorised = solver is None
+    if solver is None and len(states) <= DENSE_MAX:
         solver = (systems or DenseSystems(p, to, states)).solver(
             die, lambda: table or policy_table(p, die, to))
-    else:
+    elif solver is None:
         solver = system_solver(*(table or policy_table(p, die, to)), active)
     if p.cost is None:
         sol = solver.throws()
@@ -93,7 +105,23 @@ def evaluate(p: Problem, die: np.ndarray, to: np.ndarray, active: np.ndarray,
         b[states] = p.cost_at(die[states], states)
         sol = solver.solve(b)
     values[states] = sol.x[states]
-    return values, float(sol.error), solver
+    return values, float(sol.error), solver, factorised
+
+
+def updated(p: Problem, root: SystemSolver, root_die: np.ndarray, die: np.ndarray,
+            to: np.ndarray, states: np.ndarray) -> SystemSolver | None:
+    """The solver of the policy ``die`` from ``root``'s factors (a solver of the same squares
+    and jump decisions for the dice ``root_die``): ``root`` itself when no die of the system
+    differs, None when more than :data:`POLICY_UPDATE_ROWS` do or ``root`` has no factors
+    to update (:func:`~snl_numeric._core.solve.updated_solver`)."""
+    changed = states[die[states] != root_die[states]]
+    if not len(changed):
+        return root
+    if len(changed) > POLICY_UPDATE_ROWS or not isinstance(root, DirectSolver):
+        return None
+    succ, prob = policy_table(p, die, to, changed)
+    return updated_solver(root, changed, succ, prob, prob.sum(axis=1),  # (as the table's)
+                          lambda: policy_table(p, die, to))
 
 
 class DenseSystems:
@@ -133,11 +161,12 @@ def face_sums(p: Problem, w: np.ndarray, land: np.ndarray | None = None) -> np.n
     """``q[..., a, x] = sum_f probs[a, f] w[..., land[a, x, f]]`` for every die and square
     (``land`` is ``p.nxt`` unless given; ``w`` over the nodes, finite or ``inf``, never
     NaN; several rows of ``w`` at once on the NumPy path)."""
-    if p.per_row:
-        gathered = w[..., p.nxt if land is None else land]
+    if p.per_row:  # (gathers by take: faster than indexing w[..., land])
+        gathered = w.take(p.nxt if land is None else land, axis=-1)
         return np.matmul(gathered[..., None, :], p.probs[..., None])[..., 0, 0]
     if not p.kernels:
-        return np.matmul(w[..., p.nxt if land is None else land], p.probs[:, :, None])[..., 0]
+        return np.matmul(w.take(p.nxt if land is None else land, axis=-1),
+                         p.probs[:, :, None])[..., 0]
     q = np.empty((p.n_actions, p.n))
     _face_sums_kernel(p.nxt if land is None else land, p.probs, w, q)
     return q

@@ -17,7 +17,6 @@ reaches with positive probability.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +27,7 @@ from .._core.numba_config import njit
 from .._core.text import dice_text, few, label
 from ..board import Board
 from ..dice import Dice
-from .evaluate import proper
+from .evaluate import face_sums, proper
 from .problem import Problem, Words, csr_graph, resolve
 
 
@@ -171,15 +170,16 @@ def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.nd
     searches, :func:`~.evaluate.proper`).
 
     A start for policy iteration, not an answer: a sweep carries the goal's information
-    about one throw down the board, so a tenth as many sweeps as squares leaves the
-    greedy play of a random board of a few hundred squares optimal or a step away (each
-    step saved is a factorisation).
+    about one throw down the board, so the sweeps of
+    :func:`~snl_numeric._core.sizes.policy_warm_sweeps` leave the greedy play of a random
+    board of a few hundred squares optimal or a step away (each step saved is an
+    evaluation).
     """
     rows = np.flatnonzero(active)
     n_act, m, n_jumps = p.n_actions, len(rows), len(p.src)
     # the values in the system's order: the active squares, the goal (0), the squares off
     # it (inf), then (with choices) the jump nodes; every die's one-step sums over the
-    # active squares as one sparse product (row a * m + i), faces of probability 0 left out
+    # active squares gathered through ``sub``
     pos = np.full(p.n, m + 1, dtype=np.int32)
     pos[rows] = np.arange(m, dtype=np.int32)
     pos[p.goal] = m
@@ -192,16 +192,22 @@ def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.nd
     else:
         sub = pos[resolve(p, take)[p.nxt[:, rows]]]
         v = np.concatenate([layers[rows], [0.0, np.inf]])
-    pr = p.probs[:, rows] if p.per_row else np.broadcast_to(p.probs[:, None, :], sub.shape)
-    live = pr > 0.0
-    if live.all():
-        indptr = np.arange(0, sub.size + 1, sub.shape[2], dtype=np.int32)
-        data, index = pr.ravel(), sub.ravel()
-    else:
+    if p.per_row:  # (probabilities per square: one sparse product a sweep, row a * m + i,
+        # faces of probability 0 left out)
+        pr = p.probs[:, rows]
+        live = pr > 0.0
         indptr = np.zeros(n_act * m + 1, dtype=np.int32)
         np.cumsum(np.count_nonzero(live, axis=2).ravel(), out=indptr[1:])
-        data, index = pr[live], sub[live]
-    sums = sp.csr_matrix((data, index, indptr), shape=(n_act * m, len(v)))
+        sums = sp.csr_matrix((pr[live], sub[live], indptr), shape=(n_act * m, len(v)))
+
+        def one_step(v: np.ndarray) -> np.ndarray:
+            return (sums @ v).reshape(n_act, m)
+    else:  # (a board's dice: the values gathered and summed, no matrix built; faces of
+        # probability 0 lead to the goal, 0: faster than the product on these sizes)
+        sub = np.ascontiguousarray(sub, dtype=np.intp)  # (a gather by C-ordered indices)
+
+        def one_step(v: np.ndarray) -> np.ndarray:
+            return face_sums(p, v, sub)
     cost = p.costs if p.cost is None else p.cost[:, rows]
 
     def landing() -> None:
@@ -212,20 +218,22 @@ def bellman_start(p: Problem, layers: np.ndarray, active: np.ndarray, die: np.nd
             better = np.minimum(rest, follow)
             v[m + 2 + js] = np.where(chosen[js], better, np.where(take[js], follow, rest))
 
+    here = v[:m]  # (each sweep's least sum written in place)
     for _ in range(sweeps):  # (each from the last sweep's values: Jacobi)
         if free:
             landing()
-        q = (sums @ v).reshape(n_act, m)
+        q = one_step(v)
         if p.cost is None:
-            v[:m] = functools.reduce(np.minimum, q) + 1.0
+            np.minimum.reduce(q, axis=0, out=here)
+            here += 1.0
         else:
-            v[:m] = functools.reduce(np.minimum, q + cost)
+            np.minimum.reduce(q + cost, axis=0, out=here)
     new_take = take
     if free:
         landing()
         new_take = np.where(chosen, v[pos[p.tgt]] <= v[pos[p.src]], take)
     best = die.copy()  # the smallest die index within TIE (relative) of the least sum, as
-    q = (sums @ v).reshape(n_act, m) + cost  # the answer's ties go (fewer steps to them)
+    q = one_step(v) + cost  # the answer's ties go (fewer steps to them)
     least = q.min(axis=0)
     best[rows] = np.argmax(q <= least + TIE * np.abs(least), axis=0)
     after = v[sub[best[rows], np.arange(m)]]

@@ -134,6 +134,8 @@ class _Iteration:
         self.everywhere = len(self.states) == p.n - 1
         self.no_jumps = (np.full(len(p.src), -np.inf), np.zeros(len(p.src)))
         self.dense: dict[bytes, DenseSystems] = {}
+        self.root: tuple[np.ndarray, Any, np.ndarray] | None = None  # the jump decisions,
+        # solver and dice of the last policy factorised
         self.scaled = bool(np.any(p.rowsum != 1.0))
         self.rounding = (p.nxt.shape[2] + 4) * 2 * U  # of a one-step sum and its gain
 
@@ -211,8 +213,12 @@ class _Iteration:
         """Evaluate ``pol``: after certain improvements (``check`` None: they keep a policy
         proper), or as a trial (shown first to finish surely when ``check``)."""
         pol.to = resolve(self.p, pol.take) if self.to is None else self.to
-        pol.values, pol.error, pol.solver = evaluate(self.p, pol.die, pol.to, self.active,
-                                                     bool(check), self.systems(pol))
+        root = self.root if self.root and np.array_equal(self.root[0], pol.take) else None
+        pol.values, pol.error, pol.solver, factorised = evaluate(
+            self.p, pol.die, pol.to, self.active, bool(check), self.systems(pol),
+            root and root[1:])
+        if factorised:  # (the next policies a few squares away update its factors)
+            self.root = (pol.take.copy(), pol.solver, pol.die.copy())
         pol.v = np.where(self.active, pol.values, 0.0)
         if check is None and not pol.error < np.inf:  # (an infinite value has no error)
             raise RuntimeError(  # pragma: no cover - a certified step

@@ -28,6 +28,7 @@ from .certify import UNIT_ROUNDOFF, Solution
 from .direct import DirectSolver
 from .moments import CANCELLATION, board_moments_kernel
 from .structured import TARGET_ERROR, WARN_ERROR, Solver, solver_bytes
+from .update import updated_solver
 
 
 class SystemSolver(Protocol):
@@ -153,4 +154,4 @@ def dense_solver(a: np.ndarray, to: np.ndarray, probs: np.ndarray, moving: np.nd
 
 __all__ = ["CANCELLATION", "TARGET_ERROR", "UNIT_ROUNDOFF", "WARN_ERROR", "DirectSolver",
            "Solution", "Solver", "SystemSolver", "board_moments_kernel", "csr_solver",
-           "dense_solver", "solver_bytes", "system_solver"]
+           "dense_solver", "solver_bytes", "system_solver", "updated_solver"]

@@ -83,7 +83,12 @@ def gth_solve(lu: np.ndarray, b: np.ndarray, trans: bool = False) -> np.ndarray:
     >>> _ = gth_factor(a, np.array([0.5, 0.5]))
     >>> gth_solve(a, np.array([1.0, 1.0])).tolist(), gth_solve(a, np.array([1.5, 0.0]), True).tolist()
     ([2.0, 2.0], [2.0, 1.0])
+
+    A pivot of 0 (a row that never leaks: ``A`` singular, a play that never ends) gives
+    ``inf`` everywhere, as the kernel's division does, not LAPACK's exception.
     """
+    if not lu.diagonal().all():
+        return np.full(b.shape, np.inf)
     if trans:
         z = sla.solve_triangular(lu, b, trans="T", check_finite=False)
         return sla.solve_triangular(lu, z, trans="T", lower=True, unit_diagonal=True,
