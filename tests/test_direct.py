@@ -320,7 +320,7 @@ def test_double_residual_bounds_cover_the_exact_residuals(m, cols, per_square, s
     if seed % 2:  # (values >= 0 take the residuals' other branch)
         x = np.abs(x)
     rhs = rng.random((m, cols))
-    to, moving = solver._to, solver._moving
+    to, moving = solver.to, solver.moving
     r, bound = solver._residual(rhs, x, False)
     for i in range(m):
         for c in range(cols):
@@ -746,7 +746,7 @@ def test_csr_dd_residual_against_fractions(case, trans):
     m = solver.unknowns
     if not m:
         return
-    rows = solver._csr
+    rows = solver.rows_csr
     rng = np.random.default_rng(m)
     hi = rng.random((m, 1)) * 100
     lo = hi * 2.0**-60 * rng.random((m, 1))
@@ -835,14 +835,14 @@ def test_updated_solver_that_refactorises_during_a_transposed_solve():
     squares = np.random.default_rng(0).choice(sure, size=5, replace=False)
     upd, fresh, act = _replaced(other, board, squares)
     base = upd._base
-    solve = base._by_lu
+    solve = base.by_factors
 
     def interleaved(rhs, trans):  # (the other thread's fallback, between two steps)
-        base._by_lu = solve
+        base.by_factors = solve
         upd._own()
         return solve(rhs, trans)
 
-    base._by_lu = interleaved
+    base.by_factors = interleaved
     b = np.where(act, 1.0, 0.0)
     x, y = upd.solve(b, True), fresh.solve(b, True)
     assert upd._base is None and x.error < 1e-12

@@ -74,7 +74,9 @@ class DirectSolver:
     active : ndarray of bool, shape (n,)
         The system's squares; a throw that leaves them is absorbed.
 
-    Thread-safe: a solver is shared by every call on one board.
+    Thread-safe: a solver is shared by every call on one board. Its rows, read by
+    :mod:`.update`: ``to``, ``probs``, ``moving``, ``pivot``, ``scale`` (see ``_setup``;
+    ``rows_csr`` instead for a chain's CSR rows); :meth:`by_factors` the unrefined solve.
 
     Examples
     --------
@@ -96,7 +98,7 @@ class DirectSolver:
         moving = np.where(dest == states[:, None], 0.0, ps)  # not the faces that stay
         # The squares that no square of the system moves to (jump sources, the start) come
         # first: their columns of A are 0 off the diagonal, so A = [[D_u, A_uf], [0, A_ff]]
-        # and only A_ff is factorised (see _by_lu).
+        # and only A_ff is factorised (see by_factors).
         self._mu = 0
         if m:
             fed = np.bincount(dest.ravel(), moving.ravel(), n).take(states) > 0.0
@@ -178,8 +180,8 @@ class DirectSolver:
         self.rowsum[states] = rows.rowsum
         self._mu = 0
         self._setup(None, None, None, rows.rowsum[:, None], None,  # type: ignore[arg-type]
-                    rows.pivot)  # (no table: the rows are self._csr)
-        self._csr = rows
+                    rows.pivot)  # (no table: the rows are self.rows_csr)
+        self.rows_csr = rows
         self.method = "splu"
         if self.unknowns:
             self._splu = spla.splu(rows.sparse())
@@ -190,9 +192,9 @@ class DirectSolver:
         """The system's rows: each face's place (``to``), probability and probability of
         moving (and their sum, ``pivot``, when known); ``scale`` the row sums of the
         system's squares (a number for one die)."""
-        self._csr: CsrRows | None = None  # (the rows as CSR: DirectSolver.csr)
-        self._to, self._probs, self._scale, self._moving = to, probs, scale, moving
-        self._pivot = over_faces(np.add, moving) if pivot is None else pivot  # (moving's sum)
+        self.rows_csr: CsrRows | None = None  # (the rows as CSR: DirectSolver.csr)
+        self.to, self.probs, self.scale, self.moving = to, probs, scale, moving
+        self.pivot = over_faces(np.add, moving) if pivot is None else pivot  # (moving's sum)
         self.blocks = 0
         self.structural_zeros = False  # (LU's roundings reach squares no path reaches)
         self._lock = threading.Lock()
@@ -205,7 +207,7 @@ class DirectSolver:
         self.method = "lu" if self.unknowns <= DENSE_MAX else "splu"
         self._descending = False  # (SuperLU's factors: of A_ff^T in descending order)
         self._unfactorised = False  # (SuperLU met a pivot exactly 0 in every order)
-        self._piv_u = self._pivot[:self._mu, None]
+        self._piv_u = self.pivot[:self._mu, None]
 
     def _superlu(self) -> None:
         """SuperLU's factors of ``A_ff`` (the squares from ``mu`` on). Where the backward
@@ -215,7 +217,7 @@ class DirectSolver:
         stands), unordered and unpivoted: ``A_ff^T`` is column diagonally dominant, where
         partial pivoting would keep the diagonal too. Else COLAMD's order of ``A_ff``. A
         pivot exactly 0 (lengths near the largest double) gives way to COLAMD, then to
-        SciPy's options, then to the fallbacks (:meth:`_by_lu`; ``naive.run_board(251)``)."""
+        SciPy's options, then to the fallbacks (:meth:`by_factors`; ``naive.run_board(251)``)."""
         lo = self._mu
         tries: list[tuple[bool, dict]] = [(False, SPLU_OPTIONS), (False, {})]
         if natural_order(self._envelope(lo), self.unknowns - lo):
@@ -235,7 +237,7 @@ class DirectSolver:
         """The envelope of the backward moves in ``A[lo:, lo:]``: over every square a move
         of the system leads back to, the squares from it up to the highest that moves there
         (where SuperLU fills in when the squares are taken in descending order)."""
-        to = self._to[lo:]  # (a face that stays: not below)
+        to = self.to[lo:]  # (a face that stays: not below)
         back = np.flatnonzero(to < np.arange(lo, self.unknowns)[:, None])
         top = np.zeros(self.unknowns, dtype=np.intp)
         np.maximum.at(top, to.ravel().take(back), back // to.shape[1] + lo)
@@ -250,15 +252,15 @@ class DirectSolver:
     @cached_property
     def rowsum(self) -> np.ndarray:
         """The sum of the faces' probabilities on every square (1 for a fair die)."""
-        return np.full(self.n, self._scale)
+        return np.full(self.n, self.scale)
 
     @property
     def k(self) -> int:
         """Distinct squares of the system that moves back down lead to."""
-        if self._csr is not None:
-            return self._csr.backward_targets(self.states, self.n)
-        dest = np.append(self.states, self.n)[self._to]
-        back = (dest < self.states[:, None]) & (self._moving > 0.0)
+        if self.rows_csr is not None:
+            return self.rows_csr.backward_targets(self.states, self.n)
+        dest = np.append(self.states, self.n)[self.to]
+        back = (dest < self.states[:, None]) & (self.moving > 0.0)
         return int(len(np.unique(dest[back])))
 
     def _dense(self, lo: int = 0) -> np.ndarray:
@@ -266,16 +268,16 @@ class DirectSolver:
         as the system plus one column for the squares off it, and the columns of
         ``A[lo:, lo:]`` are kept (no move of positive probability leads below ``lo``); the
         diagonal is then set to the pivots."""
-        if self._csr is not None:
-            return self._csr.dense()
+        if self.rows_csr is not None:
+            return self.rows_csr.dense()
         m, width = self.unknowns - lo, self.unknowns + 1
-        idx = self._to[lo:] + np.arange(0, m * width, width)[:, None]
-        a = np.bincount(idx.ravel(), self._moving[lo:].ravel(), m * width)
+        idx = self.to[lo:] + np.arange(0, m * width, width)[:, None]
+        a = np.bincount(idx.ravel(), self.moving[lo:].ravel(), m * width)
         a = np.negative(a.reshape(m, width)[:, lo:lo + m])
-        a.reshape(-1)[::m + 1] = self._pivot[lo:]
+        a.reshape(-1)[::m + 1] = self.pivot[lo:]
         return a
 
-    def _by_lu(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    def by_factors(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """``(x, near)`` for ``A x = rhs`` by the factorisation (SuperLU above
         :data:`DENSE_MAX` unknowns), ``near`` the values ``x`` at the squares each move
         leads to (0 off the system; :meth:`_residual` reads them), None for ``A^T``.
@@ -285,7 +287,7 @@ class DirectSolver:
         above :data:`GTH_MAX` unknowns, the structured solver answers."""
         if self._unfactorised:
             return np.full(rhs.shape, np.nan), None
-        if self._csr is not None:  # (SuperLU's solve of several columns goes to BLAS's threads)
+        if self.rows_csr is not None:  # (SuperLU's solve of several columns goes to BLAS's threads)
             solve = partial(self._splu.solve, trans="T" if trans else "N")
             return columns(solve, np.asfortranarray(rhs)), None
         m, mu = self.unknowns, self._mu
@@ -305,8 +307,8 @@ class DirectSolver:
                 x[mu:m] = columns(partial(self._getrs, trans=0 if trans else 1), r)
         if trans:
             return x[:m], None
-        near = x.take(self._to, axis=0)
-        x[:mu] = (rhs[:mu] + (self._moving[:mu, :, None] * near[:mu]).sum(axis=1)) / self._piv_u
+        near = x.take(self.to, axis=0)
+        x[:mu] = (rhs[:mu] + (self.moving[:mu, :, None] * near[:mu]).sum(axis=1)) / self._piv_u
         return x[:m], near
 
     def _getrs(self, column: np.ndarray, trans: int) -> np.ndarray:
@@ -316,11 +318,11 @@ class DirectSolver:
         """``G[:rows]^T x[:rows]`` read off the successor table: each move of the first
         ``rows`` squares adds its probability times ``x`` at its source to its
         destination (summed by ``np.bincount``)."""
-        if self._csr is not None:
-            return self._csr.scatter(x)
+        if self.rows_csr is not None:
+            return self.rows_csr.scatter(x)
         m, k = self.unknowns, x.shape[1]
-        terms = self._moving[:rows, :, None] * x[:rows, None, :]
-        idx = self._to[:rows, :, None] * k + np.arange(k)  # (to = m: off the system)
+        terms = self.moving[:rows, :, None] * x[:rows, None, :]
+        idx = self.to[:rows, :, None] * k + np.arange(k)  # (to = m: off the system)
         return np.bincount(idx.ravel(), terms.ravel(), (m + 1) * k).reshape(m + 1, k)[:m]
 
     def _sparse(self, lo: int = 0, descending: bool = False) -> sp.csr_matrix | sp.csc_matrix:
@@ -330,12 +332,12 @@ class DirectSolver:
         matrix is factorised or converted). With ``descending``, the squares in descending
         order (row and column ``i``: square ``unknowns - 1 - i``) and the same arrays read as
         the CSC of ``A^T``."""
-        m, n, faces, to = self.unknowns - lo, self.unknowns, self.faces, self._to[lo:]
+        m, n, faces, to = self.unknowns - lo, self.unknowns, self.faces, self.to[lo:]
         cols, vals = np.empty((m, faces + 1), dtype=np.int32), np.empty((m, faces + 1))
         c, v = (cols[::-1], vals[::-1]) if descending else (cols, vals)  # (written in place)
         c[:, :faces], c[:, faces] = to, np.arange(lo, n)
-        np.negative(self._moving[lo:], out=v[:, :faces])
-        v[:, faces] = self._pivot[lo:]
+        np.negative(self.moving[lo:], out=v[:, :faces])
+        v[:, faces] = self.pivot[lo:]
         rows, off = (to == n).nonzero()  # (the faces that leave)
         c[rows, off], v[rows, off] = rows + lo, 0.0
         indptr = np.arange(0, m * (faces + 1) + 1, faces + 1, dtype=np.int32)
@@ -361,21 +363,21 @@ class DirectSolver:
         pivot (a sum of ``faces`` terms), of its product, of those products and their sum
         and of the two differences, ``gamma(faces + moves in + 4)`` relative to
         ``|rhs| + |A^T| |x|``, row by row. ``near``: ``x`` at the squares the moves lead
-        to, when known (:meth:`_by_lu`; overwritten here)."""
+        to, when known (:meth:`by_factors`; overwritten here)."""
         if not trans:
-            if self._csr is not None:
-                return self._csr.residual(rhs, x)
+            if self.rows_csr is not None:
+                return self.rows_csr.residual(rhs, x)
             if near is None:
                 xe = np.zeros((self.unknowns + 1, x.shape[1]))
                 xe[:-1] = x
-                near = xe.take(self._to, axis=0)
+                near = xe.take(self.to, axis=0)
             terms = np.subtract(x[:, None, :], near, out=near)  # (in place: near is ours)
-            terms *= self._moving[:, :, None]
+            terms *= self.moving[:, :, None]
             r = rhs - over_faces(np.add, terms)
             np.abs(terms, out=terms)
             return r, gamma(2 * self.faces + 6) * (np.abs(rhs) + over_faces(np.add, terms))
         g = self._scatter(x, self.unknowns)
-        pivot = self._pivot[:, None]
+        pivot = self.pivot[:, None]
         px = pivot * x
         r = rhs - (px - g)
         if (x >= 0.0).all():
@@ -389,10 +391,10 @@ class DirectSolver:
         """``gamma(faces + moves in + 4)`` for each row of ``A^T``: the relative rounding of
         its residual (built on first use)."""
         with self._lock:
-            if self._rounding is None and self._csr is not None:
-                self._rounding = self._csr.rounding_t()
+            if self._rounding is None and self.rows_csr is not None:
+                self._rounding = self.rows_csr.rounding_t()
             if self._rounding is None:
-                to = self._to[(self._to < self.unknowns) & (self._moving > 0.0)]
+                to = self.to[(self.to < self.unknowns) & (self.moving > 0.0)]
                 terms = self.faces + 4 + np.bincount(to, minlength=self.unknowns)
                 self._rounding = gamma(terms)
             return self._rounding
@@ -401,16 +403,16 @@ class DirectSolver:
         """The rows of ``A`` or of ``A^T``, for residuals in double-double (built on first
         use)."""
         with self._lock:
-            if trans not in self._rows and self._csr is not None:
-                self._rows[trans] = DDRows(self._csr, trans)  # type: ignore[assignment]
+            if trans not in self._rows and self.rows_csr is not None:
+                self._rows[trans] = DDRows(self.rows_csr, trans)  # type: ignore[assignment]
             if trans not in self._rows:
                 m = self.unknowns
-                off = (self._to < m) & (self._moving > 0.0)
+                off = (self.to < m) & (self.moving > 0.0)
                 src = np.broadcast_to(np.arange(m)[:, None], off.shape)[off]
-                dst, prob = self._to[off], self._moving[off]
+                dst, prob = self.to[off], self.moving[off]
                 if trans:
                     src, dst = dst, src
-                self._rows[trans] = Rows(self._moving, src, dst, prob)
+                self._rows[trans] = Rows(self.moving, src, dst, prob)
             return self._rows[trans]
 
     # -- solving ----------------------------------------------------------------------------
@@ -429,10 +431,10 @@ class DirectSolver:
         if self.unknowns == 0 or rhs.shape[1] == 0:
             return Solution(np.zeros(b.shape), 0, 0.0, 0.0, self.method)
         if not trans:
-            rhs = rhs * self._scale
+            rhs = rhs * self.scale
         x, lo, error, backward, how = self._certified(rhs, trans, target, measure, first)
         if error > max(target, REFACTOR_ERROR) and self.unknowns > GTH_MAX and (np.all(
-                np.isfinite(x)) or self._unfactorised) and self._csr is None:
+                np.isfinite(x)) or self._unfactorised) and self.rows_csr is None:
             sol = self.structured().solve(b, trans, target=target)
             if sol.error < total_error(error, self.faces):
                 return Solution(sol.x, sol.iterations, sol.error, sol.residual, "structured")
@@ -441,7 +443,7 @@ class DirectSolver:
                 if lo is not None:
                     x = x + lo
                 if trans:
-                    x = x * self._scale
+                    x = x * self.scale
         out = np.zeros((self.n, x.shape[1]))
         out[self.states] = x
         out = out.reshape(b.shape)
@@ -454,9 +456,9 @@ class DirectSolver:
         """``A^-1 b`` as a double-double pair ``(hi, lo)``, refined to about ``2**-100``
         relative where the factorisation allows (for quantities that take differences of
         its entries)."""
-        rhs = np.asarray(b, dtype=np.float64)[self.states, None] * self._scale
+        rhs = np.asarray(b, dtype=np.float64)[self.states, None] * self.scale
         x, lo, error, _, _ = self._certified(rhs, False, 2.0**-100)
-        if (error > REFACTOR_ERROR and self.unknowns > GTH_MAX and self._csr is None
+        if (error > REFACTOR_ERROR and self.unknowns > GTH_MAX and self.rows_csr is None
                 and (np.all(np.isfinite(x)) or self._unfactorised)):
             return self.structured().refined(b)
         hi, low = np.zeros(self.n), np.zeros(self.n)
@@ -471,7 +473,7 @@ class DirectSolver:
         refinement was needed); solved again by GTH elimination where the LU answer cannot
         be certified to ``REFACTOR_ERROR`` (here up to :data:`GTH_MAX` unknowns; above, the
         caller asks the structured solver)."""
-        x, lo, error, backward = self._refine(self._by_lu, rhs, trans, target, measure,
+        x, lo, error, backward = self._refine(self.by_factors, rhs, trans, target, measure,
                                               first=first)
         # (an LU answer that overflowed too: its pivots' cancellation can make a finite
         # answer, e.g. 2e20 throws, inf, which GTH then gives right)
@@ -487,7 +489,7 @@ class DirectSolver:
 
     def _refine(self, solve, rhs: np.ndarray, trans: bool, target: float, measure: bool,
                 a_priori: float = np.inf, first: tuple | None = None):
-        """Solve (``solve(rhs, trans)`` gives ``(x, near)`` as :meth:`_by_lu` does), then
+        """Solve (``solve(rhs, trans)`` gives ``(x, near)`` as :meth:`by_factors` does), then
         refine the columns not yet certified (for ``A``, a round with the residual in double
         first; then in double-double) until the certified error (or ``a_priori``, a bound
         known without a residual) is below ``target`` or stops improving:
@@ -589,11 +591,11 @@ class DirectSolver:
         cols = np.flatnonzero(eps > SHARPEN)
         err, x = err[:, cols], x[:, cols]
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            z, near = self._by_lu(err, False)
+            z, near = self.by_factors(err, False)
             f, bound = self._residual(err, z, False, near)
             f = np.abs(f, out=f)
             f += bound
-            slack = (f / self._scale).max(axis=0) * (1.0 + 2.0 * self._throws.error)
+            slack = (f / self.scale).max(axis=0) * (1.0 + 2.0 * self._throws.error)
             z += slack * self._throws.x[self.states, None]
             ratio = np.where(x > 0.0, z / x, np.inf).max(axis=0)
         eps = eps.copy()
@@ -622,9 +624,9 @@ class DirectSolver:
         the largest double)."""
         if self.unknowns == 0:
             return None
-        rhs = np.full((self.unknowns, 1), self._scale)
+        rhs = np.full((self.unknowns, 1), self.scale)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as _refine
-            x, near = self._by_lu(rhs, False)
+            x, near = self.by_factors(rhs, False)
             r, bound = self._residual(rhs, x, False, near)
             err = np.abs(r)
             err += bound
@@ -646,10 +648,10 @@ class DirectSolver:
         w = np.zeros(self.n)
         hi = np.append(thi[self.states], 0.0)
         lo = np.append(tlo[self.states], 0.0)
-        if self._csr is not None:
-            w[self.states] = self._csr.step_variance(hi, lo)
+        if self.rows_csr is not None:
+            w[self.states] = self.rows_csr.step_variance(hi, lo)
             return w
-        w[self.states] = step_variance(self._to, np.broadcast_to(self._probs, self._to.shape),
+        w[self.states] = step_variance(self.to, np.broadcast_to(self.probs, self.to.shape),
                                        hi, lo)
         return w
 
@@ -663,8 +665,8 @@ class DirectSolver:
         column's multipliers are the few squares moving to it (as in :meth:`_superlu`)."""
         with self._lock:
             if self._gth is None:
-                leave = (self._csr.leave() if self._csr is not None else
-                         np.where(self._to == self.unknowns, self._moving, 0.0).sum(axis=1))
+                leave = (self.rows_csr.leave() if self.rows_csr is not None else
+                         np.where(self.to == self.unknowns, self.moving, 0.0).sum(axis=1))
                 lu = np.ascontiguousarray(self._dense()[::-1, ::-1])
                 gth_factor(lu, leave[::-1].copy())
                 m = self.unknowns
@@ -673,7 +675,7 @@ class DirectSolver:
 
     def _gth_solve(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, None]:
         """``(A^-1 rhs, None)`` (``A^-T rhs``) by GTH's factors, column by column (LAPACK),
-        as :meth:`_by_lu` answers (the factors' order is the system's reversed)."""
+        as :meth:`by_factors` answers (the factors' order is the system's reversed)."""
         lu = self._elimination()[0]
         with LAPACK_LOCK:
             x = columns(partial(gth_solve, lu, trans=trans), np.ascontiguousarray(rhs[::-1]))

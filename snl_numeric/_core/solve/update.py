@@ -40,7 +40,7 @@ def updated_solver(base: DirectSolver, squares: np.ndarray, succ: np.ndarray,
     >>> s.throws().x.tolist()                          # square 1 now always finishes
     [1.5, 1.0, 0.0]
     """
-    if base._csr is not None or isinstance(base, _Updated):
+    if base.rows_csr is not None or isinstance(base, _Updated):
         return None
     solver = _Updated(base, squares, succ, probs, rowsum, table)
     return solver if solver.ready else None
@@ -59,9 +59,9 @@ class _Updated(DirectSolver):
         pos[self.states] = np.arange(m)
         at = pos[squares]
         moving_at = np.where(succ == squares[:, None], 0.0, probs)
-        to, moving, pivot = base._to.copy(), base._moving.copy(), base._pivot.copy()
-        rows_probs = np.broadcast_to(base._probs, to.shape).copy()
-        scale = np.broadcast_to(base._scale, (m, 1)).copy()
+        to, moving, pivot = base.to.copy(), base.moving.copy(), base.pivot.copy()
+        rows_probs = np.broadcast_to(base.probs, to.shape).copy()
+        scale = np.broadcast_to(base.scale, (m, 1)).copy()
         to[at], moving[at], rows_probs[at] = pos[succ], moving_at, probs
         pivot[at] = moving_at.sum(axis=1)
         scale[at, 0] = rowsum
@@ -72,11 +72,11 @@ class _Updated(DirectSolver):
         self._base: DirectSolver | None = base
         self._at = at
         self._d = _rows(to[at], moving[at], pivot[at], at, m) - _rows(
-            base._to[at], base._moving[at], base._pivot[at], at, m)
+            base.to[at], base.moving[at], base.pivot[at], at, m)
         unit = np.zeros((m, k))
         unit[at, np.arange(k)] = 1.0
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            self._z = base._by_lu(unit, False)[0]
+            self._z = base.by_factors(unit, False)[0]
             s = np.eye(k) + self._d @ self._z
         self.ready = bool(np.isfinite(s).all())
         self._w: np.ndarray | None = None
@@ -87,14 +87,14 @@ class _Updated(DirectSolver):
             except np.linalg.LinAlgError:
                 self.ready = False
 
-    def _by_lu(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    def by_factors(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """As :class:`~.direct.DirectSolver`'s, by the update (``near`` None: the residual
         gathers it from the new rows)."""
         base = self._base
         if base is None:  # (factorised its own rows)
-            return super()._by_lu(rhs, trans)
+            return super().by_factors(rhs, trans)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            y = base._by_lu(rhs, trans)[0]
+            y = base.by_factors(rhs, trans)[0]
             if trans:
                 return y - self._trans_columns(base) @ (self._s_inv.T @ y[self._at]), None
             return y - self._z @ (self._s_inv @ (self._d @ y)), None
@@ -104,13 +104,13 @@ class _Updated(DirectSolver):
         read it: another thread may have factorised the solver's own rows since)."""
         with self._lock:
             if self._w is None:
-                self._w = base._by_lu(np.ascontiguousarray(self._d.T), True)[0]
+                self._w = base.by_factors(np.ascontiguousarray(self._d.T), True)[0]
             return self._w
 
     def _certified(self, rhs: np.ndarray, trans: bool, target: float, measure: bool = False,
                    first: tuple | None = None):
         if self._base is not None:
-            x, lo, error, backward = self._refine(self._by_lu, rhs, trans, target, measure,
+            x, lo, error, backward = self._refine(self.by_factors, rhs, trans, target, measure,
                                                   first=first)
             if error <= max(target, REFACTOR_ERROR):
                 return x, lo, error, backward, self.method
