@@ -164,7 +164,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         tlo = np.zeros(n)
         for x in range(n):  # b again (z holds its solution)
             rhs[x] = rowsum if active[x] else 0.0
-        residual_kernel(succ, probs, pstride, active, rhs, t, tlo, np.bool_(False), r, size)
+        residual_kernel(succ, probs, pstride, active, rhs, t, tlo, r, size)
         sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, tlo)
         correction_kernel(z, col0, targets, cap, cap_piv, tlo, every)
         # the residual has both signs, so its solve may cancel: a correction larger than
