@@ -370,7 +370,7 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
     # a block's column, contiguous (one compiled GTH solve for all), allocated at the first
     # block of two squares or more (until then an empty view, not an allocation)
     col = out[0, :0]
-    cols = 0  # the columns not zero from the block up
+    cols = np.int64(0)  # the columns not zero from the block up (int64, not a literal)
     b = block_start.shape[0] - 2
     while b >= 0:
         if block_start[b + 1] - block_start[b] == 1:  # a run of single squares
