@@ -91,15 +91,17 @@ print(json.dumps({{"import": t1 - t0, "first": t2 - t1, "second": t3 - t2}}))
 
 def time_entry_point(name: str, cache_dir: str, env: dict[str, str] | None = None,
                      tree: str | None = None) -> dict[str, float]:
-    """``{"import", "first", "second"}`` seconds of ``name`` in a fresh process (importing
-    ``snl_numeric`` from ``tree`` when given)."""
+    """``{"import", "first", "second"}`` seconds of ``name`` in a fresh process importing
+    ``snl_numeric`` from ``tree`` (default: this tree). The process starts in the home
+    directory, as :func:`benchmarks._ab.run_in`'s do: ``python -c`` puts its working
+    directory first on the path, so started from a worktree it would import that
+    worktree's package whatever ``PYTHONPATH`` says."""
     setup, call = ENTRY_POINTS[name]
     code = _CHILD.format(setup=setup, call=call)
-    child_env = {**os.environ, **(env or {}), "NUMBA_CACHE_DIR": cache_dir}
-    if tree:
-        child_env["PYTHONPATH"] = tree
+    child_env = {**os.environ, **(env or {}), "NUMBA_CACHE_DIR": cache_dir,
+                 "PYTHONPATH": tree or HERE}
     out = subprocess.run([sys.executable, "-c", code], env=child_env, capture_output=True,
-                         text=True, check=True, timeout=900)
+                         text=True, check=True, timeout=900, cwd=os.path.expanduser("~"))
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

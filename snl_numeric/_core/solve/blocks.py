@@ -296,20 +296,13 @@ def _block_columns(a, piv, out, lo, cols, col, trans):  # pragma: no cover - jit
             out[lo + i, j] = col[i]
 
 
-@njit(error_model="numpy")
-def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, first,
-                       out):  # pragma: no cover - jitted
-    """``out = P^-1 rhs`` for the ``m`` columns of ``rhs`` at once (see :func:`sweep_kernel`).
-
-    A column is zero above its highest non-zero right-hand side, so the sweep skips it
-    there (put the columns that start highest first): ``first[j]`` is that row of column
-    ``j`` among the active squares (-1: none), as the caller knows it from building the
-    columns, or ``first`` is empty and the rows are found here, by a scan of ``rhs``.
-    """
-    n, nf = succ.shape
-    m = rhs.shape[1]
-    nb = block_start.shape[0] - 1
-    reach = np.empty(m, dtype=np.int64)  # the highest first row of columns j .. m-1
+@njit()
+def column_tops_kernel(rhs, active, first):  # pragma: no cover - jitted
+    """``tops[j]``: the highest first row of columns ``j .. m-1`` of ``rhs`` (-1: none),
+    ``first[j]`` being column ``j``'s highest non-zero row among the active squares, or
+    found by a scan of ``rhs`` when ``first`` is empty (see :func:`block_solve_kernel`)."""
+    n, m = rhs.shape
+    tops = np.empty(m, dtype=np.int64)
     top = -1
     for j in range(m - 1, -1, -1):
         if first.shape[0]:
@@ -319,14 +312,74 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
             while x > top and not (active[x] and rhs[x, j] != 0.0):
                 x -= 1
             top = max(top, x)
-        reach[j] = top
+        tops[j] = top
+    return tops
+
+
+@njit(error_model="numpy")
+def unit_columns_kernel(succ, probs, pstride, active, block_start, b, piv, rhs, tops, cols,
+                        out):  # pragma: no cover - jitted
+    """Blocks ``b, b - 1, ...`` of ``out = P^-1 rhs`` for the columns of ``rhs`` at once
+    (the rows above solved) while each is a single square, ``piv`` its pivot: the moves up
+    of a square are all it is solved from (the sweep of a board whose blocks are all single
+    squares). The first ``cols`` columns are not zero above, and a column ``j`` joins them
+    at row ``tops[j]`` (:func:`column_tops_kernel`). Returns the first block left (-1:
+    none) and the columns not zero from there up."""
+    nf = succ.shape[1]
+    m = rhs.shape[1]
+    x = block_start[b + 1] - 1 if b >= 0 else -1  # (x: arithmetic, not a load, below)
+    while b >= 0 and block_start[b] == x:
+        while cols < m and tops[cols] >= x:
+            cols += 1
+        for j in range(cols, m):
+            out[x, j] = 0.0
+        if active[x]:
+            for j in range(cols):
+                out[x, j] = rhs[x, j]
+            for f in range(nf):  # squares off the system hold 0 in out
+                y = succ[x, f]
+                if y > x:
+                    p = probs[x * pstride, f]
+                    for j in range(cols):
+                        out[x, j] += p * out[y, j]
+            d = piv[x]
+            for j in range(cols):
+                out[x, j] /= d
+        else:
+            for j in range(cols):
+                out[x, j] = 0.0
+        x -= 1
+        b -= 1
+    return b, cols
+
+
+@njit(error_model="numpy")
+def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, rhs, first,
+                       out):  # pragma: no cover - jitted
+    """``out = P^-1 rhs`` for the ``m`` columns of ``rhs`` at once (see :func:`sweep_kernel`).
+
+    A column is zero above its highest non-zero right-hand side, so the sweep skips it
+    there (put the columns that start highest first): ``first[j]`` is that row of column
+    ``j`` among the active squares (-1: none), as the caller knows it from building the
+    columns, or ``first`` is empty and the rows are found here, by a scan of ``rhs``.
+    Runs of single squares are solved by :func:`unit_columns_kernel`.
+    """
+    nf = succ.shape[1]
+    m = rhs.shape[1]
+    tops = column_tops_kernel(rhs, active, first)
     # a block's column, contiguous (one compiled GTH solve for all), allocated at the first
     # block of two squares or more (until then an empty view, not an allocation)
     col = out[0, :0]
-    cols = 0  # the columns not zero from the block up
-    for b in range(nb - 1, -1, -1):
+    cols = np.int64(0)  # the columns not zero from the block up (int64, not a literal)
+    b = block_start.shape[0] - 2
+    while b >= 0:
+        if block_start[b + 1] - block_start[b] == 1:  # a run of single squares
+            b, cols = unit_columns_kernel(succ, probs, pstride, active, block_start, b, piv,
+                                          rhs, tops, cols, out)
+            if b < 0:
+                break
         lo, hi = block_start[b], block_start[b + 1]
-        while cols < m and reach[cols] >= lo:
+        while cols < m and tops[cols] >= lo:
             cols += 1
         for x in range(lo, hi):
             for j in range(cols, m):
@@ -343,16 +396,13 @@ def block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, p
                     p = probs[x * pstride, f]
                     for j in range(cols):
                         out[x, j] += p * out[y, j]
-        s = hi - lo
-        if s == 1:
-            d = piv[lo]
-            for j in range(cols):
-                out[lo, j] /= d
-        elif cols:
+        if cols:
+            s = hi - lo
             if col.shape[0] < s:
                 col = np.empty(_largest_block(block_start))
             _block_columns(lu[offsets[b]: offsets[b] + s * s].reshape((s, s)), piv[lo:hi],
                            out, lo, cols, col, np.bool_(False))
+        b -= 1
 
 
 @njit(error_model="numpy")

@@ -4,11 +4,14 @@
 method inside one ``nogil`` call that a thread makes board after board. Blocks are
 single squares here (``bmax = 1``): on the small boards of a batch every backward
 target fits the correction, so ``P`` is upper triangular and dense blocks would only
-cost time. The pivots, sweeps, capacitance, correction, residual and a priori bound are
-:mod:`.blocks`' and :mod:`.residual`'s own kernels with blocks of one square; only the
-structure pass with blocks of one square (pivots, backward targets and the moves the
-Woodbury columns are made of, in one pass over the table, without the block structure's
-allocations) is written here, inside the kernel. The columns are solved in place.
+cost time. The columns are solved by :mod:`.blocks`' sweep of a run of single squares
+(:func:`~.blocks.unit_columns_kernel`, which the structured solver's many-column sweep
+runs between its dense blocks), one column by its sweep; the pivots, capacitance,
+correction, residual and a priori bound are :mod:`.blocks`' and :mod:`.residual`'s own
+kernels with blocks of one square. Only the structure pass with blocks of one square
+(pivots, backward targets and the moves the Woodbury columns are made of, in one pass over
+the table, without the block structure's allocations) is written here, inside the kernel.
+The columns are solved in place.
 
 Moments. ``t = A^-1 1`` and ``var = 2 u - t - t**2`` with ``u = A^-1 t``. Where that
 formula cancels (``var * CANCELLATION < t**2``) the variance is solved from the
@@ -24,11 +27,12 @@ import numpy as np
 from ..numba_config import njit
 from .blocks import (
     a_priori_bound,
-    block_solve_kernel,
     capacitance_kernel,
+    column_tops_kernel,
     correction_kernel,
     levels_kernel,
     sweep_kernel,
+    unit_columns_kernel,
 )
 from .residual import residual_kernel, step_variance_kernel
 
@@ -97,10 +101,11 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
     if k > kmax:
         return k
     # the block kernels' arguments typed as the structured solver passes them, so that each
-    # compiles once for both: one die for every square (pstride) and col0 int64 values, not
-    # literals; no dense blocks (offsets and lu empty: read for blocks of two squares or
-    # more only): views, not module constants, which Numba types read-only
-    pstride, col0 = np.int64(0), np.int64(2)
+    # compiles once for both: one die for every square (pstride), col0 and the columns of
+    # unit_columns_kernel int64 values, not literals; no dense blocks (offsets and lu
+    # empty: read for blocks of two squares or more only): views, not module constants,
+    # which Numba types read-only
+    pstride, col0, zero = np.int64(0), np.int64(2), np.int64(0)
     lu = work[0, :0]  # empty views of the work arrays: no allocation
     every = report[:0]  # correction_kernel's rows: all
     # the arrays sized by k, again in one allocation per type
@@ -134,7 +139,8 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         z[x, j] += probs[0, f]
         if first[j] < 0:
             first[j] = x
-    block_solve_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, z, first, z)
+    tops = column_tops_kernel(z, active, first)
+    unit_columns_kernel(succ, probs, pstride, active, block_start, n - 1, piv, z, tops, zero, z)
     cap_piv = cap[k]
     cap = cap[:k]
     capacitance_kernel(z, col0, targets, cap, cap_piv)
@@ -164,7 +170,7 @@ def board_moments_kernel(succ, probs, sure, report, kmax, want_var, mean,
         tlo = np.zeros(n)
         for x in range(n):  # b again (z holds its solution)
             rhs[x] = rowsum if active[x] else 0.0
-        residual_kernel(succ, probs, pstride, active, rhs, t, tlo, np.bool_(False), r, size)
+        residual_kernel(succ, probs, pstride, active, rhs, t, tlo, r, size)
         sweep_kernel(succ, probs, pstride, active, block_start, offsets, lu, piv, r, tlo)
         correction_kernel(z, col0, targets, cap, cap_piv, tlo, every)
         # the residual has both signs, so its solve may cancel: a correction larger than

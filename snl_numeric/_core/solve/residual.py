@@ -1,9 +1,9 @@
 """The certificate's residuals in double-double arithmetic, and the one-step variance
 (private; see :mod:`.structured`).
 
-:func:`residual_kernel` forms ``b - A x`` for ``x`` given as a double-double pair, every
-product and sum an error-free transformation (:mod:`.eft`), with a bound on what
-rounding is left;
+:func:`residual_kernel` forms ``b - A x`` (:func:`residual_t_kernel` ``b - A^T x``) for
+``x`` given as a double-double pair, every product and sum an error-free transformation
+(:mod:`.eft`), with a bound on what rounding is left;
 :func:`difference_residual_kernel` forms it in double precision, from differences of
 nearby values; :func:`bound_kernel` reduces either to what the error bounds take.
 """
@@ -68,23 +68,28 @@ def _dd_row(succ, probs, pstride, active, b, xhi, xlo, x, dh, dl):  # pragma: no
 
 
 @njit()
-def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, trans, r, size):  # pragma: no cover
-    """``r = b - A (xhi + xlo)`` (or ``b - A^T (xhi + xlo)``) in double-double arithmetic,
-    the pivot ``A[x, x]`` being the exact sum of ``x``'s moving probabilities (with one die
-    and every face moving, the die's sum, formed once as a double-double).
+def residual_kernel(succ, probs, pstride, active, b, xhi, xlo, r, size):  # pragma: no cover
+    """``r = b - A (xhi + xlo)`` in double-double arithmetic, row by row (the sums in
+    registers), the pivot ``A[x, x]`` being the exact sum of ``x``'s moving probabilities
+    (with one die and every face moving, the die's sum, formed once as a double-double).
 
     ``size[i]`` receives the sum of the absolute terms of row ``i``: the rounding error
     of ``r[i]`` is below ``(terms + 4) * 2**-104 * size[i]``.
     """
+    n = succ.shape[0]
+    dh, dl = _die_sum(probs, pstride)
+    for x in range(n):
+        r[x] = size[x] = 0.0
+        if active[x]:
+            r[x], size[x] = _dd_row(succ, probs, pstride, active, b, xhi, xlo, x, dh, dl)
+
+
+@njit()
+def residual_t_kernel(succ, probs, pstride, active, b, xhi, xlo, r, size):  # pragma: no cover
+    """``r = b - A^T (xhi + xlo)`` as :func:`residual_kernel` forms ``b - A (xhi + xlo)``
+    (the same terms and ``size``), row ``x``'s moves added to the rows they land on."""
     n, nf = succ.shape
-    if not trans:  # row by row, the sums in registers
-        dh, dl = _die_sum(probs, pstride)
-        for x in range(n):
-            r[x] = size[x] = 0.0
-            if active[x]:
-                r[x], size[x] = _dd_row(succ, probs, pstride, active, b, xhi, xlo, x, dh, dl)
-        return
-    rh = np.empty(n)  # transposed: row x's moves add to the rows they land on
+    rh = np.empty(n)
     rl = np.empty(n)
     for i in range(n):
         rh[i] = rl[i] = size[i] = 0.0

@@ -84,6 +84,7 @@ from .residual import (
     bound_kernel,
     difference_residual_kernel,
     residual_kernel,
+    residual_t_kernel,
     step_variance_kernel,
 )
 
@@ -527,7 +528,8 @@ class Solver:
                limit: float = 0.0) -> tuple[float, float, np.ndarray, float]:
         """Certified relative error of ``x + lo``, its normwise backward error, its
         residual ``b - A (x + lo)`` and its rounding allowance's largest ratio to ``b``.
-        The residual is formed in double-double (:func:`residual_kernel`) or, with
+        The residual is formed in double-double (:func:`residual_kernel`,
+        :func:`residual_t_kernel`) or, with
         ``limit > 0`` (not transposed), in double precision where that leaves at most
         ``limit b_i`` (:func:`difference_residual_kernel`); the bound adds what rounding
         is left (:func:`bound_kernel`)."""
@@ -538,8 +540,8 @@ class Solver:
                                        lo, limit, r, size)
             factor = 1.0
         else:
-            residual_kernel(self.succ, self.probs, self.pstride, self.active, b, x, lo, trans,
-                            r, size)
+            residual = residual_t_kernel if trans else residual_kernel
+            residual(self.succ, self.probs, self.pstride, self.active, b, x, lo, r, size)
             factor = (self.succ.shape[1] * 2 + 6) * DD_EPS
         top, xmax, bmax, bmin, ratio, esum, xsum, slack = bound_kernel(
             r, size, factor, x, lo, b, self.active)
