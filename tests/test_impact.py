@@ -496,8 +496,9 @@ def test_uncertified_entries_beyond_the_budget_are_nan_and_said(monkeypatch):
                                        ({"players": 2}, "win_probabilities")])
 def test_impact_advice_names_arguments_it_takes(kw, where):
     """A game too long for the default tail: the message names the function whose
-    max_throws and tail would help, not arguments jump_impact lacks (issue 54)."""
-    with pytest.raises(ValueError, match="did not fall below") as info:
+    max_throws and tail would help, not arguments jump_impact lacks (issue 54). (The mean
+    proves the tail out of reach, and the push stops there: "cannot fall below".)"""
+    with pytest.raises(ValueError, match="cannot fall below 1e-12 within max_throws=") as info:
         jump_impact(Board(12, {10: 1, 5: 2}, dice={1: 0.9999, 2: 0.0001}), **kw)
     message = str(info.value)
     assert "; raise max_throws or tail" not in message
