@@ -87,8 +87,7 @@ class DirectSolver:
     """
 
     def __init__(self, succ: np.ndarray, probs: np.ndarray, active: np.ndarray) -> None:
-        n, nf = succ.shape
-        self.n, self.faces = n, nf
+        self.n, self.faces = n, _ = succ.shape
         self.active = active = np.array(active, dtype=np.bool_)
         self.states = states = active.nonzero()[0]
         self.unknowns = m = len(states)
@@ -263,18 +262,20 @@ class DirectSolver:
         back = (dest < self.states[:, None]) & (self.moving > 0.0)
         return int(len(np.unique(dest[back])))
 
-    def _dense(self, lo: int = 0) -> np.ndarray:
-        """``A[lo:, lo:]`` as a dense array, C order. The moves are summed into rows as wide
-        as the system plus one column for the squares off it, and the columns of
-        ``A[lo:, lo:]`` are kept (no move of positive probability leads below ``lo``); the
-        diagonal is then set to the pivots."""
+    def _dense(self, lo: int = 0, at: np.ndarray | None = None) -> np.ndarray:
+        """``A[lo:, lo:]`` as a dense array, C order (or ``A``'s rows ``at``, every column:
+        :mod:`.update`'s). The moves are summed into rows as wide as the system plus one
+        column for the squares off it, and the columns from ``lo`` are kept (no move of
+        positive probability leads below it); the diagonal is then set to the pivots."""
         if self.rows_csr is not None:
             return self.rows_csr.dense()
-        m, width = self.unknowns - lo, self.unknowns + 1
-        idx = self.to[lo:] + np.arange(0, m * width, width)[:, None]
-        a = np.bincount(idx.ravel(), self.moving[lo:].ravel(), m * width)
-        a = np.negative(a.reshape(m, width)[:, lo:lo + m])
-        a.reshape(-1)[::m + 1] = self.pivot[lo:]
+        m, width = self.unknowns, self.unknowns + 1
+        rows, k = (slice(lo, None), m - lo) if at is None else (at, len(at))
+        idx = self.to[rows] + np.arange(0, k * width, width)[:, None]
+        a = np.bincount(idx.ravel(), self.moving[rows].ravel(), k * width)
+        a = np.negative(a.reshape(k, width)[:, lo:m])
+        diagonal = slice(None, None, k + 1) if at is None else np.arange(k) * m + at
+        a.reshape(-1)[diagonal] = self.pivot[rows]
         return a
 
     def by_factors(self, rhs: np.ndarray, trans: bool) -> tuple[np.ndarray, np.ndarray | None]:
@@ -400,8 +401,7 @@ class DirectSolver:
             return self._rounding
 
     def _rows_of(self, trans: bool) -> Rows:
-        """The rows of ``A`` or of ``A^T``, for residuals in double-double (built on first
-        use)."""
+        """The rows of ``A`` or of ``A^T``, for residuals in double-double (built on first use)."""
         with self._lock:
             if trans not in self._rows and self.rows_csr is not None:
                 self._rows[trans] = DDRows(self.rows_csr, trans)  # type: ignore[assignment]

@@ -71,8 +71,7 @@ class _Updated(DirectSolver):
         self.method = base.method
         self._base: DirectSolver | None = base
         self._at = at
-        self._d = _rows(to[at], moving[at], pivot[at], at, m) - _rows(
-            base.to[at], base.moving[at], base.pivot[at], at, m)
+        self._d = self._dense(at=at) - base._dense(at=at)  # (D: the rows' differences)
         unit = np.zeros((m, k))
         unit[at, np.arange(k)] = 1.0
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -129,14 +128,3 @@ class _Updated(DirectSolver):
                 self._superlu()
             self._base = None
 
-
-def _rows(to: np.ndarray, moving: np.ndarray, pivot: np.ndarray, at: np.ndarray, m: int
-          ) -> np.ndarray:
-    """The rows ``at`` of ``A`` (dense, ``m`` columns) from their moves (``to``, ``m`` off
-    the system) and pivots."""
-    k = len(at)
-    idx = to + (np.arange(k) * (m + 1))[:, None]
-    a = np.bincount(idx.ravel(), np.negative(moving).ravel(), k * (m + 1)).reshape(k, m + 1)
-    a = a[:, :m]
-    a[np.arange(k), at] += pivot
-    return a
