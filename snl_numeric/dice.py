@@ -352,8 +352,8 @@ def parse_dice(text: str) -> Dice:
         raise TypeError(f"dice description must be a string, got {type(text).__name__}")
     count = string_faces(text)
     if count is not None and count <= SHARED_STRING_FACES:
-        return _shared_parse(text)
-    return _parse(text)
+        return _shared_parse(text, count)
+    return _parse(text, count)
 
 
 #: Dice read from a string with at most this many faces are kept (the last 64 strings).
@@ -361,13 +361,13 @@ SHARED_STRING_FACES = 1000
 
 
 @functools.lru_cache(maxsize=64)
-def _shared_parse(text: str) -> Dice:
-    return _parse(text)
+def _shared_parse(text: str, count: int) -> Dice:
+    return _parse(text, count)
 
 
-def _parse(text: str) -> Dice:
+def _parse(text: str, count: int | None) -> Dice:
+    """The die ``text`` describes, ``count`` its faces as :func:`string_faces` reads them."""
     s = text.strip().lower()
-    count = string_faces(s)
     if count is not None and count > MAX_STRING_FACES:
         raise ValueError(f"dice {shown(text)} would have {count:,} faces; a die read from a "
                          f"string has at most {MAX_STRING_FACES:,} (Dice.fair and Dice.sum_of "

@@ -135,3 +135,21 @@ def test_string_faces_agree_with_the_built_die():
         assert string_faces(text) == len(parse_dice(text).faces), text
     for text in ["x", "0", "3-1", "0d6", "", "1-", "d"]:
         assert string_faces(text) is None, text
+
+
+
+@pytest.mark.parametrize("text, faces", [(" 7D5 ", 29), ("1-2001", 2001),
+                                         ("1:0.5,2:0.5,", 2), ("1-100000000", 100_000_000)])
+def test_parse_dice_counts_the_faces_once(monkeypatch, text, faces):
+    """A string read afresh (not shared yet, or too big to share) has its faces counted
+    once: the count of ``"1:0.5,..."`` is a pass over the whole string."""
+    from snl_numeric import dice
+
+    counted, count = [], dice.string_faces
+    monkeypatch.setattr(dice, "string_faces", lambda t: counted.append(count(t)) or counted[-1])
+    dice._shared_parse.cache_clear()
+    try:
+        assert len(parse_dice(text).faces) == faces
+    except ValueError as exc:  # (the huge one: refused by its count)
+        assert f"would have {faces:,} faces" in str(exc)
+    assert counted == [faces]
