@@ -548,32 +548,76 @@ print(json.dumps({"peak": peak, "k": Solver(cb.succ, cb.probs, active).k}))
 
 _TRACED = r"""
 import json, sys, tracemalloc
+from snl_numeric import Board
 from snl_numeric.batch import BoardBatch
 from snl_numeric.batch.run import _run_kernel, make_settings
-from snl_numeric.boards import random_board
 from snl_numeric._core.numba_config import make_kernels
 make_kernels()  # (kernels are made on first use: not inside the traced call)
-batch = BoardBatch.from_boards([random_board(int(sys.argv[1]), 0.1, rng=1)])
+batch = BoardBatch.from_boards([Board.from_dict(json.loads(sys.argv[1]))])
 settings = make_settings(["mean", "variance"], "raise", 1e-12, 10**7, 1)
-_run_kernel(batch[:0], settings)
+# (the first run's own allocations, e.g. Python's caches: not the board's)
+_run_kernel(BoardBatch.from_boards([Board(30, {25: 3, 20: 10})]), settings)
 tracemalloc.start()
-_run_kernel(batch, settings)
-print(json.dumps(tracemalloc.get_traced_memory()[1]))
+out = _run_kernel(batch, settings)
+print(json.dumps([tracemalloc.get_traced_memory()[1], int(out.targets[0]), int(out.status[0])]))
 """
 
 
+def _traced(board: Board) -> tuple[int, int, int]:
+    """The peak bytes traced while the batch kernels run as Python (NUMBA_DISABLE_JIT: every
+    array they make is traced) on ``board`` alone, its backward targets and status."""
+    out = subprocess.run([sys.executable, "-c", _TRACED, json.dumps(board.to_dict())],
+                         capture_output=True, text=True, check=True, timeout=900,
+                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    peak, k, status = json.loads(out.stdout.strip().splitlines()[-1])
+    return peak, k, status
+
+
 def test_a_small_rows_memory_estimate_is_within_one_and_a_half_of_its_peak():
-    # the kernels run as Python (NUMBA_DISABLE_JIT): every array they make is traced
     from snl_numeric.batch.kernels import row_bytes
 
     n = 1000
-    k = _structured(random_board(n, 0.1, rng=1)).k
-    out = subprocess.run([sys.executable, "-c", _TRACED, str(n)], capture_output=True,
-                         text=True, check=True, timeout=900,
-                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
-    peak = json.loads(out.stdout.strip().splitlines()[-1])
+    peak, k, status = _traced(random_board(n, 0.1, rng=1))  # (k: the kernel's own count)
+    assert status == 0
     estimate = row_bytes(n, 6, k)
     assert estimate / 1.5 <= peak <= estimate * 1.5, (peak, estimate)
+
+
+#: 96 backward targets on 201 squares (snakes from every odd square down 7): the
+#: capacitance's factors (``(k + 1) x k``) are half the size of the Woodbury columns.
+BACKWARD = Board(200, {s: s - 7 for s in range(9, 200, 2)})
+
+
+def test_a_rows_memory_estimate_bounds_its_peak_with_many_backward_targets():
+    from snl_numeric.batch.kernels import row_bytes
+
+    peak, k, status = _traced(BACKWARD)
+    assert k == 96 and status == 0  # (solved by the kernel)
+    assert peak <= row_bytes(200, 6, k) <= 1.5 * peak, (peak, row_bytes(200, 6, k))
+
+
+def test_rows_beyond_the_memory_budget_are_routed_as_before(monkeypatch):
+    """A row whose table and search exceed the budget is refused (``TOO_LARGE``); one whose
+    Woodbury arrays, capacitance included, exceed it goes to the single-board solver."""
+    from snl_numeric.batch import BoardBatch
+    from snl_numeric.batch import run as batch_run
+    from snl_numeric.batch.kernels import NEEDS_SOLVER, TOO_LARGE, row_bytes
+
+    batch = BoardBatch.from_boards([BACKWARD])
+    settings = batch_run.make_settings(["mean"], "raise", 1e-12, 10**7, 1)
+    full = row_bytes(200, 6, 96)
+    for budget, problem, status in [(full, 0, 0), (full - 1, 0, NEEDS_SOLVER),
+                                    (row_bytes(200, 6, 95), 0, NEEDS_SOLVER),
+                                    (row_bytes(200, 6) - 1, TOO_LARGE, 0)]:
+        monkeypatch.setattr(batch_run, "_row_budget", lambda b=budget: b)
+        out = batch_run._run_kernel(batch, settings)
+        assert (out.problem[0], out.status[0]) == (problem, status), budget
+        if problem:
+            with pytest.raises(ValueError, match="needs about .* of memory for batch analysis"):
+                analyze_many([BACKWARD], columns=["mean"])
+        else:
+            df = analyze_many([BACKWARD], columns=["mean"])
+            assert df["mean"].iloc[0] == pytest.approx(expected_throws(BACKWARD), rel=1e-12)
 
 
 @pytest.mark.slow

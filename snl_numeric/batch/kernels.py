@@ -85,8 +85,8 @@ def board_rows(batch: BoardBatch) -> BoardRows:
 def row_bytes(size, n_faces, k=0):
     """Bytes the kernels need for one board of ``size + 1`` squares and ``n_faces``
     faces with ``k`` backward targets (the Woodbury columns, solved in place: ``k + 2`` per
-    square)."""
-    return (size + 1) * (24 * n_faces + ROW_BYTES + 8 * (k + 2))
+    square; the capacitance's factors and pivots, ``(k + 1) x k``, and its targets)."""
+    return (size + 1) * (24 * n_faces + ROW_BYTES + 8 * (k + 2)) + 8 * (k + 1) * (k + 2)
 
 
 @njit()
@@ -169,9 +169,10 @@ def moments_rows_kernel(rows, problem, most, want_var, max_bytes, min_out, sure_
                         mean_out, var_out, k_out, status):  # pragma: no cover - jitted
     """Fewest throws, whether the goal is sure, expected throws and (``want_var``)
     variance from each board's start; ``k_out[b]``: its backward targets.
-    Rows with a problem are skipped. A board whose Woodbury columns would take more than
-    ``max_bytes`` (or ``WOODBURY_BYTES``: beyond, the single-board solver's GMRES is
-    faster), or with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``.
+    Rows with a problem are skipped. A board whose work arrays (:func:`row_bytes` of its
+    backward targets) would take more than ``max_bytes``, whose Woodbury columns would take
+    more than ``WOODBURY_BYTES`` (beyond, the single-board solver's GMRES is faster), or
+    with more than ``KMAX`` backward targets, gets ``NEEDS_SOLVER``.
     The per-square arrays of the boards are allocated once, for the largest (``most``
     squares)."""
     work = _table_work(rows, problem, most)
@@ -188,8 +189,11 @@ def moments_rows_kernel(rows, problem, most, want_var, max_bytes, min_out, sure_
         start = rows.starts[b]
         min_out[b] = reach_kernel(succ, start, dist[:n], sure[:n])
         sure_out[b] = sure[start]
-        budget = min(max_bytes - row_bytes(n - 1, nf), WOODBURY_BYTES)
-        kmax = min(KMAX, budget // (8 * n) - 2)
+        # the most backward targets whose Woodbury columns fit in WOODBURY_BYTES and whose
+        # work arrays (row_bytes: the k x k capacitance too) in max_bytes
+        kmax = min(KMAX, WOODBURY_BYTES // (8 * n) - 2)
+        while kmax > 0 and row_bytes(n - 1, nf, kmax) > max_bytes:
+            kmax -= 1
         report[start] = True
         k_out[b] = board_moments_kernel(succ, probs, sure[:n], report[:n], kmax, want_var,
                                         mean[:n], var[:n])
