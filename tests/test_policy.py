@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from fractions import Fraction
 
 import naive
 import numpy as np
@@ -925,23 +924,19 @@ def _near_trap_matrices(seed, eps):
 def _least_over_proper_plays(P, cost, r):
     """That ``r`` (a ChainPolicyResult) is the least expected cost over the plays that
     finish surely: its policy finishes surely from every state of finite value, its values
-    are that policy's (a dense solve) and no action that stays among those states improves
+    are that policy's (naive.gth_costs) and no action that stays among those states improves
     on them (a proper policy whose values solve the Bellman equation is the least over
     proper policies: Bertsekas and Yu, 2016)."""
     fin = np.isfinite(r.expected)
     states = np.flatnonzero(fin & (r.policy >= 0))
     assert naive.ssp_is_proper(P, r.policy, states)
-    pos = {int(x): i for i, x in enumerate(states)}
-    rows = []  # I - Q, each row divided by its exact sum (as Fractions)
-    for x in states:
-        row = P[r.policy[x]][x]
-        total = sum(Fraction(float(q)) for q in row[row > 0])
-        rows.append({pos[x]: Fraction(1)})
-        for y in np.flatnonzero(row > 0):
-            if int(y) in pos:
-                rows[-1][pos[y]] = rows[-1].get(pos[y], 0) - Fraction(float(row[y])) / total
-    own = naive.refined_solve(rows, np.array([[cost[r.policy[x], x]] for x in states]), 3)
-    np.testing.assert_allclose(r.expected[states], own[:, 0], rtol=1e-9, atol=1e-12)
+    rows = np.array([P[r.policy[x]][x] for x in states])
+    rows /= rows.sum(axis=1, keepdims=True)
+    off = np.ones(len(P[0]), dtype=bool)
+    off[states] = False  # (the chance of ending summed, never 1 minus the rest)
+    own = naive.gth_costs(rows[:, states], rows[:, off].sum(axis=1),
+                          [cost[r.policy[x], x] for x in states])
+    np.testing.assert_allclose(r.expected[states], own, rtol=1e-9, atol=1e-12)
     v = np.where(fin, r.expected, 0.0)
     for a, m in enumerate(P):
         stays = np.all((m[states] == 0) | fin, axis=1)
@@ -973,12 +968,16 @@ def test_updated_steps_through_a_singular_play_at_no_cost():
 
 
 @pytest.mark.parametrize("seed, eps, method", [(25, 1e-2, "policy"), (25, 0.0, "policy"),
-                                               (25, 1e-2, "value"), (59, 1e-10, "value")])
+                                               (25, 1e-2, "value"), (59, 1e-10, "value"),
+                                               (111, 1e-13, "policy")])
 def test_free_loops_near_traps_finish_surely(seed, eps, method):
     """Free loops tied with the play that leaves them: policy iteration once stepped into
     one ("please report this board", with GTH's divisions by 0 as warnings); value
     iteration's greedy play on seed 59 finishes surely but after astronomically many steps
-    (its values beyond certification): policy iteration starts from the layers' play."""
+    (its values beyond certification): policy iteration starts from the layers' play. On
+    seed 111 the refining correction is beyond certification (it held inf and NaN: an
+    "invalid value" warning, and gains of NaN that no test kept open): its gains stay open
+    and are settled by their trials."""
     P, cost = _near_trap_matrices(seed, eps)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

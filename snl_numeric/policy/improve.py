@@ -405,15 +405,20 @@ class _Iteration:
                 r: np.ndarray, r_err: np.ndarray) -> _Gains:
         """The gains of the open alternatives from values refined by one correction solve:
         ``V + c`` with ``(I - Q) c = r`` (``r`` the residual of ``V`` in error-free
-        arithmetic, divided by the row sums, over the active squares)."""
+        arithmetic, divided by the row sums, over the active squares). A correction the
+        solver cannot certify (a play of astronomically many free steps) corrects nothing
+        and bounds nothing: every gain stays open, for its trial."""
         p, v = self.p, pol.v
         b = np.zeros(p.n)
         b[self.states] = r
         sol = pol.solver.solve(b)
-        c = np.where(self.active, sol.x, 0.0)
-        tmax = v.max() * (1.0 + _inflate(pol.error))
-        e_c = (tmax * float(np.max(6 * U * np.abs(r) + r_err, initial=0.0))
-               + _inflate(sol.error) * float(np.abs(c).max()))
+        if sol.error < np.inf:
+            c = np.where(self.active, sol.x, 0.0)
+            tmax = v.max() * (1.0 + _inflate(pol.error))
+            e_c = (tmax * float(np.max(6 * U * np.abs(r) + r_err, initial=0.0))
+                   + _inflate(sol.error) * float(np.abs(c).max()))
+        else:  # (its x may hold inf or NaN: never a gain of NaN, which no test opens)
+            c, e_c = np.zeros(p.n), np.inf
         w, wc = v[pol.to], c[pol.to]
         sq = np.full(open_sq.shape, -np.inf)
         sq_d = np.zeros(open_sq.shape)
