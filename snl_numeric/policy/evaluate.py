@@ -187,18 +187,17 @@ def _face_sums_kernel(nxt, probs, w, q):  # pragma: no cover - jitted
 # =============================================================================
 # Residuals in error-free arithmetic
 # =============================================================================
-def exact_rows(probs: np.ndarray, after: np.ndarray, here: np.ndarray,
-               cost: np.ndarray | float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """``S cost + sum_f probs[:, f] after[:, f] - S here`` per row, ``S`` the exact sum of the
-    row's probabilities (the row divided by ``S`` sums to 1 exactly: a play that stays among
-    squares of equal value changes nothing, however its probabilities round), as ``hi + lo``
-    (products exact, summed as Ogita, Rump and Oishi's Sum2), and a bound on its error.
-    ``S`` differs from the row sum in floating point, ``rowsum``, by at most ``(faces - 1) u
-    rowsum``: dividing by ``rowsum`` instead leaves that relative error."""
-    sh, sl = probs[:, 0].copy(), np.zeros(len(probs))  # S = sh + sl (sh: the rowsum)
-    for f in range(1, probs.shape[1]):
-        sh, err = two_sum(sh, probs[:, f])
-        sl += err
+def exact_rows(rowsum: np.ndarray, rowsum_lo: np.ndarray, probs: np.ndarray,
+               after: np.ndarray, here: np.ndarray, cost: np.ndarray | float = 1.0
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """``S cost + sum_f probs[:, f] after[:, f] - S here`` per row, ``S = rowsum +
+    rowsum_lo`` the exact sum of the row's probabilities (:attr:`Problem.rowsum_lo`: the
+    row divided by ``S`` sums to 1 exactly, so a play that stays among squares of equal
+    value changes nothing, however its probabilities round), as ``hi + lo`` (products
+    exact, summed as Ogita, Rump and Oishi's Sum2), and a bound on its error. ``S`` differs
+    from ``rowsum`` by at most ``(faces - 1) u rowsum``: dividing by ``rowsum`` instead
+    leaves that relative error."""
+    sh, sl = rowsum, rowsum_lo
     ph, pl = two_prod(probs, after)
     dh, dl = two_prod(sh, here)
     dl += sl * here
@@ -214,6 +213,6 @@ def exact_rows(probs: np.ndarray, after: np.ndarray, here: np.ndarray,
         lo += err
     s, err = two_sum(s, -dh)
     lo += err
-    k = 2 * probs.shape[1] + 4  # (the terms of lo, the sums into sl among them)
+    k = 2 * probs.shape[1] + 4  # (the terms of lo, the sums into rowsum_lo among them)
     size = first + np.abs(ph).sum(axis=1) + np.abs(dh)
     return s + lo, 2 * U * np.abs(s + lo) + 3 * (2 * k * U) ** 2 * size

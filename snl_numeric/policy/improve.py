@@ -266,8 +266,8 @@ class _Iteration:
         dies = pol.die[states]
         rs = p.rowsum_at(dies, states)
         cost = p.cost_at(dies, states)
-        r, err = exact_rows(p.face_probs(dies, states), pol.v[pol.to[p.nxt[dies, states]]],
-                            pol.v[states], cost)
+        r, err = exact_rows(rs, p.rowsum_lo_at(dies, states), p.face_probs(dies, states),
+                            pol.v[pol.to[p.nxt[dies, states]]], pol.v[states], cost)
         sums = (2 * p.nxt.shape[2] + 4) * U  # (rs for the exact sums, A's diagonal)
         if p.cost is None:
             rho = float(np.max((np.abs(r) + err) / rs, initial=0.0)) * (1 + sums)
@@ -425,7 +425,8 @@ class _Iteration:
         a, x = np.nonzero(open_sq)
         if len(a):
             pr, land, scale = p.face_probs(a, x), p.nxt[a, x], p.rowsum_at(a, x)
-            hi, err = exact_rows(pr, w[land], v[x], p.cost_at(a, x))
+            hi, err = exact_rows(scale, p.rowsum_lo_at(a, x), pr, w[land], v[x],
+                                 p.cost_at(a, x))
             corr = (pr * wc[land]).sum(axis=1) - scale * c[x]
             size = (pr * np.abs(wc[land])).sum(axis=1) + scale * np.abs(c[x])
             total = hi + corr  # (over scale, not the exact row sum: a relative error)
