@@ -164,6 +164,30 @@ def naive_expected_gth(board):
     return out
 
 
+
+def gth_costs(moves, ends, cost):
+    """``x`` with ``x = cost + moves x`` over a chain's transient states (``moves``: the
+    probabilities between them, ``ends``: each one's chance of ending), by
+    :func:`naive_expected_gth`'s elimination without subtraction: accurate to a small
+    multiple of ``m`` roundings however long the play (free loops that end after 1e13
+    steps, where a dense solve and its refinement lose every digit)."""
+    q = np.array(moves, dtype=float)
+    q[np.arange(len(q)), np.arange(len(q))] = 0.0  # (a stay: only its chance of leaving)
+    goal, cost = np.array(ends, dtype=float), np.array(cost, dtype=float)
+    m = len(q)
+    leave = np.zeros(m)
+    for k in range(m - 1, -1, -1):
+        leave[k] = goal[k] + q[k, :k].sum()
+        w = q[:k, k] / leave[k]
+        q[:k, :k] += np.outer(w, q[k, :k])
+        q[np.arange(k), np.arange(k)] = 0.0
+        goal[:k] += w * goal[k]
+        cost[:k] += w * cost[k]
+    x = np.zeros(m)
+    for k in range(m):
+        x[k] = (cost[k] + q[k, :k] @ x[:k]) / leave[k]
+    return x
+
 def _fraction(p):
     return Fraction(p).limit_denominator(10**9)
 
@@ -2632,6 +2656,92 @@ def ssp_brute_force(mats, costs=None, *, objective="min", absorbing=None):
             best[x] = None
     return {**best, **{x: Fraction(0) for x in absorbing}}
 
+
+
+def ssp_proper_values(mats, costs=None, *, sweeps=1_000_000, tol=1e-14):
+    """The least expected cost over the plays that finish surely ("min", proper policies),
+    on every state of one matrix per action, by value iteration from above: first the
+    states from which some play finishes surely (drop every action that may leave the set,
+    then the states that cannot reach an absorbing state with the actions left, until
+    nothing changes), then Jacobi sweeps from the values of a proper play found on the way
+    (above the answer). With free steps
+    the Bellman equation has many solutions (a free loop that never ends has cost 0:
+    iteration from 0 finds that one); the least over proper policies is the only one above
+    it, and iteration from above converges to it (Bertsekas and Yu, Stochastic shortest
+    path problems under weak conditions, 2016). Returns ``(values, policy)``: ``inf``
+    and ``-1`` where no play finishes surely (``policy``: each state's first action within
+    ``1e-9`` of the best, -1 on the absorbing states). Dense loops; small chains only."""
+    mats = [np.asarray(m.toarray() if hasattr(m, "toarray") else m, dtype=float)
+            for m in mats]
+    mats = [m / m.sum(axis=1, keepdims=True) for m in mats]
+    n_act, n = len(mats), mats[0].shape[0]
+    cost = np.ones((n_act, n)) if costs is None else np.broadcast_to(
+        np.asarray([np.broadcast_to(c, (n,)) for c in costs], dtype=float), (n_act, n))
+    absorbing = [x for x in range(n) if all(m[x, x] == 1.0 for m in mats)]
+    inside = np.ones(n, dtype=bool)
+    while True:
+        ok = [[bool(np.all(inside[mats[a][x] > 0])) for x in range(n)] for a in range(n_act)]
+        reach = np.zeros(n, dtype=bool)
+        reach[absorbing] = True
+        down = np.full(n, -1)  # an action that moves closer to the end: a proper play
+        grown = True
+        while grown:
+            grown = False
+            for x in range(n):
+                for a in range(n_act):
+                    if (inside[x] and not reach[x] and ok[a][x]
+                            and np.any(reach[mats[a][x] > 0])):
+                        reach[x], down[x], grown = True, a, True
+        if np.array_equal(reach, inside):
+            break
+        inside = reach
+    transient = [x for x in range(n) if inside[x] and x not in absorbing]
+    v = np.where(inside, 0.0, math.inf)
+    if transient:  # start from the proper play's own values: above the answer
+        a_mat = np.eye(len(transient)) - np.array(
+            [mats[down[x]][x, transient] for x in transient])
+        v[transient] = np.linalg.solve(a_mat, [cost[down[x], x] for x in transient])
+    for _ in range(sweeps):  # from above: each sweep lowers v towards the answer
+        q = np.array([cost[a] + mats[a] @ np.where(inside, v, 0.0) for a in range(n_act)])
+        q[~np.array(ok)] = math.inf
+        new = v.copy()
+        new[transient] = q[:, transient].min(axis=0)
+        done = np.all(np.abs(new[transient] - v[transient])
+                      <= tol * np.maximum(new[transient], 1.0))
+        v = new
+        if done:
+            break
+    else:
+        raise RuntimeError("ssp_proper_values: value iteration did not converge")
+    q = np.array([cost[a] + mats[a] @ np.where(inside, v, 0.0) for a in range(n_act)])
+    q[~np.array(ok)] = math.inf
+    policy = np.full(n, -1)
+    for x in transient:
+        policy[x] = int(np.argmax(q[:, x] <= q[:, x].min() * (1 + 1e-9) + 1e-300))
+    return v, policy
+
+
+def ssp_is_proper(mats, policy, states):
+    """Whether the policy (one action per state, -1 on the absorbing ones) finishes surely
+    from every state of ``states``: it never leaves them but for an absorbing state, and
+    every one of them can reach an absorbing state (breadth-first, backwards)."""
+    mats = [np.asarray(m.toarray() if hasattr(m, "toarray") else m, dtype=float)
+            for m in mats]
+    n = mats[0].shape[0]
+    states = set(int(x) for x in states)
+    ends = set(x for x in range(n) if policy[x] < 0)
+    succ = {x: set(np.flatnonzero(mats[policy[x]][x] > 0).tolist()) for x in states}
+    if any(not succ[x] <= states | ends for x in states):
+        return False
+    reached = set(ends)
+    grown = True
+    while grown:
+        grown = False
+        for x in states - reached:
+            if succ[x] & reached:
+                reached.add(x)
+                grown = True
+    return states <= reached
 
 def alias_table_loop(probs):
     """Walker's alias table with Vose's pairing for one distribution, in plain Python (lists

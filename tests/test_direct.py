@@ -847,3 +847,20 @@ def test_updated_solver_that_refactorises_during_a_transposed_solve():
     x, y = upd.solve(b, True), fresh.solve(b, True)
     assert upd._base is None and x.error < 1e-12
     np.testing.assert_allclose(x.x, y.x, rtol=2 * (x.error + y.error))
+
+
+def test_a_singular_system_certifies_no_answer():
+    """Three squares that never leave each other (a play that never ends), their rows
+    rounding to a matrix LU can factorise: the expected throws (4.5e16) are not certified,
+    so neither is an answer certified normwise from their largest (a right-hand side with
+    zeros: once certified to 0.24)."""
+    import warnings
+
+    succ = np.array([[1, 2, 0], [1, 2, 0], [0, 1, 2], [4, 4, 4], [4, 4, 4]])
+    active = np.array([True, True, True, True, False])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = DirectSolver(succ, np.array([0.1, 0.2, 0.7]), active)
+        assert s.throws().error == math.inf
+        assert s.inverse_norm() == math.inf
+        assert s.solve(np.array([1.0, 0.0, 1.0, 1.0, 0.0])).error == math.inf

@@ -165,3 +165,16 @@ def test_a_pivot_of_zero_gives_inf_in_the_numpy_body(trans):
     gth_factor(lu, np.array([0.0, 1.0]))
     x = gth_solve(lu, np.ones((2, 3)), trans)
     assert lu[0, 0] == 0.0 and x.shape == (2, 3) and np.isinf(x).all()
+
+
+def test_a_pivot_of_zero_with_multipliers_below_warns_nothing():
+    # square 0 never leaks and square 1 moves to it: its multiplier divides by the pivot 0
+    # (the NumPy body keeps IEEE's inf and NaN silent, as the kernel does)
+    import warnings
+
+    lu = np.array([[0.0, 0.0], [-1.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        piv = gth_factor(lu, np.array([0.0, 0.0]))
+        x = gth_solve(lu, np.ones(2))
+    assert piv[0] == 0.0 and np.isinf(x).all()

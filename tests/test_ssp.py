@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
+import warnings
 
 import naive
 import numpy as np
@@ -202,6 +203,90 @@ def test_free_steps_must_still_end():
     with pytest.raises(ValueError, match="infinite"):
         optimal_policy([bounce, end], [0.0, 1.0], objective="max")
 
+
+
+# --- free steps: the least over plays that finish surely --------------------------------
+def test_a_free_loop_tied_in_rounding_is_no_way_out():
+    """State 1 may loop for free back to 0 (which moves to 1 for free) with probabilities
+    whose float sum is 1 but whose exact sum is ``1 - 2**-54``; or pay 2 for a throw that
+    ends with 0.3067. Both values are equal (0 moves to 1 for free), so the loop's gain is
+    exactly 0: its rounding once looked like a certain gain, and policy iteration stepped
+    into the loop ("please report this board")."""
+    free = np.array([[0, 1.0, 0], [0.5826472688254647, 0.41735273117453525, 0], [0, 0, 1.0]])
+    out = np.array([[0, 1.0, 0], [0.3907208086832789, 0.30260414943838493,
+                                  0.30667504187833616], [0, 0, 1.0]])
+    for method in ("policy", "value"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = optimal_policy([free, out], [[0.0, 0.0, 0.0], [1.0, 2.0, 0.0]], method=method)
+        assert r.policy.tolist()[1:] == [1, -1]
+        assert r.expected[:2] == pytest.approx([2 / 0.30667504187833616] * 2, rel=1e-15)
+
+
+@st.composite
+def _free_loops(draw, most=4):
+    """Chains whose actions are often free and never end (rows among the transient states
+    only, or leaking ``eps`` to the goal), beside ordinary ones; the goal last."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n_tr = draw(st.integers(2, most))
+    n_act = draw(st.integers(2, 3))
+    eps = draw(st.sampled_from([0.0, 0.0, 1e-3]))
+    n = n_tr + 1
+    costs = rng.choice([0.5, 1.0, 2.0], size=(n_act, n))
+    mats = []
+    for a in range(n_act):
+        m = np.zeros((n, n))
+        for x in range(n_tr):
+            if rng.random() < 0.6:
+                to = rng.choice(n_tr, size=int(rng.integers(1, min(4, n_tr) + 1)),
+                                replace=False)
+                w = rng.random(len(to)) + 0.05
+                m[x, to] = w / w.sum() * (1 - eps)
+                m[x, n_tr] += eps
+                costs[a, x] = 0.0
+            else:
+                to = rng.choice(n, size=int(rng.integers(1, min(4, n) + 1)), replace=False)
+                w = rng.random(len(to)) + 0.05
+                m[x, to] = w / w.sum()
+        m[n_tr, n_tr] = 1.0
+        mats.append(m)
+    return mats, costs
+
+
+def _finishes_surely(r, mats):
+    fin = np.isfinite(r.expected)
+    return naive.ssp_is_proper(mats, r.policy, np.flatnonzero(fin & (r.policy >= 0)))
+
+
+@settings(deadline=None, max_examples=60)
+@given(_free_loops(), st.sampled_from(["policy", "value"]))
+def test_free_loops_match_brute_force(problem, method):
+    mats, costs = problem
+    want = naive.ssp_brute_force(mats, costs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no warning: every answer certified)
+        r = optimal_policy(mats, costs, method=method)
+    exp = np.array([math.inf if w is None else float(w) for _, w in sorted(want.items())])
+    _close(r.expected, exp, 1e-12)
+    assert _finishes_surely(r, mats)
+
+
+@settings(deadline=None, max_examples=25)
+@given(_free_loops(most=9), st.sampled_from(["policy", "value"]))
+def test_free_loops_least_over_proper_plays(problem, method):
+    """Against value iteration from above over the plays that finish surely: each of its
+    sweeps is above the answer (never the free loops' 0 that iteration from 0 finds), and
+    the answer is the value of a play that finishes surely."""
+    mats, costs = problem
+    want, _ = naive.ssp_proper_values(mats, costs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = optimal_policy(mats, costs, method=method)
+    assert np.array_equal(np.isfinite(r.expected), np.isfinite(want))
+    fin = np.isfinite(want)
+    assert np.all(r.expected[fin] <= want[fin] * (1 + 1e-12) + 1e-12)  # (0: rounding)
+    np.testing.assert_allclose(r.expected[fin], want[fin], rtol=1e-8, atol=1e-9)
+    assert _finishes_surely(r, mats)
 
 # --- inputs -----------------------------------------------------------------------------
 def test_sparse_dense_and_chains_agree():

@@ -187,24 +187,32 @@ def _face_sums_kernel(nxt, probs, w, q):  # pragma: no cover - jitted
 # =============================================================================
 # Residuals in error-free arithmetic
 # =============================================================================
-def exact_rows(scale: np.ndarray, probs: np.ndarray, after: np.ndarray, here: np.ndarray,
-               cost: np.ndarray | float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """``scale cost + sum_f probs[:, f] after[:, f] - scale here`` per row, as ``hi + lo``
-    (products exact, summed as Ogita, Rump and Oishi's Sum2), and a bound on its error."""
+def exact_rows(rowsum: np.ndarray, rowsum_lo: np.ndarray, probs: np.ndarray,
+               after: np.ndarray, here: np.ndarray, cost: np.ndarray | float = 1.0
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """``S cost + sum_f probs[:, f] after[:, f] - S here`` per row, ``S = rowsum +
+    rowsum_lo`` the exact sum of the row's probabilities (:attr:`Problem.rowsum_lo`: the
+    row divided by ``S`` sums to 1 exactly, so a play that stays among squares of equal
+    value changes nothing, however its probabilities round), as ``hi + lo`` (products
+    exact, summed as Ogita, Rump and Oishi's Sum2), and a bound on its error. ``S`` differs
+    from ``rowsum`` by at most ``(faces - 1) u rowsum``: dividing by ``rowsum`` instead
+    leaves that relative error."""
+    sh, sl = rowsum, rowsum_lo
     ph, pl = two_prod(probs, after)
-    dh, dl = two_prod(scale, here)
+    dh, dl = two_prod(sh, here)
+    dl += sl * here
     if np.isscalar(cost) and cost == 1.0:
-        s, lo = scale.copy(), -dl + pl.sum(axis=1)
-        first = scale
+        s, lo = sh.copy(), sl - dl + pl.sum(axis=1)
+        first = sh
     else:
-        s, cl = two_prod(scale, np.broadcast_to(cost, scale.shape))
-        lo = cl - dl + pl.sum(axis=1)
+        s, cl = two_prod(sh, np.broadcast_to(cost, sh.shape))
+        lo = cl + sl * cost - dl + pl.sum(axis=1)
         first = np.abs(s)
     for f in range(probs.shape[1]):
         s, err = two_sum(s, ph[:, f])
         lo += err
     s, err = two_sum(s, -dh)
     lo += err
-    k = probs.shape[1] + (2 if first is scale else 3)
+    k = 2 * probs.shape[1] + 4  # (the terms of lo, the sums into rowsum_lo among them)
     size = first + np.abs(ph).sum(axis=1) + np.abs(dh)
     return s + lo, 2 * U * np.abs(s + lo) + 3 * (2 * k * U) ** 2 * size

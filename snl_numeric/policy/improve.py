@@ -26,6 +26,17 @@ that does not bounds its gain by what it changed on its own square plus the erro
 two evaluations (it visits that square at least once): a bound, not a clearance, since
 switches each within the errors may together improve a long game many times over. What
 cannot be cleared is the reported ``gap``, with a ``RuntimeWarning``.
+
+*Free steps.* Under "min" every policy is proper (finishes surely from every active
+square): a switch whose gain is certainly positive keeps it so (a class the new policy
+never leaves would have to gain on average what its steps cost, so nothing, on every
+square of it), and each trial that may not is shown to finish first. A free loop whose
+squares have equal values ties exactly with the play that leaves it, so the gains are those
+of each die's row divided by its exact sum (:func:`~.evaluate.exact_rows`): the row sum in
+floating point differs from it by an ulp, which once made a loop look a certain gain of
+``1e-15``. The answer is the least expected cost over proper policies: the values of a
+proper policy that no switch improves solve the Bellman equation, and are below those of
+every play that finishes surely.
 """
 
 from __future__ import annotations
@@ -36,11 +47,16 @@ from typing import Any
 import numpy as np
 
 from .._core.sizes import DENSE_MAX
-from .evaluate import DenseSystems, U, evaluate, exact_rows, face_sums
+from .evaluate import DenseSystems, U, evaluate, exact_rows, face_sums, proper
 from .problem import Problem, resolve
 
 #: At most this many open near-ties are evaluated as their own policies per certificate.
 MAX_TRIALS = 16
+
+
+class Uncertified(RuntimeError):
+    """A policy that finishes surely but whose values the solver cannot certify (steps far
+    beyond what double precision resolves, as loops of free steps with tiny ways out)."""
 
 
 @dataclass
@@ -221,9 +237,15 @@ class _Iteration:
             self.root = (pol.take.copy(), pol.solver, pol.die.copy())
         pol.v = np.where(self.active, pol.values, 0.0)
         if check is None and not pol.error < np.inf:  # (an infinite value has no error)
-            raise RuntimeError(  # pragma: no cover - a certified step
-                "optimal_policy: a policy step left the squares where play surely finishes; "
-                "please report this board")
+            if not proper(self.p, pol.die, pol.take, self.active):
+                raise RuntimeError(  # pragma: no cover - a certified step
+                    "optimal_policy: a policy step left the squares where play surely "
+                    "finishes; please report this board")
+            raise Uncertified(
+                "optimal_policy: the expected costs of a policy on the way could not be "
+                "certified: it finishes surely, but after so many steps (a loop of free "
+                "steps with a tiny way out) that they exceed what double precision "
+                "resolves")
 
     def adopt(self, pol: _Policy, trial: _Policy, check: bool) -> bool:
         """Evaluate ``trial`` and take it when it finishes surely."""
@@ -235,20 +257,22 @@ class _Iteration:
 
     def residual_error(self, pol: _Policy) -> tuple[float, tuple[np.ndarray, np.ndarray]]:
         """A relative error of the values (componentwise) from their residual: with
-        ``A = diag(rowsum) - P`` and ``A V = rowsum``, ``|V - V^| = |A^-1 r|`` is at most
-        ``max |r| / rowsum`` times ``V`` (``A^-1 >= 0``); the residual over the active
-        squares in error-free arithmetic (also returned with its error bound divided by
-        the row sums, for :meth:`precise`)."""
+        ``A = diag(S) - P`` (``S`` each row's exact sum, :func:`~.evaluate.exact_rows`) and
+        ``A V = S`` (``S`` times the costs), ``|V - V^| = |A^-1 r|`` is at most
+        ``max |r| / S`` times ``V`` (``A^-1 >= 0``; ``S`` within ``(faces - 1) u`` of the
+        row sums); the residual over the active squares in error-free arithmetic (also
+        returned with its error bound divided by the row sums, for :meth:`precise`)."""
         p, states = self.p, self.states
         dies = pol.die[states]
         rs = p.rowsum_at(dies, states)
         cost = p.cost_at(dies, states)
-        r, err = exact_rows(rs, p.face_probs(dies, states),
+        r, err = exact_rows(rs, p.rowsum_lo_at(dies, states), p.face_probs(dies, states),
                             pol.v[pol.to[p.nxt[dies, states]]], pol.v[states], cost)
+        sums = (2 * p.nxt.shape[2] + 4) * U  # (rs for the exact sums, A's diagonal)
         if p.cost is None:
-            rho = float(np.max((np.abs(r) + err) / rs, initial=0.0)) * (1 + 4 * U)
+            rho = float(np.max((np.abs(r) + err) / rs, initial=0.0)) * (1 + sums)
         else:  # relative to the right-hand side rs * cost (none where a step costs 0)
-            rhs, big = rs * cost * (1 - 2 * U), np.abs(r) + err
+            rhs, big = rs * cost * (1 - sums), np.abs(r) + err
             with np.errstate(divide="ignore", invalid="ignore"):
                 rel = np.where(rhs > 0, big / rhs, np.where(big > 0, np.inf, 0.0))
             rho = float(np.max(rel, initial=0.0)) * (1 + 4 * U)
@@ -381,27 +405,33 @@ class _Iteration:
                 r: np.ndarray, r_err: np.ndarray) -> _Gains:
         """The gains of the open alternatives from values refined by one correction solve:
         ``V + c`` with ``(I - Q) c = r`` (``r`` the residual of ``V`` in error-free
-        arithmetic, divided by the row sums, over the active squares)."""
+        arithmetic, divided by the row sums, over the active squares). A correction the
+        solver cannot certify (a play of astronomically many free steps) corrects nothing
+        and bounds nothing: every gain stays open, for its trial."""
         p, v = self.p, pol.v
         b = np.zeros(p.n)
         b[self.states] = r
         sol = pol.solver.solve(b)
-        c = np.where(self.active, sol.x, 0.0)
-        tmax = v.max() * (1.0 + _inflate(pol.error))
-        e_c = (tmax * float(np.max(6 * U * np.abs(r) + r_err, initial=0.0))
-               + _inflate(sol.error) * float(np.abs(c).max()))
+        if sol.error < np.inf:
+            c = np.where(self.active, sol.x, 0.0)
+            tmax = v.max() * (1.0 + _inflate(pol.error))
+            e_c = (tmax * float(np.max(6 * U * np.abs(r) + r_err, initial=0.0))
+                   + _inflate(sol.error) * float(np.abs(c).max()))
+        else:  # (its x may hold inf or NaN: never a gain of NaN, which no test opens)
+            c, e_c = np.zeros(p.n), np.inf
         w, wc = v[pol.to], c[pol.to]
         sq = np.full(open_sq.shape, -np.inf)
         sq_d = np.zeros(open_sq.shape)
         a, x = np.nonzero(open_sq)
         if len(a):
             pr, land, scale = p.face_probs(a, x), p.nxt[a, x], p.rowsum_at(a, x)
-            hi, err = exact_rows(scale, pr, w[land], v[x], p.cost_at(a, x))
+            hi, err = exact_rows(scale, p.rowsum_lo_at(a, x), pr, w[land], v[x],
+                                 p.cost_at(a, x))
             corr = (pr * wc[land]).sum(axis=1) - scale * c[x]
             size = (pr * np.abs(wc[land])).sum(axis=1) + scale * np.abs(c[x])
-            total = hi + corr
+            total = hi + corr  # (over scale, not the exact row sum: a relative error)
             err = (err + (pr.shape[1] + 2) * 2 * U * size + e_c * (pr.sum(axis=1) + scale)
-                   + 2 * U * np.abs(total))
+                   + 2 * (pr.shape[1] + 1) * U * np.abs(total))
             sq[a, x] = -self.sense * total / scale
             sq_d[a, x] = err / scale * (1 + 4 * U)
             sq, sq_d = _per_cost(sq, sq_d, p.cost)

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 from .._core.memory import check_memory
 from .._core.sizes import policy_kernels
+from .._core.solve.eft import two_sum
 from .._core.table import OVERSHOOT_CODES
 from .._core.validation import find_board_problem, problem_message
 from .._core.vectorised import succ_table
@@ -72,14 +73,34 @@ class Problem:
         return self.large and not self.per_row and self.cost is None
 
     @cached_property
+    def _sums(self) -> tuple[np.ndarray, np.ndarray]:
+        """:attr:`rowsum` and :attr:`rowsum_lo`, from one pass over the faces."""
+        if not self.per_row:  # (a few dice: Python floats, faster than NumPy calls)
+            pairs = [_sum_and_rounding(row) for row in self.probs.tolist()]
+            return np.array([t for t, _ in pairs]), np.array([lo for _, lo in pairs])
+        total, lo = self.probs[..., 0].copy(), np.zeros(self.probs.shape[:-1])
+        for f in range(1, self.probs.shape[-1]):
+            total, err = two_sum(total, self.probs[..., f])
+            lo += err
+        return total, lo
+
+    @property
     def rowsum(self) -> np.ndarray:
         """Each die's probabilities summed face by face, as the core's solver sums them
         (its chain has every row scaled to sum to 1): shape ``(A,)``, or ``(A, n)`` per
         square."""
-        total = self.probs[..., 0].copy()
-        for f in range(1, self.probs.shape[-1]):
-            total += self.probs[..., f]
-        return total
+        return self._sums[0]
+
+    @property
+    def rowsum_lo(self) -> np.ndarray:
+        """What :attr:`rowsum` lost to rounding: ``rowsum + rowsum_lo`` is each row's exact
+        sum (its errors summed in floating point: about ``2**-100`` relative), as
+        :func:`~.evaluate.exact_rows` divides the rows."""
+        return self._sums[1]
+
+    def rowsum_lo_at(self, dies: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray:
+        """:attr:`rowsum_lo` of die ``dies[i]`` on square ``rows[i]``."""
+        return self.rowsum_lo[dies, rows] if self.per_row else self.rowsum_lo[dies]
 
     @property
     def rowsums(self) -> np.ndarray:
@@ -232,6 +253,16 @@ def table_problem(succ: Sequence[np.ndarray], probs: Sequence[np.ndarray],
     if cost is not None:
         cost = np.ascontiguousarray(cost, dtype=np.float64)
     return Problem(n, nxt, pr, none, none, none, False, cost)
+
+
+def _sum_and_rounding(row: list[float]) -> tuple[float, float]:
+    """``row`` summed left to right, and the errors of that sum (:func:`two_sum`'s)
+    summed."""
+    total, lo = row[0], 0.0
+    for x in row[1:]:
+        total, err = two_sum(total, x)
+        lo += err
+    return total, lo
 
 
 def _chain_depth(tgt: np.ndarray, n: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from ..board import Board
 from ..dice import DiceLike
 from .evaluate import face_sums, proper
 from .graph import TIE, sure_region, worst_region
-from .improve import Improved, improve
+from .improve import Improved, Uncertified, improve
 from .matrices import check_not_single, is_matrix_actions, matrix_problem
 from .problem import Problem, Words, build_problem, check_common, jump_pairs
 from .result import ChainPolicyResult, Convergence, PolicyResult
@@ -116,8 +116,15 @@ def optimal_policy(
         the expected steps) or one entry per action, each a number or an array with one
         cost per state. Costs must be finite and non-negative. A step of cost 0 still
         counts for termination: only plays that reach an absorbing state with
-        probability 1 count, so a loop of free steps is no way out under "min", and a
-        loop a player can keep to forever is an error under "max" whatever it costs.
+        probability 1 count. Under "min" the answer is the least expected cost over them
+        (the proper policies of the stochastic shortest path), so a loop of free steps,
+        which never ends, is no way out although it costs nothing: with free steps the
+        Bellman equation has several solutions (value iteration from 0 finds the loops'
+        0), and this is the one above them (Bertsekas and Yu, 2016). The least is always
+        attained, by one action per state that finishes surely from every state where
+        some play does (where staying in a free loop ties with leaving it, the policy
+        leaves), and ``expected`` are its values. Under "max" a loop a player can keep to
+        forever is an error whatever it costs.
     absorbing : sequence of int or boolean mask, optional
         Matrices only: the absorbing states (each one's row ``P[i, i] = 1`` in every
         matrix); by default the states absorbing in every matrix.
@@ -147,6 +154,10 @@ def optimal_policy(
         square and the die that does it (a state and an action, with matrices).
         Matrices that are not transition matrices, of different sizes, or
         negative or non-finite costs.
+    RuntimeError
+        When ``max_iter`` is reached; or when a policy met on the way finishes surely but
+        after so many steps (loops of free steps with tiny ways out) that its expected
+        costs cannot be certified.
 
     Examples
     --------
@@ -247,11 +258,16 @@ def _play(p: Problem, names: tuple[Board, tuple] | Words, objective: str, method
             note = (f"value iteration contracted slowly (each sweep kept {slow:.6g} of the "
                     f"change): handed over to policy iteration after {iterations} sweeps; ")
         greedy_die, greedy_take = _greedy(p, values, active, jactive, sense, die, take)
+        greedy: Improved | None = None
         if proper(p, greedy_die, greedy_take, active):
-            die, take = greedy_die, greedy_take
+            try:
+                greedy = improve(p, greedy_die, greedy_take, active, jactive, sense, 0.0, 1000)
+                die, take = greedy_die, greedy_take
+            except Uncertified:  # (values far from converged: a play of astronomic length)
+                note += "greedy policy of value iteration could not be evaluated; "
         else:  # a near-tie with an improper choice, or values far from converged
             note += "greedy policy of value iteration was improper; "
-        res = improve(p, die, take, active, jactive, sense, 0.0, 1000)
+        res = greedy or improve(p, die, take, active, jactive, sense, 0.0, 1000)
         if res.steps or note:
             note += f"{res.steps} policy step{'s' * (res.steps != 1)} after value iteration"
     if res.error > WARN_ERROR:

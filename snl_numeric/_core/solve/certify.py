@@ -52,6 +52,19 @@ def gamma(terms):
     return terms * UNIT_ROUNDOFF / (1.0 - terms * UNIT_ROUNDOFF)
 
 
+def upper(value: float, error: float) -> float:
+    """An upper bound on the true value of a computed ``value >= 0`` certified to a relative
+    ``error``; ``inf`` from an error of 1 on (nothing certified: a system that may be
+    singular, a play that may never end, bounds nothing).
+
+    Examples
+    --------
+    >>> upper(3.0, 0.25), upper(3.0, float("inf"))
+    (4.0, inf)
+    """
+    return value / (1.0 - error) if error < 1.0 else np.inf
+
+
 def total_error(solve_error: float, faces: int) -> float:
     """The relative error of a returned answer: the solve's own bound, the row sums of ``faces``
     probabilities and the product ``b * s``, and the final rounding.

@@ -31,7 +31,7 @@ from scipy.linalg.lapack import dgetrf, dgetrs
 from ..blas import columns
 from ..sizes import DENSE_MAX, GTH_MAX, natural_order
 from ..vectorised import over_faces
-from .certify import Rows, Solution, gamma, step_variance, total_error
+from .certify import Rows, Solution, gamma, step_variance, total_error, upper
 from .csr import CsrRows, DDRows, csr_rows
 from .eft import dd_add
 from .gth import gth_factor, gth_solve
@@ -603,8 +603,8 @@ class DirectSolver:
         return eps
 
     def inverse_norm(self) -> float:
-        """An upper bound on ``||A^-1||_inf``: ``max(t) / min(s)``."""
-        return self.tmax() / float(self.rowsum[self.states].min())
+        """A bound on ``||A^-1||_inf``: ``max(t) / min(s)``, :func:`.certify.upper` of ``t``."""
+        return upper(self.tmax(), self.throws().error) / float(self.rowsum[self.states].min())
 
     def throws(self) -> Solution:
         """The expected throws ``t = A^-1 s`` from every square, solved once (the answer of

@@ -62,14 +62,15 @@ def gth_factor(a: np.ndarray, slack: np.ndarray) -> np.ndarray:
     """
     m = len(a)
     piv = np.empty(m)
-    for k in range(m):
-        piv[k] = a[k, k] = slack[k] - a[k, k + 1:].sum()
-        below = np.flatnonzero(a[k + 1:, k]) + k + 1
-        if len(below):
-            f = a[below, k] / piv[k]
-            a[below, k] = f
-            a[below, k + 1:] -= f[:, None] * a[k, k + 1:]
-            slack[below] -= f * slack[k]
+    with np.errstate(divide="ignore", invalid="ignore"):  # (a pivot of 0: gth_solve's inf)
+        for k in range(m):
+            piv[k] = a[k, k] = slack[k] - a[k, k + 1:].sum()
+            below = np.flatnonzero(a[k + 1:, k]) + k + 1
+            if len(below):
+                f = a[below, k] / piv[k]
+                a[below, k] = f
+                a[below, k + 1:] -= f[:, None] * a[k, k + 1:]
+                slack[below] -= f * slack[k]
     return piv
 
 

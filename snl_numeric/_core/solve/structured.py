@@ -75,7 +75,7 @@ from .blocks import (
     structure_kernel,
     sweep_kernel,
 )
-from .certify import DD_EPS, Solution, total_error
+from .certify import DD_EPS, Solution, total_error, upper
 from .eft import dd_add_jit
 from .greedy import greedy_tables
 from .gth import gth_solve_jit
@@ -552,8 +552,8 @@ class Solver:
             eps = float(ratio)
         else:
             enorm, xnorm = (esum, xsum) if trans else (top, xmax)
-            eps = float(self.tmax() * enorm / xnorm) if xnorm > 0 else (
-                0.0 if not top else np.inf)
+            norm = upper(self.tmax(), self.throws().error)  # (inf: t not certified)
+            eps = float(norm * enorm / xnorm) if xnorm > 0 else (0.0 if not top else np.inf)
         return (eps / (1.0 - eps) if eps < 1.0 else np.inf), backward, r, float(slack)
 
     def step_variance(self, thi: np.ndarray, tlo: np.ndarray) -> np.ndarray:
