@@ -35,6 +35,11 @@ chance that the game lasts more than ``r`` further throws (the all-ones survival
 state, so the push stops when the mass still racing, ``rho``, has ``rho * B < tail``:
 each win chance then lies in ``[w, w + rho]`` and the cut tail's share of the mean
 throws is below ``tail`` (where stranded states exist, when ``rho < tail``).
+Where none exist, no throw ends the game with a chance above ``e`` (the largest, over
+movers and squares, of reaching the goal or capturing onto a square that sends an
+opponent home), so ``max_throws`` throws leave at least ``(1 - e)**max_throws`` racing:
+a game that cannot finish is refused before the push (with a factor 2 to spare against
+the push's roundings), not after ``max_throws`` throws.
 
 Cost: ``O(m^k)`` memory (a few arrays of that size) and ``O(nnz(O) m^(k-1))`` per throw.
 Milton Bradley (81 squares a token can rest on): 6,561 states for 2 players, 531,441 for 3
@@ -43,6 +48,7 @@ and 43 million for 4, past ``MAX_JOINT_STATES`` (refused, with the estimate).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -222,6 +228,17 @@ class _Game:
             return None
         return live
 
+    def exit_bound(self) -> float:
+        """The largest chance, over the movers and their squares, that one throw ends the
+        game: the mover reaching the goal, or coming to rest on a square from which a
+        capture sends an opponent home. Where no state is stranded, nothing else takes mass
+        out of the push, so each throw takes at most this share of the mass still racing."""
+        out = 0.0
+        for moved, _, _, g in self.moves:
+            chance = g + np.asarray(moved[:, self.home].sum(axis=1)).ravel()
+            out = max(out, float(chance.max(initial=0.0)))
+        return out
+
     def throws_bound(self) -> float:
         """A bound on the expected throws left from any state: with ``q`` the largest
         chance (over player 0's states) that the game lasts more than ``r`` further throws
@@ -265,6 +282,14 @@ def meet_game(boards: list[Board], starts: list[int], tail: float, max_throws: i
         factor = 1.0
     wins: list[np.ndarray] = []
     remaining = 1.0 - never
+    if live is None:  # refuse at once what max_throws throws cannot bring below tail (docs)
+        exit_max = game.exit_bound()
+        floor = remaining * math.exp(max_throws * math.log1p(-exit_max)) if exit_max < 1 else 0.0
+        if floor >= 2.0 * tail:
+            raise ValueError(f"the mass still racing cannot fall below {tail:g} within "
+                             f"max_throws={max_throws} throws (at least {floor:.3g} is left: "
+                             f"no throw ends the game with a chance above {exit_max:.3g}); "
+                             "raise max_throws or tail")
     t = 0
     while (remaining >= tail or remaining * factor >= tail) and t < max_throws:
         mover = t % k

@@ -179,6 +179,22 @@ def test_refusals(monkeypatch):
         win_probabilities(mb, 3)
 
 
+def test_a_game_longer_than_max_throws_is_refused_before_the_push():
+    """No throw ends these games with a chance above ``e`` (face 1 onto the ladder into the
+    goal), so ``max_throws`` throws leave at least ``(1 - e)**max_throws`` of the mass
+    racing: refused from that bound at once (the push of 10 million throws took 110 s and
+    1.7 GB of per-throw wins before it refused), answered where the push can finish."""
+    rare = Board(2, {1: 2}, overshoot="exact", dice={1: 1e-6, 4: 1 - 1e-6}, capture="start")
+    with pytest.raises(ValueError, match=r"cannot fall below 1e-12 within max_throws=10000000 "
+                                         r"throws \(at least 4.54e-05 is left"):
+        win_probabilities(rare, 2)
+    even = rare.replace(dice={1: 0.5, 4: 0.5})  # half the mass ends at each throw
+    with pytest.raises(ValueError, match=r"at least 9.31e-10 is left"):
+        win_probabilities(even, 2, max_throws=30)
+    np.testing.assert_allclose(win_probabilities(even, 2, max_throws=60), [2 / 3, 1 / 3],
+                               rtol=1e-11)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(board=board_strategy(max_size=10), k=st.integers(2, 3),
        capture=st.sampled_from(["start", 1, 2, 4]), data=st.data())
