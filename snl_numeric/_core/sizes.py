@@ -170,7 +170,8 @@ def options(*, path: str | None = None, push: str | None = None) -> Iterator[Non
         NumPy/SciPy/LAPACK and compiles nothing, a larger one with the Numba kernels and the
         structured solver. ``"direct"`` takes the NumPy/SciPy path and ``"structured"`` the
         Numba path whatever the size (optimal policies included). The answers agree within
-        their certified errors; only the time differs.
+        their certified errors; only the time differs. A board keeps what it has solved:
+        to compare the paths, give each a board not yet solved (``board.replace()``).
     push : {"auto", "dense", "sparse"}, optional
         How the NumPy/SciPy pushes carry the probability mass from throw to throw: the
         distribution of the number of throws (:func:`~snl_numeric.length_distribution`,
