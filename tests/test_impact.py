@@ -236,6 +236,29 @@ def test_candidates_match_rebuilt_boards_sampled(board, data):
     check_candidates(board, start=start, pairs=pairs)
 
 
+@settings(max_examples=40, deadline=None)
+@given(boards(max_size=9), st.data())
+def test_a_jump_to_the_goal_never_lengthens_the_game(board, data):
+    """The premise of the candidates' certificate (``CandidateTerms.block``): a column is
+    certified against the old mean, which is the smallest over the column of the larger of
+    the old and the new mean, since ``a -> goal`` never lengthens the game (exact rationals;
+    and the table's entries: ``z0 (0 - t_a) / d <= 0``)."""
+    start = data.draw(st.integers(0, board.size))
+    if not math.isfinite(naive.naive_expected_dense(board)[0][start]):
+        return
+    base = naive.naive_expected_fraction(board, start)[0]
+    change = jump_candidates(board, start=start)
+    for a in range(board.size):
+        if a in board.jumps:
+            continue
+        try:
+            bigger = board.replace(jumps={**board.jumps, a: board.size})
+        except ValueError:  # (a jump Board refuses)
+            continue
+        assert naive.naive_expected_fraction(bigger, start)[0] <= base, a
+        assert change[a, board.size] <= 0.0 or np.isnan(change[a, board.size]), a
+
+
 @settings(max_examples=25)
 @given(boards(max_size=12))
 def test_candidates_by_the_solver_when_the_sweep_declines(board):

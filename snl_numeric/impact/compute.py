@@ -611,19 +611,21 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None,
             a = part
             lo, hi = int(a[0]), int(a[-1]) + 1
             c = weights[:, lo:hi]
-            sol = sweep_solve(cb.succ, cb.probs, act, c, max_targets=sweep_targets(n))
-            if sol is None:  # too many backward moves: the solver's factorisation
-                sol = solver.solve(c.toarray() / cb.probs.sum())
+            swept = sweep_solve(cb.succ, cb.probs, act, c, max_targets=sweep_targets(n))
+            if swept is None:  # too many backward moves: the solver's factorisation
+                sol, peak = solver.solve(c.toarray() / cb.probs.sum()), None
+                z = _clean(sol.x, act)  # (0 off the system; a new array)
+            else:
+                sol, z, peak = swept, swept.x, swept.peak
             error = max(error, sol.error)
-            swept = sol.method == "sweep"
-            z = sol.x if swept else _clean(sol.x, act)  # (0 off the system; a new array)
             if ct is None:
                 ct = z
-            doubt, good = terms.block(z, sol.error, a, ct[:, lo:hi], signed=not swept)
+            doubt, good = terms.block(z, sol.error, a, ct[:, lo:hi], signed=swept is None,
+                                      peak=peak, blank=~free[a])
             real = rows[a[doubt]]  # (the other columns are set below)
             doubt, good = doubt[real], good[real]
             fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
-            if fix.any() and swept:  # the columns in doubt by the sweep's a priori bound:
+            if fix.any() and swept is not None:  # the columns in doubt by the sweep's bound:
                 again = solver.solve(c[:, doubt].toarray() / cb.probs.sum())  # residuals
                 error = max(error, again.error)
                 redone = np.empty((n, len(doubt)))
@@ -638,9 +640,8 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None,
             bar.update(len(part))
     assert ct is not None  # (parts is never empty)
     _warn_error(error, "jump candidates")
-    ct[~sure[rest]] = np.inf  # resting on b would strand the token
-    ct[:, ~rows & free] = 0.0  # nobody rests on a: no change
-    ct[:, ~free] = np.nan
+    ct[~sure[rest]] = np.where(free, np.inf, np.nan)  # resting on b would strand the token
+    ct[:, ~rows & free] = 0.0  # nobody rests on a: no change (no a -> b: NaN, from block)
     _forbid(ct, rest, kind)
     change = ct.T
     redo: list[np.ndarray] = []
