@@ -259,6 +259,15 @@ def test_a_jump_to_the_goal_never_lengthens_the_game(board, data):
         assert change[a, board.size] <= 0.0 or np.isnan(change[a, board.size]), a
 
 
+def test_candidates_table_and_mean():
+    """The table from the sweep's own expected throws; ``candidates``' mean is
+    ``expected_throws``' (the solver's)."""
+    for board in (registry.get("milton-bradley"), registry.random_board(300, 0.1, rng=3)):
+        cand = candidates(board.replace())
+        assert cand.mean == expected_throws(board.replace())
+        assert np.array_equal(cand.change, jump_candidates(board.replace()), equal_nan=True)
+
+
 @settings(max_examples=25)
 @given(boards(max_size=12))
 def test_candidates_by_the_solver_when_the_sweep_declines(board):
