@@ -166,7 +166,8 @@ class CandidateTerms:
         (``z[:, i]`` the solve for ``a[i]``, certified normwise per column to ``ez``;
         ``signed=False``: no entry of ``z`` is negative; ``peak``: each column's largest
         entry when the solver knows it; ``blank[i]``: NaN down column ``i``, a source
-        without candidates), every ``b``; the columns whose entries are not all certified at
+        without candidates, never in doubt), every ``b``; the columns whose entries are not
+        all certified at
         once (:func:`columns_certified`) and which of their entries are
         (:func:`entries_certified`, one row per such column).
 
@@ -198,8 +199,10 @@ class CandidateTerms:
             dmin = high - top  # d's smallest exactly (rounding is monotone)
             if signed and z.min() < 0.0:
                 zmax = np.maximum(zmax, -z.min(axis=0))
-            doubt = np.flatnonzero(~columns_certified(zmax, ez, z0, self.et, self.tmax, dmin,
-                                                      self.mean))
+            sure = columns_certified(zmax, ez, z0, self.et, self.tmax, dmin, self.mean)
+            if blank is not None:
+                sure |= blank  # (NaN whatever z)
+            doubt = np.flatnonzero(~sure)
             kept = z[:, doubt]  # (read before out overwrites z)
             # t_b - t_a as the product [t_b, 1] [1, -t_a]^T: its products by 1 are exact, so
             # each entry is the one rounding of t_b - t_a, as a subtraction gives it, but

@@ -100,11 +100,10 @@ def _rest_weights(board: Board, cb: CompiledBoard) -> tuple[sp.csc_array, np.nda
 def _rest_reached(cb: CompiledBoard, moved: np.ndarray, start: int) -> np.ndarray:
     """Which squares a throw can come to rest on by such a move in a game from ``start``
     (the event "rest on a" of :func:`_events` reached, by a search over the squares)."""
-    n = cb.n_states
-    x = np.repeat(np.arange(n), cb.succ.shape[1])
-    keep = x != cb.size
-    graph = sp.csr_array((np.ones(int(keep.sum()), dtype=bool),
-                          (x[keep], cb.succ.ravel()[keep])), shape=(n, n))
+    n, faces = cb.succ.shape
+    # (row x's moves, but none from the goal, the last square: a CSR as it is)
+    graph = sp.csr_array((np.ones((n - 1) * faces, dtype=bool), cb.succ[:-1].ravel(),
+                          np.minimum(np.arange(n + 1) * faces, (n - 1) * faces)), shape=(n, n))
     seen = breadth_first_order(graph, start, directed=True, return_predecessors=False)
     seen = seen[seen != cb.size]
     out = np.zeros(n, dtype=bool)
