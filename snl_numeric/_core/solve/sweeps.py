@@ -272,18 +272,9 @@ def _outside(inv: np.ndarray, block: np.ndarray, own: np.ndarray, other: np.ndar
     mat[:, np.arange(size), own_at + np.arange(size)] = 1.0
     full = inv @ mat
     idx: list[np.ndarray | None] = [None] * nb  # None: the width rows from the block's start
-    busy = np.flatnonzero(count)
-    if len(busy):  # the width rows from the block's start, then its far rows
-        ends = np.cumsum(width + count[busy])
-        at = np.zeros(nb, dtype=np.intp)
-        at[busy] = ends - (width + count[busy])
-        rows = np.empty(int(ends[-1]), dtype=np.intp)
-        rows[(at[busy, None] + np.arange(width)).ravel()] = (
-            busy[:, None] * size + np.arange(width)).ravel()
-        kb = np.repeat(np.arange(nb), count)
-        rows[at[kb] + width + np.arange(len(distinct)) - first[kb]] = distinct
-        for j, part in zip(busy.tolist(), np.split(rows, ends[:-1])):
-            idx[j] = part
+    for j in np.flatnonzero(count).tolist():  # the width rows from its start, then its far rows
+        idx[j] = np.concatenate([np.arange(j * size, j * size + width),
+                                 distinct[first[j]: first[j + 1]]])
     return [full[j, :, : width + count[j]] for j in range(nb)], idx
 
 
