@@ -46,7 +46,7 @@ from .._core.memory import check_memory
 from .._core.progress import Progress, check_progress
 from .._core.sizes import sweep_targets
 from .._core.solve import WARN_ERROR
-from .._core.solve.sweeps import sweep_solve
+from .._core.solve.sweeps import Swept, sweep_solve
 from .._core.table import quantiles
 from .._core.validation import choice, flag, positive_int
 from .._core.warn import warn_user
@@ -582,7 +582,8 @@ def _changes(board: Board, kind: str, start: int, progress: bool | str) -> np.nd
     """:func:`candidates`'s table once its arguments are checked. The expected throws ``t``
     the changes are formed from come from the first block's sweep (one more right-hand side,
     certified as the others; no factorisation of the board unless the sweep cannot be
-    used, where ``t`` is the solver's)."""
+    used, where ``t`` is the solver's). A column the sweep's bound leaves in doubt is solved
+    again, with the solver's ``t`` (its residuals' tighter error: fewer entries afresh)."""
     cb = board.compiled
     n = cb.n_states
     # (the blocks of right-hand sides are n x min(n, BLOCK_BYTES // 8n): a small board was
@@ -627,18 +628,13 @@ def _changes(board: Board, kind: str, start: int, progress: bool | str) -> np.nd
                 sol, peak = fundamental(cb).solve(c[:, head:].toarray() / scale), None
                 x = z = _clean(sol.x, act)  # (0 off the system; a new array)
                 if head:
-                    t_all, et = mean_all(cb), fundamental(cb).throws().error if on.size else 0.0
+                    terms = _terms(cb, start, rest, act)
             else:
                 sol, x, peak = swept, swept.x, swept.peak
                 z = x[:, head:]
                 if head:
-                    t_all, et = np.where(sure, x[:, 0], np.inf), sol.error
-            if terms is None:
-                mean = float(t_all[start])
-                if not math.isfinite(mean):
-                    _infinite(start)
-                terms = CandidateTerms(start, rest, t_all, et,
-                                       float(np.max(t_all, where=act, initial=0.0)), mean)
+                    terms = _terms(cb, start, rest, act, swept)
+            assert terms is not None  # (set by the first block)
             error = max(error, sol.error)
             if ct is None:  # one block, no chains: over the solve itself, t's column too (as
                 # the goal's, a source without candidates: NaN), so each row is contiguous
@@ -654,9 +650,10 @@ def _changes(board: Board, kind: str, start: int, progress: bool | str) -> np.nd
             fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
             if fix.any() and swept is not None:  # the columns in doubt by the sweep's bound:
                 again = fundamental(cb).solve(c[:, head + doubt].toarray() / scale)
-                error = max(error, again.error)  # (solved again: certified by residuals)
-                redone = np.empty((n, len(doubt)))
-                doubt2, good2 = terms.block(_clean(again.x, act), again.error, a[doubt], redone)
+                error = max(error, again.error)  # (solved again: certified by residuals,
+                redone = np.empty((n, len(doubt)))  # with the solver's t, as certified)
+                doubt2, good2 = _terms(cb, start, rest, act).block(_clean(again.x, act),
+                                                                   again.error, a[doubt], redone)
                 ct[:, lo + doubt] = redone
                 good = np.ones(fix.shape, dtype=bool)
                 good[doubt2] = good2
@@ -680,6 +677,20 @@ def _changes(board: Board, kind: str, start: int, progress: bool | str) -> np.nd
         _recompute(board, start, float(mean_all(cb)[start]), change, np.concatenate(redo))
     ct.flags.writeable = change.flags.writeable = False
     return change
+
+
+def _terms(cb: CompiledBoard, start: int, rest: np.ndarray, act: np.ndarray,
+           swept: Swept | None = None) -> CandidateTerms:
+    """The :class:`CandidateTerms` from the expected throws: the sweep's first column, else
+    the solver's (certified by residuals); a ``ValueError`` where the start's are infinite."""
+    if swept is None:
+        t, et = mean_all(cb), fundamental(cb).throws().error if act.any() else 0.0
+    else:
+        t, et = np.where(act, swept.x[:, 0], np.inf), swept.error
+        t[cb.size] = 0.0
+    if not math.isfinite(mean := float(t[start])):
+        _infinite(start)
+    return CandidateTerms(start, rest, t, et, float(np.max(t, where=act, initial=0.0)), mean)
 
 
 def _infinite(start: int) -> None:
