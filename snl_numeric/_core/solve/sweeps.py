@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..blas import SERIAL_PRODUCT
+from ..blas import SERIAL_PRODUCT, matmul
 from .certify import UNIT_ROUNDOFF, Solution, total_error
 from .gth import gth_factor
 
@@ -305,7 +305,7 @@ def _gth_apply(lu: np.ndarray, y: np.ndarray) -> np.ndarray:
     ``A^-1 = U^-1 L^-1 >= 0``, then one matrix product: each entry of the answer, like
     ``U^-1 (L^-1 y)``, two levels of sums of at most ``k`` non-negative products, at half
     the work over many columns (cheaper here than LAPACK's triangular solves; einsum and
-    products of at most :data:`~snl_numeric._core.blas.SERIAL_PRODUCT`: one thread)."""
+    :func:`~snl_numeric._core.blas.matmul`'s panels: one thread)."""
     k = len(lu)
     low, up = np.eye(k), np.eye(k)
     for i in range(1, k):  # L^-1: unit lower triangular, L <= 0 below the diagonal
@@ -313,14 +313,4 @@ def _gth_apply(lu: np.ndarray, y: np.ndarray) -> np.ndarray:
     for i in range(k - 1, -1, -1):  # U^-1: U <= 0 above its positive diagonal
         up[i, i + 1:] = -np.einsum("j,jk->k", lu[i, i + 1:], up[i + 1:, i + 1:])
         up[i] /= lu[i, i]
-    return _product(_product(up, low), y)
-
-
-def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b``, a few columns of ``b`` at a time (products of at most
-    :data:`~snl_numeric._core.blas.SERIAL_PRODUCT`: one thread)."""
-    out = np.empty((a.shape[0], b.shape[1]))
-    step = max(1, SERIAL_PRODUCT // max(a.size, 1))
-    for j in range(0, b.shape[1], step):
-        np.matmul(a, b[:, j: j + step], out=out[:, j: j + step])
-    return out
+    return matmul(matmul(up, low), y)
