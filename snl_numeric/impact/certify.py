@@ -167,8 +167,7 @@ class CandidateTerms:
         ``signed=False``: no entry of ``z`` is negative; ``peak``: each column's largest
         entry when the solver knows it; ``blank[i]``: NaN down column ``i``, a source
         without candidates, never in doubt), every ``b``; the columns whose entries are not
-        all certified at
-        once (:func:`columns_certified`) and which of their entries are
+        all certified at once (:func:`columns_certified`) and which of their entries are
         (:func:`entries_certified`, one row per such column).
 
         One pass over ``z`` for its columns' largest entries (none given ``peak``), then the
