@@ -45,7 +45,14 @@ def test_matches_dense_solve(board):
     assert sol is not None and sol.method == "sweep"
     assert sol.error < 1e-12
     assert np.all(sol.x[~active] == 0.0)
+    assert np.array_equal(sol.peak, sol.x.max(axis=0))  # each column's largest entry
     np.testing.assert_allclose(sol.x, ref, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(ref).max()))
+    # the same entries in any sparse form, duplicates summed (here a COO, each entry twice)
+    twice = sp.coo_array((np.concatenate([b.data, b.data]) / 2,
+                          (np.tile(b.tocoo().row, 2), np.tile(b.tocoo().col, 2))), shape=b.shape)
+    again = sweep_solve(cb.succ, cb.probs, active, twice, max_targets=cb.n_states)
+    assert again is not None
+    np.testing.assert_allclose(again.x, sol.x, rtol=1e-14, atol=0.0)
 
 
 @pytest.mark.parametrize(("overshoot", "chain", "dice"), [

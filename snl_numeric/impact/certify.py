@@ -159,13 +159,23 @@ class CandidateTerms:
         return bool((self.rest == np.arange(len(self.rest))).all())
 
     def block(self, z: np.ndarray, ez: float, a: np.ndarray, out: np.ndarray, *,
-              signed: bool = True) -> tuple[np.ndarray, np.ndarray]:
+              signed: bool = True, peak: np.ndarray | None = None,
+              blank: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(doubt, good)``: into ``out[b, i]`` the change ``z0 (t_b' - t_a) / (1 - z_b' +
         z_a)`` of adding ``a -> b`` (``b'`` where ``b`` rests) for the sources ``a = a[i]``
         (``z[:, i]`` the solve for ``a[i]``, certified normwise per column to ``ez``;
-        ``signed=False``: no entry of ``z`` is negative), every ``b``; the columns whose
-        entries are not all certified at once (:func:`columns_certified`) and which of
-        their entries are (:func:`entries_certified`, one row per such column).
+        ``signed=False``: no entry of ``z`` is negative; ``peak``: each column's largest
+        entry when the solver knows it; ``blank[i]``: NaN down column ``i``, a source
+        without candidates, never in doubt), every ``b``; the columns whose entries are not
+        all certified at once (:func:`columns_certified`) and which of their entries are
+        (:func:`entries_certified`, one row per such column).
+
+        One pass over ``z`` for its columns' largest entries (none given ``peak``), then the
+        changes, and no other. A column is certified against the old mean: each entry is
+        against the larger of the old and its new mean, so over a column against at least
+        the old one (always sound), and against exactly the old one, as the column's
+        smallest new mean is at most the old: the jump ``a -> goal`` (resting on the goal,
+        where ``t`` and ``z`` are 0) changes it by ``z0 (0 - t_a) / (1 + z_a) <= 0``.
 
         ``out`` may be ``z`` itself when :attr:`identity` (``z`` is then overwritten): the
         destinations are taken a few rows at a time, each row of ``out`` from the same row
@@ -178,7 +188,7 @@ class CandidateTerms:
         ta, tb = self.t[a], self.t[self.rest]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             high = 1.0 + za
-            zmax = z.max(axis=0)  # |z| per column (z >= 0 but for roundings of an LU)
+            zmax = z.max(axis=0) if peak is None else peak  # (z >= 0 but for an LU's roundings)
             if identity:
                 top = zmax
             else:  # over the squares some square rests on
@@ -188,11 +198,19 @@ class CandidateTerms:
             dmin = high - top  # d's smallest exactly (rounding is monotone)
             if signed and z.min() < 0.0:
                 zmax = np.maximum(zmax, -z.min(axis=0))
-            # the columns that could be in doubt whatever the new mean: kept for the entries
-            suspect = np.flatnonzero(~columns_certified(zmax, ez, z0, self.et, self.tmax,
-                                                        dmin, self.mean))
-            kept = z[:, suspect]
-            least = np.full(len(a), np.nan)
+            sure = columns_certified(zmax, ez, z0, self.et, self.tmax, dmin, self.mean)
+            if blank is not None:
+                sure |= blank  # (NaN whatever z)
+            doubt = np.flatnonzero(~sure)
+            kept = z[:, doubt]  # (read before out overwrites z)
+            # t_b - t_a as the product [t_b, 1] [1, -t_a]^T: its products by 1 are exact, so
+            # each entry is the one rounding of t_b - t_a, as a subtraction gives it, but
+            # formed by BLAS (a broadcast subtraction takes twice as long)
+            scale = z0 if blank is None else np.where(blank, np.nan, z0)
+            left = np.ones((len(tb), 2))
+            left[:, 0] = tb
+            right = np.ones((2, len(ta)))
+            np.negative(ta, out=right[1])
             rows = max(1, CHUNK_BYTES // (8 * max(len(a), 1)))
             d = np.empty((min(rows, len(self.rest)), len(a)))
             for r in range(0, len(self.rest), rows):
@@ -200,21 +218,13 @@ class CandidateTerms:
                 zb = z[here] if identity else z.take(self.rest[here], axis=0)
                 dd = np.subtract(high, zb, out=d[: len(zb)])
                 o = out[here]
-                np.subtract(tb[here, None], ta, out=o)
-                o *= z0
+                np.matmul(left[here], right, out=o)
+                o *= scale
                 o /= dd
-                np.fmin(least, np.fmin.reduce(o, axis=0), out=least)
-            least = np.maximum(self.mean + least, self.mean)  # (or the old mean)
-            doubt = np.flatnonzero(~columns_certified(zmax, ez, z0, self.et, self.tmax, dmin,
-                                                      least))
             good = np.zeros((len(doubt), len(self.rest)), dtype=bool)
-            mine = np.searchsorted(suspect, doubt)
-            known = mine < len(suspect)
-            known[known] = suspect[mine[known]] == doubt[known]
-            if known.any():  # (a column that is not a suspect has a NaN: none certified)
-                cols, at = doubt[known], mine[known]
-                zb = kept[:, at] if identity else kept[self.rest][:, at]
-                good[known] = entries_certified(zmax[cols], ez, z0[cols], ta[cols], tb,
-                                                self.et, self.tmax, high[cols] - zb,
-                                                out[:, cols], self.mean)
+            if len(doubt):
+                zb = kept if identity else kept[self.rest]
+                good[:] = entries_certified(zmax[doubt], ez, z0[doubt], ta[doubt], tb,
+                                            self.et, self.tmax, high[doubt] - zb,
+                                            out[:, doubt], self.mean)
         return doubt, good

@@ -46,7 +46,7 @@ from .._core.memory import check_memory
 from .._core.progress import Progress, check_progress
 from .._core.sizes import sweep_targets
 from .._core.solve import WARN_ERROR
-from .._core.solve.sweeps import sweep_solve
+from .._core.solve.sweeps import Swept, sweep_solve
 from .._core.table import quantiles
 from .._core.validation import choice, flag, positive_int
 from .._core.warn import warn_user
@@ -100,11 +100,10 @@ def _rest_weights(board: Board, cb: CompiledBoard) -> tuple[sp.csc_array, np.nda
 def _rest_reached(cb: CompiledBoard, moved: np.ndarray, start: int) -> np.ndarray:
     """Which squares a throw can come to rest on by such a move in a game from ``start``
     (the event "rest on a" of :func:`_events` reached, by a search over the squares)."""
-    n = cb.n_states
-    x = np.repeat(np.arange(n), cb.succ.shape[1])
-    keep = x != cb.size
-    graph = sp.csr_array((np.ones(int(keep.sum()), dtype=bool),
-                          (x[keep], cb.succ.ravel()[keep])), shape=(n, n))
+    n, faces = cb.succ.shape
+    # (row x's moves, but none from the goal, the last square: a CSR as it is)
+    graph = sp.csr_array((np.ones((n - 1) * faces, dtype=bool), cb.succ[:-1].ravel(),
+                          np.minimum(np.arange(n + 1) * faces, (n - 1) * faces)), shape=(n, n))
     seen = breadth_first_order(graph, start, directed=True, return_predecessors=False)
     seen = seen[seen != cb.size]
     out = np.zeros(n, dtype=bool)
@@ -480,7 +479,8 @@ def jump_candidates(board: Board, *, kind: str = "both", start: int | None = Non
     >>> [(a, b, round(c, 2)) for a, b, c in top_candidates(change, 1)]  # the longest
     [(94, 1, 15.09)]
     """
-    return candidates(board, kind=kind, start=start, progress=progress).change
+    start = check_start(check_board(board), start)
+    return _changes(board, choice(kind, "kind", KINDS), start, check_progress(progress))
 
 
 def _recompute(board: Board, start: int, mean: float, change: np.ndarray,
@@ -573,61 +573,87 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None,
     start = check_start(check_board(board), start)
     kind = choice(kind, "kind", KINDS)
     progress = check_progress(progress)
+    change = _changes(board, kind, start, progress)
+    return JumpCandidates(board=board, start=start, kind=kind,
+                          mean=float(mean_all(board.compiled)[start]), change=change)
+
+
+def _changes(board: Board, kind: str, start: int, progress: bool | str) -> np.ndarray:
+    """:func:`candidates`'s table once its arguments are checked. The expected throws ``t``
+    the changes are formed from come from the first block's sweep (one more right-hand side,
+    certified as the others; no factorisation of the board unless the sweep cannot be
+    used, where ``t`` is the solver's). A column the sweep's bound leaves in doubt is solved
+    again, with the solver's ``t`` (its residuals' tighter error: fewer entries afresh)."""
     cb = board.compiled
     n = cb.n_states
     # (the blocks of right-hand sides are n x min(n, BLOCK_BYTES // 8n): a small board was
     # refused 384 MiB for six full blocks)
     check_memory(10 * n * n + 6 * 8 * n * len(_blocks(n, n)[0]),
                  f"the jump candidates of a board of {n:,} squares (arrays of {n:,} x {n:,})")
-    t_all = mean_all(cb)
-    mean = float(t_all[start])
-    if not math.isfinite(mean):
-        raise ValueError(f"the expected throws from square {start} are infinite (the goal is "
-                         "not reached with probability 1): the change of adding a jump is "
-                         "not defined")
+    act = cb.sure.copy()  # the system: the sure squares but the goal
+    act[cb.size] = False
+    sure = act.copy()
+    sure[cb.size] = True
+    if not sure[start]:
+        _infinite(start)
     rest = _resting(cb)
     free = (cb.jump_index < 0) & _some_allowed(rest, kind)  # may start a new jump
     free[cb.size] = False
     weights, moved = _rest_weights(board, cb)
     rows = free & _rest_reached(cb, moved, start)  # the others: nobody rests there
     keep = rows[np.repeat(np.arange(n), np.diff(weights.indptr))]
-    weights = sp.csc_array((np.where(keep, weights.data, 0.0), weights.indices,
-                            weights.indptr), shape=weights.shape)  # columns of rows only
-    solver = fundamental(cb)
-    act = solver.active
-    sure = act.copy()
-    sure[cb.size] = True
+    scale = cb.probs.sum()
+    on = np.flatnonzero(act)  # column 0: the die's total on the system (its solve is t)
+    weights = sp.csc_array((np.concatenate([np.full(len(on), scale),
+                                            np.where(keep, weights.data, 0.0)]),
+                            np.concatenate([on, weights.indices]),
+                            np.concatenate([[0], weights.indptr + len(on)])),
+                           shape=(n, n + 1))  # then column 1 + a: a's (rows only)
     error = 0.0
-    et = solver.throws().error if solver.unknowns else 0.0
-    tmax = float(np.max(t_all, where=act, initial=0.0))
-    terms = CandidateTerms(start, rest, t_all, et, tmax, mean)
+    terms: CandidateTerms | None = None
     # every square's column, the others' zero: ct[b, a] = change[a, b], each block of
     # sources a written along the rows of z (over z itself when it is one block)
     parts = _blocks(n, n)
-    ct = None if len(parts) == 1 and terms.identity else np.empty((n, n))
+    identity = bool((rest == np.arange(n)).all())
+    ct = None if len(parts) == 1 and identity else np.empty((n, n))
     fixes: list[tuple[np.ndarray, np.ndarray]] = []
     with Progress(n, "jump_candidates", enabled=progress) as bar:
         for part in parts:
             a = part
             lo, hi = int(a[0]), int(a[-1]) + 1
-            c = weights[:, lo:hi]
-            sol = sweep_solve(cb.succ, cb.probs, act, c, max_targets=sweep_targets(n))
-            if sol is None:  # too many backward moves: the solver's factorisation
-                sol = solver.solve(c.toarray() / cb.probs.sum())
+            head = int(terms is None)  # (1: the first block, with t's column first)
+            c = weights if hi - lo == n else weights[:, lo + 1 - head: hi + 1]
+            swept = sweep_solve(cb.succ, cb.probs, act, c, max_targets=sweep_targets(n))
+            if swept is None:  # too many backward moves: the solver's factorisation
+                sol, peak = fundamental(cb).solve(c[:, head:].toarray() / scale), None
+                x = z = _clean(sol.x, act)  # (0 off the system; a new array)
+                if head:
+                    terms = _terms(cb, start, rest, act)
+            else:
+                sol, x, peak = swept, swept.x, swept.peak
+                z = x[:, head:]
+                if head:
+                    terms = _terms(cb, start, rest, act, swept)
+            assert terms is not None  # (set by the first block)
             error = max(error, sol.error)
-            swept = sol.method == "sweep"
-            z = sol.x if swept else _clean(sol.x, act)  # (0 off the system; a new array)
-            if ct is None:
-                ct = z
-            doubt, good = terms.block(z, sol.error, a, ct[:, lo:hi], signed=not swept)
-            real = rows[a[doubt]]  # (the other columns are set below)
-            doubt, good = doubt[real], good[real]
+            if ct is None:  # one block, no chains: over the solve itself, t's column too (as
+                # the goal's, a source without candidates: NaN), so each row is contiguous
+                ct, zz, out = z, x, x
+                src = np.concatenate([np.full(x.shape[1] - len(a), cb.size), a])
+            else:
+                src, zz, out = a, z, ct[:, lo:hi]
+                peak = None if peak is None else peak[x.shape[1] - len(a):]
+            doubt, good = terms.block(zz, sol.error, src, out, signed=swept is None, peak=peak,
+                                      blank=~free[src])
+            real = rows[src[doubt]]  # (the other columns are set below)
+            doubt, good = doubt[real] - (len(src) - len(a)), good[real]
             fix = _allowed(rest, kind, a[doubt]) & ~good & sure[rest][None, :]
-            if fix.any() and swept:  # the columns in doubt by the sweep's a priori bound:
-                again = solver.solve(c[:, doubt].toarray() / cb.probs.sum())  # residuals
-                error = max(error, again.error)
-                redone = np.empty((n, len(doubt)))
-                doubt2, good2 = terms.block(_clean(again.x, act), again.error, a[doubt], redone)
+            if fix.any() and swept is not None:  # the columns in doubt by the sweep's bound:
+                again = fundamental(cb).solve(c[:, head + doubt].toarray() / scale)
+                error = max(error, again.error)  # (solved again: certified by residuals,
+                redone = np.empty((n, len(doubt)))  # with the solver's t, as certified)
+                doubt2, good2 = _terms(cb, start, rest, act).block(_clean(again.x, act),
+                                                                   again.error, a[doubt], redone)
                 ct[:, lo + doubt] = redone
                 good = np.ones(fix.shape, dtype=bool)
                 good[doubt2] = good2
@@ -638,9 +664,8 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None,
             bar.update(len(part))
     assert ct is not None  # (parts is never empty)
     _warn_error(error, "jump candidates")
-    ct[~sure[rest]] = np.inf  # resting on b would strand the token
-    ct[:, ~rows & free] = 0.0  # nobody rests on a: no change
-    ct[:, ~free] = np.nan
+    ct[~sure[rest]] = np.where(free, np.inf, np.nan)  # resting on b would strand the token
+    ct[:, ~rows & free] = 0.0  # nobody rests on a: no change (no a -> b: NaN, from block)
     _forbid(ct, rest, kind)
     change = ct.T
     redo: list[np.ndarray] = []
@@ -648,7 +673,27 @@ def candidates(board: Board, *, kind: str = "both", start: int | None = None,
         endless = _passes(board, cb, a, rest[b])
         change[a[endless], b[endless]] = np.inf
         redo.append(np.stack([a[~endless], b[~endless]], axis=1))
-    if redo:
-        _recompute(board, start, mean, change, np.concatenate(redo))
+    if redo:  # (against the solver's mean, as expected_throws gives it)
+        _recompute(board, start, float(mean_all(cb)[start]), change, np.concatenate(redo))
     ct.flags.writeable = change.flags.writeable = False
-    return JumpCandidates(board=board, start=start, kind=kind, mean=mean, change=change)
+    return change
+
+
+def _terms(cb: CompiledBoard, start: int, rest: np.ndarray, act: np.ndarray,
+           swept: Swept | None = None) -> CandidateTerms:
+    """The :class:`CandidateTerms` from the expected throws: the sweep's first column, else
+    the solver's (certified by residuals); a ``ValueError`` where the start's are infinite."""
+    if swept is None:
+        t, et = mean_all(cb), fundamental(cb).throws().error if act.any() else 0.0
+    else:
+        t, et = np.where(act, swept.x[:, 0], np.inf), swept.error
+        t[cb.size] = 0.0
+    if not math.isfinite(mean := float(t[start])):
+        _infinite(start)
+    return CandidateTerms(start, rest, t, et, float(np.max(t, where=act, initial=0.0)), mean)
+
+
+def _infinite(start: int) -> None:
+    raise ValueError(f"the expected throws from square {start} are infinite (the goal is "
+                     "not reached with probability 1): the change of adding a jump is "
+                     "not defined")

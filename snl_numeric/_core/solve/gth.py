@@ -62,10 +62,20 @@ def gth_factor(a: np.ndarray, slack: np.ndarray) -> np.ndarray:
     """
     m = len(a)
     piv = np.empty(m)
+    finite = True  # every pivot so far positive and finite (every entry finite)
     with np.errstate(divide="ignore", invalid="ignore"):  # (a pivot of 0: gth_solve's inf)
         for k in range(m):
             piv[k] = a[k, k] = slack[k] - a[k, k + 1:].sum()
-            below = np.flatnonzero(a[k + 1:, k]) + k + 1
+            finite = finite and 0.0 < piv[k] < np.inf
+            col = a[k + 1:, k]
+            if finite and 2 * np.count_nonzero(col) > len(col):  # mostly non-zero: the
+                # trailing block by slices (a zero multiplier leaves its row: x - 0 y == x)
+                f = col / piv[k]
+                a[k + 1:, k] = f
+                a[k + 1:, k + 1:] -= f[:, None] * a[k, k + 1:]
+                slack[k + 1:] -= f * slack[k]
+                continue
+            below = np.flatnonzero(col) + k + 1
             if len(below):
                 f = a[below, k] / piv[k]
                 a[below, k] = f

@@ -38,16 +38,16 @@ snakes fill in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..blas import SERIAL_PRODUCT
+from ..blas import SERIAL_PRODUCT, matmul
 from .certify import UNIT_ROUNDOFF, Solution, total_error
 from .gth import gth_factor
 
-__all__ = ["sweep_bound", "sweep_solve"]
+__all__ = ["Swept", "sweep_bound", "sweep_solve"]
 
 #: Dense products over many columns are taken a few columns at a time, each of at most
 #: :data:`~snl_numeric._core.blas.SERIAL_PRODUCT` multiply-adds (OpenBLAS runs those on the
@@ -78,35 +78,43 @@ def sweep_bound(unknowns: int, faces: int, k: int) -> float:
     return UNIT_ROUNDOFF * (2 * unknowns * (3 * faces + 4) + 8 * (k + 1) + 10)
 
 
+@dataclass(frozen=True)
+class Swept(Solution):
+    """A :func:`sweep_solve` answer, with each column's largest entry (read to check that
+    the answer is finite)."""
+
+    peak: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
 def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.sparray,
-                *, max_targets: int) -> Solution | None:
+                *, max_targets: int) -> Swept | None:
     """``A^-1 b`` for a sparse ``b >= 0`` of shape ``(n, m)`` (read on the system only),
     ``A`` the system of :func:`~snl_numeric._core.solve.system_solver` for the same
     ``succ``, ``probs`` (``(faces,)``) and ``active``: one sweep and a correction of rank
     ``k`` (see the module docstring), with its a priori certified relative error
-    (componentwise); the answer is dense, zero off the system. ``None`` when the backward
-    moves land on more than ``max_targets`` squares (the correction would cost more than it
-    saves), the a priori bound is above :data:`SWEEP_ERROR` or ``b`` has a negative entry.
+    (componentwise) and each column's largest entry (:class:`Swept`); the answer is dense,
+    zero off the system. ``None`` when the backward moves land on more than ``max_targets``
+    squares (the correction would cost more than it saves), the a priori bound is above
+    :data:`SWEEP_ERROR` or ``b`` has a negative entry.
 
     Examples
     --------
     >>> succ = np.array([[1, 2], [2, 0], [2, 2]])     # square 2 is the goal; 1 -> 0 back
     >>> sol = sweep_solve(succ, np.array([0.5, 0.5]), np.array([True, True, False]),
     ...                   sp.csr_array(np.array([[1.0], [1.0], [0.0]])), max_targets=4)
-    >>> sol.x[:, 0].tolist(), sol.error < 1e-14
-    ([2.0, 2.0, 0.0], True)
+    >>> sol.x[:, 0].tolist(), sol.peak.tolist(), sol.error < 1e-14
+    ([2.0, 2.0, 0.0], [2.0], True)
     """
     succ = np.asarray(succ)
     probs = np.asarray(probs, dtype=np.float64)
-    b = sp.coo_array(b, copy=True)
-    b.sum_duplicates()
     n, faces = succ.shape
     states = np.flatnonzero(active)
     m, cols = len(states), b.shape[1]
-    if (b.data < 0.0).any():
+    b_rows, b_cols, b_vals = _entries(b)
+    if (b_vals < 0.0).any():
         return None
     if m == 0 or cols == 0:
-        return Solution(np.zeros((n, cols)), 0, 0.0, 0.0, "sweep")
+        return Swept(np.zeros((n, cols)), 0, 0.0, 0.0, "sweep", np.zeros(cols))
     pos = np.full(n, m, dtype=np.intp)  # each square's place in the system, m off it
     pos[states] = np.arange(m)
     dest = succ.take(states, axis=0)
@@ -128,8 +136,8 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
     window = max(1, int(np.flatnonzero(counts >= max(1, m // 4)).max(initial=1)))
     ahead = (step > 0) & (moving > 0.0)
     plan = _plan(pivot, np.nonzero(ahead)[0], to[ahead], moving[ahead], window)
-    on = pos[b.coords[0]] < m
-    b_rows, b_cols, b_vals = pos[b.coords[0][on]], b.coords[1][on], b.data[on]
+    on = pos[b_rows] < m
+    b_rows, b_cols, b_vals = pos[b_rows[on]], b_cols[on], b_vals[on]
     first = np.zeros((len(plan.pivot) + window, cols))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if k:
@@ -143,7 +151,9 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
             # long would wake)
             slack = np.einsum("i,ij->j", np.sum(moving, axis=1, where=to == m), v)
             gth_factor(cap, slack)
-            b_t = sp.csr_array((b_vals, (b_cols, b_rows)), shape=(cols, m))
+            starts = np.zeros(cols + 1, dtype=np.intp)  # (b's entries column by column:
+            np.cumsum(np.bincount(b_cols, minlength=cols), out=starts[1:])  # b^T's rows)
+            b_t = sp.csr_array((b_vals, b_rows, starts), shape=(cols, m))
             x = _gth_apply(cap, np.ascontiguousarray((b_t @ v).T))  # Y[D] = V^T b
             for j in range(0, cols, PRODUCT_COLUMNS):  # b + C X on the squares with a
                 part = slice(j, j + PRODUCT_COLUMNS)  # backward move (in parts: no new
@@ -151,14 +161,24 @@ def sweep_solve(succ: np.ndarray, probs: np.ndarray, active: np.ndarray, b: sp.s
         first[b_rows, b_cols] += b_vals  # (each entry once: b's duplicates were summed)
         _sweep(plan.up, plan.ahead, first, plan.size, 0, range(len(plan.up) - 1, -1, -1))
     y = first[:m]
-    if not np.isfinite(y.max()):  # (y >= 0: its largest is finite unless some entry is not)
+    peak = y.max(axis=0)  # (y >= 0: its largest is finite unless some entry is not)
+    if not np.isfinite(peak).all():
         return None
     if m == n - 1 and states[-1] == m - 1:  # every square but the last (the goal): in place
         out = first[:n]
     else:
         out = np.zeros((n, cols))
         out[states] = y
-    return Solution(out, 0, total_error(sweep_bound(m, faces, k), faces), np.nan, "sweep")
+    return Swept(out, 0, total_error(sweep_bound(m, faces, k), faces), np.nan, "sweep", peak)
+
+
+def _entries(b: sp.sparray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, cols, values)`` of ``b``'s entries, each once (duplicates summed), column by
+    column (each column's rows ascending)."""
+    if not (isinstance(b, sp.csc_array) and b.has_canonical_format):
+        b = sp.csc_array(b, copy=True)
+        b.sum_duplicates()
+    return b.indices, np.repeat(np.arange(b.shape[1]), np.diff(b.indptr)), b.data
 
 
 @dataclass(frozen=True)
@@ -200,8 +220,8 @@ def _plan(pivot: np.ndarray, rows: np.ndarray, cols: np.ndarray, probs: np.ndarr
     piv = flat.reshape(nb, size)
     br, bc = rows // size, cols // size
     same = br == bc
-    inner = np.zeros((nb, size, size))
-    np.add.at(inner, (br[same], rows[same] % size, cols[same] % size), probs[same])
+    inner = np.bincount((br[same] * size + rows[same] % size) * size + cols[same] % size,
+                        probs[same], nb * size * size).reshape(nb, size, size)
     inv = np.zeros((nb, size, size))
     for r in range(size - 1, -1, -1):  # each row its unit plus the rows its moves lead to
         acc = np.matmul(inner[:, r: r + 1, r + 1:], inv[:, r + 1:, :])[:, 0, :]
@@ -227,30 +247,35 @@ def _outside(inv: np.ndarray, block: np.ndarray, own: np.ndarray, other: np.ndar
     array's row ``other`` with probability ``probs``, its ``place`` in the window beside
     the block (outside ``[0, window)``: gathered after the block's rows and the window).
     ``inv`` (``B_JJ^-1`` or ``B_JJ^-T``) takes the ``own_at``-th column of the block's own
-    rows. Each matrix is contiguous, over its block's rows only."""
+    rows. Each matrix is over its block's rows only (a view, rows of a common width)."""
     size = inv.shape[1]
     width = size + window
     far = (place < 0) | (place >= window)
     block_far, other_far = block[far], other[far]
-    where, count = np.zeros(0, dtype=np.intp), np.zeros(nb, dtype=np.intp)
+    col = place.copy()
+    count, first = np.zeros(nb, dtype=np.intp), np.zeros(nb + 1, dtype=np.intp)
+    distinct = np.zeros(0, dtype=np.intp)  # each block's far rows, sorted, block by block
     if len(block_far):  # each far row's place among the distinct ones of its block
         span = int(other_far.max()) + 1
         keys, which = np.unique(block_far * span + other_far, return_inverse=True)
-        first = np.searchsorted(keys, np.arange(nb + 1) * span)
-        where, count = which - first[keys[which] // span], np.diff(first)
-    mat = np.zeros((nb, size, window + count.max(initial=0)))
-    col = place.copy()
-    col[far] = window + where
-    np.add.at(mat, (block, own % size, col), probs)
-    hq = inv @ mat
-    full = np.concatenate([hq[:, :, :own_at], inv, hq[:, :, own_at:]], axis=2)
+        kb = keys // span
+        first = np.searchsorted(kb, np.arange(nb + 1))
+        count = np.diff(first)
+        col[far] = window + which - first[block_far]
+        distinct = keys - kb * span
+    # [mat's columns before own_at, the identity, the others]: inv times it is the matrix
+    # (a product by 1 and 0 is exact)
+    wide = size + window + int(count.max(initial=0))
+    col += np.where(col >= own_at, size, 0)
+    mat = np.bincount((block * size + own % size) * wide + col, probs, nb * size * wide)
+    mat = mat.reshape(nb, size, wide)
+    mat[:, np.arange(size), own_at + np.arange(size)] = 1.0
+    full = inv @ mat
     idx: list[np.ndarray | None] = [None] * nb  # None: the width rows from the block's start
-    for j in np.flatnonzero(count).tolist():
-        idx[j] = rows = np.empty(width + int(count[j]), dtype=np.intp)
-        rows[:width] = np.arange(j * size, j * size + width)
-        mine = block_far == j
-        rows[width + where[mine]] = other_far[mine]
-    return [np.ascontiguousarray(full[j, :, : width + count[j]]) for j in range(nb)], idx
+    for j in np.flatnonzero(count).tolist():  # the width rows from its start, then its far rows
+        idx[j] = np.concatenate([np.arange(j * size, j * size + width),
+                                 distinct[first[j]: first[j + 1]]])
+    return [full[j, :, : width + count[j]] for j in range(nb)], idx
 
 
 def _sweep(mats: list[np.ndarray], idx: list[np.ndarray | None], arr: np.ndarray,
@@ -262,18 +287,25 @@ def _sweep(mats: list[np.ndarray], idx: list[np.ndarray | None], arr: np.ndarray
     tmp = np.empty((size, cols))  # (a product into its own operand is not BLAS's)
     for j in order:
         rows, mat = idx[j], mats[j]
-        src = arr[j * size: j * size + mat.shape[1]] if rows is None else arr.take(rows, axis=0)
+        dst = arr[at + j * size: at + (j + 1) * size]
+        if rows is None:
+            src, out = arr[j * size: j * size + mat.shape[1]], tmp
+        else:  # (gathered: a copy, so the product goes straight into the block's rows)
+            src, out = arr.take(rows, axis=0), dst
         step = max(1, SERIAL_PRODUCT // mat.size)
         for c in range(0, cols, step):
-            np.matmul(mat, src[:, c: c + step], out=tmp[:, c: c + step])
-        arr[at + j * size: at + (j + 1) * size] = tmp
+            np.matmul(mat, src[:, c: c + step], out=out[:, c: c + step])
+        if rows is None:
+            dst[...] = tmp
 
 
 def _gth_apply(lu: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``A^-1 y`` from :func:`~.gth.gth_factor`'s packed factors, through the inverses of the
-    triangular factors (``>= 0``, each row a sum of non-negative terms; then two small
-    matrix products, cheaper here than LAPACK's triangular solve over many columns; einsum
-    and products of at most :data:`~snl_numeric._core.blas.SERIAL_PRODUCT`: one thread)."""
+    triangular factors (``>= 0``, each row a sum of non-negative terms) and their product
+    ``A^-1 = U^-1 L^-1 >= 0``, then one matrix product: each entry of the answer, like
+    ``U^-1 (L^-1 y)``, two levels of sums of at most ``k`` non-negative products, at half
+    the work over many columns (cheaper here than LAPACK's triangular solves; einsum and
+    :func:`~snl_numeric._core.blas.matmul`'s panels: one thread)."""
     k = len(lu)
     low, up = np.eye(k), np.eye(k)
     for i in range(1, k):  # L^-1: unit lower triangular, L <= 0 below the diagonal
@@ -281,9 +313,4 @@ def _gth_apply(lu: np.ndarray, y: np.ndarray) -> np.ndarray:
     for i in range(k - 1, -1, -1):  # U^-1: U <= 0 above its positive diagonal
         up[i, i + 1:] = -np.einsum("j,jk->k", lu[i, i + 1:], up[i + 1:, i + 1:])
         up[i] /= lu[i, i]
-    out = np.empty_like(y)
-    step = max(1, SERIAL_PRODUCT // max(k * k, 1))
-    for j in range(0, y.shape[1], step):
-        part = slice(j, j + step)
-        out[:, part] = up @ (low @ y[:, part])
-    return out
+    return matmul(matmul(up, low), y)
