@@ -453,10 +453,10 @@ class Solver:
         return self._budget
 
     def _second_solver(self) -> Solver | None:
-        """The solver for answers GMRES cannot certify, built once: the cancellation-free
-        Woodbury method when ``W`` fits in memory (its capacitance factorisation costs
-        ``k**3 / 3``), else SciPy's sparse LU of the same matrix (None above
-        :data:`~snl_numeric._core.sizes.SPLU_MAX`)."""
+        """The solver for answers GMRES cannot certify or takes too long to (see
+        :meth:`step_budget`), built once: the cancellation-free Woodbury method when ``W``
+        fits in memory (its capacitance factorisation costs ``k**3 / 3``), else SciPy's
+        sparse LU of the same matrix (:meth:`_second_kind`: None where it may not fit)."""
         with self._lock:
             if self._second is None:
                 kind = self._second_kind()
