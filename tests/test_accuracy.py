@@ -19,6 +19,7 @@ from snl_numeric import (
     analyze_many,
     expected_throws,
     expected_throws_all,
+    options,
     optimal_policy,
     solver_report,
     throws_variance,
@@ -179,6 +180,39 @@ def test_gmres_that_cannot_certify_hands_over_to_the_exact_correction(structured
     np.testing.assert_allclose(t[fin], ref[fin], rtol=1e-12)
     assert analyze_many([board], columns=["mean"])["mean"].iloc[0] == pytest.approx(ref[0],
                                                                                      rel=1e-12)
+
+
+def short_jumps(n):
+    """A jump of 50 squares on every third square, up and down in turn (issue 53): the chain
+    mixes slowly (GMRES took 8,002 steps at 200,000 squares) and SuperLU fills in little."""
+    return Board(n, {s: s + 50 if s % 6 == 0 else s - 50 for s in range(60, n - 60, 3)})
+
+
+def test_slow_gmres_hands_over_to_sparse_lu_within_its_cost():
+    board = short_jumps(20_000)
+    t = expected_throws_all(board)
+    var = throws_variance_all(board)
+    rep = solver_report(board)
+    solver = fundamental(board.compiled)
+    assert solver.method == "gmres" and rep.method == "splu" and solver.second.method == "splu"
+    # GMRES stopped after the steps worth SuperLU's estimated cost (and the deflation's
+    # sweep), not the 272 it needs
+    budget = solver.step_budget()
+    assert 0 < budget <= rep.iterations <= budget + 1 < 100
+    with options(path="direct"):
+        ref = short_jumps(20_000)
+        t_ref, var_ref = expected_throws_all(ref), throws_variance_all(ref)
+        ref_error = solver_report(ref).error_estimate
+    fin = t_ref > 0
+    bound = rep.error_estimate + ref_error
+    assert bound < 2e-11
+    np.testing.assert_allclose(t[fin], t_ref[fin], rtol=bound, atol=0)
+    np.testing.assert_allclose(var[fin], var_ref[fin], rtol=1e-9, atol=0)
+    # a random board of the size converges first: GMRES answers, no envelope computed
+    rand = random_board(20_000, 0.1, rng=1)
+    expected_throws_all(rand)
+    assert solver_report(rand).method == "gmres"
+    assert fundamental(rand.compiled).second is None
 
 
 def test_sparse_lu_solves_the_solvers_own_matrix():

@@ -75,8 +75,8 @@ def test_residual_floor_certified_by_a_componentwise_correction(monkeypatch):
     seen = []
     once = Solver._once
 
-    def spy(self, b, trans, tol, scale=None):
-        out = once(self, b, trans, tol, scale)
+    def spy(self, b, trans, tol, scale=None, limit=Solver._once.__defaults__[-1]):
+        out = once(self, b, trans, tol, scale, limit)
         seen.append((tol, scale is not None, out[1]))
         return out
 
@@ -85,7 +85,12 @@ def test_residual_floor_certified_by_a_componentwise_correction(monkeypatch):
     mean = snl.expected_throws_all(board)
     rep = solver_report(board)
     assert [(tol, scaled) for tol, scaled, _ in seen] == [(5e-12, False), (5e-12, True)]
-    assert seen[1][2] < seen[0][2] / 2  # the correction: fewer steps than the solve
+    # the first solve stops where GMRES has cost SuperLU's least (the table alone); the
+    # envelope of the backward moves then prices SuperLU above the steps GMRES needs, and
+    # the correction finishes (98 steps in all; 90 without the stop, the same time)
+    from snl_numeric.chain import fundamental
+
+    assert fundamental(board.compiled).step_budget() > seen[0][2] + seen[1][2]
     assert rep.method == "gmres" and rep.error_estimate < 1e-11
     assert rep.iterations == seen[0][2] + seen[1][2]
     close(mean, naive.large_moments(board)[0])

@@ -21,7 +21,11 @@ distinct squares ``D``, so ``R = C E_D^T`` has rank ``k``. One method per board:
   it cannot certify is solved again by a second solver over the same system, built
   once when first needed: the Woodbury method when it fits, else ``"splu"`` (SciPy's
   sparse LU). A solver's method never changes; :attr:`Solution.method` names the one
-  that gave the answer.
+  that gave the answer. GMRES that converges slowly hands over to that solver too: a
+  solve may spend at most the second solver's estimated cost in GMRES's work
+  (:meth:`Solver.step_budget`); a solver whose solve ran out of it sends every later
+  solve to the second solver (boards whose short backward moves make the chain mix
+  slowly, where SuperLU fills in little).
 
 Every method but the Krylov ones is cancellation-free: pivots are sums of what
 leaves a square, and a non-negative right-hand side gives every entry of the
@@ -59,7 +63,9 @@ from ..sizes import (
     SWEEP_MIN,
     WOODBURY_BYTES,
     WOODBURY_MAX,
+    natural_order,
 )
+from ..memory import available_memory
 from ..validation import readonly
 from .blocks import (
     BLOCK_MAX,
@@ -109,6 +115,11 @@ GMRES_MARGIN = 0.5
 DOUBLE_SHARE = 1 / 8
 #: GMRES steps per solve at most (each one sweep over the board).
 MAX_ITERATIONS = 2000
+#: SuperLU's factorisation and solve, in units of one table entry's read by a sweep, per
+#: entry of the table and of its natural order's envelope (:meth:`Solver.step_budget`).
+#: Measured (CPU time) on boards of a +-50 jump on every third square, 60,000 and 200,000
+#: squares: 79 and 82.
+SPLU_WORK = 80
 #: Steps between GMRES restarts at most (fewer when ``KRYLOV_BYTES`` says so). Restarting
 #: early stalls on slow-mixing boards (a die that nearly always throws 1).
 RESTART_MAX = 1000
@@ -179,6 +190,7 @@ class Solver:
         self._throws: Solution | None = None
         self._second: Solver | None = None
         self._deflation: tuple[np.ndarray, np.ndarray] | None = None  # GMRES's (U, C U)
+        self._slow = False  # a solve ran out of its step budget: the second solver answers
         self._order(self.succ, self.probs, self.active,
                     rotate and method is None and n > SMALL_SYSTEM, method)
 
@@ -243,6 +255,8 @@ class Solver:
                                           self.piv, tcol, k)
             self.pre = greedy_tables(succ, probs, self.pstride, active, self.block_start,
                                      self.targets)
+            self._budget: int | None = None  # (step_budget's, computed when first needed)
+            self._envelope: int | None = None  # (of the backward moves, when first needed)
 
     def _inside(self, v: np.ndarray) -> np.ndarray:
         """A vector in the solving order."""
@@ -297,16 +311,17 @@ class Solver:
         capacitance_kernel(self.z, 1, self.targets, self.cap, self.cap_piv)
 
     # -- one solve, by the board's method ---------------------------------------------------
-    def _once(self, b: np.ndarray, trans: bool, tol: float, scale: np.ndarray | None = None
-              ) -> tuple[np.ndarray, int]:
+    def _once(self, b: np.ndarray, trans: bool, tol: float, scale: np.ndarray | None = None,
+              limit: int = MAX_ITERATIONS) -> tuple[np.ndarray, int]:
         """One solve (GMRES to the residual ``tol``, measured against ``scale``, by
-        default ``b``: see :meth:`_gmres`)."""
+        default ``b``, in at most ``limit`` steps: see :meth:`_gmres`)."""
         with np.errstate(over="ignore", invalid="ignore"):  # beyond the largest double: inf
-            x, steps = self._solve_inside(self._inside(b), trans, tol, scale)
+            x, steps = self._solve_inside(self._inside(b), trans, tol, scale, limit)
         return self._outside(x), steps
 
     def _solve_inside(self, b: np.ndarray, trans: bool, tol: float,
-                      scale: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+                      scale: np.ndarray | None = None, limit: int = MAX_ITERATIONS
+                      ) -> tuple[np.ndarray, int]:
         if self.method == "triangular":
             return (self._sweep_t(b)[0] if trans else self._sweep(b)), 0
         if self.method == "woodbury":
@@ -325,10 +340,10 @@ class Solver:
             x = np.zeros(self.n)
             x[self.states] = self.lu_sparse.solve(b[self.states], trans="T" if trans else "N")
             return x, 0
-        return self._gmres(b, trans, tol, b if scale is None else self._inside(scale))
+        return self._gmres(b, trans, tol, b if scale is None else self._inside(scale), limit)
 
-    def _gmres(self, b: np.ndarray, trans: bool, tol: float, scale: np.ndarray
-               ) -> tuple[np.ndarray, int]:
+    def _gmres(self, b: np.ndarray, trans: bool, tol: float, scale: np.ndarray,
+               limit: int = MAX_ITERATIONS) -> tuple[np.ndarray, int]:
         """GMRES on the ``k x k`` capacitance system, one sweep per step, until the residual
         ``r = b - A x`` has ``max |r_i| / scale_i <= tol`` (negative: until the capacitance
         residual's 2-norm is at most ``-tol`` relative to its right-hand side's).
@@ -360,7 +375,7 @@ class Solver:
             else:
                 deflation, make = self._deflation, False
             steps = int(gmres_kernel(bool(trans), op, d, work, work_t, rhs, tol2, *self.c_entries,
-                                     scale, tol_rel, self.restart, MAX_ITERATIONS, *deflation,
+                                     scale, tol_rel, self.restart, limit, *deflation,
                                      make, self.pre, y))
             if make and steps:
                 self._deflation = deflation
@@ -374,19 +389,80 @@ class Solver:
         full[d] = y
         return self._sweep_t(b + full)[0], steps
 
+    def _second_kind(self) -> str | None:
+        """The method of the second solver (None: there is none). SuperLU above
+        :data:`~snl_numeric._core.sizes.SPLU_MAX` squares only where the envelope of the
+        backward moves, once computed (:meth:`step_budget`), says it fills in little
+        (:func:`~snl_numeric._core.sizes.natural_order`) and its factors fit in memory."""
+        if 8 * self.n * self.k <= WOODBURY_BYTES and self.k <= FALLBACK_WOODBURY_MAX:
+            return "woodbury"
+        if self.n <= SPLU_MAX:
+            return "splu"
+        env = self._envelope
+        if env is None or not natural_order(env, self.unknowns):
+            return None
+        memory = available_memory()
+        return "splu" if memory is None or 16.0 * (env + self.succ.size) <= memory else None
+
+    def _steps_costing(self, work: float) -> int:
+        """GMRES steps whose work is at most ``work`` table entries read: each step one
+        sweep (``n`` times ``faces`` entries) and its orthogonalisation against the basis
+        so far (``2 k`` per vector, the basis restarting every ``restart`` steps); -1
+        where :data:`MAX_ITERATIONS` steps cost less."""
+        steps = np.arange(MAX_ITERATIONS)
+        cost = np.cumsum(self.succ.size + 2.0 * self.k * (steps % self.restart + 1))
+        return int(np.searchsorted(cost, work, side="right")) if work < cost[-1] else -1
+
+    def _limit(self, steps: int) -> int:
+        """The GMRES steps a solve that took ``steps`` may take next (0: hand over to the
+        second solver; :meth:`step_budget`). Below SuperLU's least cost (the table's
+        entries alone) the envelope is not computed: random boards converge first."""
+        if self.method != "gmres":
+            return MAX_ITERATIONS
+        if self._second_kind() != "woodbury" and self._budget is None:
+            floor = self._steps_costing(SPLU_WORK * float(self.succ.size))
+            if steps < floor:
+                return floor - steps
+        budget = self.step_budget()
+        return MAX_ITERATIONS if budget < 0 else max(budget - steps, 0)
+
+    def step_budget(self) -> int:
+        """The GMRES steps one solve may take (first answer and refining rounds together)
+        before the second solver answers instead: as many as cost the second solver's
+        estimated work (:meth:`_steps_costing`; -1: more than :data:`MAX_ITERATIONS`, or
+        no second solver, and GMRES keeps its own limit of that many per solve and
+        refining round). The Woodbury method costs ``k + 1`` sweeps and ``k**3 / 3``;
+        SuperLU :data:`SPLU_WORK` per entry of the table and of the envelope of its
+        backward moves in the squares' order (the squares from each square moved back to
+        up to the highest moving there: where an LU in that order fills in)."""
+        if self._budget is None:
+            sweep = float(self.succ.size)
+            if self._second_kind() == "woodbury":
+                work = (self.k + 1) * sweep + self.k**3 / 3
+            else:
+                rows, faces = np.nonzero(self.succ < np.arange(self.n)[:, None])
+                dest = self.succ[rows, faces]
+                keep = (self.active[rows] & self.active[dest]
+                        & (self.probs[rows * self.pstride, faces] > 0))
+                top = np.full(self.n, -1, dtype=np.int64)
+                np.maximum.at(top, dest[keep], rows[keep])
+                tails = np.flatnonzero(top >= 0)
+                self._envelope = int(top[tails].sum() - tails.sum())
+                work = SPLU_WORK * (self._envelope + sweep)
+            self._budget = self._steps_costing(work) if self._second_kind() else -1
+        return self._budget
+
     def _second_solver(self) -> Solver | None:
-        """The solver for answers GMRES cannot certify, built once: the cancellation-free
-        Woodbury method when ``W`` fits in memory (its capacitance factorisation costs
-        ``k**3 / 3``), else SciPy's sparse LU of the same matrix (None above
-        :data:`~snl_numeric._core.sizes.SPLU_MAX`)."""
+        """The solver for answers GMRES cannot certify or takes too long to (see
+        :meth:`step_budget`), built once: the cancellation-free Woodbury method when ``W``
+        fits in memory (its capacitance factorisation costs ``k**3 / 3``), else SciPy's
+        sparse LU of the same matrix (:meth:`_second_kind`: None where it may not fit)."""
         with self._lock:
             if self._second is None:
-                if 8 * self.n * self.k <= WOODBURY_BYTES and self.k <= FALLBACK_WOODBURY_MAX:
+                kind = self._second_kind()
+                if kind is not None:
                     self._second = Solver(self.succ, self._given_probs(), self.active,
-                                          method="woodbury")
-                elif self.n <= SPLU_MAX:
-                    self._second = Solver(self.succ, self._given_probs(), self.active,
-                                          method="splu")
+                                          method=kind)
             return self._second
 
     @property
@@ -438,6 +514,10 @@ class Solver:
                             max((s.residual for s in sols), default=0.0), self.method)
         if self.unknowns == 0:
             return Solution(np.zeros(self.n), 0, 0.0, 0.0, self.method)
+        if self._slow:
+            second = self._second_solver()
+            assert second is not None  # (slow only with a second solver)
+            return second.solve(b, trans, target=target, measure=measure)
         given = b  # for a second solver (one vector of n less than keeping b0 as well)
         b = np.where(self.active, given, 0.0)
         if not trans:
@@ -451,7 +531,7 @@ class Solver:
         if not np.all(np.isfinite(x), where=self.active):  # beyond the largest double
             x[self.active & ~np.isfinite(x)] = np.inf
             return Solution(x, steps, np.inf, np.inf, self.method)
-        if self.method == "gmres" and error > WARN_ERROR:
+        if self.method == "gmres" and (error > WARN_ERROR or self._slow):
             second = self._second_solver()
             if second is not None:
                 sol = second.solve(given, trans, target=target, measure=measure)
@@ -467,9 +547,14 @@ class Solver:
     def refined(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``A^-1 b`` as a double-double pair ``(hi, lo)``, refined to about ``2**-100``
         relative (for quantities that take differences of its entries)."""
-        b = np.where(self.active, np.asarray(b, dtype=np.float64), 0.0) * self.rowsum
-        x, lo, _, _, _ = self._refine(b, False, 2.0**-100, trust_a_priori=False)
-        return x, lo
+        if not self._slow:
+            scaled = np.where(self.active, np.asarray(b, dtype=np.float64), 0.0) * self.rowsum
+            x, lo, _, _, _ = self._refine(scaled, False, 2.0**-100, trust_a_priori=False)
+            if not self._slow:
+                return x, lo
+        second = self._second_solver()
+        assert second is not None
+        return second.refined(b)
 
     def _refine(self, b: np.ndarray, trans: bool, target: float, trust_a_priori: bool = True,
                 measure: bool = False) -> tuple[np.ndarray, np.ndarray, int, float, float]:
@@ -487,7 +572,7 @@ class Solver:
         positive = bool(np.min(b, where=self.active, initial=np.inf) > 0)
         tol = (GMRES_MARGIN * target if not trans and target >= 1e-14 and positive
                else -GMRES_RTOL)
-        x, steps = self._once(b, trans, tol)
+        x, steps = self._once(b, trans, tol, limit=self._limit(0))
         lo = np.zeros(self.n)
         if not np.all(np.isfinite(x), where=self.active):  # beyond the largest double
             return x, lo, steps, np.inf, np.inf
@@ -498,7 +583,12 @@ class Solver:
         for _ in range(MAX_ROUNDS):
             if error <= target or (trust_a_priori and direct and self.a_priori <= target):
                 break
-            dx, more = self._once(r, trans, tol if tol > 0 else -CORRECTION_RTOL, scale=b)
+            limit = self._limit(steps)
+            if not limit:  # GMRES has cost what the second solver would
+                self._slow = True
+                break
+            dx, more = self._once(r, trans, tol if tol > 0 else -CORRECTION_RTOL, scale=b,
+                                  limit=limit)
             del r  # (n-long vectors: at 10^7 squares each is 80 MB)
             steps += more
             new_x, new_lo = dx, np.empty(self.n)
@@ -508,6 +598,8 @@ class Solver:
             if not new_error < error:
                 break
             x, lo, error, backward = new_x, new_lo, new_error, new_backward
+        if self.method == "gmres" and error > target and not self._limit(steps):
+            self._slow = True
         return x, lo, steps, error, backward
 
     def _certify(self, b: np.ndarray, x: np.ndarray, lo: np.ndarray, trans: bool,
