@@ -75,9 +75,6 @@ class Problem:
     @cached_property
     def _sums(self) -> tuple[np.ndarray, np.ndarray]:
         """:attr:`rowsum` and :attr:`rowsum_lo`, from one pass over the faces."""
-        if not self.per_row:  # (a few dice: Python floats, faster than NumPy calls)
-            pairs = [_sum_and_rounding(row) for row in self.probs.tolist()]
-            return np.array([t for t, _ in pairs]), np.array([lo for _, lo in pairs])
         total, lo = self.probs[..., 0].copy(), np.zeros(self.probs.shape[:-1])
         for f in range(1, self.probs.shape[-1]):
             total, err = two_sum(total, self.probs[..., f])
@@ -253,16 +250,6 @@ def table_problem(succ: Sequence[np.ndarray], probs: Sequence[np.ndarray],
     if cost is not None:
         cost = np.ascontiguousarray(cost, dtype=np.float64)
     return Problem(n, nxt, pr, none, none, none, False, cost)
-
-
-def _sum_and_rounding(row: list[float]) -> tuple[float, float]:
-    """``row`` summed left to right, and the errors of that sum (:func:`two_sum`'s)
-    summed."""
-    total, lo = row[0], 0.0
-    for x in row[1:]:
-        total, err = two_sum(total, x)
-        lo += err
-    return total, lo
 
 
 def _chain_depth(tgt: np.ndarray, n: int) -> np.ndarray:
